@@ -1,0 +1,31 @@
+/** `apidsl fmt FILE.api… [--check]` */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { format } from '../grammar/format.js';
+
+export function runFmt(files: string[], checkOnly: boolean): number {
+  let status = 0;
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      process.stderr.write(`${file} - error unreadable-file: ${(e as Error).message}\n`);
+      status = 1;
+      continue;
+    }
+    const result = format(text);
+    if (!result.ok) {
+      process.stderr.write(`${file} - not formatted: ${result.reason}\n`);
+      status = 1;
+    } else if (result.text !== text) {
+      if (checkOnly) {
+        process.stdout.write(`${file}\n`);
+        status = 1;
+      } else {
+        writeFileSync(file, result.text);
+        process.stdout.write(`formatted ${file}\n`);
+      }
+    }
+  }
+  return status;
+}

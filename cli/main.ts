@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+/** The `apidsl` command: one subcommand per job, each in its own module. */
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const program = new Command('apidsl')
+  .description('Describe an HTTP API in a .api file; check, format and serve it.')
+  .version(pkg.version, '-v, --version', 'print the version')
+  .showHelpAfterError();
+
+program
+  .command('check')
+  .description('check .api files and print their diagnostics (exit 1 if any error)')
+  .argument('<files...>', '.api files')
+  .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+  .action(async (files: string[], opts: { format: 'text' | 'json' }) => {
+    // Subcommands load their modules on demand, so `check` never loads the server.
+    const { runCheck } = await import('./check.js');
+    process.exitCode = runCheck(files, opts.format);
+  });
+
+program
+  .command('fmt')
+  .description('rewrite .api files in the canonical layout, comments kept')
+  .argument('<files...>', '.api files')
+  .option('--check', 'only list the files that would change (exit 1 if any)')
+  .action(async (files: string[], opts: { check?: boolean }) => {
+    const { runFmt } = await import('./fmt.js');
+    process.exitCode = runFmt(files, opts.check ?? false);
+  });
+
+await program.parseAsync(process.argv);

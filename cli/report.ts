@@ -1,0 +1,56 @@
+/** Printing diagnostics: `file:line:col - severity CODE: message` with a code frame, or JSON. */
+import { codeFrameColumns } from '@babel/code-frame';
+import type { Diagnostic } from '../grammar/diagnostics.js';
+import type { LineIndex } from '../grammar/positions.js';
+
+export interface FileDiagnostics {
+  file: string;
+  text: string;
+  lines: LineIndex;
+  diagnostics: Diagnostic[];
+}
+
+/** The JSON form of `apidsl check --format json`: 1-based lines and columns (UTF-16 code units). */
+export interface JsonDiagnostic {
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  severity: string;
+  code: string;
+  message: string;
+}
+
+export function toJson(f: FileDiagnostics): JsonDiagnostic[] {
+  return f.diagnostics.map((d) => {
+    const start = f.lines.position(d.range.start);
+    const end = f.lines.position(d.range.end);
+    return {
+      file: f.file,
+      line: start.line + 1,
+      column: start.character + 1,
+      endLine: end.line + 1,
+      endColumn: end.character + 1,
+      severity: d.severity,
+      code: d.code,
+      message: d.message,
+    };
+  });
+}
+
+export function toText(f: FileDiagnostics): string {
+  return toJson(f)
+    .map((j) => {
+      // A frame underlines the first line of the range only, so a long range stays readable.
+      const endColumn = j.endLine === j.line ? Math.max(j.endColumn, j.column + 1) : j.column + 1;
+      const frame = codeFrameColumns(f.text, { start: { line: j.line, column: j.column }, end: { line: j.line, column: endColumn } }, { highlightCode: false, linesAbove: 1, linesBelow: 1 });
+      return `${j.file}:${j.line}:${j.column} - ${j.severity} ${j.code}: ${j.message}\n\n${frame}\n`;
+    })
+    .join('\n');
+}
+
+export function summary(errors: number, warnings: number, files: number): string {
+  const n = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+  return `Found ${n(errors, 'error')} and ${n(warnings, 'warning')} in ${n(files, 'file')}.`;
+}

@@ -1,0 +1,87 @@
+/**
+ * Filter kinds of `filter <name>: <kind> { properties: … }`. `properties` is a list of property
+ * names, or, for kinds with a per-property setting, a map from name to that setting.
+ */
+import type { FieldSpec, FilterKindSpec, ValueType } from './types.js';
+
+const NAMES: ValueType = { kind: 'list', of: { kind: 'string' } };
+
+const DESCRIPTION: FieldSpec = { type: { kind: 'string' }, doc: 'Shown in the documentation of the filter parameters.' };
+
+function namesOnly(): Record<string, FieldSpec> {
+  return {
+    properties: { type: NAMES, required: true, doc: 'Names of the filtered properties.' },
+    description: DESCRIPTION,
+  };
+}
+
+function withSetting(setting: ValueType, what: string): Record<string, FieldSpec> {
+  return {
+    properties: {
+      type: { kind: 'oneOf', of: [NAMES, { kind: 'map', of: setting }] },
+      required: true,
+      doc: `Names of the filtered properties, or a map from name to its ${what}.`,
+    },
+    description: DESCRIPTION,
+  };
+}
+
+const SEARCH_STRATEGY: ValueType = {
+  kind: 'enum',
+  values: ['exact', 'partial', 'start', 'end', 'word_start', 'iexact', 'ipartial', 'istart', 'iend', 'iword_start'],
+};
+const DIRECTION: ValueType = { kind: 'enum', values: ['ASC', 'DESC'], caseInsensitive: true };
+const NULL_STRATEGY: ValueType = {
+  kind: 'enum',
+  values: ['exclude_null', 'include_null_before', 'include_null_after', 'include_null_before_and_after'],
+};
+
+export const FILTER_KINDS: readonly FilterKindSpec[] = [
+  {
+    name: 'search',
+    doc: '`?title=Foo` (or `?title[]=A&title[]=B`): equality or text match by strategy; on a relation, IRI or id.',
+    perProperty: {
+      type: SEARCH_STRATEGY,
+      default: 'exact',
+      doc: 'Match strategy: exact, contains (partial), starts (start), ends (end), word start; `i…` ignore case.',
+    },
+    fields: withSetting(SEARCH_STRATEGY, 'strategy'),
+  },
+  {
+    name: 'range',
+    doc: '`?price[gt]=10`, `[gte]`, `[lt]`, `[lte]`, `[between]=10..20`: numeric bounds, combined with AND.',
+    fields: namesOnly(),
+  },
+  {
+    name: 'order',
+    doc: '`?order[title]=desc&order[id]=asc`: sort; the order of the keys sets the priority.',
+    perProperty: { type: DIRECTION, default: 'ASC', doc: 'Direction used when the client sends no value.' },
+    fields: {
+      ...withSetting(DIRECTION, 'default direction'),
+      nulls_comparison: {
+        type: { kind: 'enum', values: ['nulls_smallest', 'nulls_largest', 'nulls_always_first', 'nulls_always_last'] },
+        doc: 'Where null values sort.',
+      },
+    },
+  },
+  {
+    name: 'exists',
+    doc: '`?exists[publishedAt]=true|false|1|0`: the property is (not) null.',
+    fields: namesOnly(),
+  },
+  {
+    name: 'boolean',
+    doc: '`?available=true|false|1|0`: boolean equality.',
+    fields: namesOnly(),
+  },
+  {
+    name: 'date',
+    doc: '`?publishedAt[after]=2024-01-01`, `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`.',
+    perProperty: {
+      type: NULL_STRATEGY,
+      default: 'exclude_null',
+      doc: 'How items whose date is null are treated by the bounds.',
+    },
+    fields: withSetting(NULL_STRATEGY, 'null strategy'),
+  },
+];

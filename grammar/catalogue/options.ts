@@ -1,0 +1,208 @@
+/**
+ * Every option of a resource or an operation: the seed's "Operation options" table, its routing
+ * options, `strictQueryParameterValidation` (language.md, "Beyond the seed's table") and the
+ * resource-only `routePrefix`. One row per option, in the seed's order.
+ */
+import { OPERATION_KINDS, type OperationKind, type OptionSpec, type Placement, type ValueType } from './types.js';
+
+const STRING: ValueType = { kind: 'string' };
+const BOOL: ValueType = { kind: 'bool' };
+const INT: ValueType = { kind: 'int' };
+const PHP_ARRAY: ValueType = { kind: 'phpArray' };
+const EXPRESSION: ValueType = { kind: 'expression' };
+const CODE_REF: ValueType = { kind: 'codeRef' };
+
+/** Kinds that do not answer a collection document: filters, order and pagination do nothing there. */
+const NOT_LISTING: readonly OperationKind[] = ['Post', 'Get', 'Put', 'Patch', 'Delete'];
+
+/** On the resource (as the default of its operations) and on every operation kind. */
+const EVERYWHERE: Placement = { resource: true, operations: OPERATION_KINDS };
+/** Like EVERYWHERE, but only effective on listing kinds (GetCollection, Query, HttpOperation). */
+const LISTING: Placement = { resource: true, operations: OPERATION_KINDS, ineffectiveOn: NOT_LISTING };
+/** Routing options: per operation, never on the resource. */
+const PER_OPERATION: Placement = { resource: false, operations: OPERATION_KINDS };
+
+const CURSOR_FIELD: ValueType = {
+  kind: 'record',
+  fields: {
+    field: { type: STRING, required: true, doc: 'Property the cursor is built on.' },
+    direction: {
+      type: { kind: 'enum', values: ['ASC', 'DESC'], caseInsensitive: true },
+      required: true,
+      doc: 'Sort direction of the cursor field.',
+    },
+  },
+};
+
+const LINK: ValueType = {
+  kind: 'record',
+  open: true,
+  fields: {
+    parameterName: { type: STRING, doc: 'URI variable the link binds.' },
+    fromClass: { type: STRING, doc: 'Resource the variable comes from.' },
+    toClass: { type: STRING, doc: 'Resource the variable points to.' },
+    fromProperty: { type: STRING, doc: 'Property of fromClass holding the relation.' },
+    toProperty: { type: STRING, doc: 'Property of toClass holding the relation.' },
+    identifiers: { type: { kind: 'list', of: STRING }, doc: 'Identifier properties.' },
+    compositeIdentifier: { type: BOOL, doc: 'Whether the identifiers form one composite variable.' },
+    expandedValue: { type: STRING, doc: 'Value of the variable once expanded.' },
+    security: { type: EXPRESSION, doc: 'Access expression on the linked object.' },
+    securityMessage: { type: STRING, doc: 'Message paired with security.' },
+  },
+};
+
+const PARAMETER: ValueType = {
+  kind: 'record',
+  fields: {
+    filter: { type: { kind: 'filterRef' }, required: true, doc: 'Declared filter that applies the criterion.' },
+    property: { type: STRING, doc: 'Property the filter is applied to (default: the parameter name).' },
+    required: { type: BOOL, doc: 'The parameter must be present (400 otherwise).' },
+    description: { type: STRING, doc: 'Shown in the OpenAPI and Hydra documentation.' },
+  },
+};
+
+const STAGE_NOTE = 'default true; the runtime skips the stage where the kind has nothing to do for it';
+
+export const OPTIONS: readonly OptionSpec[] = [
+  // ---- Operation options (seed, "Operation options" table) ----
+  { name: 'resolver', group: 'operation', type: STRING, placement: EVERYWHERE,
+    doc: 'GraphQL resolver name; apidsl serves no GraphQL, kept in metadata.' },
+  { name: 'args', group: 'operation', type: PHP_ARRAY, placement: EVERYWHERE,
+    doc: 'GraphQL arguments of the operation; kept in metadata.' },
+  { name: 'links', group: 'operation', type: { kind: 'list', of: LINK }, placement: EVERYWHERE,
+    doc: 'Link objects relating URI variables to other resources (API Platform); kept in metadata.' },
+  { name: 'shortName', group: 'operation', type: STRING, placement: EVERYWHERE,
+    doc: 'Short name of the resource (JSON-LD `@type`, context, generated path); default the resource name.' },
+  { name: 'class', group: 'operation', type: STRING, placement: EVERYWHERE,
+    doc: 'PHP class of the resource in API Platform; kept in metadata.' },
+  { name: 'paginationEnabled', group: 'operation', type: BOOL, placement: LISTING, default: true,
+    globalName: 'pagination_enabled', doc: 'Enables/disables pagination for the collection operation.' },
+  { name: 'paginationType', group: 'operation', type: { kind: 'enum', values: ['page', 'cursor'] },
+    placement: LISTING, default: 'page', doc: '`page` or `cursor` (cursor links come from paginationViaCursor).' },
+  { name: 'paginationItemsPerPage', group: 'operation', type: { kind: 'int', min: 0 }, placement: LISTING,
+    default: 30, globalName: 'pagination_items_per_page', doc: 'Items per page.' },
+  { name: 'paginationMaximumItemsPerPage', group: 'operation', type: { kind: 'int', min: 0 }, placement: LISTING,
+    globalName: 'pagination_maximum_items_per_page',
+    doc: 'Maximum items per page; a larger client `itemsPerPage` is clamped to it.' },
+  { name: 'paginationPartial', group: 'operation', type: BOOL, placement: LISTING, default: false,
+    globalName: 'pagination_partial',
+    doc: 'Enables partial pagination: no total count query, no `totalItems`, no `last` link.' },
+  { name: 'paginationClientEnabled', group: 'operation', type: BOOL, placement: LISTING, default: false,
+    globalName: 'pagination_client_enabled', doc: 'Lets the client enable/disable pagination (`?pagination=`).' },
+  { name: 'paginationClientItemsPerPage', group: 'operation', type: BOOL, placement: LISTING, default: false,
+    globalName: 'pagination_client_items_per_page', doc: 'Lets the client set the page size (`?itemsPerPage=`).' },
+  { name: 'paginationClientPartial', group: 'operation', type: BOOL, placement: LISTING, default: false,
+    globalName: 'pagination_client_partial', doc: 'Lets the client toggle partial pagination (`?partial=`).' },
+  { name: 'paginationFetchJoinCollection', group: 'operation', type: BOOL, placement: LISTING,
+    doc: 'Overrides the guess of whether counting needs an extra query for joined collections; kept in metadata.' },
+  { name: 'paginationUseOutputWalkers', group: 'operation', type: BOOL, placement: LISTING,
+    doc: 'Overrides the guess of whether the relational paginator uses output walkers; kept in metadata.' },
+  { name: 'paginationViaCursor', group: 'operation', type: { kind: 'list', of: CURSOR_FIELD }, placement: LISTING,
+    doc: 'Cursor pagination on these fields; a range and an order filter on each field must be among the filters.' },
+  { name: 'order', group: 'operation', type: PHP_ARRAY, placement: LISTING,
+    doc: 'Default sort, e.g. `{ title: "DESC" }` or `["title"]` (ascending); unset: by identifier (`collection.order`).' },
+  { name: 'description', group: 'operation', type: STRING, placement: EVERYWHERE,
+    doc: 'Human description, shown in the Hydra and OpenAPI documentation.' },
+  { name: 'normalizationContext', group: 'operation', type: PHP_ARRAY, placement: EVERYWHERE,
+    doc: 'Output serializer context: `groups` selects properties by their `groups`; `hydra_prefix` overrides the setting.' },
+  { name: 'denormalizationContext', group: 'operation', type: PHP_ARRAY, placement: EVERYWHERE,
+    doc: 'Input serializer context: `groups` selects the writable properties by their `groups`.' },
+  { name: 'collectDenormalizationErrors', group: 'operation', type: BOOL, placement: EVERYWHERE, default: false,
+    doc: 'Reports every type error of the input at once (422 violation list) instead of failing on the first.' },
+  { name: 'security', group: 'operation', type: EXPRESSION, placement: EVERYWHERE,
+    doc: 'Access expression, checked before processing.' },
+  { name: 'securityMessage', group: 'operation', type: STRING, placement: EVERYWHERE,
+    doc: 'Message paired with `security`.' },
+  { name: 'securityPostDenormalize', group: 'operation', type: EXPRESSION, placement: EVERYWHERE,
+    doc: 'Access expression checked after the input is denormalized.' },
+  { name: 'securityPostDenormalizeMessage', group: 'operation', type: STRING, placement: EVERYWHERE,
+    doc: 'Message paired with `securityPostDenormalize`.' },
+  { name: 'securityPostValidation', group: 'operation', type: EXPRESSION, placement: EVERYWHERE,
+    doc: 'Access expression checked after validation.' },
+  { name: 'securityPostValidationMessage', group: 'operation', type: STRING, placement: EVERYWHERE,
+    doc: 'Message paired with `securityPostValidation`.' },
+  { name: 'deprecationReason', group: 'operation', type: STRING, placement: EVERYWHERE,
+    doc: 'Marks the operation deprecated with this message.' },
+  { name: 'filters', group: 'operation', type: { kind: 'list', of: { kind: 'filterRef' } }, placement: LISTING,
+    doc: 'Names of filters available on the collection routes.' },
+  { name: 'validationContext', group: 'operation', type: PHP_ARRAY, placement: EVERYWHERE,
+    doc: 'Validation context, e.g. `{ groups: ["Default", "create"] }` (validation groups).' },
+  { name: 'input', group: 'operation', type: { kind: 'oneOf', of: [PHP_ARRAY, STRING, { kind: 'false' }] },
+    placement: EVERYWHERE, doc: 'Input data representation; `false` disables it (no request body is read).' },
+  { name: 'output', group: 'operation', type: { kind: 'oneOf', of: [PHP_ARRAY, STRING, { kind: 'false' }] },
+    placement: EVERYWHERE, doc: 'Output data representation; `false` disables it (no response body).' },
+  { name: 'mercure', group: 'operation', type: { kind: 'oneOf', of: [STRING, PHP_ARRAY, BOOL] },
+    placement: EVERYWHERE, doc: 'Publishes changes to a Mercure hub in API Platform; kept in metadata.' },
+  { name: 'messenger', group: 'operation', type: { kind: 'oneOf', of: [STRING, BOOL] }, placement: EVERYWHERE,
+    doc: 'When true the resource is dispatched through a message bus instead of the default persistence processor.' },
+  { name: 'elasticsearch', group: 'operation', type: BOOL, placement: EVERYWHERE,
+    doc: 'Uses the Elasticsearch provider in API Platform; kept in metadata.' },
+  { name: 'urlGenerationStrategy', group: 'operation', type: INT, placement: EVERYWHERE,
+    doc: 'IRI style in API Platform (0 absolute URL, 1 absolute path, 2 relative path, 3 network path); kept in metadata.' },
+  { name: 'read', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,
+    doc: `Pipeline stage switch: load the data through the provider (${STAGE_NOTE}, e.g. Post without URI variables).` },
+  { name: 'deserialize', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,
+    doc: `Pipeline stage switch: decode the request body (${STAGE_NOTE}, e.g. Get, Delete).` },
+  { name: 'validate', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,
+    doc: `Pipeline stage switch: check the input against the property constraints (${STAGE_NOTE}).` },
+  { name: 'write', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,
+    doc: `Pipeline stage switch: persist through the processor (${STAGE_NOTE}, e.g. Get, GetCollection, Query).` },
+  { name: 'serialize', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,
+    doc: 'Pipeline stage switch: encode the result into the response body (default true).' },
+  { name: 'fetchPartial', group: 'operation', type: BOOL, placement: EVERYWHERE,
+    doc: 'Doctrine partial fetching of the serialized fields in API Platform; kept in metadata.' },
+  { name: 'forceEager', group: 'operation', type: BOOL, placement: EVERYWHERE,
+    doc: 'Forces Doctrine eager loading of relations in API Platform; kept in metadata.' },
+  { name: 'priority', group: 'operation', type: INT, placement: EVERYWHERE,
+    doc: 'Route priority among routes matching the same path (Symfony routing); kept in metadata.' },
+  { name: 'name', group: 'operation', type: STRING, placement: { resource: false, operations: OPERATION_KINDS },
+    doc: 'Operation name (same as the name after the kind); default `_api_<path>_<method>`.' },
+  { name: 'provider', group: 'operation', type: CODE_REF, placement: EVERYWHERE,
+    doc: 'Supplies the data of the operation: `"./file.mjs#export"`.' },
+  { name: 'processor', group: 'operation', type: CODE_REF, placement: EVERYWHERE,
+    doc: 'Persists or processes the data, replacing the default write: `"./file.mjs#export"`.' },
+  { name: 'stateOptions', group: 'operation', type: { kind: 'map', of: { kind: 'any' } }, placement: EVERYWHERE,
+    doc: 'Options for the state provider and processor (e.g. another entity class in API Platform); kept in metadata.' },
+  { name: 'extraProperties', group: 'operation', type: PHP_ARRAY, placement: EVERYWHERE,
+    doc: 'Free-form extra metadata for extensions and custom code; kept in metadata.' },
+  { name: 'nested', group: 'operation', type: BOOL, placement: EVERYWHERE,
+    doc: 'Marks a GraphQL nested resource in API Platform; kept in metadata.' },
+
+  // ---- Beyond the seed's table (language.md) ----
+  { name: 'strictQueryParameterValidation', group: 'operation', type: BOOL, placement: LISTING, default: false,
+    doc: 'Unknown query (or QUERY body) parameters answer 400.' },
+
+  // ---- Routing options (seed, "Routing-related options") ----
+  { name: 'uriTemplate', group: 'routing', type: { kind: 'uriTemplate' }, placement: PER_OPERATION,
+    doc: 'Path of the operation, replacing the generated one; placeholders such as `{id}` may use `requirements`.' },
+  { name: 'itemUriTemplate', group: 'routing', type: { kind: 'uriTemplate' },
+    placement: { resource: false, operations: ['GetCollection', 'Post'] },
+    doc: 'The `uriTemplate` of the item operation that generates the item IRIs in this response.' },
+  { name: 'method', group: 'routing', type: { kind: 'httpMethod' }, placement: PER_OPERATION,
+    doc: 'HTTP method; implied by the kind, required on HttpOperation.' },
+  { name: 'requirements', group: 'routing', type: { kind: 'map', of: STRING }, placement: PER_OPERATION,
+    doc: 'Map from path variable to the regular expression it must match.' },
+  { name: 'defaults', group: 'routing', type: { kind: 'map', of: { kind: 'any' } }, placement: PER_OPERATION,
+    doc: 'Default values of route variables (Symfony routing).' },
+  { name: 'options', group: 'routing', type: { kind: 'map', of: { kind: 'any' } }, placement: PER_OPERATION,
+    doc: 'Route options (Symfony routing); kept in metadata.' },
+  { name: 'schemes', group: 'routing', type: { kind: 'list', of: STRING }, placement: PER_OPERATION,
+    doc: 'URL schemes the route accepts, for example `["https"]`.' },
+  { name: 'host', group: 'routing', type: STRING, placement: PER_OPERATION,
+    doc: 'Host the route matches; may contain placeholders.' },
+  { name: 'status', group: 'routing', type: { kind: 'int', min: 100, max: 599 }, placement: PER_OPERATION,
+    doc: 'Static success status; a runtime `_api_response_status` wins over it, and it over the default status.' },
+  { name: 'controller', group: 'routing', type: { kind: 'codeRef', builtins: ['NotFoundAction'] },
+    placement: PER_OPERATION, doc: 'Handler of the route: `"./file.mjs#export"`, or `"NotFoundAction"` (answers 404).' },
+  { name: 'allowCreate', group: 'routing', type: BOOL, placement: { resource: false, operations: ['Put'] },
+    default: false, doc: 'A PUT on a missing item creates it with the identifier from the URI (201).' },
+  { name: 'throwOnNotFound', group: 'routing', type: BOOL, placement: PER_OPERATION,
+    doc: 'true: 404 whenever nothing is found; false: go on with null data; unset: 404 except on Post and upserting Put.' },
+  { name: 'parameters', group: 'routing', type: { kind: 'map', of: PARAMETER },
+    placement: { resource: false, operations: OPERATION_KINDS, ineffectiveOn: NOT_LISTING },
+    doc: 'Named criteria, read from the query string (or the QUERY body), each applying a `filter` to a `property`.' },
+
+  // ---- Resource-level settings (seed, "Resource-level settings") ----
+  { name: 'routePrefix', group: 'resource', type: STRING, placement: { resource: true, operations: [] },
+    doc: 'Path prefix applied to every operation of the resource (`/geo` turns `/places` into `/geo/places`).' },
+];

@@ -1,0 +1,45 @@
+/**
+ * Property types and constraints of `properties { name: type { constraint: value } }`.
+ * Array types (`T[]`) and relations (a resource name) are recognised by the checker, not listed here.
+ */
+import type { ConstraintSpec, PropertyTypeSpec } from './types.js';
+
+export const PROPERTY_TYPES: readonly PropertyTypeSpec[] = [
+  { name: 'int', jsonType: 'integer', identifier: true,
+    doc: 'Integer; as the identifier it is assigned by the store (1, 2, 3, …) unless the request carries one.' },
+  { name: 'number', jsonType: 'number', identifier: false, doc: 'Any JSON number.' },
+  { name: 'string', jsonType: 'string', identifier: true,
+    doc: 'Text; as the identifier a time-ordered UUID is generated unless supplied.' },
+  { name: 'bool', jsonType: 'boolean', identifier: false, doc: '`true` or `false`.' },
+  { name: 'datetime', jsonType: 'string', format: 'date-time', identifier: false,
+    doc: 'Date and time, RFC 3339 string (`2024-01-03T12:00:00+00:00`).' },
+  { name: 'date', jsonType: 'string', format: 'date', identifier: false, doc: 'Calendar date, `YYYY-MM-DD`.' },
+  { name: 'json', jsonType: 'any', identifier: false, doc: 'Any JSON value, stored as given.' },
+];
+
+const NUMERIC = ['int', 'number'];
+const TEXT = ['string'];
+
+export const CONSTRAINTS: readonly ConstraintSpec[] = [
+  { name: 'identifier', type: { kind: 'bool' }, appliesTo: ['int', 'string'],
+    doc: 'This property is the identifier (`{id}` of the item path); default: the property named `id`.' },
+  { name: 'required', type: { kind: 'bool' },
+    doc: 'Present and not null; for strings, not empty (NotBlank).' },
+  { name: 'nullable', type: { kind: 'bool' },
+    doc: '`false` rejects an explicit null on an optional property.' },
+  { name: 'readOnly', type: { kind: 'bool' }, doc: 'Output only: ignored in request bodies.' },
+  { name: 'writeOnly', type: { kind: 'bool' }, doc: 'Input only: never written in responses.' },
+  { name: 'default', type: { kind: 'any' },
+    doc: 'Value stored when a created item omits the property; must conform to the property type.' },
+  { name: 'minimum', type: { kind: 'number' }, appliesTo: NUMERIC, doc: 'Smallest allowed value (inclusive).' },
+  { name: 'maximum', type: { kind: 'number' }, appliesTo: NUMERIC, doc: 'Largest allowed value (inclusive).' },
+  { name: 'minLength', type: { kind: 'int', min: 0 }, appliesTo: TEXT, doc: 'Fewest characters allowed.' },
+  { name: 'maxLength', type: { kind: 'int', min: 0 }, appliesTo: TEXT, doc: 'Most characters allowed.' },
+  { name: 'pattern', type: { kind: 'string' }, appliesTo: TEXT,
+    doc: 'Regular expression (ECMAScript syntax) the value must match.' },
+  { name: 'enum', type: { kind: 'list', of: { kind: 'any' } }, appliesTo: ['int', 'number', 'string'],
+    doc: 'The allowed values; each must conform to the property type.' },
+  { name: 'groups', type: { kind: 'list', of: { kind: 'string' } },
+    doc: 'Serialization groups of the property, matched by `groups` in normalizationContext/denormalizationContext.' },
+  { name: 'description', type: { kind: 'string' }, doc: 'Shown in the Hydra and OpenAPI documentation.' },
+];

@@ -1,0 +1,144 @@
+/**
+ * Shapes of the option catalogue: the one table that says which options, settings, property
+ * types, constraints and filter kinds exist, what values they take, where they are allowed,
+ * what they default to and what they mean. The checker, the runtime defaults, the language
+ * server and docs/options.md are all driven by it.
+ */
+
+export const OPERATION_KINDS = [
+  'GetCollection',
+  'Post',
+  'Get',
+  'Put',
+  'Patch',
+  'Delete',
+  'Query',
+  'HttpOperation',
+] as const;
+export type OperationKind = (typeof OPERATION_KINDS)[number];
+
+/** Kinds whose route is the collection path (`/books`). */
+export const COLLECTION_KINDS: readonly OperationKind[] = ['GetCollection', 'Post', 'Query'];
+/** Kinds that answer a collection document (and so are paginated and filtered). */
+export const LISTING_KINDS: readonly OperationKind[] = ['GetCollection', 'Query'];
+/** Kinds whose route is the item path (`/books/{id}`). */
+export const ITEM_KINDS: readonly OperationKind[] = ['Get', 'Put', 'Patch', 'Delete'];
+
+/** The HTTP method implied by each kind (HttpOperation requires `method`). */
+export const KIND_METHOD: Record<OperationKind, string | undefined> = {
+  GetCollection: 'GET',
+  Post: 'POST',
+  Get: 'GET',
+  Put: 'PUT',
+  Patch: 'PATCH',
+  Delete: 'DELETE',
+  Query: 'QUERY',
+  HttpOperation: undefined,
+};
+
+/** What a value must look like. */
+export type ValueType =
+  | { kind: 'string' }
+  | { kind: 'int'; min?: number; max?: number }
+  | { kind: 'number'; min?: number; max?: number }
+  | { kind: 'bool' }
+  /** A word from a fixed set; a bare word and the quoted string are equivalent. */
+  | { kind: 'enum'; values: readonly string[]; caseInsensitive?: boolean }
+  /** A list whose items all have type `of`. */
+  | { kind: 'list'; of: ValueType }
+  /** An object with free keys whose values all have type `of`. */
+  | { kind: 'map'; of: ValueType }
+  /** The seed's `array`: like a PHP array, a list or an object, any content. */
+  | { kind: 'phpArray' }
+  /** An object with known keys. */
+  | { kind: 'record'; fields: Record<string, FieldSpec>; open?: boolean }
+  /** Exactly `false` (as in `input: false`). */
+  | { kind: 'false' }
+  | { kind: 'oneOf'; of: readonly ValueType[] }
+  /** A security expression (Symfony ExpressionLanguage syntax), parsed by the checker. */
+  | { kind: 'expression' }
+  /** `"<path relative to the .api file>#<export>"`, or a built-in name. */
+  | { kind: 'codeRef'; builtins?: readonly string[] }
+  /** The name of a declared filter. */
+  | { kind: 'filterRef' }
+  /** The name of a declared resource. */
+  | { kind: 'resourceRef' }
+  /** An HTTP method token. */
+  | { kind: 'httpMethod' }
+  /** A route template such as `/books/{id}`. */
+  | { kind: 'uriTemplate' }
+  | { kind: 'any' };
+
+export interface FieldSpec {
+  type: ValueType;
+  required?: boolean;
+  doc: string;
+}
+
+/** Where an option may be written. */
+export interface Placement {
+  /** On the resource, as the default for its operations (or as a resource-only setting). */
+  resource: boolean;
+  /** Operation kinds on which the option is allowed; others get an error. */
+  operations: readonly OperationKind[];
+  /**
+   * Operation kinds (a subset of `operations`) where the option is accepted but does nothing;
+   * the checker warns there.
+   */
+  ineffectiveOn?: readonly OperationKind[];
+}
+
+export type OptionGroup = 'operation' | 'routing' | 'resource';
+
+/** An option of a resource or an operation (camelCase, as in the seed). */
+export interface OptionSpec {
+  name: string;
+  group: OptionGroup;
+  type: ValueType;
+  placement: Placement;
+  /** The value used when the option is unset at every level. Undefined: no default (null). */
+  default?: unknown;
+  /** The snake_case name under `config { defaults { … } }`, when the option has a global default. */
+  globalName?: string;
+  /** One line, from the seed where it says something. */
+  doc: string;
+}
+
+/** A global setting in `config { … }`, by its dotted path (`collection.pagination.page_parameter_name`). */
+export interface SettingSpec {
+  path: string;
+  type: ValueType;
+  default?: unknown;
+  doc: string;
+}
+
+export interface PropertyTypeSpec {
+  name: string;
+  /** JSON Schema type of the stored value. */
+  jsonType: 'integer' | 'number' | 'string' | 'boolean' | 'object' | 'any';
+  /** JSON Schema format, if any. */
+  format?: string;
+  /** May this type be the identifier? */
+  identifier: boolean;
+  doc: string;
+}
+
+export interface ConstraintSpec {
+  name: string;
+  type: ValueType;
+  /** Property types the constraint applies to; undefined means every type. */
+  appliesTo?: readonly string[];
+  doc: string;
+}
+
+export interface FilterKindSpec {
+  name: string;
+  doc: string;
+  /**
+   * The per-property setting a map-form `properties` may give (search strategy, order
+   * direction, date null strategy); undefined when `properties` takes names only.
+   */
+  perProperty?: { type: ValueType; default: string; doc: string };
+  /** Fields of the filter block besides `properties` (which every kind has). */
+  fields: Record<string, FieldSpec>;
+}

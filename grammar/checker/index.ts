@@ -1,0 +1,36 @@
+/**
+ * The checker: a parsed file in, every diagnostic out (syntax first, then each rule's), sorted
+ * by position. Rules live in rules/, one concern each.
+ */
+import { parse, type ParseResult } from '../build-ast.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { buildModel, type ApiModel } from '../model.js';
+import { CheckContext, type CheckEnv } from './context.js';
+import { checkConfig } from './rules/config.js';
+import { checkDeclarations } from './rules/declarations.js';
+import { checkFilters } from './rules/filters.js';
+import { checkOperations } from './rules/operations.js';
+import { checkResources } from './rules/resources.js';
+
+export type { CheckEnv } from './context.js';
+
+const RULES = [checkDeclarations, checkConfig, checkFilters, checkResources, checkOperations];
+
+export interface CheckResult extends ParseResult {
+  model: ApiModel;
+  /** Syntax and semantic diagnostics, in source order. */
+  all: Diagnostic[];
+}
+
+export function checkParsed(parsed: ParseResult, env: CheckEnv = {}): CheckResult {
+  const model = buildModel(parsed.document);
+  const ctx = new CheckContext(model, env);
+  for (const rule of RULES) rule(ctx);
+  const all = [...parsed.diagnostics, ...ctx.diagnostics].sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
+  return { ...parsed, model, all };
+}
+
+/** Parses and checks a text. Never throws. */
+export function check(text: string, env: CheckEnv = {}): CheckResult {
+  return checkParsed(parse(text), env);
+}

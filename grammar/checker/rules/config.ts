@@ -1,0 +1,25 @@
+/** `config { … }`: nested blocks mirror the dotted names of the global settings. */
+import type * as A from '../../ast.js';
+import { settingByPath, settingChildren } from '../../catalogue/index.js';
+import type { CheckContext } from '../context.js';
+
+export function checkConfig(ctx: CheckContext): void {
+  for (const decl of ctx.model.document.declarations) if (decl.kind === 'config') checkBlock(ctx, decl.body, '');
+}
+
+function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): void {
+  ctx.duplicateKeys(body.entries, 'setting');
+  const allowed = settingChildren(prefix);
+  for (const e of body.entries) {
+    const path = prefix ? `${prefix}.${e.key.text}` : e.key.text;
+    const setting = settingByPath(path);
+    if (setting) ctx.value(e.value, setting.type, `setting '${path}'`);
+    else if (allowed.includes(e.key.text)) {
+      if (e.value?.kind === 'object') checkBlock(ctx, e.value, path);
+      else if (e.value) ctx.report('invalid-value', e.value.range, `'${path}' is a block of settings: write ${e.key.text} { … }`);
+    } else {
+      const where = prefix ? `in '${prefix}'` : 'in config';
+      ctx.unknown('unknown-option', e.key, `setting`, allowed, ` (${where}: ${allowed.join(', ')})`);
+    }
+  }
+}

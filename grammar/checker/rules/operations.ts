@@ -1,0 +1,173 @@
+/**
+ * Operations: kinds, options and where they are allowed, names, routes (method, itemUriTemplate,
+ * requirements), cursor pagination's filters, filter and parameter properties, and PATCH
+ * formats.
+ */
+import type * as A from '../../ast.js';
+import { OPERATION_KINDS, OPTIONS, optionByName, filterKind, type OperationKind } from '../../catalogue/index.js';
+import { allOperations, configEntry, wordOf, type ModelOperation, type ModelResource } from '../../model.js';
+import { placeholders } from '../../naming.js';
+import { closest, didYouMean } from '../../suggest.js';
+import type { CheckContext } from '../context.js';
+
+const ITEM_KINDS = new Set(['Get', 'Put', 'Patch', 'Delete']);
+
+export function checkOperations(ctx: CheckContext): void {
+  const patchFormats = configEntry(ctx.model.config, 'patch_formats')?.value;
+  const patchEnabled = patchFormats?.kind === 'array' && patchFormats.items.length > 0;
+  const reportedFilterProps = new Set<string>();
+  for (const resource of ctx.model.resources.values()) {
+    for (const op of resource.operations) {
+      if (op.decl) checkDeclared(ctx, op);
+      checkRoute(ctx, resource, op);
+      checkCursor(ctx, resource, op);
+      checkFilterProperties(ctx, resource, op, reportedFilterProps);
+      // Declared Patch operations only: warning on every resource that merely gets the
+      // default set would drown real findings (the docs say PATCH needs patch_formats).
+      if (op.kind === 'Patch' && op.decl && !patchEnabled) {
+        ctx.report('patch-disabled', op.decl.opKind.range, 'this Patch operation will answer 415: config patch_formats is empty (add patch_formats: ["application/merge-patch+json"] to config)');
+      }
+    }
+  }
+  checkNames(ctx);
+}
+
+function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
+  const decl = op.decl!;
+  if (!op.known) {
+    ctx.unknown('unknown-operation-kind', decl.opKind, 'operation kind', OPERATION_KINDS, `; kinds are ${OPERATION_KINDS.join(', ')}`);
+    return;
+  }
+  const kind = op.kind as OperationKind;
+  const entries = decl.body?.entries ?? [];
+  ctx.duplicateKeys(entries, 'option');
+  for (const e of entries) {
+    const spec = optionByName(e.key.text);
+    if (!spec) {
+      ctx.unknown('unknown-option', e.key, `option for ${kind}`, OPTIONS.filter((o) => o.placement.operations.includes(kind)).map((o) => o.name));
+      continue;
+    }
+    if (!spec.placement.operations.includes(kind)) {
+      const where = spec.placement.operations.length ? `only allowed on ${spec.placement.operations.join(' and ')}` : 'a resource setting';
+      ctx.report('option-not-allowed', e.key.range, `'${e.key.text}' is ${where}, not on ${kind}`);
+      continue;
+    }
+    if (spec.placement.ineffectiveOn?.includes(kind)) {
+      ctx.report('option-ineffective', e.key.range, `'${e.key.text}' has no effect on ${kind}: it applies to operations that list a collection (GetCollection, Query)`);
+    }
+    ctx.value(e.value, spec.type, `'${e.key.text}'`);
+  }
+  if (kind === 'HttpOperation' && !op.options.has('method')) {
+    ctx.report('missing-method', decl.opKind.range, "an HttpOperation needs a 'method' (for example method: \"POST\")");
+  }
+}
+
+function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
+  if (ITEM_KINDS.has(op.kind) && !resource.identifier && op.uriTemplate === undefined && op.decl) {
+    ctx.report('identifier-issue', op.decl.opKind.range, `'${resource.name}' has no identifier, so it has no item route for ${op.kind}: mark a property 'identifier: true', name one 'id', or give a uriTemplate`);
+  }
+  const itemTemplate = op.options.get('itemUriTemplate')?.value;
+  const template = wordOf(itemTemplate);
+  if (itemTemplate && template !== undefined && (op.kind === 'GetCollection' || op.kind === 'Post')) {
+    const candidates = resource.operations.filter((o) => !o.collection && o.method === 'GET');
+    const found = candidates.some((o) => o.uriTemplate === template || o.path === template);
+    if (!found) {
+      const names = candidates.map((o) => o.uriTemplate ?? o.path);
+      ctx.unknown('unknown-operation', { text: template, range: itemTemplate.range }, 'item uriTemplate', names, `; itemUriTemplate must be the uriTemplate of a Get operation of '${resource.name}'`);
+    }
+  }
+  const requirements = op.options.get('requirements')?.value;
+  if (requirements?.kind === 'object') {
+    const names = placeholders(op.path);
+    for (const e of requirements.entries) {
+      if (!names.includes(e.key.text)) {
+        const list = names.length ? names.map((n) => `{${n}}`).join(', ') : 'none';
+        ctx.unknown('invalid-requirement', e.key, 'requirement', names, `: not a placeholder of ${op.path} (placeholders: ${list})`);
+      } else if (e.value?.kind === 'string') {
+        try {
+          new RegExp(`^(?:${e.value.value})$`, 'u');
+        } catch (err) {
+          ctx.report('invalid-requirement', e.value.range, `requirement for {${e.key.text}} is not a valid regular expression: ${(err as Error).message}`);
+        }
+      }
+    }
+  }
+}
+
+/** The operation's own entry for an option, else the resource's. */
+const effective = (resource: ModelResource, op: ModelOperation, name: string): A.Entry | undefined => op.options.get(name) ?? resource.options.get(name);
+
+function filterNames(resource: ModelResource, op: ModelOperation): string[] {
+  const value = effective(resource, op, 'filters')?.value;
+  return value?.kind === 'array' ? value.items.map(wordOf).filter((n): n is string => n !== undefined) : [];
+}
+
+/** Property names a filter declares, with the value node naming each. */
+function filterProperties(filter: A.FilterDecl): { name: string; range: A.Range }[] {
+  const props = filter.body?.entries.find((e) => e.key.text === 'properties')?.value;
+  if (props?.kind === 'array') return props.items.flatMap((i) => (wordOf(i) !== undefined ? [{ name: wordOf(i)!, range: i.range }] : []));
+  if (props?.kind === 'object') return props.entries.map((e) => ({ name: e.key.text, range: e.key.range }));
+  return [];
+}
+
+function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
+  if (op.kind !== 'GetCollection' && op.kind !== 'Query' && op.kind !== 'HttpOperation') return;
+  const cursor = effective(resource, op, 'paginationViaCursor');
+  if (cursor?.value?.kind !== 'array') return;
+  const filters = filterNames(resource, op).flatMap((n) => {
+    const f = ctx.model.filters.get(n);
+    return f ? [f] : [];
+  });
+  const covers = (kind: string, field: string): boolean =>
+    filters.some((f) => f.filterKind?.text === kind && filterKind(kind) !== undefined && filterProperties(f).some((p) => p.name === field));
+  for (const item of cursor.value.items) {
+    if (item.kind !== 'object') continue;
+    const fieldValue = item.entries.find((e) => e.key.text === 'field')?.value;
+    const field = wordOf(fieldValue);
+    if (field === undefined || !fieldValue) continue;
+    if (!resource.properties.has(field)) {
+      ctx.unknown('unknown-property', { text: field, range: fieldValue.range }, `property of '${resource.name}' for the cursor`, resource.properties.keys());
+      continue;
+    }
+    const missing = ['range', 'order'].filter((k) => !covers(k, field));
+    if (missing.length) {
+      const where = op.decl ? `the filters of ${op.kind}` : 'the operation\'s filters';
+      ctx.report('cursor-filters-missing', fieldValue.range, `cursor field '${field}' needs ${missing.map((k) => (k === 'order' ? 'an order filter' : 'a range filter')).join(' and ')} on '${field}' among ${where}`);
+    }
+  }
+}
+
+function checkFilterProperties(ctx: CheckContext, resource: ModelResource, op: ModelOperation, reported: Set<string>): void {
+  const known = [...resource.properties.keys()];
+  for (const name of filterNames(resource, op)) {
+    const filter = ctx.model.filters.get(name);
+    if (!filter) continue;
+    for (const p of filterProperties(filter)) {
+      const key = `${name}\u0000${resource.name}\u0000${p.name}`;
+      if (resource.properties.has(p.name) || reported.has(key) || resource.properties.size === 0) continue;
+      reported.add(key);
+      const suggestion = closest(p.name, known);
+      ctx.report('unknown-property', p.range, `filter '${name}' names property '${p.name}', which '${resource.name}' does not have${didYouMean(suggestion)}`, suggestion);
+    }
+  }
+  const parameters = op.options.get('parameters')?.value;
+  if (parameters?.kind !== 'object' || resource.properties.size === 0) return;
+  for (const e of parameters.entries) {
+    const prop = e.value?.kind === 'object' ? e.value.entries.find((x) => x.key.text === 'property')?.value : undefined;
+    const name = wordOf(prop) ?? e.key.text;
+    if (!resource.properties.has(name) && prop) ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known);
+  }
+}
+
+function checkNames(ctx: CheckContext): void {
+  const seen = new Map<string, ModelOperation>();
+  for (const op of allOperations(ctx.model)) {
+    if (!op.known) continue;
+    const first = seen.get(op.name);
+    if (first) {
+      const range = op.decl?.name?.range ?? op.decl?.opKind.range ?? op.resource.decl.name!.range;
+      const hint = op.named ? '' : ` (the name derived from ${op.method} ${op.path}; give one of them a uriTemplate or a name)`;
+      ctx.report('duplicate-operation-name', range, `operation name '${op.name}' is already used by ${first.kind} of '${first.resource.name}'${hint}`);
+    } else seen.set(op.name, op);
+  }
+}

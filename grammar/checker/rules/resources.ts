@@ -1,0 +1,118 @@
+/** Resources: their options, their properties (types, constraints, identifier) and their blocks. */
+import type * as A from '../../ast.js';
+import { CONSTRAINTS, OPTIONS, PROPERTY_TYPES, constraintByName, optionByName, propertyType } from '../../catalogue/index.js';
+import type { ModelProperty, ModelResource } from '../../model.js';
+import type { CheckContext } from '../context.js';
+
+const RESOURCE_OPTIONS = OPTIONS.filter((o) => o.placement.resource).map((o) => o.name);
+
+export function checkResources(ctx: CheckContext): void {
+  for (const resource of ctx.model.resources.values()) {
+    checkResourceOptions(ctx, resource.decl.options);
+    for (const [blocks, what] of [
+      [resource.decl.propertiesBlocks, 'properties'],
+      [resource.decl.operationsBlocks, 'operations'],
+    ] as const) {
+      for (const b of blocks.slice(1)) ctx.report('duplicate-block', b.range, `resource '${resource.name}' has a second '${what}' block; merge them into one`);
+    }
+    checkProperties(ctx, resource);
+  }
+}
+
+function checkResourceOptions(ctx: CheckContext, entries: A.Entry[]): void {
+  ctx.duplicateKeys(entries, 'option');
+  for (const e of entries) {
+    const spec = optionByName(e.key.text);
+    if (!spec) {
+      ctx.unknown('unknown-option', e.key, 'resource option', [...RESOURCE_OPTIONS, 'properties', 'operations']);
+      continue;
+    }
+    if (!spec.placement.resource) {
+      ctx.report('option-not-allowed', e.key.range, `'${e.key.text}' is set per operation, not on the resource: move it into an operation of the 'operations' block`);
+      continue;
+    }
+    ctx.value(e.value, spec.type, `'${e.key.text}'`);
+  }
+}
+
+function checkProperties(ctx: CheckContext, resource: ModelResource): void {
+  const seen = new Set<string>();
+  const identifiers: ModelProperty[] = [];
+  for (const block of resource.decl.propertiesBlocks) {
+    for (const decl of block.properties) {
+      if (seen.has(decl.name.text)) ctx.report('duplicate-property', decl.name.range, `property '${decl.name.text}' is declared twice in '${resource.name}'`);
+      seen.add(decl.name.text);
+    }
+  }
+  for (const p of resource.properties.values()) {
+    const typeName = p.decl.type?.name;
+    if (typeName && !propertyType(typeName) && !ctx.model.resources.has(typeName)) {
+      const candidates = [...PROPERTY_TYPES.map((t) => t.name), ...ctx.model.resources.keys()];
+      ctx.unknown('unknown-type', { text: typeName, range: p.decl.type!.nameRange }, 'property type', candidates, '; use int, number, string, bool, datetime, date, json, a resource name, or T[]');
+    }
+    if (p.decl.constraints) checkConstraints(ctx, p, p.decl.constraints);
+    const flag = p.constraints.get('identifier')?.value;
+    if (flag?.kind === 'bool' && flag.value) identifiers.push(p);
+  }
+  for (const extra of identifiers.slice(1)) {
+    ctx.report('identifier-issue', extra.constraints.get('identifier')!.key.range, `resource '${resource.name}' already has the identifier '${identifiers[0].name}'; only one property may be the identifier`);
+  }
+  const id = resource.identifier;
+  if (id && (id.array || (id.type !== 'int' && id.type !== 'string'))) {
+    ctx.report('identifier-issue', id.decl.type?.range ?? id.decl.name.range, `the identifier '${id.name}' must be of type int or string`);
+  }
+}
+
+function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectValue): void {
+  ctx.duplicateKeys(body.entries, 'constraint');
+  for (const e of body.entries) {
+    const spec = constraintByName(e.key.text);
+    if (!spec) {
+      ctx.unknown('unknown-option', e.key, 'constraint', CONSTRAINTS.map((c) => c.name));
+      continue;
+    }
+    const knownType = p.type !== undefined && (propertyType(p.type) !== undefined || ctx.model.resources.has(p.type));
+    if (spec.appliesTo && knownType && !spec.appliesTo.includes(p.type!)) {
+      ctx.report('option-not-allowed', e.key.range, `'${e.key.text}' applies to ${spec.appliesTo.join(' or ')} properties, not to '${p.name}' of type ${p.type}${p.array ? '[]' : ''}`);
+      continue;
+    }
+    ctx.value(e.value, spec.type, `constraint '${e.key.text}'`);
+    if (e.key.text === 'default' && e.value) checkPropertyValue(ctx, p, e.value, `the default of '${p.name}'`, p.array);
+    if (e.key.text === 'enum' && e.value?.kind === 'array') for (const item of e.value.items) checkPropertyValue(ctx, p, item, `a value of the enum of '${p.name}'`, false);
+    if (e.key.text === 'pattern' && e.value?.kind === 'string') {
+      try {
+        new RegExp(e.value.value, 'u');
+      } catch (err) {
+        ctx.report('invalid-value', e.value.range, `pattern is not a valid regular expression: ${(err as Error).message}`);
+      }
+    }
+  }
+  for (const [lo, hi] of [
+    ['minimum', 'maximum'],
+    ['minLength', 'maxLength'],
+  ]) {
+    const a = p.constraints.get(lo)?.value;
+    const b = p.constraints.get(hi)?.value;
+    if (a?.kind === 'number' && b?.kind === 'number' && a.value > b.value) ctx.report('invalid-value', b.range, `${hi} (${b.raw}) is less than ${lo} (${a.raw})`);
+  }
+}
+
+/** Does a literal fit the property's type (for `default` and `enum`)? */
+function checkPropertyValue(ctx: CheckContext, p: ModelProperty, value: A.Value, where: string, array: boolean): void {
+  if (value.kind === 'null') return;
+  if (array) {
+    if (value.kind !== 'array') ctx.report('invalid-value', value.range, `${where} must be a list (the property is ${p.type}[])`);
+    else for (const item of value.items) checkPropertyValue(ctx, p, item, where, false);
+    return;
+  }
+  const t = p.type;
+  const ok =
+    t === 'int' ? value.kind === 'number' && Number.isInteger(value.value)
+    : t === 'number' ? value.kind === 'number'
+    : t === 'bool' ? value.kind === 'bool'
+    : t === 'datetime' ? value.kind === 'string' && !Number.isNaN(Date.parse(value.value))
+    : t === 'date' ? value.kind === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.value)
+    : t === 'json' || t === undefined ? true
+    : value.kind === 'string';
+  if (!ok) ctx.report('invalid-value', value.range, `${where} does not fit the type ${t}`);
+}

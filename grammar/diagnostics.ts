@@ -1,0 +1,63 @@
+/**
+ * Diagnostics: the catalogue of stable codes with their severities, and the shape every
+ * part of the front end reports in. Codes never change meaning once published; the
+ * language server and the CLI print them, and tests assert them.
+ */
+import type { Range } from './ast.js';
+
+export type Severity = 'error' | 'warning';
+
+export const DIAGNOSTIC_CODES = {
+  'syntax-error': { severity: 'error', doc: 'The text does not follow the grammar; the message says what was expected.' },
+  'missing-separator': { severity: 'error', doc: 'Two members on one line without a comma between them.' },
+  'missing-colon': { severity: 'error', doc: "A key followed by a value without ':'." },
+  'unterminated-string': { severity: 'error', doc: 'A string not closed on its line.' },
+  'unterminated-comment': { severity: 'error', doc: "A '/*' comment never closed." },
+  'invalid-escape': { severity: 'error', doc: 'A string escape JSON does not allow.' },
+  'invalid-character': { severity: 'error', doc: 'A character that starts no token.' },
+  'unknown-declaration': { severity: 'error', doc: 'A top-level word that is not api, config, filter, resource or mutator.' },
+  'duplicate-declaration': { severity: 'error', doc: 'api or config declared more than once.' },
+  'unknown-option': { severity: 'error', doc: 'An option, setting, constraint or filter field that does not exist.' },
+  'option-not-allowed': { severity: 'error', doc: 'An option used where the seed forbids it.' },
+  'option-ineffective': { severity: 'warning', doc: 'An option accepted where it has no effect.' },
+  'invalid-value': { severity: 'error', doc: 'A value of the wrong type or out of range.' },
+  'duplicate-key': { severity: 'error', doc: 'The same option, setting or key twice in one block.' },
+  'duplicate-resource': { severity: 'error', doc: 'Two resources with one name.' },
+  'duplicate-filter': { severity: 'error', doc: 'Two filters with one name.' },
+  'duplicate-property': { severity: 'error', doc: 'Two properties with one name in a resource.' },
+  'duplicate-operation-name': { severity: 'error', doc: 'Two operations with one name in the file.' },
+  'duplicate-block': { severity: 'error', doc: 'A properties or operations block given twice in one resource.' },
+  'unknown-type': { severity: 'error', doc: 'A property type that is neither built in nor a resource.' },
+  'unknown-operation-kind': { severity: 'error', doc: 'An operation kind that does not exist.' },
+  'unknown-filter-kind': { severity: 'error', doc: 'A filter kind that does not exist.' },
+  'unknown-filter': { severity: 'error', doc: 'A reference to a filter that is not declared.' },
+  'unknown-resource': { severity: 'error', doc: 'A reference to a resource that is not declared.' },
+  'unknown-operation': { severity: 'error', doc: 'A reference to an operation name or item uriTemplate that does not exist.' },
+  'unknown-property': { severity: 'error', doc: 'A reference to a property the resource does not declare.' },
+  'missing-method': { severity: 'error', doc: 'An HttpOperation without a method.' },
+  'cursor-filters-missing': { severity: 'error', doc: 'Cursor pagination without a range and an order filter on a cursor field.' },
+  'invalid-requirement': { severity: 'error', doc: 'A requirements key that is not a placeholder of the route, or a pattern that is not a valid regular expression.' },
+  'invalid-expression': { severity: 'error', doc: 'A security expression that does not parse.' },
+  'invalid-uri-template': { severity: 'error', doc: 'A uriTemplate that is not a path with {placeholders}.' },
+  'invalid-code-reference': { severity: 'error', doc: "A code reference that is not \"./file#export\" or names a missing file." },
+  'identifier-issue': { severity: 'error', doc: 'More than one identifier, or an identifier of a type that cannot be one.' },
+  'patch-disabled': { severity: 'warning', doc: 'A Patch operation while config patch_formats is empty: PATCH will answer 415.' },
+  'invalid-mutator': { severity: 'error', doc: "A mutator whose target kind is not 'resource' or 'operation'." },
+} as const satisfies Record<string, { severity: Severity; doc: string }>;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
+
+export interface Diagnostic {
+  code: DiagnosticCode;
+  severity: Severity;
+  message: string;
+  range: Range;
+  /** The closest valid name, when the message proposes one (drives "did you mean" quick fixes). */
+  suggestion?: string;
+}
+
+export function diagnostic(code: DiagnosticCode, range: Range, message: string, suggestion?: string): Diagnostic {
+  const d: Diagnostic = { code, severity: DIAGNOSTIC_CODES[code].severity, message, range };
+  if (suggestion !== undefined) d.suggestion = suggestion;
+  return d;
+}

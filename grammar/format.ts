@@ -1,0 +1,236 @@
+/**
+ * The canonical layout of a `.api` file (`apidsl fmt`, and the language server's formatting).
+ *
+ * The AST is first mapped to a uniform tree: every member (declaration, option, property,
+ * operation, array item) is a one-line `head`, optionally followed by a bracketed `body` of
+ * more members. The printer lays that tree out and places every comment by its position:
+ * - a comment starting on the line where code ends (a member, or a block's opening bracket)
+ *   stays at the end of that line;
+ * - any other comment between members stands on its own line before the next member, or
+ *   before the closing bracket;
+ * - a comment inside a member's head (`key: /* c *\/ 1`) moves to its own line just before
+ *   the member, as nothing can follow a line comment on its line.
+ * A block holding a comment anywhere inside is always laid out one member per line, which
+ * keeps every placement stable when the output is formatted again.
+ */
+import type * as A from './ast.js';
+import { parse } from './build-ast.js';
+import type { DiagnosticCode } from './diagnostics.js';
+import type { LineIndex } from './positions.js';
+
+export type FormatResult = { ok: true; text: string } | { ok: false; reason: string };
+
+const WIDTH = 100;
+
+const SYNTAX_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
+  'syntax-error',
+  'missing-separator',
+  'missing-colon',
+  'unterminated-string',
+  'unterminated-comment',
+  'invalid-escape',
+  'invalid-character',
+  'unknown-declaration',
+]);
+
+interface Member {
+  range: A.Range;
+  head: string;
+  body?: Block;
+}
+
+interface Block {
+  /** Offsets of the opening and closing brackets (-1 and the text's length for the file). */
+  open: number;
+  close: number;
+  members: Member[];
+  square?: boolean;
+  alwaysMultiline?: boolean;
+}
+
+/** Formats a `.api` text; refuses, naming the line, when it has a syntax error. */
+export function format(text: string): FormatResult {
+  const { document, diagnostics, lines } = parse(text);
+  const error = diagnostics.find((d) => d.severity === 'error' && SYNTAX_CODES.has(d.code));
+  if (error) return { ok: false, reason: `line ${lines.position(error.range.start).line + 1}: ${error.message}` };
+  return { ok: true, text: new Printer(text, document.comments, lines).print(document) };
+}
+
+const indent = (depth: number): string => '  '.repeat(depth);
+const contains = (r: A.Range, offset: number): boolean => r.start <= offset && offset < r.end;
+const inBlock = (b: Block, offset: number): boolean => b.open < offset && offset < b.close;
+const commentText = (c: A.Comment): string => (c.block ? c.text : c.text.trimEnd());
+
+function leaf(v: Exclude<A.Value, A.ArrayValue | A.ObjectValue>): string {
+  switch (v.kind) {
+    case 'string':
+      return JSON.stringify(v.value);
+    case 'number':
+      return v.raw;
+    case 'bool':
+      return String(v.value);
+    case 'null':
+      return 'null';
+    case 'ident':
+      return v.name;
+  }
+}
+
+// The AST is complete here (parts are only missing after a syntax error), hence the `!`s.
+class Printer {
+  constructor(
+    private readonly text: string,
+    private readonly comments: A.Comment[],
+    private readonly lines: LineIndex,
+  ) {}
+
+  print(doc: A.Document): string {
+    const file: Block = { open: -1, close: this.text.length, members: doc.declarations.map((d) => this.declaration(d)) };
+    const out: string[] = [];
+    this.layoutMembers(file, 0, out, true);
+    return out.length > 0 ? out.join('\n') + '\n' : '';
+  }
+
+  // ---- AST → members
+
+  private declaration(d: A.Declaration): Member {
+    switch (d.kind) {
+      case 'api':
+        return this.withBody(d.range, `api ${JSON.stringify(d.title!.value)}`, d.body && this.object(d.body));
+      case 'config':
+        return this.withBody(d.range, 'config', { ...this.object(d.body), alwaysMultiline: true });
+      case 'filter':
+        return this.withBody(d.range, `filter ${d.name!.text}: ${d.filterKind!.text}`, d.body && this.object(d.body));
+      case 'resource': {
+        const members = [
+          ...d.options.map((e) => this.entry(e)),
+          ...d.propertiesBlocks.map((b) => this.section('properties', b.range, b.properties.map((p) => this.property(p)))),
+          ...d.operationsBlocks.map((b) => this.section('operations', b.range, b.operations.map((o) => this.operation(o)))),
+        ].sort((a, b) => a.range.start - b.range.start);
+        const open = this.braceAfter(d.name!.range.end);
+        return { range: d.range, head: `resource ${d.name!.text} `, body: { open, close: d.range.end - 1, members, alwaysMultiline: true } };
+      }
+      case 'mutator':
+        return { range: d.range, head: `mutator ${d.targetKind!.text} ${this.name(d.target!)}: ${JSON.stringify(d.ref!.value)}` };
+    }
+  }
+
+  private withBody(range: A.Range, head: string, body: Block | undefined): Member {
+    return body ? { range, head: `${head} `, body } : { range, head };
+  }
+
+  /** A `properties` or `operations` block of a resource. */
+  private section(keyword: string, range: A.Range, members: Member[]): Member {
+    const open = this.braceAfter(range.start + keyword.length);
+    return { range, head: `${keyword} `, body: { open, close: range.end - 1, members, alwaysMultiline: true } };
+  }
+
+  private property(p: A.PropertyDecl): Member {
+    const type = `${p.type!.name}${p.type!.array ? '[]' : ''}`;
+    return this.withBody(p.range, `${p.name.text}: ${type}`, p.constraints && this.object(p.constraints));
+  }
+
+  private operation(o: A.OperationDecl): Member {
+    return this.withBody(o.range, o.name ? `${o.opKind.text} ${o.name.text}` : o.opKind.text, o.body && this.object(o.body));
+  }
+
+  private entry(e: A.Entry): Member {
+    const key = this.name(e.key);
+    return this.value(e.value!, e.range, e.block ? `${key} ` : `${key}: `);
+  }
+
+  /** A value as a member: a scalar is printed whole in the head, an array or object is the body. */
+  private value(v: A.Value, range: A.Range, head: string): Member {
+    if (v.kind === 'object') return { range, head, body: this.object(v) };
+    if (v.kind === 'array') {
+      const members = v.items.map((item) => this.value(item, item.range, ''));
+      return { range, head, body: { open: v.range.start, close: v.range.end - 1, members, square: true } };
+    }
+    return { range, head: head + leaf(v) };
+  }
+
+  private object(v: A.ObjectValue): Block {
+    return { open: v.range.start, close: v.range.end - 1, members: v.entries.map((e) => this.entry(e)) };
+  }
+
+  /** A key or mutator target: a string stays a string. */
+  private name(n: A.Name): string {
+    return this.text[n.range.start] === '"' ? JSON.stringify(n.text) : n.text;
+  }
+
+  /** The offset of the `{` after `from`; only blanks and comments lie between. */
+  private braceAfter(from: number): number {
+    let i = from;
+    while (i < this.text.length && this.text[i] !== '{') i = this.comments.find((c) => c.range.start === i)?.range.end ?? i + 1;
+    return i;
+  }
+
+  // ---- layout
+
+  private line(offset: number): number {
+    return this.lines.position(offset).line;
+  }
+
+  private flat(b: Block): string {
+    const inner = b.members.map((m) => m.head + (m.body ? this.flat(m.body) : '')).join(', ');
+    if (b.square) return `[${inner}]`;
+    return inner ? `{ ${inner} }` : '{}';
+  }
+
+  /** The lines of a member at `depth`, the first starting with its indentation and head. */
+  private layout(m: Member, depth: number): string[] {
+    const first = indent(depth) + m.head;
+    const b = m.body;
+    if (!b) return [first];
+    const flat = first + this.flat(b);
+    const hasComment = this.comments.some((c) => inBlock(b, c.range.start));
+    if (!hasComment && (b.members.length === 0 || (!b.alwaysMultiline && flat.length <= WIDTH))) return [flat];
+    const out = [first + (b.square ? '[' : '{')];
+    this.layoutMembers(b, depth + 1, out, false);
+    out.push(indent(depth) + (b.square ? ']' : '}'));
+    return out;
+  }
+
+  /**
+   * Appends the members of a block, with the comments between them, to `out` (whose last
+   * line, if any, holds the block's opening bracket). A blank line is kept where the source
+   * had one between two items; at the top level, one always follows a declaration.
+   */
+  private layoutMembers(b: Block, depth: number, out: string[], topLevel: boolean): void {
+    const free = this.comments.filter((c) => inBlock(b, c.range.start) && !b.members.some((m) => contains(m.range, c.range.start)));
+    let next = 0;
+    let codeLine = b.open < 0 ? -1 : this.line(b.open); // source line of the code ending the last output line
+    let prevEnd = 0; // source end of the last item placed
+    let placed = false;
+    let afterMember = false;
+
+    const place = (lines: string[], range: A.Range, member: boolean): void => {
+      const gap = this.text.slice(prevEnd, range.start).replace(/\r\n?/g, '\n');
+      if (placed && ((topLevel && afterMember) || /\n[^\S\n]*\n/.test(gap))) out.push('');
+      out.push(...lines);
+      placed = true;
+      afterMember = member;
+      prevEnd = range.end;
+    };
+    const commentsBefore = (offset: number): void => {
+      for (; next < free.length && free[next].range.start < offset; next++) {
+        const c = free[next];
+        if (this.line(c.range.start) === codeLine) {
+          out[out.length - 1] += `  ${commentText(c)}`;
+          prevEnd = c.range.end;
+        } else {
+          place([indent(depth) + commentText(c)], c.range, false);
+          codeLine = -1;
+        }
+      }
+    };
+
+    for (const m of b.members) {
+      commentsBefore(m.range.start);
+      const inHead = this.comments.filter((c) => contains(m.range, c.range.start) && !(m.body && inBlock(m.body, c.range.start)));
+      place([...inHead.map((c) => indent(depth) + commentText(c)), ...this.layout(m, depth)], m.range, true);
+      codeLine = this.line(m.range.end - 1);
+    }
+    commentsBefore(b.close);
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The semantic model of a parsed file: resources with their properties, identifier, routes
+ * and operations (declared or default), filters, and global settings. Built tolerantly from
+ * a possibly broken AST; the checker reports what is wrong with it, and the server resolves
+ * its runtime metadata from it.
+ */
+import * as A from './ast.js';
+import { KIND_METHOD, OPERATION_KINDS, type OperationKind } from './catalogue/types.js';
+import { defaultOperationName, joinPath, pathSegment, type PathSegmentGenerator } from './naming.js';
+
+export interface ModelProperty {
+  name: string;
+  decl: A.PropertyDecl;
+  /** Base type name (`int`, `Author`, …) and whether it is an array. */
+  type: string | undefined;
+  array: boolean;
+  constraints: Map<string, A.Entry>;
+}
+
+export interface ModelOperation {
+  /** Undefined for an operation registered by default (no `operations` block). */
+  decl: A.OperationDecl | undefined;
+  kind: string;
+  known: boolean;
+  resource: ModelResource;
+  options: Map<string, A.Entry>;
+  method: string | undefined;
+  /** The route, route prefix included. */
+  path: string;
+  /** Written `uriTemplate` (undefined: the generated path). */
+  uriTemplate: string | undefined;
+  name: string;
+  /** Whether the name came from the declaration (`Get weather`) or the `name` option. */
+  named: boolean;
+  collection: boolean;
+}
+
+export interface ModelResource {
+  decl: A.ResourceDecl;
+  name: string;
+  properties: Map<string, ModelProperty>;
+  identifier: ModelProperty | undefined;
+  options: Map<string, A.Entry>;
+  routePrefix: string | undefined;
+  collectionPath: string;
+  itemPath: string | undefined;
+  operations: ModelOperation[];
+  /** True when an `operations` block is present (even empty). */
+  explicitOperations: boolean;
+}
+
+export interface ApiModel {
+  document: A.Document;
+  resources: Map<string, ModelResource>;
+  filters: Map<string, A.FilterDecl>;
+  config: A.ObjectValue | undefined;
+  pathSegmentGenerator: PathSegmentGenerator;
+}
+
+const DEFAULT_KINDS: OperationKind[] = ['GetCollection', 'Post', 'Get', 'Patch', 'Delete'];
+const COLLECTION_ROUTE_KINDS = new Set(['GetCollection', 'Post', 'Query']);
+
+/** The first entry of each key (duplicates are the checker's business). */
+export function entryMap(entries: A.Entry[] | undefined): Map<string, A.Entry> {
+  const map = new Map<string, A.Entry>();
+  for (const e of entries ?? []) if (!map.has(e.key.text)) map.set(e.key.text, e);
+  return map;
+}
+
+/** A setting's value in a `config` body by dotted path, e.g. `collection.pagination.page_parameter_name`. */
+export function configEntry(config: A.ObjectValue | undefined, path: string): A.Entry | undefined {
+  let obj: A.Value | undefined = config;
+  let entry: A.Entry | undefined;
+  for (const part of path.split('.')) {
+    if (obj?.kind !== 'object') return undefined;
+    entry = A.entryOf(obj, part);
+    obj = entry?.value;
+  }
+  return entry;
+}
+
+/** A plain string from a string or bare-word value. */
+export function wordOf(value: A.Value | undefined): string | undefined {
+  if (value?.kind === 'string') return value.value;
+  if (value?.kind === 'ident') return value.name;
+  return undefined;
+}
+
+function identifierOf(properties: Map<string, ModelProperty>): ModelProperty | undefined {
+  for (const p of properties.values()) {
+    const flag = p.constraints.get('identifier')?.value;
+    if (flag?.kind === 'bool' && flag.value) return p;
+  }
+  return properties.get('id');
+}
+
+function buildOperation(resource: ModelResource, kind: string, decl: A.OperationDecl | undefined): ModelOperation {
+  const options = entryMap(decl?.body?.entries);
+  const known = (OPERATION_KINDS as readonly string[]).includes(kind);
+  const method = (wordOf(options.get('method')?.value) ?? (known ? KIND_METHOD[kind as OperationKind] : undefined))?.toUpperCase();
+  const uriTemplate = wordOf(options.get('uriTemplate')?.value);
+  const collection = COLLECTION_ROUTE_KINDS.has(kind);
+  const path = uriTemplate !== undefined ? joinPath(resource.routePrefix, uriTemplate) : collection ? resource.collectionPath : (resource.itemPath ?? resource.collectionPath);
+  const explicitName = decl?.name?.text ?? wordOf(options.get('name')?.value);
+  return {
+    decl,
+    kind,
+    known,
+    resource,
+    options,
+    method,
+    path,
+    uriTemplate,
+    name: explicitName ?? defaultOperationName(path, (method ?? 'get').toLowerCase(), kind),
+    named: explicitName !== undefined,
+    collection,
+  };
+}
+
+export function buildModel(document: A.Document): ApiModel {
+  const config = A.configs(document)[0]?.body;
+  const generator = wordOf(configEntry(config, 'path_segment_name_generator')?.value) === 'dash' ? 'dash' : 'underscore';
+  const resources = new Map<string, ModelResource>();
+  for (const decl of A.resources(document)) {
+    if (!decl.name || resources.has(decl.name.text)) continue;
+    const properties = new Map<string, ModelProperty>();
+    for (const block of decl.propertiesBlocks) {
+      for (const p of block.properties) {
+        if (properties.has(p.name.text)) continue;
+        properties.set(p.name.text, { name: p.name.text, decl: p, type: p.type?.name, array: p.type?.array ?? false, constraints: entryMap(p.constraints?.entries) });
+      }
+    }
+    const options = entryMap(decl.options);
+    const routePrefix = wordOf(options.get('routePrefix')?.value);
+    const identifier = identifierOf(properties);
+    const collectionPath = joinPath(routePrefix, `/${pathSegment(decl.name.text, generator)}`);
+    const resource: ModelResource = {
+      decl,
+      name: decl.name.text,
+      properties,
+      identifier,
+      options,
+      routePrefix,
+      collectionPath,
+      itemPath: identifier ? `${collectionPath}/{${identifier.name}}` : undefined,
+      operations: [],
+      explicitOperations: decl.operationsBlocks.length > 0,
+    };
+    if (resource.explicitOperations) {
+      for (const block of decl.operationsBlocks) for (const op of block.operations) resource.operations.push(buildOperation(resource, op.opKind.text, op));
+    } else {
+      const kinds = identifier ? DEFAULT_KINDS : DEFAULT_KINDS.filter((k) => COLLECTION_ROUTE_KINDS.has(k));
+      for (const kind of kinds) resource.operations.push(buildOperation(resource, kind, undefined));
+    }
+    resources.set(resource.name, resource);
+  }
+  const filters = new Map<string, A.FilterDecl>();
+  for (const f of A.filters(document)) if (f.name && !filters.has(f.name.text)) filters.set(f.name.text, f);
+  return { document, resources, filters, config, pathSegmentGenerator: generator };
+}
+
+/** Every operation of the file, in declaration order. */
+export const allOperations = (model: ApiModel): ModelOperation[] => [...model.resources.values()].flatMap((r) => r.operations);

@@ -1,0 +1,38 @@
+/**
+ * Names derived from declarations: route path segments, default routes and operation names.
+ * Shared by the checker (which must know operation names and routes) and the server.
+ */
+import pluralize from 'pluralize';
+import type { OperationKind } from './catalogue/types.js';
+
+export type PathSegmentGenerator = 'underscore' | 'dash';
+
+/** `BookReview` → `book_reviews` (underscore) or `book-reviews` (dash), as API Platform names paths. */
+export function pathSegment(resourceName: string, generator: PathSegmentGenerator = 'underscore'): string {
+  const sep = generator === 'dash' ? '-' : '_';
+  const words = resourceName
+    .replace(/([a-z0-9])([A-Z])/g, `$1${sep}$2`)
+    .replace(/([A-Z]+)([A-Z][a-z])/g, `$1${sep}$2`)
+    .toLowerCase();
+  return pluralize(words);
+}
+
+/** Joins a route prefix and a path: (`/geo`, `/places`) → `/geo/places`. */
+export function joinPath(prefix: string | undefined, path: string): string {
+  if (!prefix) return path;
+  const p = prefix.startsWith('/') ? prefix : `/${prefix}`;
+  return `${p.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`;
+}
+
+/** The placeholders of a route template: `/places/{placeId}/weather` → ['placeId']. */
+export function placeholders(template: string): string[] {
+  return [...template.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]);
+}
+
+/**
+ * The name of an operation declared without one (language.md): `_api_<path>_<method>` in
+ * lower case, with `_collection` appended for GetCollection.
+ */
+export function defaultOperationName(path: string, method: string, kind: OperationKind | string): string {
+  return `_api_${path}_${method}${kind === 'GetCollection' ? '_collection' : ''}`.toLowerCase();
+}

@@ -1,0 +1,491 @@
+/**
+ * The Chevrotain grammar of the `.api` language, as one class of rules (one instance is
+ * reused), with error recovery enabled. Its embedded actions build the AST directly (no
+ * concrete syntax tree: building one costs more than parsing itself) and report the
+ * syntax-level defects the grammar tolerates on purpose: a missing colon or comma, bad
+ * strings, unknown declarations, stray tokens. Chevrotain's own errors are placed by
+ * build-ast.ts.
+ */
+import { EmbeddedActionsParser, EOF, tokenMatcher, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import type * as A from './ast.js';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
+import * as T from './lexer.js';
+import type { LineIndex } from './positions.js';
+import { closest, didYouMean } from './suggest.js';
+
+const describeToken = (token: IToken): string =>
+  token.tokenType === EOF ? 'end of file' : `'${token.image.length > 30 ? token.image.slice(0, 30) + '…' : token.image}'`;
+
+const labelOf = (type: TokenType): string => type.LABEL ?? type.name;
+
+const list = (labels: string[]): string => {
+  const unique = [...new Set(labels)];
+  return unique.length <= 1 ? unique.join('') : `${unique.slice(0, -1).join(', ')} or ${unique[unique.length - 1]}`;
+};
+
+/** Messages in the words of the language ("expected ':' but found '}'"). */
+const messages: IParserErrorMessageProvider = {
+  buildMismatchTokenMessage: ({ expected, actual }) => `expected ${labelOf(expected)} but found ${describeToken(actual)}`,
+  buildNotAllInputParsedMessage: ({ firstRedundant }) => `unexpected ${describeToken(firstRedundant)}`,
+  buildNoViableAltMessage: ({ expectedPathsPerAlt, actual, ruleName }) => {
+    const firsts = expectedPathsPerAlt.flatMap((paths) => paths.map((path) => labelOf(path[0])));
+    const isValue = ruleName === 'value' || (firsts.includes('a string') && firsts.includes('a number'));
+    const what = isValue ? 'a value (string, number, true, false, null, name, [ or {)' : list(firsts);
+    return `expected ${what} but found ${describeToken(actual[0])}`;
+  },
+  buildEarlyExitMessage: ({ expectedIterationPaths, actual }) =>
+    `expected ${list(expectedIterationPaths.map((p) => labelOf(p[0])))} but found ${describeToken(actual[0])}`,
+};
+
+export const isRealToken = (t: IToken | undefined): t is IToken =>
+  t !== undefined && t.tokenType !== EOF && !t.isInsertedInRecovery && Number.isFinite(t.startOffset);
+
+const tokenRange = (t: IToken): A.Range => ({ start: t.startOffset, end: t.startOffset + t.image.length });
+
+/** The range from the first to the last of some tokens and ranges that really exist. */
+function spanOf(...parts: (IToken | A.Range | undefined)[]): A.Range {
+  let start = Infinity;
+  let end = -Infinity;
+  for (const p of parts) {
+    if (!p) continue;
+    const r = 'image' in p ? (isRealToken(p) ? tokenRange(p) : undefined) : p;
+    if (r && Number.isFinite(r.start)) {
+      if (r.start < start) start = r.start;
+      if (r.end > end) end = r.end;
+    }
+  }
+  return Number.isFinite(start) ? { start, end } : { start: 0, end: 0 };
+}
+
+/** Decodes a string literal's JSON escapes, tolerating what JSON does not (raw tabs). */
+function decodeString(image: string): { value: string; badEscape?: number } {
+  const closed = image.length >= 2 && image.endsWith('"') && !image.endsWith('\\"');
+  const body = image.slice(1, closed ? -1 : undefined);
+  if (!body.includes('\\')) return { value: body };
+  let out = '';
+  let badEscape: number | undefined;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const e = body[++i];
+    const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+    if (e !== undefined && e in simple) out += simple[e];
+    else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(body.slice(i + 1, i + 5))) {
+      out += String.fromCharCode(parseInt(body.slice(i + 1, i + 5), 16));
+      i += 4;
+    } else {
+      badEscape ??= i;
+      if (e !== undefined) out += e;
+    }
+  }
+  return badEscape === undefined ? { value: out } : { value: out, badEscape };
+}
+
+/** Members of a bracketed list and the commas between them, for the separator rule. */
+class Members<M extends { range: A.Range }> {
+  readonly items: M[] = [];
+  readonly commas: number[] = [];
+}
+
+class ApiParser extends EmbeddedActionsParser {
+  /** Set for each parse: lines (for the separator rule) and the diagnostics found. */
+  lines!: LineIndex;
+  diagnostics: Diagnostic[] = [];
+
+  constructor() {
+    super(T.allTokens, { recoveryEnabled: true, errorMessageProvider: messages, maxLookahead: 1 });
+    this.performSelfAnalysis();
+  }
+
+  private lineOf(offset: number): number {
+    return this.lines.position(offset).line;
+  }
+
+  /** Two members on one line need a comma between them. */
+  private checkSeparators(m: Members<{ range: A.Range }>): void {
+    for (let i = 1; i < m.items.length; i++) {
+      const prev = m.items[i - 1].range;
+      const next = m.items[i].range;
+      if (next.start <= prev.start) continue;
+      if (m.commas.some((o) => o >= prev.end && o < next.start)) continue;
+      if (this.lineOf(prev.end - 1) === this.lineOf(next.start)) {
+        this.diagnostics.push(diagnostic('missing-separator', next, "expected ',' or a line break between two members on one line"));
+      }
+    }
+  }
+
+  private stringValue(t: IToken): A.StringValue {
+    const range = tokenRange(t);
+    const decoded = decodeString(t.image);
+    if (t.tokenType === T.UnterminatedString) {
+      this.diagnostics.push(diagnostic('unterminated-string', range, 'unterminated string: add the closing \'"\' on this line'));
+    } else if (decoded.badEscape !== undefined) {
+      const at = range.start + decoded.badEscape;
+      this.diagnostics.push(diagnostic('invalid-escape', { start: at, end: at + 2 }, `invalid escape '\\${t.image[decoded.badEscape + 1] ?? ''}' in string (JSON escapes only)`));
+    }
+    return { kind: 'string', value: decoded.value, range };
+  }
+
+  private nameOf(t: IToken | undefined): A.Name | undefined {
+    if (!isRealToken(t)) return undefined;
+    if (tokenMatcher(t, T.StringLiteral)) return { text: this.stringValue(t).value, range: tokenRange(t) };
+    return { text: t.image, range: tokenRange(t) };
+  }
+
+  /** `{ member, member }` around a repeated rule, collecting members and commas. */
+  private list<M extends { range: A.Range }>(member: () => M | undefined, m: Members<M>): void {
+    // Occurrence index 9: callers' own rules use the low indices.
+    this.MANY9(() =>
+      this.OR9([
+        { ALT: () => this.ACTION_PUSH(m.items, member()) },
+        { ALT: () => this.ACTION_PUSH(m.commas, this.CONSUME9(T.Comma).startOffset) },
+      ]),
+    );
+  }
+
+  public document = this.RULE('document', (): A.Declaration[] => {
+    const decls: A.Declaration[] = [];
+    this.MANY(() => {
+      const d = this.SUBRULE(this.declaration);
+      this.ACTION(() => d && decls.push(d));
+    });
+    return decls;
+  });
+
+  private declaration = this.RULE('declaration', (): A.Declaration | undefined =>
+    this.OR([
+      { ALT: () => this.SUBRULE(this.apiDecl) },
+      { ALT: () => this.SUBRULE(this.configDecl) },
+      { ALT: () => this.SUBRULE(this.filterDecl) },
+      { ALT: () => this.SUBRULE(this.resourceDecl) },
+      { ALT: () => this.SUBRULE(this.mutatorDecl) },
+      { ALT: () => this.SUBRULE(this.unknownDecl) },
+      { ALT: () => this.SUBRULE(this.strayToken) },
+    ]),
+  );
+
+  private apiDecl = this.RULE('apiDecl', (): A.ApiDecl => {
+    const kw = this.CONSUME(T.Api);
+    const title = this.CONSUME(T.StringLiteral);
+    const body = this.OPTION(() => this.SUBRULE(this.object));
+    return this.ACTION(() => ({
+      kind: 'api' as const,
+      title: isRealToken(title) ? this.stringValue(title) : undefined,
+      body,
+      range: spanOf(kw, title, body?.range),
+    }));
+  });
+
+  private configDecl = this.RULE('configDecl', (): A.ConfigDecl => {
+    const kw = this.CONSUME(T.Config);
+    const body = this.SUBRULE(this.object);
+    return this.ACTION(() => {
+      const range = spanOf(kw, body?.range);
+      return { kind: 'config' as const, body: body ?? { kind: 'object' as const, entries: [], range }, range };
+    });
+  });
+
+  private filterDecl = this.RULE('filterDecl', (): A.FilterDecl => {
+    const kw = this.CONSUME(T.Filter);
+    const name = this.CONSUME(T.Name);
+    this.CONSUME(T.Colon);
+    const kind = this.CONSUME2(T.Name);
+    const body = this.OPTION(() => this.SUBRULE(this.object));
+    return this.ACTION(() => ({ kind: 'filter' as const, name: this.nameOf(name), filterKind: this.nameOf(kind), body, range: spanOf(kw, name, kind, body?.range) }));
+  });
+
+  private resourceDecl = this.RULE('resourceDecl', (): A.ResourceDecl => {
+    const kw = this.CONSUME(T.Resource);
+    const name = this.CONSUME(T.Name);
+    this.CONSUME(T.LCurly);
+    const options: A.Entry[] = [];
+    const propertiesBlocks: A.PropertiesBlock[] = [];
+    const operationsBlocks: A.OperationsBlock[] = [];
+    const members = new Members<{ range: A.Range }>();
+    this.list(
+      () =>
+        this.OR([
+          { ALT: () => this.ACTION_PUSH(propertiesBlocks, this.SUBRULE(this.propertiesBlock)) },
+          { ALT: () => this.ACTION_PUSH(operationsBlocks, this.SUBRULE(this.operationsBlock)) },
+          // `properties`/`operations` are names too; the blocks above win.
+          { ALT: () => this.ACTION_PUSH(options, this.SUBRULE(this.entry)), IGNORE_AMBIGUITIES: true },
+        ]),
+      members,
+    );
+    const close = this.CONSUME(T.RCurly);
+    return this.ACTION(() => {
+      this.checkSeparators(members);
+      return { kind: 'resource' as const, name: this.nameOf(name), options, propertiesBlocks, operationsBlocks, range: spanOf(kw, name, close, ...members.items.map((m) => m.range)) };
+    });
+  });
+
+  /** Pushes a sub-rule's result (when recovery left one) and passes it on. */
+  private ACTION_PUSH<M>(into: M[], item: M | undefined): M | undefined {
+    this.ACTION(() => item && into.push(item));
+    return item;
+  }
+
+  private propertiesBlock = this.RULE('propertiesBlock', (): A.PropertiesBlock => {
+    const kw = this.CONSUME(T.Properties);
+    this.CONSUME(T.LCurly);
+    const m = new Members<A.PropertyDecl>();
+    this.MANY({
+      // `operations {` after a properties block left open ends the block (a property may
+      // still be named `properties` or `operations`: then a colon follows).
+      GATE: () => !this.atBlockKeyword(),
+      DEF: () =>
+        this.OR([
+          { ALT: () => this.ACTION_PUSH(m.items, this.SUBRULE(this.propertyDecl)) },
+          { ALT: () => this.ACTION_PUSH(m.commas, this.CONSUME(T.Comma).startOffset) },
+        ]),
+    });
+    const close = this.CONSUME(T.RCurly);
+    return this.ACTION(() => {
+      this.checkSeparators(m);
+      return { properties: m.items, range: spanOf(kw, close, ...m.items.map((p) => p.range)) };
+    });
+  });
+
+  private atBlockKeyword(): boolean {
+    const t = this.LA(1).tokenType;
+    return (t === T.Properties || t === T.Operations) && this.LA(2).tokenType === T.LCurly;
+  }
+
+  private propertyDecl = this.RULE('propertyDecl', (): A.PropertyDecl | undefined => {
+    const name = this.CONSUME(T.Name);
+    this.CONSUME(T.Colon);
+    const typeName = this.CONSUME2(T.Name);
+    const brackets = this.OPTION(() => {
+      this.CONSUME(T.LBracket);
+      return this.CONSUME(T.RBracket);
+    });
+    const constraints = this.OPTION2(() => this.SUBRULE(this.object));
+    return this.ACTION(() => {
+      const n = this.nameOf(name);
+      if (!n) return undefined;
+      const type: A.TypeRef | undefined = isRealToken(typeName)
+        ? { name: typeName.image, array: isRealToken(brackets), nameRange: tokenRange(typeName), range: spanOf(typeName, brackets) }
+        : undefined;
+      return { name: n, type, constraints, range: spanOf(n.range, type?.range, constraints?.range) };
+    });
+  });
+
+  private operationsBlock = this.RULE('operationsBlock', (): A.OperationsBlock => {
+    const kw = this.CONSUME(T.Operations);
+    this.CONSUME(T.LCurly);
+    const m = new Members<A.OperationDecl>();
+    this.list(() => this.SUBRULE(this.operationDecl), m);
+    const close = this.CONSUME(T.RCurly);
+    return this.ACTION(() => {
+      this.checkSeparators(m);
+      return { operations: m.items, range: spanOf(kw, close, ...m.items.map((o) => o.range)) };
+    });
+  });
+
+  private operationDecl = this.RULE('operationDecl', (): A.OperationDecl | undefined => {
+    const kind = this.CONSUME(T.Name);
+    // The optional name must stand on the kind's line: `Get⏎ Put` is two operations.
+    const name = this.OPTION({
+      GATE: () => this.LA(1).startOffset !== undefined && this.lineOf(this.LA(1).startOffset) === this.lineOf(kind.startOffset + kind.image.length - 1),
+      DEF: () => this.CONSUME2(T.Name),
+    });
+    const body = this.OPTION2(() => this.SUBRULE(this.object));
+    return this.ACTION(() => {
+      const opKind = this.nameOf(kind);
+      if (!opKind) return undefined;
+      const opName = this.nameOf(name);
+      return { opKind, name: opName, body, range: spanOf(opKind.range, opName?.range, body?.range) };
+    });
+  });
+
+  private mutatorDecl = this.RULE('mutatorDecl', (): A.MutatorDecl => {
+    const kw = this.CONSUME(T.Mutator);
+    const targetKind = this.CONSUME(T.Name);
+    const target = this.OR([{ ALT: () => this.CONSUME2(T.Name) }, { ALT: () => this.CONSUME(T.StringLiteral) }]);
+    this.CONSUME(T.Colon);
+    const ref = this.CONSUME2(T.StringLiteral);
+    return this.ACTION(() => ({
+      kind: 'mutator' as const,
+      targetKind: this.nameOf(targetKind),
+      target: this.nameOf(target),
+      ref: isRealToken(ref) ? this.stringValue(ref) : undefined,
+      range: spanOf(kw, targetKind, target, ref),
+    }));
+  });
+
+  /** A declaration that starts with an unknown word (`resorce Book { … }`): read it whole so
+   *  the checker can name the closest keyword and parsing goes on after it. */
+  private unknownDecl = this.RULE('unknownDecl', (): undefined => {
+    const word = this.CONSUME(T.Identifier);
+    this.OPTION({ GATE: () => this.LA(1).tokenType !== T.LCurly, DEF: () => this.CONSUME(T.Name) });
+    this.OPTION2(() => this.SUBRULE(this.skippedBlock));
+    this.ACTION(() => {
+      if (!isRealToken(word)) return;
+      const suggestion = closest(word.image, T.DECLARATION_KEYWORDS);
+      this.diagnostics.push(
+        diagnostic('unknown-declaration', tokenRange(word), `unknown declaration '${word.image}': expected api, config, filter, resource or mutator${didYouMean(suggestion)}`, suggestion),
+      );
+    });
+    return undefined;
+  });
+
+  /** A balanced `{ … }` read without interpreting it (the body of an unknown declaration). */
+  private skippedBlock = this.RULE('skippedBlock', (): undefined => {
+    this.CONSUME(T.LCurly);
+    this.MANY(() =>
+      this.OR([
+        { ALT: () => this.SUBRULE(this.skippedBlock) },
+        ...[T.Name, T.StringLiteral, T.NumberLiteral, T.True, T.False, T.Null, T.Colon, T.Comma, T.LBracket, T.RBracket].map((t) => ({ ALT: () => this.CONSUME(t) })),
+      ]),
+    );
+    this.CONSUME(T.RCurly);
+    return undefined;
+  });
+
+  /** A token that cannot start a declaration: consumed and reported, so parsing goes on. */
+  private strayToken = this.RULE('strayToken', (): undefined => {
+    const t = this.OR(
+      [T.RCurly, T.LCurly, T.RBracket, T.LBracket, T.Colon, T.Comma, T.StringLiteral, T.NumberLiteral, T.True, T.False, T.Null, T.Properties, T.Operations].map((tt) => ({
+        ALT: () => this.CONSUME(tt),
+      })),
+    );
+    this.ACTION(() => {
+      if (isRealToken(t)) this.diagnostics.push(diagnostic('syntax-error', tokenRange(t), `unexpected '${t.image}': expected a declaration (api, config, filter, resource or mutator)`));
+    });
+    return undefined;
+  });
+
+  public object = this.RULE('object', (): A.ObjectValue => {
+    const open = this.CONSUME(T.LCurly);
+    const m = new Members<A.Entry>();
+    this.list(() => this.SUBRULE(this.entry), m);
+    const close = this.CONSUME(T.RCurly);
+    return this.ACTION(() => {
+      this.checkSeparators(m);
+      return { kind: 'object' as const, entries: m.items, range: spanOf(open, close, ...m.items.map((e) => e.range)) };
+    });
+  });
+
+  private entry = this.RULE('entry', (): A.Entry | undefined => {
+    const key = this.OR([{ ALT: () => this.CONSUME(T.Name) }, { ALT: () => this.CONSUME(T.StringLiteral) }]);
+    let block = false;
+    let colonMissing = false;
+    const value = this.OR2([
+      {
+        ALT: () => {
+          const colon = this.CONSUME(T.Colon);
+          return this.OR3([
+            {
+              // A bare word on a later line is the next member, not this key's value:
+              // `routePrefix:⏎ properties {…}` is a missing value.
+              GATE: () => !(tokenMatcher(this.LA(1), T.Name) && this.lineOf(this.LA(1).startOffset) > this.lineOf(colon.startOffset)),
+              ALT: () => this.SUBRULE(this.value),
+            },
+          ]);
+        },
+      },
+      {
+        ALT: () => {
+          const obj = this.SUBRULE(this.object);
+          block = true;
+          return obj;
+        },
+      },
+      // `title 1`: a value on the key's line without the colon. Read it, so one missing
+      // colon is one diagnostic, not a cascade.
+      {
+        GATE: () => this.lineOf(this.LA(1).startOffset) === this.lineOf(key.startOffset + key.image.length - 1),
+        ALT: () => {
+          const v = this.SUBRULE2(this.value);
+          colonMissing = true;
+          return v;
+        },
+        IGNORE_AMBIGUITIES: true,
+      },
+    ]);
+    return this.ACTION(() => {
+      const k = this.nameOf(key);
+      if (!k) return undefined;
+      if (colonMissing) this.diagnostics.push(diagnostic('missing-colon', k.range, `expected ':' between '${k.text}' and its value`));
+      return { key: k, value, block, range: spanOf(k.range, value?.range) };
+    });
+  });
+
+  private value = this.RULE('value', (): A.Value | undefined =>
+    this.OR([
+      { ALT: () => this.literal(this.CONSUME(T.StringLiteral)) },
+      { ALT: () => this.literal(this.CONSUME(T.NumberLiteral)) },
+      { ALT: () => this.literal(this.CONSUME(T.True)) },
+      { ALT: () => this.literal(this.CONSUME(T.False)) },
+      { ALT: () => this.literal(this.CONSUME(T.Null)) },
+      { ALT: () => this.literal(this.CONSUME(T.Name)) },
+      { ALT: () => this.SUBRULE(this.array) },
+      { ALT: () => this.SUBRULE(this.object) },
+    ]),
+  );
+
+  private literal(t: IToken): A.Value | undefined {
+    return this.ACTION(() => {
+      if (!isRealToken(t)) return undefined;
+      const range = tokenRange(t);
+      switch (t.tokenType) {
+        case T.NumberLiteral:
+          return { kind: 'number' as const, value: Number(t.image), raw: t.image, range };
+        case T.True:
+        case T.False:
+          return { kind: 'bool' as const, value: t.tokenType === T.True, range };
+        case T.Null:
+          return { kind: 'null' as const, range };
+        case T.StringLiteral:
+        case T.UnterminatedString:
+          return this.stringValue(t);
+        default:
+          return { kind: 'ident' as const, name: t.image, range };
+      }
+    });
+  }
+
+  private array = this.RULE('array', (): A.ArrayValue => {
+    const open = this.CONSUME(T.LBracket);
+    const m = new Members<A.Value>();
+    this.list(() => this.SUBRULE(this.value), m);
+    const close = this.CONSUME(T.RBracket);
+    return this.ACTION(() => {
+      this.checkSeparators(m);
+      return { kind: 'array' as const, items: m.items, range: spanOf(open, close, ...m.items.map((i) => i.range)) };
+    });
+  });
+}
+
+/** The single parser instance (Chevrotain parsers are built once and reused). */
+const parser = new ApiParser();
+
+export interface RawParse {
+  declarations: A.Declaration[];
+  tokens: IToken[];
+  comments: IToken[];
+  /** Diagnostics the grammar's actions reported. */
+  diagnostics: Diagnostic[];
+  lexErrors: { offset: number; length: number }[];
+  parseErrors: { message: string; token: IToken; previousToken: IToken | undefined }[];
+}
+
+/** Lexes and parses a text, collecting every lexing and parsing error. */
+export function parseRaw(text: string, lines: LineIndex): RawParse {
+  const lexed = T.apiLexer.tokenize(text);
+  parser.lines = lines;
+  parser.diagnostics = [];
+  parser.input = lexed.tokens;
+  const declarations = parser.document() ?? [];
+  return {
+    declarations,
+    tokens: lexed.tokens,
+    comments: lexed.groups.comments ?? [],
+    diagnostics: parser.diagnostics,
+    lexErrors: lexed.errors.map((e) => ({ offset: e.offset, length: e.length })),
+    parseErrors: parser.errors.map((e) => ({ message: e.message, token: e.token, previousToken: (e as { previousToken?: IToken }).previousToken })),
+  };
+}

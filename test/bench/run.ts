@@ -1,0 +1,40 @@
+/**
+ * `npm run bench`: front-end speed on a generated 10,000-line file, median of several runs,
+ * with the Chevrotain lexer alone as the baseline measured in the same run.
+ */
+import { performance } from 'node:perf_hooks';
+import { parse } from '../../grammar/build-ast.js';
+import { check } from '../../grammar/checker/index.js';
+import { apiLexer } from '../../grammar/lexer.js';
+import { generateApi } from './generate.js';
+
+const RUNS = 25;
+
+function median(fn: () => void): number {
+  for (let i = 0; i < 5; i++) fn(); // warm up the JIT
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+const text = generateApi(10_000);
+const lineCount = text.split('\n').length;
+const mb = Buffer.byteLength(text) / 1e6;
+const diagnostics = check(text).all.length;
+if (diagnostics !== 0) throw new Error(`the generated file should check clean, got ${diagnostics} diagnostics`);
+
+const rows = [
+  { name: 'lex (baseline: Chevrotain lexer alone)', ms: median(() => apiLexer.tokenize(text)) },
+  { name: 'parse (lex + parse + AST)', ms: median(() => parse(text)) },
+  { name: 'parse + check', ms: median(() => check(text)) },
+];
+const base = rows[0].ms;
+console.log(`front end on a generated file: ${lineCount} lines, ${mb.toFixed(2)} MB, median of ${RUNS} runs\n`);
+console.log('| step | ms | MB/s | ratio to baseline |');
+console.log('|---|---:|---:|---:|');
+for (const r of rows) console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${(r.ms / base).toFixed(2)}x |`);
