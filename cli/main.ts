@@ -31,4 +31,29 @@ program
     process.exitCode = runFmt(files, opts.check ?? false);
   });
 
+program
+  .command('serve')
+  .description('check a .api file, then serve it')
+  .argument('<file>', '.api file')
+  .option('-p, --port <port>', 'port (default: $PORT or 3000; 0 picks a free one)')
+  .option('--host <host>', 'host to listen on', '127.0.0.1')
+  .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
+  .option('--memory', 'keep everything in memory, fresh on every start')
+  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .option('--watch', 'reload when the file changes')
+  .option('--debug', 'show stack traces of unexpected errors in responses')
+  .action(async (file: string, opts) => {
+    const { runServe } = await import('./serve.js');
+    process.exitCode = await runServe(file, opts);
+  });
+
+program
+  .command('routes')
+  .description('print the route table of a .api file')
+  .argument('<file>', '.api file')
+  .action(async (file: string) => {
+    const { runRoutes } = await import('./routes.js');
+    process.exitCode = await runRoutes(file);
+  });
+
 await program.parseAsync(process.argv);

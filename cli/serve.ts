@@ -1,0 +1,78 @@
+/** `apidsl serve FILE.api [--port N] [--host H] [--data DIR | --memory | --db URI] [--debug]` */
+import { readFileSync } from 'node:fs';
+import { pino } from 'pino';
+import { CodeLoadError } from '../server/metadata/code.js';
+import { CheckFailed, defaultDataDir, startService } from '../server/serve.js';
+import { toText } from './report.js';
+import { routeTable } from './routes.js';
+
+export interface ServeCliOptions {
+  port?: string;
+  host: string;
+  data?: string;
+  memory?: boolean;
+  db?: string;
+  debug?: boolean;
+  watch?: boolean;
+}
+
+function logger(): pino.Logger {
+  // Logs go to stderr, so stdout holds only the listening URL and the route table.
+  if (process.stderr.isTTY) return pino({ transport: { target: 'pino-pretty', options: { destination: 2 } } });
+  return pino(pino.destination(2));
+}
+
+export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
+  if (opts.db || process.env.APIDSL_DB) {
+    process.stderr.write('apidsl serve: MongoDB storage (--db) is not available yet; use the embedded store (--data or --memory).\n');
+    return 1;
+  }
+  if (opts.watch) {
+    process.stderr.write('apidsl serve: --watch is not available yet.\n');
+    return 1;
+  }
+  if (opts.memory && opts.data) {
+    process.stderr.write('apidsl serve: choose one of --data and --memory.\n');
+    return 1;
+  }
+  const port = Number(opts.port ?? process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`apidsl serve: invalid port "${opts.port ?? process.env.PORT}".\n`);
+    return 1;
+  }
+  let service;
+  try {
+    service = await startService({
+      file,
+      port,
+      host: opts.host,
+      storage: opts.memory ? { kind: 'memory' } : { kind: 'file', dir: opts.data ?? defaultDataDir(file) },
+      logger: logger(),
+      debug: opts.debug,
+    });
+  } catch (e) {
+    if (e instanceof CheckFailed) {
+      const errors = e.result.all.filter((d) => d.severity === 'error');
+      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+      process.stderr.write(`apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`);
+      return 1;
+    }
+    if (e instanceof CodeLoadError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      process.stderr.write(`apidsl serve: ${(e as Error).message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  process.stdout.write(`apidsl serving ${file} at ${service.url}\n\n${routeTable(service.api)}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await service.close();
+  return 0;
+}

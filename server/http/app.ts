@@ -1,0 +1,167 @@
+/**
+ * The Koa application of an API: headers every response carries, errors turned into their
+ * documents, one route per operation running the pipeline, the entrypoint and contexts, and
+ * 404/405 for what no route takes.
+ */
+import Koa, { type Context, type Next } from 'koa';
+import getRawBody from 'raw-body';
+import type { Logger } from 'pino';
+import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
+import { runPipeline } from '../pipeline/chain.js';
+import type { OperationState } from '../pipeline/state.js';
+import { constraintViolationDocument } from '../pipeline/violations.js';
+import type { Collection, Store } from '../store/types.js';
+import { contextDocument, entrypoint } from './documents.js';
+import { hydraDocumentation } from './hydra-docs.js';
+import { HttpError, notFound } from './errors.js';
+import { fillTemplate } from './iri.js';
+import { errorFlavour, negotiateOutput } from './negotiation.js';
+import { errorDocument } from './problem.js';
+import { parseQuery } from './query.js';
+import { routeHeaders, send } from './respond.js';
+import { newRouter, routeMatcher, routeOrder, routerPath, type RouteMatcher } from './router.js';
+
+export interface AppOptions {
+  logger: Logger;
+  /** Include stack traces of unexpected errors in 500 responses. */
+  debug?: boolean;
+}
+
+const DOCS_REL = 'http://www.w3.org/ns/hydra/core#apiDocumentation';
+
+/** `http://host:port` of the request, from its own Host header (absolute links use it). */
+const originOf = (ctx: Context): string => `${ctx.protocol}://${ctx.host}`;
+
+export async function createApp(api: ApiMetadata, store: Store, options: AppOptions): Promise<Koa> {
+  const collections = new Map<string, Collection>();
+  for (const r of api.resources) collections.set(r.shortName, await store.collection(r.storage));
+  const operations = api.resources.flatMap((r) => r.operations);
+  const matchers = new Map<OperationMetadata, RouteMatcher>(operations.map((o) => [o, routeMatcher(o)]));
+
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.use(commonHeaders);
+  app.use(errors(api, options));
+
+  const router = newRouter();
+  for (const op of routeOrder(operations)) {
+    const headers = routeHeaders(op, operations, api.settings.formats, api.settings.patchFormats);
+    const matcher = matchers.get(op)!;
+    router.register(routerPath(op.path), [op.method], async (ctx: Context, next: Next) => {
+      const { _format: extension, ...params } = ctx.params as Record<string, string>;
+      if (!matcher.accepts(ctx, params)) return next();
+      const state = newState(ctx, api, op, collections, params, extension);
+      await runPipeline(state);
+      send(ctx, state, headers);
+    });
+  }
+  router.get('/', (ctx) => sendDocument(ctx, entrypoint(api)));
+  router.get('/index.:format', (ctx) => sendDocument(ctx, entrypoint(api), ctx.params.format));
+  router.get('/docs.jsonld', (ctx) => sendDocument(ctx, hydraDocumentation(api, originOf(ctx)), 'jsonld'));
+  router.get('/contexts/:name{.:format}', (ctx) => {
+    const doc = contextDocument(api, ctx.params.name, originOf(ctx));
+    if (!doc) throw notFound();
+    sendDocument(ctx, doc, ctx.params.format);
+  });
+  app.use(router.routes());
+  app.use((ctx) => {
+    const allowed = [...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method))];
+    const target = `${ctx.method} ${originOf(ctx)}${ctx.path}`;
+    if (allowed.length === 0) throw new HttpError(404, `No route found for "${target}"`);
+    throw new HttpError(405, `No route found for "${target}": Method Not Allowed (Allow: ${allowed.join(', ')})`, { headers: { Allow: allowed.join(', ') } });
+  });
+  return app;
+}
+
+/** Headers on every response, errors included (reference-behaviour §4.2, §11). */
+async function commonHeaders(ctx: Context, next: Next): Promise<void> {
+  ctx.set('Vary', 'Accept');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'deny');
+  ctx.set('Link', `<${originOf(ctx)}/docs.jsonld>; rel="${DOCS_REL}"`);
+  await next();
+}
+
+function errors(api: ApiMetadata, options: AppOptions) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const started = performance.now();
+    try {
+      await next();
+    } catch (e) {
+      const error = e instanceof HttpError ? e : unexpected(e, options);
+      if (!(e instanceof HttpError) || error.status >= 500) options.logger.error({ err: e, method: ctx.method, url: ctx.url }, 'request failed');
+      const flavour = errorFlavour(ctx.get('accept') || undefined);
+      const body = error.options.violations
+        ? constraintViolationDocument(error.options.violations, { hydraPrefix: api.settings.hydraPrefix, jsonld: flavour === 'hydra' })
+        : errorDocument(error, flavour, api.settings.hydraPrefix);
+      ctx.status = error.status;
+      ctx.set(error.options.headers ?? {});
+      ctx.remove('Content-Location');
+      ctx.remove('Location');
+      ctx.append('Link', '<http://www.w3.org/ns/hydra/error>; rel="http://www.w3.org/ns/json-ld#error"');
+      ctx.type = 'application/problem+json; charset=utf-8';
+      ctx.body = JSON.stringify(body);
+    } finally {
+      options.logger.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+    }
+  };
+}
+
+/** Anything not thrown as an HttpError is a bug: 500, with details only in debug mode. */
+function unexpected(e: unknown, options: AppOptions): HttpError {
+  const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
+  // Errors from Koa and body parsing carry a client status (400, 413…); keep it.
+  if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) return new HttpError(err.status, err.expose && err.message ? err.message : 'Bad Request');
+  return new HttpError(500, options.debug ? String(err?.stack ?? err) : 'Internal Server Error');
+}
+
+function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collections: Map<string, Collection>, params: Record<string, string>, extension: string | undefined): OperationState {
+  const output = negotiateOutput(api.settings.formats, ctx.get('accept') || undefined, extension);
+  const defaults = (op.options.defaults as Record<string, unknown> | undefined) ?? {};
+  const uriVariables: Record<string, string> = {};
+  for (const name of op.uriVariables) {
+    const value = params[name] ?? defaults[name];
+    if (value !== undefined) uriVariables[name] = String(value);
+  }
+  const query = parseQuery(ctx.querystring);
+  return {
+    api,
+    operation: op,
+    criteria: query,
+    store: collections.get(op.resource.shortName)!,
+    collections,
+    request: {
+      method: ctx.method,
+      url: ctx.url,
+      headers: ctx.headers,
+      query,
+      body: undefined,
+      attributes: new Map(),
+    },
+    readBody: () => readBody(ctx, api.settings.bodySizeLimit),
+    contentType: ctx.get('content-type') || undefined,
+    uriVariables,
+    output,
+    path: ctx.path,
+    collectionIri: fillTemplate(op.path, uriVariables) ?? op.path,
+    data: null,
+    previousData: null,
+    created: false,
+  };
+}
+
+async function readBody(ctx: Context, limit: number): Promise<string> {
+  try {
+    return await getRawBody(ctx.req, { limit, encoding: 'utf8' });
+  } catch (e) {
+    const err = e as { type?: string; status?: number };
+    if (err.type === 'entity.too.large') throw new HttpError(413, `The request body is larger than the limit of ${limit} bytes.`);
+    throw new HttpError(err.status && err.status < 500 ? err.status : 400, 'The request body could not be read.');
+  }
+}
+
+function sendDocument(ctx: Context, doc: unknown, extension?: string): void {
+  const format = negotiateOutput({ jsonld: ['application/ld+json'], json: ['application/json'] }, ctx.get('accept') || undefined, extension);
+  ctx.type = `${format.mediaType}; charset=utf-8`;
+  ctx.body = JSON.stringify(doc);
+}

@@ -1,0 +1,68 @@
+/**
+ * The JSON-LD documents around the resources: the entrypoint (`/`) and the contexts
+ * (`/contexts/{Name}`). Contexts map every key we serve, the Hydra collection terms included
+ * (API Platform leaves `member`, `view`… unmapped; reference-behaviour's deliberate
+ * differences), and point `@vocab` at our own documentation on the request's host.
+ */
+import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
+
+const HYDRA = 'http://www.w3.org/ns/hydra/core#';
+
+const HYDRA_TERMS: Record<string, unknown> = {
+  Collection: 'hydra:Collection',
+  PartialCollectionView: 'hydra:PartialCollectionView',
+  IriTemplate: 'hydra:IriTemplate',
+  IriTemplateMapping: 'hydra:IriTemplateMapping',
+  member: { '@id': 'hydra:member', '@type': '@id' },
+  totalItems: 'hydra:totalItems',
+  view: { '@id': 'hydra:view', '@type': '@id' },
+  first: { '@id': 'hydra:first', '@type': '@id' },
+  last: { '@id': 'hydra:last', '@type': '@id' },
+  previous: { '@id': 'hydra:previous', '@type': '@id' },
+  next: { '@id': 'hydra:next', '@type': '@id' },
+  search: 'hydra:search',
+  template: 'hydra:template',
+  variableRepresentation: 'hydra:variableRepresentation',
+  mapping: 'hydra:mapping',
+  variable: 'hydra:variable',
+  property: 'hydra:property',
+  required: 'hydra:required',
+};
+
+const lcfirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+
+/** The first visible GetCollection path of a resource without placeholders, if any. */
+function collectionPathOf(resource: ResourceMetadata): string | undefined {
+  const op = resource.operations.find((o) => o.kind === 'GetCollection' && !o.hidden);
+  return op && !op.path.includes('{') ? op.path : undefined;
+}
+
+export function entrypoint(api: ApiMetadata): Record<string, unknown> {
+  const links: [string, string][] = [];
+  for (const r of api.resources) {
+    const path = collectionPathOf(r);
+    if (path) links.push([lcfirst(r.shortName), path]);
+  }
+  links.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { '@context': '/contexts/Entrypoint', '@id': '/', '@type': 'Entrypoint', ...Object.fromEntries(links) };
+}
+
+/** The context documents by name, for a request whose origin is `origin`. */
+export function contextDocument(api: ApiMetadata, name: string, origin: string): Record<string, unknown> | undefined {
+  const base = { '@vocab': `${origin}/docs.jsonld#`, hydra: HYDRA };
+  if (name === 'Entrypoint') {
+    const terms = Object.fromEntries(
+      api.resources.filter(collectionPathOf).map((r) => [lcfirst(r.shortName), { '@id': `Entrypoint/${lcfirst(r.shortName)}`, '@type': '@id' }]),
+    );
+    return { '@context': { ...base, Entrypoint: 'hydra:Entrypoint', ...terms } };
+  }
+  if (name === 'Error' || name === 'ConstraintViolation') {
+    return { '@context': { ...base, Error: 'hydra:Error', title: 'hydra:title', description: 'hydra:description' } };
+  }
+  const resource = api.resource(name);
+  if (!resource) return undefined;
+  const props = Object.fromEntries(
+    resource.properties.filter((p) => !p.writeOnly).map((p) => [p.name, p.relation ? { '@id': `${resource.shortName}/${p.name}`, '@type': '@id' } : `${resource.shortName}/${p.name}`]),
+  );
+  return { '@context': { ...base, ...HYDRA_TERMS, ...props } };
+}

@@ -1,0 +1,24 @@
+/**
+ * Errors a request can end in. Every stage throws an HttpError; one middleware turns it into
+ * API Platform's error document (Hydra or problem+json, see problem.ts). Anything else thrown
+ * is a bug and answers 500.
+ */
+export interface Violation {
+  propertyPath: string;
+  message: string;
+  /** Symfony constraint code (e.g. NotBlank's), so clients can match on it. */
+  code: string;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly options: { headers?: Record<string, string>; violations?: Violation[] } = {},
+  ) {
+    super(detail);
+  }
+}
+
+export const notFound = (detail = 'Not Found'): HttpError => new HttpError(404, detail);
+export const badRequest = (detail: string): HttpError => new HttpError(400, detail);

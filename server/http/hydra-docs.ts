@@ -1,0 +1,162 @@
+/**
+ * The Hydra API documentation (`/docs.jsonld`, reference-behaviour §11): one class per
+ * resource with its properties and item operations, the entrypoint class whose properties
+ * carry the collection operations, hidden routes left out, deprecations as `owl:deprecated`.
+ * The context is inlined and self-contained (no remote context URL).
+ */
+import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
+
+/** The part of Hydra's core context this document uses, plus the vocabularies it names. */
+const HYDRA_CONTEXT = {
+  hydra: 'http://www.w3.org/ns/hydra/core#',
+  rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#',
+  rdfs: 'http://www.w3.org/2000/01/rdf-schema#',
+  xsd: 'http://www.w3.org/2001/XMLSchema#',
+  owl: 'http://www.w3.org/2002/07/owl#',
+  ApiDocumentation: 'hydra:ApiDocumentation',
+  Class: 'hydra:Class',
+  Link: 'hydra:Link',
+  Operation: 'hydra:Operation',
+  SupportedProperty: 'hydra:SupportedProperty',
+  Collection: 'hydra:Collection',
+  title: 'hydra:title',
+  description: 'hydra:description',
+  entrypoint: { '@id': 'hydra:entrypoint', '@type': '@id' },
+  supportedClass: { '@id': 'hydra:supportedClass', '@type': '@vocab' },
+  supportedProperty: { '@id': 'hydra:supportedProperty', '@type': '@id' },
+  supportedOperation: { '@id': 'hydra:supportedOperation', '@type': '@id' },
+  property: { '@id': 'hydra:property', '@type': '@vocab' },
+  required: 'hydra:required',
+  readable: 'hydra:readable',
+  writeable: 'hydra:writeable',
+  method: 'hydra:method',
+  expects: { '@id': 'hydra:expects', '@type': '@vocab' },
+  returns: { '@id': 'hydra:returns', '@type': '@vocab' },
+  expectsHeader: 'hydra:expectsHeader',
+  headerName: 'hydra:headerName',
+  possibleValue: 'hydra:possibleValue',
+  label: 'rdfs:label',
+};
+
+const XSD: Record<string, string> = {
+  int: 'xsd:integer',
+  number: 'xsd:decimal',
+  string: 'xsd:string',
+  bool: 'xsd:boolean',
+  datetime: 'xsd:dateTime',
+  date: 'xsd:date',
+};
+
+const ACTIONS: Record<string, { type: string | string[]; verb: string }> = {
+  GET: { type: ['Operation', 'schema:FindAction'], verb: 'Retrieves a {} resource.' },
+  PUT: { type: ['Operation', 'schema:ReplaceAction'], verb: 'Replaces the {} resource.' },
+  PATCH: { type: 'Operation', verb: 'Updates the {} resource.' },
+  DELETE: { type: ['Operation', 'schema:DeleteAction'], verb: 'Deletes the {} resource.' },
+  POST: { type: ['Operation', 'schema:CreateAction'], verb: 'Creates a {} resource.' },
+};
+
+const lcfirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+const sortKeys = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<string, unknown> {
+  const name = op.resource.shortName;
+  const action = ACTIONS[op.method] ?? { type: 'Operation', verb: `${op.method} on the {} resource.` };
+  const collectionGet = op.kind === 'GetCollection';
+  const doc: Record<string, unknown> = {
+    '@type': action.type,
+    method: op.method,
+    title: op.name.startsWith('_api_') ? `${op.method.toLowerCase()}${name}${collectionGet ? 'Collection' : ''}` : op.name,
+    description: typeof op.options.description === 'string' ? op.options.description : collectionGet ? `Retrieves the collection of ${name} resources.` : action.verb.replace('{}', name),
+    returns: op.method === 'DELETE' || op.options.output === false ? 'owl:Nothing' : op.collection ? 'Collection' : name,
+  };
+  if (['POST', 'PUT', 'PATCH'].includes(op.method) && op.options.input !== false) doc.expects = name;
+  if (op.method === 'PATCH') doc.expectsHeader = [{ headerName: 'Content-Type', possibleValue: patchFormats }];
+  if (op.options.deprecationReason) doc['owl:deprecated'] = true;
+  return sortKeys(doc);
+}
+
+function propertyDoc(resource: ResourceMetadata, p: PropertyMetadata): Record<string, unknown> {
+  const property: Record<string, unknown> = {
+    '@id': `#${resource.shortName}/${p.name}`,
+    '@type': p.relation ? 'Link' : 'rdf:Property',
+    label: p.name,
+    domain: `#${resource.shortName}`,
+    range: p.relation ? `#${p.relation}` : (XSD[p.type] ?? 'rdfs:Literal'),
+  };
+  if (p.relation && !p.array) property['owl:maxCardinality'] = 1;
+  const doc: Record<string, unknown> = {
+    '@type': 'SupportedProperty',
+    property,
+    title: p.name,
+    required: p.required,
+    readable: !p.writeOnly,
+    writeable: !p.readOnly && !p.identifier,
+  };
+  if (p.description) doc.description = p.description;
+  return doc;
+}
+
+export function hydraDocumentation(api: ApiMetadata, origin: string): Record<string, unknown> {
+  const visible = (r: ResourceMetadata): OperationMetadata[] => r.operations.filter((o) => !o.hidden);
+  const classes = api.resources.map((r) => {
+    const cls: Record<string, unknown> = {
+      '@id': `#${r.shortName}`,
+      '@type': 'Class',
+      title: r.shortName,
+      ...(r.description ? { description: r.description } : {}),
+      supportedProperty: r.properties.map((p) => propertyDoc(r, p)),
+      supportedOperation: visible(r)
+        .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))
+        .map((o) => operationDoc(o, api.settings.patchFormats)),
+    };
+    if (r.options.deprecationReason) cls['owl:deprecated'] = true;
+    return cls;
+  });
+  const entrypointProperties = api.resources
+    .filter((r) => visible(r).some((o) => o.kind === 'GetCollection'))
+    .map((r) => {
+      const key = lcfirst(r.shortName);
+      const ops = visible(r).filter((o) => o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath));
+      const doc: Record<string, unknown> = {
+        '@type': 'SupportedProperty',
+        property: {
+          '@id': `#Entrypoint/${key}`,
+          '@type': 'Link',
+          label: key,
+          domain: '#Entrypoint',
+          range: 'hydra:Collection',
+          supportedOperation: ops.map((o) => operationDoc(o, api.settings.patchFormats)),
+        },
+        title: `get${r.shortName}Collection`,
+        readable: true,
+        writeable: false,
+      };
+      if (r.options.deprecationReason) doc['owl:deprecated'] = true;
+      return doc;
+    });
+  classes.push({
+    '@id': '#Entrypoint',
+    '@type': 'Class',
+    title: 'Entrypoint',
+    supportedProperty: entrypointProperties,
+    supportedOperation: [{ '@type': 'Operation', method: 'GET', title: 'index', description: 'The API entrypoint.', returns: '#Entrypoint' }],
+  });
+  return {
+    '@context': [
+      HYDRA_CONTEXT,
+      {
+        '@vocab': `${origin}/docs.jsonld#`,
+        schema: 'https://schema.org/',
+        domain: { '@id': 'rdfs:domain', '@type': '@id' },
+        range: { '@id': 'rdfs:range', '@type': '@id' },
+        subClassOf: { '@id': 'rdfs:subClassOf', '@type': '@id' },
+      },
+    ],
+    '@id': '/docs.jsonld',
+    '@type': 'ApiDocumentation',
+    title: api.title,
+    ...(api.description ? { description: api.description } : {}),
+    entrypoint: '/',
+    supportedClass: classes,
+  };
+}

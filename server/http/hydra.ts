@@ -1,0 +1,44 @@
+/**
+ * Hydra vocabulary in both forms: unprefixed (`member`, the 4.x default) or `hydra:`-prefixed,
+ * chosen by the global `hydra_prefix`, overridable per operation through
+ * `normalizationContext: { hydra_prefix: … }` (reference-behaviour §2.1, §2.4).
+ */
+import { optionValue } from '../metadata/options.js';
+import type { OperationMetadata, Settings } from '../metadata/types.js';
+
+export interface HydraKeys {
+  prefixed: boolean;
+  collectionType: string;
+  member: string;
+  totalItems: string;
+  view: string;
+  viewType: string;
+  first: string;
+  last: string;
+  previous: string;
+  next: string;
+  search: string;
+}
+
+export function hydraKeys(prefixed: boolean): HydraKeys {
+  const k = (name: string): string => (prefixed ? `hydra:${name}` : name);
+  return {
+    prefixed,
+    collectionType: k('Collection'),
+    member: k('member'),
+    totalItems: k('totalItems'),
+    view: k('view'),
+    viewType: k('PartialCollectionView'),
+    first: k('first'),
+    last: k('last'),
+    previous: k('previous'),
+    next: k('next'),
+    search: k('search'),
+  };
+}
+
+export function operationHydraKeys(op: OperationMetadata, settings: Settings): HydraKeys {
+  const context = optionValue<Record<string, unknown>>(op, settings, 'normalizationContext');
+  const own = context && typeof context === 'object' && !Array.isArray(context) ? context.hydra_prefix : undefined;
+  return hydraKeys(typeof own === 'boolean' ? own : settings.hydraPrefix);
+}

@@ -1,0 +1,41 @@
+/**
+ * Query strings as API Platform reads and writes them: bracket keys parsed like PHP
+ * (`order[id]=desc` → { order: { id: 'desc' } }, by `qs`), and links rebuilt from the
+ * request's parameters with top-level keys sorted, RFC 3986 encoding, and the page parameter
+ * last (reference-behaviour §2.2).
+ */
+import qs from 'qs';
+
+export type QueryParams = Record<string, unknown>;
+
+export function parseQuery(search: string): QueryParams {
+  return qs.parse(search.replace(/^\?/, ''), { depth: 5, parameterLimit: 1000, arrayLimit: 100 }) as QueryParams;
+}
+
+/** `path?k=v&…` with the given parameters sorted by top-level key, then `extra` appended in order. */
+export function buildLink(path: string, params: QueryParams, extra: [string, string | number][] = []): string {
+  const sorted: QueryParams = {};
+  for (const key of Object.keys(params).sort()) sorted[key] = params[key];
+  const parts = [qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }), ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)];
+  const query = parts.filter((p) => p !== '').join('&');
+  return query ? `${path}?${query}` : path;
+}
+
+/** The parameters without some keys (e.g. the page parameter). */
+export function without(params: QueryParams, ...keys: string[]): QueryParams {
+  const out: QueryParams = { ...params };
+  for (const k of keys) delete out[k];
+  return out;
+}
+
+/** PHP's FILTER_VALIDATE_BOOLEAN: 1/true/on/yes are true, anything else false. */
+export const phpBool = (value: unknown): boolean => typeof value === 'string' && ['1', 'true', 'on', 'yes'].includes(value.trim().toLowerCase());
+
+/**
+ * PHP's (int) cast of a query value: leading whitespace and sign, then digits (`2abc` → 2,
+ * `abc` → 0, `1.9` → 1). Returns a bigint so that values past 2^53 stay exact.
+ */
+export function phpInt(value: unknown): bigint {
+  const m = typeof value === 'string' ? /^\s*([+-]?\d+)/.exec(value) : null;
+  return m ? BigInt(m[1]) : 0n;
+}

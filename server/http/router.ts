@@ -1,0 +1,70 @@
+/**
+ * Routes: every operation on @koa/router, with an optional format extension
+ * (`/books/1.jsonld`). What the router cannot express is checked here, and a request that
+ * fails it goes on to the next route, as if this one did not match: `requirements` on path
+ * variables, `host` (placeholders allowed) and `schemes`.
+ */
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import type { OperationMetadata } from '../metadata/types.js';
+
+export const ROUTER_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY', 'OPTIONS'];
+
+/** `/books/{id}` → `/books/:id{.:_format}` (path-to-regexp syntax). */
+export function routerPath(template: string): string {
+  return `${template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1')}{.:_format}`;
+}
+
+export interface RouteMatcher {
+  /** Whether the request satisfies the operation's requirements, host and schemes. */
+  accepts(ctx: Context, params: Record<string, string>): boolean;
+  /** Whether a path (without method) belongs to this operation. */
+  matchesPath(path: string): boolean;
+}
+
+function hostPattern(host: string): RegExp {
+  const escaped = host.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^{}]+\}/g, '[^.]+');
+  return new RegExp(`^${escaped}$`, 'i');
+}
+
+export function routeMatcher(op: OperationMetadata): RouteMatcher {
+  const requirements = Object.entries((op.options.requirements as Record<string, unknown> | undefined) ?? {}).map(
+    ([name, pattern]) => [name, new RegExp(`^(?:${String(pattern)})$`, 'u')] as const,
+  );
+  const host = typeof op.options.host === 'string' ? hostPattern(op.options.host) : undefined;
+  const schemes = Array.isArray(op.options.schemes) ? op.options.schemes.map((s) => String(s).toLowerCase()) : undefined;
+  const pathRegex = new RegExp(
+    `^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^{}]+)\}/g, '(?<$1>[^/]+?)')}(?:\\.[^/.]+)?$`,
+  );
+  const satisfies = (params: Record<string, string>): boolean => requirements.every(([name, re]) => params[name] === undefined || re.test(params[name]));
+  return {
+    accepts: (ctx, params) => satisfies(params) && (!host || host.test(ctx.hostname)) && (!schemes || schemes.includes(ctx.protocol)),
+    matchesPath: (path) => {
+      const m = pathRegex.exec(path);
+      if (!m) return false;
+      const params: Record<string, string> = {};
+      for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
+      return satisfies(params);
+    },
+  };
+}
+
+const safeDecode = (v: string): string => {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+};
+
+/** Registration order: fewer placeholders first, so `/books/by-cursor` wins over `/books/{id}`. */
+export function routeOrder(ops: OperationMetadata[]): OperationMetadata[] {
+  const rank = (o: OperationMetadata): number => (o.hidden ? 1000 : 0) + o.uriVariables.length;
+  return ops.map((o, i) => [o, i] as const).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([o]) => o);
+}
+
+export function newRouter(): Router {
+  return new Router({ methods: ROUTER_METHODS });
+}
+
+export type RouteHandler = (ctx: Context, next: Next) => Promise<void>;

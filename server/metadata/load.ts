@@ -1,0 +1,232 @@
+/**
+ * Loads the runtime metadata of a checked `.api` file, once: resources and their properties,
+ * operations (declared or default) with resource-level options merged under their own,
+ * resource then operation mutators applied (the seed's rule 12: at load, result cached),
+ * routes and the hidden IRI routes, custom code imported, storage specs derived.
+ */
+import * as A from '../../grammar/ast.js';
+import { FILTER_KINDS, OPTIONS, type OperationKind } from '../../grammar/catalogue/index.js';
+import type { ApiModel, ModelProperty, ModelResource } from '../../grammar/model.js';
+import { defaultOperationName, joinPath, pathSegment, placeholders } from '../../grammar/naming.js';
+import type { CollectionSpec, FieldType } from '../store/types.js';
+import { loadCode } from './code.js';
+import { resolveSettings } from './settings.js';
+import type { ApiMetadata, CodeFunction, FilterKind, FilterMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata, Settings } from './types.js';
+
+/** Operation options a resource passes down to its operations (routing options stay per operation). */
+const INHERITED = new Set(OPTIONS.filter((o) => o.group === 'operation' && o.placement.resource).map((o) => o.name));
+const COLLECTION_KINDS = new Set<string>(['GetCollection', 'Query']);
+const VALIDATION_CONSTRAINTS = ['required', 'nullable', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'];
+
+export const NOT_EXPOSED_DETAIL = 'This route does not aim to be called.';
+export const GENID_DETAIL = 'This route is not exposed on purpose. It generates an IRI for a collection resource without identifier nor item operation.';
+export const GENID_PATH = '/.well-known/genid/{id}';
+
+type Plain = Record<string, unknown>;
+type Mutator = (metadata: Plain) => Plain | Promise<Plain>;
+
+const plainEntries = (entries: A.Entry[] | undefined): Plain => {
+  const out: Plain = {};
+  for (const e of entries ?? []) if (!(e.key.text in out)) out[e.key.text] = A.toPlain(e.value);
+  return out;
+};
+
+function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifier: boolean): PropertyMetadata {
+  const c = plainEntries([...p.constraints.values()]);
+  const type = p.type ?? 'json';
+  const meta: PropertyMetadata = {
+    name: p.name,
+    type,
+    array: p.array,
+    identifier: isIdentifier,
+    required: c.required === true,
+    nullable: c.nullable !== false,
+    readOnly: c.readOnly === true,
+    writeOnly: c.writeOnly === true,
+    constrained: VALIDATION_CONSTRAINTS.some((k) => k in c),
+  };
+  if (resources.has(type)) meta.relation = type;
+  for (const key of ['default', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum', 'groups', 'description'] as const) {
+    if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
+  }
+  return meta;
+}
+
+function fieldType(p: PropertyMetadata): FieldType {
+  if (p.array) return 'array';
+  if (p.relation) return 'iri';
+  return (['int', 'number', 'string', 'bool', 'datetime', 'date'].includes(p.type) ? p.type : 'json') as FieldType;
+}
+
+/** Properties that filters, orders and cursors of the resource's operations use: indexed. */
+function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
+  const id = resource.identifier?.name;
+  const out: string[][] = [];
+  const add = (fields: string[]): void => {
+    const valid = fields.filter((f) => resource.properties.some((p) => p.name === f && !p.array && fieldType(p) !== 'json'));
+    if (valid.length && !out.some((x) => x.join() === valid.join())) out.push(valid);
+  };
+  for (const op of resource.operations) {
+    for (const name of (op.options.filters as string[] | undefined) ?? []) {
+      const filter = model.filters.get(name);
+      if (!filter || !FILTER_KINDS.some((k) => k.name === filter.filterKind?.text)) continue;
+      const props = A.toPlain(A.entryOf(filter.body, 'properties')?.value);
+      for (const f of Array.isArray(props) ? props : Object.keys((props as Plain) ?? {})) add([String(f)]);
+    }
+    const cursor = op.options.paginationViaCursor as { field?: string }[] | undefined;
+    if (Array.isArray(cursor)) add([...cursor.map((c) => String(c.field)), ...(id ? [id] : [])]);
+  }
+  return out;
+}
+
+async function codeOf(value: unknown, baseDir: string, what: string): Promise<CodeFunction | undefined> {
+  return typeof value === 'string' ? loadCode(value, baseDir, what) : undefined;
+}
+
+async function applyMutators(target: Plain, mutators: Mutator[]): Promise<Plain> {
+  let current = target;
+  for (const m of mutators) current = (await m(current)) ?? current;
+  return current;
+}
+
+interface LoadOptions {
+  /** Directory of the .api file: custom code paths are relative to it. */
+  baseDir: string;
+}
+
+export async function loadMetadata(model: ApiModel, options: LoadOptions): Promise<ApiMetadata> {
+  const settings: Settings = resolveSettings(model.config);
+  const resourceMutators = new Map<string, Mutator[]>();
+  const operationMutators = new Map<string, Mutator[]>();
+  for (const m of A.mutators(model.document)) {
+    if (!m.target || !m.ref) continue;
+    const fn = (await loadCode(m.ref.value, options.baseDir, `mutator ${m.targetKind?.text} ${m.target.text}`)) as Mutator;
+    const map = m.targetKind?.text === 'resource' ? resourceMutators : operationMutators;
+    map.set(m.target.text, [...(map.get(m.target.text) ?? []), fn]);
+  }
+
+  const resources: ResourceMetadata[] = [];
+  let genidTaken = false;
+  for (const source of model.resources.values()) {
+    const resource = await loadResource(source, model, options.baseDir, resourceMutators, operationMutators);
+    if (!resource.identifier && !genidTaken) {
+      genidTaken = true;
+      resource.operations.push(hiddenOperation(resource, GENID_PATH, '_api_genid', GENID_DETAIL));
+    }
+    resource.storage.indexes = indexes(resource, model);
+    resources.push(resource);
+  }
+  const api = A.resources(model.document).length ? model.document.declarations.find((d): d is A.ApiDecl => d.kind === 'api') : undefined;
+  const apiFields = plainEntries(api?.body?.entries);
+  const byName = new Map(resources.map((r) => [r.shortName, r]));
+  return {
+    filters: loadFilters(model),
+    title: api?.title?.value ?? 'API',
+    version: typeof apiFields.version === 'string' ? apiFields.version : undefined,
+    description: typeof apiFields.description === 'string' ? apiFields.description : undefined,
+    settings,
+    resources,
+    resource: (name) => byName.get(name),
+  };
+}
+
+async function loadResource(
+  source: ModelResource,
+  model: ApiModel,
+  baseDir: string,
+  resourceMutators: Map<string, Mutator[]>,
+  operationMutators: Map<string, Mutator[]>,
+): Promise<ResourceMetadata> {
+  const mutated = await applyMutators({ shortName: source.name, ...plainEntries(source.decl.options) }, resourceMutators.get(source.name) ?? []);
+  const shortName = String(mutated.shortName ?? source.name);
+  const routePrefix = typeof mutated.routePrefix === 'string' ? mutated.routePrefix : undefined;
+  const properties = [...source.properties.values()].map((p) => property(p, model.resources, p === source.identifier));
+  const identifier = properties.find((p) => p.identifier);
+  const collectionPath = joinPath(routePrefix, `/${pathSegment(shortName, model.pathSegmentGenerator)}`);
+  const resourceOptions: Plain = { ...mutated };
+  delete resourceOptions.shortName;
+  const resource: ResourceMetadata = {
+    shortName,
+    description: typeof mutated.description === 'string' ? mutated.description : undefined,
+    properties,
+    identifier,
+    collectionPath,
+    itemPath: identifier ? `${collectionPath}/{${identifier.name}}` : undefined,
+    operations: [],
+    options: resourceOptions,
+    storage: {
+      name: shortName,
+      identifier: identifier ? { field: identifier.name, type: identifier.type === 'int' ? 'int' : 'string' } : undefined,
+      fields: Object.fromEntries(properties.map((p) => [p.name, fieldType(p)])),
+      indexes: [],
+    } satisfies CollectionSpec,
+  };
+  const inherited: Plain = {};
+  for (const [k, v] of Object.entries(resourceOptions)) if (INHERITED.has(k)) inherited[k] = v;
+
+  for (const op of source.operations) {
+    const kind = op.kind as OperationKind;
+    const own = plainEntries(op.decl?.body?.entries);
+    const before: Plain = { ...inherited, ...own, name: op.name, kind, method: op.method, uriTemplate: own.uriTemplate };
+    const after = await applyMutators(before, operationMutators.get(op.name) ?? []);
+    const method = String(after.method ?? op.method ?? 'GET').toUpperCase();
+    const template = typeof after.uriTemplate === 'string' ? after.uriTemplate : undefined;
+    const isCollectionRoute = kind === 'GetCollection' || kind === 'Post' || kind === 'Query';
+    const path = template !== undefined ? joinPath(routePrefix, template) : isCollectionRoute ? collectionPath : (resource.itemPath ?? collectionPath);
+    const opts: Plain = { ...after };
+    for (const k of ['name', 'kind', 'method', 'uriTemplate']) delete opts[k];
+    const controllerRef = opts.controller;
+    const meta: OperationMetadata = {
+      name: typeof after.name === 'string' ? after.name : defaultOperationName(path, method.toLowerCase(), kind),
+      kind,
+      method,
+      resource,
+      path,
+      uriVariables: placeholders(path),
+      collection: COLLECTION_KINDS.has(kind),
+      hidden: false,
+      options: opts,
+      provider: await codeOf(opts.provider, baseDir, `provider of ${op.name}`),
+      processor: await codeOf(opts.processor, baseDir, `processor of ${op.name}`),
+      controller: controllerRef === 'NotFoundAction' ? 'NotFoundAction' : await codeOf(controllerRef, baseDir, `controller of ${op.name}`),
+    };
+    resource.operations.push(meta);
+  }
+  // The seed: a resource with an identifier and no item Get still has item IRIs, served by a
+  // hidden route that always answers 404.
+  if (resource.itemPath && !resource.operations.some((o) => o.method === 'GET' && !o.collection)) {
+    resource.operations.push(hiddenOperation(resource, resource.itemPath, `_api_${resource.itemPath}_get_not_exposed`.toLowerCase(), NOT_EXPOSED_DETAIL));
+  }
+  return resource;
+}
+
+function loadFilters(model: ApiModel): Map<string, FilterMetadata> {
+  const out = new Map<string, FilterMetadata>();
+  for (const [name, decl] of model.filters) {
+    const kind = decl.filterKind?.text as FilterKind | undefined;
+    if (!kind || !FILTER_KINDS.some((k) => k.name === kind)) continue;
+    const props = A.toPlain(A.entryOf(decl.body, 'properties')?.value);
+    const properties = Array.isArray(props)
+      ? props.map((p) => ({ name: String(p) }))
+      : Object.entries((props as Plain) ?? {}).map(([p, setting]) => (typeof setting === 'string' ? { name: p, setting } : { name: p }));
+    const description = A.toPlain(A.entryOf(decl.body, 'description')?.value);
+    out.set(name, { name, kind, properties, ...(typeof description === 'string' ? { description } : {}) });
+  }
+  return out;
+}
+
+function hiddenOperation(resource: ResourceMetadata, path: string, name: string, detail: string): OperationMetadata {
+  return {
+    name,
+    kind: 'Get',
+    method: 'GET',
+    resource,
+    path,
+    uriVariables: placeholders(path),
+    collection: false,
+    hidden: true,
+    hiddenDetail: detail,
+    options: {},
+  };
+}
+

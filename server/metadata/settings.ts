@@ -1,0 +1,34 @@
+/** Global settings from `config { … }`, each with the catalogue's default when unset. */
+import * as A from '../../grammar/ast.js';
+import { OPTIONS, SETTINGS } from '../../grammar/catalogue/index.js';
+import { configEntry } from '../../grammar/model.js';
+import type { Settings } from './types.js';
+
+export function resolveSettings(config: A.ObjectValue | undefined): Settings {
+  const get = <T>(path: string): T => {
+    const entry = configEntry(config, path);
+    const value = entry?.value ? (A.toPlain(entry.value) as T) : undefined;
+    return value ?? (SETTINGS.find((s) => s.path === path)?.default as T);
+  };
+  const defaults: Record<string, unknown> = {};
+  for (const option of OPTIONS) {
+    if (!option.globalName) continue;
+    const value = get<unknown>(`defaults.${option.globalName}`);
+    if (value !== undefined && value !== null) defaults[option.name] = value;
+  }
+  return {
+    pageParameter: get('collection.pagination.page_parameter_name'),
+    enabledParameter: get('collection.pagination.enabled_parameter_name'),
+    itemsPerPageParameter: get('collection.pagination.items_per_page_parameter_name'),
+    partialParameter: get('collection.pagination.partial_parameter_name'),
+    orderParameter: get('collection.order_parameter_name'),
+    existsParameter: get('collection.exists_parameter_name'),
+    defaultOrder: get<string>('collection.order').toUpperCase() === 'DESC' ? 'DESC' : 'ASC',
+    formats: get('formats'),
+    patchFormats: get('patch_formats'),
+    errorFormats: get('error_formats'),
+    hydraPrefix: get('hydra_prefix'),
+    bodySizeLimit: get('body_size_limit'),
+    defaults,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The context custom code receives (language.md "Custom code"): the operation, URI variables,
+ * filters, the request (with its attributes Map), the data at hand, and the default
+ * persistence as `persist`/`remove`.
+ */
+import type { OperationMetadata } from '../metadata/types.js';
+import type { Item } from '../store/types.js';
+import type { OperationState, PublicRequest } from './state.js';
+import { persistItem, removeItem } from './write.js';
+
+export interface PublicOperation {
+  name: string;
+  kind: string;
+  method: string;
+  uriTemplate: string;
+  resource: string;
+  options: Readonly<Record<string, unknown>>;
+}
+
+export interface CustomContext {
+  operation: PublicOperation;
+  uriVariables: Record<string, string>;
+  filters: Record<string, unknown>;
+  request: PublicRequest;
+  data: unknown;
+  previousData: unknown;
+  persist(data: Item): Promise<Item>;
+  remove(data: Item): Promise<void>;
+}
+
+export function publicOperation(op: OperationMetadata): PublicOperation {
+  return { name: op.name, kind: op.kind, method: op.method, uriTemplate: op.path, resource: op.resource.shortName, options: op.options };
+}
+
+export function customContext(state: OperationState): CustomContext {
+  return {
+    operation: publicOperation(state.operation),
+    uriVariables: state.uriVariables,
+    filters: state.request.query,
+    request: state.request,
+    data: state.data,
+    previousData: state.previousData,
+    persist: (data) => persistItem(state, data),
+    remove: (data) => removeItem(state, data),
+  };
+}

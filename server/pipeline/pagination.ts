@@ -1,0 +1,85 @@
+/**
+ * Page-based pagination (reference-behaviour §2.2–§3): what the request asks for (with the
+ * client switches honoured only when enabled, PHP's casts and the 400s), the store query for
+ * one page, and the `view` of the collection document.
+ */
+import { badRequest } from '../http/errors.js';
+import { buildLink, phpBool, phpInt, without, type QueryParams } from '../http/query.js';
+import { optionValue } from '../metadata/options.js';
+import type { OperationMetadata, Settings } from '../metadata/types.js';
+
+export interface PageRequest {
+  enabled: boolean;
+  partial: boolean;
+  page: number;
+  itemsPerPage: number;
+}
+
+/** A page of results; `total` is undefined under partial pagination (no count query). */
+export interface Page {
+  items: unknown[];
+  request: PageRequest;
+  total?: number;
+}
+
+/** The largest offset we accept: beyond it `(page - 1) * limit` would not be exact. */
+const MAX_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
+
+export function pageRequest(op: OperationMetadata, settings: Settings, query: QueryParams): PageRequest {
+  const opt = <T>(name: string): T => optionValue<T>(op, settings, name) as T;
+  let enabled = opt<boolean>('paginationEnabled') !== false;
+  const enabledParam = query[settings.enabledParameter];
+  if (opt<boolean>('paginationClientEnabled') && enabledParam !== undefined) enabled = phpBool(enabledParam);
+  let partial = opt<boolean>('paginationPartial') === true;
+  const partialParam = query[settings.partialParameter];
+  if (opt<boolean>('paginationClientPartial') && partialParam !== undefined) partial = phpBool(partialParam);
+
+  const clientSize = opt<boolean>('paginationClientItemsPerPage') === true;
+  const maximum = opt<number | undefined>('paginationMaximumItemsPerPage');
+  let itemsPerPage = BigInt(opt<number>('paginationItemsPerPage') ?? 30);
+  const sizeParam = query[settings.itemsPerPageParameter];
+  if (clientSize && sizeParam !== undefined) itemsPerPage = phpInt(sizeParam);
+  // The maximum clamps a client value, and the default too when the client may choose.
+  if (clientSize && typeof maximum === 'number' && itemsPerPage > BigInt(maximum)) itemsPerPage = BigInt(maximum);
+
+  const pageParam = query[settings.pageParameter];
+  const page = pageParam === undefined ? 1n : phpInt(pageParam);
+  if (enabled) {
+    if (page < 1n) throw badRequest('Page should not be less than 1');
+    if (itemsPerPage < 0n) throw badRequest('Limit should not be less than 0');
+    if (itemsPerPage === 0n && page > 1n) throw badRequest('Page should not be greater than 1 if limit is equal to 0');
+    if ((page - 1n) * itemsPerPage > MAX_OFFSET || page > MAX_OFFSET) throw badRequest('Page parameter is too large.');
+  }
+  return { enabled, partial, page: enabled ? Number(page) : 1, itemsPerPage: Number(itemsPerPage) };
+}
+
+export const lastPage = (total: number, itemsPerPage: number): number => (itemsPerPage > 0 ? Math.max(1, Math.ceil(total / itemsPerPage)) : 1);
+
+/** The `view` object of a page-paginated collection document, or undefined when it has none. */
+export function pageView(page: Page, path: string, query: QueryParams, settings: Settings, keys: ViewKeys): Record<string, unknown> | undefined {
+  const params = without(query, settings.pageParameter);
+  const applied = Object.keys(without(params, settings.enabledParameter)).length > 0;
+  const { request } = page;
+  const last = page.total === undefined ? undefined : lastPage(page.total, request.itemsPerPage);
+  const paginated = request.enabled && (request.partial || last !== 1);
+  if (!applied && !paginated) return undefined;
+  const link = (n: number): string => buildLink(path, params, [[settings.pageParameter, n]]);
+  const view: Record<string, unknown> = { '@id': paginated ? link(request.page) : buildLink(path, params), '@type': keys.viewType };
+  if (!paginated) return view;
+  if (!request.partial && last !== undefined) {
+    view[keys.first] = link(1);
+    view[keys.last] = link(last);
+  }
+  if (request.page !== 1) view[keys.previous] = link(request.page - 1);
+  const hasNext = request.partial ? page.items.length >= request.itemsPerPage && request.itemsPerPage > 0 : last !== undefined && request.page < last;
+  if (hasNext) view[keys.next] = link(request.page + 1);
+  return view;
+}
+
+export interface ViewKeys {
+  viewType: string;
+  first: string;
+  last: string;
+  previous: string;
+  next: string;
+}

@@ -1,0 +1,78 @@
+/**
+ * Stage "serialize": the response body. Items in JSON-LD (`@context` on the top-level
+ * document, `@id`, `@type`, then the properties; write-only ones and nulls left out) or plain
+ * JSON; collections as the Hydra collection document or, in JSON, a bare array.
+ */
+import { operationHydraKeys } from '../http/hydra.js';
+import { itemIri, itemOperation } from '../http/iri.js';
+import { optionValue } from '../metadata/options.js';
+import type { OperationMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { Item } from '../store/types.js';
+import { pageView } from './pagination.js';
+import { asPage } from './read.js';
+import { isItem, type OperationState } from './state.js';
+
+const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
+
+/** The operation whose route builds the IRIs of the items an operation returns. */
+function iriOperation(state: OperationState): OperationMetadata | undefined {
+  const op = state.operation;
+  const template = op.options.itemUriTemplate;
+  if (typeof template === 'string') {
+    const named = op.resource.operations.find((o) => !o.collection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)));
+    if (named) return named;
+  }
+  // An item served by its own item operation keeps that operation's URL as its @id.
+  if (!op.collection && op.method !== 'POST' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000')) return op;
+  return itemOperation(op.resource);
+}
+
+export function normalizeItem(resource: ResourceMetadata, item: Item, jsonld: boolean, iri: () => string): Record<string, unknown> {
+  const out: Record<string, unknown> = jsonld ? { '@id': iri(), '@type': resource.shortName } : {};
+  const declared = resource.properties.length > 0;
+  if (declared) {
+    for (const p of resource.properties) {
+      const v = item[p.name];
+      if (v !== undefined && v !== null && !p.writeOnly) out[p.name] = v;
+    }
+  } else {
+    for (const [k, v] of Object.entries(item)) if (v !== undefined && v !== null && !k.startsWith('@')) out[k] = v;
+  }
+  return out;
+}
+
+export function serialize(state: OperationState): void {
+  const op = state.operation;
+  const settings = state.api.settings;
+  const resource = op.resource;
+  const via = iriOperation(state);
+  const iriOf = (item: Item) => (): string => itemIri(resource, item, via, state.uriVariables);
+  // The item's IRI (for Location and Content-Location), also when there is no body.
+  const subject = isItem(state.data) ? state.data : isItem(state.previousData) ? state.previousData : undefined;
+  if (subject && !op.collection && resource.identifier) state.iri = iriOf(subject)();
+  if (optionValue<boolean>(op, settings, 'serialize') === false || op.options.output === false) return;
+  const jsonld = state.output.name === 'jsonld';
+  if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  if (op.collection && state.page) {
+    const members = state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item)));
+    if (!jsonld) {
+      state.body = members;
+      return;
+    }
+    const keys = operationHydraKeys(op, settings);
+    const doc: Record<string, unknown> = { '@context': contextIri(resource), '@id': state.collectionIri, '@type': keys.collectionType };
+    if (state.page.total !== undefined) doc[keys.totalItems] = state.page.total;
+    doc[keys.member] = members;
+    const view = pageView(state.page, state.path, state.request.query, settings, keys);
+    if (view) doc[keys.view] = view;
+    state.body = doc;
+    return;
+  }
+  if (!isItem(state.data)) {
+    state.body = state.data ?? undefined;
+    return;
+  }
+  const iri = state.iri ?? iriOf(state.data)();
+  const body = normalizeItem(resource, state.data, jsonld, () => iri);
+  state.body = jsonld ? { '@context': contextIri(resource), ...body } : body;
+}

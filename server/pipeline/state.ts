@@ -1,0 +1,54 @@
+/**
+ * What one request carries through the pipeline, and the context handed to custom code
+ * (its public shape is declared in types/apidsl.d.ts).
+ */
+import type { Format } from '../http/negotiation.js';
+import type { QueryParams } from '../http/query.js';
+import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
+import type { Collection, Item } from '../store/types.js';
+import type { Page } from './pagination.js';
+
+/** The request as custom code sees it. */
+export interface PublicRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  query: QueryParams;
+  body: unknown;
+  /** Per-request attributes; `_api_response_status` set here overrides the status. */
+  attributes: Map<string, unknown>;
+}
+
+export interface OperationState {
+  api: ApiMetadata;
+  operation: OperationMetadata;
+  store: Collection;
+  /** Collections of every resource, by short name (for custom code and relations). */
+  collections: Map<string, Collection>;
+  request: PublicRequest;
+  /** Raw body reader (enforces the size limit). */
+  readBody(): Promise<string>;
+  contentType: string | undefined;
+  /** Filter criteria: the URL's query, or the body of a QUERY request. */
+  criteria: QueryParams;
+  uriVariables: Record<string, string>;
+  output: Format;
+  /** Request path, extension included, for links. */
+  path: string;
+  /** The item the stages work on: read, then deserialized, then written (null: none). */
+  data: unknown;
+  /** The item as read, before any change. */
+  previousData: unknown;
+  /** The page a collection operation read. */
+  page?: Page;
+  /** PUT with allowCreate that created the item. */
+  created: boolean;
+  /** The collection's IRI: the operation's path with its variables, no query, no extension. */
+  collectionIri: string;
+  /** The item's IRI once known (Location, Content-Location). */
+  iri?: string;
+  /** The response body, once serialized (undefined: no body). */
+  body?: unknown;
+}
+
+export const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && !Array.isArray(v);

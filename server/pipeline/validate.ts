@@ -1,0 +1,106 @@
+/**
+ * Validation of an item against its resource's constraints: Ajv runs the input schema of schema.ts, and its
+ * errors are told as the Symfony violations API Platform answers with (messages, codes, property paths).
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { DefinedError, ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { Violation } from '../http/errors.js';
+import type { ResourceMetadata } from '../metadata/types.js';
+import type { Item } from '../store/types.js';
+import { resourceSchema } from './schema.js';
+import { violation } from './violations.js';
+
+// strictTypes off: a constraint keyword that does not apply to a value's type is simply ignored, as in JSON Schema.
+const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strictTypes: false });
+addFormats.default(ajv, ['date-time', 'date']);
+// Relation values are checked against the routes by denormalize(); for Ajv the format is an annotation.
+ajv.addFormat('iri-reference', true);
+
+interface CompiledResource {
+  validate: ValidateFunction;
+  /** The schema's `required` list: NotBlank is checked here, as it also rejects empty strings. */
+  required: string[];
+  /** Declaration index per property name: violations are reported in that order. */
+  order: Map<string, number>;
+}
+
+const compiled = new WeakMap<ResourceMetadata, CompiledResource>();
+
+function compile(resource: ResourceMetadata): CompiledResource {
+  let entry = compiled.get(resource);
+  if (entry === undefined) {
+    const schema = resourceSchema(resource, 'input');
+    entry = {
+      validate: ajv.compile(schema),
+      required: (schema.required as string[] | undefined) ?? [],
+      order: new Map(resource.properties.map((p, i) => [p.name, i])),
+    };
+    compiled.set(resource, entry);
+  }
+  return entry;
+}
+
+/** The violations of an item, ordered by property declaration; empty when the item is valid. */
+export function validateItem(resource: ResourceMetadata, item: Item): Violation[] {
+  const { validate, required, order } = compile(resource);
+  // A null is an absent property (denormalize() already drops them; custom code may not).
+  const present = Object.fromEntries(Object.entries(item).filter(([, value]) => value !== null));
+  const violations = required
+    .filter((name) => !Object.hasOwn(present, name) || present[name] === '')
+    .map((name) => violation(name, 'NotBlank'));
+  if (!validate(present)) {
+    for (const error of validate.errors as DefinedError[]) {
+      if (error.keyword !== 'required') violations.push(toViolation(error));
+    }
+  }
+  const rank = (v: Violation) => order.get(v.propertyPath.split(/[[.]/)[0]) ?? -1;
+  return violations.sort((a, b) => rank(a) - rank(b));
+}
+
+/** PHP's names for JSON Schema types, as Symfony's Type constraint names them. */
+const PHP_TYPES: Record<string, string> = {
+  string: 'string',
+  integer: 'int',
+  number: 'float',
+  boolean: 'bool',
+  array: 'array',
+  object: 'array',
+};
+
+function toViolation(error: DefinedError): Violation {
+  const path = propertyPath(error.instancePath);
+  switch (error.keyword) {
+    case 'type': {
+      const types = ([] as string[]).concat(error.params.type).filter((t) => t !== 'null');
+      return violation(path, 'Type', { type: types.map((t) => PHP_TYPES[t] ?? t).join('|') });
+    }
+    case 'maxLength':
+      return violation(path, 'TooLong', { limit: error.params.limit });
+    case 'minLength':
+      return violation(path, 'TooShort', { limit: error.params.limit });
+    case 'minimum':
+      return violation(path, 'GreaterThanOrEqual', { compared_value: error.params.limit });
+    case 'maximum':
+      return violation(path, 'LessThanOrEqual', { compared_value: error.params.limit });
+    case 'pattern':
+      return violation(path, 'Regex');
+    case 'enum':
+      return violation(path, 'Choice');
+    case 'format':
+      if (error.params.format === 'date-time') return violation(path, 'DateTime');
+      if (error.params.format === 'date') return violation(path, 'Date');
+  }
+  // schema.ts emits no other validating keyword: reaching this is a bug in the schema generator.
+  throw new Error(`No violation for the JSON Schema keyword "${error.keyword}" (${error.schemaPath})`);
+}
+
+/** JSON Pointer `/tags/1` → Symfony property path `tags[1]`. */
+function propertyPath(pointer: string): string {
+  let path = '';
+  for (const segment of pointer.split('/').slice(1)) {
+    const name = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+    path = /^\d+$/.test(name) && path !== '' ? `${path}[${name}]` : path === '' ? name : `${path}.${name}`;
+  }
+  return path;
+}

@@ -1,0 +1,68 @@
+/**
+ * Stage "write": the processor. The default one persists (POST inserts, PUT/PATCH replace or,
+ * with allowCreate, create, DELETE removes); a custom `processor` replaces it and may call the
+ * default through `ctx.persist` / `ctx.remove`. A custom controller takes this stage's place.
+ */
+import { HttpError, notFound } from '../http/errors.js';
+import { optionValue } from '../metadata/options.js';
+import { StoreConflictError, type Id, type Item } from '../store/types.js';
+import { customContext } from './custom-context.js';
+import { isItem, type OperationState } from './state.js';
+
+const idOf = (state: OperationState, item: Item): Id | undefined => {
+  const name = state.operation.resource.identifier?.name;
+  const v = name ? item[name] : undefined;
+  return typeof v === 'number' || typeof v === 'string' ? v : undefined;
+};
+
+/** Stores an item: created when it is new, else replaced (the default write of any method). */
+export async function persistItem(state: OperationState, item: Item): Promise<Item> {
+  const id = idOf(state, item);
+  try {
+    if (id === undefined) return await state.store.insert(item);
+    const { item: saved, created } = await state.store.upsert(id, item);
+    if (created && state.operation.method === 'PUT') state.created = true;
+    return saved;
+  } catch (e) {
+    if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
+    throw e;
+  }
+}
+
+export async function removeItem(state: OperationState, item: Item): Promise<void> {
+  const id = idOf(state, item);
+  if (id !== undefined) await state.store.delete(id);
+}
+
+export async function write(state: OperationState): Promise<void> {
+  const op = state.operation;
+  if (op.controller) return runController(state);
+  if (optionValue<boolean>(op, state.api.settings, 'write') === false) return;
+  if (op.processor) {
+    state.data = await op.processor(state.data, customContext(state));
+    return;
+  }
+  if (op.method === 'GET' || op.method === 'QUERY' || op.method === 'HEAD') return;
+  if (op.method === 'DELETE') {
+    if (isItem(state.data)) await removeItem(state, state.data);
+    state.data = null;
+    return;
+  }
+  if (!isItem(state.data)) return;
+  if (op.method === 'POST' && !state.previousData) {
+    try {
+      state.data = await state.store.insert(state.data);
+    } catch (e) {
+      if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
+      throw e;
+    }
+    return;
+  }
+  state.data = await persistItem(state, state.data);
+}
+
+async function runController(state: OperationState): Promise<void> {
+  const controller = state.operation.controller!;
+  if (controller === 'NotFoundAction') throw notFound();
+  state.data = await controller(customContext(state));
+}

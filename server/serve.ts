@@ -1,0 +1,79 @@
+/**
+ * Starting and stopping a service: check the file, load its metadata (custom code and
+ * mutators included), open the store, listen. Used by `apidsl serve` and the tests.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { dirname, join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { check, type CheckResult } from '../grammar/checker/index.js';
+import { createApp } from './http/app.js';
+import { loadMetadata } from './metadata/load.js';
+import type { ApiMetadata } from './metadata/types.js';
+import { openSqliteStore } from './store/sqlite.js';
+import type { Store } from './store/types.js';
+
+export type Storage = { kind: 'memory' } | { kind: 'file'; dir: string };
+
+export interface ServeOptions {
+  file: string;
+  port: number;
+  host: string;
+  storage: Storage;
+  logger: Logger;
+  debug?: boolean;
+}
+
+export interface RunningService {
+  url: string;
+  api: ApiMetadata;
+  /** Stops accepting connections, lets in-flight requests finish, flushes and closes the store. */
+  close(): Promise<void>;
+}
+
+export class CheckFailed extends Error {
+  constructor(readonly result: CheckResult) {
+    super('the file has errors');
+  }
+}
+
+/** Where the embedded store keeps a file's data by default: `.apidsl-data/` beside it. */
+export const defaultDataDir = (file: string): string => join(dirname(resolve(file)), '.apidsl-data');
+
+export async function loadApi(file: string): Promise<ApiMetadata> {
+  const text = readFileSync(file, 'utf8');
+  const baseDir = dirname(resolve(file));
+  const result = check(text, { baseDir });
+  if (result.all.some((d) => d.severity === 'error')) throw new CheckFailed(result);
+  return loadMetadata(result.model, { baseDir });
+}
+
+async function openStore(storage: Storage): Promise<Store> {
+  if (storage.kind === 'memory') return openSqliteStore({ memory: true });
+  mkdirSync(storage.dir, { recursive: true });
+  return openSqliteStore({ file: join(storage.dir, 'apidsl.sqlite') });
+}
+
+export async function startService(options: ServeOptions): Promise<RunningService> {
+  const api = await loadApi(options.file);
+  const store = await openStore(options.storage);
+  const app = await createApp(api, store, { logger: options.logger, debug: options.debug });
+  const server: Server = await new Promise((resolveServer, reject) => {
+    const s = app.listen(options.port, options.host, () => resolveServer(s));
+    s.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}`,
+    api,
+    close: async () => {
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeIdleConnections();
+      });
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// Types for custom code referenced from a .api file ("./file.mjs#export"): providers,
+// processors, controllers and metadata mutators. Import them in JSDoc or TypeScript:
+//   /** @param {import('apidsl').ProviderContext} ctx */
+
+/** The request as custom code sees it. */
+export interface ApiRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Query parameters, bracket keys parsed (`order[id]=desc` → { order: { id: 'desc' } }). */
+  query: Record<string, unknown>;
+  /** The parsed body, once the deserialize stage has read it. */
+  body: unknown;
+  /** Per-request attributes. `attributes.set('_api_response_status', 202)` sets this response's status. */
+  attributes: Map<string, unknown>;
+}
+
+export interface ApiOperation {
+  name: string;
+  kind: 'GetCollection' | 'Post' | 'Get' | 'Put' | 'Patch' | 'Delete' | 'Query' | 'HttpOperation';
+  method: string;
+  /** The route, route prefix included (`/geo/places/{id}`). */
+  uriTemplate: string;
+  /** Short name of the resource. */
+  resource: string;
+  /** Options as written in the .api file (resource-level ones merged in), after mutators. */
+  options: Readonly<Record<string, unknown>>;
+}
+
+export type Item = Record<string, unknown>;
+
+/** A page of results with its total (the full paginator of the seed's rule 10). */
+export interface Paginator {
+  items: Iterable<Item>;
+  currentPage: number;
+  itemsPerPage: number;
+  /** Leave it out for a partial paginator (no count: no `totalItems`, no `first`/`last`). */
+  totalItems?: number;
+}
+
+export interface ProviderContext {
+  operation: ApiOperation;
+  /** Values of the route's placeholders (`{placeId}` → uriVariables.placeId), as strings. */
+  uriVariables: Record<string, string>;
+  /** The query parameters (the filters of the request). */
+  filters: Record<string, unknown>;
+  request: ApiRequest;
+}
+
+export interface ProcessorContext extends ProviderContext {
+  /** The stored item before this request changed it (null when there was none). */
+  previousData: Item | null;
+  /** The default write: stores the item (creates or replaces it) and returns it as stored. */
+  persist(data: Item): Promise<Item>;
+  /** The default delete. */
+  remove(data: Item): Promise<void>;
+}
+
+export interface ControllerContext extends ProcessorContext {
+  /** What the read stage found (the item, or a page for collection operations). */
+  data: unknown;
+}
+
+/** `(ctx) => data | null | paginator`: null answers 404 (see throwOnNotFound). */
+export type Provider = (ctx: ProviderContext) => Item | Item[] | Paginator | null | Promise<Item | Item[] | Paginator | null>;
+/** `(data, ctx) => result`: replaces the default write. */
+export type Processor = (data: Item | null, ctx: ProcessorContext) => unknown;
+/** `(ctx) => data | paginator`. */
+export type Controller = (ctx: ControllerContext) => unknown;
+/** `(metadata) => metadata`, run once at load. Resource metadata: `shortName` and the resource's options; operation metadata: `name`, `kind`, `method`, `uriTemplate` and the options. */
+export type Mutator = (metadata: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
