@@ -22,6 +22,8 @@ export interface ServeOptions {
   storage: Storage;
   logger: Logger;
   debug?: boolean;
+  /** An already opened store to serve from instead of `storage` (benchmarks seed one first). */
+  store?: Store;
 }
 
 export interface RunningService {
@@ -56,7 +58,7 @@ async function openStore(storage: Storage): Promise<Store> {
 
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const api = await loadApi(options.file);
-  const store = await openStore(options.storage);
+  const store = options.store ?? (await openStore(options.storage));
   const app = await createApp(api, store, { logger: options.logger, debug: options.debug });
   const server: Server = await new Promise((resolveServer, reject) => {
     const s = app.listen(options.port, options.host, () => resolveServer(s));

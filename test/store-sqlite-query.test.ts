@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { compileCount, compileFind } from '../server/store/sqlite-query.js';
+import { compileCount, compileExists, compileFind, compileStream, compileTotal } from '../server/store/sqlite-query.js';
 import type { CollectionSpec, Sort } from '../server/store/types.js';
 
 const BOOK: CollectionSpec = {
@@ -75,5 +75,41 @@ describe('SQLite query compiler', () => {
 
   it('allows exists on opaque fields', () => {
     expect(compileCount(BOOK, [{ op: 'exists', field: 'tags', exists: false }]).sql).to.match(/'\$\."tags"'\) IS NULL$/);
+  });
+
+  it('reads the unfiltered count from the counts table, never from the resource table', () => {
+    const { sql, params } = compileTotal(BOOK);
+    expect(sql).to.equal('SELECT "n" FROM "_apidsl_counts" WHERE "collection" = ?');
+    expect(sql).not.to.contain('Book');
+    expect(params).to.deep.equal(['Book']);
+    expect(compileTotal({ ...BOOK, name: 'Other' }).sql).to.equal(sql);
+    expect(() => compileTotal({ ...BOOK, name: 'Book"; --' })).to.throw(TypeError);
+    expect(compileCount(BOOK).sql).to.equal('SELECT count(*) AS n FROM "Book"');
+  });
+
+  it('probes existence with SELECT 1 … LIMIT 1, keeping the offset and the cursor, without ORDER BY', () => {
+    const sort: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
+    const { sql, params } = compileExists(BOOK, { where: [{ op: 'gt', field: 'price', value: 1 }], sort, after: { values: [10, 5] }, limit: 0, offset: 3 });
+    expect(sql).to.equal(
+      `SELECT 1 AS found FROM "Book" WHERE (${PRICE} > ? AND (${PRICE} >= ? AND (${PRICE} > ? OR (${PRICE} = ? AND "key" > ?)))) LIMIT 1 OFFSET ?`,
+    );
+    expect(params).to.deep.equal([1, 10, 10, 10, 5, 3]);
+    expect(() => compileExists(BOOK, { sort: [{ field: 'tags', direction: 'asc' }] })).to.throw(TypeError, /only 'exists'/);
+  });
+
+  it('selects the order values for a stream and resumes after them on the total order, without the offset', () => {
+    const sort: Sort = [{ field: 'price', direction: 'desc' }];
+    const q = { where: [{ op: 'eq' as const, field: 'title', value: 't' }], sort, limit: 100, offset: 20 };
+    const first = compileStream(BOOK, q);
+    expect(first.sql).to.equal(
+      `SELECT "key", "doc", ${PRICE} AS "o0", "key" AS "o1" FROM "Book" WHERE json_extract("doc", '$."title"') = ? ORDER BY ${PRICE} DESC, "key" DESC LIMIT ? OFFSET ?`,
+    );
+    expect(first.params).to.deep.equal(['t', 100, 20]);
+    expect(first.orderColumns).to.deep.equal(['o0', 'o1']);
+    const resumed = compileStream(BOOK, q, { values: [10, 7], read: 30 });
+    expect(resumed.sql).to.contain(`AND ((${PRICE} < ? OR ${PRICE} IS NULL) OR (${PRICE} = ? AND "key" < ?))`);
+    expect(resumed.params).to.deep.equal(['t', 10, 10, 7, 70, 0]);
+    // The sort already ends with the identifier: no key term is added.
+    expect(compileStream(BOOK, { sort: [{ field: 'id', direction: 'asc' }] }).orderColumns).to.deep.equal(['o0']);
   });
 });

@@ -12,10 +12,13 @@ export function parseQuery(search: string): QueryParams {
   return qs.parse(search.replace(/^\?/, ''), { depth: 5, parameterLimit: 1000, arrayLimit: 100 }) as QueryParams;
 }
 
-/** `path?k=v&…` with the given parameters sorted by top-level key, then `extra` appended in order. */
-export function buildLink(path: string, params: QueryParams, extra: [string, string | number][] = []): string {
+/**
+ * `path?k=v&…` with the given parameters (sorted by top-level key unless `sort` is false),
+ * then `extra` appended in order.
+ */
+export function buildLink(path: string, params: QueryParams, extra: [string, string | number][] = [], sort = true): string {
   const sorted: QueryParams = {};
-  for (const key of Object.keys(params).sort()) sorted[key] = params[key];
+  for (const key of sort ? Object.keys(params).sort() : Object.keys(params)) sorted[key] = params[key];
   const parts = [qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }), ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)];
   const query = parts.filter((p) => p !== '').join('&');
   return query ? `${path}?${query}` : path;

@@ -3,6 +3,7 @@
  * `_api_response_status` > the operation's `status` > the method's default) and the
  * operation headers (Allow, Accept-Post, Accept-Patch, Location, Content-Location).
  */
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata } from '../metadata/types.js';
@@ -49,5 +50,5 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
     return;
   }
   ctx.type = `${state.output.mediaType}; charset=utf-8`;
-  ctx.body = JSON.stringify(state.body);
+  ctx.body = state.body instanceof Readable ? state.body : JSON.stringify(state.body);
 }

@@ -16,7 +16,7 @@ export interface FilterQuery {
   sort: Sort;
 }
 
-interface Ctx {
+export interface Ctx {
   api: ApiMetadata;
   resource: ResourceMetadata;
 }
@@ -33,7 +33,7 @@ function boolOf(v: unknown): boolean | undefined {
 }
 
 /** A criterion's value as the property's stored type, or undefined when it cannot be one. */
-function typedValue(ctx: Ctx, prop: PropertyMetadata, raw: unknown): unknown {
+export function typedValue(ctx: Ctx, prop: PropertyMetadata, raw: unknown): unknown {
   const s = scalar(raw);
   if (s === undefined) return undefined;
   switch (prop.type) {

@@ -6,6 +6,7 @@
 import { badRequest } from '../http/errors.js';
 import { buildLink, phpBool, phpInt, without, type QueryParams } from '../http/query.js';
 import { optionValue } from '../metadata/options.js';
+import type { CursorLinks } from './cursor.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 
 export interface PageRequest {
@@ -20,6 +21,12 @@ export interface Page {
   items: unknown[];
   request: PageRequest;
   total?: number;
+  /** Set for cursor pagination: its links, computed from the page's first and last items. */
+  cursor?: CursorLinks;
+  /** A partial paginator's own word on whether a next page exists. */
+  hasNext?: boolean;
+  /** Unpaginated store reads: the items, streamed (then `items` is empty and `total` unknown). */
+  stream?: AsyncIterable<unknown>;
 }
 
 /** The largest offset we accept: beyond it `(page - 1) * limit` would not be exact. */
@@ -58,6 +65,13 @@ export const lastPage = (total: number, itemsPerPage: number): number => (itemsP
 /** The `view` object of a page-paginated collection document, or undefined when it has none. */
 export function pageView(page: Page, path: string, query: QueryParams, settings: Settings, keys: ViewKeys): Record<string, unknown> | undefined {
   const params = without(query, settings.pageParameter);
+  if (page.cursor) {
+    // Cursor pages always have a view (a partial paginator counts as paginated), never first/last.
+    const view: Record<string, unknown> = { '@id': buildLink(path, params), '@type': keys.viewType };
+    if (page.cursor.previous) view[keys.previous] = page.cursor.previous;
+    if (page.cursor.next) view[keys.next] = page.cursor.next;
+    return view;
+  }
   const applied = Object.keys(without(params, settings.enabledParameter)).length > 0;
   const { request } = page;
   const last = page.total === undefined ? undefined : lastPage(page.total, request.itemsPerPage);
@@ -71,7 +85,7 @@ export function pageView(page: Page, path: string, query: QueryParams, settings:
     view[keys.last] = link(last);
   }
   if (request.page !== 1) view[keys.previous] = link(request.page - 1);
-  const hasNext = request.partial ? page.items.length >= request.itemsPerPage && request.itemsPerPage > 0 : last !== undefined && request.page < last;
+  const hasNext = request.partial ? (page.hasNext ?? (page.items.length >= request.itemsPerPage && request.itemsPerPage > 0)) : last !== undefined && request.page < last;
   if (hasNext) view[keys.next] = link(request.page + 1);
   return view;
 }

@@ -4,11 +4,12 @@
  * not-found rules: null is a 404 except on POST and on PUT with allowCreate, unless
  * `throwOnNotFound` says otherwise.
  */
-import { HttpError, notFound } from '../http/errors.js';
+import { notFound } from '../http/errors.js';
 import { optionValue } from '../metadata/options.js';
 import type { PropertyMetadata } from '../metadata/types.js';
 import type { Condition, Item, Sort } from '../store/types.js';
 import { customContext } from './custom-context.js';
+import { cursorOf, readCursorPage } from './cursor.js';
 import { filterQuery } from './filters.js';
 import { pageRequest, type Page } from './pagination.js';
 import type { OperationState } from './state.js';
@@ -98,32 +99,41 @@ async function readPage(state: OperationState): Promise<Page> {
   const request = pageRequest(state.operation, state.api.settings, state.request.query);
   const fromUri = uriConditions(state, false);
   if (fromUri === undefined) return { items: [], request, total: request.partial ? undefined : 0 };
+  const cursor = request.enabled ? cursorOf(state) : undefined;
+  if (cursor) return readCursorPage(state, cursor, request, fromUri);
   const filtered = filterQuery(state.api, state.operation, state.criteria);
   const where = [...fromUri, ...filtered.where];
   const sort = [...filtered.sort, ...defaultSort(state).filter((s) => !filtered.sort.some((f) => f.field === s.field))];
   if (!request.enabled) {
-    const items = await state.store.find({ where, sort });
-    return { items, request, total: items.length };
+    // The whole collection: streamed to the response, never held in memory.
+    return { items: [], request, stream: state.store.stream({ where, sort }) };
   }
   const offset = (request.page - 1) * request.itemsPerPage;
+  if (request.partial) {
+    // No count; one row more than the page tells whether a next page exists (API Platform
+    // shows `next` on a full last page, its "assumed bug"; we do not).
+    const rows = request.itemsPerPage === 0 ? [] : await state.store.find({ where, sort, limit: request.itemsPerPage + 1, offset });
+    return { items: rows.slice(0, request.itemsPerPage), request, hasNext: rows.length > request.itemsPerPage };
+  }
   const items = request.itemsPerPage === 0 ? [] : await state.store.find({ where, sort, limit: request.itemsPerPage, offset });
-  const total = request.partial ? undefined : await state.store.count(where);
-  return { items, request, total };
+  return { items, request, total: await state.store.count(where) };
 }
 
 /**
- * What a collection provider returned, as a page: a paginator object (`items` plus
- * `currentPage`/`itemsPerPage`, and `totalItems` for a full one) is paginated; a plain array
- * is the whole, unpaginated collection (the seed's rule 10).
+ * What a collection provider or controller returned, as a page: a paginator (`items` with
+ * `currentPage` and `itemsPerPage`; `totalItems` for a full one, else `hasNext` may say
+ * whether a next page exists) is paginated; a plain array is the whole collection.
  */
 export function asPage(data: unknown, state: OperationState): Page {
   if (Array.isArray(data)) return { items: data, request: { enabled: false, partial: false, page: 1, itemsPerPage: data.length }, total: data.length };
-  if ('items' in (data as object) && (data as Page).request) return data as Page;
-  const p = data as { items?: unknown; currentPage?: unknown; itemsPerPage?: unknown; totalItems?: unknown };
+  if ((data as Page).request && Array.isArray((data as Page).items)) return data as Page;
+  const p = data as { items?: unknown; currentPage?: unknown; itemsPerPage?: unknown; totalItems?: unknown; hasNext?: unknown };
   const items = p.items && typeof (p.items as Iterable<unknown>)[Symbol.iterator] === 'function' ? [...(p.items as Iterable<unknown>)] : undefined;
   if (!items || typeof p.currentPage !== 'number' || typeof p.itemsPerPage !== 'number') {
-    throw new HttpError(500, `the provider of ${state.operation.name} returned neither an array nor a paginator`);
+    throw new Error(`the provider or controller of ${state.operation.name} returned neither an array nor a paginator`);
   }
   const total = typeof p.totalItems === 'number' ? p.totalItems : undefined;
-  return { items, request: { enabled: true, partial: total === undefined, page: p.currentPage, itemsPerPage: p.itemsPerPage }, total };
+  const page: Page = { items, request: { enabled: true, partial: total === undefined, page: p.currentPage, itemsPerPage: p.itemsPerPage }, total };
+  if (typeof p.hasNext === 'boolean') page.hasNext = p.hasNext;
+  return page;
 }

@@ -3,6 +3,7 @@
  * document, `@id`, `@type`, then the properties; write-only ones and nulls left out) or plain
  * JSON; collections as the Hydra collection document or, in JSON, a bare array.
  */
+import { Readable } from 'node:stream';
 import { operationHydraKeys } from '../http/hydra.js';
 import { itemIri, itemOperation } from '../http/iri.js';
 import { optionValue } from '../metadata/options.js';
@@ -54,6 +55,10 @@ export function serialize(state: OperationState): void {
   const jsonld = state.output.name === 'jsonld';
   if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
   if (op.collection && state.page) {
+    if (state.page.stream) {
+      state.body = streamedCollection(state, state.page.stream, (item) => normalizeItem(resource, item, jsonld, iriOf(item)));
+      return;
+    }
     const members = state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item)));
     if (!jsonld) {
       state.body = members;
@@ -75,4 +80,35 @@ export function serialize(state: OperationState): void {
   const iri = state.iri ?? iriOf(state.data)();
   const body = normalizeItem(resource, state.data, jsonld, () => iri);
   state.body = jsonld ? { '@context': contextIri(resource), ...body } : body;
+}
+
+/**
+ * An unpaginated collection as a stream of JSON text, so that memory stays flat whatever its
+ * size: members are written as the store yields them, and `totalItems` (their count) after
+ * them. Key order carries no meaning in JSON-LD.
+ */
+function streamedCollection(state: OperationState, items: AsyncIterable<unknown>, normalize: (item: Item) => Record<string, unknown>): Readable {
+  const jsonld = state.output.name === 'jsonld';
+  const keys = operationHydraKeys(state.operation, state.api.settings);
+  const view = jsonld ? pageView(state.page!, state.path, state.request.query, state.api.settings, keys) : undefined;
+  const head = jsonld
+    ? `${JSON.stringify({ '@context': contextIri(state.operation.resource), '@id': state.collectionIri, '@type': keys.collectionType }).slice(0, -1)},${JSON.stringify(keys.member)}:[`
+    : '[';
+  async function* chunks(): AsyncGenerator<string> {
+    yield head;
+    let count = 0;
+    let batch = '';
+    for await (const item of items) {
+      if (!isItem(item)) continue;
+      batch += (count++ === 0 ? '' : ',') + JSON.stringify(normalize(item));
+      if (batch.length > 65536) {
+        yield batch;
+        batch = '';
+      }
+    }
+    yield batch;
+    if (!jsonld) yield ']';
+    else yield `],${JSON.stringify(keys.totalItems)}:${count}${view ? `,${JSON.stringify(keys.view)}:${JSON.stringify(view)}` : ''}}`;
+  }
+  return Readable.from(chunks(), { objectMode: false });
 }

@@ -138,6 +138,27 @@ function match(expr: string, c: Extract<Condition, { op: 'match' }>): Sql {
   }
 }
 
+/** One term of an ORDER BY: the sort fields, then the key when the sort lacks the identifier. */
+interface OrderTerm extends Column {
+  direction: 'asc' | 'desc';
+}
+
+function sortTerms(spec: CollectionSpec, sort: Sort): OrderTerm[] {
+  return sort.map((s) => ({ ...comparable(spec, s.field), direction: s.direction }));
+}
+
+/** The key ends every ORDER BY that lacks the identifier, so equal sort values still come back in a stable order. */
+function orderTerms(spec: CollectionSpec, sort: Sort): OrderTerm[] {
+  const terms = sortTerms(spec, sort);
+  const hasIdentifier = spec.identifier !== undefined && sort.some((s) => s.field === spec.identifier!.field);
+  if (!hasIdentifier) terms.push({ expr: KEY_COLUMN, nullable: false, opaque: false, direction: sort.at(-1)?.direction ?? 'asc' });
+  return terms;
+}
+
+function orderBy(terms: OrderTerm[]): string {
+  return terms.map((t) => `${t.expr} ${t.direction === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
+}
+
 /**
  * Items strictly after `values` in `sort` order, as a tuple comparison expanded field by field:
  * OR over i of (f1 = v1 AND … AND f(i-1) = v(i-1) AND fi beyond vi), where "beyond" is > for asc and < for desc.
@@ -149,12 +170,14 @@ function keyset(spec: CollectionSpec, sort: Sort, values: unknown[]): Sql {
   if (sort.length === 0 || values.length !== sort.length) {
     throw new TypeError(`'after' needs one value per sort field (${sort.length}), got ${values.length}`);
   }
-  const columns = sort.map((s) => comparable(spec, s.field));
+  return tupleAfter(sortTerms(spec, sort), values);
+}
+
+function tupleAfter(terms: OrderTerm[], values: unknown[]): Sql {
   const equal = (i: number): Sql =>
-    values[i] === null ? sql(`${columns[i]!.expr} IS NULL`) : sql(`${columns[i]!.expr} = ?`, bindable(values[i]));
+    values[i] === null ? sql(`${terms[i]!.expr} IS NULL`) : sql(`${terms[i]!.expr} = ?`, bindable(values[i]));
   const disjuncts: Sql[] = [];
-  sort.forEach(({ direction }, i) => {
-    const { expr, nullable } = columns[i]!;
+  terms.forEach(({ expr, nullable, direction }, i) => {
     const value = values[i];
     let beyond: Sql;
     if (direction === 'asc') {
@@ -164,21 +187,13 @@ function keyset(spec: CollectionSpec, sort: Sort, values: unknown[]): Sql {
     } else {
       beyond = sql(nullable ? `(${expr} < ? OR ${expr} IS NULL)` : `${expr} < ?`, bindable(value));
     }
-    disjuncts.push(all([...sort.slice(0, i).map((_, j) => equal(j)), beyond]));
+    disjuncts.push(all([...terms.slice(0, i).map((_, j) => equal(j)), beyond]));
   });
-  const first = columns[0]!;
-  const seekable = sort.length > 1 && values[0] !== null && (sort[0]!.direction === 'asc' || !first.nullable);
+  const first = terms[0]!;
+  const seekable = terms.length > 1 && values[0] !== null && (first.direction === 'asc' || !first.nullable);
   if (!seekable) return any(disjuncts);
-  const seek = sql(`${first.expr} ${sort[0]!.direction === 'asc' ? '>=' : '<='} ?`, bindable(values[0]));
+  const seek = sql(`${first.expr} ${first.direction === 'asc' ? '>=' : '<='} ?`, bindable(values[0]));
   return all([seek, any(disjuncts)]);
-}
-
-/** The key ends every ORDER BY that lacks the identifier, so equal sort values still come back in a stable order. */
-function orderBy(spec: CollectionSpec, sort: Sort): string {
-  const terms = sort.map((s) => `${comparable(spec, s.field).expr} ${s.direction === 'desc' ? 'DESC' : 'ASC'}`);
-  const hasIdentifier = spec.identifier !== undefined && sort.some((s) => s.field === spec.identifier!.field);
-  if (!hasIdentifier) terms.push(`${KEY_COLUMN} ${sort.at(-1)?.direction === 'desc' ? 'DESC' : 'ASC'}`);
-  return terms.join(', ');
 }
 
 function whereClause(conditions: Sql[]): Sql {
@@ -190,26 +205,89 @@ function nonNegative(n: number | undefined, what: string): number | undefined {
   return n;
 }
 
-export function compileFind(spec: CollectionSpec, q: Query): CompiledSql {
+function table(spec: CollectionSpec): string {
+  return quoteIdent(checkName(spec.name, 'resource'));
+}
+
+/** The query's own conditions: `where` and the `after` cursor. */
+function filters(spec: CollectionSpec, q: Query): Sql[] {
   const conditions = (q.where ?? []).map((c) => condition(spec, c));
   if (q.after) conditions.push(keyset(spec, q.sort ?? [], q.after.values));
+  return conditions;
+}
+
+function limitOffset(limit: number | undefined, offset: number | undefined): Sql {
+  return limit !== undefined || offset !== undefined ? sql(' LIMIT ? OFFSET ?', limit ?? -1, offset ?? 0) : sql('');
+}
+
+export function compileFind(spec: CollectionSpec, q: Query): CompiledSql {
+  const where = whereClause(filters(spec, q));
+  const limit = nonNegative(q.limit, 'limit');
+  const offset = nonNegative(q.offset, 'offset');
+  const page = limitOffset(limit, offset);
+  const text = `SELECT ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table(spec)}${where.sql} ORDER BY ${orderBy(orderTerms(spec, q.sort ?? []))}`;
+  return { sql: text + page.sql, params: [...where.params, ...page.params] };
+}
+
+/** Where a stream resumes: the order values of the last row it read, and how many rows it has read. */
+export interface StreamResume {
+  values: unknown[];
+  read: number;
+}
+
+export interface CompiledStream extends CompiledSql {
+  /** Result columns holding the row's value of each ORDER BY term, to resume after it. */
+  orderColumns: string[];
+}
+
+/**
+ * The `find` statement with the value of every ORDER BY term selected too. The order (sort, then the key)
+ * is total, so a stream whose cursor was closed reopens strictly after the last row it read: `resume` adds
+ * that tuple comparison, drops the offset (already skipped) and lowers the limit by the rows already read.
+ */
+export function compileStream(spec: CollectionSpec, q: Query, resume?: StreamResume): CompiledStream {
+  const terms = orderTerms(spec, q.sort ?? []);
+  const conditions = filters(spec, q);
+  if (resume) conditions.push(tupleAfter(terms, resume.values));
   const where = whereClause(conditions);
   const limit = nonNegative(q.limit, 'limit');
   const offset = nonNegative(q.offset, 'offset');
-  const params = [...where.params];
-  let text = `SELECT ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${quoteIdent(checkName(spec.name, 'resource'))}${where.sql}`;
-  text += ` ORDER BY ${orderBy(spec, q.sort ?? [])}`;
-  if (limit !== undefined || offset !== undefined) {
-    text += ' LIMIT ? OFFSET ?';
-    params.push(limit ?? -1, offset ?? 0);
-  }
-  return { sql: text, params };
+  const page = resume
+    ? limitOffset(limit === undefined ? undefined : Math.max(0, limit - resume.read), undefined)
+    : limitOffset(limit, offset);
+  const orderColumns = terms.map((_, i) => `o${i}`);
+  const selected = [KEY_COLUMN, DOC_COLUMN, ...terms.map((t, i) => `${t.expr} AS ${quoteIdent(orderColumns[i]!)}`)];
+  const text = `SELECT ${selected.join(', ')} FROM ${table(spec)}${where.sql} ORDER BY ${orderBy(terms)}`;
+  return { sql: text + page.sql, params: [...where.params, ...page.params], orderColumns };
 }
 
+/**
+ * Whether `find({ ...q, limit: 1 })` would return an item: `q.limit` is ignored, the offset still skips. The
+ * order does not change whether a row exists, so there is no ORDER BY (the sort is still checked).
+ */
+export function compileExists(spec: CollectionSpec, q: Query): CompiledSql {
+  orderTerms(spec, q.sort ?? []);
+  const where = whereClause(filters(spec, q));
+  const offset = nonNegative(q.offset, 'offset');
+  return { sql: `SELECT 1 AS found FROM ${table(spec)}${where.sql} LIMIT 1 OFFSET ?`, params: [...where.params, offset ?? 0] };
+}
+
+/** Counts with COUNT(*); see compileTotal for the unfiltered count. */
 export function compileCount(spec: CollectionSpec, where: Condition[] = []): CompiledSql {
   const clause = whereClause(where.map((c) => condition(spec, c)));
-  return {
-    sql: `SELECT count(*) AS n FROM ${quoteIdent(checkName(spec.name, 'resource'))}${clause.sql}`,
-    params: clause.params,
-  };
+  return { sql: `SELECT count(*) AS n FROM ${table(spec)}${clause.sql}`, params: clause.params };
+}
+
+/**
+ * Per-collection row counts, one row per resource table, kept by that table's triggers (sqlite-schema.ts)
+ * in the same transaction as each insert and delete.
+ */
+export const COUNTS_TABLE = '"_apidsl_counts"';
+
+/**
+ * The unfiltered count, read from the counts table: one primary-key lookup whatever the collection's size.
+ * The collection name is bound, so every collection shares the statement. No row when the counts are missing.
+ */
+export function compileTotal(spec: CollectionSpec): CompiledSql {
+  return { sql: `SELECT "n" FROM ${COUNTS_TABLE} WHERE "collection" = ?`, params: [checkName(spec.name, 'resource')] };
 }

@@ -1,11 +1,14 @@
 // DDL for one collection: a table keyed by the identifier (or an internal integer key) with the rest of the
-// item as JSON, and expression indexes on the same JSON paths the query compiler emits.
-import { checkName, DOC_COLUMN, fieldColumn, KEY_COLUMN, quoteIdent } from './sqlite-query.js';
+// item as JSON, expression indexes on the same JSON paths the query compiler emits, and the triggers that
+// keep its row count in the counts table.
+import { checkName, COUNTS_TABLE, DOC_COLUMN, fieldColumn, KEY_COLUMN, quoteIdent } from './sqlite-query.js';
 import type { CollectionSpec } from './types.js';
 
 /** Idempotent statements that create the table and its indexes. */
 export function schemaStatements(spec: CollectionSpec): string[] {
   const table = quoteIdent(checkName(spec.name, 'resource'));
+  // SQLite names are case-insensitive: a resource called _apidsl_counts would be the counts table.
+  if (/^_apidsl_/i.test(spec.name)) throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
   if (spec.identifier) checkName(spec.identifier.field, 'identifier');
   for (const field of Object.keys(spec.fields)) checkName(field, 'field');
   // INTEGER PRIMARY KEY aliases the rowid: a NULL key is assigned max + 1 by SQLite.
@@ -20,4 +23,39 @@ export function schemaStatements(spec: CollectionSpec): string[] {
     statements.push(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${columns.join(', ')})`);
   }
   return statements;
+}
+
+export interface CountSchema {
+  /** Idempotent: the table shared by every collection. */
+  table: string;
+  /** The names of the two triggers, to see whether they exist. */
+  triggerNames: [string, string];
+  /** Idempotent: AFTER INSERT adds 1, AFTER DELETE subtracts 1, inside the writing statement's transaction. */
+  triggers: string[];
+  /**
+   * (Re)sets the count from COUNT(*): run, in the same transaction as the triggers, when the count row is
+   * missing (a new collection, or a data file from before the counts table) or the triggers were.
+   */
+  seed: string;
+}
+
+/**
+ * The row count of a collection, kept so an unfiltered count never scans. UPDATE and the store's
+ * create-or-replace (UPDATE, then INSERT when nothing was updated) only fire the triggers when a row is
+ * really added or removed.
+ */
+export function countSchema(spec: CollectionSpec): CountSchema {
+  const name = checkName(spec.name, 'resource'); // the name is a validated identifier, safe in a string literal
+  const table = quoteIdent(name);
+  const triggerNames: [string, string] = [`${name}:count:insert`, `${name}:count:delete`];
+  const row = `${COUNTS_TABLE} SET "n" = "n" %s 1 WHERE "collection" = '${name}'`;
+  return {
+    table: `CREATE TABLE IF NOT EXISTS ${COUNTS_TABLE} ("collection" TEXT NOT NULL PRIMARY KEY, "n" INTEGER NOT NULL) WITHOUT ROWID`,
+    triggerNames,
+    triggers: [
+      `CREATE TRIGGER IF NOT EXISTS ${quoteIdent(triggerNames[0])} AFTER INSERT ON ${table} BEGIN UPDATE ${row.replace('%s', '+')}; END`,
+      `CREATE TRIGGER IF NOT EXISTS ${quoteIdent(triggerNames[1])} AFTER DELETE ON ${table} BEGIN UPDATE ${row.replace('%s', '-')}; END`,
+    ],
+    seed: `INSERT OR REPLACE INTO ${COUNTS_TABLE} ("collection", "n") SELECT '${name}', count(*) FROM ${table}`,
+  };
 }

@@ -1,10 +1,26 @@
 // The embedded store: better-sqlite3, one table per resource (see sqlite-schema.ts), queries compiled by
 // sqlite-query.ts. better-sqlite3 is synchronous, so every statement runs to completion before the
 // returned promise settles.
+//
+// Streams read through better-sqlite3 iterators, and better-sqlite3 refuses every write on a connection while
+// one of its iterators is open. So before each write the store closes the open stream cursors; a stream whose
+// cursor was closed reopens it strictly after the last row it read (keyset on the total order: sort, then key).
 import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
-import { schemaStatements } from './sqlite-schema.js';
-import { compileCount, compileFind, DOC_COLUMN, fold, FOLD_FUNCTION, KEY_COLUMN, quoteIdent } from './sqlite-query.js';
+import { countSchema, schemaStatements } from './sqlite-schema.js';
+import {
+  compileCount,
+  compileExists,
+  compileFind,
+  compileStream,
+  compileTotal,
+  DOC_COLUMN,
+  fold,
+  FOLD_FUNCTION,
+  KEY_COLUMN,
+  quoteIdent,
+} from './sqlite-query.js';
+import type { StreamResume } from './sqlite-query.js';
 import { StoreConflictError } from './types.js';
 import type { Collection, CollectionSpec, Condition, Id, Item, Query, Store } from './types.js';
 
@@ -12,9 +28,23 @@ export type SqliteStoreOptions = { file: string } | { memory: true };
 
 const STATEMENT_CACHE_SIZE = 256;
 
+/** Rows a stream reads synchronously before it lets the event loop run (setImmediate). */
+const STREAM_BATCH = 500;
+
 interface Row {
   key: Id;
   doc: string;
+}
+
+/** What a collection needs from its store's connection. */
+interface Connection {
+  db: Database.Database;
+  /** A cached statement; never iterate one (an iterated statement is locked until its iterator closes). */
+  prepare(sql: string): Database.Statement;
+  /** Closes every open stream cursor, so the connection accepts a write. Call before each write. */
+  quiesce(): void;
+  /** Open stream cursors, each with the function that closes it. */
+  cursors: Set<() => void>;
 }
 
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<Store> {
@@ -30,16 +60,44 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
 class SqliteStore implements Store {
   // Least recently used first; Map keeps insertion order.
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly connection: Connection;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {
+    const cursors = new Set<() => void>();
+    this.connection = {
+      db,
+      prepare: (sql) => this.prepare(sql),
+      quiesce: () => {
+        for (const close of cursors) close();
+        cursors.clear();
+      },
+      cursors,
+    };
+  }
 
   async collection(spec: CollectionSpec): Promise<Collection> {
     const statements = schemaStatements(spec);
-    this.db.transaction(() => statements.forEach((s) => this.db.exec(s)))();
-    return new SqliteCollection(this.db, (sql) => this.prepare(sql), spec);
+    const counts = countSchema(spec);
+    this.connection.quiesce();
+    // IMMEDIATE: no other process writes between reading the count and the triggers taking over.
+    this.db
+      .transaction(() => {
+        statements.forEach((s) => this.db.exec(s));
+        this.db.exec(counts.table);
+        const triggers = this.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger' AND name IN (?, ?)`);
+        const hadTriggers = (triggers.get(...counts.triggerNames) as { n: number }).n === counts.triggerNames.length;
+        const total = compileTotal(spec);
+        if (!hadTriggers || this.prepare(total.sql).get(...total.params) === undefined) {
+          counts.triggers.forEach((s) => this.db.exec(s));
+          this.db.exec(counts.seed);
+        }
+      })
+      .immediate();
+    return new SqliteCollection(this.connection, spec);
   }
 
   async close(): Promise<void> {
+    if (this.db.open) this.connection.quiesce();
     this.statements.clear();
     if (this.db.open) this.db.close();
   }
@@ -60,11 +118,15 @@ class SqliteStore implements Store {
 class SqliteCollection implements Collection {
   private readonly sql: { get: string; insert: string; update: string; delete: string };
 
+  private readonly db: Database.Database;
+  private readonly prepare: (sql: string) => Database.Statement;
+
   constructor(
-    private readonly db: Database.Database,
-    private readonly prepare: (sql: string) => Database.Statement,
+    private readonly connection: Connection,
     private readonly spec: CollectionSpec,
   ) {
+    this.db = connection.db;
+    this.prepare = connection.prepare;
     const table = quoteIdent(spec.name);
     this.sql = {
       get: `SELECT ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} WHERE ${KEY_COLUMN} = ?`,
@@ -79,7 +141,70 @@ class SqliteCollection implements Collection {
     return (this.prepare(sql).all(...params) as Row[]).map((row) => this.toItem(row));
   }
 
+  async *stream(q: Query): AsyncGenerator<Item, void, undefined> {
+    // A generator's body starts at the first next(): that is where an invalid query rejects.
+    const first = compileStream(this.spec, q);
+    let statement: Database.Statement | undefined; // the resumed query: its text is the same at every resume
+    let resume: StreamResume | undefined;
+    let rows: IterableIterator<Record<string, unknown>> | null = null;
+    const close = (): void => {
+      rows?.return?.();
+      rows = null;
+    };
+    try {
+      for (;;) {
+        if (rows === null) {
+          if (resume === undefined) {
+            // Not a cached statement: a concurrent find with the same text would find it locked.
+            rows = this.db.prepare(first.sql).iterate(...first.params) as IterableIterator<Record<string, unknown>>;
+          } else {
+            if (q.limit !== undefined && resume.read >= q.limit) return;
+            const next = compileStream(this.spec, q, resume);
+            statement ??= this.db.prepare(next.sql);
+            rows = statement.iterate(...next.params) as IterableIterator<Record<string, unknown>>;
+          }
+          this.connection.cursors.add(close);
+        }
+        const batch: Item[] = [];
+        let last: Record<string, unknown> | undefined;
+        let done = false;
+        while (batch.length < STREAM_BATCH) {
+          const next = rows.next();
+          if (next.done) {
+            done = true;
+            break;
+          }
+          last = next.value;
+          batch.push(this.toItem(last as unknown as Row));
+        }
+        if (last) resume = { values: first.orderColumns.map((c) => last![c]), read: (resume?.read ?? 0) + batch.length };
+        if (done) {
+          this.connection.cursors.delete(close);
+          rows = null;
+        }
+        // The consumer runs between these yields and may write, which closes the cursor: the batch is already read.
+        for (const item of batch) yield item;
+        if (done) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      close();
+      this.connection.cursors.delete(close);
+    }
+  }
+
+  async exists(q: Query): Promise<boolean> {
+    const { sql, params } = compileExists(this.spec, q);
+    return this.prepare(sql).get(...params) !== undefined;
+  }
+
   async count(where?: Condition[]): Promise<number> {
+    if (where === undefined || where.length === 0) {
+      const total = compileTotal(this.spec);
+      const row = this.prepare(total.sql).get(...total.params) as { n: number } | undefined;
+      if (row) return row.n;
+      // The counts row is created with the collection; only a hand-edited file lacks it. Scan rather than fail.
+    }
     const { sql, params } = compileCount(this.spec, where);
     return (this.prepare(sql).get(...params) as { n: number }).n;
   }
@@ -96,6 +221,7 @@ class SqliteCollection implements Collection {
     if (given !== undefined && given !== null) key = this.checkKey(given);
     else if (this.spec.identifier?.type === 'string') key = uuidv7();
     const doc = this.docOf(item);
+    this.connection.quiesce();
     const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(key, doc));
     return this.toItem({ key: key ?? Number(lastInsertRowid), doc });
   }
@@ -103,12 +229,14 @@ class SqliteCollection implements Collection {
   async replace(id: Id, item: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.docOf(item);
+    this.connection.quiesce();
     return this.prepare(this.sql.update).run(doc, id).changes > 0 ? this.toItem({ key: id, doc }) : null;
   }
 
   async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
     const key = this.checkKey(id);
     const doc = this.docOf(item);
+    this.connection.quiesce();
     // IMMEDIATE takes the write lock first, so another process cannot insert between the two statements.
     const created = this.db
       .transaction(() => {
@@ -121,7 +249,9 @@ class SqliteCollection implements Collection {
   }
 
   async delete(id: Id): Promise<boolean> {
-    return this.isKey(id) && this.prepare(this.sql.delete).run(id).changes > 0;
+    if (!this.isKey(id)) return false;
+    this.connection.quiesce();
+    return this.prepare(this.sql.delete).run(id).changes > 0;
   }
 
   /** The key type is the identifier's; collections without one use their internal integer key. */

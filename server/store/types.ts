@@ -60,7 +60,32 @@ export interface Query {
 }
 
 export interface Collection {
+  /** The matching items, in order, as one array: for pages. Whole collections go through `stream`. */
   find(q: Query): Promise<Item[]>;
+  /**
+   * The same items as `find(q)`, in the same order, yielded one by one without holding the result in memory.
+   * Leaving the loop early (break, return, throw) releases the cursor.
+   *
+   * A stream is not a snapshot. Writes made while it is open (by the loop body too) may or may not show:
+   * each item is yielded at most once, as long as its sort values do not change meanwhile. The SQLite store
+   * reads in batches of rows, letting the event loop run between batches, and reopens its cursor after the last
+   * row read whenever a write interrupted it (better-sqlite3 allows no write while a cursor is open on the
+   * connection). The MongoDB store implements it with a driver cursor (`find(…).sort(…).batchSize(…)`, iterated
+   * with `for await`, closed when the loop ends).
+   *
+   * Errors, an invalid query's included, surface from the first `next()`, i.e. in the `for await`.
+   */
+  stream(q: Query): AsyncIterable<Item>;
+  /**
+   * Whether `find({ ...q, limit: 1 })` would return an item: `q.limit` is ignored, `offset` and `after` apply.
+   * The probe for "is there a next page" in keyset pagination, without reading or decoding the item.
+   */
+  exists(q: Query): Promise<boolean>;
+  /**
+   * The number of matching items. Without conditions (`where` absent or empty) it never scans: the SQLite store
+   * reads a per-collection row count that triggers keep in the same transaction as every insert and delete, so
+   * it is exact and O(1). With conditions it counts the matching items (COUNT(*) in SQLite).
+   */
   count(where?: Condition[]): Promise<number>;
   get(id: Id): Promise<Item | null>;
   /**
@@ -76,7 +101,12 @@ export interface Collection {
 }
 
 export interface Store {
-  /** Creates the collection and its indexes when missing (idempotent). */
+  /**
+   * Creates the collection and its indexes when missing (idempotent), with what keeps its unfiltered count
+   * (in SQLite: a row in the `_apidsl_counts` table and triggers on the resource table; the count is taken from
+   * the data when the row or the triggers are missing, so data files from before the counts table upgrade).
+   * The SQLite store reserves resource names starting with `_apidsl_` (any case).
+   */
   collection(spec: CollectionSpec): Promise<Collection>;
   /** Flushes and closes; the store is unusable afterwards. */
   close(): Promise<void>;

@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: front-end speed on a generated 10,000-line file, median of several runs,
- * with the Chevrotain lexer alone as the baseline measured in the same run.
+ * with the Chevrotain lexer alone as the baseline measured in the same run; then the pagination
+ * and throughput benchmarks of pagination.ts.
  */
 import { performance } from 'node:perf_hooks';
 import { parse } from '../../grammar/build-ast.js';
 import { check } from '../../grammar/checker/index.js';
 import { apiLexer } from '../../grammar/lexer.js';
 import { generateApi } from './generate.js';
+import { runPaginationBench } from './pagination.js';
 
 const RUNS = 25;
 
@@ -38,3 +40,5 @@ console.log(`front end on a generated file: ${lineCount} lines, ${mb.toFixed(2)}
 console.log('| step | ms | MB/s | ratio to baseline |');
 console.log('|---|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${(r.ms / base).toFixed(2)}x |`);
+
+await runPaginationBench();
