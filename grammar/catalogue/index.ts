@@ -20,8 +20,10 @@ export { SETTINGS } from './settings.js';
 export { PROPERTY_TYPES, CONSTRAINTS } from './properties.js';
 export { FILTER_KINDS } from './filters.js';
 
+const OPTIONS_BY_NAME = new Map(OPTIONS.map((o) => [o.name, o]));
+
 export function optionByName(name: string): OptionSpec | undefined {
-  return OPTIONS.find((o) => o.name === name);
+  return OPTIONS_BY_NAME.get(name);
 }
 
 /** A leaf setting by its dotted path (`collection.pagination.page_parameter_name`). */

@@ -14,7 +14,7 @@ import type { Collection, Store } from '../store/types.js';
 import { contextDocument, entrypoint } from './documents.js';
 import { hydraDocumentation } from './hydra-docs.js';
 import { HttpError, notFound } from './errors.js';
-import { fillTemplate } from './iri.js';
+import { fillTemplate, fromRecord } from './iri.js';
 import { errorFlavour, negotiateOutput } from './negotiation.js';
 import { errorDocument } from './problem.js';
 import { parseQuery } from './query.js';
@@ -143,7 +143,7 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     uriVariables,
     output,
     path: ctx.path,
-    collectionIri: fillTemplate(op.path, uriVariables) ?? op.path,
+    collectionIri: fillTemplate(op.path, fromRecord(uriVariables)) ?? op.path,
     data: null,
     previousData: null,
     created: false,

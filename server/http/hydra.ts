@@ -18,6 +18,10 @@ export interface HydraKeys {
   previous: string;
   next: string;
   search: string;
+  iriTemplateType: string;
+  template: string;
+  variableRepresentation: string;
+  mapping: string;
 }
 
 export function hydraKeys(prefixed: boolean): HydraKeys {
@@ -34,6 +38,10 @@ export function hydraKeys(prefixed: boolean): HydraKeys {
     previous: k('previous'),
     next: k('next'),
     search: k('search'),
+    iriTemplateType: k('IriTemplate'),
+    template: k('template'),
+    variableRepresentation: k('variableRepresentation'),
+    mapping: k('mapping'),
   };
 }
 

@@ -9,30 +9,58 @@ import { GENID_PATH } from '../metadata/load.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 
-/** The operation whose route builds a resource's item IRIs. */
+const itemOperations = new WeakMap<ResourceMetadata, OperationMetadata | null>();
+
+/** The operation whose route builds a resource's item IRIs (the first item Get). */
 export function itemOperation(resource: ResourceMetadata): OperationMetadata | undefined {
-  return resource.operations.find((o) => o.method === 'GET' && !o.collection && o.path !== GENID_PATH);
+  let op = itemOperations.get(resource);
+  if (op === undefined) {
+    op = resource.operations.find((o) => o.method === 'GET' && !o.collection && o.path !== GENID_PATH) ?? null;
+    itemOperations.set(resource, op);
+  }
+  return op ?? undefined;
 }
 
-/** Fills a route template from values (path segments encoded); undefined when one is missing. */
-export function fillTemplate(template: string, values: Record<string, unknown>): string | undefined {
-  let missing = false;
-  const path = template.replace(/\{([^{}]+)\}/g, (_, name: string) => {
-    const v = values[name];
-    if (v === undefined || v === null || v === '') missing = true;
-    return encodeURIComponent(String(v));
-  });
-  return missing ? undefined : path;
+type Part = string | { name: string };
+const compiled = new Map<string, Part[]>();
+
+/** A route template split once into literal text and placeholders. */
+function partsOf(template: string): Part[] {
+  let parts = compiled.get(template);
+  if (!parts) {
+    parts = template.split(/(\{[^{}]+\})/).filter((p) => p !== '').map((p) => (p.startsWith('{') ? { name: p.slice(1, -1) } : p));
+    compiled.set(template, parts);
+  }
+  return parts;
 }
+
+/** Fills a route template (path segments encoded); undefined when a value is missing. */
+export function fillTemplate(template: string, value: (name: string) => unknown): string | undefined {
+  let path = '';
+  for (const part of partsOf(template)) {
+    if (typeof part === 'string') path += part;
+    else {
+      const v = value(part.name);
+      if (v === undefined || v === null || v === '') return undefined;
+      path += encodeURIComponent(String(v));
+    }
+  }
+  return path;
+}
+
+export const fromRecord =
+  (values: Record<string, unknown>) =>
+  (name: string): unknown =>
+    values[name];
 
 export function itemIri(resource: ResourceMetadata, item: Item, via?: OperationMetadata, uriVariables: Record<string, unknown> = {}): string {
   if (!resource.identifier) return `/.well-known/genid/${randomBytes(10).toString('hex')}`;
-  const id = item[resource.identifier.name];
+  const idName = resource.identifier.name;
   const template = via?.path ?? itemOperation(resource)?.path ?? resource.itemPath!;
   // Placeholders other than the identifier take the item's property of the same name, else the
   // value the request had in its own path (`/places/{placeId}/weather`).
-  const values = { ...uriVariables, ...item, [resource.identifier.name]: id };
-  return fillTemplate(template, values) ?? fillTemplate(resource.itemPath!, values) ?? resource.itemPath!;
+  const value = (name: string): unknown => (name === idName ? item[idName] : (item[name] ?? uriVariables[name]));
+  return fillTemplate(template, value) ?? fillTemplate(resource.itemPath!, value) ?? resource.itemPath!;
 }
 
 interface CompiledRoute {

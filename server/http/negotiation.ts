@@ -14,8 +14,15 @@ export interface Format {
 
 const list = (types: string[]): string => types.map((t) => `"${t}"`).join(', ');
 
+const flattened = new WeakMap<Record<string, string[]>, Format[]>();
+
 function allFormats(formats: Record<string, string[]>): Format[] {
-  return Object.entries(formats).flatMap(([name, types]) => types.map((mediaType) => ({ name, mediaType })));
+  let list = flattened.get(formats);
+  if (!list) {
+    list = Object.entries(formats).flatMap(([name, types]) => types.map((mediaType) => ({ name, mediaType })));
+    flattened.set(formats, list);
+  }
+  return list;
 }
 
 /** Accept without media-type parameters other than q (`*∕*; charset=utf-8` means `*∕*`). */
@@ -32,7 +39,7 @@ export function negotiateOutput(formats: Record<string, string[]>, accept: strin
     candidates = candidates.filter((f) => f.name === extension);
     if (candidates.length === 0) throw new HttpError(404, `Format "${extension}" is not supported`);
   }
-  if (!accept || accept.trim() === '') return candidates[0];
+  if (!accept || accept.trim() === '' || accept === '*/*') return candidates[0];
   const chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(candidates.map((f) => f.mediaType));
   if (!chosen) {
     const requested = accept.split(',')[0].split(';')[0].trim();

@@ -65,7 +65,7 @@ function boundOf(state: OperationState, fields: CursorField[]): Bound | undefine
       const ops = given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : undefined;
       const op = backward ? OPS[f.direction].backward : OPS[f.direction].forward;
       const prop = props(f.field);
-      const value = ops && Object.keys(ops).length === 1 && prop ? typedValue({ api: state.api, resource: state.operation.resource }, prop, ops[op]) : undefined;
+      const value = ops && prop ? typedValue({ api: state.api, resource: state.operation.resource }, prop, ops[op]) : undefined;
       if (value === undefined) break;
       values.push(value);
     }
@@ -77,6 +77,21 @@ function boundOf(state: OperationState, fields: CursorField[]): Bound | undefine
 const reversed = (sort: Sort): Sort => sort.map((s) => ({ field: s.field, direction: s.direction === 'asc' ? 'desc' : 'asc' }));
 const tuple = (item: Item, fields: CursorField[]): unknown[] => fields.map((f) => item[f.field] ?? null);
 
+/** Criteria without the strict bounds (`lt`, `gt`) of the cursor fields: those are the cursor. */
+function withoutCursorOps(criteria: QueryParams, fields: CursorField[]): QueryParams {
+  const out: QueryParams = { ...criteria };
+  for (const f of fields) {
+    const given = out[f.field];
+    if (!given || typeof given !== 'object' || Array.isArray(given)) continue;
+    const rest = { ...(given as Record<string, unknown>) };
+    delete rest.lt;
+    delete rest.gt;
+    if (Object.keys(rest).length) out[f.field] = rest;
+    else delete out[f.field];
+  }
+  return out;
+}
+
 export interface CursorLinks {
   next?: string;
   previous?: string;
@@ -85,8 +100,9 @@ export interface CursorLinks {
 /** One page of a cursor-paginated collection, with exact links. */
 export async function readCursorPage(state: OperationState, fields: CursorField[], request: PageRequest, uriWhere: Condition[]): Promise<Page> {
   const bound = boundOf(state, fields);
-  // The bound's keys are the cursor, not range filters on their own.
-  const criteria = bound ? without(state.criteria, ...fields.map((f) => f.field)) : state.criteria;
+  // The bound's operators are the cursor, not range filters; the client's other bounds on the
+  // same fields (`id[gte]=3`) stay filters.
+  const criteria = bound ? withoutCursorOps(state.criteria, fields) : state.criteria;
   const where = [...uriWhere, ...filterQuery(state.api, state.operation, criteria).where];
   const sort: Sort = fields.map((f) => ({ field: f.field, direction: f.direction }));
   const n = request.itemsPerPage;
@@ -120,9 +136,11 @@ function cursorLink(state: OperationState, fields: CursorField[], values: unknow
   const params = without(state.request.query, state.api.settings.pageParameter);
   const sorted: QueryParams = {};
   for (const key of Object.keys(params).sort()) sorted[key] = params[key];
+  const kept = withoutCursorOps(sorted, fields);
   fields.forEach((f, i) => {
     const op = backward ? OPS[f.direction].backward : OPS[f.direction].forward;
-    sorted[f.field] = { [op]: String(values[i]) };
+    const others = kept[f.field] && typeof kept[f.field] === 'object' ? (kept[f.field] as Record<string, unknown>) : {};
+    sorted[f.field] = { ...others, [op]: String(values[i]) };
   });
   return buildLink(state.path, sorted, [], false);
 }

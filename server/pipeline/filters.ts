@@ -60,7 +60,7 @@ function relationIri(ctx: Ctx, target: string, value: string): string {
   const resource = ctx.api.resource(target);
   const template = resource && (itemOperation(resource)?.path ?? resource.itemPath);
   const id = resource?.identifier?.name;
-  return (template && id && fillTemplate(template, { [id]: value })) || value;
+  return (template && id && fillTemplate(template, (name) => (name === id ? value : undefined))) || value;
 }
 
 function searchConditions(ctx: Ctx, prop: PropertyMetadata, strategy: string, raw: unknown): Condition[] {

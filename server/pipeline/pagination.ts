@@ -57,6 +57,8 @@ export function pageRequest(op: OperationMetadata, settings: Settings, query: Qu
     if (itemsPerPage === 0n && page > 1n) throw badRequest('Page should not be greater than 1 if limit is equal to 0');
     if ((page - 1n) * itemsPerPage > MAX_OFFSET || page > MAX_OFFSET) throw badRequest('Page parameter is too large.');
   }
+  // PHP caps an integer cast at PHP_INT_MAX; past 2^53 one page holds everything anyway.
+  if (itemsPerPage > MAX_OFFSET) itemsPerPage = MAX_OFFSET - 1n;
   return { enabled, partial, page: enabled ? Number(page) : 1, itemsPerPage: Number(itemsPerPage) };
 }
 

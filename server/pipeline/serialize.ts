@@ -11,6 +11,7 @@ import type { OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { pageView } from './pagination.js';
 import { asPage } from './read.js';
+import { searchTemplate } from './search-template.js';
 import { isItem, type OperationState } from './state.js';
 
 const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
@@ -70,6 +71,8 @@ export function serialize(state: OperationState): void {
     doc[keys.member] = members;
     const view = pageView(state.page, state.path, state.request.query, settings, keys);
     if (view) doc[keys.view] = view;
+    const search = searchTemplate(state.api, op, state.path, keys);
+    if (search) doc[keys.search] = search;
     state.body = doc;
     return;
   }
@@ -108,7 +111,11 @@ function streamedCollection(state: OperationState, items: AsyncIterable<unknown>
     }
     yield batch;
     if (!jsonld) yield ']';
-    else yield `],${JSON.stringify(keys.totalItems)}:${count}${view ? `,${JSON.stringify(keys.view)}:${JSON.stringify(view)}` : ''}}`;
+    else {
+      const search = searchTemplate(state.api, state.operation, state.path, keys);
+      const tail = { [keys.totalItems]: count, ...(view ? { [keys.view]: view } : {}), ...(search ? { [keys.search]: search } : {}) };
+      yield `],${JSON.stringify(tail).slice(1)}`;
+    }
   }
   return Readable.from(chunks(), { objectMode: false });
 }

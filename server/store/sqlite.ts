@@ -282,7 +282,8 @@ class SqliteCollection implements Collection {
   }
 
   private toItem(row: Row): Item {
-    const rest = JSON.parse(row.doc) as Item;
-    return this.spec.identifier ? { [this.spec.identifier.field]: row.key, ...rest } : rest;
+    const item = JSON.parse(row.doc) as Item;
+    if (this.spec.identifier) item[this.spec.identifier.field] = row.key;
+    return item;
   }
 }

@@ -210,7 +210,7 @@ describe('HTTP pagination options: globals off and partial (levels-inverted.api:
   let server: RunningServer;
   before(async () => {
     server = await startServer(pfixture('levels-inverted.api'));
-    for (const path of ['plains', 'enabled_resources', 'enabled_operations', 'full_resources', 'full_operations', 'unclamped']) {
+    for (const path of ['plains', 'enabled_resources', 'enabled_operations', 'full_resources', 'full_operations', 'loose_items']) {
       await seed(server.url, `/${path}`, named(10, 'Item '));
     }
   });
@@ -269,9 +269,9 @@ describe('HTTP pagination options: globals off and partial (levels-inverted.api:
   });
 
   it('a maximum below the page size does not apply while the client page size is off', async () => {
-    const doc = await getDoc(server.url, '/unclamped');
+    const doc = await getDoc(server.url, '/loose_items');
     expect(memberIds(doc)).to.deep.equal([1, 2, 3]);
-    expect(doc.view).to.deep.equal(fullView('/unclamped', '', 1, 4));
+    expect(doc.view).to.deep.equal(fullView('/loose_items', '', 1, 4));
   });
 });
 
@@ -474,7 +474,28 @@ describe('HTTP pagination options: PHP readings and the 400s (dummies-switches-o
       expect(memberIds(await getDoc(server.url, '/dummies?itemsPerPage=4.9'))).to.deep.equal([1, 2, 3, 4]);
       expect(memberIds(await getDoc(server.url, '/dummies?itemsPerPage=5abc'))).to.deep.equal([1, 2, 3, 4, 5]);
     });
-    it('no maximum configured: ?itemsPerPage=1000 returns every item on one page (no view)', async () => {
+    it('?itemsPerPage=9223372036854775807 (PHP_INT_MAX, no maximum configured): 200, every item on page 1', async () => {
+      const r = await request(server.url, 'GET', '/dummies?itemsPerPage=9223372036854775807');
+      expect(r.status, r.text.slice(0, 300)).to.equal(200);
+      expect(memberIds(r.json)).to.deep.equal(range(1, 30));
+      expect(r.json.totalItems).to.equal(30);
+      expect(r.json.view).to.deep.equal({ '@id': '/dummies?itemsPerPage=9223372036854775807', '@type': VIEW });
+    });
+    it('?itemsPerPage=9223372036854775807&partial=1: 200, every item, no next', async () => {
+      const r = await request(server.url, 'GET', '/dummies?itemsPerPage=9223372036854775807&partial=1');
+      expect(r.status, r.text.slice(0, 300)).to.equal(200);
+      expect(memberIds(r.json)).to.deep.equal(range(1, 30));
+      expect(r.json.view).to.deep.equal({ '@id': '/dummies?itemsPerPage=9223372036854775807&partial=1&page=1', '@type': VIEW });
+    });
+    it('?itemsPerPage=9007199254740992 (2^53, past a double’s exact integers): 200, every item', async () => {
+      const r = await request(server.url, 'GET', '/dummies?itemsPerPage=9007199254740992');
+      expect(r.status, r.text.slice(0, 300)).to.equal(200);
+      expect(memberIds(r.json)).to.deep.equal(range(1, 30));
+    });
+    it('?itemsPerPage=9223372036854775807&page=2: 400 "Page parameter is too large."', async () => {
+      expectPaginationError(await request(server.url, 'GET', '/dummies?itemsPerPage=9223372036854775807&page=2'), 'Page parameter is too large.', 'huge limit, page 2');
+    });
+    it('no maximum configured: ?itemsPerPage=1000 returns every item on one page (a view with @id and @type)', async () => {
       const doc = await getDoc(server.url, '/dummies?itemsPerPage=1000');
       expect(memberIds(doc)).to.deep.equal(range(1, 30));
       expect(doc.view).to.deep.equal({ '@id': '/dummies?itemsPerPage=1000', '@type': VIEW });

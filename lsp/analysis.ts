@@ -1,0 +1,36 @@
+/**
+ * The analysis of one version of a document: the checker's result (AST, model, diagnostics)
+ * for exactly that text, and how long it took. Computed on demand and cached by version, so
+ * diagnostics, completion, hover and the rest share one parse per change.
+ */
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { check, type CheckResult } from '../grammar/checker/index.js';
+
+export interface Analysis {
+  uri: string;
+  /** The document version analysed (the LSP document object itself moves on with edits). */
+  version: number;
+  result: CheckResult;
+  /** Parse + check time in milliseconds. */
+  millis: number;
+}
+
+/** Code references are resolved against the file's folder when the document is a file. */
+function baseDirOf(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) return undefined;
+  try {
+    return dirname(fileURLToPath(uri));
+  } catch {
+    return undefined;
+  }
+}
+
+export function analyse(doc: TextDocument): Analysis {
+  const started = performance.now();
+  const baseDir = baseDirOf(doc.uri);
+  const result = check(doc.getText(), baseDir === undefined ? {} : { baseDir, fileExists: existsSync });
+  return { uri: doc.uri, version: doc.version, result, millis: performance.now() - started };
+}

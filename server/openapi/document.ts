@@ -1,0 +1,317 @@
+/**
+ * The OpenAPI document of an API (3.2 by default, or 3.1), built from the runtime metadata:
+ * one operation per visible operation (hidden IRI routes left out), operationIds from the
+ * operation names as API Platform derives them, request and response schemas from the
+ * properties (the schemas that validate requests), JSON-LD and JSON representations, Hydra
+ * collections, the pagination and filter parameters each listing operation honours, error
+ * responses, deprecations. QUERY operations go under the path item's `query` field in 3.2;
+ * 3.1 has no place for them, so they are left out there and listed in `x-apidsl-omitted`.
+ */
+import { operationHydraKeys } from '../http/hydra.js';
+import { optionValue } from '../metadata/options.js';
+import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
+import type { JsonSchema } from '../pipeline/schema.js';
+import { filterParameters, paginationParameters, pathParameters, queryBodySchema, type ParameterObject } from './parameters.js';
+import { joinText, SchemaRegistry } from './schemas.js';
+
+export type SpecVersion = '3.1' | '3.2';
+export const SPEC_VERSIONS: readonly SpecVersion[] = ['3.1', '3.2'];
+export const DEFAULT_SPEC_VERSION: SpecVersion = '3.2';
+/** The `openapi` field written for each version. */
+const FULL_VERSION: Record<SpecVersion, string> = { '3.1': '3.1.1', '3.2': '3.2.0' };
+
+/** Methods with a fixed field of the Path Item Object. */
+const FIXED_METHODS: Record<SpecVersion, readonly string[]> = {
+  '3.1': ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'],
+  '3.2': ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'],
+};
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+export type OpenApiDocument = Record<string, unknown>;
+
+export interface OmittedOperation {
+  method: string;
+  path: string;
+  operationId: string;
+  reason: string;
+}
+
+export function isSpecVersion(value: unknown): value is SpecVersion {
+  return typeof value === 'string' && (SPEC_VERSIONS as readonly string[]).includes(value);
+}
+
+/**
+ * API Platform's operationId: the operation name without its leading underscore, slashes and
+ * braces (`_api_/books/{id}_get` → `api_books_id_get`); a name the file gives stays as it is.
+ */
+export function operationId(name: string): string {
+  return name.replace(/\{\._format\}/g, '').replace(/\//g, '').replace(/\{/g, '_').replace(/\}/g, '').replace(/^_/, '');
+}
+
+/** The pipeline's default answer for a successful request. */
+function successStatus(op: OperationMetadata): number {
+  if (typeof op.options.status === 'number') return op.options.status;
+  if (op.options.output === false) return 204;
+  if (op.method === 'POST') return 201;
+  if (op.method === 'DELETE') return 204;
+  return 200;
+}
+
+/** Whether the operation reads one item by the identifier in its path (and so may answer 404). */
+function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
+  if (op.controller === 'NotFoundAction') return true;
+  if (optionValue<boolean>(op, api.settings, 'read') === false) return false;
+  const explicit = op.options.throwOnNotFound;
+  if (op.provider) return explicit === true || (explicit === undefined && !op.collection && op.method !== 'POST');
+  const id = op.resource.identifier?.name;
+  const readsItem = id !== undefined && op.uriVariables.includes(id) && !op.collection;
+  if (!readsItem) return false;
+  if (typeof explicit === 'boolean') return explicit;
+  if (op.method === 'POST') return false;
+  if (op.method === 'PUT' && op.options.allowCreate === true) return false;
+  return true;
+}
+
+function summaryOf(op: OperationMetadata): string {
+  const name = op.resource.shortName;
+  if (op.kind === 'GetCollection') return `Retrieves the collection of ${name} resources.`;
+  if (op.method === 'QUERY') return op.collection ? `Queries the collection of ${name} resources with criteria in the request body.` : `Queries the ${name} resource with criteria in the request body.`;
+  switch (op.method) {
+    case 'GET':
+      return `Retrieves a ${name} resource.`;
+    case 'POST':
+      return `Creates a ${name} resource.`;
+    case 'PUT':
+      return op.options.allowCreate === true ? `Replaces the ${name} resource, or creates it when it does not exist.` : `Replaces the ${name} resource.`;
+    case 'PATCH':
+      return `Updates the ${name} resource.`;
+    case 'DELETE':
+      return `Removes the ${name} resource.`;
+    default:
+      return `${op.method} on the ${name} resource${op.collection ? 's' : ''}.`;
+  }
+}
+
+class Builder {
+  readonly registry: SchemaRegistry;
+  readonly omitted: OmittedOperation[] = [];
+  private readonly ids = new Set<string>();
+
+  constructor(
+    private readonly api: ApiMetadata,
+    private readonly version: SpecVersion,
+  ) {
+    this.registry = new SchemaRegistry(api.settings.hydraPrefix);
+  }
+
+  uniqueId(name: string): string {
+    const base = operationId(name) || 'operation';
+    let id = base;
+    for (let i = 2; this.ids.has(id); i++) id = `${base}_${i}`;
+    this.ids.add(id);
+    return id;
+  }
+
+  private errorResponse(description: string, headers?: Record<string, unknown>): Record<string, unknown> {
+    const r = this.registry;
+    return {
+      description,
+      ...(headers ? { headers } : {}),
+      content: {
+        // Always served as problem+json: the Hydra document unless the client prefers plain JSON.
+        'application/problem+json': { schema: { anyOf: [r.errorJsonLd(), r.error()] } },
+      },
+    };
+  }
+
+  private violationResponse(): Record<string, unknown> {
+    const r = this.registry;
+    return {
+      description: 'Validation failed (constraint violations).',
+      content: { 'application/problem+json': { schema: { anyOf: [r.constraintViolationJsonLd(), r.constraintViolation()] } } },
+    };
+  }
+
+  /** The body of a successful answer, per output format. */
+  private outputContent(op: OperationMetadata): Record<string, unknown> {
+    const r = this.registry;
+    const resource = op.resource;
+    const content: Record<string, unknown> = {};
+    for (const [format, types] of Object.entries(this.api.settings.formats)) {
+      const jsonld = format === 'jsonld';
+      let schema: JsonSchema;
+      if (op.collection) {
+        if (jsonld) {
+          const keys = operationHydraKeys(op, this.api.settings);
+          schema = {
+            allOf: [
+              r.hydraCollection(keys.prefixed),
+              { type: 'object', properties: { [keys.member]: { type: 'array', items: r.outputJsonLd(resource) } } },
+            ],
+          };
+        } else schema = { type: 'array', items: r.output(resource) };
+      } else schema = jsonld ? r.outputJsonLd(resource) : r.output(resource);
+      for (const type of types) content[type] = { schema };
+    }
+    return content;
+  }
+
+  private requestBody(op: OperationMetadata): Record<string, unknown> | undefined {
+    const settings = this.api.settings;
+    if (op.method === 'QUERY') return this.queryBody(op);
+    if (!BODY_METHODS.has(op.method) || op.options.input === false || optionValue<boolean>(op, settings, 'deserialize') === false) return undefined;
+    const resource = op.resource;
+    if (op.method === 'PATCH') {
+      if (settings.patchFormats.length === 0) return undefined;
+      const schema = this.registry.mergePatch(resource);
+      return { description: `The changes to the ${resource.shortName} resource.`, required: true, content: Object.fromEntries(settings.patchFormats.map((t) => [t, { schema }])) };
+    }
+    const schema = this.registry.input(resource);
+    const types = [...new Set(Object.values(settings.formats).flat())];
+    const what = op.method === 'POST' ? `The new ${resource.shortName} resource.` : `The ${resource.shortName} resource: properties absent from the body keep their values, null removes one.`;
+    return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, { schema }])) };
+  }
+
+  private queryBody(op: OperationMetadata): Record<string, unknown> {
+    const { schema, deepObjects } = queryBodySchema(this.api, op);
+    const encoding = Object.fromEntries(deepObjects.map((name) => [name, { style: 'deepObject', explode: true }]));
+    return {
+      description:
+        'The criteria, as a JSON object or a form (`price[gte]=10&order[title]=desc`). The Content-Type header is required, even for an empty body; send `{}` for no criteria. Pagination is read from the URL.',
+      required: true,
+      content: {
+        'application/json': { schema },
+        'application/x-www-form-urlencoded': { schema, ...(deepObjects.length ? { encoding } : {}) },
+      },
+    };
+  }
+
+  private responses(op: OperationMetadata): Record<string, unknown> {
+    const name = op.resource.shortName;
+    const responses: Record<string, unknown> = {};
+    if (op.controller === 'NotFoundAction') {
+      responses['404'] = this.errorResponse('Not found: this route exists to give the items their IRIs and always answers 404.');
+      return responses;
+    }
+    const status = successStatus(op);
+    const hasBody = status !== 204 && op.options.output !== false && optionValue<boolean>(op, this.api.settings, 'serialize') !== false;
+    const success = (description: string, headers?: Record<string, unknown>): Record<string, unknown> => ({
+      description,
+      ...(headers ? { headers } : {}),
+      ...(hasBody ? { content: this.outputContent(op) } : {}),
+    });
+    const location = { Location: { description: 'The IRI of the item.', schema: { type: 'string', format: 'iri-reference' } } };
+    if (op.collection && op.method !== 'POST') responses[status] = success(`${name} collection.`);
+    else if (op.method === 'POST') responses[status] = success(`${name} resource created.`, status === 201 ? location : undefined);
+    else if (op.method === 'PUT' || op.method === 'PATCH') responses[status] = success(`${name} resource updated.`);
+    else if (op.method === 'DELETE') responses[status] = { description: `${name} resource deleted.` };
+    else responses[status] = success(`${name} resource.`);
+    if (op.method === 'PUT' && op.options.allowCreate === true && op.options.status === undefined) {
+      responses['201'] = { ...success(`${name} resource created (it did not exist).`, location) };
+    }
+
+    const patchDisabled = op.method === 'PATCH' && this.api.settings.patchFormats.length === 0 && op.options.input !== false && optionValue<boolean>(op, this.api.settings, 'deserialize') !== false;
+    const bodyRead = this.requestBody(op) !== undefined && op.method !== 'QUERY';
+    const paginated = paginationParameters(this.api, op).length > 0 && op.collection;
+    if (op.method === 'QUERY') {
+      responses['400'] = this.errorResponse('The body is not valid JSON, does not decode to a JSON object, or a pagination parameter is invalid.');
+    } else if (bodyRead) responses['400'] = this.errorResponse('Invalid input: malformed JSON, a value of the wrong type or an invalid IRI.');
+    else if (paginated) responses['400'] = this.errorResponse('Invalid pagination parameter (a page below 1, a negative page size…).');
+    if (notFoundPossible(op, this.api)) responses['404'] = this.errorResponse(`${name} resource not found.`);
+    if (bodyRead) responses['413'] = this.errorResponse(`The request body is larger than ${this.api.settings.bodySizeLimit} bytes.`);
+    if (op.method === 'QUERY') {
+      responses['415'] = this.errorResponse('No Content-Type, or one that is neither JSON nor a form.', {
+        'Accept-Query': { description: 'The media types a QUERY body may have.', schema: { type: 'string', const: 'application/x-www-form-urlencoded, application/json' } },
+      });
+    } else if (patchDisabled) responses['415'] = this.errorResponse('PATCH is not enabled: the patch_formats setting is empty, so every PATCH answers 415.');
+    else if (bodyRead) responses['415'] = this.errorResponse('Missing or unsupported Content-Type.');
+    if (bodyRead && BODY_METHODS.has(op.method) && optionValue<boolean>(op, this.api.settings, 'validate') !== false) responses['422'] = this.violationResponse();
+    return responses;
+  }
+
+  operation(op: OperationMetadata, id: string): Record<string, unknown> {
+    const parameters: ParameterObject[] = [...pathParameters(op)];
+    if (op.collection && op.method !== 'POST') {
+      parameters.push(...paginationParameters(this.api, op));
+      // GET reads the criteria from the URL; QUERY from its body.
+      if (op.method !== 'QUERY') parameters.push(...filterParameters(this.api, op).filter((p) => !parameters.some((q) => q.name === p.name && q.in === p.in)));
+    }
+    const deprecation = typeof op.options.deprecationReason === 'string' ? op.options.deprecationReason : undefined;
+    const description = joinText(typeof op.options.description === 'string' ? op.options.description : undefined, deprecation && `Deprecated: ${deprecation}`);
+    const body = this.requestBody(op);
+    return {
+      operationId: id,
+      tags: [op.resource.shortName],
+      summary: summaryOf(op),
+      ...(description ? { description } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(body ? { requestBody: body } : {}),
+      responses: this.responses(op),
+      ...(deprecation ? { deprecated: true } : {}),
+    };
+  }
+
+  build(): OpenApiDocument {
+    const paths: Record<string, Record<string, unknown>> = {};
+    const tags: Record<string, unknown>[] = [];
+    for (const resource of this.api.resources) {
+      const visible = resource.operations.filter((o) => !o.hidden);
+      if (visible.length) tags.push({ name: resource.shortName, ...(resource.description ? { description: resource.description } : {}) });
+      for (const op of visible) this.place(paths, op);
+    }
+    const omittedNote =
+      this.omitted.length > 0
+        ? `This OpenAPI ${FULL_VERSION[this.version]} document leaves out ${this.omitted.length} operation${this.omitted.length > 1 ? 's' : ''} it cannot describe (see x-apidsl-omitted): ${this.omitted.map((o) => `${o.method} ${o.path}`).join(', ')}. The OpenAPI 3.2 document (/docs.json) has them.`
+        : undefined;
+    const description = joinText(this.api.description, omittedNote);
+    return {
+      openapi: FULL_VERSION[this.version],
+      info: { title: this.api.title, version: this.api.version ?? '0.0.0', ...(description ? { description } : {}) },
+      servers: [{ url: '/', description: 'This service' }],
+      paths,
+      components: { schemas: this.registry.schemas },
+      tags,
+      ...(this.omitted.length ? { 'x-apidsl-omitted': this.omitted } : {}),
+    };
+  }
+
+  private place(paths: Record<string, Record<string, unknown>>, op: OperationMetadata): void {
+    const id = this.uniqueId(op.name);
+    const method = op.method.toLowerCase();
+    const item = (paths[op.path] ??= {});
+    const omit = (reason: string): void => {
+      this.omitted.push({ method: op.method, path: op.path, operationId: id, reason });
+    };
+    if (FIXED_METHODS[this.version].includes(method)) {
+      if (method in item) return omit(`Another operation (${(item[method] as { operationId: string }).operationId}) has the same method and path.`);
+      item[method] = this.operation(op, id);
+      return;
+    }
+    if (this.version === '3.1') {
+      return omit(op.method === 'QUERY' ? 'OpenAPI 3.1 has no QUERY method (OpenAPI 3.2 adds the path item field `query`).' : `OpenAPI 3.1 has no place for the ${op.method} method (OpenAPI 3.2 has additionalOperations).`);
+    }
+    const additional = (item.additionalOperations ??= {}) as Record<string, unknown>;
+    if (op.method in additional) return omit('Another operation has the same method and path.');
+    additional[op.method] = this.operation(op, id);
+  }
+}
+
+export interface OpenApiOptions {
+  specVersion?: SpecVersion;
+}
+
+/** The OpenAPI document of an API. */
+export function openApiDocument(api: ApiMetadata, options: OpenApiOptions = {}): OpenApiDocument {
+  return new Builder(api, options.specVersion ?? DEFAULT_SPEC_VERSION).build();
+}
+
+/** Documents of an API by version, built once (the metadata never changes while serving). */
+export function openApiCache(api: ApiMetadata): (version: SpecVersion) => string {
+  const cache = new Map<SpecVersion, string>();
+  return (version) => {
+    let text = cache.get(version);
+    if (text === undefined) cache.set(version, (text = JSON.stringify(openApiDocument(api, { specVersion: version }))));
+    return text;
+  };
+}

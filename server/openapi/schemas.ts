@@ -1,0 +1,197 @@
+/**
+ * The `components.schemas` of the OpenAPI document: per resource the schemas that validate
+ * requests and describe responses (resourceSchema, the very schemas validate.ts runs), their
+ * JSON-LD variants (`@id` and `@type` added), the Hydra collection envelopes (unprefixed or
+ * `hydra:`-prefixed) and the error documents. Schemas are registered as operations refer to
+ * them, so the document holds only what it uses.
+ */
+import type { ResourceMetadata } from '../metadata/types.js';
+import { resourceSchema, type JsonSchema } from '../pipeline/schema.js';
+
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
+
+export class SchemaRegistry {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  constructor(private readonly hydraPrefix: boolean) {}
+
+  private add(name: string, build: () => JsonSchema): JsonSchema {
+    if (!(name in this.schemas)) {
+      this.schemas[name] = {}; // reserved first: builders may register others
+      this.schemas[name] = build();
+    }
+    return ref(name);
+  }
+
+  /** What responses hold in plain JSON. */
+  output(resource: ResourceMetadata): JsonSchema {
+    return this.add(resource.shortName, () => resourceSchema(resource, 'output'));
+  }
+
+  /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top). */
+  outputJsonLd(resource: ResourceMetadata): JsonSchema {
+    return this.add(`${resource.shortName}.jsonld`, () => ({
+      allOf: [this.hydraItem(), this.output(resource)],
+    }));
+  }
+
+  /** What POST and PUT bodies may hold: the schema that validates them. */
+  input(resource: ResourceMetadata): JsonSchema {
+    return this.add(`${resource.shortName}.input`, () => resourceSchema(resource, 'input'));
+  }
+
+  /** What a PATCH body (JSON Merge Patch) may hold: the input schema with nothing required, null removing a value. */
+  mergePatch(resource: ResourceMetadata): JsonSchema {
+    return this.add(`${resource.shortName}.jsonMergePatch`, () => {
+      const { required: _required, ...schema } = resourceSchema(resource, 'input');
+      return { ...schema, description: joinText(schema.description as string | undefined, 'JSON Merge Patch (RFC 7396): the properties to change; null removes an optional value.') };
+    });
+  }
+
+  hydraItem(): JsonSchema {
+    return this.add('HydraItemBaseSchema', () => ({
+      type: 'object',
+      properties: {
+        '@context': { ...IRI, description: 'The JSON-LD context (on the top-level document only).' },
+        '@id': { ...IRI, description: 'The IRI of the item.' },
+        '@type': { type: 'string', description: 'The resource class.' },
+      },
+      required: ['@id', '@type'],
+    }));
+  }
+
+  /** The Hydra collection envelope, in the prefixed or unprefixed vocabulary. */
+  hydraCollection(prefixed: boolean): JsonSchema {
+    const k = (name: string): string => (prefixed ? `hydra:${name}` : name);
+    return this.add(prefixed ? 'HydraPrefixedCollectionBaseSchema' : 'HydraCollectionBaseSchema', () => ({
+      type: 'object',
+      properties: {
+        '@context': IRI,
+        '@id': IRI,
+        '@type': { type: 'string', const: k('Collection') },
+        [k('totalItems')]: { type: 'integer', minimum: 0, description: 'How many items the whole collection holds (absent under partial pagination).' },
+        [k('view')]: {
+          type: 'object',
+          description: 'The page this document shows and its neighbours (absent when the collection is not paginated and no parameter applies).',
+          properties: {
+            '@id': IRI,
+            '@type': { type: 'string', const: k('PartialCollectionView') },
+            [k('first')]: IRI,
+            [k('last')]: IRI,
+            [k('previous')]: IRI,
+            [k('next')]: IRI,
+          },
+        },
+        [k('search')]: {
+          type: 'object',
+          description: 'The IRI template of the query parameters the operation understands.',
+          properties: {
+            '@type': { type: 'string', const: k('IriTemplate') },
+            [k('template')]: { type: 'string' },
+            [k('variableRepresentation')]: { type: 'string' },
+            [k('mapping')]: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  '@type': { type: 'string' },
+                  variable: { type: 'string' },
+                  property: { type: ['string', 'null'] },
+                  required: { type: 'boolean' },
+                },
+              },
+            },
+          },
+        },
+      },
+      required: ['@id', '@type', k('member')],
+    }));
+  }
+
+  /** The plain problem document (RFC 9457) of every error. */
+  error(): JsonSchema {
+    return this.add('Error', () => ({
+      type: 'object',
+      description: 'A problem document (RFC 9457).',
+      properties: {
+        type: { type: 'string', description: 'An IRI identifying the problem, `/errors/<status>`.' },
+        title: { type: 'string', description: 'A short summary of the problem.' },
+        status: { type: 'integer', description: 'The HTTP status code.' },
+        detail: { type: 'string', description: 'What went wrong, for a person.' },
+      },
+      required: ['type', 'title', 'status', 'detail'],
+    }));
+  }
+
+  /** The Hydra error document (JSON-LD), served unless the client prefers plain JSON. */
+  errorJsonLd(): JsonSchema {
+    const p = this.hydraPrefix ? 'hydra:' : '';
+    return this.add('Error.jsonld', () => ({
+      type: 'object',
+      description: 'The Hydra error document.',
+      properties: {
+        '@context': IRI,
+        '@id': IRI,
+        '@type': { type: 'string', const: `${p}Error` },
+        [`${p}title`]: { type: 'string' },
+        [`${p}description`]: { type: 'string' },
+        type: { type: 'string' },
+        status: { type: 'integer' },
+        detail: { type: 'string' },
+      },
+      required: ['@id', '@type', 'status', 'detail'],
+    }));
+  }
+
+  constraintViolation(): JsonSchema {
+    return this.add('ConstraintViolation', () => ({
+      type: 'object',
+      description: 'Validation failed: one entry per violated constraint.',
+      properties: {
+        status: { type: 'integer', const: 422 },
+        violations: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              propertyPath: { type: 'string', description: 'The property that violates a constraint (empty for the whole item).' },
+              message: { type: 'string', description: 'The message of the constraint.' },
+              code: { type: 'string', description: 'The stable code of the constraint (a UUID).' },
+            },
+            required: ['propertyPath', 'message', 'code'],
+          },
+        },
+        detail: { type: 'string' },
+        type: { type: 'string' },
+        title: { type: 'string' },
+      },
+      required: ['status', 'violations', 'detail', 'type'],
+    }));
+  }
+
+  constraintViolationJsonLd(): JsonSchema {
+    const p = this.hydraPrefix ? 'hydra:' : '';
+    return this.add('ConstraintViolation.jsonld', () => ({
+      allOf: [
+        this.constraintViolation(),
+        {
+          type: 'object',
+          properties: {
+            '@context': IRI,
+            '@id': IRI,
+            '@type': { type: 'string', const: 'ConstraintViolation' },
+            [`${p}title`]: { type: 'string' },
+            [`${p}description`]: { type: 'string' },
+          },
+          required: ['@id', '@type'],
+        },
+      ],
+    }));
+  }
+}
+
+export function joinText(...parts: (string | undefined)[]): string {
+  return parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');
+}
