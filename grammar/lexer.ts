@@ -41,7 +41,6 @@ export const RBracket = createToken({ name: 'RBracket', pattern: /\]/, label: "'
 export const Colon = createToken({ name: 'Colon', pattern: /:/, label: "':'" });
 export const Comma = createToken({ name: 'Comma', pattern: /,/, label: "','" });
 
-export const KEYWORDS = ['api', 'config', 'filter', 'resource', 'properties', 'operations', 'mutator', 'true', 'false', 'null'];
 /** Words that may start a top-level declaration. */
 export const DECLARATION_KEYWORDS = ['api', 'config', 'filter', 'resource', 'mutator'];
 

@@ -5,7 +5,7 @@
  * its runtime metadata from it.
  */
 import * as A from './ast.js';
-import { KIND_METHOD, OPERATION_KINDS, type OperationKind } from './catalogue/types.js';
+import { COLLECTION_KINDS, KIND_METHOD, OPERATION_KINDS, type OperationKind } from './catalogue/types.js';
 import { defaultOperationName, joinPath, pathSegment, type PathSegmentGenerator } from './naming.js';
 
 export interface ModelProperty {
@@ -58,7 +58,7 @@ export interface ApiModel {
 }
 
 const DEFAULT_KINDS: OperationKind[] = ['GetCollection', 'Post', 'Get', 'Patch', 'Delete'];
-const COLLECTION_ROUTE_KINDS = new Set(['GetCollection', 'Post', 'Query']);
+const COLLECTION_ROUTE_KINDS = new Set<string>(COLLECTION_KINDS);
 
 /** The first entry of each key (duplicates are the checker's business). */
 export function entryMap(entries: A.Entry[] | undefined): Map<string, A.Entry> {

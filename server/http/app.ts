@@ -13,6 +13,7 @@ import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { contextDocument, entrypoint } from './documents.js';
 import { hydraDocumentation } from './hydra-docs.js';
+import { registerDocumentation } from './docs-html.js';
 import { HttpError, notFound } from './errors.js';
 import { fillTemplate, fromRecord } from './iri.js';
 import { errorFlavour, negotiateOutput } from './negotiation.js';
@@ -58,6 +59,8 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   router.get('/', (ctx) => sendDocument(ctx, entrypoint(api)));
   router.get('/index.:format', (ctx) => sendDocument(ctx, entrypoint(api), ctx.params.format));
   router.get('/docs.jsonld', (ctx) => sendDocument(ctx, hydraDocumentation(api, originOf(ctx)), 'jsonld'));
+  // `/docs.json` (OpenAPI), `/docs` (HTML, OpenAPI or Hydra by Accept) and the HTML reference's assets.
+  registerDocumentation(router, api, (ctx) => hydraDocumentation(api, originOf(ctx)));
   router.get('/contexts/:name{.:format}', (ctx) => {
     const doc = contextDocument(api, ctx.params.name, originOf(ctx));
     if (!doc) throw notFound();
@@ -129,7 +132,6 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     operation: op,
     criteria: query,
     store: collections.get(op.resource.shortName)!,
-    collections,
     request: {
       method: ctx.method,
       url: ctx.url,

@@ -5,10 +5,10 @@
  * variables, `host` (placeholders allowed) and `schemes`.
  */
 import Router from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
 
-export const ROUTER_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY', 'OPTIONS'];
+const ROUTER_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY', 'OPTIONS'];
 
 /** `/books/{id}` → `/books/:id{.:_format}` (path-to-regexp syntax). */
 export function routerPath(template: string): string {
@@ -67,4 +67,3 @@ export function newRouter(): Router {
   return new Router({ methods: ROUTER_METHODS });
 }
 
-export type RouteHandler = (ctx: Context, next: Next) => Promise<void>;

@@ -5,7 +5,7 @@
  * routes and the hidden IRI routes, custom code imported, storage specs derived.
  */
 import * as A from '../../grammar/ast.js';
-import { FILTER_KINDS, OPTIONS, type OperationKind } from '../../grammar/catalogue/index.js';
+import { COLLECTION_KINDS, FILTER_KINDS, LISTING_KINDS, OPTIONS, type OperationKind } from '../../grammar/catalogue/index.js';
 import type { ApiModel, ModelProperty, ModelResource } from '../../grammar/model.js';
 import { defaultOperationName, joinPath, pathSegment, placeholders } from '../../grammar/naming.js';
 import type { CollectionSpec, FieldType } from '../store/types.js';
@@ -15,7 +15,6 @@ import type { ApiMetadata, CodeFunction, FilterKind, FilterMetadata, OperationMe
 
 /** Operation options a resource passes down to its operations (routing options stay per operation). */
 const INHERITED = new Set(OPTIONS.filter((o) => o.group === 'operation' && o.placement.resource).map((o) => o.name));
-const COLLECTION_KINDS = new Set<string>(['GetCollection', 'Query']);
 const VALIDATION_CONSTRAINTS = ['required', 'nullable', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'];
 
 export const NOT_EXPOSED_DETAIL = 'This route does not aim to be called.';
@@ -171,7 +170,7 @@ async function loadResource(
     const after = await applyMutators(before, operationMutators.get(op.name) ?? []);
     const method = String(after.method ?? op.method ?? 'GET').toUpperCase();
     const template = typeof after.uriTemplate === 'string' ? after.uriTemplate : undefined;
-    const isCollectionRoute = kind === 'GetCollection' || kind === 'Post' || kind === 'Query';
+    const isCollectionRoute = COLLECTION_KINDS.includes(kind);
     const path = template !== undefined ? joinPath(routePrefix, template) : isCollectionRoute ? collectionPath : (resource.itemPath ?? collectionPath);
     const opts: Plain = { ...after };
     for (const k of ['name', 'kind', 'method', 'uriTemplate']) delete opts[k];
@@ -183,7 +182,7 @@ async function loadResource(
       resource,
       path,
       uriVariables: placeholders(path),
-      collection: COLLECTION_KINDS.has(kind),
+      collection: LISTING_KINDS.includes(kind),
       hidden: false,
       options: opts,
       provider: await codeOf(opts.provider, baseDir, `provider of ${op.name}`),

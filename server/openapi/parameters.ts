@@ -38,11 +38,11 @@ const DATE_TEXT: Record<(typeof DATE_OPS)[number], string> = {
   strictly_after: 'strictly after the date',
 };
 const STRATEGY_TEXT: Record<string, string> = {
-  exact: 'equal to the value',
-  partial: 'containing the value',
-  start: 'starting with the value',
-  end: 'ending with the value',
-  word_start: 'with a word starting with the value',
+  exact: 'equals the value',
+  partial: 'contains the value',
+  start: 'starts with the value',
+  end: 'ends with the value',
+  word_start: 'has a word starting with the value',
 };
 const NULL_TEXT: Record<string, string> = {
   exclude_null: 'Items without a date never match.',
@@ -83,7 +83,7 @@ function searchText(p: PropertyMetadata, strategy: string): string {
   const mode = insensitive ? strategy.slice(1) : strategy;
   // The runtime compares other types for equality whatever the strategy.
   if (p.type !== 'string') return `Items whose ${p.name} equals the value.`;
-  return `Items whose ${p.name} is ${STRATEGY_TEXT[mode] ?? STRATEGY_TEXT.exact}${insensitive ? ', ignoring case' : ''}. The value is literal text, never a pattern.`;
+  return `Items whose ${p.name} ${STRATEGY_TEXT[mode] ?? STRATEGY_TEXT.exact}${insensitive ? ', ignoring case' : ''}. The value is literal text, never a pattern.`;
 }
 
 function orderText(p: PropertyMetadata, setting: string | undefined): string {

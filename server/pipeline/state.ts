@@ -23,8 +23,6 @@ export interface OperationState {
   api: ApiMetadata;
   operation: OperationMetadata;
   store: Collection;
-  /** Collections of every resource, by short name (for custom code and relations). */
-  collections: Map<string, Collection>;
   request: PublicRequest;
   /** Raw body reader (enforces the size limit). */
   readBody(): Promise<string>;

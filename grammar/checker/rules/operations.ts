@@ -4,13 +4,12 @@
  * formats.
  */
 import type * as A from '../../ast.js';
-import { OPERATION_KINDS, OPTIONS, optionByName, filterKind, type OperationKind } from '../../catalogue/index.js';
+import { ITEM_KINDS, OPERATION_KINDS, OPTIONS, optionByName, filterKind, type OperationKind } from '../../catalogue/index.js';
 import { allOperations, configEntry, wordOf, type ModelOperation, type ModelResource } from '../../model.js';
 import { placeholders } from '../../naming.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 
-const ITEM_KINDS = new Set(['Get', 'Put', 'Patch', 'Delete']);
 
 export function checkOperations(ctx: CheckContext): void {
   const patchFormats = configEntry(ctx.model.config, 'patch_formats')?.value;
@@ -63,7 +62,7 @@ function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
 }
 
 function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
-  if (ITEM_KINDS.has(op.kind) && !resource.identifier && op.uriTemplate === undefined && op.decl) {
+  if ((ITEM_KINDS as readonly string[]).includes(op.kind) && !resource.identifier && op.uriTemplate === undefined && op.decl) {
     ctx.report('identifier-issue', op.decl.opKind.range, `'${resource.name}' has no identifier, so it has no item route for ${op.kind}: mark a property 'identifier: true', name one 'id', or give a uriTemplate`);
   }
   const itemTemplate = op.options.get('itemUriTemplate')?.value;

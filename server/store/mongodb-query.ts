@@ -1,0 +1,266 @@
+// Compiles the store-neutral Query to a MongoDB filter, sort, skip and limit, and derives the indexes a
+// collection needs from its spec. Pure functions, no driver calls: the unit tests read what they produce.
+//
+// Document layout (see mongodb.ts): the identifier (or, without one, an internal integer key) is `_id`; every
+// other field keeps its name, except that names starting with `_` get one more `_` (`_id` → `__id`), so user
+// fields never collide with `_id` or with the store's own fields (`_` followed by a letter: `_j`, `_x`).
+import type { CollectionSpec, Condition, FieldType, Query, Sort } from './types.js';
+
+/** A MongoDB filter, sort or index key document. */
+export type Doc = Record<string, unknown>;
+export type SortDoc = Record<string, 1 | -1>;
+
+export const KEY = '_id';
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function checkName(name: string, what: string): string {
+  if (!NAME.test(name)) throw new TypeError(`invalid ${what} name ${JSON.stringify(name)}`);
+  return name;
+}
+
+/** The stored name of a (non-identifier) item key: `_x` → `__x`, others unchanged. A bijection. */
+export const storedName = (name: string): string => (name.startsWith('_') ? `_${name}` : name);
+/** The item key of a stored user field name (the inverse of storedName). */
+export const itemName = (stored: string): string => (stored.startsWith('__') ? stored.slice(1) : stored);
+/** Store-internal fields: `_id` and `_` + a non-underscore character. */
+export const isInternal = (stored: string): boolean => stored.startsWith('_') && !stored.startsWith('__');
+
+interface Field {
+  path: string;
+  /** Only the key is known never to be null. */
+  nullable: boolean;
+  opaque: boolean;
+}
+
+export function fieldOf(spec: CollectionSpec, field: string): Field {
+  if (spec.identifier?.field === field) return { path: KEY, nullable: false, opaque: false };
+  const type: FieldType | undefined = Object.hasOwn(spec.fields, field) ? spec.fields[field] : undefined;
+  if (type === undefined) throw new TypeError(`unknown field ${spec.name}.${field}`);
+  checkName(field, 'field');
+  return { path: storedName(field), nullable: true, opaque: type === 'json' || type === 'array' };
+}
+
+function comparable(spec: CollectionSpec, field: string): Field {
+  const f = fieldOf(spec, field);
+  if (f.opaque) throw new TypeError(`${spec.name}.${field} holds JSON: only 'exists' applies to it`);
+  return f;
+}
+
+function value(v: unknown): string | number | boolean {
+  if (typeof v === 'boolean' || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) return v;
+  throw new TypeError(`cannot compare with ${String(v)}: use a string, a finite number or a boolean`);
+}
+
+/** Matches no document (MongoDB refuses an empty `$or`). */
+export const NOTHING: Doc = { [KEY]: { $in: [] } };
+
+/** ANDs filters: one object when their keys do not overlap (what the planner and a reader see best), else $and. */
+function all(parts: Doc[]): Doc {
+  const flat = parts.flatMap((p) => (Object.keys(p).length === 1 && Array.isArray(p.$and) ? (p.$and as Doc[]) : [p]));
+  const nonEmpty = flat.filter((p) => Object.keys(p).length > 0);
+  if (nonEmpty.length === 0) return {};
+  if (nonEmpty.length === 1) return nonEmpty[0]!;
+  const keys = nonEmpty.flatMap((p) => Object.keys(p));
+  if (new Set(keys).size === keys.length && !keys.some((k) => k.startsWith('$'))) return Object.assign({}, ...nonEmpty) as Doc;
+  return { $and: nonEmpty };
+}
+
+function any(parts: Doc[]): Doc {
+  if (parts.length === 0) return NOTHING;
+  if (parts.length === 1) return parts[0]!;
+  if (parts.some((p) => Object.keys(p).length === 0)) return {};
+  return { $or: parts };
+}
+
+/** Regular-expression metacharacters (PCRE in MongoDB, RE2 in FerretDB) are escaped: the text stays literal. */
+export function escapeRegex(text: string): string {
+  // A NUL cannot travel in a BSON regex string; \x00 is its escape in both dialects.
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&').replace(/\0/g, '\\x00');
+}
+
+function match(path: string, c: Extract<Condition, { op: 'match' }>): Doc {
+  if (typeof c.value !== 'string') throw new TypeError(`match needs a string value, got ${String(c.value)}`);
+  if (c.mode === 'exact' && !c.caseInsensitive) return { [path]: { $eq: c.value } };
+  const text = escapeRegex(c.value);
+  // \z, not $: without the multiline flag PCRE's $ also matches before a final newline.
+  const pattern = { exact: `^${text}\\z`, partial: text, start: `^${text}`, end: `${text}\\z`, word_start: `(?:^| )${text}` }[c.mode];
+  return { [path]: c.caseInsensitive ? { $regex: pattern, $options: 'i' } : { $regex: pattern } };
+}
+
+const COMPARISON = { eq: '$eq', lt: '$lt', lte: '$lte', gt: '$gt', gte: '$gte' } as const;
+
+/** One Condition as a filter. Comparisons never match null or absent values (SQL semantics, `ne` included). */
+export function compileCondition(spec: CollectionSpec, c: Condition): Doc {
+  switch (c.op) {
+    case 'and':
+      return all(c.conditions.map((inner) => compileCondition(spec, inner)));
+    case 'or':
+      return any(c.conditions.map((inner) => compileCondition(spec, inner)));
+    case 'exists':
+      // `{f: null}` matches null and absent alike; `$ne: null` neither.
+      return { [fieldOf(spec, c.field).path]: c.exists ? { $ne: null } : null };
+    case 'in':
+      return { [comparable(spec, c.field).path]: { $in: c.values.map(value) } };
+    case 'match':
+      return match(comparable(spec, c.field).path, c);
+    case 'ne':
+      // MongoDB's $ne matches missing and null values; $nin with null excludes them.
+      return { [comparable(spec, c.field).path]: { $nin: [value(c.value), null] } };
+    default:
+      return { [comparable(spec, c.field).path]: { [COMPARISON[c.op]]: value(c.value) } };
+  }
+}
+
+interface Term extends Field {
+  direction: 'asc' | 'desc';
+}
+
+function sortTerms(spec: CollectionSpec, sort: Sort): Term[] {
+  return sort.map((s) => ({ ...comparable(spec, s.field), direction: s.direction }));
+}
+
+/** The sort, then the key when the sort lacks it (in the last field's direction), so the order is total. */
+function orderTerms(spec: CollectionSpec, sort: Sort): Term[] {
+  const terms = sortTerms(spec, sort);
+  if (!terms.some((t) => t.path === KEY)) terms.push({ path: KEY, nullable: false, opaque: false, direction: sort.at(-1)?.direction ?? 'asc' });
+  return terms;
+}
+
+export function compileSort(spec: CollectionSpec, sort: Sort = []): SortDoc {
+  const out: SortDoc = {};
+  for (const t of orderTerms(spec, sort)) if (!(t.path in out)) out[t.path] = t.direction === 'asc' ? 1 : -1;
+  return out;
+}
+
+/**
+ * Items strictly after `values` in `sort` order: OR over i of (f1 = v1 AND … AND fi beyond vi), "beyond" being
+ * $gt for asc and $lt for desc. MongoDB sorts null and absent values before every other value (the contract's
+ * "nulls smallest"), so they are beyond every value in desc and behind every value in asc. A redundant bound on
+ * the first field ($gte for asc, $lte for desc) lets the planner seek the compound index instead of reading it
+ * from the start; a desc cursor on a nullable field gets none (nulls follow every value).
+ */
+export function compileAfter(spec: CollectionSpec, sort: Sort, values: unknown[]): Doc {
+  if (sort.length === 0 || values.length !== sort.length) {
+    throw new TypeError(`'after' needs one value per sort field (${sort.length}), got ${values.length}`);
+  }
+  return tupleAfter(sortTerms(spec, sort), values);
+}
+
+function tupleAfter(terms: Term[], values: unknown[]): Doc {
+  const equal = (i: number): Doc => ({ [terms[i]!.path]: values[i] === null ? null : { $eq: value(values[i]) } });
+  const disjuncts: Doc[] = [];
+  terms.forEach(({ path, nullable, direction }, i) => {
+    const v = values[i];
+    let beyond: Doc;
+    if (direction === 'asc') {
+      beyond = { [path]: v === null ? { $ne: null } : { $gt: value(v) } };
+    } else if (v === null) {
+      return; // nothing sorts after null in desc order
+    } else {
+      beyond = nullable ? { $or: [{ [path]: { $lt: value(v) } }, { [path]: null }] } : { [path]: { $lt: value(v) } };
+    }
+    disjuncts.push(all([...terms.slice(0, i).map((_, j) => equal(j)), beyond]));
+  });
+  const first = terms[0]!;
+  const seekable = terms.length > 1 && values[0] !== null && (first.direction === 'asc' || !first.nullable);
+  if (!seekable) return any(disjuncts);
+  return { $and: [{ [first.path]: { [first.direction === 'asc' ? '$gte' : '$lte']: value(values[0]) } }, any(disjuncts)] };
+}
+
+function nonNegative(n: number | undefined, what: string): number | undefined {
+  if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) throw new TypeError(`invalid ${what} ${n}`);
+  return n;
+}
+
+export function compileWhere(spec: CollectionSpec, where: Condition[] = []): Doc {
+  return all(where.map((c) => compileCondition(spec, c)));
+}
+
+function compileFilter(spec: CollectionSpec, q: Query): Doc {
+  const parts = (q.where ?? []).map((c) => compileCondition(spec, c));
+  if (q.after) parts.push(compileAfter(spec, q.sort ?? [], q.after.values));
+  return all(parts);
+}
+
+export interface CompiledFind {
+  filter: Doc;
+  sort: SortDoc;
+  skip?: number;
+  /** Absent: no limit. 0 is a real limit here (the store answers nothing without asking); MongoDB reads 0 as none. */
+  limit?: number;
+}
+
+export function compileFind(spec: CollectionSpec, q: Query): CompiledFind {
+  const out: CompiledFind = { filter: compileFilter(spec, q), sort: compileSort(spec, q.sort) };
+  const skip = nonNegative(q.offset, 'offset');
+  const limit = nonNegative(q.limit, 'limit');
+  if (skip) out.skip = skip;
+  if (limit !== undefined) out.limit = limit;
+  return out;
+}
+
+/** `find` without sort or limit: whether an item is there does not depend on the order (the sort is still checked). */
+export function compileExists(spec: CollectionSpec, q: Query): { filter: Doc; skip?: number } {
+  compileSort(spec, q.sort);
+  const skip = nonNegative(q.offset, 'offset');
+  return { filter: compileFilter(spec, q), ...(skip ? { skip } : {}) };
+}
+
+export interface IndexSpec {
+  key: SortDoc;
+  /** MongoDB's default name for the key (`price_1__id_1`), so creating it again is a no-op. */
+  name: string;
+}
+
+/** Beyond this many direction patterns for one field list, only the ascending one is created. */
+const MAX_PATTERNS = 4;
+
+/**
+ * The indexes of a collection beyond `_id` (MongoDB's own unique index, which is the identifier's): one per
+ * field list of `spec.indexes`, each ending with `_id` as the tie-breaker every total sort ends with. An index
+ * serves a sort with the same directions or all of them reversed, and sorts on several fields come in mixed
+ * directions (cursors, or a client's `order[…]` turning one around). The spec does not say which, so for each
+ * field list the patterns with the first field ascending and each later field in either direction are created
+ * (the `_id` appended as tie-breaker follows the field before it, as the sort's does), at most MAX_PATTERNS.
+ */
+export function indexSpecs(spec: CollectionSpec): IndexSpec[] {
+  const out: IndexSpec[] = [];
+  for (const fields of spec.indexes) {
+    const paths = [...new Set(fields.map((f) => fieldOf(spec, f).path))];
+    const appended = !paths.includes(KEY);
+    if (appended) paths.push(KEY);
+    if (paths.length === 1) continue; // `_id` alone: MongoDB's own index
+    // Free directions: every field but the first and an appended `_id`.
+    const free = paths.map((_, i) => i > 0 && !(appended && i === paths.length - 1));
+    const freeCount = free.filter(Boolean).length;
+    const combos = 2 ** freeCount <= MAX_PATTERNS ? 2 ** freeCount : 1;
+    for (let combo = 0; combo < combos; combo++) {
+      const key: SortDoc = {};
+      let bit = 0;
+      let previous: 1 | -1 = 1;
+      paths.forEach((path, i) => {
+        let direction: 1 | -1 = 1;
+        if (free[i]) direction = (combo >> bit++) & 1 ? -1 : 1;
+        else if (i > 0) direction = previous;
+        key[path] = direction;
+        previous = direction;
+      });
+      const name = Object.entries(key)
+        .map(([k, d]) => `${k}_${d}`)
+        .join('_');
+      if (!out.some((x) => x.name === name)) out.push({ key, name });
+    }
+  }
+  return out;
+}
+
+/** Whether `index` serves `sort` without a blocking sort: the sort is a prefix of the key, same or all reversed. */
+export function indexServesSort(index: SortDoc, sort: SortDoc): boolean {
+  const key = Object.entries(index);
+  const wanted = Object.entries(sort);
+  if (wanted.length > key.length) return false;
+  const same = wanted.every(([f, d], i) => key[i]![0] === f && key[i]![1] === d);
+  const reversed = wanted.every(([f, d], i) => key[i]![0] === f && key[i]![1] === -d);
+  return same || reversed;
+}
