@@ -22,6 +22,7 @@ import type { ApiMetadata } from '../../server/metadata/types.js';
 import { openSqliteStore } from '../../server/store/sqlite.js';
 import type { Collection, Item, Store } from '../../server/store/types.js';
 import type { LoadRequest, LoadResult } from './load-process.js';
+import { measureStreamMemory } from './memory.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/bench/pagination.api', import.meta.url));
 const DEEP_ITEMS = 1_000_000;
@@ -278,6 +279,18 @@ export async function runPaginationBench(): Promise<void> {
       [`offset, deep page: GET /items?itemsPerPage=${PAGE}&page=${DEPTH / PAGE + 1}`, ms(d('offset deep')), `${ratio(d('offset deep') / d('offset first'))} (no bar)`],
       [`cursor, first page: GET /items-by-cursor?itemsPerPage=${PAGE}`, ms(d('cursor first')), '1.00× (baseline)'],
       [`cursor, deep page: GET /items-by-cursor?itemsPerPage=${PAGE}&id[gt]=${DEPTH}`, ms(d('cursor deep')), barCell(d('cursor deep') / d('cursor first'), { op: '≤', limit: 1.5 })],
+    ]);
+
+    // Memory: the whole 1,000,000-item collection in one document, streamed.
+    progress(`memory: GET /items?pagination=false on ${num(DEEP_ITEMS)} items`);
+    const memory = await measureStreamMemory(`${big$}/items?pagination=false`);
+    table(`memory: the whole collection in one response (?pagination=false), ${num(DEEP_ITEMS)} items, server RSS sampled every 10 ms`, [
+      ['resident set before the request', `${memory.baselineMb.toFixed(0)} MB`, '1.00× (baseline)'],
+      [
+        `peak during the response (${memory.documentMb.toFixed(0)} MB of JSON-LD in ${memory.seconds.toFixed(1)} s)`,
+        `${memory.peakMb.toFixed(0)} MB`,
+        `${(memory.peakMb / memory.baselineMb).toFixed(2)}× (growth ${(memory.peakMb - memory.baselineMb).toFixed(0)} MB for a ${memory.documentMb.toFixed(0)} MB document)`,
+      ],
     ]);
 
     // b. Totals
