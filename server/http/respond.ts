@@ -3,6 +3,7 @@
  * `_api_response_status` > the operation's `status` > the method's default) and the
  * operation headers (Allow, Accept-Post, Accept-Patch, Location, Content-Location).
  */
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { optionValue } from '../metadata/options.js';
@@ -50,5 +51,32 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
     return;
   }
   ctx.type = `${state.output.mediaType}; charset=utf-8`;
-  ctx.body = state.body instanceof Readable ? state.body : JSON.stringify(state.body);
+  if (state.body instanceof Readable) {
+    ctx.body = state.body;
+    return;
+  }
+  const text = JSON.stringify(state.body);
+  // API Platform's default http_cache.etag: successful GET/HEAD carry an ETag of the body, and
+  // a matching If-None-Match is answered 304.
+  if ((op.method === 'GET' || op.method === 'HEAD') && status === 200) {
+    const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
+    ctx.set('ETag', etag);
+    if (matchesEtag(ctx.get('if-none-match'), etag)) {
+      ctx.status = 304;
+      ctx.body = null;
+      return;
+    }
+  }
+  ctx.body = text;
+}
+
+/**
+ * RFC 9110 §13.1.2 (weak comparison). Evaluated by us rather than Koa's `ctx.fresh`, which
+ * ignores a conditional request carrying `Cache-Control: no-cache` (as fetch() adds): an origin
+ * server answers the condition all the same.
+ */
+function matchesEtag(header: string, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }

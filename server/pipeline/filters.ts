@@ -21,6 +21,9 @@ export interface Ctx {
   resource: ResourceMetadata;
 }
 
+/** What PHP's is_numeric() accepts (no hexadecimal, no `Infinity`), as API Platform checks. */
+const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
 const RANGE_OPS = { lt: 'lt', lte: 'lte', gt: 'gt', gte: 'gte' } as const;
 const DATE_OPS = { after: 'gte', before: 'lte', strictly_after: 'gt', strictly_before: 'lt' } as const;
 
@@ -34,13 +37,15 @@ function boolOf(v: unknown): boolean | undefined {
 
 /** A criterion's value as the property's stored type, or undefined when it cannot be one. */
 export function typedValue(ctx: Ctx, prop: PropertyMetadata, raw: unknown): unknown {
-  const s = scalar(raw);
+  let s = scalar(raw);
   if (s === undefined) return undefined;
+  // The identifier may be given by the item's IRI (`?id=/dummies/8`), as API Platform accepts.
+  if (prop.identifier && s.startsWith('/')) s = identifierFromIri(ctx.resource, prop.name, s) ?? s;
   switch (prop.type) {
     case 'int':
       return /^-?\d{1,15}$/.test(s.trim()) ? Number(s) : undefined;
     case 'number':
-      return s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : undefined;
+      return NUMERIC.test(s.trim()) ? Number(s) : undefined;
     case 'bool':
       return boolOf(s);
     case 'datetime':
@@ -52,6 +57,20 @@ export function typedValue(ctx: Ctx, prop: PropertyMetadata, raw: unknown): unkn
     default:
       return prop.relation ? relationIri(ctx, prop.relation, s) : s;
   }
+}
+
+/** The identifier's value in an item IRI of the resource, if the IRI is one. */
+function identifierFromIri(resource: ResourceMetadata, idName: string, iri: string): string | undefined {
+  const template = itemOperation(resource)?.path ?? resource.itemPath;
+  if (!template) return undefined;
+  const names: string[] = [];
+  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^{}]+)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  const m = new RegExp(`^${pattern}$`).exec(iri);
+  const i = names.indexOf(idName);
+  return m && i >= 0 ? decodeURIComponent(m[i + 1]) : undefined;
 }
 
 /** `?author=/authors/1` or `?author=1`: a relation is matched by IRI, an id builds one. */
@@ -70,7 +89,7 @@ function searchConditions(ctx: Ctx, prop: PropertyMetadata, strategy: string, ra
   const mode = (caseInsensitive ? strategy.slice(1) : strategy) as 'exact' | 'partial' | 'start' | 'end' | 'word_start';
   if ((mode === 'exact' && !caseInsensitive) || prop.type !== 'string' || prop.relation) {
     const typed = values.map((v) => typedValue(ctx, prop, v)).filter((v) => v !== undefined);
-    if (typed.length === 0) return [{ op: 'in', field: prop.name, values: [] }];
+    if (typed.length === 0) return []; // no value the property can hold: ignored, as API Platform does
     return [typed.length === 1 ? { op: 'eq', field: prop.name, value: typed[0] } : { op: 'in', field: prop.name, values: typed }];
   }
   const matches: Condition[] = values.map((value) => ({ op: 'match', field: prop.name, mode, value, caseInsensitive }));
@@ -143,8 +162,9 @@ function conditionsOf(ctx: Ctx, filter: FilterMetadata, prop: PropertyMetadata, 
 function orderOf(filter: FilterMetadata, prop: string, setting: string | undefined, raw: unknown): Sort[number] | undefined {
   const dir = scalar(raw)?.trim().toLowerCase();
   if (dir === 'asc' || dir === 'desc') return { field: prop, direction: dir };
+  // The configured default applies to an empty value only; an invalid direction is ignored.
   const fallback = setting?.toLowerCase();
-  return filter.kind === 'order' && (fallback === 'asc' || fallback === 'desc') ? { field: prop, direction: fallback } : undefined;
+  return filter.kind === 'order' && dir === '' && (fallback === 'asc' || fallback === 'desc') ? { field: prop, direction: fallback } : undefined;
 }
 
 const sortable = (p: PropertyMetadata | undefined): p is PropertyMetadata => p !== undefined && !p.array && p.type !== 'json';
