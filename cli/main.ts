@@ -56,4 +56,26 @@ program
     process.exitCode = await runRoutes(file);
   });
 
+program
+  .command('openapi')
+  .description('print the OpenAPI document of a .api file (JSON; YAML when --out ends in .yaml)')
+  .argument('<file>', '.api file')
+  .addOption(new Option('--spec-version <version>', 'OpenAPI version').choices(['3.1', '3.2']).default('3.2'))
+  .option('-o, --out <file>', 'write the document to this file instead of stdout')
+  .action(async (file: string, opts: { specVersion: string; out?: string }) => {
+    const { runOpenapi } = await import('./openapi.js');
+    process.exitCode = await runOpenapi(file, opts);
+  });
+
+program
+  .command('lsp')
+  .description('run the language server for editors (completion, diagnostics, hover, …)')
+  .option('--stdio', 'speak LSP over stdin/stdout')
+  .option('--node-ipc', 'speak LSP over the Node IPC channel (a Node client such as VS Code forked the server)')
+  .allowUnknownOption() // clients add their own flags (--clientProcessId=…)
+  .action(async (opts: { stdio?: boolean; nodeIpc?: boolean }) => {
+    const { runLsp } = await import('./lsp.js');
+    process.exitCode = runLsp(opts, pkg.version);
+  });
+
 await program.parseAsync(process.argv);

@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { CodeLoadError } from '../server/metadata/code.js';
-import { CheckFailed, defaultDataDir, startService } from '../server/serve.js';
+import { CheckFailed, defaultDataDir, startService, type Storage } from '../server/serve.js';
+import { MongoConfigError } from '../server/store/mongodb-errors.js';
+import { StoreUnavailableError } from '../server/store/types.js';
 import { toText } from './report.js';
 import { routeTable } from './routes.js';
 
@@ -23,18 +25,25 @@ function logger(): pino.Logger {
 }
 
 export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
-  if (opts.db || process.env.APIDSL_DB) {
-    process.stderr.write('apidsl serve: MongoDB storage (--db) is not available yet; use the embedded store (--data or --memory).\n');
-    return 1;
-  }
   if (opts.watch) {
     process.stderr.write('apidsl serve: --watch is not available yet.\n');
     return 1;
   }
-  if (opts.memory && opts.data) {
-    process.stderr.write('apidsl serve: choose one of --data and --memory.\n');
+  if ([opts.memory, opts.data, opts.db].filter(Boolean).length > 1) {
+    process.stderr.write('apidsl serve: choose one of --data, --memory and --db.\n');
     return 1;
   }
+  // APIDSL_DB is the default store; --data and --memory on the command line still choose the embedded one.
+  const db = opts.db ?? (opts.memory || opts.data ? undefined : process.env.APIDSL_DB || undefined);
+  if (db !== undefined && !/^mongodb(\+srv)?:\/\//i.test(db)) {
+    process.stderr.write(`apidsl serve: ${opts.db ? '--db' : 'APIDSL_DB'} must be a MongoDB connection string (mongodb://host:port/name).\n`);
+    return 1;
+  }
+  const storage: Storage = db
+    ? { kind: 'mongodb', uri: db }
+    : opts.memory
+      ? { kind: 'memory' }
+      : { kind: 'file', dir: opts.data ?? defaultDataDir(file) };
   const port = Number(opts.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`apidsl serve: invalid port "${opts.port ?? process.env.PORT}".\n`);
@@ -46,7 +55,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       file,
       port,
       host: opts.host,
-      storage: opts.memory ? { kind: 'memory' } : { kind: 'file', dir: opts.data ?? defaultDataDir(file) },
+      storage,
       logger: logger(),
       debug: opts.debug,
     });
@@ -55,6 +64,10 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       const errors = e.result.all.filter((d) => d.severity === 'error');
       process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
       process.stderr.write(`apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`);
+      return 1;
+    }
+    if (e instanceof StoreUnavailableError || e instanceof MongoConfigError) {
+      process.stderr.write(`apidsl serve: ${(e as Error).message.split('\n')[0]}\n`);
       return 1;
     }
     if (e instanceof CodeLoadError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {

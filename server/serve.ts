@@ -13,7 +13,7 @@ import type { ApiMetadata } from './metadata/types.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { Store } from './store/types.js';
 
-export type Storage = { kind: 'memory' } | { kind: 'file'; dir: string };
+export type Storage = { kind: 'memory' } | { kind: 'file'; dir: string } | { kind: 'mongodb'; uri: string };
 
 export interface ServeOptions {
   file: string;
@@ -52,6 +52,11 @@ export async function loadApi(file: string): Promise<ApiMetadata> {
 
 async function openStore(storage: Storage): Promise<Store> {
   if (storage.kind === 'memory') return openSqliteStore({ memory: true });
+  if (storage.kind === 'mongodb') {
+    // Loaded on demand: the embedded store never loads the driver.
+    const { openMongoStore } = await import('./store/mongodb.js');
+    return openMongoStore({ uri: storage.uri });
+  }
   mkdirSync(storage.dir, { recursive: true });
   return openSqliteStore({ file: join(storage.dir, 'apidsl.sqlite') });
 }
@@ -59,11 +64,18 @@ async function openStore(storage: Storage): Promise<Store> {
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const api = await loadApi(options.file);
   const store = options.store ?? (await openStore(options.storage));
-  const app = await createApp(api, store, { logger: options.logger, debug: options.debug });
-  const server: Server = await new Promise((resolveServer, reject) => {
-    const s = app.listen(options.port, options.host, () => resolveServer(s));
-    s.once('error', reject);
-  });
+  let server: Server;
+  try {
+    const app = await createApp(api, store, { logger: options.logger, debug: options.debug });
+    server = await new Promise((resolveServer, reject) => {
+      const s = app.listen(options.port, options.host, () => resolveServer(s));
+      s.once('error', reject);
+    });
+  } catch (e) {
+    // A store we opened holds connections (MongoDB's pool) that would keep the process alive.
+    if (!options.store) await store.close().catch(() => undefined);
+    throw e;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

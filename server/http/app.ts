@@ -113,6 +113,7 @@ function errors(api: ApiMetadata, options: AppOptions) {
 /** Anything not thrown as an HttpError is a bug: 500, with details only in debug mode. */
 function unexpected(e: unknown, options: AppOptions): HttpError {
   const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
+  if ((e as Error)?.name === 'StoreUnavailableError') return new HttpError(503, 'The data store cannot be reached; retry later.', { headers: { 'Retry-After': '5' } });
   // Errors from Koa and body parsing carry a client status (400, 413…); keep it.
   if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) return new HttpError(err.status, err.expose && err.message ? err.message : 'Bad Request');
   return new HttpError(500, options.debug ? String(err?.stack ?? err) : 'Internal Server Error');

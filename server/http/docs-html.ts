@@ -124,8 +124,13 @@ export function registerDocumentation(router: Router, api: ApiMetadata, hydra: (
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = html;
     } else if (format.name === 'jsonld') {
+      // The document's relative IRIs (`#Book`) name /docs.jsonld#Book, as its @vocab does: served
+      // from /docs, it says so with @base (and Content-Location), or they would resolve to /docs#Book.
+      const doc = hydra(ctx) as Record<string, unknown>;
+      const context = doc['@context'] === undefined ? [] : Array.isArray(doc['@context']) ? doc['@context'] : [doc['@context']];
       ctx.type = 'application/ld+json; charset=utf-8';
-      ctx.body = JSON.stringify(hydra(ctx));
+      ctx.set('Content-Location', '/docs.jsonld');
+      ctx.body = JSON.stringify({ ...doc, '@context': [...context, { '@base': '/docs.jsonld' }] });
     } else {
       ctx.type = `${format.mediaType}; charset=utf-8`;
       ctx.body = openapi(specVersionOf(ctx));

@@ -21,6 +21,13 @@ const HYDRA_TERMS: Record<string, unknown> = {
   previous: { '@id': 'hydra:previous', '@type': '@id' },
   next: { '@id': 'hydra:next', '@type': '@id' },
   search: 'hydra:search',
+  // The prefixed forms (`hydra_prefix: true`) need the same link typing as the bare ones.
+  'hydra:member': { '@type': '@id' },
+  'hydra:view': { '@type': '@id' },
+  'hydra:first': { '@type': '@id' },
+  'hydra:last': { '@type': '@id' },
+  'hydra:previous': { '@type': '@id' },
+  'hydra:next': { '@type': '@id' },
   template: 'hydra:template',
   variableRepresentation: 'hydra:variableRepresentation',
   mapping: 'hydra:mapping',

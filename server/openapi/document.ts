@@ -238,7 +238,9 @@ class Builder {
       if (op.method !== 'QUERY') parameters.push(...filterParameters(this.api, op).filter((p) => !parameters.some((q) => q.name === p.name && q.in === p.in)));
     }
     const deprecation = typeof op.options.deprecationReason === 'string' ? op.options.deprecationReason : undefined;
-    const description = joinText(typeof op.options.description === 'string' ? op.options.description : undefined, deprecation && `Deprecated: ${deprecation}`);
+    // A description the resource passes down to its operations describes the resource, not the operation.
+    const own = typeof op.options.description === 'string' && op.options.description !== op.resource.description ? op.options.description : undefined;
+    const description = joinText(own, deprecation && `Deprecated: ${deprecation}`);
     const body = this.requestBody(op);
     return {
       operationId: id,

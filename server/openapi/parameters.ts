@@ -73,7 +73,7 @@ function valueSchema(p: PropertyMetadata): JsonSchema {
 /** A date bound: a date or date-time (ISO 8601), read in UTC. */
 const dateBound = (p: PropertyMetadata): JsonSchema => ({ type: 'string', description: p.type === 'date' ? 'A date, `YYYY-MM-DD`.' : 'A date or date-time (ISO 8601).' });
 const rangeBound = (p: PropertyMetadata, op: string): JsonSchema =>
-  op === 'between' ? { type: 'string', pattern: '^.+\\.\\..+$' } : p.type === 'datetime' || p.type === 'date' ? dateBound(p) : p.type === 'int' ? { type: 'integer' } : { type: 'number' };
+  op === 'between' ? { type: 'string', pattern: '^.+\\.\\..+$', examples: ['10..20'] } : p.type === 'datetime' || p.type === 'date' ? dateBound(p) : p.type === 'int' ? { type: 'integer' } : { type: 'number' };
 const direction = (): JsonSchema => ({ type: 'string', enum: ['asc', 'desc'] });
 const bool = (): JsonSchema => ({ type: 'boolean' });
 
@@ -281,12 +281,17 @@ export function pathParameters(op: OperationMetadata): ParameterObject[] {
  * sent as `price[gte]=10` in a form body (deepObject).
  */
 export function queryBodySchema(api: ApiMetadata, op: OperationMetadata): { schema: JsonSchema; deepObjects: string[] } {
-  const properties: Record<string, JsonSchema> = {};
   const s = api.settings;
-  const nest = (key: string, sub: string, schema: JsonSchema, description?: string): void => {
-    const holder = (properties[key] ??= { type: 'object', properties: {} }) as { properties?: Record<string, JsonSchema> };
-    holder.properties ??= {};
-    if (!(sub in holder.properties)) holder.properties[sub] = description ? { ...schema, description } : schema;
+  // Per body key: the plain values it may hold (search, boolean) and the members of its object
+  // form (range and date bounds, order and exists entries): `price: 9.5` or `price: { gt: 9 }`.
+  const keys = new Map<string, { values: JsonSchema[]; members: Record<string, JsonSchema>; texts: string[] }>();
+  const entry = (key: string) => {
+    let e = keys.get(key);
+    if (!e) keys.set(key, (e = { values: [], members: {}, texts: [] }));
+    return e;
+  };
+  const member = (key: string, sub: string, schema: JsonSchema, description: string): void => {
+    entry(key).members[sub] ??= { ...schema, description };
   };
   for (const name of (op.options.filters as string[] | undefined) ?? []) {
     const filter = api.filters.get(name);
@@ -295,34 +300,51 @@ export function queryBodySchema(api: ApiMetadata, op: OperationMetadata): { sche
       const p = propertyOf(op, propName);
       if (!p) continue;
       switch (filter.kind) {
-        case 'search':
-          properties[p.name] ??= { anyOf: [valueSchema(p), { type: 'array', items: valueSchema(p) }], description: joinText(searchText(p, setting ?? 'exact'), filter.description) };
+        case 'search': {
+          const e = entry(p.name);
+          if (e.values.length) break;
+          e.values.push(valueSchema(p), { type: 'array', items: valueSchema(p) });
+          e.texts.push(joinText(searchText(p, setting ?? 'exact'), filter.description));
           break;
-        case 'boolean':
-          properties[p.name] ??= { type: 'boolean', description: joinText(`Items whose ${p.name} is true or false.`, filter.description) };
+        }
+        case 'boolean': {
+          const e = entry(p.name);
+          if (e.values.length) break;
+          e.values.push(bool());
+          e.texts.push(joinText(`Items whose ${p.name} is true or false.`, filter.description));
           break;
+        }
         case 'range':
-          for (const bound of RANGE_OPS) nest(p.name, bound, rangeBound(p, bound), RANGE_TEXT[bound]);
+          for (const bound of RANGE_OPS) member(p.name, bound, rangeBound(p, bound), `Items whose ${p.name} is ${RANGE_TEXT[bound]}.`);
           break;
         case 'date':
-          for (const bound of DATE_OPS) nest(p.name, bound, dateBound(p), DATE_TEXT[bound]);
+          for (const bound of DATE_OPS) member(p.name, bound, dateBound(p), `Items whose ${p.name} is ${DATE_TEXT[bound]}. ${NULL_TEXT[setting ?? 'exclude_null'] ?? ''}`.trim());
           break;
         case 'order':
-          nest(s.orderParameter, p.name, direction(), orderText(p, setting));
+          member(s.orderParameter, p.name, direction(), orderText(p, setting));
           break;
         case 'exists':
-          nest(s.existsParameter, p.name, bool(), `true: items whose ${p.name} is set; false: null or absent.`);
+          member(s.existsParameter, p.name, bool(), `true: items whose ${p.name} is set; false: items whose ${p.name} is null or absent.`);
           break;
       }
     }
   }
-  for (const n of namedParameters(api, op)) {
-    const { schema, text } = namedSchema(n);
-    properties[n.name] = { ...schema, description: n.description ?? joinText(text, n.filter.description) };
+  const properties: Record<string, JsonSchema> = {};
+  const deepObjects: string[] = [];
+  for (const [key, { values, members, texts }] of keys) {
+    const object: JsonSchema | undefined = Object.keys(members).length ? { type: 'object', properties: members } : undefined;
+    if (object) deepObjects.push(key);
+    const alternatives = [...values, ...(object ? [object] : [])];
+    const schema = alternatives.length === 1 ? alternatives[0] : { anyOf: alternatives };
+    properties[key] = texts.length ? { ...schema, description: texts.join(' ') } : schema;
   }
-  const deepObjects = Object.entries(properties)
-    .filter(([, schema]) => schema.type === 'object')
-    .map(([name]) => name);
+  for (const n of namedParameters(api, op)) {
+    const { schema, text, object } = namedSchema(n);
+    properties[n.name] = { ...schema, description: n.description ?? joinText(text, n.filter.description) };
+    const at = deepObjects.indexOf(n.name);
+    if (object && at < 0) deepObjects.push(n.name);
+    else if (!object && at >= 0) deepObjects.splice(at, 1);
+  }
   const required = namedParameters(api, op)
     .filter((n) => n.required)
     .map((n) => n.name);

@@ -6,6 +6,7 @@
  */
 import { optionValue } from '../metadata/options.js';
 import { deserialize, queryCriteria } from './input.js';
+import { checkParameters } from './parameters.js';
 import { read } from './read.js';
 import { serialize } from './serialize.js';
 import { isItem, type OperationState } from './state.js';
@@ -34,6 +35,7 @@ const securityStage =
 
 export const PIPELINE: readonly [string, Stage][] = [
   ['criteria', queryCriteria],
+  ['parameters', checkParameters],
   ['read', read],
   ['security', securityStage('security')],
   ['deserialize', deserialize],

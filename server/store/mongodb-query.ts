@@ -222,17 +222,19 @@ const MAX_PATTERNS = 4;
  * serves a sort with the same directions or all of them reversed, and sorts on several fields come in mixed
  * directions (cursors, or a client's `order[…]` turning one around). The spec does not say which, so for each
  * field list the patterns with the first field ascending and each later field in either direction are created
- * (the `_id` appended as tie-breaker follows the field before it, as the sort's does), at most MAX_PATTERNS.
+ * (a trailing `_id`, the tie-breaker, follows the field before it, as the pipeline's cursors and the compiled
+ * sorts do), at most MAX_PATTERNS. A cursor declaring the identifier last in another direction than the field
+ * before it (`createdAt DESC, id ASC`) therefore gets no index that serves its sort.
  */
 export function indexSpecs(spec: CollectionSpec): IndexSpec[] {
   const out: IndexSpec[] = [];
   for (const fields of spec.indexes) {
     const paths = [...new Set(fields.map((f) => fieldOf(spec, f).path))];
-    const appended = !paths.includes(KEY);
-    if (appended) paths.push(KEY);
+    if (!paths.includes(KEY)) paths.push(KEY);
     if (paths.length === 1) continue; // `_id` alone: MongoDB's own index
-    // Free directions: every field but the first and an appended `_id`.
-    const free = paths.map((_, i) => i > 0 && !(appended && i === paths.length - 1));
+    // Free directions: every field but the first and a trailing `_id` (the tie-breaker).
+    const last = paths.length - 1;
+    const free = paths.map((path, i) => i > 0 && !(i === last && path === KEY));
     const freeCount = free.filter(Boolean).length;
     const combos = 2 ** freeCount <= MAX_PATTERNS ? 2 ** freeCount : 1;
     for (let combo = 0; combo < combos; combo++) {

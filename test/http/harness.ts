@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromRoot } from '../support/paths.js';
+import { dropCreatedDatabases, freshDatabaseUri } from '../support/mongodb.js';
 
 /** How long a server may take to print its URL. */
 export const STARTUP_TIMEOUT_MS = 15_000;
@@ -43,24 +44,29 @@ const URL_PATTERN = /http:\/\/[^\s"'<>)\]]+/;
 /** The command under test; APIDSL_TEST_BIN points the suite at another entry script (e.g. a stub). */
 const bin = (): string => process.env.APIDSL_TEST_BIN || fromRoot('bin/apidsl.js');
 
-function serveArgs(apiFile: string, extraArgs: string[]): string[] {
-  // `--memory` unless the caller chose the storage (`--data DIR`, `--db URI` or `--memory` itself).
+/**
+ * Store selection. `--memory` unless the caller chose the storage (`--data DIR`, `--db URI` or `--memory`
+ * itself). With `APIDSL_TEST_STORE=mongodb` the suite runs against MongoDB: a fresh database per server start
+ * takes the place of `--memory` (chosen or implied); `--data DIR` keeps meaning the embedded store.
+ */
+async function storageArgs(extraArgs: string[]): Promise<{ storage: string[]; rest: string[] }> {
   const storageChosen = extraArgs.some((a) => a === '--memory' || a === '--data' || a === '--db' || a.startsWith('--data=') || a.startsWith('--db='));
-  return [
-    bin(),
-    'serve',
-    apiFile,
-    ...(storageChosen ? [] : ['--memory']),
-    '--port',
-    '0',
-    '--host',
-    '127.0.0.1',
-    ...extraArgs,
-  ];
+  if (process.env.APIDSL_TEST_STORE === 'mongodb' && (!storageChosen || extraArgs.includes('--memory'))) {
+    return { storage: ['--db', await freshDatabaseUri()], rest: extraArgs.filter((a) => a !== '--memory') };
+  }
+  return { storage: storageChosen ? [] : ['--memory'], rest: extraArgs };
 }
 
-function spawnServe(apiFile: string, extraArgs: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, serveArgs(apiFile, extraArgs), {
+// Databases made on a MongoDB server the suite did not start are dropped at the end (mocha root hook).
+if (process.env.APIDSL_TEST_STORE === 'mongodb' && typeof after === 'function') after(() => dropCreatedDatabases());
+
+async function serveArgs(apiFile: string, extraArgs: string[]): Promise<string[]> {
+  const { storage, rest } = await storageArgs(extraArgs);
+  return [bin(), 'serve', apiFile, ...storage, '--port', '0', '--host', '127.0.0.1', ...rest];
+}
+
+async function spawnServe(apiFile: string, extraArgs: string[]): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, await serveArgs(apiFile, extraArgs), {
     cwd: fromRoot('.'),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
@@ -107,8 +113,8 @@ function stopper(child: ChildProcess, exited: Promise<number | null>): () => Pro
  * server printed its URL on stdout. Rejects with the captured output when it exits first or prints
  * nothing within 15 s (the child is then killed).
  */
-export function startServer(apiFile: string, extraArgs: string[] = []): Promise<RunningServer> {
-  const { child, output, exited } = spawnServe(apiFile, extraArgs);
+export async function startServer(apiFile: string, extraArgs: string[] = []): Promise<RunningServer> {
+  const { child, output, exited } = await spawnServe(apiFile, extraArgs);
   const stop = stopper(child, exited);
   return new Promise<RunningServer>((resolve, reject) => {
     let settled = false;
@@ -147,8 +153,8 @@ export function startServer(apiFile: string, extraArgs: string[] = []): Promise<
  * the process exits. If it prints a URL instead, it is stopped and the URL is reported; if it does
  * neither within 15 s, it is killed and `code` is null.
  */
-export function serveExpectingExit(apiFile: string, extraArgs: string[] = []): Promise<ExitedServer> {
-  const { child, output, exited } = spawnServe(apiFile, extraArgs);
+export async function serveExpectingExit(apiFile: string, extraArgs: string[] = []): Promise<ExitedServer> {
+  const { child, output, exited } = await spawnServe(apiFile, extraArgs);
   const stop = stopper(child, exited);
   return new Promise<ExitedServer>((resolve) => {
     let settled = false;

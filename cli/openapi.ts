@@ -1,0 +1,37 @@
+/**
+ * `apidsl openapi FILE.api [--spec-version 3.1|3.2] [--out FILE]`: the OpenAPI document of a
+ * file, JSON on stdout or in FILE (YAML when FILE ends in .yaml or .yml).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { DEFAULT_SPEC_VERSION, isSpecVersion, openApiDocument } from '../server/openapi/index.js';
+import { CheckFailed, loadApi } from '../server/serve.js';
+import { toText } from './report.js';
+
+export interface OpenapiOptions {
+  specVersion?: string;
+  out?: string;
+}
+
+export async function runOpenapi(file: string, opts: OpenapiOptions): Promise<number> {
+  const version = opts.specVersion ?? DEFAULT_SPEC_VERSION;
+  if (!isSpecVersion(version)) {
+    process.stderr.write(`apidsl openapi: unsupported --spec-version "${version}": use 3.1 or 3.2\n`);
+    return 2;
+  }
+  try {
+    const doc = openApiDocument(await loadApi(file), { specVersion: version });
+    const yaml = opts.out !== undefined && /\.ya?ml$/i.test(opts.out);
+    const text = yaml ? stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }) : `${JSON.stringify(doc, null, 2)}\n`;
+    if (opts.out === undefined) process.stdout.write(text);
+    else writeFileSync(opts.out, text);
+    return 0;
+  } catch (e) {
+    if (e instanceof CheckFailed) {
+      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+      return 1;
+    }
+    process.stderr.write(`apidsl openapi: ${(e as Error).message}\n`);
+    return 1;
+  }
+}

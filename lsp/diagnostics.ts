@@ -1,0 +1,74 @@
+/**
+ * Diagnostics: the checker's findings as LSP diagnostics, published with the document
+ * version they were computed for. Changes are coalesced (a short debounce while typing);
+ * a result whose version is no longer the document's when it is ready is dropped, so an
+ * editor never sees diagnostics of an outdated text.
+ */
+import { DiagnosticSeverity, DiagnosticTag, type Connection, type Diagnostic as LspDiagnostic } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Diagnostic } from '../grammar/diagnostics.js';
+import type { DocumentStore } from './documents.js';
+import { toRange } from './ranges.js';
+
+/** What a diagnostic carries for code actions (LSP `data`). */
+export interface DiagnosticData {
+  suggestion?: string;
+}
+
+export function toLspDiagnostic(doc: TextDocument, d: Diagnostic): LspDiagnostic {
+  const out: LspDiagnostic = {
+    range: toRange(doc, d.range),
+    severity: d.severity === 'error' ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
+    code: d.code,
+    source: 'apidsl',
+    message: d.message,
+  };
+  if (d.code === 'option-ineffective') out.tags = [DiagnosticTag.Unnecessary];
+  if (d.suggestion !== undefined) out.data = { suggestion: d.suggestion } satisfies DiagnosticData;
+  return out;
+}
+
+export class DiagnosticsPublisher {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly connection: Pick<Connection, 'sendDiagnostics'>,
+    private readonly store: Pick<DocumentStore, 'get' | 'analysis'>,
+    private readonly debounceMs: number,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  /** Validates soon (after `debounceMs` without a further change), or now with `immediate`. */
+  schedule(uri: string, immediate = false): void {
+    clearTimeout(this.timers.get(uri));
+    const run = (): void => {
+      this.timers.delete(uri);
+      void this.publish(uri);
+    };
+    this.timers.set(uri, setTimeout(run, immediate ? 0 : this.debounceMs));
+  }
+
+  /** Clears a closed document's diagnostics. */
+  clear(uri: string): void {
+    clearTimeout(this.timers.get(uri));
+    this.timers.delete(uri);
+    void this.connection.sendDiagnostics({ uri, diagnostics: [] });
+  }
+
+  private async publish(uri: string): Promise<void> {
+    try {
+      const doc = this.store.get(uri);
+      const analysis = this.store.analysis(uri);
+      if (!doc || !analysis) return;
+      const version = analysis.version;
+      const diagnostics = analysis.result.all.map((d) => toLspDiagnostic(doc, d));
+      // Let changes that arrived meanwhile be applied (the protocol library handles one queued
+      // message per tick), then publish only if this is still the document's version.
+      for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+      if (this.store.get(uri)?.version !== version) return;
+      await this.connection.sendDiagnostics({ uri, version, diagnostics });
+    } catch (e) {
+      this.log(`diagnostics of ${uri} failed: ${(e as Error).stack ?? String(e)}`);
+    }
+  }
+}

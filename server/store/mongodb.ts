@@ -1,0 +1,465 @@
+// The MongoDB store: the official driver, one MongoClient (one connection pool) per store, one MongoDB
+// collection per resource, queries compiled by mongodb-query.ts.
+//
+// Documents: `_id` holds the identifier (int or string) or, for a resource without one, an internal integer
+// key in insertion order; the other fields are stored as they are (see mongodb-query.ts for the renaming of
+// names starting with `_`). A JSON value that MongoDB cannot hold as a document (a key starting with `$`,
+// holding a `.` or a NUL, or empty) is kept as JSON text and its stored name listed in `_j`; item keys that
+// cannot be field names are kept together as JSON text in `_x`. Items come back as plain JSON objects.
+//
+// Two bookkeeping collections, both keyed by the resource name:
+// - `_apidsl_sequences` `{ _id, n }`: the last integer key handed out (findOneAndUpdate + $inc, atomic), raised
+//   with $max past every explicitly given one, and at start past the largest stored one.
+// - `_apidsl_counts` `{ _id, n }`: the number of items, updated in the same transaction as each insert,
+//   create-by-upsert and delete, so an unfiltered count is one primary-key read. Multi-document transactions
+//   need a replica set or a sharded cluster; on a standalone server (and FerretDB) there is no counts document
+//   and an unfiltered count is countDocuments({}) (exact, linear). See README "Using MongoDB".
+import {
+  MongoClient,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoWriteConcernError,
+  type ClientSession,
+  type Collection as DriverCollection,
+  type Db,
+  type Document,
+  type MongoClientOptions,
+  type TransactionOptions,
+} from 'mongodb';
+import { v7 as uuidv7 } from 'uuid';
+import { MongoConfigError, redactUri } from './mongodb-errors.js';
+import { checkName, compileExists, compileFind, compileWhere, indexSpecs, isInternal, itemName, KEY, storedName } from './mongodb-query.js';
+import { StoreConflictError, StoreUnavailableError } from './types.js';
+import type { Collection, CollectionSpec, Condition, Id, Item, Query, Store } from './types.js';
+
+/**
+ * How unfiltered counts are kept. 'auto': a counts document updated in transactions where the deployment has
+ * them (replica set, sharded cluster), else 'scan'. 'document' keeps the counts document without transactions
+ * (each count update follows its write, so a crash between the two leaves it off by one): for tests only.
+ */
+export type CountMode = 'auto' | 'document' | 'scan';
+
+export interface MongoStoreOptions {
+  /** `mongodb://host:port/dbname?options` or `mongodb+srv://…`; the database defaults to `apidsl`. */
+  uri: string;
+  counts?: CountMode;
+}
+
+/** Server selection gives up after this long unless the URI says otherwise: start-up and outages fail fast. */
+export const DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 5_000;
+/** Documents a stream reads per round trip. */
+const STREAM_BATCH = 500;
+/** Assigned integer keys that collide with stored ones before the sequence is raised past them. */
+const ASSIGN_ATTEMPTS = 20;
+
+export const COUNTS = '_apidsl_counts';
+export const SEQUENCES = '_apidsl_sequences';
+
+const DUPLICATE_KEY = 11000;
+const NAMESPACE_EXISTS = 48;
+/** Server errors that mean "not reachable right now": shutdown, step-down, no primary, network. */
+const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436]);
+
+function hasParam(uri: string, name: string): boolean {
+  const query = uri.split('?')[1] ?? '';
+  return query.split('&').some((p) => p.split('=')[0]!.toLowerCase() === name.toLowerCase());
+}
+
+/** The database named by the URI's path, `apidsl` when there is none. */
+export function databaseName(uri: string): string {
+  const m = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/i.exec(uri);
+  const name = m?.[1] ? decodeURIComponent(m[1]) : '';
+  return name || 'apidsl';
+}
+
+function isUnavailable(e: unknown): boolean {
+  return (
+    e instanceof MongoNetworkError || // PoolClearedError and timeouts included
+    e instanceof MongoServerSelectionError ||
+    e instanceof MongoNotConnectedError ||
+    e instanceof MongoTopologyClosedError ||
+    e instanceof MongoWriteConcernError ||
+    (e instanceof MongoServerError && typeof e.code === 'number' && UNAVAILABLE_CODES.has(e.code)) ||
+    (e instanceof MongoError && e.hasErrorLabel('TransientTransactionError') && !(e instanceof MongoServerError && e.code === DUPLICATE_KEY))
+  );
+}
+
+const isDuplicateKey = (e: unknown): boolean => e instanceof MongoServerError && e.code === DUPLICATE_KEY;
+
+/** Driver errors as store errors: unreachable → StoreUnavailableError; anything else unchanged. */
+function storeError(e: unknown, what = 'MongoDB cannot be reached'): unknown {
+  if (e instanceof StoreUnavailableError || e instanceof StoreConflictError) return e;
+  if (isUnavailable(e)) return new StoreUnavailableError(`${what}: ${(e as Error).message}`, { cause: e });
+  return e;
+}
+
+async function guard<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    throw storeError(e);
+  }
+}
+
+export async function openMongoStore(options: MongoStoreOptions): Promise<Store> {
+  const { uri } = options;
+  const clientOptions: MongoClientOptions = { ignoreUndefined: true };
+  if (!hasParam(uri, 'serverSelectionTimeoutMS')) clientOptions.serverSelectionTimeoutMS = DEFAULT_SERVER_SELECTION_TIMEOUT_MS;
+  if (!hasParam(uri, 'appName')) clientOptions.appName = 'apidsl';
+  let client: MongoClient;
+  try {
+    client = new MongoClient(uri, clientOptions);
+  } catch (e) {
+    // Parsing is all the constructor does: any error is the connection string's.
+    throw new MongoConfigError(`invalid MongoDB connection string ${redactUri(uri)}: ${(e as Error).message}`);
+  }
+  const w = client.options.writeConcern?.w;
+  if (w === 0) throw new MongoConfigError('w=0 (unacknowledged writes) is not supported: apidsl answers a write only once MongoDB acknowledged it');
+  try {
+    await client.connect();
+    const hello = (await client.db('admin').command({ hello: 1 })) as Document;
+    const buildInfo = (await client.db('admin').command({ buildInfo: 1 })) as Document;
+    const ferretdb = typeof buildInfo.ferretdbVersion === 'string';
+    const replicated = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
+    const transactions = replicated && hello.logicalSessionTimeoutMinutes != null;
+    // On a replica set a write is acknowledged once a majority has it, unless the URI chose otherwise.
+    const db = client.db(databaseName(uri), replicated && w === undefined ? { writeConcern: { w: 'majority' } } : {});
+    const requested = options.counts ?? 'auto';
+    const mode: Exclude<CountMode, 'auto'> = requested === 'auto' ? (transactions ? 'document' : 'scan') : requested;
+    // Snapshot reads (the counts seed counts what it sees); commits acknowledged by a majority unless the URI says.
+    const transaction: TransactionOptions | undefined =
+      transactions && mode === 'document' ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } } : undefined;
+    return new MongoStore(client, db, mode, transaction, ferretdb);
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    throw storeError(e, `cannot reach MongoDB at ${redactUri(uri)}`);
+  }
+}
+
+/** A stored item: `_id` is the identifier or the internal key. */
+type StoredDoc = Document & { _id: Id };
+
+/** Runs writes together: in one transaction when the store has them, else one after the other. */
+type Atomically = <T>(run: (session: ClientSession | undefined) => Promise<T>) => Promise<T>;
+
+class MongoStore implements Store {
+  private readonly atomically: Atomically;
+
+  constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    /** 'document': a counts document is kept; 'scan': unfiltered counts count. */
+    private readonly mode: 'document' | 'scan',
+    /** Options of the transactions writes run in; undefined: no transactions. */
+    transaction: TransactionOptions | undefined,
+    /** FerretDB workarounds on (see MongoCollection's `sequenceLock`). */
+    private readonly ferretdb: boolean,
+  ) {
+    this.atomically = transaction
+      ? (run) => client.withSession((session) => session.withTransaction(() => run(session), transaction))
+      : (run) => run(undefined);
+  }
+
+  async collection(spec: CollectionSpec): Promise<Collection> {
+    checkName(spec.name, 'resource');
+    if (/^_apidsl_/i.test(spec.name)) throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
+    if (spec.identifier) checkName(spec.identifier.field, 'identifier');
+    for (const field of Object.keys(spec.fields)) checkName(field, 'field');
+    const indexes = indexSpecs(spec);
+    const items = this.db.collection<StoredDoc>(spec.name);
+    const counts = this.db.collection<{ _id: string; n: number }>(COUNTS);
+    const sequences = this.db.collection<{ _id: string; n: number }>(SEQUENCES);
+    await guard(async () => {
+      try {
+        await this.db.createCollection(spec.name);
+      } catch (e) {
+        if (!(e instanceof MongoServerError && e.code === NAMESPACE_EXISTS)) throw e;
+      }
+      // Only the missing ones. Creating an existing index (same key, same name) is a no-op for MongoDB, but
+      // FerretDB 1.24 workaround: its createIndexes panics (and drops the connection) when a batch of several
+      // indexes already exists, so the existing ones are never sent again.
+      const existing = new Set((await items.listIndexes().toArray()).map((index) => String(index.name)));
+      const missing = indexes.filter((index) => !existing.has(index.name));
+      if (missing.length > 0) await items.createIndexes(missing.map(({ key, name }) => ({ key, name })));
+      if (spec.identifier?.type !== 'string') {
+        // The sequence goes on after the largest stored key, even if it was lost or the data imported.
+        // Created here, before any insert: concurrent first inserts then never race to create it.
+        const top = await items.findOne({}, { sort: { [KEY]: -1 }, projection: { [KEY]: 1 } });
+        const n = typeof top?._id === 'number' ? top._id : 0;
+        try {
+          await sequences.updateOne({ _id: spec.name }, { $max: { n } }, { upsert: true });
+        } catch (e) {
+          if (!isDuplicateKey(e)) throw e; // another instance created it meanwhile
+          await sequences.updateOne({ _id: spec.name }, { $max: { n } });
+        }
+      }
+      if (this.mode === 'scan') {
+        // Writes here do not keep it: drop it, so a later start on a replica set counts afresh.
+        await counts.deleteOne({ _id: spec.name });
+      } else if ((await counts.findOne({ _id: spec.name })) === null) {
+        try {
+          await this.atomically(async (session) => {
+            const n = await items.countDocuments({}, { session });
+            await counts.insertOne({ _id: spec.name, n }, { session });
+          });
+        } catch (e) {
+          if (!isDuplicateKey(e)) throw e; // another instance seeded it first
+        }
+      }
+    });
+    return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, this.ferretdb ? serially() : undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** A lock: each call runs after the previous one settled. */
+type Serial = <T>(run: () => Promise<T>) => Promise<T>;
+
+function serially(): Serial {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(run: () => Promise<T>): Promise<T> => {
+    const result = tail.then(run, run);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+}
+
+/** A JSON value MongoDB can hold as it is: no object key starting with `$`, holding `.` or NUL, or empty. */
+function storable(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(storable);
+  if (value === null || typeof value !== 'object') return true;
+  return Object.entries(value).every(([k, v]) => safeKey(k) && storable(v));
+}
+
+const safeKey = (key: string): boolean => key !== '' && !key.startsWith('$') && !/[.\0]/.test(key);
+
+class MongoCollection implements Collection {
+  constructor(
+    private readonly spec: CollectionSpec,
+    private readonly items: DriverCollection<StoredDoc>,
+    private readonly counts: DriverCollection<{ _id: string; n: number }>,
+    private readonly sequences: DriverCollection<{ _id: string; n: number }>,
+    /** Whether the counts document is kept (see CountMode). */
+    private readonly counted: boolean,
+    private readonly atomically: Atomically,
+    /**
+     * FerretDB workaround. FerretDB 1.x applies an update as read, modify, write without isolation: concurrent
+     * `$inc`s on one document lose increments (50 concurrent findOneAndUpdate $inc returned 14 distinct values in
+     * our test), so two inserts could be handed the same key. On FerretDB the sequence updates of a collection run
+     * one at a time in this process; across processes the unique `_id` still refuses a duplicate and `insert`
+     * retries with a raised sequence. MongoDB's updates are atomic: no lock there.
+     */
+    private readonly sequenceLock?: Serial,
+  ) {}
+
+  async find(q: Query): Promise<Item[]> {
+    const c = compileFind(this.spec, q);
+    if (c.limit === 0) return [];
+    const docs = await guard(() => this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit }).toArray());
+    return docs.map((doc) => this.toItem(doc));
+  }
+
+  async *stream(q: Query): AsyncGenerator<Item, void, undefined> {
+    // A generator's body starts at the first next(): that is where an invalid query rejects.
+    const c = compileFind(this.spec, q);
+    if (c.limit === 0) return;
+    const cursor = this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit, batchSize: STREAM_BATCH });
+    try {
+      for (;;) {
+        const doc = await guard(() => cursor.next());
+        if (doc === null) return;
+        yield this.toItem(doc);
+      }
+    } finally {
+      await cursor.close().catch(() => undefined);
+    }
+  }
+
+  async exists(q: Query): Promise<boolean> {
+    const c = compileExists(this.spec, q);
+    const doc = await guard(() => this.items.findOne(c.filter, { skip: c.skip, projection: { [KEY]: 1 } }));
+    return doc !== null;
+  }
+
+  async count(where?: Condition[]): Promise<number> {
+    if (where === undefined || where.length === 0) {
+      if (this.counted) {
+        const row = await guard(() => this.counts.findOne({ _id: this.spec.name }));
+        if (row) return row.n;
+        // Deleted by hand: count rather than fail (the next start seeds it again).
+      }
+      return guard(() => this.items.countDocuments({}));
+    }
+    const filter = compileWhere(this.spec, where);
+    return guard(() => this.items.countDocuments(filter));
+  }
+
+  async get(id: Id): Promise<Item | null> {
+    if (!this.isKey(id)) return null;
+    const doc = await guard(() => this.items.findOne({ _id: id }));
+    return doc ? this.toItem(doc) : null;
+  }
+
+  async insert(item: Item): Promise<Item> {
+    const given = this.spec.identifier ? item[this.spec.identifier.field] : undefined;
+    if (given !== undefined && given !== null) {
+      const key = this.checkKey(given);
+      const doc = this.toDoc(key, item);
+      await this.insertCounted(doc);
+      if (typeof key === 'number') await this.raiseSequence(key);
+      return this.toItem(doc);
+    }
+    if (this.spec.identifier?.type === 'string') {
+      const doc = this.toDoc(uuidv7(), item);
+      await this.insertCounted(doc);
+      return this.toItem(doc);
+    }
+    for (let attempt = 1; ; attempt++) {
+      const doc = this.toDoc(await this.nextKey(), item);
+      try {
+        await this.insertCounted(doc);
+        return this.toItem(doc);
+      } catch (e) {
+        if (!(e instanceof StoreConflictError) || attempt >= ASSIGN_ATTEMPTS) throw e;
+        // A stored key at or above the sequence (written by another program, or the sequence lost): skip past it.
+        await this.raiseSequence(await this.largestKey());
+      }
+    }
+  }
+
+  async replace(id: Id, item: Item): Promise<Item | null> {
+    if (!this.isKey(id)) return null;
+    const doc = this.toDoc(id, item);
+    const result = await guard(() => this.items.replaceOne({ _id: id }, doc));
+    return result.matchedCount > 0 ? this.toItem(doc) : null;
+  }
+
+  async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
+    const key = this.checkKey(id);
+    const doc = this.toDoc(key, item);
+    const once = (): Promise<boolean> =>
+      this.atomically(async (session) => {
+        const result = await this.items.replaceOne({ _id: key }, doc, { upsert: true, session });
+        const created = result.upsertedCount > 0;
+        if (created) await this.addToCount(1, session);
+        return created;
+      });
+    const created = await guard(async () => {
+      try {
+        return await once();
+      } catch (e) {
+        // Two upserts creating the same item at once: one inserts, the other's insert collides; it now replaces.
+        if (isDuplicateKey(e)) return once();
+        throw e;
+      }
+    });
+    if (created && typeof key === 'number') await this.raiseSequence(key);
+    return { item: this.toItem(doc), created };
+  }
+
+  async delete(id: Id): Promise<boolean> {
+    if (!this.isKey(id)) return false;
+    return guard(() =>
+      this.atomically(async (session) => {
+        const result = await this.items.deleteOne({ _id: id }, { session });
+        if (result.deletedCount > 0) await this.addToCount(-1, session);
+        return result.deletedCount > 0;
+      }),
+    );
+  }
+
+  private async insertCounted(doc: StoredDoc): Promise<void> {
+    try {
+      await guard(() =>
+        this.atomically(async (session) => {
+          await this.items.insertOne(doc, { session });
+          await this.addToCount(1, session);
+        }),
+      );
+    } catch (e) {
+      if (isDuplicateKey(e)) throw new StoreConflictError(`${this.spec.name} identifier already exists`, { cause: e });
+      throw e;
+    }
+  }
+
+  private async addToCount(delta: number, session: ClientSession | undefined): Promise<void> {
+    // No upsert: a missing counts document stays missing (count() then counts), never wrong.
+    if (this.counted) await this.counts.updateOne({ _id: this.spec.name }, { $inc: { n: delta } }, { session });
+  }
+
+  private async nextKey(): Promise<number> {
+    const increment = (): Promise<{ n: number } | null> =>
+      this.sequences.findOneAndUpdate({ _id: this.spec.name }, { $inc: { n: 1 } }, { upsert: true, returnDocument: 'after' });
+    // The document exists from collection(); if it was deleted meanwhile, two upserts may race to create it.
+    const row = await this.sequenceUpdate(() => increment().catch((e: unknown) => (isDuplicateKey(e) ? increment() : Promise.reject(e))));
+    if (!row || typeof row.n !== 'number') throw new Error(`the ${SEQUENCES} document of ${this.spec.name} is malformed`);
+    return row.n;
+  }
+
+  /** Keeps the next assigned key above `key` (as SQLite's max + 1 does). */
+  private async raiseSequence(key: number): Promise<void> {
+    await this.sequenceUpdate(() => this.sequences.updateOne({ _id: this.spec.name }, { $max: { n: key } }, { upsert: true }));
+  }
+
+  private sequenceUpdate<T>(run: () => Promise<T>): Promise<T> {
+    return guard(() => (this.sequenceLock ? this.sequenceLock(run) : run()));
+  }
+
+  private async largestKey(): Promise<number> {
+    const top = await guard(() => this.items.findOne({}, { sort: { [KEY]: -1 }, projection: { [KEY]: 1 } }));
+    return typeof top?._id === 'number' ? top._id : 0;
+  }
+
+  /** The key type is the identifier's; collections without one use their internal integer key. */
+  private isKey(id: unknown): id is Id {
+    return this.spec.identifier?.type === 'string' ? typeof id === 'string' : Number.isSafeInteger(id);
+  }
+
+  private checkKey(id: unknown): Id {
+    if (!this.isKey(id)) throw new TypeError(`invalid ${this.spec.name} identifier ${JSON.stringify(id)}`);
+    return id;
+  }
+
+  private toDoc(key: Id, item: Item): StoredDoc {
+    // A plain JSON copy, as the embedded store keeps it: undefined members dropped, dates as strings.
+    const json = JSON.parse(JSON.stringify(item)) as Item;
+    const doc: StoredDoc = { _id: key };
+    const wrapped: string[] = [];
+    let odd: Item | undefined;
+    for (const [name, value] of Object.entries(json)) {
+      if (name === this.spec.identifier?.field) continue;
+      if (!safeKey(name)) {
+        (odd ??= {})[name] = value;
+        continue;
+      }
+      const stored = storedName(name);
+      if (storable(value)) doc[stored] = value;
+      else {
+        doc[stored] = JSON.stringify(value);
+        wrapped.push(stored);
+      }
+    }
+    if (wrapped.length > 0) doc._j = wrapped;
+    if (odd) doc._x = JSON.stringify(odd);
+    return doc;
+  }
+
+  private toItem(doc: Document): Item {
+    const item: Item = {};
+    const wrapped = Array.isArray(doc._j) ? (doc._j as string[]) : [];
+    for (const [stored, value] of Object.entries(doc)) {
+      if (isInternal(stored)) continue;
+      item[itemName(stored)] = wrapped.includes(stored) ? JSON.parse(value as string) : value;
+    }
+    if (typeof doc._x === 'string') Object.assign(item, JSON.parse(doc._x) as Item);
+    if (this.spec.identifier) item[this.spec.identifier.field] = doc[KEY];
+    return item;
+  }
+}

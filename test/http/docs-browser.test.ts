@@ -1,0 +1,85 @@
+/**
+ * Issue 7: the HTML API reference at /docs, opened in headless Chromium (Debian's `chromium`,
+ * driven by playwright-core): every documented operation is listed, QUERY included, hidden routes
+ * are not, and the page asks nothing of any other host. A screenshot is kept in test-artifacts/.
+ * Under CI=true a missing Chromium fails the suite; elsewhere it is skipped with one loud line.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { expect } from 'chai';
+import { chromium, type Browser } from 'playwright-core';
+import { fromRoot } from '../support/paths.js';
+import { bookstore, get, startServer, type RunningServer } from './harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARTIFACTS = fromRoot('test-artifacts');
+
+describe('HTML API reference in a browser', function () {
+  this.timeout(120_000);
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
+      console.error(`\n*** SKIPPED the browser test of /docs: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`);
+      this.skip();
+    }
+    server = await startServer(bookstore());
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('lists every documented operation, QUERY included, loading nothing from another host', async () => {
+    const base = server!.url;
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1000 } });
+    const foreign: string[] = [];
+    const failed: string[] = [];
+    const errors: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(`${base}/`) && !r.url().startsWith('data:')) foreign.push(r.url());
+    });
+    page.on('requestfailed', (r) => failed.push(r.url()));
+    page.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(String(e)));
+
+    await page.goto(`${base}/docs`);
+    await page.waitForSelector('.opblock-summary', { timeout: 60_000 });
+    const listed: string[] = await page.$$eval('.opblock-summary', (blocks) =>
+      blocks.map((b) => {
+        const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';
+        const path = b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? b.querySelector('.opblock-summary-path')?.textContent?.trim() ?? '';
+        return `${method} ${path}`;
+      }),
+    );
+
+    const doc = (await get(base, '/docs.json')).json as { paths: Record<string, Record<string, unknown>> };
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(documented).to.include('QUERY /books');
+    expect(listed.sort()).to.deep.equal(documented.sort());
+    expect(listed).to.include.members(['GET /books', 'POST /books', 'QUERY /books', 'GET /books/{id}', 'PUT /books/{id}', 'PATCH /books/{id}', 'DELETE /books/{id}', 'GET /events', 'GET /geo/places/{id}']);
+
+    // The QUERY operation opens on its request body, in JSON or a form.
+    await page.click('.opblock-query .opblock-summary');
+    await page.waitForSelector('.opblock-query .opblock-section-request-body', { timeout: 30_000 });
+    const bodyTypes = await page.$$eval('.opblock-query .opblock-section-request-body select option', (options) => options.map((o) => o.textContent));
+    expect(bodyTypes).to.include.members(['application/json', 'application/x-www-form-urlencoded']);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}/docs-html.png`, fullPage: true });
+    expect(existsSync(`${ARTIFACTS}/docs-html.png`)).to.equal(true);
+
+    expect(foreign, 'requests to other hosts').to.deep.equal([]);
+    expect(failed, 'failed requests').to.deep.equal([]);
+    expect(errors, 'console errors').to.deep.equal([]);
+    await page.close();
+  });
+});

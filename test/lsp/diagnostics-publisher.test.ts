@@ -1,0 +1,62 @@
+/**
+ * The diagnostics publisher in process: a result computed for a version that is no longer
+ * the document's by the time it is ready is dropped; changes in quick succession are
+ * checked once.
+ */
+import { expect } from 'chai';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { PublishDiagnosticsParams } from 'vscode-languageserver';
+import { analyse, type Analysis } from '../../lsp/analysis.js';
+import { DiagnosticsPublisher } from '../../lsp/diagnostics.js';
+
+const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function setup(onAnalysis: (doc: { current: TextDocument }) => void = () => undefined) {
+  const doc = { current: TextDocument.create('file:///x.api', 'apidsl', 1, 'resource Book { properties { title: strin } }\n') };
+  const sent: PublishDiagnosticsParams[] = [];
+  let analyses = 0;
+  const store = {
+    get: () => doc.current,
+    analysis: (): Analysis => {
+      analyses++;
+      const a = analyse(doc.current);
+      onAnalysis(doc);
+      return a;
+    },
+  };
+  const publisher = new DiagnosticsPublisher({ sendDiagnostics: async (p: PublishDiagnosticsParams) => void sent.push(p) }, store as never, 10, () => undefined);
+  return { doc, sent, publisher, analyses: () => analyses };
+}
+
+describe('lsp diagnostics publisher', () => {
+  it('publishes the diagnostics of the current version with that version', async () => {
+    const { sent, publisher } = setup();
+    publisher.schedule('file:///x.api', true);
+    await wait(30);
+    expect(sent).to.have.length(1);
+    expect(sent[0].version).to.equal(1);
+    expect(sent[0].diagnostics.map((d) => d.code)).to.deep.equal(['unknown-type']);
+  });
+
+  it('drops a result whose version was overtaken while it was computed', async () => {
+    const { sent, publisher } = setup((doc) => {
+      // A change arrives while version 1 is being checked.
+      doc.current = TextDocument.update(doc.current, [{ text: 'resource Book { properties { title: string } }\n' }], 2);
+    });
+    publisher.schedule('file:///x.api', true);
+    await wait(30);
+    expect(sent).to.deep.equal([]);
+  });
+
+  it('checks a burst of changes once, after the last', async () => {
+    const { doc, sent, publisher, analyses } = setup();
+    for (let v = 2; v <= 6; v++) {
+      doc.current = TextDocument.update(doc.current, [{ text: `resource Book { properties { title: string${'x'.repeat(v % 2)} } }\n` }], v);
+      publisher.schedule('file:///x.api');
+      await wait(1);
+    }
+    await wait(50);
+    expect(analyses()).to.equal(1);
+    expect(sent.map((p) => p.version)).to.deep.equal([6]);
+  });
+});

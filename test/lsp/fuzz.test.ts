@@ -1,0 +1,98 @@
+/**
+ * Random edits never crash the server: a valid file goes through random incremental edits
+ * (brackets, quotes, comments, emoji, keywords, deletions), each followed by random requests
+ * at random positions. The server must answer every request, log no failed handler, stay
+ * alive, and publish only valid ranges for the final text.
+ */
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import {
+  CodeActionRequest,
+  CompletionRequest,
+  DefinitionRequest,
+  DocumentFormattingRequest,
+  DocumentSymbolRequest,
+  FoldingRangeRequest,
+  HoverRequest,
+  PrepareRenameRequest,
+  ReferencesRequest,
+  SemanticTokensRequest,
+  type CompletionItem,
+  type Position,
+} from 'vscode-languageserver-protocol/node';
+import { fromRoot } from '../support/paths.js';
+import { freshUri, LspClient } from './client.js';
+
+const seed = readFileSync(fromRoot('examples/bookstore.api'), 'utf8');
+const pieces = ['{', '}', '[', ']', ':', ',', '"', '/*', '*/', '//', '\n', ' ', 'resource', 'GetCollection', 'filters: [', 'paginationViaCursor: [{', 'x', '-1', '📚', 'é', '\\', 'null', 'properties', 'operations {', 'filter f: order {'];
+
+const edit = fc.record({
+  at: fc.nat(),
+  del: fc.nat({ max: 15 }),
+  insert: fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 5 }), fc.constant('')),
+  request: fc.nat({ max: 9 }),
+  where: fc.nat(),
+});
+
+describe('lsp fuzzing', () => {
+  let client: LspClient;
+  before(async () => {
+    client = await LspClient.start();
+  });
+  after(async () => {
+    await client?.stop();
+  });
+
+  it('survives random edits and requests on broken text', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 8 }), async (edits) => {
+        const uri = freshUri('fuzz');
+        let doc = TextDocument.create(uri, 'apidsl', 1, seed);
+        await client.open(uri, seed);
+        for (const e of edits) {
+          const text = doc.getText();
+          const start = e.at % (text.length + 1);
+          const range = { start: doc.positionAt(start), end: doc.positionAt(Math.min(text.length, start + e.del)) };
+          const change = { range, text: e.insert };
+          doc = TextDocument.update(doc, [change], doc.version + 1);
+          await client.change(uri, doc.version, [change]);
+          const position: Position = doc.positionAt(e.where % (doc.getText().length + 1));
+          const textDocument = { uri };
+          const requests = [
+            async () => {
+              const items = (await client.connection.sendRequest(CompletionRequest.type, { textDocument, position })) as CompletionItem[];
+              for (const item of items) {
+                const r = item.textEdit && 'range' in item.textEdit ? item.textEdit.range : undefined;
+                expect(r && r.start.line === position.line && r.end.line === position.line && r.start.character <= position.character && position.character <= r.end.character, JSON.stringify([item.label, r, position])).to.equal(true);
+              }
+            },
+            () => client.connection.sendRequest(HoverRequest.type, { textDocument, position }),
+            () => client.connection.sendRequest(DefinitionRequest.type, { textDocument, position }),
+            () => client.connection.sendRequest(ReferencesRequest.type, { textDocument, position, context: { includeDeclaration: true } }),
+            () => client.connection.sendRequest(PrepareRenameRequest.type, { textDocument, position }),
+            () => client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument }),
+            () => client.connection.sendRequest(FoldingRangeRequest.type, { textDocument }),
+            () => client.connection.sendRequest(SemanticTokensRequest.type, { textDocument }),
+            () => client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument, options: { tabSize: 2, insertSpaces: true } }),
+            () => client.connection.sendRequest(CodeActionRequest.type, { textDocument, range: { start: { line: 0, character: 0 }, end: doc.positionAt(doc.getText().length) }, context: { diagnostics: [] } }),
+          ];
+          await requests[e.request]();
+        }
+        const { params } = await client.diagnostics(uri, doc.version);
+        const lines = doc.getText().split(/\r\n|\r|\n/);
+        for (const d of params.diagnostics) {
+          for (const p of [d.range.start, d.range.end]) {
+            expect(p.line).to.be.within(0, lines.length - 1);
+            expect(p.character).to.be.within(0, lines[p.line].length);
+          }
+        }
+        await client.close(uri);
+        expect(client.logs.filter((l) => l.includes('failed')), client.logs.join('\n')).to.deep.equal([]);
+        expect(client.alive).to.equal(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
