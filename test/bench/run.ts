@@ -8,6 +8,7 @@ import { parse } from '../../grammar/build-ast.js';
 import { check } from '../../grammar/checker/index.js';
 import { apiLexer } from '../../grammar/lexer.js';
 import { generateApi } from './generate.js';
+import { runLspBench } from './lsp.js';
 import { runPaginationBench } from './pagination.js';
 
 const RUNS = 25;
@@ -42,3 +43,4 @@ console.log('|---|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${(r.ms / base).toFixed(2)}x |`);
 
 await runPaginationBench();
+await runLspBench();
