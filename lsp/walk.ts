@@ -5,6 +5,7 @@
 import * as A from '../grammar/ast.js';
 import { optionByName, type OptionSpec, type ValueType } from '../grammar/catalogue/index.js';
 import type { ApiModel, ModelOperation, ModelResource } from '../grammar/model.js';
+import { valueMatchesShape } from '../grammar/checker/context.js';
 
 export interface OptionEntry {
   entry: A.Entry;
@@ -24,32 +25,6 @@ export function optionEntries(model: ApiModel): OptionEntry[] {
     }
   }
   return out;
-}
-
-/** Does a value have the JSON shape of a type (to pick among `oneOf` alternatives)? */
-export function shapeMatches(value: A.Value, type: ValueType): boolean {
-  switch (type.kind) {
-    case 'int':
-    case 'number':
-      return value.kind === 'number';
-    case 'bool':
-      return value.kind === 'bool';
-    case 'false':
-      return value.kind === 'bool' && !value.value;
-    case 'list':
-      return value.kind === 'array';
-    case 'map':
-    case 'record':
-      return value.kind === 'object';
-    case 'phpArray':
-      return value.kind === 'array' || value.kind === 'object';
-    case 'oneOf':
-      return type.of.some((t) => shapeMatches(value, t));
-    case 'any':
-      return true;
-    default:
-      return value.kind === 'string' || value.kind === 'ident';
-  }
 }
 
 /** A key of an object value, the type of its value and its own doc, when the type says. */
@@ -72,7 +47,7 @@ export function walkTyped(
 ): void {
   if (!value) return;
   if (type.kind === 'oneOf') {
-    const alt = type.of.find((t) => shapeMatches(value, t));
+    const alt = type.of.find((t) => valueMatchesShape(value, t));
     if (alt) walkTyped(value, alt, visit, visitKey);
     return;
   }

@@ -170,7 +170,7 @@ export class CheckContext {
 }
 
 /** Does a value have the JSON shape of a type (for choosing among oneOf alternatives)? */
-function valueMatchesShape(value: A.Value, type: ValueType): boolean {
+export function valueMatchesShape(value: A.Value, type: ValueType): boolean {
   switch (type.kind) {
     case 'string':
     case 'codeRef':

@@ -5,32 +5,9 @@
  * malformed dates are ignored. Fixture: test/fixtures/filters/filters.api (publishedAt: book 1
  * 1965-08-01T00:00Z, book 2 1969-10-15T10:00Z, book 3 1976-04-01T00:00Z, the others none).
  */
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { fromRoot } from '../support/paths.js';
-import { get, request, startServer, type RunningServer } from './harness.js';
-
-const SEED = JSON.parse(readFileSync(fromRoot('test/fixtures/filters/seed.json'), 'utf8')) as { authors: object[]; books: object[] };
-
-async function seeded(): Promise<RunningServer> {
-  const server = await startServer(fromRoot('test/fixtures/filters/filters.api'));
-  for (const [path, items] of [['/authors', SEED.authors], ['/books', SEED.books]] as const) {
-    for (const item of items) {
-      const r = await request(server.url, 'POST', path, { body: item });
-      if (r.status !== 201) throw new Error(`POST ${path} answered ${r.status}: ${r.text}`);
-    }
-  }
-  return server;
-}
-
-/** The ids of the members a GET answers (in the collection's order); fails on anything but 200. */
-async function ids(server: RunningServer, path: string): Promise<number[]> {
-  const r = await get(server.url, path);
-  expect(r.status, `${path}: ${r.text}`).to.equal(200);
-  return r.json.member.map((m: { id: number }) => m.id);
-}
-
-const ALL = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+import { ALL, seeded, ids } from './filters-fixture.js';
+import { type RunningServer } from './harness.js';
 
 const NULLS = [4, 5, 6, 7, 8, 9, 10];
 

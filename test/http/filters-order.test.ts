@@ -4,32 +4,9 @@
  * directions and unknown properties ignored, nulls sorted as the smallest values, and links that
  * keep the order. Fixture: test/fixtures/filters/filters.api.
  */
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { fromRoot } from '../support/paths.js';
-import { get, request, startServer, type RunningServer } from './harness.js';
-
-const SEED = JSON.parse(readFileSync(fromRoot('test/fixtures/filters/seed.json'), 'utf8')) as { authors: object[]; books: object[] };
-
-async function seeded(): Promise<RunningServer> {
-  const server = await startServer(fromRoot('test/fixtures/filters/filters.api'));
-  for (const [path, items] of [['/authors', SEED.authors], ['/books', SEED.books]] as const) {
-    for (const item of items) {
-      const r = await request(server.url, 'POST', path, { body: item });
-      if (r.status !== 201) throw new Error(`POST ${path} answered ${r.status}: ${r.text}`);
-    }
-  }
-  return server;
-}
-
-/** The ids of the members a GET answers (in the collection's order); fails on anything but 200. */
-async function ids(server: RunningServer, path: string): Promise<number[]> {
-  const r = await get(server.url, path);
-  expect(r.status, `${path}: ${r.text}`).to.equal(200);
-  return r.json.member.map((m: { id: number }) => m.id);
-}
-
-const ALL = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+import { ALL, seeded, ids } from './filters-fixture.js';
+import { get, type RunningServer } from './harness.js';
 
 // By title, binary order: 'Épée' > 'under_score' > 'the dune…' > 'back\slash' > 'a.b*c…' > 'Dune Messiah' > 'Dune' > 'DUNES' > 'Children…' > '100% Pure'.
 const TITLE_DESC = [10, 7, 4, 8, 9, 2, 1, 5, 3, 6];

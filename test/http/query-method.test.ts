@@ -5,25 +5,9 @@
  * an object, pagination from the URL only, never a write, and the same collection as the
  * equivalent GET. Fixture: test/fixtures/filters/filters.api.
  */
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { fromRoot } from '../support/paths.js';
-import { get, PROBLEM_JSON, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
-
-const SEED = JSON.parse(readFileSync(fromRoot('test/fixtures/filters/seed.json'), 'utf8')) as { authors: object[]; books: object[] };
-
-async function seeded(): Promise<RunningServer> {
-  const server = await startServer(fromRoot('test/fixtures/filters/filters.api'));
-  for (const [path, items] of [['/authors', SEED.authors], ['/books', SEED.books]] as const) {
-    for (const item of items) {
-      const r = await request(server.url, 'POST', path, { body: item });
-      if (r.status !== 201) throw new Error(`POST ${path} answered ${r.status}: ${r.text}`);
-    }
-  }
-  return server;
-}
-
-const ALL = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+import { ALL, seeded } from './filters-fixture.js';
+import { get, PROBLEM_JSON, request, type HttpResponse, type RunningServer } from './harness.js';
 
 const ACCEPT_QUERY = 'application/x-www-form-urlencoded, application/json';
 const JSON_TYPE = { 'Content-Type': 'application/json' };
