@@ -1,8 +1,9 @@
 /** `apidsl serve FILE.api [--port N] [--host H] [--data DIR | --memory | --db URI] [--debug]` */
-import { readFileSync } from 'node:fs';
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { pino } from 'pino';
 import { CodeLoadError } from '../server/metadata/code.js';
-import { CheckFailed, defaultDataDir, startService, type Storage } from '../server/serve.js';
+import { CheckFailed, defaultDataDir, startService, type RunningService, type Storage } from '../server/serve.js';
 import { MongoConfigError } from '../server/store/mongodb-errors.js';
 import { StoreUnavailableError } from '../server/store/types.js';
 import { toText } from './report.js';
@@ -25,10 +26,6 @@ function logger(): pino.Logger {
 }
 
 export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
-  if (opts.watch) {
-    process.stderr.write('apidsl serve: --watch is not available yet.\n');
-    return 1;
-  }
   if ([opts.memory, opts.data, opts.db].filter(Boolean).length > 1) {
     process.stderr.write('apidsl serve: choose one of --data, --memory and --db.\n');
     return 1;
@@ -77,6 +74,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     throw e;
   }
   process.stdout.write(`apidsl serving ${file} at ${service.url}\n\n${routeTable(service.api)}\n`);
+  const watcher = opts.watch ? watchFile(file, service) : undefined;
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);
@@ -86,6 +84,33 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  watcher?.close();
   await service.close();
   return 0;
+}
+
+/**
+ * `--watch`: reloads the file when it changes (debounced); a file with errors is reported and
+ * the running routes stay. Custom code modules are imported once per process, so a change to
+ * them needs a restart.
+ */
+function watchFile(file: string, service: RunningService): FSWatcher {
+  let timer: NodeJS.Timeout | undefined;
+  const reload = async (): Promise<void> => {
+    try {
+      const api = await service.reload();
+      process.stdout.write(`\napidsl reloaded ${file}\n\n${routeTable(api)}\n`);
+    } catch (e) {
+      if (e instanceof CheckFailed) {
+        process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+        process.stderr.write(`apidsl serve: ${file} has errors; still serving the previous version.\n`);
+      } else process.stderr.write(`apidsl serve: cannot reload ${file}: ${(e as Error).message}; still serving the previous version.\n`);
+    }
+  };
+  // The directory is watched, not the file: editors often replace a file rather than write it.
+  return watch(dirname(resolve(file)), (_event, name) => {
+    if (name !== basename(file)) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void reload(), 100);
+  });
 }

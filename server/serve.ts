@@ -3,7 +3,8 @@
  * mutators included), open the store, listen. Used by `apidsl serve` and the tests.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type Koa from 'koa';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { check, type CheckResult } from '../grammar/checker/index.js';
@@ -29,6 +30,11 @@ export interface ServeOptions {
 export interface RunningService {
   url: string;
   api: ApiMetadata;
+  /**
+   * Loads the file again and serves the new routes from the same store; throws (CheckFailed, a
+   * custom-code error) and keeps the current routes when the new file cannot be served.
+   */
+  reload(): Promise<ApiMetadata>;
   /** Stops accepting connections, lets in-flight requests finish, flushes and closes the store. */
   close(): Promise<void>;
 }
@@ -65,10 +71,13 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const api = await loadApi(options.file);
   const store = options.store ?? (await openStore(options.storage));
   let server: Server;
+  // The server calls whichever app is current, so `reload` can swap it without a restart.
+  let handler: ReturnType<Koa['callback']>;
   try {
-    const app = await createApp(api, store, { logger: options.logger, debug: options.debug });
+    handler = (await createApp(api, store, { logger: options.logger, debug: options.debug })).callback();
     server = await new Promise((resolveServer, reject) => {
-      const s = app.listen(options.port, options.host, () => resolveServer(s));
+      const s = createServer((req, res) => handler(req, res));
+      s.listen(options.port, options.host, () => resolveServer(s));
       s.once('error', reject);
     });
   } catch (e) {
@@ -79,9 +88,15 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return {
+  const service: RunningService = {
     url: `http://${host}:${port}`,
     api,
+    reload: async () => {
+      const next = await loadApi(options.file);
+      handler = (await createApp(next, store, { logger: options.logger, debug: options.debug })).callback();
+      service.api = next;
+      return next;
+    },
     close: async () => {
       await new Promise<void>((done) => {
         server.close(() => done());
@@ -90,4 +105,5 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       await store.close();
     },
   };
+  return service;
 }
