@@ -1,0 +1,455 @@
+/**
+ * The behaviour every store must share (SQLite, MongoDB): CRUD and id assignment, conditions and match
+ * modes, exists, counts, sort, limit and offset, streaming, keyset pagination. Each store's test file calls
+ * `describeStoreContract` with a hook that opens a fresh, empty store, and keeps only what is its own.
+ */
+import { expect } from 'chai';
+import { StoreConflictError } from '../../server/store/types.js';
+import type { Collection, CollectionSpec, Condition, Item, Query, Sort, Store } from '../../server/store/types.js';
+
+/** The error `promise` rejects with; fails when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+export const BOOK: CollectionSpec = {
+  name: 'Book',
+  identifier: { field: 'id', type: 'int' },
+  fields: { id: 'int', title: 'string', price: 'number', available: 'bool', publishedAt: 'datetime', tags: 'array', meta: 'json' },
+  indexes: [['price'], ['publishedAt', 'id']],
+};
+
+/** A fresh, empty store, and how to let it go (close it, drop its data: whatever the store needs). */
+export interface StoreFixture {
+  store: Store;
+  close(): Promise<void>;
+}
+
+/** Opens a new fixture; called before every test (and once per keyset-pagination suite). */
+export type OpenStore = () => Promise<StoreFixture>;
+
+export interface ContractOptions {
+  /** Include the keyset-pagination suite (default true); a caller may run it on its own with describeKeysetContract. */
+  keyset?: boolean;
+}
+
+/** The shared suite, under `describe(name)`: each test on a store from `open`, closed after it. */
+export function describeStoreContract(name: string, open: OpenStore, options: ContractOptions = {}): void {
+  describe(name, () => {
+    let fixture: StoreFixture;
+    let store: Store;
+    beforeEach(async () => {
+      fixture = await open();
+      store = fixture.store;
+    });
+    afterEach(async () => {
+      await fixture?.close();
+    });
+
+    describe('CRUD', () => {
+      it('assigns integer ids 1, 2, 3, accepts explicit ids and continues after the largest', async () => {
+        const books = await store.collection(BOOK);
+        const assigned = [];
+        for (const title of ['a', 'b', 'c']) assigned.push((await books.insert({ title })).id);
+        expect(assigned).to.deep.equal([1, 2, 3]);
+        expect(await books.insert({ id: 10, title: 'ten' })).to.deep.equal({ id: 10, title: 'ten' });
+        expect((await books.insert({ title: 'next' })).id).to.equal(11);
+        expect(await books.get(2)).to.deep.equal({ id: 2, title: 'b' });
+        expect(typeof (await books.get(10))!.id).to.equal('number');
+      });
+
+      it('rejects a duplicate identifier with StoreConflictError and keeps the original', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ id: 1, title: 'first' });
+        expect(await rejection(books.insert({ id: 1, title: 'second' }))).to.be.instanceOf(StoreConflictError);
+        expect(await books.get(1)).to.deep.equal({ id: 1, title: 'first' });
+        expect(await books.count()).to.equal(1);
+      });
+
+      it('assigns increasing UUID v7 string ids, accepts explicit ones and rejects duplicates', async () => {
+        const tags = await store.collection({ name: 'Tag', identifier: { field: 'id', type: 'string' }, fields: { label: 'string' }, indexes: [] });
+        const ids: string[] = [];
+        for (let i = 0; i < 50; i++) ids.push((await tags.insert({ label: `t${i}` })).id as string);
+        for (const id of ids) expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect([...ids].sort()).to.deep.equal(ids);
+        expect(new Set(ids).size).to.equal(50);
+        expect(await tags.insert({ id: 'custom', label: 'c' })).to.deep.equal({ id: 'custom', label: 'c' });
+        expect(await rejection(tags.insert({ id: ids[3], label: 'dup' }))).to.be.instanceOf(StoreConflictError);
+        expect(await tags.get(ids[3]!)).to.deep.equal({ id: ids[3], label: 't3' });
+      });
+
+      it('keeps items without an identifier in insertion order', async () => {
+        const logs = await store.collection({ name: 'Log', fields: { line: 'string' }, indexes: [] });
+        for (const line of ['x', 'y', 'z']) expect(await logs.insert({ line })).to.deep.equal({ line });
+        expect(await logs.find({})).to.deep.equal([{ line: 'x' }, { line: 'y' }, { line: 'z' }]);
+      });
+
+      it('replaces the whole item and answers null for a missing one', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ title: 'old', price: 3 });
+        expect(await books.replace(1, { id: 99, title: 'new' })).to.deep.equal({ id: 1, title: 'new' });
+        expect(await books.get(1)).to.deep.equal({ id: 1, title: 'new' });
+        expect(await books.replace(2, { title: 'nobody' })).to.equal(null);
+        expect(await books.count()).to.equal(1);
+      });
+
+      it('upserts: created first, replaced after', async () => {
+        const books = await store.collection(BOOK);
+        expect(await books.upsert(7, { title: 'a', price: 1 })).to.deep.equal({ item: { id: 7, title: 'a', price: 1 }, created: true });
+        expect(await books.upsert(7, { title: 'b' })).to.deep.equal({ item: { id: 7, title: 'b' }, created: false });
+        expect(await books.get(7)).to.deep.equal({ id: 7, title: 'b' });
+        expect((await books.insert({})).id).to.equal(8);
+        expect(await books.count()).to.equal(2);
+      });
+
+      it('deletes once', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ title: 'gone' });
+        expect(await books.delete(1)).to.equal(true);
+        expect(await books.delete(1)).to.equal(false);
+        expect(await books.get(1)).to.equal(null);
+        expect(await books.count()).to.equal(0);
+      });
+
+      it('treats an identifier of the wrong type as not found', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ title: 'a' });
+        expect(await books.get('abc')).to.equal(null);
+        expect(await books.replace('1', { title: 'b' })).to.equal(null);
+        expect(await books.delete(1.5)).to.equal(false);
+        expect(await rejection(books.insert({ id: 'x' }))).to.be.instanceOf(TypeError);
+      });
+
+      it('keeps unfiltered counts exact across insert, conflict, upsert, replace and delete', async () => {
+        const books = await store.collection(BOOK);
+        const everything: Condition = { op: 'and', conditions: [] };
+        const expectCount = async (n: number): Promise<void> => {
+          expect(await books.count()).to.equal(n);
+          expect(await books.count([])).to.equal(n);
+          expect(await books.count([everything])).to.equal(n);
+        };
+        await expectCount(0);
+        await books.insert({ title: 'a' });
+        await books.insert({ id: 10, title: 'b' });
+        await expectCount(2);
+        await rejection(books.insert({ id: 10, title: 'dup' }));
+        await expectCount(2);
+        await books.upsert(20, { title: 'c' });
+        await books.upsert(20, { title: 'd' });
+        await expectCount(3);
+        await books.replace(1, { title: 'e' });
+        await books.delete(10);
+        await books.delete(10);
+        await expectCount(2);
+      });
+    });
+
+    describe('conditions', () => {
+      let books: Collection;
+      const ids = async (...where: Condition[]): Promise<unknown[]> => (await books.find({ where })).map((b) => b.id);
+      const match = (mode: 'exact' | 'partial' | 'start' | 'end' | 'word_start', value: string, caseInsensitive = false): Condition => ({
+        op: 'match',
+        field: 'title',
+        mode,
+        value,
+        caseInsensitive,
+      });
+
+      beforeEach(async () => {
+        books = await store.collection(BOOK);
+        const items: Item[] = [
+          { title: 'The Hobbit', price: 10, available: true, publishedAt: '1937-09-21T00:00:00.000Z', tags: ['fantasy'] },
+          { title: 'the hobbit', price: 12.5, available: false },
+          { title: '100% Pure_Fun\\Book', price: 5, available: true, publishedAt: null },
+          { title: 'Élise au pays', price: 20 },
+          { title: 'Old Man and the Sea', price: 7, meta: { a: 1 } },
+          {},
+          { title: '100 Pure Fun', price: 8 },
+          { title: '100X PureXFunXBook (a.*) [b]+ $c^ {d}? e|f', price: 9 },
+        ];
+        for (const item of items) await books.insert(item);
+      });
+
+      it('compares numbers', async () => {
+        expect(await ids({ op: 'eq', field: 'price', value: 10 })).to.deep.equal([1]);
+        expect(await ids({ op: 'lt', field: 'price', value: 8 })).to.deep.equal([3, 5]);
+        expect(await ids({ op: 'lte', field: 'price', value: 8 })).to.deep.equal([3, 5, 7]);
+        expect(await ids({ op: 'gt', field: 'price', value: 10 })).to.deep.equal([2, 4]);
+        expect(await ids({ op: 'gte', field: 'price', value: 10 })).to.deep.equal([1, 2, 4]);
+        expect(await ids({ op: 'gt', field: 'price', value: 8 }, { op: 'lt', field: 'price', value: 12.5 })).to.deep.equal([1, 8]);
+      });
+
+      it('never matches null or absent values with a comparison, ne included', async () => {
+        expect(await ids({ op: 'ne', field: 'price', value: 10 })).to.deep.equal([2, 3, 4, 5, 7, 8]);
+        expect(await ids({ op: 'ne', field: 'available', value: true })).to.deep.equal([2]);
+      });
+
+      it('compares booleans with JS booleans', async () => {
+        expect(await ids({ op: 'eq', field: 'available', value: true })).to.deep.equal([1, 3]);
+        expect(await ids({ op: 'eq', field: 'available', value: false })).to.deep.equal([2]);
+        expect(await ids({ op: 'in', field: 'available', values: [false] })).to.deep.equal([2]);
+      });
+
+      it('filters and compares the identifier like any field', async () => {
+        expect(await ids({ op: 'eq', field: 'id', value: 4 })).to.deep.equal([4]);
+        expect(await ids({ op: 'gt', field: 'id', value: 6 })).to.deep.equal([7, 8]);
+        expect(await ids({ op: 'in', field: 'id', values: [8, 2, 42] })).to.deep.equal([2, 8]);
+      });
+
+      it('compares datetime strings', async () => {
+        expect(await ids({ op: 'lt', field: 'publishedAt', value: '1950-01-01T00:00:00.000Z' })).to.deep.equal([1]);
+      });
+
+      it('matches a list of values with in, and nothing with an empty list', async () => {
+        expect(await ids({ op: 'in', field: 'price', values: [5, 20, 99] })).to.deep.equal([3, 4]);
+        expect(await ids({ op: 'in', field: 'title', values: ['The Hobbit', 'x'] })).to.deep.equal([1]);
+        expect(await ids({ op: 'in', field: 'price', values: [] })).to.deep.equal([]);
+      });
+
+      it('matches exact, partial, start and end case-sensitively', async () => {
+        expect(await ids(match('exact', 'The Hobbit'))).to.deep.equal([1]);
+        expect(await ids(match('exact', 'the HOBBIT'))).to.deep.equal([]);
+        expect(await ids(match('partial', 'hobbit'))).to.deep.equal([2]);
+        expect(await ids(match('start', 'The'))).to.deep.equal([1]);
+        expect(await ids(match('start', 'Hobbit'))).to.deep.equal([]);
+        expect(await ids(match('end', 'Sea'))).to.deep.equal([5]);
+        expect(await ids(match('end', 'sea'))).to.deep.equal([]);
+        expect(await ids(match('end', 'Old Man and the Sea, longer'))).to.deep.equal([]);
+      });
+
+      it('matches case-insensitively, Unicode included', async () => {
+        expect(await ids(match('exact', 'the HOBBIT', true))).to.deep.equal([1, 2]);
+        expect(await ids(match('partial', 'HOBB', true))).to.deep.equal([1, 2]);
+        expect(await ids(match('start', 'THE', true))).to.deep.equal([1, 2]);
+        expect(await ids(match('end', 'SEA', true))).to.deep.equal([5]);
+        expect(await ids(match('partial', 'élise', true))).to.deep.equal([4]);
+        expect(await ids(match('partial', 'élise'))).to.deep.equal([]);
+      });
+
+      it('matches word starts: the start of the value or after a space', async () => {
+        expect(await ids(match('word_start', 'Man'))).to.deep.equal([5]);
+        expect(await ids(match('word_start', 'man'))).to.deep.equal([]);
+        expect(await ids(match('word_start', 'man', true))).to.deep.equal([5]);
+        expect(await ids(match('word_start', 'Old'))).to.deep.equal([5]);
+        expect(await ids(match('word_start', 'ea'))).to.deep.equal([]);
+        expect(await ids(match('word_start', 'hob', true))).to.deep.equal([1, 2]);
+      });
+
+      it('takes regular-expression metacharacters, %, _ and \\ in user input literally', async () => {
+        for (const caseInsensitive of [false, true]) {
+          expect(await ids(match('partial', '100%', caseInsensitive))).to.deep.equal([3]);
+          expect(await ids(match('partial', 'Pure_Fun', caseInsensitive))).to.deep.equal([3]);
+          expect(await ids(match('partial', 'Fun\\Book', caseInsensitive))).to.deep.equal([3]);
+          expect(await ids(match('start', '100%', caseInsensitive))).to.deep.equal([3]);
+          expect(await ids(match('end', '\\Book', caseInsensitive))).to.deep.equal([3]);
+          expect(await ids(match('word_start', 'Pure_', caseInsensitive))).to.deep.equal([3]);
+          expect(await ids(match('exact', '%', caseInsensitive))).to.deep.equal([]);
+          expect(await ids(match('partial', '_', caseInsensitive))).to.deep.equal([3]);
+          expect(await ids(match('partial', '.', caseInsensitive))).to.deep.equal([8]);
+          expect(await ids(match('partial', '(a.*) [b]+ $c^ {d}? e|f', caseInsensitive))).to.deep.equal([8]);
+          expect(await ids(match('end', 'e|f', caseInsensitive))).to.deep.equal([8]);
+          expect(await ids(match('start', '100X', caseInsensitive))).to.deep.equal([8]);
+          expect(await ids(match('partial', '.*', caseInsensitive))).to.deep.equal([8]);
+          expect(await ids(match('exact', '.*', caseInsensitive))).to.deep.equal([]);
+        }
+      });
+
+      it('treats null and absent as not existing', async () => {
+        expect(await ids({ op: 'exists', field: 'publishedAt', exists: true })).to.deep.equal([1]);
+        expect(await ids({ op: 'exists', field: 'publishedAt', exists: false })).to.deep.equal([2, 3, 4, 5, 6, 7, 8]);
+        expect(await ids({ op: 'exists', field: 'tags', exists: true })).to.deep.equal([1]);
+        expect(await ids({ op: 'exists', field: 'meta', exists: true })).to.deep.equal([5]);
+        expect(await ids({ op: 'exists', field: 'title', exists: false })).to.deep.equal([6]);
+      });
+
+      it('combines conditions with and / or, nested', async () => {
+        const cheapOrDear: Condition = {
+          op: 'or',
+          conditions: [
+            { op: 'lt', field: 'price', value: 6 },
+            { op: 'and', conditions: [{ op: 'gt', field: 'price', value: 15 }, match('start', 'É')] },
+          ],
+        };
+        expect(await ids(cheapOrDear)).to.deep.equal([3, 4]);
+        expect(await ids({ op: 'and', conditions: [] })).to.have.length(8);
+        expect(await ids({ op: 'or', conditions: [] })).to.deep.equal([]);
+      });
+
+      it('rejects unknown fields, comparisons on JSON fields and null comparison values', async () => {
+        expect(await rejection(ids({ op: 'eq', field: 'nope', value: 1 }))).to.be.instanceOf(TypeError);
+        expect(await rejection(ids({ op: 'eq', field: 'tags', value: 'fantasy' }))).to.be.instanceOf(TypeError);
+        expect(await rejection(ids({ op: 'eq', field: 'price', value: null }))).to.be.instanceOf(TypeError);
+      });
+
+      it('counts with and without conditions', async () => {
+        expect(await books.count()).to.equal(8);
+        expect(await books.count([])).to.equal(8);
+        expect(await books.count([match('partial', 'hobbit', true)])).to.equal(2);
+      });
+
+      it('answers exists() with the offset applied and the limit ignored', async () => {
+        expect(await books.exists({ where: [{ op: 'gt', field: 'price', value: 10 }], limit: 0 })).to.equal(true);
+        expect(await books.exists({ where: [{ op: 'gt', field: 'price', value: 10 }], offset: 1 })).to.equal(true);
+        expect(await books.exists({ where: [{ op: 'gt', field: 'price', value: 10 }], offset: 2 })).to.equal(false);
+        expect(await rejection(books.exists({ sort: [{ field: 'meta', direction: 'asc' }] }))).to.be.instanceOf(TypeError);
+      });
+    });
+
+    describe('sort, limit and offset', () => {
+      let rows: Collection;
+      beforeEach(async () => {
+        rows = await store.collection({ name: 'Row', identifier: { field: 'id', type: 'int' }, fields: { a: 'int', b: 'string' }, indexes: [] });
+        for (const item of [{ a: 1, b: 'b' }, { a: 1, b: 'a' }, { a: 2, b: 'a' }, { a: 0, b: 'z' }, { b: 'n' }]) await rows.insert(item);
+      });
+      const ids = async (q: Query): Promise<unknown[]> => (await rows.find(q)).map((r) => r.id);
+
+      it('sorts by several fields in mixed directions, nulls smallest', async () => {
+        expect(await ids({ sort: [{ field: 'a', direction: 'asc' }, { field: 'b', direction: 'desc' }] })).to.deep.equal([5, 4, 1, 2, 3]);
+        expect(await ids({ sort: [{ field: 'a', direction: 'desc' }, { field: 'b', direction: 'asc' }] })).to.deep.equal([3, 2, 1, 4, 5]);
+        expect(await ids({ sort: [{ field: 'b', direction: 'asc' }, { field: 'id', direction: 'desc' }] })).to.deep.equal([3, 2, 1, 5, 4]);
+      });
+
+      it('breaks ties by the key when the sort lacks the identifier', async () => {
+        expect(await ids({ sort: [{ field: 'a', direction: 'asc' }] })).to.deep.equal([5, 4, 1, 2, 3]);
+        expect(await ids({ sort: [{ field: 'a', direction: 'desc' }] })).to.deep.equal([3, 2, 1, 4, 5]);
+        expect(await ids({})).to.deep.equal([1, 2, 3, 4, 5]);
+      });
+
+      it('applies limit and offset', async () => {
+        const sort: Sort = [{ field: 'id', direction: 'asc' }];
+        expect(await ids({ sort, limit: 2 })).to.deep.equal([1, 2]);
+        expect(await ids({ sort, limit: 2, offset: 2 })).to.deep.equal([3, 4]);
+        expect(await ids({ sort, offset: 3 })).to.deep.equal([4, 5]);
+        expect(await ids({ sort, limit: 0 })).to.deep.equal([]);
+        expect(await rejection(ids({ limit: -1 }))).to.be.instanceOf(TypeError);
+      });
+
+      it('streams the same items as find, and releases the cursor when the loop ends early', async () => {
+        const q: Query = { sort: [{ field: 'a', direction: 'desc' }], offset: 1, limit: 3 };
+        const streamed: Item[] = [];
+        for await (const item of rows.stream(q)) streamed.push(item);
+        expect(streamed).to.deep.equal(await rows.find(q));
+        for await (const item of rows.stream({})) {
+          expect(item.id).to.equal(1);
+          break;
+        }
+        const none: Item[] = [];
+        for await (const item of rows.stream({ limit: 0 })) none.push(item);
+        expect(none).to.deep.equal([]);
+        const stream = rows.stream({ sort: [{ field: 'nope', direction: 'asc' }] })[Symbol.asyncIterator]();
+        expect(await rejection(stream.next())).to.be.instanceOf(TypeError);
+      });
+    });
+
+    if (options.keyset !== false) describeKeysetContract(open);
+  });
+}
+
+/** Keyset (`after`) walks over 200 items with many ties: one store from `open` for the whole suite. */
+export function describeKeysetContract(open: OpenStore): void {
+  describe('keyset pagination', () => {
+    // 200 items, price in 5 distinct values (absent on every 13th), category in 3, createdAt in 4.
+    const PRODUCT: CollectionSpec = {
+      name: 'Product',
+      identifier: { field: 'id', type: 'int' },
+      fields: { price: 'int', category: 'string', createdAt: 'datetime' },
+      indexes: [['price'], ['createdAt', 'id']],
+    };
+    const product = (i: number): Item => ({
+      ...(i % 13 === 0 ? {} : { price: ((i * 7) % 5) * 10 }),
+      category: ['book', 'dvd', 'game'][i % 3],
+      createdAt: `2024-01-0${1 + (i % 4)}T12:00:00.000Z`,
+    });
+
+    // Reference order computed in JS, independent of the store: nulls smallest.
+    function compare(sort: Sort) {
+      return (x: Item, y: Item): number => {
+        for (const { field, direction } of sort) {
+          const a = x[field] ?? null;
+          const b = y[field] ?? null;
+          if (a === b) continue;
+          const less = a === null || (b !== null && (a as number | string) < (b as number | string));
+          return (less ? -1 : 1) * (direction === 'asc' ? 1 : -1);
+        }
+        return 0;
+      };
+    }
+
+    async function walk(collection: Collection, sort: Sort, pageSize: number, where: Condition[] = []): Promise<Item[]> {
+      const seen: Item[] = [];
+      let after: Query['after'];
+      for (;;) {
+        const page = await collection.find({ where, sort, limit: pageSize, ...(after ? { after } : {}) });
+        if (page.length === 0) return seen;
+        expect(page.length).to.be.at.most(pageSize);
+        seen.push(...page);
+        expect(seen.length, 'the walk does not end').to.be.at.most(200);
+        const last = page.at(-1)!;
+        after = { values: sort.map(({ field }) => last[field] ?? null) };
+      }
+    }
+
+    async function expectEveryItemOnceInOrder(collection: Collection, sort: Sort, where: Condition[] = []): Promise<void> {
+      const all = await collection.find({ where });
+      const walked = await walk(collection, sort, 7, where);
+      expect(new Set(walked.map((item) => item.id)).size).to.equal(walked.length);
+      expect(walked.map((item) => item.id)).to.deep.equal([...all].sort(compare(sort)).map((item) => item.id));
+    }
+
+    let fixture: StoreFixture;
+    let products: Collection;
+    before(async () => {
+      fixture = await open();
+      const store = fixture.store;
+      products = await store.collection(PRODUCT);
+      for (let i = 1; i <= 200; i++) await products.insert(product(i));
+    });
+    after(async () => {
+      await fixture?.close();
+    });
+
+    const orders: [string, Sort][] = [
+      ['asc', [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }]],
+      ['desc', [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'desc' }]],
+      ['desc then asc', [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }]],
+      ['asc then desc', [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'desc' }]],
+      ['three fields', [{ field: 'category', direction: 'asc' }, { field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }]],
+      ['datetime desc', [{ field: 'createdAt', direction: 'desc' }, { field: 'id', direction: 'desc' }]],
+      ['identifier only', [{ field: 'id', direction: 'desc' }]],
+    ];
+    for (const [label, sort] of orders) {
+      it(`walks 200 items with many ties exactly once, in order (${label})`, async () => {
+        await expectEveryItemOnceInOrder(products, sort);
+      });
+    }
+
+    it('walks a filtered collection', async () => {
+      await expectEveryItemOnceInOrder(products, orders[2]![1], [{ op: 'eq', field: 'category', value: 'dvd' }]);
+    });
+
+    it('walks string identifiers', async () => {
+      const gadgets = await fixture.store.collection({ ...PRODUCT, name: 'Gadget', identifier: { field: 'id', type: 'string' } });
+      for (let i = 1; i <= 200; i++) await gadgets.insert(product(i));
+      await expectEveryItemOnceInOrder(gadgets, [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }]);
+    });
+
+    it('is a tuple comparison: price desc, id asc after (10, 5)', async () => {
+      const sort: Sort = [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }];
+      const page = await products.find({ sort, after: { values: [10, 5] } });
+      const expected = (await products.find({ sort })).filter(
+        (p) => p.price === undefined || (p.price as number) < 10 || (p.price === 10 && (p.id as number) > 5),
+      );
+      expect(page.map((p) => p.id)).to.deep.equal(expected.map((p) => p.id));
+    });
+
+    it('rejects a cursor whose length differs from the sort', async () => {
+      const sort: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
+      expect(await rejection(products.find({ sort, after: { values: [10] } }))).to.be.instanceOf(TypeError);
+    });
+  });
+}
