@@ -30,7 +30,8 @@ export async function read(state: OperationState): Promise<void> {
     state.data = state.page;
   } else {
     state.data = data ?? null;
-    state.previousData = data == null ? null : structuredClone(data);
+    // A copy only where a later stage may change the data: a GET never writes.
+    state.previousData = data == null ? null : op.method === 'GET' || op.method === 'HEAD' ? data : structuredClone(data);
   }
   if (data == null && throwsOnNotFound(state)) throw notFound();
 }

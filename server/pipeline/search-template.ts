@@ -25,9 +25,18 @@ export function filterVariables(api: ApiMetadata, filter: FilterMetadata, proper
   }
 }
 
-/** Variables of an operation: its filters' and its named parameters', each once. */
-export function operationVariables(api: ApiMetadata, op: OperationMetadata): { variable: string; property: string; required: boolean }[] {
-  const out = new Map<string, { variable: string; property: string; required: boolean }>();
+type Variable = { variable: string; property: string; required: boolean };
+const variablesOf = new WeakMap<OperationMetadata, Variable[]>();
+
+/** Variables of an operation: its filters' and its named parameters', each once (computed once per operation). */
+export function operationVariables(api: ApiMetadata, op: OperationMetadata): Variable[] {
+  let variables = variablesOf.get(op);
+  if (!variables) variablesOf.set(op, (variables = computeVariables(api, op)));
+  return variables;
+}
+
+function computeVariables(api: ApiMetadata, op: OperationMetadata): Variable[] {
+  const out = new Map<string, Variable>();
   const known = new Set(op.resource.properties.map((p) => p.name));
   for (const name of (op.options.filters as string[] | undefined) ?? []) {
     const filter = api.filters.get(name);

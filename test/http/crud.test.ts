@@ -3,7 +3,7 @@
  * delete on the bookstore example, plus the variants that need their own configuration.
  */
 import { expect } from 'chai';
-import { bookstore, errorDoc, fixture, JSONLD, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
+import { bookstore, bookstoreWithDune, errorDoc, fixture, JSONLD, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
 
 const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
 
@@ -87,9 +87,7 @@ describe('HTTP CRUD: POST and GET on the bookstore', () => {
 describe('HTTP CRUD: PUT keeps absent properties, null removes, allowCreate upserts', () => {
   let server: RunningServer;
   before(async () => {
-    server = await startServer(bookstore());
-    const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune', author: 'Frank Herbert', price: 9.99 } });
-    expect(r.status, r.text).to.equal(201);
+    server = await bookstoreWithDune();
   });
   after(async () => {
     await server?.stop();
@@ -139,9 +137,7 @@ describe('HTTP CRUD: PUT keeps absent properties, null removes, allowCreate upse
 describe('HTTP CRUD: PATCH with JSON Merge Patch', () => {
   let server: RunningServer;
   before(async () => {
-    server = await startServer(bookstore());
-    const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune', author: 'Frank Herbert', price: 9.99 } });
-    expect(r.status, r.text).to.equal(201);
+    server = await bookstoreWithDune();
   });
   after(async () => {
     await server?.stop();

@@ -203,10 +203,10 @@ describe('HTTP docs: live responses match the documented schemas', () => {
     }
   });
 
-  it('the documented URL parameters are the variables of the Hydra search template', async function () {
+  it('the documented URL parameters are the variables of the Hydra search template', async () => {
     for (const path of ['/books', '/named', '/strategies/iword_start', '/dates/include_null_after']) {
       const search = (await get(server.url, path)).json.search;
-      if (!search) this.skip();
+      expect(search, `${path} has a search template`).to.be.an('object');
       const variables = search.mapping.map((m: Any) => m.variable).sort();
       const op = doc.paths[path].get;
       const pagination = ['page', 'itemsPerPage', 'pagination', 'partial'];

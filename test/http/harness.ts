@@ -306,3 +306,14 @@ export const tempDir = (prefix = 'apidsl-http-'): string => mkdtempSync(join(tmp
 export const fixture = (name: string): string => fromRoot(`test/fixtures/http/${name}`);
 /** Path of the normative bookstore example. */
 export const bookstore = (): string => fromRoot('examples/bookstore.api');
+
+/** The bookstore served with one book, Dune by Frank Herbert at 9.99 (id 1), as several suites start. */
+export async function bookstoreWithDune(): Promise<RunningServer> {
+  const server = await startServer(bookstore());
+  const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune', author: 'Frank Herbert', price: 9.99 } });
+  if (r.status !== 201) {
+    await server.stop();
+    throw new Error(`seeding Dune answered ${r.status}: ${r.text}`);
+  }
+  return server;
+}

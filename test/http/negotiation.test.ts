@@ -3,7 +3,7 @@
  * extension, 406, unknown extensions, input Content-Type (415), syntax errors (400), body limit (413).
  */
 import { expect } from 'chai';
-import { bookstore, errorDoc, fixture, JSON_UTF8, JSONLD, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
+import { bookstore, bookstoreWithDune, errorDoc, fixture, JSON_UTF8, JSONLD, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
 
 const DUNE_JSONLD = {
   '@context': '/contexts/Book',
@@ -19,9 +19,7 @@ const DUNE_JSON = { id: 1, title: 'Dune', author: 'Frank Herbert', price: 9.99 }
 describe('HTTP content negotiation: output formats', () => {
   let server: RunningServer;
   before(async () => {
-    server = await startServer(bookstore());
-    const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune', author: 'Frank Herbert', price: 9.99 } });
-    expect(r.status, r.text).to.equal(201);
+    server = await bookstoreWithDune();
   });
   after(async () => {
     await server?.stop();
