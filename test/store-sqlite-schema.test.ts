@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { countSchema, schemaStatements } from '../server/store/sqlite-schema.js';
+import { countSchema, renderedColumnUpgrade, schemaStatements } from '../server/store/sqlite-schema.js';
 
 describe('SQLite schema', () => {
   it('creates a keyed table and expression indexes ending with the key', () => {
@@ -10,7 +10,7 @@ describe('SQLite schema', () => {
       indexes: [['price'], ['createdAt', 'id'], ['id']],
     });
     expect(statements).to.deep.equal([
-      'CREATE TABLE IF NOT EXISTS "Book" ("key" TEXT NOT NULL PRIMARY KEY, "doc" TEXT NOT NULL)',
+      'CREATE TABLE IF NOT EXISTS "Book" ("key" TEXT NOT NULL PRIMARY KEY, "doc" TEXT NOT NULL, "rendered" TEXT)',
       `CREATE INDEX IF NOT EXISTS "Book(price)" ON "Book" (json_extract("doc", '$."price"'), "key")`,
       `CREATE INDEX IF NOT EXISTS "Book(createdAt,id)" ON "Book" (json_extract("doc", '$."createdAt"'), "key")`,
     ]);
@@ -18,7 +18,13 @@ describe('SQLite schema', () => {
 
   it('keys integer identifiers and identifier-less collections by the rowid', () => {
     const [table] = schemaStatements({ name: 'Log', fields: {}, indexes: [] });
-    expect(table).to.equal('CREATE TABLE IF NOT EXISTS "Log" ("key" INTEGER PRIMARY KEY, "doc" TEXT NOT NULL)');
+    expect(table).to.equal('CREATE TABLE IF NOT EXISTS "Log" ("key" INTEGER PRIMARY KEY, "doc" TEXT NOT NULL, "rendered" TEXT)');
+  });
+
+  it('adds the rendered column to a table made before it', () => {
+    const spec = { name: 'Log', fields: {}, indexes: [] };
+    expect(renderedColumnUpgrade(spec, ['key', 'doc'])).to.equal('ALTER TABLE "Log" ADD COLUMN "rendered" TEXT');
+    expect(renderedColumnUpgrade(spec, ['key', 'doc', 'rendered'])).to.equal(undefined);
   });
 
   it('rejects unsafe names and unknown index fields', () => {

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { runPipeline } from '../pipeline/chain.js';
 import type { OperationState } from '../pipeline/state.js';
+import { storageSpec } from '../pipeline/rendering.js';
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { contextDocument, entrypoint } from './documents.js';
@@ -35,7 +36,7 @@ const originOf = (ctx: Context): string => `${ctx.protocol}://${ctx.host}`;
 
 export async function createApp(api: ApiMetadata, store: Store, options: AppOptions): Promise<Koa> {
   const collections = new Map<string, Collection>();
-  for (const r of api.resources) collections.set(r.shortName, await store.collection(r.storage));
+  for (const r of api.resources) collections.set(r.shortName, await store.collection(storageSpec(r)));
   const operations = api.resources.flatMap((r) => r.operations);
   const matchers = new Map<OperationMetadata, RouteMatcher>(operations.map((o) => [o, routeMatcher(o)]));
 

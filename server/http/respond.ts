@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata } from '../metadata/types.js';
+import { jsonText } from '../pipeline/json-text.js';
 import type { OperationState } from '../pipeline/state.js';
 
 export function responseStatus(state: OperationState): number {
@@ -55,7 +56,7 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
     ctx.body = state.body;
     return;
   }
-  const text = JSON.stringify(state.body);
+  const text = jsonText(state.body);
   // API Platform's default http_cache.etag: successful GET/HEAD carry an ETag of the body, and
   // a matching If-None-Match is answered 304.
   if ((op.method === 'GET' || op.method === 'HEAD') && status === 200) {

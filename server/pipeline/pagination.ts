@@ -25,6 +25,8 @@ export interface Page {
   cursor?: CursorLinks;
   /** A partial paginator's own word on whether a next page exists. */
   hasNext?: boolean;
+  /** `items` are the members' JSON-LD texts as the store rendered them (rendering.ts), not items. */
+  rendered?: boolean;
   /** Unpaginated store reads: the items, streamed (then `items` is empty and `total` unknown). */
   stream?: AsyncIterable<unknown>;
 }

@@ -7,11 +7,12 @@
 import { notFound } from '../http/errors.js';
 import { optionValue } from '../metadata/options.js';
 import type { PropertyMetadata } from '../metadata/types.js';
-import type { Condition, Item, Sort } from '../store/types.js';
+import type { Condition, Item, Query, Sort } from '../store/types.js';
 import { customContext } from './custom-context.js';
 import { cursorOf, readCursorPage } from './cursor.js';
 import { filterQuery } from './filters.js';
 import { pageRequest, type Page } from './pagination.js';
+import { showsRenderedMembers } from './rendering.js';
 import type { OperationState } from './state.js';
 
 export async function read(state: OperationState): Promise<void> {
@@ -113,11 +114,20 @@ async function readPage(state: OperationState): Promise<Page> {
   if (request.partial) {
     // No count; one row more than the page tells whether a next page exists (API Platform
     // shows `next` on a full last page, its "assumed bug"; we do not).
-    const rows = request.itemsPerPage === 0 ? [] : await state.store.find({ where, sort, limit: request.itemsPerPage + 1, offset });
-    return { items: rows.slice(0, request.itemsPerPage), request, hasNext: rows.length > request.itemsPerPage };
+    const rows = request.itemsPerPage === 0 ? { items: [] } : await readRows(state, { where, sort, limit: request.itemsPerPage + 1, offset });
+    return { items: rows.items.slice(0, request.itemsPerPage), rendered: rows.rendered, request, hasNext: rows.items.length > request.itemsPerPage };
   }
-  const items = request.itemsPerPage === 0 ? [] : await state.store.find({ where, sort, limit: request.itemsPerPage, offset });
-  return { items, request, total: await state.store.count(where) };
+  const rows = request.itemsPerPage === 0 ? { items: [] } : await readRows(state, { where, sort, limit: request.itemsPerPage, offset });
+  return { items: rows.items, rendered: rows.rendered, request, total: await state.store.count(where) };
+}
+
+/** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
+async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
+  if (state.store.findRendered && showsRenderedMembers(state)) {
+    const texts = await state.store.findRendered(q);
+    if (texts) return { items: texts, rendered: true };
+  }
+  return { items: await state.store.find(q) };
 }
 
 /**

@@ -5,43 +5,19 @@
  */
 import { Readable } from 'node:stream';
 import { operationHydraKeys } from '../http/hydra.js';
-import { itemIri, itemOperation } from '../http/iri.js';
+import { itemIri } from '../http/iri.js';
 import { optionValue } from '../metadata/options.js';
-import type { OperationMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
+import { JsonText, objectText } from './json-text.js';
+import { iriOperation, normalizeItem } from './normalize.js';
 import { pageView } from './pagination.js';
 import { asPage } from './read.js';
+import { plainMember } from './rendering.js';
 import { searchTemplate } from './search-template.js';
 import { isItem, type OperationState } from './state.js';
 
 const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
-
-/** The operation whose route builds the IRIs of the items an operation returns. */
-function iriOperation(state: OperationState): OperationMetadata | undefined {
-  const op = state.operation;
-  const template = op.options.itemUriTemplate;
-  if (typeof template === 'string') {
-    const named = op.resource.operations.find((o) => !o.collection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)));
-    if (named) return named;
-  }
-  // An item served by its own item operation keeps that operation's URL as its @id.
-  if (!op.collection && op.method !== 'POST' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000')) return op;
-  return itemOperation(op.resource);
-}
-
-export function normalizeItem(resource: ResourceMetadata, item: Item, jsonld: boolean, iri: () => string): Record<string, unknown> {
-  const out: Record<string, unknown> = jsonld ? { '@id': iri(), '@type': resource.shortName } : {};
-  const declared = resource.properties.length > 0;
-  if (declared) {
-    for (const p of resource.properties) {
-      const v = item[p.name];
-      if (v !== undefined && v !== null && !p.writeOnly) out[p.name] = v;
-    }
-  } else {
-    for (const [k, v] of Object.entries(item)) if (v !== undefined && v !== null && !k.startsWith('@')) out[k] = v;
-  }
-  return out;
-}
 
 export function serialize(state: OperationState): void {
   const op = state.operation;
@@ -60,7 +36,7 @@ export function serialize(state: OperationState): void {
       state.body = streamedCollection(state, state.page.stream, (item) => normalizeItem(resource, item, jsonld, iriOf(item)));
       return;
     }
-    const members = state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item)));
+    const members = state.page.rendered ? renderedMembers(state.page.items as string[], resource, jsonld) : state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item)));
     if (!jsonld) {
       state.body = members;
       return;
@@ -73,7 +49,7 @@ export function serialize(state: OperationState): void {
     if (view) doc[keys.view] = view;
     const search = searchTemplate(state.api, op, state.path, keys);
     if (search) doc[keys.search] = search;
-    state.body = doc;
+    state.body = members instanceof JsonText ? new JsonText(objectText(doc)) : doc;
     return;
   }
   if (!isItem(state.data)) {
@@ -83,6 +59,11 @@ export function serialize(state: OperationState): void {
   const iri = state.iri ?? iriOf(state.data)();
   const body = normalizeItem(resource, state.data, jsonld, () => iri);
   state.body = jsonld ? { '@context': contextIri(resource), ...body } : body;
+}
+
+/** The JSON array of a page's rendered JSON-LD members, or of their plain JSON forms. */
+function renderedMembers(texts: string[], resource: ResourceMetadata, jsonld: boolean): JsonText {
+  return new JsonText(`[${(jsonld ? texts : texts.map(plainMember(resource))).join(',')}]`);
 }
 
 /**

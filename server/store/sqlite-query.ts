@@ -12,6 +12,8 @@ export interface CompiledSql {
 /** Every collection table has these two columns: the identifier (or internal key) and the rest as JSON. */
 export const KEY_COLUMN = '"key"';
 export const DOC_COLUMN = '"doc"';
+/** The text the collection's rendering made of the row's item (NULL when the collection has none). */
+export const RENDERED_COLUMN = '"rendered"';
 
 /**
  * Name of an application function each connection registers with `fold`: SQLite's built-in lower() only
@@ -220,12 +222,13 @@ function limitOffset(limit: number | undefined, offset: number | undefined): Sql
   return limit !== undefined || offset !== undefined ? sql(' LIMIT ? OFFSET ?', limit ?? -1, offset ?? 0) : sql('');
 }
 
-export function compileFind(spec: CollectionSpec, q: Query): CompiledSql {
+/** The rows `q` selects, in order: by default their key and document, or the `columns` given. */
+export function compileFind(spec: CollectionSpec, q: Query, columns: string[] = [KEY_COLUMN, DOC_COLUMN]): CompiledSql {
   const where = whereClause(filters(spec, q));
   const limit = nonNegative(q.limit, 'limit');
   const offset = nonNegative(q.offset, 'offset');
   const page = limitOffset(limit, offset);
-  const text = `SELECT ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table(spec)}${where.sql} ORDER BY ${orderBy(orderTerms(spec, q.sort ?? []))}`;
+  const text = `SELECT ${columns.join(', ')} FROM ${table(spec)}${where.sql} ORDER BY ${orderBy(orderTerms(spec, q.sort ?? []))}`;
   return { sql: text + page.sql, params: [...where.params, ...page.params] };
 }
 

@@ -1,7 +1,7 @@
 // DDL for one collection: a table keyed by the identifier (or an internal integer key) with the rest of the
-// item as JSON, expression indexes on the same JSON paths the query compiler emits, and the triggers that
-// keep its row count in the counts table.
-import { checkName, COUNTS_TABLE, DOC_COLUMN, fieldColumn, KEY_COLUMN, quoteIdent } from './sqlite-query.js';
+// item as JSON and the item's rendered text, expression indexes on the same JSON paths the query compiler
+// emits, and the triggers that keep its row count in the counts table.
+import { checkName, COUNTS_TABLE, DOC_COLUMN, fieldColumn, KEY_COLUMN, quoteIdent, RENDERED_COLUMN } from './sqlite-query.js';
 import type { CollectionSpec } from './types.js';
 
 /** Idempotent statements that create the table and its indexes. */
@@ -13,7 +13,7 @@ export function schemaStatements(spec: CollectionSpec): string[] {
   for (const field of Object.keys(spec.fields)) checkName(field, 'field');
   // INTEGER PRIMARY KEY aliases the rowid: a NULL key is assigned max + 1 by SQLite.
   const key = spec.identifier?.type === 'string' ? 'TEXT NOT NULL PRIMARY KEY' : 'INTEGER PRIMARY KEY';
-  const statements = [`CREATE TABLE IF NOT EXISTS ${table} (${KEY_COLUMN} ${key}, ${DOC_COLUMN} TEXT NOT NULL)`];
+  const statements = [`CREATE TABLE IF NOT EXISTS ${table} (${KEY_COLUMN} ${key}, ${DOC_COLUMN} TEXT NOT NULL, ${RENDERED_COLUMN} TEXT)`];
   for (const fields of spec.indexes) {
     // Every index ends with the key: the caller makes sorts total with the identifier, and so does the
     // compiler with the key, so ORDER BY field, key can read the index in order.
@@ -58,4 +58,14 @@ export function countSchema(spec: CollectionSpec): CountSchema {
     ],
     seed: `INSERT OR REPLACE INTO ${COUNTS_TABLE} ("collection", "n") SELECT '${name}', count(*) FROM ${table}`,
   };
+}
+
+/** Which rendering version made each collection's rendered texts (CollectionSpec.rendering). */
+export const RENDERINGS_TABLE = '"_apidsl_renderings"';
+
+export const renderingsSchema = `CREATE TABLE IF NOT EXISTS ${RENDERINGS_TABLE} ("collection" TEXT NOT NULL PRIMARY KEY, "version" TEXT NOT NULL) WITHOUT ROWID`;
+
+/** Adds the rendered column to a table made before it existed; undefined when the table has it. */
+export function renderedColumnUpgrade(spec: CollectionSpec, columns: string[]): string | undefined {
+  return columns.includes(RENDERED_COLUMN.slice(1, -1)) ? undefined : `ALTER TABLE ${quoteIdent(checkName(spec.name, 'resource'))} ADD COLUMN ${RENDERED_COLUMN} TEXT`;
 }

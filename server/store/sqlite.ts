@@ -7,7 +7,7 @@
 // cursor was closed reopens it strictly after the last row it read (keyset on the total order: sort, then key).
 import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
-import { countSchema, schemaStatements } from './sqlite-schema.js';
+import { countSchema, renderedColumnUpgrade, RENDERINGS_TABLE, renderingsSchema, schemaStatements } from './sqlite-schema.js';
 import {
   compileCount,
   compileExists,
@@ -19,10 +19,11 @@ import {
   FOLD_FUNCTION,
   KEY_COLUMN,
   quoteIdent,
+  RENDERED_COLUMN,
 } from './sqlite-query.js';
 import type { StreamResume } from './sqlite-query.js';
 import { StoreConflictError } from './types.js';
-import type { Collection, CollectionSpec, Condition, Id, Item, Query, Store } from './types.js';
+import type { Collection, CollectionSpec, Condition, Id, Item, Query, Rendering, Store } from './types.js';
 
 export type SqliteStoreOptions = { file: string } | { memory: true };
 
@@ -30,6 +31,9 @@ const STATEMENT_CACHE_SIZE = 256;
 
 /** Rows a stream reads synchronously before it lets the event loop run (setImmediate). */
 const STREAM_BATCH = 500;
+
+/** Rows rendered per statement when a collection's rendering version changed. */
+const RENDER_BATCH = 1000;
 
 interface Row {
   key: Id;
@@ -83,6 +87,10 @@ class SqliteStore implements Store {
     this.db
       .transaction(() => {
         statements.forEach((s) => this.db.exec(s));
+        const columns = (this.db.pragma(`table_info(${quoteIdent(spec.name)})`) as { name: string }[]).map((c) => c.name);
+        const upgrade = renderedColumnUpgrade(spec, columns);
+        if (upgrade) this.db.exec(upgrade);
+        this.syncRendering(spec);
         this.db.exec(counts.table);
         const triggers = this.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger' AND name IN (?, ?)`);
         const hadTriggers = (triggers.get(...counts.triggerNames) as { n: number }).n === counts.triggerNames.length;
@@ -102,6 +110,35 @@ class SqliteStore implements Store {
     if (this.db.open) this.db.close();
   }
 
+  /**
+   * Makes every row's rendered text the one `spec.rendering` makes now: when its version differs from the
+   * one that rendered the stored texts, each row is rendered again (in batches, inside the caller's
+   * transaction); without a rendering the texts are cleared, so a later version renders them again.
+   */
+  private syncRendering(spec: CollectionSpec): void {
+    this.db.exec(renderingsSchema);
+    const table = quoteIdent(spec.name);
+    const stored = this.prepare(`SELECT "version" FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).pluck().get(spec.name) as string | undefined;
+    const rendering = spec.rendering;
+    if (!rendering) {
+      if (stored === undefined) return;
+      this.db.exec(`UPDATE ${table} SET ${RENDERED_COLUMN} = NULL`);
+      this.prepare(`DELETE FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).run(spec.name);
+      return;
+    }
+    if (stored === rendering.version) return;
+    const collection = new SqliteCollection(this.connection, spec);
+    const first = this.db.prepare(`SELECT rowid AS "row", ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} ORDER BY rowid LIMIT ${RENDER_BATCH}`);
+    const next = this.db.prepare(`SELECT rowid AS "row", ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ${RENDER_BATCH}`);
+    const update = this.db.prepare(`UPDATE ${table} SET ${RENDERED_COLUMN} = ? WHERE rowid = ?`);
+    let rows = first.all() as (Row & { row: number | bigint })[];
+    while (rows.length > 0) {
+      for (const row of rows) update.run(rendering.render(collection.toItem(row)), row.row);
+      rows = next.all(rows.at(-1)!.row) as (Row & { row: number | bigint })[];
+    }
+    this.prepare(`INSERT OR REPLACE INTO ${RENDERINGS_TABLE} ("collection", "version") VALUES (?, ?)`).run(spec.name, rendering.version);
+  }
+
   private prepare(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (statement) {
@@ -116,7 +153,8 @@ class SqliteStore implements Store {
 }
 
 class SqliteCollection implements Collection {
-  private readonly sql: { get: string; insert: string; update: string; delete: string };
+  private readonly sql: { get: string; insert: string; update: string; rendered: string; delete: string };
+  private readonly rendering: Rendering | undefined;
 
   private readonly db: Database.Database;
   private readonly prepare: (sql: string) => Database.Statement;
@@ -127,11 +165,13 @@ class SqliteCollection implements Collection {
   ) {
     this.db = connection.db;
     this.prepare = connection.prepare;
+    this.rendering = spec.rendering;
     const table = quoteIdent(spec.name);
     this.sql = {
       get: `SELECT ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} WHERE ${KEY_COLUMN} = ?`,
-      insert: `INSERT INTO ${table} (${KEY_COLUMN}, ${DOC_COLUMN}) VALUES (?, ?)`,
-      update: `UPDATE ${table} SET ${DOC_COLUMN} = ? WHERE ${KEY_COLUMN} = ?`,
+      insert: `INSERT INTO ${table} (${KEY_COLUMN}, ${DOC_COLUMN}, ${RENDERED_COLUMN}) VALUES (?, ?, ?)`,
+      update: `UPDATE ${table} SET ${DOC_COLUMN} = ?, ${RENDERED_COLUMN} = ? WHERE ${KEY_COLUMN} = ?`,
+      rendered: `UPDATE ${table} SET ${RENDERED_COLUMN} = ? WHERE ${KEY_COLUMN} = ?`,
       delete: `DELETE FROM ${table} WHERE ${KEY_COLUMN} = ?`,
     };
   }
@@ -139,6 +179,15 @@ class SqliteCollection implements Collection {
   async find(q: Query): Promise<Item[]> {
     const { sql, params } = compileFind(this.spec, q);
     return (this.prepare(sql).all(...params) as Row[]).map((row) => this.toItem(row));
+  }
+
+  async findRendered(q: Query): Promise<string[] | undefined> {
+    if (!this.rendering) return undefined;
+    const { sql, params } = compileFind(this.spec, q, [RENDERED_COLUMN]);
+    // One column, plucked: better-sqlite3 builds no row object, the cheapest read it has.
+    const texts = this.prepare(sql).pluck().all(...params) as (string | null)[];
+    // NULL: a row some other writer stored without its text (an older apidsl on the same file).
+    return texts.includes(null) ? undefined : (texts as string[]);
   }
 
   async *stream(q: Query): AsyncGenerator<Item, void, undefined> {
@@ -222,30 +271,45 @@ class SqliteCollection implements Collection {
     else if (this.spec.identifier?.type === 'string') key = uuidv7();
     const doc = this.docOf(item);
     this.connection.quiesce();
-    const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(key, doc));
-    return this.toItem({ key: key ?? Number(lastInsertRowid), doc });
+    if (key !== null) {
+      const stored = this.toItem({ key, doc });
+      this.write(() => this.prepare(this.sql.insert).run(key, doc, this.render(stored)));
+      return stored;
+    }
+    // The key SQLite assigns is part of the item the text is rendered from: insert, then render.
+    return this.db
+      .transaction(() => {
+        const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
+        const stored = this.toItem({ key: Number(lastInsertRowid), doc });
+        if (this.rendering) this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
+        return stored;
+      })
+      .immediate();
   }
 
   async replace(id: Id, item: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.docOf(item);
+    const stored = this.toItem({ key: id, doc });
     this.connection.quiesce();
-    return this.prepare(this.sql.update).run(doc, id).changes > 0 ? this.toItem({ key: id, doc }) : null;
+    return this.prepare(this.sql.update).run(doc, this.render(stored), id).changes > 0 ? stored : null;
   }
 
   async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
     const key = this.checkKey(id);
     const doc = this.docOf(item);
+    const stored = this.toItem({ key, doc });
+    const rendered = this.render(stored);
     this.connection.quiesce();
     // IMMEDIATE takes the write lock first, so another process cannot insert between the two statements.
     const created = this.db
       .transaction(() => {
-        if (this.prepare(this.sql.update).run(doc, key).changes > 0) return false;
-        this.prepare(this.sql.insert).run(key, doc);
+        if (this.prepare(this.sql.update).run(doc, rendered, key).changes > 0) return false;
+        this.prepare(this.sql.insert).run(key, doc, rendered);
         return true;
       })
       .immediate();
-    return { item: this.toItem({ key, doc }), created };
+    return { item: stored, created };
   }
 
   async delete(id: Id): Promise<boolean> {
@@ -281,7 +345,13 @@ class SqliteCollection implements Collection {
     return JSON.stringify(rest);
   }
 
-  private toItem(row: Row): Item {
+  /** The rendered text of an item as stored (read back from its document), or NULL without a rendering. */
+  private render(stored: Item): string | null {
+    return this.rendering ? this.rendering.render(stored) : null;
+  }
+
+  /** The item a row holds. */
+  toItem(row: Row): Item {
     const item = JSON.parse(row.doc) as Item;
     if (this.spec.identifier) item[this.spec.identifier.field] = row.key;
     return item;

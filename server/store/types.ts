@@ -16,6 +16,17 @@ export interface CollectionSpec {
   fields: Record<string, FieldType>;
   /** Field lists to index, e.g. [['price'], ['createdAt', 'id']]. */
   indexes: string[][];
+  /**
+   * A text rendered from each item, which a store may keep beside the item (made again on every write)
+   * so that reads can return it without decoding the item: see `Collection.findRendered`. `version`
+   * names the recipe; when it changes, the store renders every stored item again before serving.
+   */
+  rendering?: Rendering;
+}
+
+export interface Rendering {
+  version: string;
+  render(item: Item): string;
 }
 
 /** A plain JSON object; the identifier, when the collection has one, is one of its fields. */
@@ -76,6 +87,12 @@ export interface Collection {
    * Errors, an invalid query's included, surface from the first `next()`, i.e. in the `for await`.
    */
   stream(q: Query): AsyncIterable<Item>;
+  /**
+   * What `find(q)` would return, each item as the text `spec.rendering` made of it, or undefined when the
+   * store cannot answer that way (no rendering, or some item without its text). Optional: the SQLite store
+   * keeps the texts; the MongoDB store does not.
+   */
+  findRendered?(q: Query): Promise<string[] | undefined>;
   /**
    * Whether `find({ ...q, limit: 1 })` would return an item: `q.limit` is ignored, `offset` and `after` apply.
    * The probe for "is there a next page" in keyset pagination, without reading or decoding the item.

@@ -19,6 +19,7 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { loadApi, startService, type RunningService } from '../../server/serve.js';
 import type { ApiMetadata } from '../../server/metadata/types.js';
+import { storageSpec } from '../../server/pipeline/rendering.js';
 import { openSqliteStore } from '../../server/store/sqlite.js';
 import type { Collection, Item, Store } from '../../server/store/types.js';
 import type { LoadRequest, LoadResult } from './load-process.js';
@@ -86,7 +87,7 @@ const makeBook = (i: number): Item => ({ id: i, title: `Book ${i}`, author: `Aut
 async function collectionOf(store: Store, api: ApiMetadata, name: string): Promise<Collection> {
   const resource = api.resources.find((r) => r.storage.name === name);
   if (!resource) throw new Error(`the fixture has no ${name} resource`);
-  return store.collection(resource.storage);
+  return store.collection(storageSpec(resource));
 }
 
 // ---------------------------------------------------------------------------------------------

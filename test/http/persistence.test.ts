@@ -3,7 +3,8 @@
  * starts empty every time; SIGTERM stops the server with exit code 0.
  */
 import { expect } from 'chai';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bookstore, request, startServer, tempDir } from './harness.js';
 
 describe('HTTP persistence: --data DIR survives a restart', function () {
@@ -55,6 +56,40 @@ describe('HTTP persistence: --data DIR survives a restart', function () {
       expect((await request(server.url, 'GET', '/books/1')).status).to.equal(404);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('HTTP persistence: an edited .api file over the same --data DIR', function () {
+  this.timeout(40_000); // two servers, one after the other
+  const dir = tempDir('apidsl-data-edited-');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Collection pages copy member texts rendered when the items were written (docs/behaviour.md): the
+  // texts must follow the file, not the file as it was when the items were stored.
+  it('shows stored items as the edited file describes them, in collections as in items', async () => {
+    const first = await startServer(bookstore(), ['--data', dir]);
+    try {
+      const r = await request(first.url, 'POST', '/books', { body: { title: 'Kept', author: 'Disk', price: 3.5 } });
+      expect(r.status, r.text).to.equal(201);
+      expect((await request(first.url, 'GET', '/books')).json.member[0].author).to.equal('Disk');
+    } finally {
+      expect(await first.stop(), first.output()).to.equal(0);
+    }
+    const edited = join(dir, 'bookstore.api');
+    const source = readFileSync(bookstore(), 'utf8');
+    const withWriteOnlyAuthor = source.replace('    author: string\n', '    author: string { writeOnly: true }\n');
+    expect(withWriteOnlyAuthor, 'the example changed: update this test').to.not.equal(source);
+    writeFileSync(edited, withWriteOnlyAuthor);
+    const second = await startServer(edited, ['--data', dir]);
+    try {
+      const list = await request(second.url, 'GET', '/books');
+      expect(list.status, list.text).to.equal(200);
+      expect(list.json.member).to.deep.equal([{ '@id': '/books/1', '@type': 'Book', id: 1, title: 'Kept', price: 3.5 }]);
+      const plain = await request(second.url, 'GET', '/books', { headers: { accept: 'application/json' } });
+      expect(plain.json).to.deep.equal([{ id: 1, title: 'Kept', price: 3.5 }]);
+    } finally {
+      expect(await second.stop(), second.output()).to.equal(0);
     }
   });
 });

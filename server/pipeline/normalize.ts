@@ -1,0 +1,35 @@
+/**
+ * One item as a response shows it: JSON-LD (`@id`, `@type`, then the properties; write-only ones and
+ * nulls left out) or plain JSON, and the operation whose route builds the IRIs of the items shown.
+ */
+import { itemOperation } from '../http/iri.js';
+import type { OperationMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { Item } from '../store/types.js';
+import type { OperationState } from './state.js';
+
+/** The operation whose route builds the IRIs of the items an operation returns. */
+export function iriOperation(state: OperationState): OperationMetadata | undefined {
+  const op = state.operation;
+  const template = op.options.itemUriTemplate;
+  if (typeof template === 'string') {
+    const named = op.resource.operations.find((o) => !o.collection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)));
+    if (named) return named;
+  }
+  // An item served by its own item operation keeps that operation's URL as its @id.
+  if (!op.collection && op.method !== 'POST' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000')) return op;
+  return itemOperation(op.resource);
+}
+
+export function normalizeItem(resource: ResourceMetadata, item: Item, jsonld: boolean, iri: () => string): Record<string, unknown> {
+  const out: Record<string, unknown> = jsonld ? { '@id': iri(), '@type': resource.shortName } : {};
+  const declared = resource.properties.length > 0;
+  if (declared) {
+    for (const p of resource.properties) {
+      const v = item[p.name];
+      if (v !== undefined && v !== null && !p.writeOnly) out[p.name] = v;
+    }
+  } else {
+    for (const [k, v] of Object.entries(item)) if (v !== undefined && v !== null && !k.startsWith('@')) out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+/**
+ * Collection members rendered when they are written. The SQLite store keeps, beside each item, its
+ * JSON-LD member text exactly as a collection page shows it (`normalizeItem`, then JSON.stringify), made
+ * again on every write; a page then copies stored texts instead of decoding, normalizing and encoding
+ * every item (docs/behaviour.md, "Rendered members"). It applies only where that text depends on the item
+ * alone: a resource with an identifier whose item IRI template has no other variable, read by the default
+ * provider with no processor or controller that could change the items, and shown with the resource's
+ * own item IRIs (no `itemUriTemplate` naming another route).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { itemIri, itemOperation } from '../http/iri.js';
+import type { ResourceMetadata } from '../metadata/types.js';
+import type { CollectionSpec, Item, Rendering } from '../store/types.js';
+import { iriOperation, normalizeItem } from './normalize.js';
+import type { OperationState } from './state.js';
+
+/**
+ * Part of every rendering version, with the package's: bump it when normalizeItem or itemIri change what
+ * they produce, so that stored texts are rendered again.
+ */
+const RECIPE = 1;
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** The resource's storage, with its member rendering when it has one. */
+export function storageSpec(resource: ResourceMetadata): CollectionSpec {
+  const rendering = memberRendering(resource);
+  return rendering ? { ...resource.storage, rendering } : resource.storage;
+}
+
+function memberRendering(resource: ResourceMetadata): Rendering | undefined {
+  const via = itemOperation(resource);
+  const idName = resource.identifier?.name;
+  if (!via || idName === undefined || via.uriVariables.some((name) => name !== idName)) return undefined;
+  const recipe = [RECIPE, PACKAGE_VERSION, resource.shortName, via.path, idName, resource.properties.map((p) => [p.name, p.writeOnly])];
+  return {
+    version: createHash('sha1').update(JSON.stringify(recipe)).digest('base64url'),
+    render: (item: Item) => JSON.stringify(normalizeItem(resource, item, true, () => itemIri(resource, item, via))),
+  };
+}
+
+/** Whether the operation's page may be the stored member texts (the store still decides whether it has them). */
+export function showsRenderedMembers(state: OperationState): boolean {
+  const op = state.operation;
+  return op.collection && !op.provider && !op.processor && !op.controller && iriOperation(state) === itemOperation(op.resource);
+}
+
+/** The plain JSON member of a rendered JSON-LD member: the same text without its `@id` and `@type`. */
+export function plainMember(resource: ResourceMetadata): (text: string) => string {
+  // The @id is a JSON string, so the first `"@type":"<type>"` is the member's own.
+  const type = `"@type":${JSON.stringify(resource.shortName)}`;
+  return (text) => {
+    const rest = text.slice(text.indexOf(type) + type.length);
+    return rest === '}' ? '{}' : `{${rest.slice(1)}`;
+  };
+}
