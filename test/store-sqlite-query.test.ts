@@ -91,7 +91,7 @@ describe('SQLite query compiler', () => {
     const sort: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
     const { sql, params } = compileExists(BOOK, { where: [{ op: 'gt', field: 'price', value: 1 }], sort, after: { values: [10, 5] }, limit: 0, offset: 3 });
     expect(sql).to.equal(
-      `SELECT 1 AS found FROM "Book" WHERE (${PRICE} > ? AND (${PRICE} >= ? AND (${PRICE} > ? OR (${PRICE} = ? AND "key" > ?)))) LIMIT 1 OFFSET ?`,
+      `SELECT 1 AS found FROM "Book" WHERE (${PRICE} > ? AND (${PRICE} >= ? AND (${PRICE} > ? OR (${PRICE} = ? AND "key" > ?)))) LIMIT 1 OFFSET +?`,
     );
     expect(params).to.deep.equal([1, 10, 10, 10, 5, 3]);
     expect(() => compileExists(BOOK, { sort: [{ field: 'tags', direction: 'asc' }] })).to.throw(TypeError, /only 'exists'/);
@@ -102,7 +102,7 @@ describe('SQLite query compiler', () => {
     const q = { where: [{ op: 'eq' as const, field: 'title', value: 't' }], sort, limit: 100, offset: 20 };
     const first = compileStream(BOOK, q);
     expect(first.sql).to.equal(
-      `SELECT "key", "doc", ${PRICE} AS "o0", "key" AS "o1" FROM "Book" WHERE json_extract("doc", '$."title"') = ? ORDER BY ${PRICE} DESC, "key" DESC LIMIT ? OFFSET ?`,
+      `SELECT "key", "doc", ${PRICE} AS "o0", "key" AS "o1" FROM "Book" WHERE json_extract("doc", '$."title"') = ? ORDER BY ${PRICE} DESC, "key" DESC LIMIT +? OFFSET +?`,
     );
     expect(first.params).to.deep.equal(['t', 100, 20]);
     expect(first.orderColumns).to.deep.equal(['o0', 'o1']);

@@ -106,7 +106,10 @@ function errors(api: ApiMetadata, options: AppOptions) {
       ctx.type = 'application/problem+json; charset=utf-8';
       ctx.body = JSON.stringify(body);
     } finally {
-      options.logger.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+      // Checked first: the line's fields cost something to gather even when pino drops it.
+      if (options.logger.isLevelEnabled('info')) {
+        options.logger.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+      }
     }
   };
 }

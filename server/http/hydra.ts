@@ -24,7 +24,7 @@ export interface HydraKeys {
   mapping: string;
 }
 
-export function hydraKeys(prefixed: boolean): HydraKeys {
+function hydraKeys(prefixed: boolean): HydraKeys {
   const k = (name: string): string => (prefixed ? `hydra:${name}` : name);
   return {
     prefixed,
@@ -45,8 +45,11 @@ export function hydraKeys(prefixed: boolean): HydraKeys {
   };
 }
 
+/** Both forms, made once: callers read them, never change them. */
+const BOTH_FORMS = [hydraKeys(false), hydraKeys(true)] as const;
+
 export function operationHydraKeys(op: OperationMetadata, settings: Settings): HydraKeys {
   const context = optionValue<Record<string, unknown>>(op, settings, 'normalizationContext');
   const own = context && typeof context === 'object' && !Array.isArray(context) ? context.hydra_prefix : undefined;
-  return hydraKeys(typeof own === 'boolean' ? own : settings.hydraPrefix);
+  return BOTH_FORMS[(typeof own === 'boolean' ? own : settings.hydraPrefix) ? 1 : 0];
 }

@@ -8,8 +8,43 @@ import qs from 'qs';
 
 export type QueryParams = Record<string, unknown>;
 
+const QS_OPTIONS = { depth: 5, parameterLimit: 1000, arrayLimit: 100 } as const;
+
+/** Brackets, literal or percent-encoded: only then does a query need qs's nested parsing. */
+const BRACKETS = /[[\]]|%5[bd]/i;
+
 export function parseQuery(search: string): QueryParams {
-  return qs.parse(search.replace(/^\?/, ''), { depth: 5, parameterLimit: 1000, arrayLimit: 100 }) as QueryParams;
+  const query = search.replace(/^\?/, '');
+  return BRACKETS.test(query) ? (qs.parse(query, QS_OPTIONS) as QueryParams) : parseFlat(query);
+}
+
+/**
+ * What qs.parse gives for a query without brackets (test/http-query.test.ts compares the two on random
+ * strings), at a fraction of its cost on every request: `+` is a space, undecodable escapes stay as
+ * they are, a key without `=` is '', repeated keys make arrays, empty keys and the names of
+ * Object.prototype's properties are dropped, and parameters past the 1,000th are ignored.
+ */
+function parseFlat(query: string): QueryParams {
+  const out: QueryParams = {};
+  if (query === '') return out;
+  for (const part of query.split('&', QS_OPTIONS.parameterLimit)) {
+    const eq = part.indexOf('=');
+    const key = decodeComponent(eq === -1 ? part : part.slice(0, eq));
+    if (key === '' || Object.hasOwn(Object.prototype, key)) continue;
+    const value = eq === -1 ? '' : decodeComponent(part.slice(eq + 1));
+    out[key] = Object.hasOwn(out, key) ? ([] as unknown[]).concat(out[key], value) : value;
+  }
+  return out;
+}
+
+function decodeComponent(text: string): string {
+  const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
 }
 
 /**
@@ -17,6 +52,7 @@ export function parseQuery(search: string): QueryParams {
  * then `extra` appended in order.
  */
 export function buildLink(path: string, params: QueryParams, extra: [string, string | number][] = [], sort = true): string {
+  if (Object.keys(params).length === 0 && extra.length === 1) return `${path}?${encodeURIComponent(extra[0][0])}=${encodeURIComponent(String(extra[0][1]))}`;
   const sorted: QueryParams = {};
   for (const key of sort ? Object.keys(params).sort() : Object.keys(params)) sorted[key] = params[key];
   const parts = [qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }), ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)];

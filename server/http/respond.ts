@@ -3,7 +3,7 @@
  * `_api_response_status` > the operation's `status` > the method's default) and the
  * operation headers (Allow, Accept-Post, Accept-Patch, Location, Content-Location).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { optionValue } from '../metadata/options.js';
@@ -56,11 +56,12 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
     ctx.body = state.body;
     return;
   }
-  const text = jsonText(state.body);
+  // Encoded once: the hash, Content-Length and the socket all take these bytes.
+  const bytes = Buffer.from(jsonText(state.body));
   // API Platform's default http_cache.etag: successful GET/HEAD carry an ETag of the body, and
   // a matching If-None-Match is answered 304.
   if ((op.method === 'GET' || op.method === 'HEAD') && status === 200) {
-    const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
+    const etag = `"${hash('sha1', bytes, 'base64url')}"`; // one-shot: no Hash object per response
     ctx.set('ETag', etag);
     if (matchesEtag(ctx.get('if-none-match'), etag)) {
       ctx.status = 304;
@@ -68,7 +69,7 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
       return;
     }
   }
-  ctx.body = text;
+  ctx.body = bytes;
 }
 
 /**

@@ -47,5 +47,9 @@ export const PIPELINE: readonly [string, Stage][] = [
 ];
 
 export async function runPipeline(state: OperationState): Promise<void> {
-  for (const [, stage] of PIPELINE) await stage(state);
+  for (const [, stage] of PIPELINE) {
+    // Stages that finish synchronously cost no trip through the microtask queue.
+    const pending = stage(state);
+    if (pending) await pending;
+  }
 }

@@ -48,6 +48,17 @@ interface Column {
  * them for filters and ORDER BY.
  */
 export function fieldColumn(spec: CollectionSpec, field: string): Column {
+  let columns = columnCache.get(spec);
+  if (!columns) columnCache.set(spec, (columns = new Map()));
+  let column = columns.get(field);
+  if (!column) columns.set(field, (column = makeColumn(spec, field)));
+  return column;
+}
+
+/** Columns by collection and field: every query of a page asks for the same few. */
+const columnCache = new WeakMap<CollectionSpec, Map<string, Column>>();
+
+function makeColumn(spec: CollectionSpec, field: string): Column {
   if (spec.identifier?.field === field) return { expr: KEY_COLUMN, nullable: false, opaque: false };
   const type = Object.hasOwn(spec.fields, field) ? spec.fields[field] : undefined;
   if (type === undefined) throw new TypeError(`unknown field ${spec.name}.${field}`);
@@ -218,8 +229,12 @@ function filters(spec: CollectionSpec, q: Query): Sql[] {
   return conditions;
 }
 
+/**
+ * `+?` rather than `?`: SQLite (3.4x) reads a bare bound LIMIT or OFFSET while planning, which expires the
+ * statement at every new binding and re-prepares it on each run (about as long as reading a page of 30 rows).
+ */
 function limitOffset(limit: number | undefined, offset: number | undefined): Sql {
-  return limit !== undefined || offset !== undefined ? sql(' LIMIT ? OFFSET ?', limit ?? -1, offset ?? 0) : sql('');
+  return limit !== undefined || offset !== undefined ? sql(' LIMIT +? OFFSET +?', limit ?? -1, offset ?? 0) : sql('');
 }
 
 /** The rows `q` selects, in order: by default their key and document, or the `columns` given. */
@@ -272,7 +287,7 @@ export function compileExists(spec: CollectionSpec, q: Query): CompiledSql {
   orderTerms(spec, q.sort ?? []);
   const where = whereClause(filters(spec, q));
   const offset = nonNegative(q.offset, 'offset');
-  return { sql: `SELECT 1 AS found FROM ${table(spec)}${where.sql} LIMIT 1 OFFSET ?`, params: [...where.params, offset ?? 0] };
+  return { sql: `SELECT 1 AS found FROM ${table(spec)}${where.sql} LIMIT 1 OFFSET +?`, params: [...where.params, offset ?? 0] };
 }
 
 /** Counts with COUNT(*); see compileTotal for the unfiltered count. */

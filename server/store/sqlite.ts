@@ -62,8 +62,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
 }
 
 class SqliteStore implements Store {
-  // Least recently used first; Map keeps insertion order.
-  private readonly statements = new Map<string, Database.Statement>();
+  // Prepared statements by SQL text, each stamped when last used; the least recently used goes when full.
+  private readonly statements = new Map<string, { statement: Database.Statement; used: number }>();
+  private uses = 0;
   private readonly connection: Connection;
 
   constructor(private readonly db: Database.Database) {
@@ -140,14 +141,21 @@ class SqliteStore implements Store {
   }
 
   private prepare(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (statement) {
-      this.statements.delete(sql);
-    } else {
-      statement = this.db.prepare(sql);
-      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
+    const cached = this.statements.get(sql);
+    if (cached) {
+      cached.used = ++this.uses; // a hit only stamps the entry: it runs on every query
+      return cached.statement;
     }
-    this.statements.set(sql, statement);
+    if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+      let oldest: string | undefined;
+      let stamp = Infinity;
+      for (const [text, entry] of this.statements) {
+        if (entry.used < stamp) [oldest, stamp] = [text, entry.used];
+      }
+      this.statements.delete(oldest!);
+    }
+    const statement = this.db.prepare(sql);
+    this.statements.set(sql, { statement, used: ++this.uses });
     return statement;
   }
 }

@@ -237,7 +237,10 @@ function table(title: string, rows: [string, string, string][]): void {
 
 // ---------------------------------------------------------------------------------------------
 
-export async function runPaginationBench(): Promise<void> {
+/** Parts of this benchmark: `large` (depth, memory and totals on 1,000,000 items) and `throughput`. */
+export type PaginationPart = 'large' | 'throughput';
+
+export async function runPaginationBench(parts: ReadonlySet<PaginationPart> = new Set(['large', 'throughput'])): Promise<void> {
   const started = performance.now();
   const api = await loadApi(FIXTURE);
   const services: RunningService[] = [];
@@ -250,95 +253,99 @@ export async function runPaginationBench(): Promise<void> {
     const smallService = await startService({ file: FIXTURE, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger, store: small });
     services.push(smallService);
 
-    progress(`seeding ${num(DEEP_ITEMS)} items`);
-    const big = await openSqliteStore({ memory: true });
-    const bigSeed = await seed(await collectionOf(big, api, 'Item'), DEEP_ITEMS, makeItem, 'items');
-    progress(`seeded ${num(DEEP_ITEMS)} items in ${(bigSeed.ms / 1000).toFixed(1)} s (${bigSeed.bulk ? 'insertMany' : 'one insert at a time'})`);
-    const bigService = await startService({ file: FIXTURE, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger, store: big });
-    services.push(bigService);
-
     console.log(`\npagination and throughput on ${cpus().length} CPUs, node ${process.version}, servers on 127.0.0.1`);
-    console.log(`single requests: median of ${HTTP_RUNS} runs after ${HTTP_WARMUP} warm-up runs, each on a keep-alive connection`);
-    console.log(
-      `seeding (memory store, ${bigSeed.bulk ? 'insertMany in chunks of 10,000' : 'one insert at a time'}): ` +
-        `${num(DEEP_ITEMS)} items in ${(bigSeed.ms / 1000).toFixed(1)} s (${num(DEEP_ITEMS / (bigSeed.ms / 1000))} items/s); ` +
-        `${num(SMALL_ITEMS)} items in ${smallSeed.ms.toFixed(0)} ms`,
-    );
+    if (parts.has('large')) {
+      progress(`seeding ${num(DEEP_ITEMS)} items`);
+      const big = await openSqliteStore({ memory: true });
+      const bigSeed = await seed(await collectionOf(big, api, 'Item'), DEEP_ITEMS, makeItem, 'items');
+      progress(`seeded ${num(DEEP_ITEMS)} items in ${(bigSeed.ms / 1000).toFixed(1)} s (${bigSeed.bulk ? 'insertMany' : 'one insert at a time'})`);
+      const bigService = await startService({ file: FIXTURE, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger, store: big });
+      services.push(bigService);
 
-    // a. Depth
-    progress(`depth: first page against page ${DEPTH / PAGE + 1} (offset) and id[gt]=${DEPTH} (cursor)`);
-    const big$ = bigService.url;
-    const depth = await timeProbes([
-      { name: 'offset first', url: `${big$}/items?itemsPerPage=${PAGE}`, check: expectPage(1, DEEP_ITEMS) },
-      { name: 'offset deep', url: `${big$}/items?itemsPerPage=${PAGE}&page=${DEPTH / PAGE + 1}`, check: expectPage(DEPTH + 1, DEEP_ITEMS) },
-      { name: 'cursor first', url: `${big$}/items-by-cursor?itemsPerPage=${PAGE}`, check: expectPage(1, 'absent') },
-      { name: 'cursor deep', url: `${big$}/items-by-cursor?itemsPerPage=${PAGE}&id[gt]=${DEPTH}`, check: expectPage(DEPTH + 1, 'absent') },
-    ]);
-    const d = (name: string): number => depth.get(name)!;
-    table(`depth: ${num(DEEP_ITEMS)} items, ${PAGE} per page, page at depth ${num(DEPTH)} against the first (ratio = deep / first)`, [
-      [`offset, first page: GET /items?itemsPerPage=${PAGE}`, ms(d('offset first')), '1.00× (baseline)'],
-      [`offset, deep page: GET /items?itemsPerPage=${PAGE}&page=${DEPTH / PAGE + 1}`, ms(d('offset deep')), `${ratio(d('offset deep') / d('offset first'))} (no bar)`],
-      [`cursor, first page: GET /items-by-cursor?itemsPerPage=${PAGE}`, ms(d('cursor first')), '1.00× (baseline)'],
-      [`cursor, deep page: GET /items-by-cursor?itemsPerPage=${PAGE}&id[gt]=${DEPTH}`, ms(d('cursor deep')), barCell(d('cursor deep') / d('cursor first'), { op: '≤', limit: 1.5 })],
-    ]);
-
-    // Memory: the whole 1,000,000-item collection in one document, streamed.
-    progress(`memory: GET /items?pagination=false on ${num(DEEP_ITEMS)} items`);
-    const memory = await measureStreamMemory(`${big$}/items?pagination=false`);
-    table(`memory: the whole collection in one response (?pagination=false), ${num(DEEP_ITEMS)} items, server RSS sampled every 10 ms`, [
-      ['resident set before the request', `${memory.baselineMb.toFixed(0)} MB`, '1.00× (baseline)'],
-      [
-        `peak during the response (${memory.documentMb.toFixed(0)} MB of JSON-LD in ${memory.seconds.toFixed(1)} s)`,
-        `${memory.peakMb.toFixed(0)} MB`,
-        `${(memory.peakMb / memory.baselineMb).toFixed(2)}× (growth ${(memory.peakMb - memory.baselineMb).toFixed(0)} MB for a ${memory.documentMb.toFixed(0)} MB document)`,
-      ],
-    ]);
-
-    // b. Totals
-    progress(`totals: itemsPerPage=0 on ${num(SMALL_ITEMS)} and ${num(DEEP_ITEMS)} items`);
-    const totals = await timeProbes([
-      { name: 'small', url: `${smallService.url}/items?itemsPerPage=0`, check: expectCount(SMALL_ITEMS) },
-      { name: 'big', url: `${big$}/items?itemsPerPage=0`, check: expectCount(DEEP_ITEMS) },
-    ]);
-    const t = (name: string): number => totals.get(name)!;
-    table('totals: totalItems of an unfiltered collection, GET /items?itemsPerPage=0 (ratio = 1M / 10k)', [
-      [`${num(SMALL_ITEMS)} items`, ms(t('small')), '1.00× (baseline)'],
-      [`${num(DEEP_ITEMS)} items`, ms(t('big')), barCell(t('big') / t('small'), { op: '≤', limit: 2 })],
-    ]);
-
-    // The big store is done with; free it before the load test.
-    await bigService.close();
-    services.splice(services.indexOf(bigService), 1);
-
-    // c. Throughput
-    const booksUrl = `${smallService.url}/books?page=2`;
-    await verify({ name: 'books page 2', url: booksUrl, check: expectPage(PAGE + 1, BOOKS) });
-    const slice = Array.from({ length: PAGE }, (_, i) => makeBook(PAGE + 1 + i));
-    const bare = await startBareKoa(slice);
-    try {
-      const runs = { apidsl: [] as LoadResult[], bare: [] as LoadResult[] };
-      progress(`throughput: ${LOAD.warmup} s warm-up each, then ${LOAD.runs} × ${LOAD.duration} s runs each, ${LOAD.connections} connections, alternating`);
-      await load(booksUrl, LOAD.warmup);
-      await load(bare.url, LOAD.warmup);
-      for (let run = 1; run <= LOAD.runs; run++) {
-        for (const [name, url] of [['apidsl', booksUrl], ['bare', bare.url]] as const) {
-          const result = await load(url, LOAD.duration);
-          if (result.non2xx || result.errors) throw new Error(`throughput ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-          runs[name].push(result);
-          progress(`  run ${run} ${name}: ${num(result.rps)} req/s`);
-        }
-      }
-      const rps = (name: 'apidsl' | 'bare'): number => median(runs[name].map((r) => r.rps));
-      table(
-        `throughput: ${LOAD.connections} connections, median of ${LOAD.runs} runs of ${LOAD.duration} s after a ${LOAD.warmup} s warm-up, ` +
-          `load generated in a child process (ratio = apidsl / bare)`,
-        [
-          [`bare Koa, precomputed ${PAGE}-item slice (the stack's ceiling)`, `${num(rps('bare'))} req/s`, '1.00× (baseline)'],
-          [`apidsl: GET /books?page=2, ${num(BOOKS)} books`, `${num(rps('apidsl'))} req/s`, barCell(rps('apidsl') / rps('bare'), { op: '≥', limit: 0.5 })],
-        ],
+      console.log(`single requests: median of ${HTTP_RUNS} runs after ${HTTP_WARMUP} warm-up runs, each on a keep-alive connection`);
+      console.log(
+        `seeding (memory store, ${bigSeed.bulk ? 'insertMany in chunks of 10,000' : 'one insert at a time'}): ` +
+          `${num(DEEP_ITEMS)} items in ${(bigSeed.ms / 1000).toFixed(1)} s (${num(DEEP_ITEMS / (bigSeed.ms / 1000))} items/s); ` +
+          `${num(SMALL_ITEMS)} items in ${smallSeed.ms.toFixed(0)} ms`,
       );
-    } finally {
-      await bare.close();
+
+      // a. Depth
+      progress(`depth: first page against page ${DEPTH / PAGE + 1} (offset) and id[gt]=${DEPTH} (cursor)`);
+      const big$ = bigService.url;
+      const depth = await timeProbes([
+        { name: 'offset first', url: `${big$}/items?itemsPerPage=${PAGE}`, check: expectPage(1, DEEP_ITEMS) },
+        { name: 'offset deep', url: `${big$}/items?itemsPerPage=${PAGE}&page=${DEPTH / PAGE + 1}`, check: expectPage(DEPTH + 1, DEEP_ITEMS) },
+        { name: 'cursor first', url: `${big$}/items-by-cursor?itemsPerPage=${PAGE}`, check: expectPage(1, 'absent') },
+        { name: 'cursor deep', url: `${big$}/items-by-cursor?itemsPerPage=${PAGE}&id[gt]=${DEPTH}`, check: expectPage(DEPTH + 1, 'absent') },
+      ]);
+      const d = (name: string): number => depth.get(name)!;
+      table(`depth: ${num(DEEP_ITEMS)} items, ${PAGE} per page, page at depth ${num(DEPTH)} against the first (ratio = deep / first)`, [
+        [`offset, first page: GET /items?itemsPerPage=${PAGE}`, ms(d('offset first')), '1.00× (baseline)'],
+        [`offset, deep page: GET /items?itemsPerPage=${PAGE}&page=${DEPTH / PAGE + 1}`, ms(d('offset deep')), `${ratio(d('offset deep') / d('offset first'))} (no bar)`],
+        [`cursor, first page: GET /items-by-cursor?itemsPerPage=${PAGE}`, ms(d('cursor first')), '1.00× (baseline)'],
+        [`cursor, deep page: GET /items-by-cursor?itemsPerPage=${PAGE}&id[gt]=${DEPTH}`, ms(d('cursor deep')), barCell(d('cursor deep') / d('cursor first'), { op: '≤', limit: 1.5 })],
+      ]);
+
+      // Memory: the whole 1,000,000-item collection in one document, streamed.
+      progress(`memory: GET /items?pagination=false on ${num(DEEP_ITEMS)} items`);
+      const memory = await measureStreamMemory(`${big$}/items?pagination=false`);
+      table(`memory: the whole collection in one response (?pagination=false), ${num(DEEP_ITEMS)} items, server RSS sampled every 10 ms`, [
+        ['resident set before the request', `${memory.baselineMb.toFixed(0)} MB`, '1.00× (baseline)'],
+        [
+          `peak during the response (${memory.documentMb.toFixed(0)} MB of JSON-LD in ${memory.seconds.toFixed(1)} s)`,
+          `${memory.peakMb.toFixed(0)} MB`,
+          `${(memory.peakMb / memory.baselineMb).toFixed(2)}× (growth ${(memory.peakMb - memory.baselineMb).toFixed(0)} MB for a ${memory.documentMb.toFixed(0)} MB document)`,
+        ],
+      ]);
+
+      // b. Totals
+      progress(`totals: itemsPerPage=0 on ${num(SMALL_ITEMS)} and ${num(DEEP_ITEMS)} items`);
+      const totals = await timeProbes([
+        { name: 'small', url: `${smallService.url}/items?itemsPerPage=0`, check: expectCount(SMALL_ITEMS) },
+        { name: 'big', url: `${big$}/items?itemsPerPage=0`, check: expectCount(DEEP_ITEMS) },
+      ]);
+      const t = (name: string): number => totals.get(name)!;
+      table('totals: totalItems of an unfiltered collection, GET /items?itemsPerPage=0 (ratio = 1M / 10k)', [
+        [`${num(SMALL_ITEMS)} items`, ms(t('small')), '1.00× (baseline)'],
+        [`${num(DEEP_ITEMS)} items`, ms(t('big')), barCell(t('big') / t('small'), { op: '≤', limit: 2 })],
+      ]);
+
+      // The big store is done with; free it before the load test.
+      await bigService.close();
+      services.splice(services.indexOf(bigService), 1);
+    }
+
+    if (parts.has('throughput')) {
+      // c. Throughput
+      const booksUrl = `${smallService.url}/books?page=2`;
+      await verify({ name: 'books page 2', url: booksUrl, check: expectPage(PAGE + 1, BOOKS) });
+      const slice = Array.from({ length: PAGE }, (_, i) => makeBook(PAGE + 1 + i));
+      const bare = await startBareKoa(slice);
+      try {
+        const runs = { apidsl: [] as LoadResult[], bare: [] as LoadResult[] };
+        progress(`throughput: ${LOAD.warmup} s warm-up each, then ${LOAD.runs} × ${LOAD.duration} s runs each, ${LOAD.connections} connections, alternating`);
+        await load(booksUrl, LOAD.warmup);
+        await load(bare.url, LOAD.warmup);
+        for (let run = 1; run <= LOAD.runs; run++) {
+          for (const [name, url] of [['apidsl', booksUrl], ['bare', bare.url]] as const) {
+            const result = await load(url, LOAD.duration);
+            if (result.non2xx || result.errors) throw new Error(`throughput ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+            runs[name].push(result);
+            progress(`  run ${run} ${name}: ${num(result.rps)} req/s`);
+          }
+        }
+        const rps = (name: 'apidsl' | 'bare'): number => median(runs[name].map((r) => r.rps));
+        table(
+          `throughput: ${LOAD.connections} connections, median of ${LOAD.runs} runs of ${LOAD.duration} s after a ${LOAD.warmup} s warm-up, ` +
+            `load generated in a child process (ratio = apidsl / bare)`,
+          [
+            [`bare Koa, precomputed ${PAGE}-item slice (the stack's ceiling)`, `${num(rps('bare'))} req/s`, '1.00× (baseline)'],
+            [`apidsl: GET /books?page=2, ${num(BOOKS)} books`, `${num(rps('apidsl'))} req/s`, barCell(rps('apidsl') / rps('bare'), { op: '≥', limit: 0.5 })],
+          ],
+        );
+      } finally {
+        await bare.close();
+      }
     }
   } finally {
     agent.destroy();

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: front-end speed on a generated 10,000-line file, median of several runs,
  * with the Chevrotain lexer alone as the baseline measured in the same run; then the pagination
- * and throughput benchmarks of pagination.ts.
+ * and throughput benchmarks of pagination.ts, then the language server's latency (lsp.ts).
+ * `npm run bench -- throughput` (or front-end, large, lsp, several allowed) runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
 import { parse } from '../../grammar/build-ast.js';
@@ -9,7 +10,13 @@ import { check } from '../../grammar/checker/index.js';
 import { apiLexer } from '../../grammar/lexer.js';
 import { generateApi } from './generate.js';
 import { runLspBench } from './lsp.js';
-import { runPaginationBench } from './pagination.js';
+import { runPaginationBench, type PaginationPart } from './pagination.js';
+
+const PARTS = ['front-end', 'large', 'throughput', 'lsp'] as const;
+const asked = process.argv.slice(2);
+const unknown = asked.filter((a) => !(PARTS as readonly string[]).includes(a));
+if (unknown.length) throw new Error(`unknown benchmark part ${unknown.join(', ')}: choose among ${PARTS.join(', ')}`);
+const parts = new Set<string>(asked.length ? asked : PARTS);
 
 const RUNS = 25;
 
@@ -25,22 +32,26 @@ function median(fn: () => void): number {
   return times[Math.floor(times.length / 2)];
 }
 
-const text = generateApi(10_000);
-const lineCount = text.split('\n').length;
-const mb = Buffer.byteLength(text) / 1e6;
-const diagnostics = check(text).all.length;
-if (diagnostics !== 0) throw new Error(`the generated file should check clean, got ${diagnostics} diagnostics`);
+if (parts.has('front-end')) runFrontEndBench();
+const pagination = new Set(['large', 'throughput'].filter((p) => parts.has(p)) as PaginationPart[]);
+if (pagination.size) await runPaginationBench(pagination);
+if (parts.has('lsp')) await runLspBench();
 
-const rows = [
-  { name: 'lex (baseline: Chevrotain lexer alone)', ms: median(() => apiLexer.tokenize(text)) },
-  { name: 'parse (lex + parse + AST)', ms: median(() => parse(text)) },
-  { name: 'parse + check', ms: median(() => check(text)) },
-];
-const base = rows[0].ms;
-console.log(`front end on a generated file: ${lineCount} lines, ${mb.toFixed(2)} MB, median of ${RUNS} runs\n`);
-console.log('| step | ms | MB/s | ratio to baseline |');
-console.log('|---|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${(r.ms / base).toFixed(2)}x |`);
+function runFrontEndBench(): void {
+  const text = generateApi(10_000);
+  const lineCount = text.split('\n').length;
+  const mb = Buffer.byteLength(text) / 1e6;
+  const diagnostics = check(text).all.length;
+  if (diagnostics !== 0) throw new Error(`the generated file should check clean, got ${diagnostics} diagnostics`);
 
-await runPaginationBench();
-await runLspBench();
+  const rows = [
+    { name: 'lex (baseline: Chevrotain lexer alone)', ms: median(() => apiLexer.tokenize(text)) },
+    { name: 'parse (lex + parse + AST)', ms: median(() => parse(text)) },
+    { name: 'parse + check', ms: median(() => check(text)) },
+  ];
+  const base = rows[0].ms;
+  console.log(`front end on a generated file: ${lineCount} lines, ${mb.toFixed(2)} MB, median of ${RUNS} runs\n`);
+  console.log('| step | ms | MB/s | ratio to baseline |');
+  console.log('|---|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${(r.ms / base).toFixed(2)}x |`);
+}
