@@ -42,8 +42,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
 
   const app = new Koa({ proxy: false });
   app.silent = true;
-  app.use(commonHeaders);
-  app.use(errors(api, options));
+  app.use(everyResponse(api, options));
 
   const router = newRouter();
   for (const op of routeOrder(operations)) {
@@ -77,18 +76,19 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   return app;
 }
 
-/** Headers on every response, errors included (reference-behaviour §4.2, §11). */
-async function commonHeaders(ctx: Context, next: Next): Promise<void> {
-  ctx.set('Vary', 'Accept');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'deny');
-  ctx.set('Link', `<${originOf(ctx)}/docs.jsonld>; rel="${DOCS_REL}"`);
-  await next();
-}
-
-function errors(api: ApiMetadata, options: AppOptions) {
+/**
+ * What every response gets: API Platform's common headers, errors included (reference-behaviour §4.2,
+ * §11); errors turned into their documents; one log line.
+ */
+function everyResponse(api: ApiMetadata, options: AppOptions) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    const started = performance.now();
+    // Checked first: the line's fields cost something to gather even when pino drops it.
+    const logged = options.logger.isLevelEnabled('info');
+    const started = logged ? performance.now() : 0;
+    ctx.set('Vary', 'Accept');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('X-Frame-Options', 'deny');
+    ctx.set('Link', `<${originOf(ctx)}/docs.jsonld>; rel="${DOCS_REL}"`);
     try {
       await next();
     } catch (e) {
@@ -106,10 +106,7 @@ function errors(api: ApiMetadata, options: AppOptions) {
       ctx.type = 'application/problem+json; charset=utf-8';
       ctx.body = JSON.stringify(body);
     } finally {
-      // Checked first: the line's fields cost something to gather even when pino drops it.
-      if (options.logger.isLevelEnabled('info')) {
-        options.logger.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
-      }
+      if (logged) options.logger.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
     }
   };
 }

@@ -3,14 +3,17 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
-/** What JSON.stringify gives for `object`, with the text of its JsonText values copied in as it is. */
-export function objectText(object: Record<string, unknown>): string {
-  let out = '';
-  for (const [key, value] of Object.entries(object)) {
-    if (value === undefined) continue;
-    out += `${out ? ',' : '{'}${JSON.stringify(key)}:${value instanceof JsonText ? value.text : JSON.stringify(value)}`;
-  }
-  return out ? `${out}}` : '{}';
+/**
+ * The text JSON.stringify gives for `{ ...head, [key]: value, ...tail }` when `value` is the JsonText
+ * of that key's value: two JSON.stringify calls around the text copied in. No key may be an array index
+ * ('0'), which JS objects would put first.
+ */
+export function spliced(head: Record<string, unknown>, key: string, value: JsonText, tail: Record<string, unknown>): JsonText {
+  const before = JSON.stringify(head);
+  const after = JSON.stringify(tail);
+  const opening = before === '{}' ? '{' : `${before.slice(0, -1)},`;
+  const closing = after === '{}' ? '}' : `,${after.slice(1)}`;
+  return new JsonText(`${opening}${JSON.stringify(key)}:${value.text}${closing}`);
 }
 
 /** The response text of a body: JsonText as it is, anything else through JSON.stringify. */

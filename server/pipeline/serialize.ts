@@ -9,7 +9,7 @@ import { itemIri } from '../http/iri.js';
 import { optionValue } from '../metadata/options.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
-import { JsonText, objectText } from './json-text.js';
+import { JsonText, spliced } from './json-text.js';
 import { iriOperation, normalizeItem } from './normalize.js';
 import { pageView } from './pagination.js';
 import { asPage } from './read.js';
@@ -42,14 +42,14 @@ export function serialize(state: OperationState): void {
       return;
     }
     const keys = operationHydraKeys(op, settings);
-    const doc: Record<string, unknown> = { '@context': contextIri(resource), '@id': state.collectionIri, '@type': keys.collectionType };
-    if (state.page.total !== undefined) doc[keys.totalItems] = state.page.total;
-    doc[keys.member] = members;
+    const head: Record<string, unknown> = { '@context': contextIri(resource), '@id': state.collectionIri, '@type': keys.collectionType };
+    if (state.page.total !== undefined) head[keys.totalItems] = state.page.total;
+    const tail: Record<string, unknown> = {};
     const view = pageView(state.page, state.path, state.request.query, settings, keys);
-    if (view) doc[keys.view] = view;
+    if (view) tail[keys.view] = view;
     const search = searchTemplate(state.api, op, state.path, keys);
-    if (search) doc[keys.search] = search;
-    state.body = members instanceof JsonText ? new JsonText(objectText(doc)) : doc;
+    if (search) tail[keys.search] = search;
+    state.body = members instanceof JsonText ? spliced(head, keys.member, members, tail) : { ...head, [keys.member]: members, ...tail };
     return;
   }
   if (!isItem(state.data)) {
