@@ -3,7 +3,7 @@
  * chosen by the global `hydra_prefix`, overridable per operation through
  * `normalizationContext: { hydra_prefix: … }` (reference-behaviour §2.1, §2.4).
  */
-import { optionValue } from '../metadata/options.js';
+import { optionValue, perOperation } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 
 export interface HydraKeys {
@@ -48,8 +48,8 @@ function hydraKeys(prefixed: boolean): HydraKeys {
 /** Both forms, made once: callers read them, never change them. */
 const BOTH_FORMS = [hydraKeys(false), hydraKeys(true)] as const;
 
-export function operationHydraKeys(op: OperationMetadata, settings: Settings): HydraKeys {
+export const operationHydraKeys = perOperation((op: OperationMetadata, settings: Settings): HydraKeys => {
   const context = optionValue<Record<string, unknown>>(op, settings, 'normalizationContext');
   const own = context && typeof context === 'object' && !Array.isArray(context) ? context.hydra_prefix : undefined;
   return BOTH_FORMS[(typeof own === 'boolean' ? own : settings.hydraPrefix) ? 1 : 0];
-}
+});

@@ -32,8 +32,25 @@ const withoutParameters = (accept: string): string =>
     .map((range) => range.split(';').filter((part, i) => i === 0 || /^\s*q\s*=/i.test(part)).join(';'))
     .join(',');
 
+/** Formats chosen, by format table, then extension and Accept: clients send the same few Accept headers. */
+const chosenFormats = new WeakMap<Record<string, string[]>, Map<string, Format>>();
+const CHOSEN_MAX = 256;
+
 /** The response format of a request, or a 404 (unknown extension) / 406 (unacceptable Accept). */
 export function negotiateOutput(formats: Record<string, string[]>, accept: string | undefined, extension: string | undefined): Format {
+  let chosen = chosenFormats.get(formats);
+  if (!chosen) chosenFormats.set(formats, (chosen = new Map()));
+  const key = `${extension ?? ''}\u0000${accept ?? ''}`;
+  let format = chosen.get(key);
+  if (!format) {
+    format = negotiate(formats, accept, extension); // throws for a 404 or 406: those are not remembered
+    if (chosen.size >= CHOSEN_MAX) chosen.clear();
+    chosen.set(key, format);
+  }
+  return format;
+}
+
+function negotiate(formats: Record<string, string[]>, accept: string | undefined, extension: string | undefined): Format {
   let candidates = allFormats(formats);
   if (extension !== undefined) {
     candidates = candidates.filter((f) => f.name === extension);

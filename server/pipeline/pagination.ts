@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../http/errors.js';
 import { buildLink, phpBool, phpInt, without, type QueryParams } from '../http/query.js';
-import { optionValue } from '../metadata/options.js';
+import { optionValue, perOperation } from '../metadata/options.js';
 import type { CursorLinks } from './cursor.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 
@@ -34,18 +34,32 @@ export interface Page {
 /** The largest offset we accept: beyond it `(page - 1) * limit` would not be exact. */
 const MAX_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
 
-export function pageRequest(op: OperationMetadata, settings: Settings, query: QueryParams): PageRequest {
+/** An operation's pagination options, read once. */
+const paginationOptions = perOperation((op, settings) => {
   const opt = <T>(name: string): T => optionValue<T>(op, settings, name) as T;
-  let enabled = opt<boolean>('paginationEnabled') !== false;
-  const enabledParam = query[settings.enabledParameter];
-  if (opt<boolean>('paginationClientEnabled') && enabledParam !== undefined) enabled = phpBool(enabledParam);
-  let partial = opt<boolean>('paginationPartial') === true;
-  const partialParam = query[settings.partialParameter];
-  if (opt<boolean>('paginationClientPartial') && partialParam !== undefined) partial = phpBool(partialParam);
+  return {
+    enabled: opt<boolean>('paginationEnabled') !== false,
+    clientEnabled: Boolean(opt<boolean>('paginationClientEnabled')),
+    partial: opt<boolean>('paginationPartial') === true,
+    clientPartial: Boolean(opt<boolean>('paginationClientPartial')),
+    clientSize: opt<boolean>('paginationClientItemsPerPage') === true,
+    maximum: opt<number | undefined>('paginationMaximumItemsPerPage'),
+    itemsPerPage: BigInt(opt<number>('paginationItemsPerPage') ?? 30),
+  };
+});
 
-  const clientSize = opt<boolean>('paginationClientItemsPerPage') === true;
-  const maximum = opt<number | undefined>('paginationMaximumItemsPerPage');
-  let itemsPerPage = BigInt(opt<number>('paginationItemsPerPage') ?? 30);
+export function pageRequest(op: OperationMetadata, settings: Settings, query: QueryParams): PageRequest {
+  const options = paginationOptions(op, settings);
+  let enabled = options.enabled;
+  const enabledParam = query[settings.enabledParameter];
+  if (options.clientEnabled && enabledParam !== undefined) enabled = phpBool(enabledParam);
+  let partial = options.partial;
+  const partialParam = query[settings.partialParameter];
+  if (options.clientPartial && partialParam !== undefined) partial = phpBool(partialParam);
+
+  const clientSize = options.clientSize;
+  const maximum = options.maximum;
+  let itemsPerPage = options.itemsPerPage;
   const sizeParam = query[settings.itemsPerPageParameter];
   if (clientSize && sizeParam !== undefined) itemsPerPage = phpInt(sizeParam);
   // The maximum clamps a client value, and the default too when the client may choose.

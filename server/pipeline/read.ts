@@ -5,7 +5,7 @@
  * `throwOnNotFound` says otherwise.
  */
 import { notFound } from '../http/errors.js';
-import { optionValue } from '../metadata/options.js';
+import { optionValue, perOperation } from '../metadata/options.js';
 import type { PropertyMetadata } from '../metadata/types.js';
 import type { Condition, Item, Query, Sort } from '../store/types.js';
 import { customContext } from './custom-context.js';
@@ -82,9 +82,9 @@ async function readItem(state: OperationState): Promise<Item | null> {
 }
 
 /** The collection order: the operation's `order` (`{ title: "ASC" }` or `["title"]`), then the identifier. */
-export function defaultSort(state: OperationState): Sort {
-  const { resource } = state.operation;
-  const order = optionValue<unknown>(state.operation, state.api.settings, 'order');
+export const defaultSort = perOperation((op, settings): Sort => {
+  const { resource } = op;
+  const order = optionValue<unknown>(op, settings, 'order');
   const sort: Sort = [];
   const entries: [string, unknown][] = Array.isArray(order) ? order.map((f) => [String(f), 'ASC']) : order && typeof order === 'object' ? Object.entries(order) : [];
   for (const [field, dir] of entries) {
@@ -93,9 +93,9 @@ export function defaultSort(state: OperationState): Sort {
     }
   }
   const id = resource.identifier?.name;
-  if (id && !sort.some((s) => s.field === id)) sort.push({ field: id, direction: state.api.settings.defaultOrder === 'DESC' ? 'desc' : 'asc' });
+  if (id && !sort.some((s) => s.field === id)) sort.push({ field: id, direction: settings.defaultOrder === 'DESC' ? 'desc' : 'asc' });
   return sort;
-}
+});
 
 async function readPage(state: OperationState): Promise<Page> {
   const request = pageRequest(state.operation, state.api.settings, state.request.query);
@@ -105,7 +105,7 @@ async function readPage(state: OperationState): Promise<Page> {
   if (cursor) return readCursorPage(state, cursor, request, fromUri);
   const filtered = filterQuery(state.api, state.operation, state.criteria);
   const where = [...fromUri, ...filtered.where];
-  const sort = [...filtered.sort, ...defaultSort(state).filter((s) => !filtered.sort.some((f) => f.field === s.field))];
+  const sort = [...filtered.sort, ...defaultSort(state.operation, state.api.settings).filter((s) => !filtered.sort.some((f) => f.field === s.field))];
   if (!request.enabled) {
     // The whole collection: streamed to the response, never held in memory.
     return { items: [], request, stream: state.store.stream({ where, sort }) };
