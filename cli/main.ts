@@ -1,13 +1,11 @@
 #!/usr/bin/env node
 /** The `apidsl` command: one subcommand per job, each in its own module. */
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+import { PACKAGE_VERSION } from '../server/version.js';
 
 const program = new Command('apidsl')
   .description('Describe an HTTP API in a .api file; check, format and serve it.')
-  .version(pkg.version, '-v, --version', 'print the version')
+  .version(PACKAGE_VERSION, '-v, --version', 'print the version')
   .showHelpAfterError();
 
 program
@@ -75,7 +73,7 @@ program
   .allowUnknownOption() // clients add their own flags (--clientProcessId=…)
   .action(async (opts: { stdio?: boolean; nodeIpc?: boolean }) => {
     const { runLsp } = await import('./lsp.js');
-    process.exitCode = runLsp(opts, pkg.version);
+    process.exitCode = runLsp(opts, PACKAGE_VERSION);
   });
 
 await program.parseAsync(process.argv);

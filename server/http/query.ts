@@ -52,10 +52,11 @@ function decodeComponent(text: string): string {
  * then `extra` appended in order.
  */
 export function buildLink(path: string, params: QueryParams, extra: [string, string | number][] = [], sort = true): string {
-  if (Object.keys(params).length === 0 && extra.length === 1) return `${path}?${encodeURIComponent(extra[0][0])}=${encodeURIComponent(String(extra[0][1]))}`;
+  const keys = Object.keys(params);
   const sorted: QueryParams = {};
-  for (const key of sort ? Object.keys(params).sort() : Object.keys(params)) sorted[key] = params[key];
-  const parts = [qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }), ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)];
+  for (const key of sort ? keys.sort() : keys) sorted[key] = params[key];
+  // Most links carry no other parameter: qs is only needed when there are some.
+  const parts = [keys.length ? qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }) : '', ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)];
   const query = parts.filter((p) => p !== '').join('&');
   return query ? `${path}?${query}` : path;
 }

@@ -5,11 +5,9 @@
 import { itemOperation } from '../http/iri.js';
 import type { OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
-import type { OperationState } from './state.js';
 
 /** The operation whose route builds the IRIs of the items an operation returns. */
-export function iriOperation(state: OperationState): OperationMetadata | undefined {
-  const op = state.operation;
+export function iriOperation(op: OperationMetadata): OperationMetadata | undefined {
   const template = op.options.itemUriTemplate;
   if (typeof template === 'string') {
     const named = op.resource.operations.find((o) => !o.collection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)));

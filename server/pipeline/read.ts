@@ -123,7 +123,7 @@ async function readPage(state: OperationState): Promise<Page> {
 
 /** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
 async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
-  if (state.store.findRendered && showsRenderedMembers(state)) {
+  if (state.store.findRendered && showsRenderedMembers(state.operation, state.api.settings)) {
     const texts = await state.store.findRendered(q);
     if (texts) return { items: texts, rendered: true };
   }

@@ -8,19 +8,18 @@
  * own item IRIs (no `itemUriTemplate` naming another route).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { itemIri, itemOperation } from '../http/iri.js';
+import { perOperation } from '../metadata/options.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { CollectionSpec, Item, Rendering } from '../store/types.js';
+import { PACKAGE_VERSION } from '../version.js';
 import { iriOperation, normalizeItem } from './normalize.js';
-import type { OperationState } from './state.js';
 
 /**
  * Part of every rendering version, with the package's: bump it when normalizeItem or itemIri change what
  * they produce, so that stored texts are rendered again.
  */
 const RECIPE = 1;
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The resource's storage, with its member rendering when it has one. */
 export function storageSpec(resource: ResourceMetadata): CollectionSpec {
@@ -40,10 +39,9 @@ function memberRendering(resource: ResourceMetadata): Rendering | undefined {
 }
 
 /** Whether the operation's page may be the stored member texts (the store still decides whether it has them). */
-export function showsRenderedMembers(state: OperationState): boolean {
-  const op = state.operation;
-  return op.collection && !op.provider && !op.processor && !op.controller && iriOperation(state) === itemOperation(op.resource);
-}
+export const showsRenderedMembers = perOperation(
+  (op): boolean => op.collection && !op.provider && !op.processor && !op.controller && iriOperation(op) === itemOperation(op.resource),
+);
 
 /** The plain JSON member of a rendered JSON-LD member: the same text without its `@id` and `@type`. */
 export function plainMember(resource: ResourceMetadata): (text: string) => string {

@@ -23,7 +23,7 @@ export function serialize(state: OperationState): void {
   const op = state.operation;
   const settings = state.api.settings;
   const resource = op.resource;
-  const via = iriOperation(state);
+  const via = iriOperation(op);
   const iriOf = (item: Item) => (): string => itemIri(resource, item, via, state.uriVariables);
   // The item's IRI (for Location and Content-Location), also when there is no body.
   const subject = isItem(state.data) ? state.data : isItem(state.previousData) ? state.previousData : undefined;

@@ -62,9 +62,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
 }
 
 class SqliteStore implements Store {
-  // Prepared statements by SQL text, each stamped when last used; the least recently used goes when full.
-  private readonly statements = new Map<string, { statement: Database.Statement; used: number }>();
-  private uses = 0;
+  // Least recently used first; Map keeps insertion order.
+  private readonly statements = new Map<string, Database.Statement>();
   private readonly connection: Connection;
 
   constructor(private readonly db: Database.Database) {
@@ -114,48 +113,39 @@ class SqliteStore implements Store {
   /**
    * Makes every row's rendered text the one `spec.rendering` makes now: when its version differs from the
    * one that rendered the stored texts, each row is rendered again (in batches, inside the caller's
-   * transaction); without a rendering the texts are cleared, so a later version renders them again.
+   * transaction). Without a rendering the version is forgotten (writes store no text meanwhile), so any
+   * later rendering renders every row again.
    */
   private syncRendering(spec: CollectionSpec): void {
     this.db.exec(renderingsSchema);
     const table = quoteIdent(spec.name);
-    const stored = this.prepare(`SELECT "version" FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).pluck().get(spec.name) as string | undefined;
     const rendering = spec.rendering;
     if (!rendering) {
-      if (stored === undefined) return;
-      this.db.exec(`UPDATE ${table} SET ${RENDERED_COLUMN} = NULL`);
       this.prepare(`DELETE FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).run(spec.name);
       return;
     }
+    const stored = this.prepare(`SELECT "version" FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).pluck().get(spec.name) as string | undefined;
     if (stored === rendering.version) return;
-    const collection = new SqliteCollection(this.connection, spec);
     const first = this.db.prepare(`SELECT rowid AS "row", ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} ORDER BY rowid LIMIT ${RENDER_BATCH}`);
     const next = this.db.prepare(`SELECT rowid AS "row", ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ${RENDER_BATCH}`);
     const update = this.db.prepare(`UPDATE ${table} SET ${RENDERED_COLUMN} = ? WHERE rowid = ?`);
     let rows = first.all() as (Row & { row: number | bigint })[];
     while (rows.length > 0) {
-      for (const row of rows) update.run(rendering.render(collection.toItem(row)), row.row);
+      for (const row of rows) update.run(rendering.render(rowItem(spec, row)), row.row);
       rows = next.all(rows.at(-1)!.row) as (Row & { row: number | bigint })[];
     }
     this.prepare(`INSERT OR REPLACE INTO ${RENDERINGS_TABLE} ("collection", "version") VALUES (?, ?)`).run(spec.name, rendering.version);
   }
 
   private prepare(sql: string): Database.Statement {
-    const cached = this.statements.get(sql);
-    if (cached) {
-      cached.used = ++this.uses; // a hit only stamps the entry: it runs on every query
-      return cached.statement;
+    let statement = this.statements.get(sql);
+    if (statement) {
+      this.statements.delete(sql);
+    } else {
+      statement = this.db.prepare(sql);
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
     }
-    if (this.statements.size >= STATEMENT_CACHE_SIZE) {
-      let oldest: string | undefined;
-      let stamp = Infinity;
-      for (const [text, entry] of this.statements) {
-        if (entry.used < stamp) [oldest, stamp] = [text, entry.used];
-      }
-      this.statements.delete(oldest!);
-    }
-    const statement = this.db.prepare(sql);
-    this.statements.set(sql, { statement, used: ++this.uses });
+    this.statements.set(sql, statement);
     return statement;
   }
 }
@@ -279,20 +269,20 @@ class SqliteCollection implements Collection {
     else if (this.spec.identifier?.type === 'string') key = uuidv7();
     const doc = this.docOf(item);
     this.connection.quiesce();
-    if (key !== null) {
-      const stored = this.toItem({ key, doc });
-      this.write(() => this.prepare(this.sql.insert).run(key, doc, this.render(stored)));
-      return stored;
+    if (key === null && this.rendering) {
+      // The key SQLite assigns is part of the item the text is rendered from: insert, then render.
+      return this.db
+        .transaction(() => {
+          const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
+          const stored = this.toItem({ key: Number(lastInsertRowid), doc });
+          this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
+          return stored;
+        })
+        .immediate();
     }
-    // The key SQLite assigns is part of the item the text is rendered from: insert, then render.
-    return this.db
-      .transaction(() => {
-        const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
-        const stored = this.toItem({ key: Number(lastInsertRowid), doc });
-        if (this.rendering) this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
-        return stored;
-      })
-      .immediate();
+    const stored = key === null ? undefined : this.toItem({ key, doc });
+    const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(key, doc, stored ? this.render(stored) : null));
+    return stored ?? this.toItem({ key: Number(lastInsertRowid), doc });
   }
 
   async replace(id: Id, item: Item): Promise<Item | null> {
@@ -358,10 +348,14 @@ class SqliteCollection implements Collection {
     return this.rendering ? this.rendering.render(stored) : null;
   }
 
-  /** The item a row holds. */
-  toItem(row: Row): Item {
-    const item = JSON.parse(row.doc) as Item;
-    if (this.spec.identifier) item[this.spec.identifier.field] = row.key;
-    return item;
+  private toItem(row: Row): Item {
+    return rowItem(this.spec, row);
   }
+}
+
+/** The item a row holds: its document with the key as the identifier. */
+function rowItem(spec: CollectionSpec, row: Row): Item {
+  const item = JSON.parse(row.doc) as Item;
+  if (spec.identifier) item[spec.identifier.field] = row.key;
+  return item;
 }
