@@ -6,6 +6,10 @@ import { OPTIONS } from './options.js';
 import type { SettingSpec, ValueType } from './types.js';
 
 const STRING: ValueType = { kind: 'string' };
+/** Any port of `localhost` or `127.0.0.1`, over http or https: what API Platform's distribution allows. */
+const LOCAL_ORIGINS = '^https?://(localhost|127\\.0\\.0\\.1)(:[0-9]+)?$';
+const CORS_ALLOW_HEADERS = ['Content-Type', 'Authorization', 'If-Match', 'If-None-Match'];
+const CORS_EXPOSE_HEADERS = ['Link', 'Location', 'Content-Location', 'ETag'];
 const MEDIA_TYPES: ValueType = { kind: 'map', of: { kind: 'list', of: STRING } };
 
 const GLOBAL_DEFAULTS: SettingSpec[] = OPTIONS.filter((o) => o.globalName !== undefined).map((o) => ({
@@ -45,4 +49,17 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: 'How resource names become path segments: `BookReview` → `/book_reviews` (underscore) or `/book-reviews` (dash).' },
   { path: 'body_size_limit', type: { kind: 'int', min: 1 }, default: 1048576,
     doc: 'Largest accepted request body, in bytes; a larger body answers 413.' },
+  { path: 'cors.allow_origin', type: { kind: 'list', of: STRING }, default: [LOCAL_ORIGINS],
+    doc: 'Origins a browser page may call the API from: exact origins (`"https://app.example.com"`), regular '
+      + 'expressions starting with `^` (matched against the whole `Origin` header), or `"*"` for any origin. The default '
+      + 'allows `localhost` and `127.0.0.1` on any port, over http or https; `[]` turns CORS off.' },
+  { path: 'cors.allow_headers', type: { kind: 'list', of: STRING }, default: CORS_ALLOW_HEADERS,
+    doc: 'Request headers a preflight allows (`Access-Control-Allow-Headers`); `["*"]` allows any header.' },
+  { path: 'cors.expose_headers', type: { kind: 'list', of: STRING }, default: CORS_EXPOSE_HEADERS,
+    doc: 'Response headers a page may read besides the safelisted ones (`Access-Control-Expose-Headers`).' },
+  { path: 'cors.max_age', type: { kind: 'int', min: 0 }, default: 3600,
+    doc: 'Seconds a browser may cache a preflight answer (`Access-Control-Max-Age`); 0 sends no such header.' },
+  { path: 'cors.credentials', type: { kind: 'bool' }, default: false,
+    doc: 'true: cookies and `Authorization` from the browser are allowed (`Access-Control-Allow-Credentials: true`); '
+      + 'the allowed origin is then echoed, never `*`.' },
 ];

@@ -1,7 +1,7 @@
 /**
  * The Koa application of an API: headers every response carries, errors turned into their
- * documents, one route per operation running the pipeline, the entrypoint and contexts, and
- * 404/405 for what no route takes.
+ * documents, CORS, one route per operation running the pipeline, the entrypoint and contexts,
+ * 204 to a plain OPTIONS on a known path and 404/405 for what no route takes.
  */
 import Koa, { type Context, type Next } from 'koa';
 import getRawBody from 'raw-body';
@@ -12,6 +12,7 @@ import type { OperationState } from '../pipeline/state.js';
 import { storageSpec } from '../pipeline/rendering.js';
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
+import { corsMiddleware } from './cors.js';
 import { contextDocument, entrypoint } from './documents.js';
 import { hydraDocumentation } from './hydra-docs.js';
 import { registerDocumentation } from './docs-html.js';
@@ -43,6 +44,8 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(everyResponse(api, options));
+  const cors = corsMiddleware(api.settings.cors);
+  if (cors) app.use(cors);
 
   const router = newRouter();
   for (const op of routeOrder(operations)) {
@@ -69,8 +72,16 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   app.use(router.routes());
   app.use((ctx) => {
     const allowed = [...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method))];
+    // The documentation routes (entrypoint, /docs…, contexts) answer GET and HEAD.
+    if (allowed.length === 0 && router.match(ctx.path, 'GET').pathAndMethod.length > 0) allowed.push('GET');
     const target = `${ctx.method} ${originOf(ctx)}${ctx.path}`;
     if (allowed.length === 0) throw new HttpError(404, `No route found for "${target}"`);
+    if (ctx.method === 'OPTIONS') {
+      // A plain OPTIONS (a preflight from an allowed origin never gets here) lists the methods.
+      ctx.set('Allow', ['OPTIONS', 'HEAD', ...allowed.filter((m) => m !== 'HEAD')].join(', '));
+      ctx.status = 204;
+      return;
+    }
     throw new HttpError(405, `No route found for "${target}": Method Not Allowed (Allow: ${allowed.join(', ')})`, { headers: { Allow: allowed.join(', ') } });
   });
   return app;

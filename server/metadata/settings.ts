@@ -29,6 +29,13 @@ export function resolveSettings(config: A.ObjectValue | undefined): Settings {
     errorFormats: get('error_formats'),
     hydraPrefix: get('hydra_prefix'),
     bodySizeLimit: get('body_size_limit'),
+    cors: {
+      allowOrigin: get('cors.allow_origin'),
+      allowHeaders: get('cors.allow_headers'),
+      exposeHeaders: get('cors.expose_headers'),
+      maxAge: get('cors.max_age'),
+      credentials: get('cors.credentials'),
+    },
     defaults,
   };
 }

@@ -21,8 +21,18 @@ export interface Settings {
   errorFormats: Record<string, string[]>;
   hydraPrefix: boolean;
   bodySizeLimit: number;
+  cors: CorsSettings;
   /** Global defaults of operation options, by option name (`paginationItemsPerPage` → 30). */
   defaults: Record<string, unknown>;
+}
+
+/** `config { cors { … } }`: which browser pages on other origins may call the API. */
+export interface CorsSettings {
+  allowOrigin: string[];
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  maxAge: number;
+  credentials: boolean;
 }
 
 export interface PropertyMetadata {

@@ -13,13 +13,29 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
   for (const e of body.entries) {
     const path = prefix ? `${prefix}.${e.key.text}` : e.key.text;
     const setting = settingByPath(path);
-    if (setting) ctx.value(e.value, setting.type, `setting '${path}'`);
+    if (setting) {
+      ctx.value(e.value, setting.type, `setting '${path}'`);
+      if (path === 'cors.allow_origin') checkOriginPatterns(ctx, e.value);
+    }
     else if (allowed.includes(e.key.text)) {
       if (e.value?.kind === 'object') checkBlock(ctx, e.value, path);
       else if (e.value) ctx.report('invalid-value', e.value.range, `'${path}' is a block of settings: write ${e.key.text} { … }`);
     } else {
       const where = prefix ? `in '${prefix}'` : 'in config';
       ctx.unknown('unknown-option', e.key, `setting`, allowed, ` (${where}: ${allowed.join(', ')})`);
+    }
+  }
+}
+
+/** `allow_origin` entries starting with `^` are regular expressions: they must compile. */
+function checkOriginPatterns(ctx: CheckContext, value: A.Value | undefined): void {
+  if (value?.kind !== 'array') return;
+  for (const item of value.items) {
+    if (item.kind !== 'string' || !item.value.startsWith('^')) continue;
+    try {
+      new RegExp(item.value);
+    } catch (err) {
+      ctx.report('invalid-value', item.range, `an allow_origin entry starting with '^' is a regular expression, and this one is not valid: ${(err as Error).message}`);
     }
   }
 }

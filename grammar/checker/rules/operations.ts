@@ -14,12 +14,12 @@ import type { CheckContext } from '../context.js';
 export function checkOperations(ctx: CheckContext): void {
   const patchFormats = configEntry(ctx.model.config, 'patch_formats')?.value;
   const patchEnabled = patchFormats?.kind === 'array' && patchFormats.items.length > 0;
-  const reportedFilterProps = new Set<string>();
+  const reportedFilterProps = new Set<string>(); // findings shared by several operations, reported once
   for (const resource of ctx.model.resources.values()) {
     for (const op of resource.operations) {
       if (op.decl) checkDeclared(ctx, op);
       checkRoute(ctx, resource, op);
-      checkCursor(ctx, resource, op);
+      checkCursor(ctx, resource, op, reportedFilterProps);
       checkFilterProperties(ctx, resource, op, reportedFilterProps);
       // Declared Patch operations only: warning on every resource that merely gets the
       // default set would drown real findings (the docs say PATCH needs patch_formats).
@@ -109,9 +109,20 @@ function filterProperties(filter: A.FilterDecl): { name: string; range: A.Range 
   return [];
 }
 
-function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
+function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperation, reported: Set<string>): void {
   if (op.kind !== 'GetCollection' && op.kind !== 'Query' && op.kind !== 'HttpOperation') return;
   const cursor = effective(resource, op, 'paginationViaCursor');
+  const type = effective(resource, op, 'paginationType');
+  if (wordOf(type?.value) === 'cursor' && (!cursor?.value || cursor.value.kind === 'null')) {
+    // Reported once, where paginationType is written (the resource's entry covers all its operations).
+    const key = `cursor-type\u0000${type!.range.start}`;
+    if (reported.has(key)) return;
+    reported.add(key);
+    ctx.report('cursor-fields-missing', type!.value!.range,
+      'paginationType "cursor" needs paginationViaCursor, the fields the cursor follows (for example paginationViaCursor: '
+      + '[{ field: "id", direction: "DESC" }], with a range and an order filter on id); without it the collection is paginated by pages');
+    return;
+  }
   if (cursor?.value?.kind !== 'array') return;
   const filters = filterNames(resource, op).flatMap((n) => {
     const f = ctx.model.filters.get(n);
@@ -148,6 +159,7 @@ function checkFilterProperties(ctx: CheckContext, resource: ModelResource, op: M
       const suggestion = closest(p.name, known);
       ctx.report('unknown-property', p.range, `filter '${name}' names property '${p.name}', which '${resource.name}' does not have${didYouMean(suggestion)}`, suggestion);
     }
+    if (filter.filterKind?.text === 'range') checkRangeProperties(ctx, resource, name, filterProperties(filter), reported);
   }
   const parameters = op.options.get('parameters')?.value;
   if (parameters?.kind !== 'object' || resource.properties.size === 0) return;
@@ -157,6 +169,23 @@ function checkFilterProperties(ctx: CheckContext, resource: ModelResource, op: M
     if (!resource.properties.has(name) && prop) ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known);
   }
 }
+
+/** Range filters compare numbers and dates; on any other type every bound would be ignored. */
+function checkRangeProperties(ctx: CheckContext, resource: ModelResource, filter: string, props: { name: string; range: A.Range }[], reported: Set<string>): void {
+  for (const p of props) {
+    const prop = resource.properties.get(p.name);
+    if (!prop?.type || (RANGE_TYPES.includes(prop.type) && !prop.array)) continue;
+    const key = `range\u0000${filter}\u0000${resource.name}\u0000${p.name}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    const type = `${prop.type}${prop.array ? '[]' : ''}`;
+    const instead = prop.type === 'string' && !prop.array ? ': use a search filter to match text, or an order filter to sort it' : '';
+    ctx.report('filter-property-type', p.range,
+      `range filter '${filter}' compares numbers and dates, but '${p.name}' of '${resource.name}' is ${type}, so its bounds would be ignored${instead}`);
+  }
+}
+
+const RANGE_TYPES: readonly string[] = ['int', 'number', 'datetime', 'date'];
 
 function checkNames(ctx: CheckContext): void {
   const seen = new Map<string, ModelOperation>();

@@ -1,7 +1,9 @@
 /** Resources: their options, their properties (types, constraints, identifier) and their blocks. */
+import { toPlain } from '../../ast.js';
 import type * as A from '../../ast.js';
 import { CONSTRAINTS, OPTIONS, PROPERTY_TYPES, constraintByName, optionByName, propertyType } from '../../catalogue/index.js';
 import type { ModelProperty, ModelResource } from '../../model.js';
+import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 
 const RESOURCE_OPTIONS = OPTIONS.filter((o) => o.placement.resource).map((o) => o.name);
@@ -87,6 +89,7 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
       }
     }
   }
+  checkDefaultInEnum(ctx, p);
   for (const [lo, hi] of [
     ['minimum', 'maximum'],
     ['minLength', 'maxLength'],
@@ -94,6 +97,24 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
     const a = p.constraints.get(lo)?.value;
     const b = p.constraints.get(hi)?.value;
     if (a?.kind === 'number' && b?.kind === 'number' && a.value > b.value) ctx.report('invalid-value', b.range, `${hi} (${b.raw}) is less than ${lo} (${a.raw})`);
+  }
+}
+
+/** A default outside the enum would be written on every create that omits it, then refused (422). */
+function checkDefaultInEnum(ctx: CheckContext, p: ModelProperty): void {
+  const values = p.constraints.get('enum')?.value;
+  const def = p.constraints.get('default')?.value;
+  if (values?.kind !== 'array' || !def || def.kind === 'null') return;
+  const allowed = values.items.map((i) => JSON.stringify(toPlain(i)));
+  const given = def.kind === 'array' && p.array ? def.items : [def];
+  for (const v of given) {
+    const text = JSON.stringify(toPlain(v));
+    if (allowed.includes(text)) continue;
+    const suggestion = v.kind === 'string' ? closest(v.value, values.items.flatMap((i) => (i.kind === 'string' ? [i.value] : []))) : undefined;
+    const hint = didYouMean(suggestion);
+    ctx.report('default-not-in-enum', v.range,
+      `the default of '${p.name}' (${text}) is not one of its enum values (${allowed.join(', ')}): every write that omits '${p.name}' would answer 422${hint}`,
+      suggestion);
   }
 }
 
