@@ -1,8 +1,14 @@
-/** `apidsl fmt FILE.api… [--check]` */
+/** `apidsl fmt FILE.api|FOLDER… [--check]` */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { format } from '../grammar/format.js';
+import { apiFiles } from './files.js';
 
-export function runFmt(files: string[], checkOnly: boolean): number {
+export function runFmt(paths: string[], checkOnly: boolean): number {
+  const files = apiFiles(paths);
+  if (files.length === 0) {
+    process.stderr.write(`no .api file in ${paths.join(', ')}\n`);
+    return 1;
+  }
   let status = 0;
   for (const file of files) {
     let text: string;

@@ -11,18 +11,19 @@ const program = new Command('apidsl')
 program
   .command('check')
   .description('check .api files and print their diagnostics (exit 1 if any error)')
-  .argument('<files...>', '.api files')
+  .argument('<files...>', '.api files, or folders (every .api file inside, recursively)')
   .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-  .action(async (files: string[], opts: { format: 'text' | 'json' }) => {
+  .option('--fix', "apply the language server's quick fixes (did you mean…, double quotes, missing filters…) and report what remains")
+  .action(async (files: string[], opts: { format: 'text' | 'json'; fix?: boolean }) => {
     // Subcommands load their modules on demand, so `check` never loads the server.
     const { runCheck } = await import('./check.js');
-    process.exitCode = runCheck(files, opts.format);
+    process.exitCode = runCheck(files, opts.format, opts.fix ?? false);
   });
 
 program
   .command('fmt')
   .description('rewrite .api files in the canonical layout, comments kept')
-  .argument('<files...>', '.api files')
+  .argument('<files...>', '.api files, or folders (every .api file inside, recursively)')
   .option('--check', 'only list the files that would change (exit 1 if any)')
   .action(async (files: string[], opts: { check?: boolean }) => {
     const { runFmt } = await import('./fmt.js');

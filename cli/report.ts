@@ -2,6 +2,7 @@
 import { codeFrameColumns } from '@babel/code-frame';
 import type { Diagnostic } from '../grammar/diagnostics.js';
 import type { LineIndex } from '../grammar/positions.js';
+import { colours } from './colour.js';
 
 export interface FileDiagnostics {
   file: string;
@@ -39,13 +40,17 @@ export function toJson(f: FileDiagnostics): JsonDiagnostic[] {
   });
 }
 
-export function toText(f: FileDiagnostics): string {
+/** The text report of one file; with `colour`, the severity, code and frame are coloured (the code highlighted). */
+export function toText(f: FileDiagnostics, colour = false): string {
+  const c = colours(colour);
   return toJson(f)
     .map((j) => {
       // A frame underlines the first line of the range only, so a long range stays readable.
       const endColumn = j.endLine === j.line ? Math.max(j.endColumn, j.column + 1) : j.column + 1;
-      const frame = codeFrameColumns(f.text, { start: { line: j.line, column: j.column }, end: { line: j.line, column: endColumn } }, { highlightCode: false, linesAbove: 1, linesBelow: 1 });
-      return `${j.file}:${j.line}:${j.column} - ${j.severity} ${j.code}: ${j.message}\n\n${frame}\n`;
+      const location = { start: { line: j.line, column: j.column }, end: { line: j.line, column: endColumn } };
+      const frame = codeFrameColumns(f.text, location, { highlightCode: colour, forceColor: colour, linesAbove: 1, linesBelow: 1 });
+      const severity = j.severity === 'error' ? c.bold(c.red('error')) : c.bold(c.yellow('warning'));
+      return `${c.cyan(j.file)}:${c.yellow(String(j.line))}:${c.yellow(String(j.column))} - ${severity} ${c.gray(j.code)}: ${j.message}\n\n${frame}\n`;
     })
     .join('\n');
 }

@@ -12,6 +12,19 @@
  *   the member, as nothing can follow a line comment on its line.
  * A block holding a comment anywhere inside is always laid out one member per line, which
  * keeps every placement stable when the output is formatted again.
+ *
+ * When a block fits on one line (the same rule for every block: a resource, `properties`,
+ * `defaults`, an option's object or list): when it holds no comment, every block inside it fits
+ * on one line too, the whole line fits in 100 columns, and its first member starts on the line of
+ * its opening bracket in the source. So `properties { id: int, name: string }` stays on one line,
+ * and a block written one member per line stays that way (as Prettier does with objects).
+ *
+ * Trailing comments on consecutive lines are aligned one column after the longest code of the
+ * run; a line without a trailing comment (or a blank line) ends the run.
+ *
+ * Blank lines: one is kept where the source has one or more, none after an opening bracket or
+ * before a closing one; between two top-level declarations one is added when either of them
+ * spans several lines, so only one-line declarations (filters, mutators) stand together.
  */
 import type * as A from './ast.js';
 import { parse } from './build-ast.js';
@@ -45,7 +58,6 @@ interface Block {
   close: number;
   members: Member[];
   square?: boolean;
-  alwaysMultiline?: boolean;
 }
 
 /** Formats a `.api` text; refuses, naming the line, when it has a syntax error. */
@@ -54,6 +66,33 @@ export function format(text: string): FormatResult {
   const error = diagnostics.find((d) => d.severity === 'error' && SYNTAX_CODES.has(d.code));
   if (error) return { ok: false, reason: `line ${lines.position(error.range.start).line + 1}: ${error.message}` };
   return { ok: true, text: new Printer(text, document.comments, lines).print(document) };
+}
+
+/**
+ * Marks where a trailing comment starts on an output line until the comments are aligned. Code
+ * never holds it (strings are re-serialised with escapes), so the first one is the code's end.
+ */
+const TRAILING = '\u0000';
+
+/** Aligns the trailing comments of each run of consecutive lines that end with one. */
+function alignTrailingComments(lines: string[]): string[] {
+  const out = [...lines];
+  for (let i = 0; i < out.length; ) {
+    let j = i;
+    while (j < out.length && out[j].includes(TRAILING)) j++;
+    if (j === i) {
+      i++;
+      continue;
+    }
+    const run = out.slice(i, j).map((l) => {
+      const at = l.indexOf(TRAILING);
+      return { code: l.slice(0, at), comment: l.slice(at + 1).replaceAll(TRAILING, '  ') };
+    });
+    const column = Math.max(...run.map((r) => r.code.length)) + 2;
+    run.forEach((r, k) => (out[i + k] = r.code.padEnd(column) + r.comment));
+    i = j;
+  }
+  return out;
 }
 
 const indent = (depth: number): string => '  '.repeat(depth);
@@ -88,7 +127,7 @@ class Printer {
     const file: Block = { open: -1, close: this.text.length, members: doc.declarations.map((d) => this.declaration(d)) };
     const out: string[] = [];
     this.layoutMembers(file, 0, out, true);
-    return out.length > 0 ? out.join('\n') + '\n' : '';
+    return out.length > 0 ? alignTrailingComments(out).join('\n') + '\n' : '';
   }
 
   // ---- AST → members
@@ -98,7 +137,7 @@ class Printer {
       case 'api':
         return this.withBody(d.range, `api ${JSON.stringify(d.title!.value)}`, d.body && this.object(d.body));
       case 'config':
-        return this.withBody(d.range, 'config', { ...this.object(d.body), alwaysMultiline: true });
+        return this.withBody(d.range, 'config', this.object(d.body));
       case 'filter':
         return this.withBody(d.range, `filter ${d.name!.text}: ${d.filterKind!.text}`, d.body && this.object(d.body));
       case 'resource': {
@@ -108,7 +147,7 @@ class Printer {
           ...d.operationsBlocks.map((b) => this.section('operations', b.range, b.operations.map((o) => this.operation(o)))),
         ].sort((a, b) => a.range.start - b.range.start);
         const open = this.braceAfter(d.name!.range.end);
-        return { range: d.range, head: `resource ${d.name!.text} `, body: { open, close: d.range.end - 1, members, alwaysMultiline: true } };
+        return { range: d.range, head: `resource ${d.name!.text} `, body: { open, close: d.range.end - 1, members } };
       }
       case 'mutator':
         return { range: d.range, head: `mutator ${d.targetKind!.text} ${this.name(d.target!)}: ${JSON.stringify(d.ref!.value)}` };
@@ -122,7 +161,7 @@ class Printer {
   /** A `properties` or `operations` block of a resource. */
   private section(keyword: string, range: A.Range, members: Member[]): Member {
     const open = this.braceAfter(range.start + keyword.length);
-    return { range, head: `${keyword} `, body: { open, close: range.end - 1, members, alwaysMultiline: true } };
+    return { range, head: `${keyword} `, body: { open, close: range.end - 1, members } };
   }
 
   private property(p: A.PropertyDecl): Member {
@@ -177,14 +216,20 @@ class Printer {
     return inner ? `{ ${inner} }` : '{}';
   }
 
+  /** No comment inside, first member on the opening bracket's line, and the same for every block inside. */
+  private mayBeFlat(b: Block): boolean {
+    if (this.comments.some((c) => inBlock(b, c.range.start))) return false;
+    if (b.members.length > 0 && this.line(b.members[0].range.start) !== this.line(b.open)) return false;
+    return b.members.every((m) => !m.body || this.mayBeFlat(m.body));
+  }
+
   /** The lines of a member at `depth`, the first starting with its indentation and head. */
   private layout(m: Member, depth: number): string[] {
     const first = indent(depth) + m.head;
     const b = m.body;
     if (!b) return [first];
     const flat = first + this.flat(b);
-    const hasComment = this.comments.some((c) => inBlock(b, c.range.start));
-    if (!hasComment && (b.members.length === 0 || (!b.alwaysMultiline && flat.length <= WIDTH))) return [flat];
+    if (this.mayBeFlat(b) && (b.members.length === 0 || flat.length <= WIDTH)) return [flat];
     const out = [first + (b.square ? '[' : '{')];
     this.layoutMembers(b, depth + 1, out, false);
     out.push(indent(depth) + (b.square ? ']' : '}'));
@@ -203,20 +248,23 @@ class Printer {
     let prevEnd = 0; // source end of the last item placed
     let placed = false;
     let afterMember = false;
+    let afterLongMember = false; // the last item placed is a member of several lines
 
     const place = (lines: string[], range: A.Range, member: boolean): void => {
       const gap = this.text.slice(prevEnd, range.start).replace(/\r\n?/g, '\n');
-      if (placed && ((topLevel && afterMember) || /\n[^\S\n]*\n/.test(gap))) out.push('');
+      const apart = topLevel && (afterLongMember || (member && afterMember && lines.length > 1));
+      if (placed && (apart || /\n[^\S\n]*\n/.test(gap))) out.push('');
       out.push(...lines);
       placed = true;
       afterMember = member;
+      afterLongMember = member && lines.length > 1;
       prevEnd = range.end;
     };
     const commentsBefore = (offset: number): void => {
       for (; next < free.length && free[next].range.start < offset; next++) {
         const c = free[next];
         if (this.line(c.range.start) === codeLine) {
-          out[out.length - 1] += `  ${commentText(c)}`;
+          out[out.length - 1] += `${TRAILING}${commentText(c)}`;
           prevEnd = c.range.end;
         } else {
           place([indent(depth) + commentText(c)], c.range, false);

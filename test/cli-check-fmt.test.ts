@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './support/cli.js';
@@ -69,7 +69,7 @@ describe('apidsl fmt', () => {
     expect(first.status, first.stderr).to.equal(0);
     const formatted = readFileSync(file, 'utf8');
     expect(formatted).to.equal(
-      'resource Book {  // the books\n  properties {\n    id: int { identifier: true }\n    title: string\n  }\n  operations {\n    Get\n    Post\n  }\n}\n',
+      'resource Book {  // the books\n  properties { id: int { identifier: true }, title: string }\n  operations { Get, Post }\n}\n',
     );
     const again = runCli(['fmt', '--check', file]);
     expect(again.status).to.equal(0);
@@ -79,7 +79,7 @@ describe('apidsl fmt', () => {
   it('--check lists files that would change and leaves them alone', () => {
     const dir = tmp();
     const file = join(dir, 'b.api');
-    const text = 'resource A { properties { id: int } }';
+    const text = 'resource A {properties { id: int } }';
     writeFileSync(file, text);
     const r = runCli(['fmt', '--check', file]);
     expect(r.status).to.equal(1);
@@ -107,5 +107,133 @@ describe('apidsl fmt', () => {
     expect(comments(readFileSync(file, 'utf8'))).to.deep.equal(comments(readFileSync(fromRoot('examples/bookstore.api'), 'utf8')));
     expect(runCli(['fmt', '--check', file]).status).to.equal(0);
     expect(runCli(['check', file]).status).to.equal(0);
+  });
+});
+
+describe('apidsl check and fmt on folders', () => {
+  it('fmt --check examples: every shipped example is in the canonical layout', () => {
+    const r = runCli(['fmt', '--check', fromRoot('examples')]);
+    expect(r.stdout + r.stderr).to.equal('');
+    expect(r.status).to.equal(0);
+  });
+
+  it('check examples/: every .api file inside, recursively, checks clean', () => {
+    const r = runCli(['check', fromRoot('examples/')]);
+    expect(r.status, r.stdout + r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/Found 0 errors and 0 warnings in [5-9] files\./);
+  });
+
+  it('walks sub-folders in name order, skipping node_modules and hidden folders, and takes only .api files', () => {
+    const dir = tmp();
+    mkdirSync(join(dir, 'b/deeper'), { recursive: true });
+    mkdirSync(join(dir, 'node_modules/pkg'), { recursive: true });
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(join(dir, 'a.api'), 'resource A {operations { Pots } }\n');
+    writeFileSync(join(dir, 'b/deeper/c.api'), 'resource C {operations { Gte } }\n');
+    writeFileSync(join(dir, 'b/notes.txt'), 'resource X { operations { Nope } }\n');
+    writeFileSync(join(dir, 'node_modules/pkg/x.api'), 'resource X { operations { Nope } }\n');
+    writeFileSync(join(dir, '.git/y.api'), 'resource Y { operations { Nope } }\n');
+    const r = runCli(['check', '--format', 'json', dir]);
+    expect(r.status).to.equal(1);
+    const out = JSON.parse(r.stdout) as { file: string; message: string }[];
+    expect(out.map((d) => [d.file, d.message])).to.deep.equal([
+      [join(dir, 'a.api'), "unknown operation kind 'Pots'; did you mean 'Post'?"],
+      [join(dir, 'b/deeper/c.api'), "unknown operation kind 'Gte'; did you mean 'Get'?"],
+    ]);
+    const f = runCli(['fmt', '--check', dir]);
+    expect(f.stdout.trim().split('\n')).to.deep.equal([join(dir, 'a.api'), join(dir, 'b/deeper/c.api')]);
+  });
+
+  it('fmt formats every file of a folder', () => {
+    const dir = tmp();
+    cpSync(fromRoot('examples'), join(dir, 'examples'), { recursive: true });
+    writeFileSync(join(dir, 'examples/messy.api'), 'resource   A{properties{id:int}}');
+    const r = runCli(['fmt', dir]);
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stdout.trim()).to.equal(`formatted ${join(dir, 'examples/messy.api')}`);
+    expect(readFileSync(join(dir, 'examples/messy.api'), 'utf8')).to.equal('resource A { properties { id: int } }\n');
+  });
+
+  it('a folder without .api files is an error, not a silent success', () => {
+    const dir = tmp();
+    for (const cmd of [['check'], ['fmt', '--check']]) {
+      const r = runCli([...cmd, dir]);
+      expect(r.status).to.equal(1);
+      expect(r.stderr).to.include(`no .api file in ${dir}`);
+    }
+  });
+});
+
+describe('apidsl check --fix', () => {
+  const BROKEN = [
+    "api 'Shop' { version: \"1\" }",
+    '',
+    'resource Order {',
+    '  properties {',
+    '    id: int { identifier: true }',
+    '    status: string { enum: ["open", "closed"], default: "opne" }',
+    '  }',
+    '  operations {',
+    '    GetColection { paginationViaCursor: [{ field: "id", direction: "DESC" }] }',
+    '    Pots',
+    '    Patch',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+
+  it('applies the quick fixes the language server offers, then reports what remains', () => {
+    const dir = tmp();
+    const file = join(dir, 'shop.api');
+    writeFileSync(file, BROKEN);
+    const r = runCli(['check', '--fix', file]);
+    expect(r.stdout).to.include(`fixed 6 problems in ${file}`);
+    expect(r.stdout).to.include('Found 0 errors and 0 warnings in 1 file.');
+    expect(r.status).to.equal(0);
+    const fixed = readFileSync(file, 'utf8');
+    expect(fixed).to.include('api "Shop" { version: "1" }');
+    expect(fixed).to.include('default: "open"');
+    expect(fixed).to.include('    GetCollection { paginationViaCursor: [{ field: "id", direction: "DESC" }], filters: ["orderIdRange", "orderIdOrder"] }');
+    expect(fixed).to.include('filter orderIdRange: range { properties: ["id"] }\nfilter orderIdOrder: order { properties: ["id"] }\n');
+    expect(fixed).to.include('    Post\n');
+    expect(fixed).to.include('patch_formats: ["application/merge-patch+json"]');
+    // Nothing left to fix: a second run changes nothing.
+    const again = runCli(['check', '--fix', file]);
+    expect(again.stdout).not.to.include('fixed');
+    expect(readFileSync(file, 'utf8')).to.equal(fixed);
+  });
+
+  it('leaves what has no fix, and the file untouched when nothing applies', () => {
+    const dir = tmp();
+    const file = join(dir, 'x.api');
+    const text = 'resource A {\n  properties { id: int { colour: "red" } }\n}\n';
+    writeFileSync(file, text);
+    const r = runCli(['check', '--fix', file]);
+    expect(r.status).to.equal(1);
+    expect(r.stdout).to.include("unknown constraint 'colour'");
+    expect(r.stdout).not.to.include('fixed');
+    expect(readFileSync(file, 'utf8')).to.equal(text);
+  });
+});
+
+describe('apidsl check colours', () => {
+  const dir = tmp();
+  const file = join(dir, 'bad.api');
+  writeFileSync(file, 'resource A { operations { Pots } }\n');
+  const ESC = '\u001b[';
+
+  it('colours the severity, the location and the code frame when asked (FORCE_COLOR)', () => {
+    const r = runCli(['check', file], { env: { FORCE_COLOR: '1', NO_COLOR: '' } });
+    expect(r.stdout).to.include(`${ESC}1m${ESC}31merror`);
+    expect(r.stdout).to.match(/\u001b\[31m\u001b\[1m\^/); // the marker under the code
+    expect(r.stdout).to.include(`${ESC}31mFound 1 error`);
+  });
+
+  it('prints plain text through a pipe, and under NO_COLOR even when forced', () => {
+    for (const env of [{ FORCE_COLOR: '', NO_COLOR: '' }, { FORCE_COLOR: '1', NO_COLOR: '1' }, { FORCE_COLOR: '0', NO_COLOR: '' }]) {
+      const r = runCli(['check', file], { env: { ...env, CI: 'true' } });
+      expect(r.stdout, JSON.stringify(env)).not.to.include('\u001b');
+      expect(r.stdout).to.include(`${file}:1:27 - error unknown-operation-kind`);
+    }
   });
 });

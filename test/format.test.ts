@@ -125,20 +125,33 @@ describe('format', () => {
     it('lays it out canonically', () => {
       const output = fmt(BOOKSTORE);
       expect(output).to.contain('  paginationClientEnabled: true  // ?pagination=false is honoured for books\n\n  properties {\n');
-      expect(output).to.contain('    Post  // POST /books\n');
-      expect(output).to.contain('    Query {  // QUERY /books\n      parameters: {\n        title: { filter: "bookSearch", property: "title" }\n');
-      expect(output).to.contain('resource Event {\n  properties {\n    id: int { identifier: true }\n    name: string\n  }\n');
-      expect(output).to.contain('filter bookOrder: order { properties: ["id", "title", "price"] }\n\nfilter bookPrice');
+      expect(output).to.contain(`    Post${' '.repeat(65)}// POST /books\n`);
+      expect(output).to.contain(`    Query {${' '.repeat(62)}// QUERY /books\n      parameters: {\n        title: { filter: "bookSearch", property: "title" }\n`);
+      expect(output).to.contain('resource Event {\n  properties { id: int { identifier: true }, name: string }\n');
+      expect(output).to.contain('filter bookOrder: order { properties: ["id", "title", "price"] }\nfilter bookPrice');
       expect(output).to.contain('  operations {}\n}\n');
       expect(output.startsWith('api "Bookstore" { version: "1.0.0" }\n\nconfig {\n  defaults {\n')).to.equal(true);
     });
   });
 
   describe('layout', () => {
-    it('keeps short values inline and gives block bodies one member per line', () => {
+    it('keeps short values inline, properties included, and breaks what does not fit', () => {
       expect(fmt('resource A { x: {a:1,b:2}, y: [1,2,\n3], e: {}, f: [], properties { id: int {identifier: true}, n: string } }')).to.equal(
-        'resource A {\n  x: { a: 1, b: 2 }\n  y: [1, 2, 3]\n  e: {}\n  f: []\n  properties {\n    id: int { identifier: true }\n    n: string\n  }\n}\n',
+        'resource A {\n  x: { a: 1, b: 2 }\n  y: [1, 2, 3]\n  e: {}\n  f: []\n  properties { id: int { identifier: true }, n: string }\n}\n',
       );
+    });
+
+    it('applies one rule to every block: one line when written so, fitting, without comments', () => {
+      // Written on one line and fitting: one line, whatever the block (resource, properties, defaults, option).
+      expect(fmt('resource A { properties { id: int }, operations { Get } }')).to.equal('resource A { properties { id: int }, operations { Get } }\n');
+      expect(fmt('config { defaults { a: 1, b: 2 } }')).to.equal('config { defaults { a: 1, b: 2 } }\n');
+      // Written one member per line: stays so, for `defaults` and `properties` alike.
+      expect(fmt('config {\n  defaults {\n    a: 1, b: 2\n  }\n}')).to.equal('config {\n  defaults {\n    a: 1\n    b: 2\n  }\n}\n');
+      expect(fmt('resource A {\n  properties {\n    id: int\n  }\n}')).to.equal('resource A {\n  properties {\n    id: int\n  }\n}\n');
+      // A block inside written over several lines keeps every block around it over several lines.
+      expect(fmt('config { a: { b: {\n c: 1 } } }')).to.equal('config {\n  a: {\n    b: {\n      c: 1\n    }\n  }\n}\n');
+      // The first member decides: on the bracket's line, the block may be joined.
+      expect(fmt('config {\n  d { a: 1,\n b: 2 }\n}')).to.equal('config {\n  d { a: 1, b: 2 }\n}\n');
     });
 
     it('breaks a value that does not fit in 100 columns, member by member', () => {
@@ -179,21 +192,12 @@ describe('format', () => {
           'filter byTitle: search { properties: [title] }',
           '',
           'resource Book {',
-          '  operations {',
-          '    Get weather { read: false }',
-          '    Post',
-          '    Delete',
-          '  }',
-          '  properties {',
-          '    tags: string[] { maxLength: 3 }',
-          '    author: Author',
-          '  }',
+          '  operations { Get weather { read: false }, Post, Delete }',
+          '  properties { tags: string[] { maxLength: 3 }, author: Author }',
           '}',
           '',
           'mutator resource Book: "./m.mjs#r"',
-          '',
           'mutator operation "get weather": "./m.mjs#o"',
-          '',
           'mutator operation weather: "./m.mjs#w"',
           '',
         ].join('\n'),
@@ -202,7 +206,7 @@ describe('format', () => {
 
     it('keeps an empty operations block, resource and config as `{}`', () => {
       expect(fmt('resource A {\n  operations {\n  }\n}\nresource B {}\nconfig {\n}')).to.equal(
-        'resource A {\n  operations {}\n}\n\nresource B {}\n\nconfig {}\n',
+        'resource A {\n  operations {}\n}\n\nresource B {}\nconfig {}\n',
       );
     });
 
@@ -215,14 +219,29 @@ describe('format', () => {
       expect(fmt('\n  \n')).to.equal('');
     });
 
-    it('puts one blank line between top-level declarations', () => {
+    it('puts each top-level declaration on its own line, a blank line around those of several lines', () => {
       expect(fmt('api "x" filter f: order { properties: [id] }\nresource A { operations {} }')).to.equal(
-        'api "x"\n\nfilter f: order { properties: [id] }\n\nresource A {\n  operations {}\n}\n',
+        'api "x"\nfilter f: order { properties: [id] }\nresource A { operations {} }\n',
+      );
+      expect(fmt('filter f: order { properties: [id] }\nresource A {\n  operations {}\n}\nfilter g: order {\n  properties: [id]\n}\nmutator resource A: "./m.mjs#r"')).to.equal(
+        'filter f: order { properties: [id] }\n\nresource A {\n  operations {}\n}\n\nfilter g: order {\n  properties: [id]\n}\n\nmutator resource A: "./m.mjs#r"\n',
       );
     });
   });
 
   describe('comments', () => {
+    it('aligns the trailing comments of consecutive lines one column after the longest code', () => {
+      const input = 'resource A {\n  operations {\n    Get { read: false } // one\n    Post   // two\n\n    Put // alone\n    Delete\n    Patch // three\n  }\n}';
+      expect(fmt(input)).to.equal(
+        'resource A {\n  operations {\n    Get { read: false }  // one\n    Post                 // two\n\n    Put  // alone\n    Delete\n    Patch  // three\n  }\n}\n',
+      );
+    });
+
+    it('aligns across depths and after an opening bracket, and keeps two comments on one line', () => {
+      const input = 'config {\n  a: 1 // a\n  b { // b\n    ccc: 2 /* c */ // c2\n  }\n}';
+      expect(fmt(input)).to.equal('config {\n  a: 1      // a\n  b {       // b\n    ccc: 2  /* c */  // c2\n  }\n}\n');
+    });
+
     it('keeps a trailing comment at the end of its member line, and breaks the enclosing value', () => {
       expect(fmt('config { x: { a: 1, // one\n b: 2 }, y: 3 /* three */ }')).to.equal(
         'config {\n  x: {\n    a: 1  // one\n    b: 2\n  }\n  y: 3  /* three */\n}\n',
@@ -256,7 +275,7 @@ describe('format', () => {
 
     it('keeps comments at the start and the end of the file, block comments verbatim', () => {
       const input = '// top\n\napi "x"  // trailing\n/* multi\n     line */\n\n\n// last   \n';
-      expect(fmt(input)).to.equal('// top\n\napi "x"  // trailing\n\n/* multi\n     line */\n\n// last\n');
+      expect(fmt(input)).to.equal('// top\n\napi "x"  // trailing\n/* multi\n     line */\n\n// last\n');
     });
   });
 
@@ -276,7 +295,7 @@ describe('format', () => {
     }
 
     it('formats a file that only the checker would reject', () => {
-      expect(fmt('resource A { nosuchOption: 1, operations { Fly } }')).to.equal('resource A {\n  nosuchOption: 1\n  operations {\n    Fly\n  }\n}\n');
+      expect(fmt('resource A {\n  nosuchOption: 1, operations { Fly } }')).to.equal('resource A {\n  nosuchOption: 1\n  operations { Fly }\n}\n');
     });
   });
 
