@@ -12,6 +12,7 @@ import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
 import { filterParameters, paginationParameters, pathParameters, queryBodySchema, type ParameterObject } from './parameters.js';
+import { bodyExample } from './examples.js';
 import { joinText, SchemaRegistry } from './schemas.js';
 
 export type SpecVersion = '3.1' | '3.2';
@@ -102,7 +103,7 @@ class Builder {
     private readonly api: ApiMetadata,
     private readonly version: SpecVersion,
   ) {
-    this.registry = new SchemaRegistry(api.settings.hydraPrefix);
+    this.registry = new SchemaRegistry(api.settings.hydraPrefix, api);
   }
 
   uniqueId(name: string): string {
@@ -162,15 +163,16 @@ class Builder {
     if (op.method === 'QUERY') return this.queryBody(op);
     if (!BODY_METHODS.has(op.method) || op.options.input === false || optionValue<boolean>(op, settings, 'deserialize') === false) return undefined;
     const resource = op.resource;
+    const example = bodyExample(resource, this.api, op.method);
     if (op.method === 'PATCH') {
       if (settings.patchFormats.length === 0) return undefined;
       const schema = this.registry.mergePatch(resource);
-      return { description: `The changes to the ${resource.shortName} resource.`, required: true, content: Object.fromEntries(settings.patchFormats.map((t) => [t, { schema }])) };
+      return { description: `The changes to the ${resource.shortName} resource.`, required: true, content: Object.fromEntries(settings.patchFormats.map((t) => [t, { schema, example }])) };
     }
     const schema = this.registry.input(resource);
     const types = [...new Set(Object.values(settings.formats).flat())];
     const what = op.method === 'POST' ? `The new ${resource.shortName} resource.` : `The ${resource.shortName} resource: properties absent from the body keep their values, null removes one.`;
-    return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, { schema }])) };
+    return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, { schema, example }])) };
   }
 
   private queryBody(op: OperationMetadata): Record<string, unknown> {

@@ -3,10 +3,13 @@
  * requests and describe responses (resourceSchema, the very schemas validate.ts runs), their
  * JSON-LD variants (`@id` and `@type` added), the Hydra collection envelopes (unprefixed or
  * `hydra:`-prefixed) and the error documents. Schemas are registered as operations refer to
- * them, so the document holds only what it uses.
+ * them, so the document holds only what it uses. Every property carries an example the API
+ * accepts (examples.ts). A JSON-LD variant is one object schema, not an `allOf` of the plain
+ * one and the Hydra keys, so that Swagger UI draws it as an object.
  */
-import type { ResourceMetadata } from '../metadata/types.js';
-import { resourceSchema, type JsonSchema } from '../pipeline/schema.js';
+import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
+import { resourceSchema, type JsonSchema, type SchemaMode } from '../pipeline/schema.js';
+import { iriExample, propertyExample } from './examples.js';
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -15,7 +18,21 @@ const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
 export class SchemaRegistry {
   readonly schemas: Record<string, JsonSchema> = {};
 
-  constructor(private readonly hydraPrefix: boolean) {}
+  constructor(
+    private readonly hydraPrefix: boolean,
+    private readonly api: ApiMetadata,
+  ) {}
+
+  /** The resource's schema with an `examples` entry on each property that can have one. */
+  private resource(resource: ResourceMetadata, mode: SchemaMode): JsonSchema {
+    const schema = resourceSchema(resource, mode);
+    const properties = schema.properties as Record<string, JsonSchema>;
+    for (const p of resource.properties) {
+      const example = propertyExample(p, this.api);
+      if (example !== undefined) properties[p.name] = { ...properties[p.name], examples: [example] };
+    }
+    return schema;
+  }
 
   private add(name: string, build: () => JsonSchema): JsonSchema {
     if (!(name in this.schemas)) {
@@ -27,40 +44,35 @@ export class SchemaRegistry {
 
   /** What responses hold in plain JSON. */
   output(resource: ResourceMetadata): JsonSchema {
-    return this.add(resource.shortName, () => resourceSchema(resource, 'output'));
+    return this.add(resource.shortName, () => this.resource(resource, 'output'));
   }
 
   /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top). */
   outputJsonLd(resource: ResourceMetadata): JsonSchema {
-    return this.add(`${resource.shortName}.jsonld`, () => ({
-      allOf: [this.hydraItem(), this.output(resource)],
-    }));
+    return this.add(`${resource.shortName}.jsonld`, () => {
+      const schema = merged(HYDRA_ITEM, this.resource(resource, 'output'));
+      const iri = iriExample(resource);
+      const properties = schema.properties as Record<string, JsonSchema>;
+      if (iri) properties['@id'] = { ...properties['@id'], examples: [iri] };
+      properties['@type'] = { ...properties['@type'], examples: [resource.shortName] };
+      properties['@context'] = { ...properties['@context'], examples: [`/contexts/${resource.shortName}`] };
+      return schema;
+    });
   }
 
   /** What POST and PUT bodies may hold: the schema that validates them. */
   input(resource: ResourceMetadata): JsonSchema {
-    return this.add(`${resource.shortName}.input`, () => resourceSchema(resource, 'input'));
+    return this.add(`${resource.shortName}.input`, () => this.resource(resource, 'input'));
   }
 
   /** What a PATCH body (JSON Merge Patch) may hold: the input schema with nothing required, null removing a value. */
   mergePatch(resource: ResourceMetadata): JsonSchema {
     return this.add(`${resource.shortName}.jsonMergePatch`, () => {
-      const { required: _required, ...schema } = resourceSchema(resource, 'input');
+      const { required: _required, ...schema } = this.resource(resource, 'input');
       return { ...schema, description: joinText(schema.description as string | undefined, 'JSON Merge Patch (RFC 7396): the properties to change; null removes an optional value.') };
     });
   }
 
-  hydraItem(): JsonSchema {
-    return this.add('HydraItemBaseSchema', () => ({
-      type: 'object',
-      properties: {
-        '@context': { ...IRI, description: 'The JSON-LD context (on the top-level document only).' },
-        '@id': { ...IRI, description: 'The IRI of the item.' },
-        '@type': { type: 'string', description: 'The resource class.' },
-      },
-      required: ['@id', '@type'],
-    }));
-  }
 
   /** The Hydra collection envelope, in the prefixed or unprefixed vocabulary. */
   hydraCollection(prefixed: boolean): JsonSchema {
@@ -173,9 +185,9 @@ export class SchemaRegistry {
 
   constraintViolationJsonLd(): JsonSchema {
     const p = this.hydraPrefix ? 'hydra:' : '';
-    return this.add('ConstraintViolation.jsonld', () => ({
-      allOf: [
-        this.constraintViolation(),
+    this.constraintViolation();
+    return this.add('ConstraintViolation.jsonld', () =>
+      merged(
         {
           type: 'object',
           properties: {
@@ -187,9 +199,31 @@ export class SchemaRegistry {
           },
           required: ['@id', '@type'],
         },
-      ],
-    }));
+        this.schemas.ConstraintViolation,
+      ));
   }
+}
+
+/** The keys JSON-LD adds to an item. */
+const HYDRA_ITEM: JsonSchema = {
+  type: 'object',
+  properties: {
+    '@context': { ...IRI, description: 'The JSON-LD context (on the top-level document only).' },
+    '@id': { ...IRI, description: 'The IRI of the item.' },
+    '@type': { type: 'string', description: 'The resource class.' },
+  },
+  required: ['@id', '@type'],
+};
+
+/** One object schema with the properties and required names of both (`base` first). */
+function merged(base: JsonSchema, schema: JsonSchema): JsonSchema {
+  const required = [...((base.required as string[] | undefined) ?? []), ...((schema.required as string[] | undefined) ?? [])];
+  return {
+    ...schema,
+    type: 'object',
+    properties: { ...(base.properties as object), ...(schema.properties as object) },
+    ...(required.length > 0 && { required: [...new Set(required)] }),
+  };
 }
 
 export function joinText(...parts: (string | undefined)[]): string {

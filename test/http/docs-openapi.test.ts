@@ -31,7 +31,7 @@ describe('HTTP docs: /docs.json and /docs', () => {
     expect(r.status).to.equal(200);
     expect(r.headers.get('content-type')).to.equal('application/json; charset=utf-8');
     expect(r.headers.get('link')).to.equal(apiDocLink(server.url));
-    expect(r.headers.get('vary')).to.equal('Accept');
+    expect(r.headers.get('vary')).to.equal('Accept, Origin');
     expect(r.json.openapi).to.equal('3.2.0');
     expect(r.json.info.title).to.equal('Bookstore');
     expect(r.json.paths['/books'].query.operationId).to.equal('api_books_query');

@@ -114,22 +114,32 @@ describe('OpenAPI: request and response schemas', () => {
     doc = openApiDocument(api);
   });
 
-  it('reuses the schemas that validate requests and describe outputs', () => {
+  it('reuses the schemas that validate requests and describe outputs, with an example per property', () => {
     const thing = api.resource('Thing')!;
-    expect(doc.components.schemas['Thing.input']).to.deep.equal(resourceSchema(thing, 'input'));
-    expect(doc.components.schemas.Thing).to.deep.equal(resourceSchema(thing, 'output'));
+    const withoutExamples = (schema: Any): Any => ({
+      ...schema,
+      properties: Object.fromEntries(Object.entries<Any>(schema.properties).map(([k, { examples: _e, ...rest }]) => [k, rest])),
+    });
+    expect(withoutExamples(doc.components.schemas['Thing.input'])).to.deep.equal(resourceSchema(thing, 'input'));
+    expect(withoutExamples(doc.components.schemas.Thing)).to.deep.equal(resourceSchema(thing, 'output'));
+    expect(doc.components.schemas.Thing.properties.id.examples).to.deep.equal([1]);
     const patch = doc.components.schemas['Thing.jsonMergePatch'];
     expect(patch).to.not.have.property('required');
-    expect(patch.properties).to.deep.equal(resourceSchema(thing, 'input').properties);
+    expect(withoutExamples(patch).properties).to.deep.equal(resourceSchema(thing, 'input').properties);
   });
 
   it('POST and PUT take the input schema in every input format; PATCH the merge-patch schema in patch_formats', () => {
     for (const op of [doc.paths['/things'].post, doc.paths['/things/{id}'].put]) {
       expect(Object.keys(op.requestBody.content)).to.deep.equal(['application/ld+json', 'application/json']);
-      for (const media of Object.values<Any>(op.requestBody.content)) expect(media.schema).to.deep.equal({ $ref: '#/components/schemas/Thing.input' });
+      for (const media of Object.values<Any>(op.requestBody.content)) {
+        expect(media.schema).to.deep.equal({ $ref: '#/components/schemas/Thing.input' });
+        expect(media.example).to.be.an('object');
+      }
       expect(op.requestBody.required).to.equal(true);
     }
-    expect(doc.paths['/things/{id}'].patch.requestBody.content).to.deep.equal({ 'application/merge-patch+json': { schema: { $ref: '#/components/schemas/Thing.jsonMergePatch' } } });
+    const patch = doc.paths['/things/{id}'].patch.requestBody.content;
+    expect(Object.keys(patch)).to.deep.equal(['application/merge-patch+json']);
+    expect(patch['application/merge-patch+json'].schema).to.deep.equal({ $ref: '#/components/schemas/Thing.jsonMergePatch' });
     expect(doc.paths['/things/{id}/archive'].post).to.not.have.property('requestBody');
   });
 
@@ -137,10 +147,13 @@ describe('OpenAPI: request and response schemas', () => {
     const content = doc.paths['/things/{id}'].get.responses['200'].content;
     expect(content['application/ld+json'].schema).to.deep.equal({ $ref: '#/components/schemas/Thing.jsonld' });
     expect(content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Thing' });
-    expect(doc.components.schemas['Thing.jsonld']).to.deep.equal({ allOf: [{ $ref: '#/components/schemas/HydraItemBaseSchema' }, { $ref: '#/components/schemas/Thing' }] });
-    const base = doc.components.schemas.HydraItemBaseSchema;
-    expect(base.required).to.deep.equal(['@id', '@type']);
-    expect(Object.keys(base.properties)).to.deep.equal(['@context', '@id', '@type']);
+    // One object schema (Swagger UI draws an allOf of references as "(any & any)").
+    const jsonld = doc.components.schemas['Thing.jsonld'];
+    expect(jsonld).to.not.have.property('allOf');
+    expect(jsonld.type).to.equal('object');
+    expect(jsonld.required.slice(0, 2)).to.deep.equal(['@id', '@type']);
+    expect(Object.keys(jsonld.properties)).to.deep.equal(['@context', '@id', '@type', ...Object.keys(doc.components.schemas.Thing.properties)]);
+    expect(jsonld.properties['@id'].examples).to.deep.equal(['/things/1']);
   });
 
   it('collections: the Hydra envelope around JSON-LD members, a bare array in JSON', () => {

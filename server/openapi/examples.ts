@@ -1,0 +1,106 @@
+/**
+ * Examples the API accepts, for the OpenAPI document (and so for Swagger UI's "Try it out"): per
+ * property a value that passes its own validation (its default, an enum value, a string matching
+ * its pattern and lengths, a number within its bounds, a date or date-time, the IRI of an item of
+ * a relation's target on its real route), and per request body an object of such values.
+ */
+import RandExp from 'randexp';
+import { itemOperation } from '../http/iri.js';
+import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
+
+const DATE_TIME = '2024-01-15T10:30:00+00:00';
+const DATE = '2024-01-15';
+
+/** A string matching the pattern within the lengths; generation is deterministic (middle choices). */
+function patternExample(pattern: string, min = 0, max = Infinity): string | undefined {
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, 'u');
+  } catch {
+    return undefined;
+  }
+  for (const pick of [(a: number, b: number) => a + Math.floor((b - a) / 2), (a: number) => a, (_a: number, b: number) => b]) {
+    const gen = new RandExp(pattern);
+    gen.max = Math.max(2, Math.min(8, max));
+    gen.randInt = pick;
+    const s = gen.gen();
+    if (re.test(s) && s.length >= min && s.length <= max) return s;
+  }
+  return undefined;
+}
+
+function stringExample(p: PropertyMetadata): string | undefined {
+  const min = p.minLength ?? 0;
+  const max = p.maxLength ?? Infinity;
+  if (p.pattern !== undefined) return patternExample(p.pattern, min, max);
+  const word = p.identifier ? 'example-1' : 'string';
+  if (word.length > max) return word.slice(0, max) || undefined;
+  return word.padEnd(min, 'x');
+}
+
+function numberExample(p: PropertyMetadata, integer: boolean): number {
+  const lo = p.minimum ?? (p.maximum !== undefined ? Math.min(1, p.maximum) : 1);
+  const hi = p.maximum ?? lo;
+  const v = Math.max(lo, Math.min(hi, 1));
+  return integer ? Math.ceil(v) : v;
+}
+
+/** The IRI of an item of `target` (identifier 1, or its example), on the route that builds its IRIs. */
+export function iriExample(target: ResourceMetadata): string | undefined {
+  const id = target.identifier;
+  const template = itemOperation(target)?.path ?? target.itemPath;
+  if (!id || !template) return undefined;
+  const value = id.type === 'int' ? 1 : stringExample(id);
+  if (value === undefined) return undefined;
+  return template.replace(`{${id.name}}`, encodeURIComponent(String(value)));
+}
+
+/** One value of a property (one item for `T[]`), or undefined when none can be made. */
+function valueExample(p: PropertyMetadata, api: ApiMetadata): unknown {
+  if (p.enum !== undefined && p.enum.length > 0) return p.enum.find((v) => v !== null) ?? p.enum[0];
+  if (p.relation !== undefined) {
+    const target = api.resources.find((r) => r.shortName === p.relation);
+    return target ? iriExample(target) : undefined;
+  }
+  switch (p.type) {
+    case 'int':
+      return numberExample(p, true);
+    case 'number':
+      return numberExample(p, false);
+    case 'bool':
+      return true;
+    case 'datetime':
+      return DATE_TIME;
+    case 'date':
+      return DATE;
+    case 'json':
+      return {};
+    default:
+      return stringExample(p);
+  }
+}
+
+/** A property's example: its default when it has one, else a value (a one-item list for `T[]`). */
+export function propertyExample(p: PropertyMetadata, api: ApiMetadata): unknown {
+  if (p.default !== undefined && p.default !== null) return p.default;
+  const value = valueExample(p, api);
+  if (value === undefined) return undefined;
+  return p.array ? [value] : value;
+}
+
+/**
+ * The example body of a write: every property a client may send, the identifier only when the
+ * client chooses it (a string one, on POST). An optional relation to the resource itself is left
+ * out: the first item could not point at an existing one.
+ */
+export function bodyExample(resource: ResourceMetadata, api: ApiMetadata, method: string): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const p of resource.properties) {
+    if (p.readOnly) continue;
+    if (p.identifier && (method !== 'POST' || p.type === 'int')) continue;
+    if (p.relation === resource.shortName && !p.required) continue;
+    const value = propertyExample(p, api);
+    if (value !== undefined) body[p.name] = value;
+  }
+  return body;
+}
