@@ -1,0 +1,80 @@
+/**
+ * Real-time updates of an API: which operations publish (`mercure` option), the hub URL subscribers
+ * discover, and the publisher of each loaded API (the built-in hub or an external hub's client).
+ */
+import type { Logger } from 'pino';
+import { optionValue } from '../metadata/options.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
+import { ExternalHubPublisher } from './external-hub.js';
+import { BuiltinHub, HUB_PATH } from './hub.js';
+import type { Publisher, Update } from './update.js';
+
+export { BuiltinHub, HUB_PATH } from './hub.js';
+export type { Publisher, Update } from './update.js';
+
+/** The `mercure` option of an operation, resolved: undefined when it publishes nothing. */
+export interface MercureOptions {
+  topics?: string[];
+  private: boolean;
+  type?: string;
+  retry?: number;
+}
+
+export function mercureOptions(op: OperationMetadata, settings: Settings): MercureOptions | undefined {
+  if (!settings.mercure) return undefined;
+  const value = optionValue<unknown>(op, settings, 'mercure');
+  if (value === true) return { private: false };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const o = value as Record<string, unknown>;
+  return {
+    topics: Array.isArray(o.topics) ? o.topics.map(String) : undefined,
+    private: o.private === true,
+    type: typeof o.type === 'string' ? o.type : undefined,
+    retry: typeof o.retry === 'number' ? o.retry : undefined,
+  };
+}
+
+/** Whether responses of this resource announce the hub (some operation of it publishes). */
+export const resourcePublishes = (resource: ResourceMetadata, settings: Settings): boolean =>
+  resource.operations.some((o) => !o.hidden && mercureOptions(o, settings) !== undefined);
+
+/** The hub URL subscribers use: `public_url`, else the built-in hub on this origin, else the external hub. */
+export function hubUrl(settings: Settings, origin: string): string | undefined {
+  const m = settings.mercure;
+  if (!m) return undefined;
+  return m.publicUrl ?? (m.hub === 'builtin' ? `${origin}${HUB_PATH}` : m.hub);
+}
+
+/**
+ * A change of an item as an update: topics are the option's, else the item's absolute IRI (canonical, as
+ * API Platform publishes) and its path (alternate, so `/books/{id}` selectors match too).
+ */
+export function changeUpdate(options: MercureOptions, iri: string, origin: string | undefined, data: string): Update {
+  const topics = options.topics ?? (origin ? [`${origin}${iri}`, iri] : [iri]);
+  const update: Update = { topics, data, private: options.private };
+  if (options.type) update.type = options.type;
+  if (options.retry !== undefined) update.retry = options.retry;
+  return update;
+}
+
+const publishers = new WeakMap<ApiMetadata, Publisher>();
+const open = new Set<Publisher>();
+
+/** The publisher of a loaded API (made once), or undefined when it has no hub. */
+export function publisherFor(api: ApiMetadata, logger: Logger): Publisher | undefined {
+  const settings = api.settings.mercure;
+  if (!settings) return undefined;
+  let publisher = publishers.get(api);
+  if (!publisher) {
+    publisher = settings.hub === 'builtin' ? new BuiltinHub(settings, logger) : new ExternalHubPublisher(settings, logger);
+    publishers.set(api, publisher);
+    open.add(publisher);
+  }
+  return publisher;
+}
+
+/** Closes every publisher made in this process (open subscriptions end, so the server can close). */
+export async function closePublishers(): Promise<void> {
+  await Promise.all([...open].map((p) => p.close()));
+  open.clear();
+}
