@@ -13,6 +13,14 @@ import { EmbeddedTransport } from './transports/embedded.js';
 import { SyncTransport } from './transports/sync.js';
 import type { Consumer, Transport } from './transports/transport.js';
 
+const STOP_GRACE_MS = 5000;
+
+async function within(ms: number, work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 export class MessengerConfigError extends Error {}
 
 export class MessageBus {
@@ -42,7 +50,9 @@ export class MessageBus {
       const transport = this.transport(name);
       if (transport.consume) consumers.push(await transport.consume(this.handle));
     }
-    return { stop: async () => void (await Promise.all(consumers.map((c) => c.stop()))) };
+    // A handler still running at stop gets a few seconds; its message is not acknowledged if it has not
+    // finished, so it is delivered again later.
+    return { stop: () => within(STOP_GRACE_MS, Promise.all(consumers.map((c) => c.stop()))) };
   }
 
   /** Whether some message goes through an asynchronous transport (something to consume). */

@@ -14,8 +14,10 @@ export const QUEUE_TABLE = '_apidsl_messages';
 export interface QueuedMessage {
   id: number;
   body: string;
-  /** Deliveries before this one. */
+  /** Failed deliveries before this one (retries). */
   attempts: number;
+  /** Taken before by a consumer that never answered (it died mid-handler). */
+  redelivered: boolean;
 }
 
 export interface MessageQueue {
@@ -50,7 +52,7 @@ export function sqliteMessageQueue(db: Database.Database, beforeWrite: () => voi
   db.exec(SCHEMA);
   const insert = db.prepare(`INSERT INTO ${QUEUE_TABLE} (queue, body, available_at) VALUES (?, ?, ?)`);
   const next = db.prepare(
-    `SELECT id, body, attempts FROM ${QUEUE_TABLE} WHERE queue = ? AND available_at <= ? AND (delivered_at IS NULL OR delivered_at < ?) ORDER BY available_at, id LIMIT 1`,
+    `SELECT id, body, attempts, delivered_at IS NOT NULL AS redelivered FROM ${QUEUE_TABLE} WHERE queue = ? AND available_at <= ? AND (delivered_at IS NULL OR delivered_at < ?) ORDER BY available_at, id LIMIT 1`,
   );
   const stamp = db.prepare(`UPDATE ${QUEUE_TABLE} SET delivered_at = ? WHERE id = ?`);
   const remove = db.prepare(`DELETE FROM ${QUEUE_TABLE} WHERE id = ?`);
@@ -59,9 +61,10 @@ export function sqliteMessageQueue(db: Database.Database, beforeWrite: () => voi
   const count = db.prepare(`SELECT count(*) AS n FROM ${QUEUE_TABLE} WHERE queue = ?`);
   const takeTx = db.transaction((queue: string, redeliverAfterMs: number): QueuedMessage | undefined => {
     const now = Date.now();
-    const row = next.get(queue, now, now - redeliverAfterMs) as QueuedMessage | undefined;
-    if (row) stamp.run(now, row.id);
-    return row;
+    const row = next.get(queue, now, now - redeliverAfterMs) as (Omit<QueuedMessage, 'redelivered'> & { redelivered: number }) | undefined;
+    if (!row) return undefined;
+    stamp.run(now, row.id);
+    return { ...row, redelivered: row.redelivered === 1 };
   });
   return {
     push(queue, body, delayMs = 0) {

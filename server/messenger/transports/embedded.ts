@@ -63,8 +63,9 @@ export class EmbeddedTransport implements Transport {
     const taken = this.queue.take(this.settings.queue, redeliverMs);
     if (!taken) return false;
     const keepAlive = setInterval(() => this.queue.keepAlive(taken.id), Math.max(redeliverMs / 3, 50));
+    keepAlive.unref(); // a handler left running at stop must not keep the process alive
     try {
-      await handle(parseEnvelope(taken.body), taken.attempts + 1, this.name);
+      await handle(parseEnvelope(taken.body), taken.attempts + 1 + (taken.redelivered ? 1 : 0), this.name);
       this.queue.ack(taken.id);
     } catch (e) {
       const retry = taken.attempts + 1;
