@@ -144,7 +144,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     placement: EVERYWHERE, doc: 'Output data representation; `false` disables it (no response body).' },
   { name: 'mercure', group: 'operation', type: { kind: 'oneOf', of: [BOOL, MERCURE_OPTIONS, STRING] }, placement: EVERYWHERE,
     unsupported: { valueKinds: ['string'], message: 'a string (an expression in API Platform) is not supported yet; write true or { topics, private, … }' },
-    doc: 'Publishes every create, update and delete to the Mercure hub of `config mercure`: `true` or `{ topics, private, type, retry }`.' },
+    doc: 'Publishes every create, update and delete to the hub of `config mercure`: `true` or `{ topics, private, type, retry }` (a string is not supported yet).' },
   { name: 'messenger', group: 'operation', type: { kind: 'oneOf', of: [BOOL, { kind: 'enum', values: ['input', 'persist'] }] },
     placement: EVERYWHERE,
     doc: '`true`: the validated item is dispatched to the message bus (`config messenger`) instead of being stored (202); '

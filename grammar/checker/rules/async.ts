@@ -5,7 +5,7 @@
  */
 import type * as A from '../../ast.js';
 import { optionByName } from '../../catalogue/index.js';
-import { configEntry } from '../../model.js';
+import { configEntry, wordOf } from '../../model.js';
 import type { CheckContext } from '../context.js';
 
 export function checkAsync(ctx: CheckContext): void {
@@ -24,7 +24,8 @@ export function checkAsync(ctx: CheckContext): void {
       if (e.key.text === 'mercure' && !hub && !(value?.kind === 'bool' && !value.value)) {
         ctx.report('option-ineffective', e.key.range, "'mercure' has no effect: no hub is set (add config { mercure { hub: \"builtin\" } })");
       }
-      if (e.key.text === 'messenger' && value && !(value.kind === 'bool' && !value.value)) dispatched ??= e;
+      const dispatches = (value?.kind === 'bool' && value.value) || ['input', 'persist'].includes(wordOf(value) ?? '');
+      if (e.key.text === 'messenger' && dispatches) dispatched ??= e;
     }
     if (dispatched && !handled.has(resource.name)) {
       ctx.report('messenger-no-handler', dispatched.key.range, `'${resource.name}' is dispatched to the message bus but has no handler: add config { messenger { handlers { ${resource.name}: "./handlers.mjs#on${resource.name}" } } }`);
