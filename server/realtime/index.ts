@@ -45,6 +45,13 @@ export function hubUrl(settings: Settings, origin: string): string | undefined {
   return m.publicUrl ?? (m.hub === 'builtin' ? `${origin}${HUB_PATH}` : m.hub);
 }
 
+/** What the API documentation says of a publishing resource: where its changes are pushed. */
+export function hubNote(resource: ResourceMetadata, settings: Settings, origin: string): string | undefined {
+  if (!resourcePublishes(resource, settings)) return undefined;
+  return `Every create, update and delete of a ${resource.shortName} is published to the Mercure hub ${hubUrl(settings, origin)} `
+    + '(topic: the item IRI; responses carry it as Link rel="mercure").';
+}
+
 /**
  * A change of an item as an update: topics are the option's, else the item's absolute IRI (canonical, as
  * API Platform publishes) and its path (alternate, so `/books/{id}` selectors match too).

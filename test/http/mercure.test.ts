@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { seriousme } from '../openapi/validators.js';
 import { fixture, request, startServer, type RunningServer } from './harness.js';
 import { mercureJwt, sleep, subscribe, type Subscription } from './sse-client.js';
 
@@ -221,6 +222,18 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
     expect(books.headers.get('link')).to.contain(`<${hub}>; rel="mercure"`);
     const notes = await request(server.url, 'GET', '/notes');
     expect(notes.headers.get('link')).to.not.contain('rel="mercure"');
+  });
+
+  it('documents the hub: the Link header in OpenAPI (still a valid document), a note on the Hydra class', async () => {
+    const openapi = await request(server.url, 'GET', '/docs.json');
+    expect((await seriousme(openapi.json)).valid).to.equal(true);
+    const link = openapi.json.paths['/books'].post.responses['201'].headers.Link;
+    expect(link.description).to.contain('</.well-known/mercure>; rel="mercure"');
+    expect(openapi.json.paths['/notes'].post.responses['201'].headers?.Link).to.equal(undefined);
+    const hydra = await request(server.url, 'GET', '/docs.jsonld');
+    const classes = hydra.json['hydra:supportedClass'] ?? hydra.json.supportedClass;
+    const book = (classes as { '@id': string; 'hydra:description'?: string; description?: string }[]).find((c) => c['@id'] === '#Book')!;
+    expect(book['hydra:description'] ?? book.description).to.contain(hub);
   });
 
   it('answers 400 to a subscription without topic, 405 to other methods', async () => {

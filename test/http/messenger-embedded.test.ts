@@ -48,6 +48,11 @@ describe('Messenger: embedded queue', function () {
     expect(done.member.find((m) => m.title === 'write report')).to.include({ handledBy: 'embedded', attempts: 1 });
   });
 
+  it('documents 202 for the dispatching operations in OpenAPI', async () => {
+    const openapi = await request(server.url, 'GET', '/docs.json');
+    expect(Object.keys(openapi.json.paths['/tasks'].post.responses)).to.include('202').and.not.include('201');
+  });
+
   it('validates before dispatching: an invalid item is 422 and never reaches a handler', async () => {
     const r = await request(server.url, 'POST', '/tasks', { body: { title: '' } });
     expect(r.status).to.equal(422);
