@@ -64,24 +64,24 @@ export function changeUpdate(options: MercureOptions, iri: string, origin: strin
   return update;
 }
 
-const publishers = new WeakMap<ApiMetadata, Publisher>();
-const open = new Set<Publisher>();
+/** Publishers by their settings: a reloaded file (`serve --watch`) with the same hub keeps its subscribers and history. */
+const publishers = new Map<string, Publisher>();
 
-/** The publisher of a loaded API (made once), or undefined when it has no hub. */
+/** The publisher of a loaded API (one per hub configuration in a process), or undefined when it has no hub. */
 export function publisherFor(api: ApiMetadata, logger: Logger): Publisher | undefined {
   const settings = api.settings.mercure;
   if (!settings) return undefined;
-  let publisher = publishers.get(api);
+  const key = JSON.stringify(settings);
+  let publisher = publishers.get(key);
   if (!publisher) {
     publisher = settings.hub === 'builtin' ? new BuiltinHub(settings, logger) : new ExternalHubPublisher(settings, logger);
-    publishers.set(api, publisher);
-    open.add(publisher);
+    publishers.set(key, publisher);
   }
   return publisher;
 }
 
 /** Closes every publisher made in this process (open subscriptions end, so the server can close). */
 export async function closePublishers(): Promise<void> {
-  await Promise.all([...open].map((p) => p.close()));
-  open.clear();
+  await Promise.all([...publishers.values()].map((p) => p.close()));
+  publishers.clear();
 }

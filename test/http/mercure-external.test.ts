@@ -16,7 +16,7 @@ import { mercureJwt, subscribe, type Subscription } from './sse-client.js';
 const PUBLISHER_KEY = 'external-publisher-key-0123456789abcdef';
 const SUBSCRIBER_KEY = 'external-subscriber-key-0123456789abcdef';
 
-function apiFile(hub: string): string {
+function apiFile(hub: string, retries = 5): string {
   const dir = mkdtempSync(join(tmpdir(), 'apidsl-external-hub-'));
   const file = join(dir, 'books.api');
   writeFileSync(
@@ -24,7 +24,7 @@ function apiFile(hub: string): string {
     `api "Books" { version: "1" }
 config {
   patch_formats: ["application/merge-patch+json"]
-  mercure { hub: "${hub}" }
+  mercure { hub: "${hub}", publish_retries: ${retries} }
 }
 resource Book {
   mercure: true
@@ -115,7 +115,8 @@ for (const kind of hubs) {
 
     it('a hub that is down neither fails nor slows a write; the update is retried until the hub is back', async () => {
       const port = await freePort();
-      const later = await startServer(apiFile(`http://127.0.0.1:${port}/.well-known/mercure`));
+      // Enough retries (delays double up to 10 s) to outlast a hub that is slow to start on a loaded machine.
+      const later = await startServer(apiFile(`http://127.0.0.1:${port}/.well-known/mercure`, 10));
       let revived: RunningHub | undefined;
       try {
         const started = Date.now();
