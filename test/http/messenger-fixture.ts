@@ -9,6 +9,10 @@ import { join } from 'node:path';
 import { fromRoot } from '../support/paths.js';
 import { fixture, request } from './harness.js';
 
+/** Children still running, killed when the test process exits (one listener for all). */
+const live = new Set<ChildProcess>();
+process.once('exit', () => live.forEach((c) => c.kill('SIGKILL')));
+
 export interface MessengerFixture {
   dir: string;
   file: string;
@@ -101,7 +105,8 @@ export function startConsumer(file: string, args: string[]): Promise<ConsumerPro
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.once('exit', () => child.kill('SIGKILL'));
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   const consumer: ConsumerProcess = {
     child,
     output: () => out,

@@ -2,12 +2,16 @@
  * The official Mercure hub for the external-hub tests: the `mercure` binary .ci/run builds from its Go
  * module (on PATH or in $(go env GOPATH)/bin), started on a free port with a history (bolt transport).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort, goBinDirs } from './mongodb.js';
+
+/** Children still running, killed when the test process exits (one listener for all). */
+const live = new Set<ChildProcess>();
+process.once('exit', () => live.forEach((c) => c.kill('SIGKILL')));
 
 export function findMercure(): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), ...goBinDirs()];
@@ -48,7 +52,8 @@ export async function startOfficialHub(binary: string, keys: { publisher: string
   });
   let log = '';
   child.stderr!.on('data', (c: Buffer) => (log += c.toString()));
-  process.once('exit', () => child.kill('SIGKILL'));
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   if (!(await listening(chosen, 15_000))) {
     child.kill('SIGKILL');
     throw new Error(`the Mercure hub did not start: ${log}`);
