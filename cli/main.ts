@@ -40,10 +40,22 @@ program
   .option('--memory', 'keep everything in memory, fresh on every start')
   .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
   .option('--watch', 'reload when the file changes')
+  .option('--consume', 'also handle the queued messages (embedded and amqp transports)')
   .option('--debug', 'show stack traces of unexpected errors in responses')
   .action(async (file: string, opts) => {
     const { runServe } = await import('./serve.js');
     process.exitCode = await runServe(file, opts);
+  });
+
+program
+  .command('consume')
+  .description('handle the queued messages of a .api file (embedded and amqp transports) until stopped')
+  .argument('<file>', '.api file')
+  .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
+  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .action(async (file: string, opts) => {
+    const { runConsume } = await import('./consume.js');
+    process.exitCode = await runConsume(file, opts);
   });
 
 program

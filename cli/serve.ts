@@ -2,6 +2,7 @@
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { pino } from 'pino';
+import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
 import { CheckFailed, defaultDataDir, startService, type RunningService, type Storage } from '../server/serve.js';
 import { MongoConfigError } from '../server/store/mongodb-errors.js';
@@ -17,30 +18,37 @@ export interface ServeCliOptions {
   db?: string;
   debug?: boolean;
   watch?: boolean;
+  consume?: boolean;
 }
 
-function logger(): pino.Logger {
+export function logger(): pino.Logger {
   // Logs go to stderr, so stdout holds only the listening URL and the route table.
   if (process.stderr.isTTY) return pino({ transport: { target: 'pino-pretty', options: { destination: 2 } } });
   return pino(pino.destination(2));
 }
 
-export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
+/** The store of `--data`, `--memory`, `--db` or APIDSL_DB; a message (and undefined) when they conflict. */
+export function storageOption(file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>, command: string): Storage | undefined {
   if ([opts.memory, opts.data, opts.db].filter(Boolean).length > 1) {
-    process.stderr.write('apidsl serve: choose one of --data, --memory and --db.\n');
-    return 1;
+    process.stderr.write(`apidsl ${command}: choose one of --data, --memory and --db.\n`);
+    return undefined;
   }
   // APIDSL_DB is the default store; --data and --memory on the command line still choose the embedded one.
   const db = opts.db ?? (opts.memory || opts.data ? undefined : process.env.APIDSL_DB || undefined);
   if (db !== undefined && !/^mongodb(\+srv)?:\/\//i.test(db)) {
-    process.stderr.write(`apidsl serve: ${opts.db ? '--db' : 'APIDSL_DB'} must be a MongoDB connection string (mongodb://host:port/name).\n`);
-    return 1;
+    process.stderr.write(`apidsl ${command}: ${opts.db ? '--db' : 'APIDSL_DB'} must be a MongoDB connection string (mongodb://host:port/name).\n`);
+    return undefined;
   }
-  const storage: Storage = db
+  return db
     ? { kind: 'mongodb', uri: db }
     : opts.memory
       ? { kind: 'memory' }
       : { kind: 'file', dir: opts.data ?? defaultDataDir(file) };
+}
+
+export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
+  const storage = storageOption(file, opts, 'serve');
+  if (!storage) return 1;
   const port = Number(opts.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`apidsl serve: invalid port "${opts.port ?? process.env.PORT}".\n`);
@@ -55,6 +63,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       storage,
       logger: logger(),
       debug: opts.debug,
+      consume: opts.consume,
     });
   } catch (e) {
     if (e instanceof CheckFailed) {
@@ -63,7 +72,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       process.stderr.write(`apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`);
       return 1;
     }
-    if (e instanceof StoreUnavailableError || e instanceof MongoConfigError) {
+    if (e instanceof StoreUnavailableError || e instanceof MongoConfigError || e instanceof MessengerConfigError) {
       process.stderr.write(`apidsl serve: ${(e as Error).message.split('\n')[0]}\n`);
       return 1;
     }
@@ -75,7 +84,15 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   }
   process.stdout.write(`apidsl serving ${file} at ${service.url}\n\n${routeTable(service.api)}\n`);
   const watcher = opts.watch ? watchFile(file, service) : undefined;
-  await new Promise<void>((resolve) => {
+  await stopSignal();
+  watcher?.close();
+  await service.close();
+  return 0;
+}
+
+/** Resolves at the first SIGINT or SIGTERM. */
+export function stopSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -84,9 +101,6 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  watcher?.close();
-  await service.close();
-  return 0;
 }
 
 /**

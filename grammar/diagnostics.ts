@@ -20,6 +20,8 @@ export const DIAGNOSTIC_CODES = {
   'unknown-option': { severity: 'error', doc: 'An option, setting, constraint or filter field that does not exist.' },
   'option-not-allowed': { severity: 'error', doc: 'An option used where the seed forbids it.' },
   'option-ineffective': { severity: 'warning', doc: 'An option accepted where it has no effect.' },
+  'option-unsupported': { severity: 'warning', doc: 'An option (or a form of its value) accepted but not supported yet.' },
+  'messenger-no-handler': { severity: 'error', doc: 'A resource dispatched to the message bus without a handler in config messenger.handlers.' },
   'invalid-value': { severity: 'error', doc: 'A value of the wrong type or out of range.' },
   'duplicate-key': { severity: 'error', doc: 'The same option, setting or key twice in one block.' },
   'duplicate-resource': { severity: 'error', doc: 'Two resources with one name.' },

@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import { check, type CheckResult } from '../grammar/checker/index.js';
 import { createApp } from './http/app.js';
 import { loadMetadata } from './metadata/load.js';
+import { busOf, closeBuses } from './messenger/index.js';
+import { closePublishers } from './realtime/index.js';
 import type { ApiMetadata } from './metadata/types.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { Store } from './store/types.js';
@@ -25,6 +27,8 @@ export interface ServeOptions {
   debug?: boolean;
   /** An already opened store to serve from instead of `storage` (benchmarks seed one first). */
   store?: Store;
+  /** Also consume the queued messages of the API's asynchronous transports (`serve --consume`). */
+  consume?: boolean;
 }
 
 export interface RunningService {
@@ -56,7 +60,7 @@ export async function loadApi(file: string): Promise<ApiMetadata> {
   return loadMetadata(result.model, { baseDir });
 }
 
-async function openStore(storage: Storage): Promise<Store> {
+export async function openStore(storage: Storage): Promise<Store> {
   if (storage.kind === 'memory') return openSqliteStore({ memory: true });
   if (storage.kind === 'mongodb') {
     // Loaded on demand: the embedded store never loads the driver.
@@ -85,6 +89,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     if (!options.store) await store.close().catch(() => undefined);
     throw e;
   }
+  const consumer = options.consume ? await busOf(api)?.consume() : undefined;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -98,10 +103,13 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       return next;
     },
     close: async () => {
+      await consumer?.stop();
+      await closePublishers(); // ends open event streams, which would keep the server open
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeIdleConnections();
       });
+      await closeBuses();
       await store.close();
     },
   };

@@ -129,8 +129,8 @@ describe('option catalogue', () => {
 
   it('lists the children of config blocks', () => {
     expect(settingChildren('')).to.deep.equal([
-      'body_size_limit', 'collection', 'cors', 'defaults', 'error_formats', 'formats', 'hydra_prefix', 'patch_formats',
-      'path_segment_name_generator',
+      'body_size_limit', 'collection', 'cors', 'defaults', 'error_formats', 'formats', 'hydra_prefix', 'mercure',
+      'messenger', 'patch_formats', 'path_segment_name_generator',
     ]);
     expect(settingChildren('cors')).to.deep.equal(['allow_headers', 'allow_origin', 'credentials', 'expose_headers', 'max_age']);
     expect(settingChildren('collection')).to.deep.equal([

@@ -61,6 +61,17 @@ const PARAMETER: ValueType = {
   },
 };
 
+/** The object form of `mercure` (API Platform's Mercure attribute options). */
+const MERCURE_OPTIONS: ValueType = {
+  kind: 'record',
+  fields: {
+    topics: { type: { kind: 'list', of: STRING }, doc: 'Topics of the updates, replacing the item IRI.' },
+    private: { type: BOOL, doc: 'Private updates: only subscribers whose JWT allows a topic receive them.' },
+    type: { type: STRING, doc: 'SSE event type of the updates (default: none, `message`).' },
+    retry: { type: { kind: 'int', min: 0 }, doc: 'Reconnection delay (ms) announced to subscribers.' },
+  },
+};
+
 const STAGE_NOTE = 'default true; the runtime skips the stage where the kind has nothing to do for it';
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -131,12 +142,16 @@ export const OPTIONS: readonly OptionSpec[] = [
     placement: EVERYWHERE, doc: 'Input data representation; `false` disables it (no request body is read).' },
   { name: 'output', group: 'operation', type: { kind: 'oneOf', of: [PHP_ARRAY, STRING, { kind: 'false' }] },
     placement: EVERYWHERE, doc: 'Output data representation; `false` disables it (no response body).' },
-  { name: 'mercure', group: 'operation', type: { kind: 'oneOf', of: [STRING, PHP_ARRAY, BOOL] },
-    placement: EVERYWHERE, doc: 'Publishes changes to a Mercure hub in API Platform; kept in metadata.' },
-  { name: 'messenger', group: 'operation', type: { kind: 'oneOf', of: [STRING, BOOL] }, placement: EVERYWHERE,
-    doc: 'When true the resource is dispatched through a message bus instead of the default persistence processor.' },
+  { name: 'mercure', group: 'operation', type: { kind: 'oneOf', of: [BOOL, MERCURE_OPTIONS, STRING] }, placement: EVERYWHERE,
+    unsupported: { valueKinds: ['string'], message: 'a string (an expression in API Platform) is not supported yet; write true or { topics, private, … }' },
+    doc: 'Publishes every create, update and delete to the hub of `config mercure`: `true` or `{ topics, private, type, retry }` (a string is not supported yet).' },
+  { name: 'messenger', group: 'operation', type: { kind: 'oneOf', of: [BOOL, { kind: 'enum', values: ['input', 'persist'] }] },
+    placement: EVERYWHERE,
+    doc: '`true`: the validated item is dispatched to the message bus (`config messenger`) instead of being stored (202); '
+      + '`"input"`: the request body as received is dispatched; `"persist"`: stored, then dispatched.' },
   { name: 'elasticsearch', group: 'operation', type: BOOL, placement: EVERYWHERE,
-    doc: 'Uses the Elasticsearch provider in API Platform; kept in metadata.' },
+    unsupported: { message: 'Elasticsearch/OpenSearch is not supported: apidsl reads from its own store' },
+    doc: 'Reads through Elasticsearch in API Platform; not supported in apidsl (the checker warns).' },
   { name: 'urlGenerationStrategy', group: 'operation', type: INT, placement: EVERYWHERE,
     doc: 'IRI style in API Platform (0 absolute URL, 1 absolute path, 2 relative path, 3 network path); kept in metadata.' },
   { name: 'read', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,

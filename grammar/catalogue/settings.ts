@@ -10,6 +10,8 @@ const STRING: ValueType = { kind: 'string' };
 const LOCAL_ORIGINS = '^https?://(localhost|127\\.0\\.0\\.1)(:[0-9]+)?$';
 const CORS_ALLOW_HEADERS = ['Content-Type', 'Authorization', 'If-Match', 'If-None-Match'];
 const CORS_EXPOSE_HEADERS = ['Link', 'Location', 'Content-Location', 'ETag'];
+const INT: ValueType = { kind: 'int', min: 0 };
+const TRANSPORT: ValueType = { kind: 'enum', values: ['sync', 'embedded', 'amqp'] };
 const MEDIA_TYPES: ValueType = { kind: 'map', of: { kind: 'list', of: STRING } };
 
 const GLOBAL_DEFAULTS: SettingSpec[] = OPTIONS.filter((o) => o.globalName !== undefined).map((o) => ({
@@ -62,4 +64,48 @@ export const SETTINGS: readonly SettingSpec[] = [
   { path: 'cors.credentials', type: { kind: 'bool' }, default: false,
     doc: 'true: cookies and `Authorization` from the browser are allowed (`Access-Control-Allow-Credentials: true`); '
       + 'the allowed origin is then echoed, never `*`.' },
+
+  // ---- Real-time updates (Mercure) ----
+  { path: 'mercure.hub', type: STRING,
+    doc: '`"builtin"`: the service is its own hub at `/.well-known/mercure`; a URL: updates are POSTed to that external hub.' },
+  { path: 'mercure.public_url', type: STRING,
+    doc: 'Hub URL announced to subscribers (Link header, docs); default: the built-in hub\'s URL, or `hub`.' },
+  { path: 'mercure.publisher_jwt_env', type: STRING, default: 'MERCURE_PUBLISHER_JWT',
+    doc: 'Environment variable holding the JWT sent to an external hub when publishing.' },
+  { path: 'mercure.publisher_jwt_secret_env', type: STRING, default: 'MERCURE_PUBLISHER_JWT_KEY',
+    doc: 'Environment variable holding the HS256 key of publisher JWTs: signs ours when no ready JWT is set; '
+      + 'the built-in hub verifies POSTed updates with it (no key: it refuses them).' },
+  { path: 'mercure.subscriber_jwt_secret_env', type: STRING, default: 'MERCURE_SUBSCRIBER_JWT_KEY',
+    doc: 'Environment variable holding the HS256 key the built-in hub verifies subscriber JWTs with (no key: no private update is delivered).' },
+  { path: 'mercure.history_size', type: INT, default: 1000,
+    doc: 'Updates the built-in hub keeps for `Last-Event-ID` replay (oldest dropped first).' },
+  { path: 'mercure.heartbeat', type: INT, default: 15,
+    doc: 'Seconds between the built-in hub\'s keep-alive comments on idle subscriptions (0: none).' },
+  { path: 'mercure.subscriber_buffer', type: { kind: 'int', min: 1024 }, default: 1048576,
+    doc: 'Bytes a slow subscriber may leave unread before the built-in hub closes its connection.' },
+  { path: 'mercure.publish_retries', type: INT, default: 5,
+    doc: 'Attempts after a failed POST to an external hub (delays 0.2 s, 0.4 s, … up to 10 s); then the update is dropped and logged.' },
+  // ---- Asynchronous writes (Messenger) ----
+  { path: 'messenger.transport', type: TRANSPORT, default: 'sync',
+    doc: 'Default transport of messages: `sync` (handled in the request), `embedded` (queue in the SQLite store) or `amqp`.' },
+  { path: 'messenger.routing', type: { kind: 'map', of: TRANSPORT },
+    doc: 'Transport per message class (resource name), e.g. `{ Book: "amqp" }`; others use `transport`.' },
+  { path: 'messenger.handlers', type: { kind: 'map', of: { kind: 'codeRef' } },
+    doc: 'Handler per message class: `{ Book: "./handlers.mjs#onBook" }`, called with (message, ctx).' },
+  { path: 'messenger.queue', type: STRING, default: 'messages',
+    doc: 'Queue name (embedded queue table, AMQP queue).' },
+  { path: 'messenger.failure_queue', type: STRING,
+    doc: 'Where messages go once their retries are spent; default: the queue name followed by `.failed`.' },
+  { path: 'messenger.amqp.dsn', type: STRING, default: 'amqp://guest:guest@127.0.0.1:5672/%2f',
+    doc: 'AMQP broker URL; the MESSENGER_TRANSPORT_DSN environment variable overrides it.' },
+  { path: 'messenger.retry.max_retries', type: INT, default: 3,
+    doc: 'Retries of a message whose handler failed, before it goes to the failure queue.' },
+  { path: 'messenger.retry.delay', type: INT, default: 1000,
+    doc: 'Milliseconds before the first retry.' },
+  { path: 'messenger.retry.multiplier', type: { kind: 'number', min: 1 }, default: 2,
+    doc: 'Factor applied to the delay at each further retry.' },
+  { path: 'messenger.retry.max_delay', type: INT, default: 0,
+    doc: 'Largest retry delay in milliseconds (0: no limit).' },
+  { path: 'messenger.redeliver_timeout', type: { kind: 'int', min: 1 }, default: 30,
+    doc: 'Embedded queue: seconds after which a message taken by a consumer that stopped answering is delivered again.' },
 ];

@@ -102,6 +102,8 @@ export interface OptionSpec {
   globalName?: string;
   /** One line, from the seed where it says something. */
   doc: string;
+  /** Accepted but not supported: the checker warns (for values of these AST kinds only, when given). */
+  unsupported?: { message: string; valueKinds?: readonly string[] };
 }
 
 /** A global setting in `config { … }`, by its dotted path (`collection.pagination.page_parameter_name`). */

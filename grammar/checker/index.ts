@@ -6,6 +6,7 @@ import { parse, type ParseResult } from '../build-ast.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { buildModel, type ApiModel } from '../model.js';
 import { CheckContext, type CheckEnv } from './context.js';
+import { checkAsync } from './rules/async.js';
 import { checkConfig } from './rules/config.js';
 import { checkDeclarations } from './rules/declarations.js';
 import { checkFilters } from './rules/filters.js';
@@ -14,7 +15,7 @@ import { checkResources } from './rules/resources.js';
 
 export type { CheckEnv } from './context.js';
 
-const RULES = [checkDeclarations, checkConfig, checkFilters, checkResources, checkOperations];
+const RULES = [checkDeclarations, checkConfig, checkFilters, checkResources, checkOperations, checkAsync];
 
 export interface CheckResult extends ParseResult {
   model: ApiModel;

@@ -13,6 +13,7 @@ import { storageSpec } from '../pipeline/rendering.js';
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { corsMiddleware } from './cors.js';
+import { startAsyncRuntime } from './async-runtime.js';
 import { contextDocument, entrypoint } from './documents.js';
 import { hydraDocumentation } from './hydra-docs.js';
 import { registerDocumentation } from './docs-html.js';
@@ -40,6 +41,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   for (const r of api.resources) collections.set(r.shortName, await store.collection(storageSpec(r)));
   const operations = api.resources.flatMap((r) => r.operations);
   const matchers = new Map<OperationMetadata, RouteMatcher>(operations.map((o) => [o, routeMatcher(o)]));
+  const runtime = startAsyncRuntime(api, store, collections, options.logger);
 
   const app = new Koa({ proxy: false });
   app.silent = true;
@@ -57,6 +59,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
       const state = newState(ctx, api, op, collections, params, extension);
       await runPipeline(state);
       send(ctx, state, headers);
+      runtime.announceHub(ctx, op);
     });
   }
   router.get('/', (ctx) => sendDocument(ctx, entrypoint(api)));
@@ -69,6 +72,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
     if (!doc) throw notFound();
     sendDocument(ctx, doc, ctx.params.format);
   });
+  runtime.mount(router);
   app.use(router.routes());
   app.use((ctx) => {
     const allowed = [...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method))];

@@ -5,6 +5,7 @@
  * The context is inlined and self-contained (no remote context URL).
  */
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
+import { hubNote } from '../realtime/index.js';
 
 /** The part of Hydra's core context this document uses, plus the vocabularies it names. */
 const HYDRA_CONTEXT = {
@@ -103,7 +104,7 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
       '@id': `#${r.shortName}`,
       '@type': 'Class',
       title: r.shortName,
-      ...(r.description ? { description: r.description } : {}),
+      ...(r.description || hubNote(r, api.settings, origin) ? { description: [r.description, hubNote(r, api.settings, origin)].filter(Boolean).join(' ') } : {}),
       supportedProperty: r.properties.map((p) => propertyDoc(r, p)),
       supportedOperation: visible(r)
         .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))

@@ -60,7 +60,8 @@ export function itemIri(resource: ResourceMetadata, item: Item, via?: OperationM
   // Placeholders other than the identifier take the item's property of the same name, else the
   // value the request had in its own path (`/places/{placeId}/weather`).
   const value = (name: string): unknown => (name === idName ? item[idName] : (item[name] ?? uriVariables[name]));
-  return fillTemplate(template, value) ?? fillTemplate(resource.itemPath!, value) ?? resource.itemPath!;
+  // An item not stored yet (dispatched to the message bus) has no identifier: a blank-node IRI, as without one.
+  return fillTemplate(template, value) ?? fillTemplate(resource.itemPath!, value) ?? `/.well-known/genid/${randomBytes(10).toString('hex')}`;
 }
 
 interface CompiledRoute {

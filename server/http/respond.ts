@@ -18,6 +18,7 @@ export function responseStatus(state: OperationState): number {
   const configured = op.options.status;
   if (typeof configured === 'number') return configured;
   if (op.options.output === false) return 204;
+  if (state.dispatched) return 202;
   if (op.method === 'POST') return 201;
   if (op.method === 'DELETE') return 204;
   if (op.method === 'PUT' && state.created) return 201;

@@ -9,6 +9,7 @@ import { COLLECTION_KINDS, FILTER_KINDS, LISTING_KINDS, OPTIONS, type OperationK
 import type { ApiModel, ModelProperty, ModelResource } from '../../grammar/model.js';
 import { defaultOperationName, joinPath, pathSegment, placeholders } from '../../grammar/naming.js';
 import type { CollectionSpec, FieldType } from '../store/types.js';
+import { loadHandlers } from './async-settings.js';
 import { loadCode } from './code.js';
 import { resolveSettings } from './settings.js';
 import type { ApiMetadata, CodeFunction, FilterKind, FilterMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata, Settings } from './types.js';
@@ -125,6 +126,7 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
     description: typeof apiFields.description === 'string' ? apiFields.description : undefined,
     settings,
     resources,
+    messageHandlers: await loadHandlers(model.config, options.baseDir),
     resource: (name) => byName.get(name),
   };
 }

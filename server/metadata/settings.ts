@@ -2,6 +2,7 @@
 import * as A from '../../grammar/ast.js';
 import { OPTIONS, SETTINGS } from '../../grammar/catalogue/index.js';
 import { configEntry } from '../../grammar/model.js';
+import { resolveMercure, resolveMessenger } from './async-settings.js';
 import type { Settings } from './types.js';
 
 export function resolveSettings(config: A.ObjectValue | undefined): Settings {
@@ -37,5 +38,7 @@ export function resolveSettings(config: A.ObjectValue | undefined): Settings {
       credentials: get('cors.credentials'),
     },
     defaults,
+    mercure: resolveMercure(config),
+    messenger: resolveMessenger(config),
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { OperationKind } from '../../grammar/catalogue/types.js';
 import type { CollectionSpec } from '../store/types.js';
+import type { MercureSettings, MessengerSettings } from './async-settings.js';
 
 /** Global settings of `config`, resolved with their defaults. */
 export interface Settings {
@@ -24,6 +25,9 @@ export interface Settings {
   cors: CorsSettings;
   /** Global defaults of operation options, by option name (`paginationItemsPerPage` → 30). */
   defaults: Record<string, unknown>;
+  /** `config mercure`; undefined when no hub is set (then `mercure` options have no effect). */
+  mercure?: MercureSettings;
+  messenger: MessengerSettings;
 }
 
 /** `config { cors { … } }`: which browser pages on other origins may call the API. */
@@ -123,5 +127,7 @@ export interface ApiMetadata {
   settings: Settings;
   resources: ResourceMetadata[];
   filters: Map<string, FilterMetadata>;
+  /** Message handlers of `config messenger.handlers`, by message class. */
+  messageHandlers: Map<string, CodeFunction>;
   resource(name: string): ResourceMetadata | undefined;
 }

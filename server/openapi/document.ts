@@ -9,6 +9,7 @@
  */
 import { operationHydraKeys } from '../http/hydra.js';
 import { optionValue } from '../metadata/options.js';
+import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
 import { filterParameters, paginationParameters, pathParameters, queryBodySchema, type ParameterObject } from './parameters.js';
@@ -54,10 +55,15 @@ export function operationId(name: string): string {
 function successStatus(op: OperationMetadata): number {
   if (typeof op.options.status === 'number') return op.options.status;
   if (op.options.output === false) return 204;
+  if (dispatchesOnly(op)) return 202;
   if (op.method === 'POST') return 201;
   if (op.method === 'DELETE') return 204;
   return 200;
 }
+
+/** `messenger: true` or `"input"` on a write: the item goes to the message bus and the answer is 202. */
+const dispatchesOnly = (op: OperationMetadata): boolean =>
+  ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) && (op.options.messenger === true || op.options.messenger === 'input');
 
 /** Whether the operation reads one item by the identifier in its path (and so may answer 404). */
 function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
@@ -198,16 +204,18 @@ class Builder {
     }
     const status = successStatus(op);
     const hasBody = status !== 204 && op.options.output !== false && optionValue<boolean>(op, this.api.settings, 'serialize') !== false;
+    const hub = resourcePublishes(op.resource, this.api.settings) ? hubUrl(this.api.settings, '') : undefined;
+    const hubLink = hub ? { Link: { description: `Includes <${hub}>; rel="mercure": the Mercure hub publishing the changes of ${name} items.`, schema: { type: 'string' } } } : undefined;
     const success = (description: string, headers?: Record<string, unknown>): Record<string, unknown> => ({
-      description,
-      ...(headers ? { headers } : {}),
+      description: status === 202 ? `${name} accepted: dispatched to the message bus.` : description,
+      ...(headers || hubLink ? { headers: { ...headers, ...hubLink } } : {}),
       ...(hasBody ? { content: this.outputContent(op) } : {}),
     });
     const location = { Location: { description: 'The IRI of the item.', schema: { type: 'string', format: 'iri-reference' } } };
     if (op.collection && op.method !== 'POST') responses[status] = success(`${name} collection.`);
     else if (op.method === 'POST') responses[status] = success(`${name} resource created.`, status === 201 ? location : undefined);
     else if (op.method === 'PUT' || op.method === 'PATCH') responses[status] = success(`${name} resource updated.`);
-    else if (op.method === 'DELETE') responses[status] = { description: `${name} resource deleted.` };
+    else if (op.method === 'DELETE') responses[status] = { description: `${name} resource deleted.`, ...(hubLink ? { headers: hubLink } : {}) };
     else responses[status] = success(`${name} resource.`);
     if (op.method === 'PUT' && op.options.allowCreate === true && op.options.status === undefined) {
       responses['201'] = { ...success(`${name} resource created (it did not exist).`, location) };

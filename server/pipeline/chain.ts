@@ -7,6 +7,7 @@
 import { optionValue } from '../metadata/options.js';
 import { deserialize, queryCriteria } from './input.js';
 import { checkParameters } from './parameters.js';
+import { publishUpdates } from './publish.js';
 import { read } from './read.js';
 import { serialize } from './serialize.js';
 import { isItem, type OperationState } from './state.js';
@@ -43,6 +44,7 @@ export const PIPELINE: readonly [string, Stage][] = [
   ['validate', validate],
   ['securityPostValidation', securityStage('securityPostValidation')],
   ['write', write],
+  ['publish', publishUpdates],
   ['serialize', serialize],
 ];
 

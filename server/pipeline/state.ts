@@ -7,6 +7,7 @@ import type { QueryParams } from '../http/query.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Page } from './pagination.js';
+import type { Change } from './publish.js';
 
 /** The request as custom code sees it. */
 export interface PublicRequest {
@@ -47,6 +48,10 @@ export interface OperationState {
   iri?: string;
   /** The response body, once serialized (undefined: no body). */
   body?: unknown;
+  /** Items the write stored or removed (committed), for the "publish" stage. */
+  changes?: Change[];
+  /** The write dispatched the data to the message bus instead of storing it (202 by default). */
+  dispatched?: boolean;
 }
 
 export const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -7,6 +7,7 @@ import { HttpError, notFound } from '../http/errors.js';
 import { optionValue } from '../metadata/options.js';
 import { StoreConflictError, type Id, type Item } from '../store/types.js';
 import { customContext } from './custom-context.js';
+import { dispatchData } from './dispatch.js';
 import { isItem, type OperationState } from './state.js';
 
 const idOf = (state: OperationState, item: Item): Id | undefined => {
@@ -15,13 +16,18 @@ const idOf = (state: OperationState, item: Item): Id | undefined => {
   return typeof v === 'number' || typeof v === 'string' ? v : undefined;
 };
 
+const committed = (state: OperationState, kind: 'saved' | 'removed', item: Item): void => {
+  (state.changes ??= []).push({ kind, item });
+};
+
 /** Stores an item: created when it is new, else replaced (the default write of any method). */
 export async function persistItem(state: OperationState, item: Item): Promise<Item> {
   const id = idOf(state, item);
   try {
-    if (id === undefined) return await state.store.insert(item);
+    if (id === undefined) return await insertItem(state, item);
     const { item: saved, created } = await state.store.upsert(id, item);
     if (created && state.operation.method === 'PUT') state.created = true;
+    committed(state, 'saved', saved);
     return saved;
   } catch (e) {
     if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
@@ -31,7 +37,13 @@ export async function persistItem(state: OperationState, item: Item): Promise<It
 
 export async function removeItem(state: OperationState, item: Item): Promise<void> {
   const id = idOf(state, item);
-  if (id !== undefined) await state.store.delete(id);
+  if (id !== undefined && (await state.store.delete(id))) committed(state, 'removed', item);
+}
+
+async function insertItem(state: OperationState, item: Item): Promise<Item> {
+  const saved = await state.store.insert(item);
+  committed(state, 'saved', saved);
+  return saved;
 }
 
 export async function write(state: OperationState): Promise<void> {
@@ -43,6 +55,19 @@ export async function write(state: OperationState): Promise<void> {
     return;
   }
   if (op.method === 'GET' || op.method === 'QUERY' || op.method === 'HEAD') return;
+  // `messenger`: true and "input" dispatch instead of storing; "persist" stores, then dispatches.
+  const messenger = optionValue<boolean | string>(op, state.api.settings, 'messenger');
+  if (messenger && messenger !== 'persist') {
+    await dispatchData(state, messenger === 'input');
+    state.dispatched = true;
+    return;
+  }
+  await persist(state);
+  if (messenger === 'persist') await dispatchData(state, false);
+}
+
+async function persist(state: OperationState): Promise<void> {
+  const op = state.operation;
   if (op.method === 'DELETE') {
     if (isItem(state.data)) await removeItem(state, state.data);
     state.data = null;
@@ -51,7 +76,7 @@ export async function write(state: OperationState): Promise<void> {
   if (!isItem(state.data)) return;
   if (op.method === 'POST' && !state.previousData) {
     try {
-      state.data = await state.store.insert(state.data);
+      state.data = await insertItem(state, state.data);
     } catch (e) {
       if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
       throw e;

@@ -22,6 +22,7 @@ import {
   RENDERED_COLUMN,
 } from './sqlite-query.js';
 import type { StreamResume } from './sqlite-query.js';
+import { sqliteMessageQueue, type MessageQueue } from './sqlite-queue.js';
 import { StoreConflictError } from './types.js';
 import type { Collection, CollectionSpec, Condition, Id, Item, Query, Rendering, Store } from './types.js';
 
@@ -102,6 +103,12 @@ class SqliteStore implements Store {
       })
       .immediate();
     return new SqliteCollection(this.connection, spec);
+  }
+
+  private queue?: MessageQueue;
+
+  messageQueue(): MessageQueue {
+    return (this.queue ??= sqliteMessageQueue(this.db, this.connection.quiesce));
   }
 
   async close(): Promise<void> {

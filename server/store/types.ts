@@ -1,3 +1,5 @@
+import type { MessageQueue } from './sqlite-queue.js';
+
 // The store-neutral storage contract. The SQLite store and the MongoDB store both implement it, so
 // nothing here may assume SQL.
 
@@ -125,6 +127,8 @@ export interface Store {
    * The SQLite store reserves resource names starting with `_apidsl_` (any case).
    */
   collection(spec: CollectionSpec): Promise<Collection>;
+  /** The durable message queue kept in the store's own database (the embedded store only). */
+  messageQueue?(): MessageQueue;
   /** Flushes and closes; the store is unusable afterwards. */
   close(): Promise<void>;
 }

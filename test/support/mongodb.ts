@@ -55,7 +55,7 @@ function onPath(command: string): string | undefined {
   return undefined;
 }
 
-function goBinDirs(): string[] {
+export function goBinDirs(): string[] {
   const dirs: string[] = [];
   for (const go of ['go', '/usr/local/go/bin/go']) {
     const r = spawnSync(go, ['env', 'GOPATH'], { encoding: 'utf8' });

@@ -1,0 +1,32 @@
+/** `apidsl consume FILE.api [--data DIR | --memory | --db URI]`: handles queued messages until stopped. */
+import { readFileSync } from 'node:fs';
+import { startConsumer } from '../server/consume.js';
+import { MessengerConfigError } from '../server/messenger/index.js';
+import { CodeLoadError } from '../server/metadata/code.js';
+import { CheckFailed } from '../server/serve.js';
+import { toText } from './report.js';
+import { logger, stopSignal, storageOption, type ServeCliOptions } from './serve.js';
+
+export async function runConsume(file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>): Promise<number> {
+  const storage = storageOption(file, opts, 'consume');
+  if (!storage) return 1;
+  let consumer;
+  try {
+    consumer = await startConsumer({ file, storage, logger: logger() });
+  } catch (e) {
+    if (e instanceof CheckFailed) {
+      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+      process.stderr.write(`apidsl consume: ${file} has errors; not starting.\n`);
+      return 1;
+    }
+    if (e instanceof MessengerConfigError || e instanceof CodeLoadError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
+      process.stderr.write(`apidsl consume: ${(e as Error).message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  process.stdout.write(`apidsl consuming the messages of ${file}\n`);
+  await stopSignal();
+  await consumer.stop();
+  return 0;
+}

@@ -1,0 +1,85 @@
+/**
+ * `embedded`: messages wait in the embedded store's queue table (see store/sqlite-queue.ts) until a
+ * consumer (`apidsl consume`, `serve --consume`) takes them. A failed handler's message is retried after
+ * the retry strategy's delay, then moved to the failure queue.
+ */
+import type { Logger } from 'pino';
+import type { MessengerSettings } from '../../metadata/async-settings.js';
+import type { MessageQueue } from '../../store/sqlite-queue.js';
+import { envelopeText, parseEnvelope, type Envelope } from '../envelope.js';
+import { retryDelay, type HandleMessage } from '../handle.js';
+import type { Consumer, Transport } from './transport.js';
+
+/** How often an idle consumer looks for messages another process queued. */
+const POLL_MS = 100;
+
+export class EmbeddedTransport implements Transport {
+  readonly name = 'embedded';
+  /** Wakes this process's idle consumers when it queues a message itself. */
+  private readonly wakers = new Set<() => void>();
+
+  constructor(
+    private readonly queue: MessageQueue,
+    private readonly settings: MessengerSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async send(envelope: Envelope): Promise<void> {
+    this.queue.push(this.settings.queue, envelopeText(envelope));
+    for (const wake of this.wakers) wake();
+  }
+
+  async consume(handle: HandleMessage): Promise<Consumer> {
+    let running = true;
+    let wake: (() => void) | undefined;
+    const waker = (): void => wake?.();
+    this.wakers.add(waker);
+    const loop = (async () => {
+      while (running) {
+        const handled = await this.handleNext(handle);
+        if (!handled && running) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, POLL_MS);
+          });
+        }
+      }
+    })();
+    return {
+      stop: async () => {
+        running = false;
+        wake?.();
+        this.wakers.delete(waker);
+        await loop;
+      },
+    };
+  }
+
+  async close(): Promise<void> {}
+
+  /** Takes and handles one message; false when there was none. */
+  private async handleNext(handle: HandleMessage): Promise<boolean> {
+    const redeliverMs = this.settings.redeliverTimeoutSeconds * 1000;
+    const taken = this.queue.take(this.settings.queue, redeliverMs);
+    if (!taken) return false;
+    const keepAlive = setInterval(() => this.queue.keepAlive(taken.id), Math.max(redeliverMs / 3, 50));
+    keepAlive.unref(); // a handler left running at stop must not keep the process alive
+    try {
+      await handle(parseEnvelope(taken.body), taken.attempts + 1 + (taken.redelivered ? 1 : 0), this.name);
+      this.queue.ack(taken.id);
+    } catch (e) {
+      const retry = taken.attempts + 1;
+      if (retry <= this.settings.retry.maxRetries) {
+        const delay = retryDelay(retry, this.settings.retry);
+        this.logger.warn({ err: e, message: taken.id, retry, delay }, 'message handler failed; retrying');
+        this.queue.retry(taken.id, delay);
+      } else {
+        this.logger.error({ err: e, message: taken.id, queue: this.settings.failureQueue }, 'message handler failed; moved to the failure queue');
+        this.queue.move(taken.id, this.settings.failureQueue);
+      }
+    } finally {
+      clearInterval(keepAlive);
+    }
+    return true;
+  }
+}

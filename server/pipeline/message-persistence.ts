@@ -1,0 +1,42 @@
+/**
+ * The default persistence offered to message handlers (`ctx.persist`, `ctx.remove`): items of the message's
+ * class stored in, or removed from, its collection, and their Mercure updates published once committed.
+ */
+import type { Logger } from 'pino';
+import type { Persistence } from '../messenger/index.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
+import { mercureOptions } from '../realtime/index.js';
+import type { Collection, Item } from '../store/types.js';
+import { publishChange } from './publish.js';
+
+export function storePersistence(api: ApiMetadata, collections: Map<string, Collection>, logger: Logger): Persistence {
+  const target = (messageClass: string): { resource: ResourceMetadata; collection: Collection } => {
+    const resource = api.resource(messageClass);
+    const collection = collections.get(messageClass);
+    if (!resource || !collection) throw new Error(`no resource named ${messageClass} to persist into`);
+    return { resource, collection };
+  };
+  const idOf = (resource: ResourceMetadata, item: Item): string | number | undefined => {
+    const v = resource.identifier ? item[resource.identifier.name] : undefined;
+    return typeof v === 'string' || typeof v === 'number' ? v : undefined;
+  };
+  /** The operation whose `mercure` option governs updates made by handlers: the first that publishes. */
+  const publishing = (resource: ResourceMetadata): OperationMetadata | undefined => resource.operations.find((o) => mercureOptions(o, api.settings));
+  return {
+    async persist(messageClass, item, origin) {
+      const { resource, collection } = target(messageClass);
+      const id = idOf(resource, item);
+      const saved = id === undefined ? await collection.insert(item) : (await collection.upsert(id, item)).item;
+      const op = publishing(resource);
+      if (op) publishChange(api, op, { kind: 'saved', item: saved }, origin, logger);
+      return saved;
+    },
+    async remove(messageClass, item, origin) {
+      const { resource, collection } = target(messageClass);
+      const id = idOf(resource, item);
+      if (id === undefined || !(await collection.delete(id))) return;
+      const op = publishing(resource);
+      if (op) publishChange(api, op, { kind: 'removed', item }, origin, logger);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Stage "publish": the Mercure updates of the changes a write committed. A saved item is published as the
+ * document its item Get answers (the same serializer run on the Get operation), a removed one as
+ * `{"@id": …}`. Runs after "write", so only committed changes are published; publishing never waits.
+ */
+import type { Logger } from 'pino';
+import { itemIri, itemOperation } from '../http/iri.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
+import { changeUpdate, mercureOptions, type Publisher } from '../realtime/index.js';
+import type { Item } from '../store/types.js';
+import { serialize } from './serialize.js';
+import type { OperationState } from './state.js';
+
+export type Change = { kind: 'saved' | 'removed'; item: Item };
+
+const publishers = new WeakMap<ApiMetadata, Publisher>();
+
+/** Makes `publisher` the one the pipeline publishes an API's changes with. */
+export function usePublisher(api: ApiMetadata, publisher: Publisher | undefined): void {
+  if (publisher) publishers.set(api, publisher);
+}
+
+/** `http://host:port` of a request, from its Host header. */
+export const requestOrigin = (headers: Record<string, string | string[] | undefined>): string | undefined =>
+  typeof headers.host === 'string' && headers.host ? `http://${headers.host}` : undefined;
+
+export function publishUpdates(state: OperationState): void {
+  if (!state.changes?.length) return;
+  const origin = requestOrigin(state.request.headers);
+  for (const change of state.changes) publishChange(state.api, state.operation, change, origin);
+}
+
+/** Publishes one committed change when `op` (the operation that made it) has Mercure on. */
+export function publishChange(api: ApiMetadata, op: OperationMetadata, change: Change, origin: string | undefined, logger?: Logger): void {
+  const publisher = publishers.get(api);
+  const options = publisher && mercureOptions(op, api.settings);
+  if (!publisher || !options) return;
+  const resource = op.resource;
+  try {
+    const iri = itemIri(resource, change.item, itemOperation(resource));
+    const data = change.kind === 'removed' ? JSON.stringify({ '@id': iri }) : documentAsGet(api, resource, change.item);
+    publisher.publish(changeUpdate(options, iri, origin, data));
+  } catch (e) {
+    logger?.error({ err: e }, 'mercure: update not built');
+  }
+}
+
+/** The JSON-LD document the item Get of `resource` answers for `item`. */
+function documentAsGet(api: ApiMetadata, resource: ResourceMetadata, item: Item): string {
+  const get = itemOperation(resource) ?? resource.operations.find((o) => o.method === 'GET' && !o.collection);
+  const state = {
+    api,
+    operation: get,
+    data: item,
+    previousData: null,
+    output: { name: 'jsonld', mediaType: 'application/ld+json' },
+    uriVariables: {},
+    request: { method: 'GET', url: '', headers: {}, query: {}, body: undefined, attributes: new Map() },
+    criteria: {},
+    path: '',
+    collectionIri: resource.collectionPath,
+    created: false,
+  } as unknown as OperationState;
+  serialize(state);
+  return JSON.stringify(state.body);
+}

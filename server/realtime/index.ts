@@ -1,0 +1,87 @@
+/**
+ * Real-time updates of an API: which operations publish (`mercure` option), the hub URL subscribers
+ * discover, and the publisher of each loaded API (the built-in hub or an external hub's client).
+ */
+import type { Logger } from 'pino';
+import { optionValue } from '../metadata/options.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
+import { ExternalHubPublisher } from './external-hub.js';
+import { BuiltinHub, HUB_PATH } from './hub.js';
+import type { Publisher, Update } from './update.js';
+
+export { BuiltinHub, HUB_PATH } from './hub.js';
+export type { Publisher, Update } from './update.js';
+
+/** The `mercure` option of an operation, resolved: undefined when it publishes nothing. */
+export interface MercureOptions {
+  topics?: string[];
+  private: boolean;
+  type?: string;
+  retry?: number;
+}
+
+export function mercureOptions(op: OperationMetadata, settings: Settings): MercureOptions | undefined {
+  if (!settings.mercure) return undefined;
+  const value = optionValue<unknown>(op, settings, 'mercure');
+  if (value === true) return { private: false };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const o = value as Record<string, unknown>;
+  return {
+    topics: Array.isArray(o.topics) ? o.topics.map(String) : undefined,
+    private: o.private === true,
+    type: typeof o.type === 'string' ? o.type : undefined,
+    retry: typeof o.retry === 'number' ? o.retry : undefined,
+  };
+}
+
+/** Whether responses of this resource announce the hub (some operation of it publishes). */
+export const resourcePublishes = (resource: ResourceMetadata, settings: Settings): boolean =>
+  resource.operations.some((o) => !o.hidden && mercureOptions(o, settings) !== undefined);
+
+/** The hub URL subscribers use: `public_url`, else the built-in hub on this origin, else the external hub. */
+export function hubUrl(settings: Settings, origin: string): string | undefined {
+  const m = settings.mercure;
+  if (!m) return undefined;
+  return m.publicUrl ?? (m.hub === 'builtin' ? `${origin}${HUB_PATH}` : m.hub);
+}
+
+/** What the API documentation says of a publishing resource: where its changes are pushed. */
+export function hubNote(resource: ResourceMetadata, settings: Settings, origin: string): string | undefined {
+  if (!resourcePublishes(resource, settings)) return undefined;
+  return `Every create, update and delete of a ${resource.shortName} is published to the Mercure hub ${hubUrl(settings, origin)} `
+    + '(topic: the item IRI; responses carry it as Link rel="mercure").';
+}
+
+/**
+ * A change of an item as an update: topics are the option's, else the item's absolute IRI (canonical, as
+ * API Platform publishes) and its path (alternate, so `/books/{id}` selectors match too).
+ */
+export function changeUpdate(options: MercureOptions, iri: string, origin: string | undefined, data: string): Update {
+  const topics = options.topics ?? (origin ? [`${origin}${iri}`, iri] : [iri]);
+  const update: Update = { topics, data, private: options.private };
+  if (options.type) update.type = options.type;
+  if (options.retry !== undefined) update.retry = options.retry;
+  return update;
+}
+
+/** Publishers by their settings: a reloaded file (`serve --watch`) with the same hub keeps its subscribers and history. */
+const publishers = new Map<string, Publisher>();
+
+/** The publisher of a loaded API (one per hub configuration in a process), or undefined when it has no hub. */
+export function publisherFor(api: ApiMetadata, logger: Logger): Publisher | undefined {
+  const settings = api.settings.mercure;
+  if (!settings) return undefined;
+  const key = JSON.stringify(settings);
+  let publisher = publishers.get(key);
+  if (!publisher) {
+    publisher = settings.hub === 'builtin' ? new BuiltinHub(settings, logger) : new ExternalHubPublisher(settings, logger);
+    publishers.set(key, publisher);
+  }
+  return publisher;
+}
+
+/** Closes every publisher made in this process (open subscriptions end, so the server can close). */
+export async function closePublishers(): Promise<void> {
+  await Promise.all([...publishers.values()].map((p) => p.close()));
+  publishers.clear();
+}

@@ -1,0 +1,42 @@
+/**
+ * The JWTs of the Mercure protocol (HMAC-signed, verified with `jose`): the `mercure.subscribe` and
+ * `mercure.publish` claims are lists of topic selectors. Any failure to verify is a refusal.
+ */
+import { jwtVerify, SignJWT } from 'jose';
+
+export class InvalidToken extends Error {}
+
+const ALGORITHMS = ['HS256', 'HS384', 'HS512'];
+
+/** The selectors of `mercure.<claim>` in a token signed with `secret`; throws InvalidToken. */
+export async function claimedSelectors(token: string, secret: string | undefined, claim: 'subscribe' | 'publish'): Promise<string[]> {
+  if (!secret) throw new InvalidToken('no key is configured to verify this token');
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ALGORITHMS }));
+  } catch (e) {
+    throw new InvalidToken((e as Error).message);
+  }
+  const mercure = payload.mercure as Record<string, unknown> | undefined;
+  const selectors = mercure?.[claim];
+  return Array.isArray(selectors) ? selectors.filter((s): s is string => typeof s === 'string') : [];
+}
+
+/** A publisher token for every topic, valid one hour. */
+export async function publisherToken(secret: string): Promise<string> {
+  return new SignJWT({ mercure: { publish: ['*'] } })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(secret));
+}
+
+/** The token of a request: Authorization header, else `authorization` query parameter, else cookie. */
+export function requestToken(headers: Record<string, string | string[] | undefined>, query: URLSearchParams): string | undefined {
+  const header = headers.authorization;
+  if (typeof header === 'string' && header) return /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
+  const param = query.get('authorization');
+  if (param !== null) return param;
+  const cookie = typeof headers.cookie === 'string' ? /(?:^|;\s*)mercureAuthorization=([^;]*)/.exec(headers.cookie)?.[1] : undefined;
+  return cookie ? decodeURIComponent(cookie) : undefined;
+}

@@ -1,0 +1,152 @@
+/**
+ * Shared by the messenger suites: a `.api` file written to a fresh directory beside a copy of the test
+ * handlers (transport, queue and retry settings chosen by the suite), and `apidsl consume` processes.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fromRoot } from '../support/paths.js';
+import { fixture, request } from './harness.js';
+
+/** Children still running, killed when the test process exits (one listener for all). */
+const live = new Set<ChildProcess>();
+process.once('exit', () => live.forEach((c) => c.kill('SIGKILL')));
+
+export interface MessengerFixture {
+  dir: string;
+  file: string;
+  /** Where the handlers log and leave markers (APIDSL_TEST_MARKERS). */
+  markers: string;
+}
+
+export function messengerFixture(transport: 'embedded' | 'amqp', queue: string, extraConfig = ''): MessengerFixture {
+  const dir = mkdtempSync(join(tmpdir(), 'apidsl-messenger-'));
+  const markers = mkdtempSync(join(tmpdir(), 'apidsl-markers-'));
+  copyFileSync(fixture('messenger-handlers.mjs'), join(dir, 'handlers.mjs'));
+  const file = join(dir, 'tasks.api');
+  writeFileSync(
+    file,
+    `api "Tasks" { version: "1" }
+
+config {
+  messenger {
+    transport: "${transport}"
+    queue: "${queue}"
+    redeliver_timeout: 1
+    routing { Note: "sync" }
+    handlers {
+      Task: "./handlers.mjs#onTask"
+      Signup: "./handlers.mjs#onSignup"
+      Note: "./handlers.mjs#onNote"
+    }
+    retry { max_retries: 2, delay: 100, multiplier: 2 }
+${extraConfig}
+  }
+}
+
+resource Task {
+  properties {
+    id: int { identifier: true }
+    title: string { required: true, minLength: 1 }
+    handledBy: string
+    attempts: int
+    raw: string
+  }
+  operations {
+    GetCollection {}
+    Get {}
+    Post { messenger: true }
+  }
+}
+
+resource Signup {
+  properties {
+    name: string
+  }
+  operations {
+    Post { messenger: "input" }
+  }
+}
+
+resource Note {
+  properties {
+    id: int { identifier: true }
+    text: string
+  }
+  operations {
+    GetCollection {}
+    Post { messenger: true }
+  }
+}
+`,
+  );
+  process.env.APIDSL_TEST_MARKERS = markers;
+  return { dir, file, markers };
+}
+
+/** The handler calls logged so far. */
+export function handlerLog(f: MessengerFixture): { title: string; attempt: number; transport: string; pid: number }[] {
+  const path = join(f.markers, 'log');
+  return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+}
+
+export interface ConsumerProcess {
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `apidsl consume FILE [args]`; resolves once it says it is consuming. */
+export function startConsumer(file: string, args: string[]): Promise<ConsumerProcess> {
+  const child = spawn(process.execPath, [fromRoot('bin/apidsl.js'), 'consume', file, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  const consumer: ConsumerProcess = {
+    child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`consumer did not start: ${out}`)), 15_000);
+    child.stdout!.on('data', () => {
+      if (out.includes('apidsl consuming')) {
+        clearTimeout(timer);
+        resolve(consumer);
+      }
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`consumer exited: ${out}`));
+    });
+  });
+}
+
+/** Polls `GET path` until `accept(json)` holds; returns the last document. */
+export async function eventually<T>(base: string, path: string, accept: (json: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < until) {
+    const r = await request(base, 'GET', path);
+    last = r.json as T;
+    if (r.status === 200 && accept(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`GET ${path} never satisfied the condition; last: ${JSON.stringify(last)}`);
+}
+
+export async function waitForFile(path: string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!existsSync(path)) {
+    if (Date.now() > until) throw new Error(`${path} never appeared`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
