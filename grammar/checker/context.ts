@@ -119,7 +119,7 @@ export class CheckContext {
       case 'expression': {
         if (value.kind !== 'string') return mismatch();
         const parsed = parseExpression(value.value);
-        if (!parsed.ok) this.report('invalid-expression', value.range, `${where} is not a valid expression: ${parsed.message} (at character ${parsed.index + 1})`);
+        if (!parsed.ok) this.report('invalid-expression', value.range, `${where} is not a valid expression: ${parsed.message} (at character ${parsed.start + 1})`);
         return;
       }
       case 'codeRef':
