@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { runPipeline } from '../pipeline/chain.js';
 import type { OperationState } from '../pipeline/state.js';
+import { ANONYMOUS, principalOf, type Principal } from '../security/access.js';
+import { authenticate, authenticates } from '../security/authenticate.js';
 import { storageSpec } from '../pipeline/rendering.js';
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
@@ -43,6 +45,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(everyResponse(api, options));
+  app.use(authentication(api, options.logger));
 
   const router = newRouter();
   for (const op of routeOrder(operations)) {
@@ -51,7 +54,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
     router.register(routerPath(op.path), [op.method], async (ctx: Context, next: Next) => {
       const { _format: extension, ...params } = ctx.params as Record<string, string>;
       if (!matcher.accepts(ctx, params)) return next();
-      const state = newState(ctx, api, op, collections, params, extension);
+      const state = newState(ctx, api, op, collections, params, extension, options.logger);
       await runPipeline(state);
       send(ctx, state, headers);
     });
@@ -111,6 +114,25 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
   };
 }
 
+/**
+ * Who sent the request, decided before routing so that invalid credentials answer 401 on every
+ * route (docs/behaviour.md, "Security").
+ */
+function authentication(api: ApiMetadata, logger: Logger) {
+  const security = api.security;
+  if (!authenticates(security)) {
+    return (ctx: Context, next: Next): Promise<void> => {
+      ctx.state.principal = ANONYMOUS;
+      return next();
+    };
+  }
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const request = { method: ctx.method, url: ctx.url, path: ctx.path, headers: ctx.headers, query: parseQuery(ctx.querystring) };
+    ctx.state.principal = principalOf(security, await authenticate(security, request, logger));
+    return next();
+  };
+}
+
 /** Anything not thrown as an HttpError is a bug: 500, with details only in debug mode. */
 function unexpected(e: unknown, options: AppOptions): HttpError {
   const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
@@ -120,7 +142,7 @@ function unexpected(e: unknown, options: AppOptions): HttpError {
   return new HttpError(500, options.debug ? String(err?.stack ?? err) : 'Internal Server Error');
 }
 
-function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collections: Map<string, Collection>, params: Record<string, string>, extension: string | undefined): OperationState {
+function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collections: Map<string, Collection>, params: Record<string, string>, extension: string | undefined, logger: Logger): OperationState {
   const output = negotiateOutput(api.settings.formats, ctx.get('accept') || undefined, extension);
   const defaults = (op.options.defaults as Record<string, unknown> | undefined) ?? {};
   const uriVariables: Record<string, string> = {};
@@ -151,6 +173,8 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     data: null,
     previousData: null,
     created: false,
+    principal: ctx.state.principal as Principal,
+    logger,
   };
 }
 
