@@ -137,7 +137,7 @@ function tokenize(source: string): Token[] {
       i = end;
       continue;
     }
-    const op = OPERATORS.find((o) => source.startsWith(o, i) && (!/[a-z]$/.test(o) || /^[\s(]/.test(source[i + o.length] ?? 'x'))
+    const op = OPERATORS.find((o) => source.startsWith(o, i) && (!/[a-z]$/.test(o) || /^[\s(]/.test(source[i + o.length] ?? ' '))
       && (!/^[a-z]/.test(o) || !isNameChar(source[i - 1] ?? ' ')));
     if (op) {
       i += op.length;

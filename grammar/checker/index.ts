@@ -11,10 +11,12 @@ import { checkDeclarations } from './rules/declarations.js';
 import { checkFilters } from './rules/filters.js';
 import { checkOperations } from './rules/operations.js';
 import { checkResources } from './rules/resources.js';
+import { checkSecurity } from './rules/security.js';
 
 export type { CheckEnv } from './context.js';
 
-const RULES = [checkDeclarations, checkConfig, checkFilters, checkResources, checkOperations];
+// checkSecurity runs last: it checks the expressions the other rules met.
+const RULES = [checkDeclarations, checkConfig, checkFilters, checkResources, checkOperations, checkSecurity];
 
 export interface CheckResult extends ParseResult {
   model: ApiModel;
@@ -24,7 +26,7 @@ export interface CheckResult extends ParseResult {
 
 export function checkParsed(parsed: ParseResult, env: CheckEnv = {}): CheckResult {
   const model = buildModel(parsed.document);
-  const ctx = new CheckContext(model, env);
+  const ctx = new CheckContext(model, env, parsed.text);
   for (const rule of RULES) rule(ctx);
   const all = [...parsed.diagnostics, ...ctx.diagnostics].sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
   return { ...parsed, model, all };
