@@ -63,7 +63,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   router.get('/index.:format', (ctx) => sendDocument(ctx, entrypoint(api), ctx.params.format));
   router.get('/docs.jsonld', (ctx) => sendDocument(ctx, hydraDocumentation(api, originOf(ctx)), 'jsonld'));
   // `/docs.json` (OpenAPI), `/docs` (HTML, OpenAPI or Hydra by Accept) and the HTML reference's assets.
-  registerDocumentation(router, api, (ctx) => hydraDocumentation(api, originOf(ctx)));
+  registerDocumentation(router, api, (ctx) => hydraDocumentation(api, originOf(ctx)), options.logger);
   router.get('/contexts/:name{.:format}', (ctx) => {
     const doc = contextDocument(api, ctx.params.name, originOf(ctx));
     if (!doc) throw notFound();

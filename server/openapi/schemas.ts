@@ -15,7 +15,16 @@ const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
 export class SchemaRegistry {
   readonly schemas: Record<string, JsonSchema> = {};
 
-  constructor(private readonly hydraPrefix: boolean) {}
+  /** `hidden`: per resource, properties the reader may not see (property `security`), left out of its schemas. */
+  constructor(
+    private readonly hydraPrefix: boolean,
+    private readonly hidden?: ReadonlyMap<string, readonly string[]>,
+  ) {}
+
+  private shown(resource: ResourceMetadata): ResourceMetadata {
+    const names = this.hidden?.get(resource.shortName);
+    return names ? { ...resource, properties: resource.properties.filter((p) => !names.includes(p.name)) } : resource;
+  }
 
   private add(name: string, build: () => JsonSchema): JsonSchema {
     if (!(name in this.schemas)) {
@@ -27,7 +36,7 @@ export class SchemaRegistry {
 
   /** What responses hold in plain JSON. */
   output(resource: ResourceMetadata): JsonSchema {
-    return this.add(resource.shortName, () => resourceSchema(resource, 'output'));
+    return this.add(resource.shortName, () => resourceSchema(this.shown(resource), 'output'));
   }
 
   /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top). */
@@ -39,13 +48,13 @@ export class SchemaRegistry {
 
   /** What POST and PUT bodies may hold: the schema that validates them. */
   input(resource: ResourceMetadata): JsonSchema {
-    return this.add(`${resource.shortName}.input`, () => resourceSchema(resource, 'input'));
+    return this.add(`${resource.shortName}.input`, () => resourceSchema(this.shown(resource), 'input'));
   }
 
   /** What a PATCH body (JSON Merge Patch) may hold: the input schema with nothing required, null removing a value. */
   mergePatch(resource: ResourceMetadata): JsonSchema {
     return this.add(`${resource.shortName}.jsonMergePatch`, () => {
-      const { required: _required, ...schema } = resourceSchema(resource, 'input');
+      const { required: _required, ...schema } = resourceSchema(this.shown(resource), 'input');
       return { ...schema, description: joinText(schema.description as string | undefined, 'JSON Merge Patch (RFC 7396): the properties to change; null removes an optional value.') };
     });
   }
