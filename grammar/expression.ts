@@ -459,6 +459,9 @@ export function usesObjectVariables(ast: ExprNode): boolean {
 export function analyzeExpression(ast: ExprNode, options: AnalyzeOptions = {}): ExpressionIssue[] {
   const issues: ExpressionIssue[] = [];
   const variables = options.uriVariables ? [...Object.keys(EXPRESSION_VARIABLES), ...options.uriVariables] : undefined;
+  // As in Symfony, a name right before `??` may be undefined (`tenant ?? null`).
+  const coalesced = new Set<ExprNode>();
+  walkExpression(ast, (n) => { if (n.kind === 'coalesce' && n.left.kind === 'name') coalesced.add(n.left); });
   walkExpression(ast, (n) => {
     if (n.kind === 'call') {
       const fn = Object.hasOwn(EXPRESSION_FUNCTIONS, n.name) ? EXPRESSION_FUNCTIONS[n.name] : undefined;
@@ -471,7 +474,7 @@ export function analyzeExpression(ast: ExprNode, options: AnalyzeOptions = {}): 
         issues.push({ code: 'argument-count', message: `${n.name}(${fn.params}) takes ${expected} argument${fn.maxArgs === 1 ? '' : 's'}, not ${n.args.length}`,
           start: n.start, end: n.end });
       }
-    } else if (n.kind === 'name' && variables && !variables.includes(n.name)) {
+    } else if (n.kind === 'name' && variables && !variables.includes(n.name) && !coalesced.has(n)) {
       const suggestion = closest(n.name, variables);
       issues.push({ code: 'unknown-variable', message: `unknown variable '${n.name}'; known: ${variables.join(', ')}`, start: n.start, end: n.end, suggestion });
     } else if (n.kind === 'binary' && n.op === 'matches') {

@@ -155,6 +155,7 @@ describe('security expressions: evaluation', () => {
     expect(await expectRuntimeError('nope == 1')).to.match(/unknown variable 'nope'/);
     expect(() => compileExpression('nope == 1', { uriVariables: ['id'] })).to.throw(ExpressionCompileError, /unknown variable 'nope'/);
     expect(await compileExpression('id == 7', { uriVariables: ['id'] }).evaluate(context())).to.equal(true);
+    expect(await compileExpression("(tenant ?? 'none') == 'none'", { uriVariables: ['id'] }).evaluate(context()), 'a name before ?? may be undefined').to.equal(true);
   });
 
   it('casts the result to a boolean as PHP does', async () => {
