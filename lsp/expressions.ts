@@ -9,9 +9,10 @@ import { CompletionItemKind, InsertTextFormat, MarkupKind, type CompletionItem }
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type * as A from '../grammar/ast.js';
 import { OPERATION_KINDS } from '../grammar/catalogue/index.js';
-import { PROPERTY_SECURITY_CONSTRAINTS, SECURITY_OPTIONS, operationUriVariables, resourceUriVariables } from '../grammar/checker/rules/security.js';
+import { PROPERTY_SECURITY_CONSTRAINTS, SECURITY_OPTIONS, operationUriVariables } from '../grammar/checker/rules/security.js';
 import { EXPRESSION_FUNCTIONS, EXPRESSION_VARIABLES, parseExpression, walkExpression, type ExprNode } from '../grammar/expression.js';
 import { configEntry, type ApiModel, type ModelResource } from '../grammar/model.js';
+import { placeholders } from '../grammar/naming.js';
 import { StringOffsets } from '../grammar/string-offsets.js';
 import type { CompletionContext } from './completion-context.js';
 import { keyType } from './completion-context.js';
@@ -33,6 +34,8 @@ const variableDoc = (name: string): string => `\`${name}\` — ${EXPRESSION_VARI
 export function expressionCompletions(doc: TextDocument, ctx: CompletionContext, offset: number, model: ApiModel | undefined): CompletionItem[] | undefined {
   const current = ctx.current;
   if (current?.kind !== 'string' || offset <= current.start) return undefined;
+  const closed = current.text.length >= 2 && current.text.endsWith('"') && !current.text.endsWith('\\"');
+  if (closed && offset >= current.end) return undefined;
   const [key, colon] = ctx.member;
   if (!key || colon?.text !== ':' || ctx.member.length !== 2) return undefined;
   if (keyType(ctx.scope, key.value)?.type.kind !== 'expression') return undefined;
@@ -90,10 +93,12 @@ function uriVariablesInScope(ctx: CompletionContext, model: ApiModel | undefined
   const resource = ctx.scope.resource ? model?.resources.get(ctx.scope.resource) : undefined;
   if (!resource) return [];
   const opKind = ctx.scope.opKind;
-  if (ctx.scope.kind === 'operation' && opKind && (OPERATION_KINDS as readonly string[]).includes(opKind)) {
-    return [...new Set(resource.operations.filter((o) => o.kind === opKind).flatMap(operationUriVariables))];
-  }
-  return resourceUriVariables(resource);
+  const ops = ctx.scope.kind === 'operation' && opKind && (OPERATION_KINDS as readonly string[]).includes(opKind)
+    ? resource.operations.filter((o) => o.kind === opKind)
+    : resource.operations;
+  // The line being typed may hide its operation from the model: the item route is the best guess then.
+  if (!ops.length) return resource.itemPath ? placeholders(resource.itemPath) : [];
+  return [...new Set(ops.flatMap(operationUriVariables))];
 }
 
 /** role_hierarchy's keys and values, then every ROLE_* word of the file. */
