@@ -123,6 +123,16 @@ describe('security expressions: hostile input', () => {
     for (const p of ['/(a)\\\\1/', '/(?=a)/', '/(?<!a)b/']) expect(await outcome(`'aa' matches '${p}'`), p).to.equal('refused');
   });
 
+  it('fails on cyclic data instead of looping', async () => {
+    const a: Record<string, unknown> = { id: 1 };
+    a.self = a;
+    const b: Record<string, unknown> = { id: 1 };
+    b.self = b;
+    await expectDenied('object == previous_object', { object: a, previous_object: b });
+    await expectDenied('object === previous_object', { object: a, previous_object: b });
+    expect(await outcome('object == object', { object: a })).to.equal(true);
+  });
+
   it('stops a busy evaluation on its step budget', async () => {
     const wide = `[${Array.from({ length: 300 }, () => '1..40 == 1..40').join(', ')}] == []`;
     expect(wide.length).to.be.below(8192);

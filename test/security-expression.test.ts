@@ -161,6 +161,8 @@ describe('security expressions: evaluation', () => {
   it('casts the result to a boolean as PHP does', async () => {
     await expectFalse('0', "''", "'0'", 'null', '[]', '{}', '0.0', 'false');
     await expectTrue('1', "'a'", "'0.0'", "' '", '[0]', '{a: null}', '-1', 'true');
+    expect(await run('object', { object: new Date(0) }), 'an object that is not a plain one is always true').to.equal(true);
+    expect(await run('object', { object: {} })).to.equal(false);
   });
 
   it('short-circuits and/or', async () => {

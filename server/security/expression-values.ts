@@ -18,6 +18,11 @@ export function spend(budget: Budget, n = 1): void {
 
 const isMap = (v: unknown): v is Record<string, unknown> | unknown[] => typeof v === 'object' && v !== null;
 
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
 export function typeName(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (Array.isArray(v)) return 'array';
@@ -30,7 +35,8 @@ export function truthy(v: unknown): boolean {
   if (typeof v === 'number') return v !== 0;
   if (typeof v === 'string') return v !== '' && v !== '0';
   if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'object') return Object.keys(v).length > 0;
+  // Plain objects play PHP arrays (empty is false); any other object is an object, always true in PHP.
+  if (typeof v === 'object') return !isPlainObject(v) || Object.keys(v).length > 0;
   return true;
 }
 
@@ -75,6 +81,7 @@ export function looseEquals(a: unknown, b: unknown, budget: Budget): boolean {
   if (typeof a === 'string' && typeof b === 'number') return looseEquals(b, a, budget);
   if (typeof a === 'string' && typeof b === 'string') return isNumeric(a) && isNumeric(b) ? Number(a) === Number(b) : a === b;
   if (isMap(a) && isMap(b)) {
+    if (a === b) return true;
     const ka = Object.keys(a);
     const kb = Object.keys(b);
     if (ka.length !== kb.length) return false;
