@@ -52,7 +52,7 @@ export function expressionCompletions(doc: TextDocument, ctx: CompletionContext,
     insertTextFormat: snippet ? InsertTextFormat.Snippet : InsertTextFormat.PlainText,
   });
 
-  if (insideQuotedArgument(before)) return roleNames(text, model).map((r) => item(r, CompletionItemKind.Constant, 'role'));
+  if (insideQuotedArgument(before)) return roleNames(text, model).map((r) => item(r, CompletionItemKind.Constant, r.startsWith('ROLE_') ? 'role' : 'attribute'));
   const word = before.slice(0, before.length - (offset - wordStart));
   const member = /([A-Za-z_][A-Za-z0-9_]*)\s*\??\.\s*$/.exec(word);
   if (member) {
@@ -101,7 +101,7 @@ function uriVariablesInScope(ctx: CompletionContext, model: ApiModel | undefined
   return [...new Set(ops.flatMap(operationUriVariables))];
 }
 
-/** role_hierarchy's keys and values, then every ROLE_* word of the file. */
+/** role_hierarchy's keys and values, every ROLE_* word of the file, and the attributes its expressions test. */
 function roleNames(text: string, model: ApiModel | undefined): string[] {
   const roles = new Set<string>();
   const hierarchy = configEntry(model?.config, 'security.role_hierarchy')?.value;
@@ -112,6 +112,15 @@ function roleNames(text: string, model: ApiModel | undefined): string[] {
     }
   }
   for (const m of text.matchAll(/\bROLE_[A-Za-z0-9_]+/g)) roles.add(m[0]);
+  // The attributes the file's expressions already ask about (voter attributes such as 'EDIT' too).
+  for (const value of model ? expressionStrings(model) : []) {
+    const parsed = parseExpression(value.value);
+    if (!parsed.ok) continue;
+    walkExpression(parsed.ast, (n) => {
+      const first = n.kind === 'call' && (n.name === 'is_granted' || n.name === 'has_role') ? n.args[0] : undefined;
+      if (first?.kind === 'constant' && typeof first.value === 'string') roles.add(first.value);
+    });
+  }
   return [...roles];
 }
 
