@@ -12,11 +12,12 @@ import { checkFilters } from './rules/filters.js';
 import { checkOperations } from './rules/operations.js';
 import { checkResources } from './rules/resources.js';
 import { checkSecurity } from './rules/security.js';
+import { checkSecurityConfig } from './rules/security-config.js';
 
 export type { CheckEnv } from './context.js';
 
 // checkSecurity runs last: it checks the expressions the other rules met.
-const RULES = [checkDeclarations, checkConfig, checkFilters, checkResources, checkOperations, checkSecurity];
+const RULES = [checkDeclarations, checkConfig, checkSecurityConfig, checkFilters, checkResources, checkOperations, checkSecurity];
 
 export interface CheckResult extends ParseResult {
   model: ApiModel;
