@@ -74,6 +74,8 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     }
     throw e;
   }
+  const unusable = service.api.security.jwt?.unusable;
+  if (unusable) process.stderr.write(`apidsl serve: warning: ${unusable}\n`);
   process.stdout.write(`apidsl serving ${file} at ${service.url}\n\n${routeTable(service.api)}\n`);
   const watcher = opts.watch ? watchFile(file, service) : undefined;
   await new Promise<void>((resolve) => {

@@ -125,6 +125,8 @@ export interface JwtMetadata {
   userClaim: string;
   /** The environment variable of the shared secret, when HS* tokens are verified. */
   secretEnv?: string;
+  /** Why no token can be verified (the secret variable is unset): every Bearer token is then rejected. */
+  unusable?: string;
 }
 
 /** `config { security { … } }` resolved at load: authentication, role hierarchy, voters. */

@@ -66,6 +66,7 @@ async function jwtUser(security: SecurityMetadata, token: string): Promise<Secur
   try {
     payload = await jwt.verify(token);
   } catch (e) {
+    if (jwt.unusable) throw invalidCredentials('This service cannot verify tokens: its JWT secret is not configured.');
     throw invalidCredentials(reason(e));
   }
   const id = claim(payload, jwt.userClaim);

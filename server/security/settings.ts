@@ -1,8 +1,9 @@
 /**
  * `config { security { … } }` resolved once at load: the JWT verifier (its key read now, its
  * algorithms pinned by the key type so that `alg: none` and algorithm confusion cannot pass),
- * the custom authenticator, the role hierarchy made transitive, the voters imported. A setting
- * that cannot work (secret variable unset, unreadable key, no algorithm left) stops the start.
+ * the custom authenticator, the role hierarchy made transitive, the voters imported. A key file
+ * that cannot be read, or no algorithm left, stops the start; an unset secret variable makes every
+ * token invalid (the service starts, fails closed and says why).
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -68,10 +69,12 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
   const fileOf = (path: string): string => (isAbsolute(path) ? path : resolve(baseDir, path));
   let key: Uint8Array | KeyObject | ReturnType<typeof createLocalJWKSet>;
   let allowed: readonly string[];
+  let unusable: string | undefined;
   if (secretEnv !== undefined) {
     const secret = process.env[secretEnv];
-    if (!secret) throw new SecurityConfigError(`security.jwt.secret_env: the environment variable ${secretEnv} is not set (it holds the JWT secret)`);
-    key = new TextEncoder().encode(secret);
+    // Fail closed without refusing to load: `routes` and `openapi` need no secret, and `serve` says so.
+    if (!secret) unusable = `the environment variable ${secretEnv} (security.jwt.secret_env) is not set: every Bearer token is rejected`;
+    key = new TextEncoder().encode(secret ?? '');
     allowed = HMAC_ALGORITHMS;
   } else if (publicKey !== undefined) {
     const file = fileOf(publicKey);
@@ -104,6 +107,7 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
   const options = { algorithms, clockTolerance, ...(issuer !== undefined ? { issuer } : {}), ...(audience !== undefined ? { audience } : {}) };
   return {
     verify: async (token) => {
+      if (unusable) throw new SecurityConfigError(unusable);
       const { payload } = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
       return payload as Record<string, unknown>;
     },
@@ -113,6 +117,7 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
     rolesClaim: get<string>('jwt.roles_claim') ?? 'roles',
     userClaim: get<string>('jwt.user_claim') ?? 'sub',
     secretEnv,
+    unusable,
   };
 }
 

@@ -192,13 +192,19 @@ describe('security: Bearer JWT verified with a PEM public key or a JWKS', () => 
     expectInvalidToken(await as(confused, s.url, 'GET', '/things'));
   });
 
-  it('serve refuses to start when the secret variable is unset or the key file is not a key', async () => {
-    const unset = await serveExpectingExit(apiWith('secret_env: "APIDSL_TEST_SURELY_UNSET_SECRET"'));
-    expect(unset.code, unset.output).to.equal(1);
-    expect(unset.output).to.contain('APIDSL_TEST_SURELY_UNSET_SECRET is not set');
+  it('with the secret variable unset, serve warns and rejects every token (fail closed)', async () => {
+    const s = await start(apiWith('secret_env: "APIDSL_TEST_SURELY_UNSET_SECRET"'));
+    expect(s.output()).to.contain('APIDSL_TEST_SURELY_UNSET_SECRET (security.jwt.secret_env) is not set');
+    expectInvalidToken(await as(await token({ sub: 'alice', roles: ['ROLE_USER'], iss: null, aud: null }), s.url, 'GET', '/things'));
+    const anonymous = await as(undefined, s.url, 'GET', '/things');
+    expect(anonymous.status).to.equal(401);
+    expect(anonymous.headers.get('www-authenticate')).to.equal('Bearer');
+  });
+
+  it('serve refuses to start when the key file is not a key', async () => {
     const garbage = await serveExpectingExit(apiWith('public_key: "./public.pem"', { 'public.pem': 'not a key' }));
     expect(garbage.code, garbage.output).to.equal(1);
-    expect(garbage.output).to.contain('cannot read a PEM public key');
+    expect(garbage.output).to.match(/does not hold a PEM public key/);
   });
 });
 
