@@ -72,7 +72,8 @@ export const EXPRESSION_FUNCTIONS: Readonly<Record<string, ExpressionFunction>> 
     doc: 'True when the user holds the role ROLE_* (after the role hierarchy); any other attribute asks the voters about subject.' },
   is_authenticated: { params: '', minArgs: 0, maxArgs: 0, doc: 'True when the request carries valid credentials (the user is not anonymous).' },
   is_fully_authenticated: { params: '', minArgs: 0, maxArgs: 0, doc: 'Same as is_authenticated().' },
-  has_role: { params: 'role', minArgs: 1, maxArgs: 1, doc: "Alias of is_granted(role): true when the user holds the role (after the role hierarchy)." },
+  has_role: { params: 'role', minArgs: 1, maxArgs: 1,
+    doc: 'Alias of is_granted(role): true when the user holds the role (after the role hierarchy).' },
 };
 
 /** The variables every expression sees. URI variables come on top; these names win on a clash. */
@@ -219,7 +220,8 @@ class Parser {
   }
 
   private expect(value: string, what: string): Token {
-    if (!this.is('punctuation', value)) throw new ExpressionSyntaxError(`${what}, found ${describe(this.current)}`, this.current.start, this.current.end);
+    const t = this.current;
+    if (!this.is('punctuation', value)) throw new ExpressionSyntaxError(`${what}, found ${describe(t)}`, t.start, t.end);
     return this.tokens[this.pos++];
   }
 
@@ -246,7 +248,8 @@ class Parser {
         if (prec === undefined || prec < precedence) break;
         this.pos++;
         const right = this.expression(t.value === '**' ? prec : prec + 1);
-        left = this.node({ kind: 'binary', op: t.value as BinaryOperator, left, right, opStart: t.start, start: left.start, end: right.end }, left, right);
+        const op = t.value as BinaryOperator;
+        left = this.node({ kind: 'binary', op, left, right, opStart: t.start, start: left.start, end: right.end }, left, right);
       }
       return precedence === 0 ? this.conditional(left) : left;
     } finally {
@@ -401,7 +404,8 @@ export type ParsedExpression = { ok: true; ast: ExprNode } | { ok: false; messag
 /** Parses an expression; a syntax error comes back with the offsets of what is wrong. */
 export function parseExpression(source: string): ParsedExpression {
   if (source.length > MAX_EXPRESSION_LENGTH) {
-    return { ok: false, message: `expression is too long (${source.length} characters; at most ${MAX_EXPRESSION_LENGTH})`, start: 0, end: source.length };
+    const message = `expression is too long (${source.length} characters; at most ${MAX_EXPRESSION_LENGTH})`;
+    return { ok: false, message, start: 0, end: source.length };
   }
   if (source.trim() === '') return { ok: false, message: 'empty expression', start: 0, end: source.length };
   try {
@@ -471,12 +475,13 @@ export function analyzeExpression(ast: ExprNode, options: AnalyzeOptions = {}): 
           start: n.start, end: n.nameEnd, suggestion });
       } else if (n.args.length < fn.minArgs || n.args.length > fn.maxArgs) {
         const expected = fn.minArgs === fn.maxArgs ? `${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
-        issues.push({ code: 'argument-count', message: `${n.name}(${fn.params}) takes ${expected} argument${fn.maxArgs === 1 ? '' : 's'}, not ${n.args.length}`,
-          start: n.start, end: n.end });
+        const message = `${n.name}(${fn.params}) takes ${expected} argument${fn.maxArgs === 1 ? '' : 's'}, not ${n.args.length}`;
+        issues.push({ code: 'argument-count', message, start: n.start, end: n.end });
       }
     } else if (n.kind === 'name' && variables && !variables.includes(n.name) && !coalesced.has(n)) {
       const suggestion = closest(n.name, variables);
-      issues.push({ code: 'unknown-variable', message: `unknown variable '${n.name}'; known: ${variables.join(', ')}`, start: n.start, end: n.end, suggestion });
+      const message = `unknown variable '${n.name}'; known: ${variables.join(', ')}`;
+      issues.push({ code: 'unknown-variable', message, start: n.start, end: n.end, suggestion });
     } else if (n.kind === 'binary' && n.op === 'matches') {
       if (n.right.kind !== 'constant' || typeof n.right.value !== 'string') {
         issues.push({ code: 'invalid-pattern', message: "the right side of 'matches' must be a string literal such as '/^[a-z]+$/i'",

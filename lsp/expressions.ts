@@ -20,7 +20,11 @@ import { toRange } from './ranges.js';
 
 /** Members an expression may read on the variables whose shape is known. */
 const MEMBERS: Record<string, Record<string, string>> = {
-  user: { identifier: "The user's identifier (the token's `sub`, or what the authenticator returned).", roles: 'The roles the credentials carry (before the hierarchy).', claims: 'The JWT payload, or what the authenticator returned.' },
+  user: {
+    identifier: "The user's identifier (the token's `sub`, or what the authenticator returned).",
+    roles: 'The roles the credentials carry (before the hierarchy).',
+    claims: 'The JWT payload, or what the authenticator returned.',
+  },
   request: { method: 'The HTTP method.', path: 'The request path.', query: 'The query parameters.', headers: 'The headers, by lower-case name.' },
 };
 
@@ -29,9 +33,12 @@ const functionDoc = (name: string): string => {
   return `\`${name}(${f.params})\` — ${f.doc}`;
 };
 const variableDoc = (name: string): string => `\`${name}\` — ${EXPRESSION_VARIABLES[name]}`;
+const uriVariableDoc = (name: string): string => `\`${name}\` — a URI variable of the route (a string).`;
 
 /** Completion items when the cursor is inside a security expression string; undefined otherwise. */
-export function expressionCompletions(doc: TextDocument, ctx: CompletionContext, offset: number, model: ApiModel | undefined): CompletionItem[] | undefined {
+export function expressionCompletions(
+  doc: TextDocument, ctx: CompletionContext, offset: number, model: ApiModel | undefined,
+): CompletionItem[] | undefined {
   const current = ctx.current;
   if (current?.kind !== 'string' || offset <= current.start) return undefined;
   const closed = current.text.length >= 2 && current.text.endsWith('"') && !current.text.endsWith('\\"');
@@ -52,7 +59,9 @@ export function expressionCompletions(doc: TextDocument, ctx: CompletionContext,
     insertTextFormat: snippet ? InsertTextFormat.Snippet : InsertTextFormat.PlainText,
   });
 
-  if (insideQuotedArgument(before)) return roleNames(text, model).map((r) => item(r, CompletionItemKind.Constant, r.startsWith('ROLE_') ? 'role' : 'attribute'));
+  if (insideQuotedArgument(before)) {
+    return roleNames(text, model).map((r) => item(r, CompletionItemKind.Constant, r.startsWith('ROLE_') ? 'role' : 'attribute'));
+  }
   const word = before.slice(0, before.length - (offset - wordStart));
   const member = /([A-Za-z_][A-Za-z0-9_]*)\s*\??\.\s*$/.exec(word);
   if (member) {
@@ -66,14 +75,15 @@ export function expressionCompletions(doc: TextDocument, ctx: CompletionContext,
   }
   for (const name of Object.keys(EXPRESSION_VARIABLES)) out.push(item(name, CompletionItemKind.Variable, 'variable', variableDoc(name)));
   for (const name of uriVariablesInScope(ctx, model)) {
-    if (!(name in EXPRESSION_VARIABLES)) out.push(item(name, CompletionItemKind.Variable, 'URI variable', `\`${name}\` — a URI variable of the route (a string).`));
+    if (!(name in EXPRESSION_VARIABLES)) out.push(item(name, CompletionItemKind.Variable, 'URI variable', uriVariableDoc(name)));
   }
   return out;
 }
 
 /** The value typed so far, JSON escapes decoded where complete. */
 function decodePrefix(raw: string): string {
-  return raw.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, e: string) => (e[0] === 'u' ? String.fromCharCode(parseInt(e.slice(1), 16)) : JSON.parse(`"\\${e}"`)));
+  const decode = (e: string): string => (e[0] === 'u' ? String.fromCharCode(parseInt(e.slice(1), 16)) : JSON.parse(`"\\${e}"`));
+  return raw.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, e: string) => decode(e));
 }
 
 /** Whether an expression prefix ends inside a quoted string (an argument being typed). */
@@ -150,7 +160,7 @@ export function expressionHover(model: ApiModel, text: string, offset: number): 
     if (n.kind === 'call' && n.start <= at && at <= n.nameEnd && Object.hasOwn(EXPRESSION_FUNCTIONS, n.name)) {
       found = { markdown: functionDoc(n.name), start: n.start, end: n.nameEnd };
     } else if (n.kind === 'name' && n.start <= at && at <= n.end) {
-      const doc = Object.hasOwn(EXPRESSION_VARIABLES, n.name) ? variableDoc(n.name) : `\`${n.name}\` — a URI variable of the route (a string).`;
+      const doc = Object.hasOwn(EXPRESSION_VARIABLES, n.name) ? variableDoc(n.name) : uriVariableDoc(n.name);
       found = { markdown: doc, start: n.start, end: n.end };
     } else if (n.kind === 'member' && n.nameStart <= at && at <= n.end && n.object.kind === 'name' && MEMBERS[n.object.name]?.[n.property]) {
       found = { markdown: `\`${n.object.name}.${n.property}\` — ${MEMBERS[n.object.name][n.property]}`, start: n.nameStart, end: n.end };

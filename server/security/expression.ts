@@ -11,8 +11,6 @@ import {
   ExpressionRuntimeError, compare, looseEquals, spend, strictEquals, toPhpString, truthy, typeName, type Budget,
 } from './expression-values.js';
 
-export { ExpressionRuntimeError } from './expression-values.js';
-
 /** The authenticated user, as expressions and custom code see it. */
 export interface SecurityUser {
   identifier: string;
@@ -241,7 +239,9 @@ class Evaluation {
 
   /** `in` as Symfony has it: a strict (===) search among the values of an array or hash. */
   private contains(haystack: unknown, needle: unknown): boolean {
-    if (typeof haystack !== 'object' || haystack === null) throw new ExpressionRuntimeError(`'in' needs an array on its right, not ${typeName(haystack)}`);
+    if (typeof haystack !== 'object' || haystack === null) {
+      throw new ExpressionRuntimeError(`'in' needs an array on its right, not ${typeName(haystack)}`);
+    }
     const values = Array.isArray(haystack) ? haystack : ownDataValues(haystack);
     spend(this.budget, values.length);
     return values.some((v) => strictEquals(needle, v, this.budget));

@@ -26,10 +26,7 @@ export function checkSecurity(ctx: CheckContext): void {
     ctx.expressions.delete(value);
     const ast = checkExpression(ctx, value, where, uriVariables);
     if (ast && post) warnObjectInPost(ctx, value, ast, post);
-    if (!authenticated) {
-      ctx.report('security-without-authentication', value.range,
-        `${where} is never satisfied by a signed-in user: config has no authentication (add security { jwt { … } } or an authenticator to config), so every request is anonymous`);
-    }
+    if (!authenticated) warnNoAuthentication(ctx, value, where);
   };
   for (const resource of ctx.model.resources.values()) {
     const resourceScope = resourceUriVariables(resource);
@@ -50,12 +47,18 @@ export function checkSecurity(ctx: CheckContext): void {
   // Expressions elsewhere (link security): checked without knowing the variables in scope.
   for (const [value, where] of ctx.expressions) {
     checkExpression(ctx, value, where, undefined);
-    if (!authenticated) ctx.report('security-without-authentication', value.range, `${where}: config has no authentication, so every request is anonymous`);
+    if (!authenticated) warnNoAuthentication(ctx, value, where);
   }
   ctx.expressions.clear();
 }
 
 interface PostUse { inherited: boolean }
+
+function warnNoAuthentication(ctx: CheckContext, value: A.StringValue, where: string): void {
+  ctx.report('security-without-authentication', value.range,
+    `${where}: config has no authentication (neither security { jwt { … } } nor an authenticator), `
+    + "so every request is anonymous and is_granted('ROLE_…') always denies");
+}
 
 /** Whether `config { security { … } }` authenticates anyone (a jwt block or an authenticator). */
 export function hasAuthentication(ctx: CheckContext): boolean {
