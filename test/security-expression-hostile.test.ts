@@ -3,7 +3,7 @@
  * then denies). None may reach JavaScript's machinery, hang, exhaust the stack or grant.
  */
 import { expect } from 'chai';
-import { compileExpression, ExpressionCompileError, type SecurityContext } from '../server/security/expression.js';
+import { compileExpression, ExpressionCompileError, VOTER_TIMEOUT_MS, type SecurityContext } from '../server/security/expression.js';
 
 function context(over: Partial<SecurityContext> = {}): SecurityContext {
   return {
@@ -143,6 +143,10 @@ describe('security expressions: hostile input', () => {
     await expectDenied("is_granted('EDIT', object)", { isGranted: () => { throw new Error('voter bug'); } });
     await expectDenied("is_granted('EDIT', object)", { isGranted: () => Promise.reject(new Error('voter down')) });
     await expectDenied("not is_granted('EDIT', object) or true", { isGranted: () => { throw new Error('voter bug'); } });
+    const started = Date.now();
+    const never = await outcome("is_granted('EDIT', object) or true", { isGranted: () => new Promise<boolean>(() => undefined) });
+    expect(never).to.equal('failed');
+    expect(Date.now() - started).to.be.within(VOTER_TIMEOUT_MS - 10, VOTER_TIMEOUT_MS + 2000);
   });
 
   it('does not grant on type confusion', async () => {

@@ -294,13 +294,35 @@ function ownDataValues(target: object): unknown[] {
   return out;
 }
 
-/** A voter that never answers must not hold the request: after VOTER_TIMEOUT_MS the expression fails. */
+/**
+ * A voter that never answers must not hold the request: after VOTER_TIMEOUT_MS the expression fails.
+ * One shared watchdog (not a timer per call: that would cost every guarded request) rejects the late ones.
+ */
+const waiting = new Set<{ deadline: number; reject: (e: Error) => void }>();
+let watchdog: NodeJS.Timeout | undefined;
+
 function withTimeout<T>(value: T | Promise<T>): T | Promise<T> {
   if (!(value instanceof Promise)) return value;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ExpressionRuntimeError(`is_granted took longer than ${VOTER_TIMEOUT_MS} ms`)), VOTER_TIMEOUT_MS);
-    timer.unref();
+  return new Promise<T>((resolve, reject) => {
+    const entry = { deadline: Date.now() + VOTER_TIMEOUT_MS, reject };
+    waiting.add(entry);
+    watchdog ??= setInterval(expireLateVoters, 250).unref();
+    value.then(
+      (v) => { waiting.delete(entry); resolve(v); },
+      (e: unknown) => { waiting.delete(entry); reject(e); },
+    );
   });
-  return Promise.race([value, timeout]).finally(() => clearTimeout(timer));
+}
+
+function expireLateVoters(): void {
+  const now = Date.now();
+  for (const entry of waiting) {
+    if (entry.deadline > now) continue;
+    waiting.delete(entry);
+    entry.reject(new ExpressionRuntimeError(`is_granted took longer than ${VOTER_TIMEOUT_MS} ms`));
+  }
+  if (waiting.size === 0) {
+    clearInterval(watchdog);
+    watchdog = undefined;
+  }
 }
