@@ -127,8 +127,8 @@ function authentication(api: ApiMetadata, logger: Logger) {
     };
   }
   return async (ctx: Context, next: Next): Promise<void> => {
-    const request = { method: ctx.method, url: ctx.url, path: ctx.path, headers: ctx.headers, query: parseQuery(ctx.querystring) };
-    ctx.state.principal = principalOf(security, await authenticate(security, request, logger));
+    const request = () => ({ method: ctx.method, url: ctx.url, path: ctx.path, headers: ctx.headers, query: parseQuery(ctx.querystring) });
+    ctx.state.principal = principalOf(security, await authenticate(security, ctx.headers, request, logger));
     return next();
   };
 }

@@ -27,8 +27,9 @@ export const invalidCredentials = (detail: string): HttpError =>
 /** True when some authentication is configured (else every request is anonymous). */
 export const authenticates = (security: SecurityMetadata): boolean => security.jwt !== undefined || security.authenticator !== undefined;
 
-export async function authenticate(security: SecurityMetadata, request: AuthenticationRequest, logger: Logger): Promise<SecurityUser | null> {
-  const header = request.headers.authorization;
+/** `request` is made only when the authenticator needs it (a JWT-only service never parses the query for it). */
+export async function authenticate(security: SecurityMetadata, headers: AuthenticationRequest['headers'], request: () => AuthenticationRequest, logger: Logger): Promise<SecurityUser | null> {
+  const header = headers.authorization;
   const authorization = Array.isArray(header) ? header[0] : header;
   if (security.jwt && authorization !== undefined) {
     const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
@@ -40,11 +41,12 @@ export async function authenticate(security: SecurityMetadata, request: Authenti
   }
   if (!security.authenticator) return null;
   let returned: unknown;
+  const asked = request();
   try {
-    returned = await security.authenticator(request);
+    returned = await security.authenticator(asked);
   } catch (e) {
     // Fail closed: an authenticator that throws rejects the credentials it was given.
-    logger.warn({ err: e, method: request.method, url: request.url }, 'authenticator rejected the request');
+    logger.warn({ err: e, method: asked.method, url: asked.url }, 'authenticator rejected the request');
     throw invalidCredentials('The credentials could not be verified.');
   }
   if (returned === null || returned === undefined) {
@@ -54,7 +56,7 @@ export async function authenticate(security: SecurityMetadata, request: Authenti
   }
   const user = authenticatorUser(returned);
   if (!user) {
-    logger.error({ method: request.method, url: request.url }, 'authenticator returned neither null nor an object with a string identifier');
+    logger.error({ method: asked.method, url: asked.url }, 'authenticator returned neither null nor an object with a string identifier');
     throw invalidCredentials('The credentials could not be verified.');
   }
   return user;
