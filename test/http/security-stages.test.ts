@@ -157,6 +157,22 @@ describe('security stages (fixture security/books.api)', () => {
     });
   });
 
+  describe('custom provider and processor', () => {
+    it('a provider behind a guard sees ctx.user; anonymous requests never reach it', async () => {
+      expectDenied(await as(undefined, server.url, 'GET', '/profiles/me'), 401);
+      const r = await as(u.bob, server.url, 'GET', '/profiles/me');
+      expect(r.status, r.text).to.equal(200);
+      expect(r.json).to.include({ id: 'bob', name: 'Profile of bob' });
+    });
+
+    it('a processor sees ctx.user (it stamps the owner); anonymous writes are denied before it runs', async () => {
+      expectDenied(await as(undefined, server.url, 'POST', '/profiles', { body: { name: 'x' } }), 401);
+      const r = await as(u.alice, server.url, 'POST', '/profiles', { body: { name: 'Alice', owner: 'mallory' } });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.json.owner).to.equal('alice');
+    });
+  });
+
   describe('fail closed', () => {
     it('a voter that throws denies (403), and the service keeps answering', async () => {
       expectDenied(await as(u.admin, server.url, 'GET', '/probes/thrown/1'), 403);
