@@ -111,7 +111,10 @@ function uriVariablesInScope(ctx: CompletionContext, model: ApiModel | undefined
   return [...new Set(ops.flatMap(operationUriVariables))];
 }
 
-/** role_hierarchy's keys and values, every ROLE_* word of the file, and the attributes its expressions test. */
+/** Attributes is_granted always knows (Symfony's AuthenticatedVoter). */
+const BUILT_IN_ATTRIBUTES = ['PUBLIC_ACCESS', 'IS_AUTHENTICATED', 'IS_AUTHENTICATED_FULLY', 'IS_AUTHENTICATED_REMEMBERED'];
+
+/** role_hierarchy's keys and values, every ROLE_* word of the file, the attributes its expressions test, the built-in ones. */
 function roleNames(text: string, model: ApiModel | undefined): string[] {
   const roles = new Set<string>();
   const hierarchy = configEntry(model?.config, 'security.role_hierarchy')?.value;
@@ -131,6 +134,7 @@ function roleNames(text: string, model: ApiModel | undefined): string[] {
       if (first?.kind === 'constant' && typeof first.value === 'string') roles.add(first.value);
     });
   }
+  for (const a of BUILT_IN_ATTRIBUTES) roles.add(a);
   return [...roles];
 }
 
