@@ -79,6 +79,19 @@ program
   });
 
 program
+  .command('token')
+  .description('print a JWT signed with the shared secret of the file\'s security { jwt { secret_env } } (for curl and tests)')
+  .argument('<file>', '.api file')
+  .requiredOption('--sub <id>', 'the user\'s identifier (the user claim, sub by default)')
+  .option('--roles <roles>', 'comma-separated roles, put in the configured roles claim')
+  .option('--ttl <duration>', 'lifetime: 90s, 15m, 1h, 7d', '1h')
+  .option('--claim <key=value>', 'another claim (repeatable; the value is JSON when it parses)', (v: string, all: string[]) => [...all, v], [] as string[])
+  .action(async (file: string, opts: { sub: string; roles?: string; ttl: string; claim: string[] }) => {
+    const { runToken } = await import('./token.js');
+    process.exitCode = await runToken(file, opts);
+  });
+
+program
   .command('lsp')
   .description('run the language server for editors (completion, diagnostics, hover, …)')
   .option('--stdio', 'speak LSP over stdin/stdout')

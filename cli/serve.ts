@@ -4,6 +4,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { pino } from 'pino';
 import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
+import { SecurityConfigError } from '../server/security/settings.js';
 import { CheckFailed, defaultDataDir, startService, type RunningService, type Storage } from '../server/serve.js';
 import { MongoConfigError } from '../server/store/mongodb-errors.js';
 import { StoreUnavailableError } from '../server/store/types.js';
@@ -76,12 +77,14 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       process.stderr.write(`apidsl serve: ${(e as Error).message.split('\n')[0]}\n`);
       return 1;
     }
-    if (e instanceof CodeLoadError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    if (e instanceof CodeLoadError || e instanceof SecurityConfigError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       process.stderr.write(`apidsl serve: ${(e as Error).message}\n`);
       return 1;
     }
     throw e;
   }
+  const unusable = service.api.security.jwt?.unusable;
+  if (unusable) process.stderr.write(`apidsl serve: warning: ${unusable}\n`);
   process.stdout.write(`apidsl serving ${file} at ${service.url}\n\n${routeTable(service.api)}\n`);
   const watcher = opts.watch ? watchFile(file, service) : undefined;
   await stopSignal();

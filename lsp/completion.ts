@@ -32,6 +32,7 @@ import { parse } from '../grammar/build-ast.js';
 import { allOperations, buildModel, type ApiModel } from '../grammar/model.js';
 import type { Analysis } from './analysis.js';
 import { completionContext, keyType, type CompletionContext, type Scope, type Tok } from './completion-context.js';
+import { expressionCompletions } from './expressions.js';
 import { constraintMarkdown, fieldMarkdown, filterKindMarkdown, operationsUsingFilter, opKindMarkdown, optionMarkdown, propertyTypeMarkdown, settingMarkdown } from './docs.js';
 import { toOffset, toRange } from './ranges.js';
 
@@ -460,6 +461,8 @@ export function completions(doc: TextDocument, analysis: Analysis | undefined, p
   const ctx = completionContext(text, offset);
   if (!ctx) return [];
   const env: Env = { ctx, model: knownModel(text, offset, ctx.scope.kind === 'top' ? { start: 0, end: text.length } : ctx.window, analysis?.result.model), declared: declaredNames(text) };
+  const inExpression = expressionCompletions(doc, ctx, offset, env.model);
+  if (inExpression) return inExpression;
   const { items, colonAt } = itemsAt(env);
   const range = toRange(doc, ctx.replace);
   const inString = ctx.current?.kind === 'string';

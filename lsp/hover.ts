@@ -21,6 +21,7 @@ import {
   resourceMarkdown,
   settingMarkdown,
 } from './docs.js';
+import { expressionHover } from './expressions.js';
 import { occurrenceAt, occurrences, type Occurrence } from './occurrences.js';
 import { toOffset, toRange } from './ranges.js';
 import { walkTyped } from './walk.js';
@@ -156,7 +157,8 @@ function locate(analysis: Analysis, offset: number): Found | undefined {
 }
 
 export function hover(doc: TextDocument, analysis: Analysis, position: Position): Hover | null {
-  const found = locate(analysis, toOffset(doc, position));
+  const offset = toOffset(doc, position);
+  const found = expressionHover(analysis.result.model, analysis.result.text, offset) ?? locate(analysis, offset);
   if (!found) return null;
   return { contents: { kind: MarkupKind.Markdown, value: found.markdown }, range: toRange(doc, found.range) };
 }

@@ -130,7 +130,11 @@ describe('option catalogue', () => {
   it('lists the children of config blocks', () => {
     expect(settingChildren('')).to.deep.equal([
       'body_size_limit', 'collection', 'cors', 'defaults', 'error_formats', 'formats', 'hydra_prefix', 'mercure',
-      'messenger', 'patch_formats', 'path_segment_name_generator',
+      'messenger', 'patch_formats', 'path_segment_name_generator', 'security',
+    ]);
+    expect(settingChildren('security')).to.deep.equal(['authenticator', 'jwt', 'role_hierarchy', 'voters']);
+    expect(settingChildren('security.jwt')).to.deep.equal([
+      'algorithms', 'audience', 'issuer', 'jwks', 'leeway', 'public_key', 'roles_claim', 'secret_env', 'user_claim',
     ]);
     expect(settingChildren('cors')).to.deep.equal(['allow_headers', 'allow_origin', 'credentials', 'expose_headers', 'max_age']);
     expect(settingChildren('collection')).to.deep.equal([

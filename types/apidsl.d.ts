@@ -1,5 +1,5 @@
 // Types for custom code referenced from a .api file ("./file.mjs#export"): providers,
-// processors, controllers and metadata mutators. Import them in JSDoc or TypeScript:
+// processors, controllers, metadata mutators, and the security authenticator and voters. Import them in JSDoc or TypeScript:
 //   /** @param {import('apidsl').ProviderContext} ctx */
 
 /** The request as custom code sees it. */
@@ -38,8 +38,19 @@ export interface Paginator {
   totalItems?: number;
 }
 
+/** The authenticated user (`config { security }`): from a verified JWT or the authenticator. */
+export interface User {
+  identifier: string;
+  /** The roles the credentials carry (before the role hierarchy). */
+  roles: string[];
+  /** The JWT payload, or the object the authenticator returned. */
+  claims: Record<string, unknown>;
+}
+
 export interface ProviderContext {
   operation: ApiOperation;
+  /** Who sent the request; null when it is anonymous. */
+  user: User | null;
   /** Values of the route's placeholders (`{placeId}` → uriVariables.placeId), as strings. */
   uriVariables: Record<string, string>;
   /** The query parameters (the filters of the request). */
@@ -69,3 +80,21 @@ export type Processor = (data: Item | null, ctx: ProcessorContext) => unknown;
 export type Controller = (ctx: ControllerContext) => unknown;
 /** `(metadata) => metadata`, run once at load. Resource metadata: `shortName` and the resource's options; operation metadata: `name`, `kind`, `method`, `uriTemplate` and the options. */
 export type Mutator = (metadata: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** The request as the authenticator sees it (header names in lower case; no body). */
+export interface AuthenticationRequest {
+  method: string;
+  url: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+}
+/**
+ * `(request) => user | null`: null means anonymous; an object needs `identifier` (string or number) and
+ * may give `roles`; throwing rejects the request with 401.
+ */
+export type Authenticator = (
+  request: AuthenticationRequest,
+) => { identifier: string | number; roles?: string[]; [claim: string]: unknown } | null | Promise<{ identifier: string | number; roles?: string[]; [claim: string]: unknown } | null>;
+/** `(attribute, subject, user) => true | false | undefined` (undefined abstains); one true grants. */
+export type Voter = (attribute: string, subject: unknown, user: User | null) => boolean | undefined | Promise<boolean | undefined>;

@@ -42,4 +42,10 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
   { name: 'groups', type: { kind: 'list', of: { kind: 'string' } },
     doc: 'Serialization groups of the property, matched by `groups` in normalizationContext/denormalizationContext.' },
   { name: 'description', type: { kind: 'string' }, doc: 'Shown in the Hydra and OpenAPI documentation.' },
+  { name: 'security', type: { kind: 'expression' },
+    doc: 'Access expression (`object` is the item): when it denies, the property is left out of the output and of the schemas that user sees.' },
+  { name: 'securityPostDenormalize', type: { kind: 'expression' },
+    doc: 'Access expression checked on a write (`object`: the changed item, `previous_object`: the stored one); denied: the stored value is kept.' },
+  { name: 'throwOnAccessDenied', type: { kind: 'bool' },
+    doc: 'A write to this property that `securityPostDenormalize` denies answers 403 instead of keeping the stored value.' },
 ];

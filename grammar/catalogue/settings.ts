@@ -3,6 +3,7 @@
  * options that carry a `globalName`, so their type and default are written once, in OPTIONS.
  */
 import { OPTIONS } from './options.js';
+import { SECURITY_SETTINGS } from './security-settings.js';
 import type { SettingSpec, ValueType } from './types.js';
 
 const STRING: ValueType = { kind: 'string' };
@@ -49,6 +50,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: 'true: `hydra:`-prefixed collection keys (`hydra:member`…); false: unprefixed `member`, `totalItems`, `view`.' },
   { path: 'path_segment_name_generator', type: { kind: 'enum', values: ['underscore', 'dash'] }, default: 'underscore',
     doc: 'How resource names become path segments: `BookReview` → `/book_reviews` (underscore) or `/book-reviews` (dash).' },
+  ...SECURITY_SETTINGS,
   { path: 'body_size_limit', type: { kind: 'int', min: 1 }, default: 1048576,
     doc: 'Largest accepted request body, in bytes; a larger body answers 413.' },
   { path: 'cors.allow_origin', type: { kind: 'list', of: STRING }, default: [LOCAL_ORIGINS],

@@ -7,7 +7,6 @@ import { isAbsolute, resolve } from 'node:path';
 import type * as A from '../ast.js';
 import { describeType, type ValueType } from '../catalogue/index.js';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.js';
-import { parseExpression } from '../expression.js';
 import type { ApiModel } from '../model.js';
 import { closest, didYouMean } from '../suggest.js';
 
@@ -19,10 +18,17 @@ export interface CheckEnv {
 
 export class CheckContext {
   readonly diagnostics: Diagnostic[] = [];
+  /**
+   * Security expressions met while checking values, with what to call them in messages. The
+   * security rule (run last) checks each one, with the URI variables in scope where it knows them.
+   */
+  readonly expressions = new Map<A.StringValue, string>();
 
   constructor(
     readonly model: ApiModel,
     readonly env: CheckEnv,
+    /** The file's text, to place diagnostics inside string literals. */
+    readonly text = '',
   ) {}
 
   report(code: DiagnosticCode, range: A.Range, message: string, suggestion?: string): void {
@@ -118,8 +124,7 @@ export class CheckContext {
       }
       case 'expression': {
         if (value.kind !== 'string') return mismatch();
-        const parsed = parseExpression(value.value);
-        if (!parsed.ok) this.report('invalid-expression', value.range, `${where} is not a valid expression: ${parsed.message} (at character ${parsed.index + 1})`);
+        this.expressions.set(value, where);
         return;
       }
       case 'codeRef':

@@ -12,10 +12,15 @@ import { checkDeclarations } from './rules/declarations.js';
 import { checkFilters } from './rules/filters.js';
 import { checkOperations } from './rules/operations.js';
 import { checkResources } from './rules/resources.js';
+import { checkSecurity } from './rules/security.js';
+import { checkSecurityConfig } from './rules/security-config.js';
 
 export type { CheckEnv } from './context.js';
 
-const RULES = [checkDeclarations, checkConfig, checkFilters, checkResources, checkOperations, checkAsync];
+// checkSecurity runs last: it checks the expressions the other rules met.
+const RULES = [
+  checkDeclarations, checkConfig, checkSecurityConfig, checkFilters, checkResources, checkOperations, checkAsync, checkSecurity,
+];
 
 export interface CheckResult extends ParseResult {
   model: ApiModel;
@@ -25,7 +30,7 @@ export interface CheckResult extends ParseResult {
 
 export function checkParsed(parsed: ParseResult, env: CheckEnv = {}): CheckResult {
   const model = buildModel(parsed.document);
-  const ctx = new CheckContext(model, env);
+  const ctx = new CheckContext(model, env, parsed.text);
   for (const rule of RULES) rule(ctx);
   const all = [...parsed.diagnostics, ...ctx.diagnostics].sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
   return { ...parsed, model, all };

@@ -9,11 +9,14 @@ import type { Logger } from 'pino';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { runPipeline } from '../pipeline/chain.js';
 import type { OperationState } from '../pipeline/state.js';
+import { ANONYMOUS, principalOf, type Principal } from '../security/access.js';
+import { authenticate, authenticates } from '../security/authenticate.js';
 import { storageSpec } from '../pipeline/rendering.js';
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { corsMiddleware } from './cors.js';
 import { startAsyncRuntime } from './async-runtime.js';
+import { HUB_PATH } from '../realtime/hub.js';
 import { contextDocument, entrypoint } from './documents.js';
 import { hydraDocumentation } from './hydra-docs.js';
 import { registerDocumentation } from './docs-html.js';
@@ -48,6 +51,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   app.use(everyResponse(api, options));
   const cors = corsMiddleware(api.settings.cors);
   if (cors) app.use(cors);
+  app.use(authentication(api, options.logger));
 
   const router = newRouter();
   for (const op of routeOrder(operations)) {
@@ -56,7 +60,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
     router.register(routerPath(op.path), [op.method], async (ctx: Context, next: Next) => {
       const { _format: extension, ...params } = ctx.params as Record<string, string>;
       if (!matcher.accepts(ctx, params)) return next();
-      const state = newState(ctx, api, op, collections, params, extension);
+      const state = newState(ctx, api, op, collections, params, extension, options.logger);
       await runPipeline(state);
       send(ctx, state, headers);
       runtime.announceHub(ctx, op);
@@ -66,7 +70,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   router.get('/index.:format', (ctx) => sendDocument(ctx, entrypoint(api), ctx.params.format));
   router.get('/docs.jsonld', (ctx) => sendDocument(ctx, hydraDocumentation(api, originOf(ctx)), 'jsonld'));
   // `/docs.json` (OpenAPI), `/docs` (HTML, OpenAPI or Hydra by Accept) and the HTML reference's assets.
-  registerDocumentation(router, api, (ctx) => hydraDocumentation(api, originOf(ctx)));
+  registerDocumentation(router, api, (ctx) => hydraDocumentation(api, originOf(ctx)), options.logger);
   router.get('/contexts/:name{.:format}', (ctx) => {
     const doc = contextDocument(api, ctx.params.name, originOf(ctx));
     if (!doc) throw notFound();
@@ -126,6 +130,30 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
   };
 }
 
+/**
+ * Who sent the request, decided before routing so that invalid credentials answer 401 on every
+ * route (docs/behaviour.md, "Security").
+ */
+function authentication(api: ApiMetadata, logger: Logger) {
+  const security = api.security;
+  if (!authenticates(security)) {
+    return (ctx: Context, next: Next): Promise<void> => {
+      ctx.state.principal = ANONYMOUS;
+      return next();
+    };
+  }
+  return async (ctx: Context, next: Next): Promise<void> => {
+    // The Mercure hub authorizes its subscribers and publishers with its own JWTs (another key).
+    if (ctx.path === HUB_PATH) {
+      ctx.state.principal = ANONYMOUS;
+      return next();
+    }
+    const request = () => ({ method: ctx.method, url: ctx.url, path: ctx.path, headers: ctx.headers, query: parseQuery(ctx.querystring) });
+    ctx.state.principal = principalOf(security, await authenticate(security, ctx.headers, request, logger));
+    return next();
+  };
+}
+
 /** Anything not thrown as an HttpError is a bug: 500, with details only in debug mode. */
 function unexpected(e: unknown, options: AppOptions): HttpError {
   const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
@@ -135,7 +163,7 @@ function unexpected(e: unknown, options: AppOptions): HttpError {
   return new HttpError(500, options.debug ? String(err?.stack ?? err) : 'Internal Server Error');
 }
 
-function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collections: Map<string, Collection>, params: Record<string, string>, extension: string | undefined): OperationState {
+function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collections: Map<string, Collection>, params: Record<string, string>, extension: string | undefined, logger: Logger): OperationState {
   const output = negotiateOutput(api.settings.formats, ctx.get('accept') || undefined, extension);
   const defaults = (op.options.defaults as Record<string, unknown> | undefined) ?? {};
   const uriVariables: Record<string, string> = {};
@@ -166,6 +194,8 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     data: null,
     previousData: null,
     created: false,
+    principal: ctx.state.principal as Principal,
+    logger,
   };
 }
 

@@ -13,7 +13,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import type { Logger } from 'pino';
 import type { ApiMetadata } from '../metadata/types.js';
+import type { Principal } from '../security/access.js';
+import { hasPropertySecurity, hiddenSchemaProperties } from '../security/visibility.js';
 import { DEFAULT_SPEC_VERSION, isSpecVersion, openApiCache, type SpecVersion } from '../openapi/index.js';
 import { badRequest, notFound } from './errors.js';
 import { negotiateOutput } from './negotiation.js';
@@ -109,16 +112,24 @@ function specVersionOf(ctx: Context): SpecVersion {
  * Registers `/docs.json`, `/docs` and `/docs/assets/:file`. `hydra` builds the Hydra API
  * documentation of a request (the one `/docs.jsonld` serves).
  */
-export function registerDocumentation(router: Router, api: ApiMetadata, hydra: (ctx: Context) => unknown): void {
-  const openapi = openApiCache(api);
+export function registerDocumentation(router: Router, api: ApiMetadata, hydra: (ctx: Context) => unknown, logger: Logger): void {
+  const cache = openApiCache(api);
+  const perUser = hasPropertySecurity(api);
+  // The schemas leave out what this reader may not see (property `security`).
+  const openapi = async (ctx: Context, version: SpecVersion): Promise<string> => {
+    if (!perUser) return cache(version);
+    const facts = { security: api.security, principal: ctx.state.principal as Principal, logger, uriVariables: {},
+      request: { method: ctx.method, path: ctx.path, query: { ...ctx.query }, headers: ctx.headers as Record<string, string> } };
+    return cache(version, await hiddenSchemaProperties(api, facts));
+  };
   const assets = loadAssets();
   const html = page(api);
 
-  router.get('/docs.json', (ctx) => {
+  router.get('/docs.json', async (ctx) => {
     ctx.type = 'application/json; charset=utf-8';
-    ctx.body = openapi(specVersionOf(ctx));
+    ctx.body = await openapi(ctx, specVersionOf(ctx));
   });
-  router.get('/docs', (ctx) => {
+  router.get('/docs', async (ctx) => {
     const format = negotiateOutput(DOCS_FORMATS, ctx.get('accept') || undefined, undefined);
     if (format.name === 'html') {
       ctx.type = 'text/html; charset=utf-8';
@@ -133,7 +144,7 @@ export function registerDocumentation(router: Router, api: ApiMetadata, hydra: (
       ctx.body = JSON.stringify({ ...doc, '@context': [...context, { '@base': '/docs.jsonld' }] });
     } else {
       ctx.type = `${format.mediaType}; charset=utf-8`;
-      ctx.body = openapi(specVersionOf(ctx));
+      ctx.body = await openapi(ctx, specVersionOf(ctx));
     }
   });
   router.get(`${ASSETS_PATH}/:file`, (ctx) => {

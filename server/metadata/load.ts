@@ -8,6 +8,8 @@ import * as A from '../../grammar/ast.js';
 import { COLLECTION_KINDS, FILTER_KINDS, LISTING_KINDS, OPTIONS, type OperationKind } from '../../grammar/catalogue/index.js';
 import type { ApiModel, ModelProperty, ModelResource } from '../../grammar/model.js';
 import { defaultOperationName, joinPath, pathSegment, placeholders } from '../../grammar/naming.js';
+import { compileGuard } from '../security/guard.js';
+import { resolveSecurity } from '../security/settings.js';
 import type { CollectionSpec, FieldType } from '../store/types.js';
 import { loadHandlers } from './async-settings.js';
 import { loadCode } from './code.js';
@@ -44,7 +46,10 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     readOnly: c.readOnly === true,
     writeOnly: c.writeOnly === true,
     constrained: VALIDATION_CONSTRAINTS.some((k) => k in c),
+    throwOnAccessDenied: c.throwOnAccessDenied === true,
   };
+  if (typeof c.security === 'string') meta.security = compileGuard(c.security);
+  if (typeof c.securityPostDenormalize === 'string') meta.securityPostDenormalize = compileGuard(c.securityPostDenormalize);
   if (resources.has(type)) meta.relation = type;
   for (const key of ['default', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum', 'groups', 'description'] as const) {
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
@@ -96,6 +101,7 @@ interface LoadOptions {
 
 export async function loadMetadata(model: ApiModel, options: LoadOptions): Promise<ApiMetadata> {
   const settings: Settings = resolveSettings(model.config);
+  const security = await resolveSecurity(model.config, options.baseDir);
   const resourceMutators = new Map<string, Mutator[]>();
   const operationMutators = new Map<string, Mutator[]>();
   for (const m of A.mutators(model.document)) {
@@ -125,6 +131,7 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
     version: typeof apiFields.version === 'string' ? apiFields.version : undefined,
     description: typeof apiFields.description === 'string' ? apiFields.description : undefined,
     settings,
+    security,
     resources,
     messageHandlers: await loadHandlers(model.config, options.baseDir),
     resource: (name) => byName.get(name),

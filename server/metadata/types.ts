@@ -4,6 +4,7 @@
  * load.ts; read by routing, the pipeline, serialization and documentation.
  */
 import type { OperationKind } from '../../grammar/catalogue/types.js';
+import type { CompiledExpression } from '../security/expression.js';
 import type { CollectionSpec } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
 
@@ -61,6 +62,12 @@ export interface PropertyMetadata {
   enum?: unknown[];
   groups?: string[];
   description?: string;
+  /** Property `security`: who may see it (compiled at load). */
+  security?: CompiledExpression;
+  /** Property `securityPostDenormalize`: who may change it. */
+  securityPostDenormalize?: CompiledExpression;
+  /** A denied write answers 403 instead of keeping the stored value. */
+  throwOnAccessDenied?: boolean;
   /** True when any validation constraint is declared (API Platform 4.4 then answers type errors with 422). */
   constrained: boolean;
 }
@@ -120,7 +127,35 @@ export interface FilterMetadata {
   description?: string;
 }
 
+/** Bearer JWT verification of `config { security { jwt } }`, resolved at load. */
+export interface JwtMetadata {
+  /** Verifies a compact JWT (signature, algorithm, time claims, issuer, audience); resolves with its payload or throws. */
+  verify(token: string): Promise<Record<string, unknown>>;
+  /** Accepted signature algorithms, pinned by the key type. */
+  algorithms: string[];
+  issuer?: string;
+  audience?: string;
+  rolesClaim: string;
+  userClaim: string;
+  /** The environment variable of the shared secret, when HS* tokens are verified. */
+  secretEnv?: string;
+  /** Why no token can be verified (the secret variable is unset): every Bearer token is then rejected. */
+  unusable?: string;
+}
+
+/** `config { security { … } }` resolved at load: authentication, role hierarchy, voters. */
+export interface SecurityMetadata {
+  jwt?: JwtMetadata;
+  /** Custom authentication: `(request) => user | null`. */
+  authenticator?: CodeFunction;
+  /** Each role of the hierarchy → every role it grants, itself included (transitively, cycles safe). */
+  roleHierarchy: Map<string, readonly string[]>;
+  /** `(attribute, subject, user) => true | false | undefined`, asked in order. */
+  voters: CodeFunction[];
+}
+
 export interface ApiMetadata {
+  security: SecurityMetadata;
   title: string;
   version?: string;
   description?: string;

@@ -12,6 +12,7 @@ import { optionValue } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
+import { isGuarded } from '../pipeline/security.js';
 import { filterParameters, paginationParameters, pathParameters, queryBodySchema, type ParameterObject } from './parameters.js';
 import { bodyExample } from './examples.js';
 import { joinText, SchemaRegistry } from './schemas.js';
@@ -100,6 +101,19 @@ function summaryOf(op: OperationMetadata): string {
   }
 }
 
+/** The name of the Bearer JWT scheme in `components.securitySchemes`. */
+export const BEARER_SCHEME = 'bearerAuth';
+
+/**
+ * The configured authentication as OpenAPI security schemes: Bearer JWT when `security.jwt` is set.
+ * A custom authenticator reads whatever it likes (a header, a cookie…), which the document cannot
+ * know: it gets no scheme, and its guarded operations still list their 401 and 403 answers.
+ */
+function securitySchemes(api: ApiMetadata): Record<string, unknown> {
+  if (!api.security.jwt) return {};
+  return { securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT in the Authorization header: `Bearer <token>`.' } } };
+}
+
 class Builder {
   readonly registry: SchemaRegistry;
   readonly omitted: OmittedOperation[] = [];
@@ -108,8 +122,9 @@ class Builder {
   constructor(
     private readonly api: ApiMetadata,
     private readonly version: SpecVersion,
+    hidden?: ReadonlyMap<string, readonly string[]>,
   ) {
-    this.registry = new SchemaRegistry(api.settings.hydraPrefix, api);
+    this.registry = new SchemaRegistry(api.settings.hydraPrefix, api, hidden);
   }
 
   uniqueId(name: string): string {
@@ -237,6 +252,12 @@ class Builder {
     } else if (patchDisabled) responses['415'] = this.errorResponse('PATCH is not enabled: the patch_formats setting is empty, so every PATCH answers 415.');
     else if (bodyRead) responses['415'] = this.errorResponse('Missing or unsupported Content-Type.');
     if (bodyRead && BODY_METHODS.has(op.method) && optionValue<boolean>(op, this.api.settings, 'validate') !== false) responses['422'] = this.violationResponse();
+    if (isGuarded(op, this.api.settings)) {
+      responses['401'] = this.errorResponse('Not authenticated: the request has no credentials (and a security rule denies it) or invalid ones.', {
+        'WWW-Authenticate': { description: '`Bearer`, or `Bearer error="invalid_token"` for invalid credentials.', schema: { type: 'string' } },
+      });
+      responses['403'] = this.errorResponse('Access denied: a security rule of this operation denies the authenticated user.');
+    }
     return responses;
   }
 
@@ -260,6 +281,7 @@ class Builder {
       ...(parameters.length ? { parameters } : {}),
       ...(body ? { requestBody: body } : {}),
       responses: this.responses(op),
+      ...(this.api.security.jwt && isGuarded(op, this.api.settings) ? { security: [{ [BEARER_SCHEME]: [] }] } : {}),
       ...(deprecation ? { deprecated: true } : {}),
     };
   }
@@ -282,7 +304,7 @@ class Builder {
       info: { title: this.api.title, version: this.api.version ?? '0.0.0', ...(description ? { description } : {}) },
       servers: [{ url: '/', description: 'This service' }],
       paths,
-      components: { schemas: this.registry.schemas },
+      components: { schemas: this.registry.schemas, ...securitySchemes(this.api) },
       tags,
       ...(this.omitted.length ? { 'x-apidsl-omitted': this.omitted } : {}),
     };
@@ -311,19 +333,32 @@ class Builder {
 
 export interface OpenApiOptions {
   specVersion?: SpecVersion;
+  /** Per resource, the properties the reader may not see (property `security`). */
+  hiddenProperties?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The OpenAPI document of an API. */
 export function openApiDocument(api: ApiMetadata, options: OpenApiOptions = {}): OpenApiDocument {
-  return new Builder(api, options.specVersion ?? DEFAULT_SPEC_VERSION).build();
+  return new Builder(api, options.specVersion ?? DEFAULT_SPEC_VERSION, options.hiddenProperties).build();
 }
 
-/** Documents of an API by version, built once (the metadata never changes while serving). */
-export function openApiCache(api: ApiMetadata): (version: SpecVersion) => string {
-  const cache = new Map<SpecVersion, string>();
-  return (version) => {
-    let text = cache.get(version);
-    if (text === undefined) cache.set(version, (text = JSON.stringify(openApiDocument(api, { specVersion: version }))));
+/** How many variants (version × hidden properties) are kept; the oldest is made again when needed. */
+const CACHED_VARIANTS = 32;
+
+/**
+ * Documents of an API by version and by what the reader may not see, built once each (the metadata
+ * never changes while serving).
+ */
+export function openApiCache(api: ApiMetadata): (version: SpecVersion, hidden?: ReadonlyMap<string, readonly string[]>) => string {
+  const cache = new Map<string, string>();
+  return (version, hidden) => {
+    const key = hidden?.size ? `${version} ${JSON.stringify([...hidden])}` : version;
+    let text = cache.get(key);
+    if (text === undefined) {
+      text = JSON.stringify(openApiDocument(api, { specVersion: version, hiddenProperties: hidden }));
+      if (cache.size >= CACHED_VARIANTS) cache.delete(cache.keys().next().value!);
+      cache.set(key, text);
+    }
     return text;
   };
 }

@@ -18,16 +18,24 @@ const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
 export class SchemaRegistry {
   readonly schemas: Record<string, JsonSchema> = {};
 
+  /** `hidden`: per resource, properties the reader may not see (property `security`), left out of its schemas. */
   constructor(
     private readonly hydraPrefix: boolean,
     private readonly api: ApiMetadata,
+    private readonly hidden?: ReadonlyMap<string, readonly string[]>,
   ) {}
 
-  /** The resource's schema with an `examples` entry on each property that can have one. */
+  private shown(resource: ResourceMetadata): ResourceMetadata {
+    const names = this.hidden?.get(resource.shortName);
+    return names ? { ...resource, properties: resource.properties.filter((p) => !names.includes(p.name)) } : resource;
+  }
+
+  /** The resource's schema (what the reader may see) with an `examples` entry on each property that can have one. */
   private resource(resource: ResourceMetadata, mode: SchemaMode): JsonSchema {
-    const schema = resourceSchema(resource, mode);
+    const shown = this.shown(resource);
+    const schema = resourceSchema(shown, mode);
     const properties = schema.properties as Record<string, JsonSchema>;
-    for (const p of resource.properties) {
+    for (const p of shown.properties) {
       const example = propertyExample(p, this.api);
       if (example !== undefined) properties[p.name] = { ...properties[p.name], examples: [example] };
     }

@@ -9,13 +9,14 @@ import { deserialize, queryCriteria } from './input.js';
 import { checkParameters } from './parameters.js';
 import { publishUpdates } from './publish.js';
 import { read } from './read.js';
+import { postDenormalizeSecurity, postReadSecurity, postValidationSecurity, preReadSecurity, propertyReadSecurity } from './security.js';
 import { serialize } from './serialize.js';
 import { isItem, type OperationState } from './state.js';
 import { validateItem } from './validate.js';
 import { validationFailed } from './violations.js';
 import { write } from './write.js';
 
-type Stage = (state: OperationState) => void | Promise<void>;
+type Stage = (state: OperationState) => void | Promise<void> | undefined;
 
 async function validate(state: OperationState): Promise<void> {
   const op = state.operation;
@@ -25,26 +26,19 @@ async function validate(state: OperationState): Promise<void> {
   if (violations.length) throw validationFailed(violations);
 }
 
-/**
- * The places of the three security stages (`security`, `securityPostDenormalize`,
- * `securityPostValidation`). Their expressions are checked at load; enforcing them is the
- * security issue's work, so today these stages let every request through.
- */
-const securityStage =
-  (_option: 'security' | 'securityPostDenormalize' | 'securityPostValidation'): Stage =>
-  () => undefined;
-
 export const PIPELINE: readonly [string, Stage][] = [
   ['criteria', queryCriteria],
   ['parameters', checkParameters],
+  ['preReadSecurity', preReadSecurity],
   ['read', read],
-  ['security', securityStage('security')],
+  ['security', postReadSecurity],
   ['deserialize', deserialize],
-  ['securityPostDenormalize', securityStage('securityPostDenormalize')],
+  ['securityPostDenormalize', postDenormalizeSecurity],
   ['validate', validate],
-  ['securityPostValidation', securityStage('securityPostValidation')],
+  ['securityPostValidation', postValidationSecurity],
   ['write', write],
   ['publish', publishUpdates],
+  ['propertySecurity', propertyReadSecurity],
   ['serialize', serialize],
 ];
 

@@ -1,9 +1,10 @@
 /**
  * The context custom code receives (language.md "Custom code"): the operation, URI variables,
- * filters, the request (with its attributes Map), the data at hand, and the default
+ * filters, the request (with its attributes Map), the data at hand, the user, and the default
  * persistence as `persist`/`remove`.
  */
 import type { OperationMetadata } from '../metadata/types.js';
+import type { SecurityUser } from '../security/expression.js';
 import type { Item } from '../store/types.js';
 import type { OperationState, PublicRequest } from './state.js';
 import { persistItem, removeItem } from './write.js';
@@ -24,6 +25,8 @@ export interface CustomContext {
   request: PublicRequest;
   data: unknown;
   previousData: unknown;
+  /** The authenticated user, null for an anonymous request. */
+  user: SecurityUser | null;
   persist(data: Item): Promise<Item>;
   remove(data: Item): Promise<void>;
 }
@@ -40,6 +43,7 @@ export function customContext(state: OperationState): CustomContext {
     request: state.request,
     data: state.data,
     previousData: state.previousData,
+    user: state.principal.user,
     persist: (data) => persistItem(state, data),
     remove: (data) => removeItem(state, data),
   };

@@ -18,13 +18,14 @@ export function iriOperation(op: OperationMetadata): OperationMetadata | undefin
   return itemOperation(op.resource);
 }
 
-export function normalizeItem(resource: ResourceMetadata, item: Item, jsonld: boolean, iri: () => string): Record<string, unknown> {
+/** `hidden`: properties that user may not see (their `security` denies). */
+export function normalizeItem(resource: ResourceMetadata, item: Item, jsonld: boolean, iri: () => string, hidden?: ReadonlySet<string>): Record<string, unknown> {
   const out: Record<string, unknown> = jsonld ? { '@id': iri(), '@type': resource.shortName } : {};
   const declared = resource.properties.length > 0;
   if (declared) {
     for (const p of resource.properties) {
       const v = item[p.name];
-      if (v !== undefined && v !== null && !p.writeOnly) out[p.name] = v;
+      if (v !== undefined && v !== null && !p.writeOnly && !hidden?.has(p.name)) out[p.name] = v;
     }
   } else {
     for (const [k, v] of Object.entries(item)) if (v !== undefined && v !== null && !k.startsWith('@')) out[k] = v;

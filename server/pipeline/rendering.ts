@@ -5,7 +5,8 @@
  * every item (docs/behaviour.md, "Rendered members"). It applies only where that text depends on the item
  * alone: a resource with an identifier whose item IRI template has no other variable, read by the default
  * provider with no processor or controller that could change the items, and shown with the resource's
- * own item IRIs (no `itemUriTemplate` naming another route).
+ * own item IRIs (no `itemUriTemplate` naming another route), with no property `security` and no operation
+ * `security` that reads the items (what such a page shows depends on the user).
  */
 import { createHash } from 'node:crypto';
 import { itemIri, itemOperation } from '../http/iri.js';
@@ -14,6 +15,7 @@ import type { ResourceMetadata } from '../metadata/types.js';
 import type { CollectionSpec, Item, Rendering } from '../store/types.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { iriOperation, normalizeItem } from './normalize.js';
+import { securityReadsObject } from './security.js';
 
 /**
  * Part of every rendering version, with the package's: bump it when normalizeItem or itemIri change what
@@ -40,7 +42,10 @@ function memberRendering(resource: ResourceMetadata): Rendering | undefined {
 
 /** Whether the operation's page may be the stored member texts (the store still decides whether it has them). */
 export const showsRenderedMembers = perOperation(
-  (op): boolean => op.collection && !op.provider && !op.processor && !op.controller && iriOperation(op) === itemOperation(op.resource),
+  (op, settings): boolean =>
+    op.collection && !op.provider && !op.processor && !op.controller && iriOperation(op) === itemOperation(op.resource) &&
+    // What a member shows (or whether the page is shown) may depend on the user.
+    !op.resource.properties.some((p) => p.security) && !securityReadsObject(op, settings),
 );
 
 /** The plain JSON member of a rendered JSON-LD member: the same text without its `@id` and `@type`. */

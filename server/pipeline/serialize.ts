@@ -30,13 +30,14 @@ export function serialize(state: OperationState): void {
   if (subject && !op.collection && resource.identifier) state.iri = iriOf(subject)();
   if (optionValue<boolean>(op, settings, 'serialize') === false || op.options.output === false) return;
   const jsonld = state.output.name === 'jsonld';
+  const hidden = state.hiddenProperties;
   if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
   if (op.collection && state.page) {
     if (state.page.stream) {
-      state.body = streamedCollection(state, state.page.stream, (item) => normalizeItem(resource, item, jsonld, iriOf(item)));
+      state.body = streamedCollection(state, state.page.stream, (item) => normalizeItem(resource, item, jsonld, iriOf(item), hidden?.get(item)));
       return;
     }
-    const members = state.page.rendered ? renderedMembers(state.page.items as string[], resource, jsonld) : state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item)));
+    const members = state.page.rendered ? renderedMembers(state.page.items as string[], resource, jsonld) : state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item), hidden?.get(item)));
     if (!jsonld) {
       state.body = members;
       return;
@@ -57,7 +58,7 @@ export function serialize(state: OperationState): void {
     return;
   }
   const iri = state.iri ?? iriOf(state.data)();
-  const body = normalizeItem(resource, state.data, jsonld, () => iri);
+  const body = normalizeItem(resource, state.data, jsonld, () => iri, hidden?.get(state.data));
   state.body = jsonld ? { '@context': contextIri(resource), ...body } : body;
 }
 

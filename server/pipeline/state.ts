@@ -2,10 +2,12 @@
  * What one request carries through the pipeline, and the context handed to custom code
  * (its public shape is declared in types/apidsl.d.ts).
  */
+import type { Logger } from 'pino';
 import type { Format } from '../http/negotiation.js';
 import type { QueryParams } from '../http/query.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
+import type { Principal } from '../security/access.js';
 import type { Page } from './pagination.js';
 import type { Change } from './publish.js';
 
@@ -52,6 +54,11 @@ export interface OperationState {
   changes?: Change[];
   /** The write dispatched the data to the message bus instead of storing it (202 by default). */
   dispatched?: boolean;
+  /** Who sent the request (authenticated before routing). */
+  principal: Principal;
+  logger: Logger;
+  /** Per item shown, the properties whose `security` denies that user (left out of the output). */
+  hiddenProperties?: WeakMap<Item, ReadonlySet<string>>;
 }
 
 export const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && !Array.isArray(v);

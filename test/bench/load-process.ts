@@ -10,6 +10,8 @@ export interface LoadRequest {
   connections: number;
   /** Seconds. */
   duration: number;
+  /** Request headers (a Bearer token for the security benchmark). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -25,7 +27,7 @@ export interface LoadResult {
 
 if (process.send) {
   const request = JSON.parse(process.argv[2]) as LoadRequest;
-  const result = await autocannon({ url: request.url, connections: request.connections, duration: request.duration });
+  const result = await autocannon({ url: request.url, connections: request.connections, duration: request.duration, headers: request.headers });
   const answer: LoadResult = {
     rps: result.requests.average,
     requests: result.requests.total,

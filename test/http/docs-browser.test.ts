@@ -2,14 +2,16 @@
  * Issue 7: the HTML API reference at /docs, opened in headless Chromium (Debian's `chromium`,
  * driven by playwright-core): every documented operation is listed, QUERY included, hidden routes
  * are not, and the page asks nothing of any other host; schemas are drawn as objects, and "Try it out"
- * sends a POST body the API accepts. Screenshots are kept in test-artifacts/.
+ * sends a POST body the API accepts. On a secured API, the Authorize button takes a Bearer token that
+ * "Try it out" then sends. Screenshots are kept in test-artifacts/.
  * Under CI=true a missing Chromium fails the suite; elsewhere it is skipped with one loud line.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
 import { fromRoot } from '../support/paths.js';
-import { bookstore, get, startServer, type RunningServer } from './harness.js';
+import { bookstore, get, request, startServer, type RunningServer } from './harness.js';
+import { as, securityFixture, token } from './security-helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -103,6 +105,67 @@ describe('HTML API reference in a browser', function () {
     expect(status?.trim()).to.equal('201');
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: `${ARTIFACTS}/docs-try-post.png`, fullPage: false });
+    await page.close();
+  });
+});
+
+describe('HTML API reference in a browser: Authorize with a Bearer token', function () {
+  this.timeout(120_000);
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
+      console.error(`\n*** SKIPPED the browser test of /docs: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`);
+      this.skip();
+    }
+    server = await startServer(securityFixture('books.api'));
+    const created = await as(await token({ sub: 'root', roles: ['ROLE_ADMIN'] }), server.url, 'POST', '/secrets', { body: { text: 'launch codes' } });
+    expect(created.status, created.text).to.equal(201);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('a guarded operation answers 401 before Authorize and 200 after, with the token sent as Bearer', async () => {
+    const base = server!.url;
+    expect((await request(base, 'GET', '/secrets/1')).status).to.equal(401);
+    const admin = await token({ sub: 'root', roles: ['ROLE_ADMIN'] });
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1000 } });
+    const sent: (string | undefined)[] = [];
+    page.on('request', (r) => {
+      if (r.url() === `${base}/secrets/1`) sent.push(r.headers().authorization);
+    });
+    await page.goto(`${base}/docs`);
+    await page.waitForSelector('.opblock-summary', { timeout: 60_000 });
+
+    const operation = page.locator('.opblock-get', { has: page.locator('[data-path="/secrets/{id}"]') });
+    const tryIt = async (): Promise<string> => {
+      await operation.locator('input[placeholder="id"]').fill('1');
+      await operation.locator('button.execute').click();
+      const status = operation.locator('.live-responses-table td.response-col_status:not(.col_header)');
+      await status.waitFor({ timeout: 30_000 });
+      return (await status.textContent())!.trim();
+    };
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('.try-out__btn').click();
+    expect(await tryIt()).to.match(/^401/);
+
+    await page.click('.auth-wrapper button.authorize');
+    const dialog = page.locator('.dialog-ux .modal-ux');
+    await dialog.locator('input').first().fill(admin);
+    await dialog.locator('button[type=submit]').click();
+    await dialog.locator('button.btn-done').click();
+    await operation.locator('.btn-clear').click().catch(() => undefined);
+    expect(await tryIt()).to.match(/^200/);
+    expect(sent).to.deep.equal([undefined, `Bearer ${admin}`]);
+    const body = await operation.locator('.live-responses-table .response-col_description pre').first().textContent();
+    expect(body).to.contain('launch codes');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}/docs-html-authorized.png`, fullPage: true });
     await page.close();
   });
 });

@@ -1,0 +1,101 @@
+/**
+ * Security expressions: each is parsed and analysed, and every problem is placed at its exact
+ * column inside the string. The URI variables in scope are the placeholders of the operation's
+ * route; for a resource-level or property-level expression (which applies to several operations),
+ * a placeholder of any of the resource's operations. Also warns when a Post's `security` reads the
+ * object (always null there) and when expressions are used with no authentication configured.
+ */
+import type * as A from '../../ast.js';
+import { analyzeExpression, parseExpression, walkExpression, OBJECT_VARIABLES, type ExprNode } from '../../expression.js';
+import { configEntry, type ModelOperation, type ModelResource } from '../../model.js';
+import { placeholders } from '../../naming.js';
+import { StringOffsets } from '../../string-offsets.js';
+import { didYouMean } from '../../suggest.js';
+import type { CheckContext } from '../context.js';
+
+/** The operation and resource options holding expressions. */
+export const SECURITY_OPTIONS = ['security', 'securityPostDenormalize', 'securityPostValidation'] as const;
+/** The property constraints holding expressions. */
+export const PROPERTY_SECURITY_CONSTRAINTS = ['security', 'securityPostDenormalize'] as const;
+
+export function checkSecurity(ctx: CheckContext): void {
+  const authenticated = hasAuthentication(ctx);
+  const scoped = (value: A.Value | undefined, uriVariables: readonly string[], post: PostUse | undefined): void => {
+    if (value?.kind !== 'string' || !ctx.expressions.has(value)) return;
+    const where = ctx.expressions.get(value)!;
+    ctx.expressions.delete(value);
+    const ast = checkExpression(ctx, value, where, uriVariables);
+    if (ast && post) warnObjectInPost(ctx, value, ast, post);
+    if (!authenticated) warnNoAuthentication(ctx, value, where);
+  };
+  for (const resource of ctx.model.resources.values()) {
+    const resourceScope = resourceUriVariables(resource);
+    const inheritingPosts = resource.operations.filter((op) => op.kind === 'Post' && !op.options.has('security'));
+    for (const name of SECURITY_OPTIONS) {
+      const post = name === 'security' && inheritingPosts.length ? { inherited: true } : undefined;
+      scoped(resource.options.get(name)?.value, resourceScope, post);
+    }
+    for (const op of resource.operations) {
+      for (const name of SECURITY_OPTIONS) {
+        scoped(op.options.get(name)?.value, operationUriVariables(op), name === 'security' && op.kind === 'Post' ? { inherited: false } : undefined);
+      }
+    }
+    for (const property of resource.properties.values()) {
+      for (const name of PROPERTY_SECURITY_CONSTRAINTS) scoped(property.constraints.get(name)?.value, resourceScope, undefined);
+    }
+  }
+  // Expressions elsewhere (link security): checked without knowing the variables in scope.
+  for (const [value, where] of ctx.expressions) {
+    checkExpression(ctx, value, where, undefined);
+    if (!authenticated) warnNoAuthentication(ctx, value, where);
+  }
+  ctx.expressions.clear();
+}
+
+interface PostUse { inherited: boolean }
+
+function warnNoAuthentication(ctx: CheckContext, value: A.StringValue, where: string): void {
+  ctx.report('security-without-authentication', value.range,
+    `${where}: config has no authentication (neither security { jwt { … } } nor an authenticator), `
+    + "so every request is anonymous and is_granted('ROLE_…') always denies");
+}
+
+/** Whether `config { security { … } }` authenticates anyone (a jwt block or an authenticator). */
+export function hasAuthentication(ctx: CheckContext): boolean {
+  return configEntry(ctx.model.config, 'security.jwt') !== undefined || configEntry(ctx.model.config, 'security.authenticator') !== undefined;
+}
+
+export function operationUriVariables(op: ModelOperation): string[] {
+  return placeholders(op.path);
+}
+
+/** For an expression that applies to several operations: a placeholder of any of them. */
+export function resourceUriVariables(resource: ModelResource): string[] {
+  return [...new Set(resource.operations.flatMap(operationUriVariables))];
+}
+
+/** Parses and analyses one expression, reporting at exact positions; the tree when it parses. */
+function checkExpression(ctx: CheckContext, value: A.StringValue, where: string, uriVariables: readonly string[] | undefined): ExprNode | undefined {
+  const offsets = new StringOffsets(ctx.text, value.range);
+  const parsed = parseExpression(value.value);
+  if (!parsed.ok) {
+    ctx.report('invalid-expression', offsets.rangeInText(parsed.start, parsed.end), `${where} is not a valid expression: ${parsed.message}`);
+    return undefined;
+  }
+  for (const issue of analyzeExpression(parsed.ast, { uriVariables })) {
+    const range = offsets.rangeInText(issue.start, issue.end);
+    const code = issue.code === 'unknown-function' || issue.code === 'unknown-variable' ? issue.code : 'invalid-expression';
+    ctx.report(code, range, `${where}: ${issue.message}${didYouMean(issue.suggestion)}`, issue.suggestion);
+  }
+  return parsed.ast;
+}
+
+function warnObjectInPost(ctx: CheckContext, value: A.StringValue, ast: ExprNode, post: PostUse): void {
+  const offsets = new StringOffsets(ctx.text, value.range);
+  walkExpression(ast, (n) => {
+    if (n.kind !== 'name' || !OBJECT_VARIABLES.has(n.name)) return;
+    const where = post.inherited ? 'for the Post operations that inherit this security' : "in a Post's security";
+    ctx.report('object-always-null', offsets.rangeInText(n.start, n.end),
+      `'${n.name}' is always null ${where} (nothing is read before a Post); use securityPostDenormalize to check the new item`);
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * Access decisions: the request's principal (user and roles after the hierarchy), `is_granted`
+ * (roles, Symfony's authentication attributes, then the voters with the affirmative strategy)
+ * and the evaluation of one compiled expression. Every failure denies and is logged: an error
+ * can never grant.
+ */
+import type { Logger } from 'pino';
+import { HttpError } from '../http/errors.js';
+import type { SecurityMetadata } from '../metadata/types.js';
+import type { CompiledExpression, SecurityContext, SecurityUser } from './expression.js';
+
+/** Who is asking: null user = anonymous (no roles). */
+export interface Principal {
+  user: SecurityUser | null;
+  /** The user's roles after the role hierarchy. */
+  roles: readonly string[];
+}
+
+export const ANONYMOUS: Principal = Object.freeze({ user: null, roles: Object.freeze([]) as readonly string[] });
+
+export function principalOf(security: SecurityMetadata, user: SecurityUser | null): Principal {
+  if (!user) return ANONYMOUS;
+  const roles = new Set<string>();
+  for (const role of user.roles) for (const granted of security.roleHierarchy.get(role) ?? [role]) roles.add(granted);
+  return { user, roles: [...roles] };
+}
+
+/** Symfony's AuthenticatedVoter attributes: true for any authenticated user (PUBLIC_ACCESS for everyone). */
+const AUTHENTICATED_ATTRIBUTES = new Set(['IS_AUTHENTICATED', 'IS_AUTHENTICATED_FULLY', 'IS_AUTHENTICATED_REMEMBERED']);
+
+/**
+ * `is_granted(attribute, subject)`: a `ROLE_…` attribute is granted when the user holds the role;
+ * any other attribute asks the voters in order, granted as soon as one answers true. A voter
+ * that throws makes the whole evaluation fail (and so deny).
+ */
+export async function isGranted(security: SecurityMetadata, principal: Principal, attribute: unknown, subject: unknown): Promise<boolean> {
+  if (typeof attribute !== 'string') return false;
+  if (attribute.startsWith('ROLE_')) return principal.roles.includes(attribute);
+  if (attribute === 'PUBLIC_ACCESS') return true;
+  if (AUTHENTICATED_ATTRIBUTES.has(attribute)) return principal.user !== null;
+  for (const voter of security.voters) {
+    if ((await voter(attribute, subject, principal.user)) === true) return true;
+  }
+  return false;
+}
+
+/** What an expression sees besides `object` and `previous_object`. */
+export interface RequestFacts {
+  security: SecurityMetadata;
+  principal: Principal;
+  request: SecurityContext['request'];
+  uriVariables: Record<string, string>;
+  logger: Logger;
+}
+
+/** Evaluates an expression; false on any error (logged). */
+export async function allows(expression: CompiledExpression, facts: RequestFacts, object: unknown, previousObject: unknown): Promise<boolean> {
+  const context: SecurityContext = {
+    user: facts.principal.user,
+    roles: [...facts.principal.roles],
+    object,
+    previous_object: previousObject,
+    request: facts.request,
+    uriVariables: facts.uriVariables,
+    isGranted: (attribute, subject) => isGranted(facts.security, facts.principal, attribute, subject),
+  };
+  try {
+    return (await expression.evaluate(context)) === true;
+  } catch (e) {
+    facts.logger.error({ err: e, expression: expression.source }, 'security expression failed; access denied');
+    return false;
+  }
+}
+
+/** A denied request: 401 with a Bearer challenge for an anonymous user, 403 for an authenticated one. */
+export function accessDenied(principal: Principal, message: string | undefined): HttpError {
+  const detail = message ?? 'Access Denied.';
+  if (principal.user === null) return new HttpError(401, detail, { headers: { 'WWW-Authenticate': 'Bearer' } });
+  return new HttpError(403, detail);
+}
+

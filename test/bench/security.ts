@@ -1,0 +1,105 @@
+/**
+ * The cost of security (part `security` of `npm run bench`), on test/fixtures/bench/security.api: the
+ * throughput of `GET /guarded_books?page=2` with a valid Bearer JWT (verified on every request, then
+ * `is_granted('ROLE_USER')` evaluated before the read) against the unguarded `GET /books?page=2` of the
+ * same process and store, under autocannon in a child process; pairs of runs seconds apart, ratio as the
+ * median of the pairs' ratios (as pagination.ts does).
+ */
+import { fork } from 'node:child_process';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
+import { pino } from 'pino';
+import { loadApi, startService } from '../../server/serve.js';
+import { storageSpec } from '../../server/pipeline/rendering.js';
+import { openSqliteStore } from '../../server/store/sqlite.js';
+import type { Item } from '../../server/store/types.js';
+import type { LoadRequest, LoadResult } from './load-process.js';
+
+const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/bench/security.api', import.meta.url));
+const BOOKS = 10_000;
+const PAGE = 30;
+const LOAD = { connections: 10, duration: 3, pairs: 7, warmup: 5 };
+const SECRET = 'bench-secret-bench-secret-bench-secret-bench-secret';
+
+const progress = (message: string): void => {
+  process.stderr.write(`[bench] ${message}\n`);
+};
+
+function load(url: string, duration: number, headers: Record<string, string>): Promise<LoadResult> {
+  const request: LoadRequest = { url, connections: LOAD.connections, duration, headers };
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL('./load-process.js', import.meta.url)), [JSON.stringify(request)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: LoadResult | undefined;
+    child.once('message', (message) => {
+      result = message as LoadResult;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`))));
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export async function runSecurityBench(): Promise<void> {
+  process.env.APIDSL_BENCH_JWT_SECRET = SECRET;
+  const api = await loadApi(FIXTURE);
+  const store = await openSqliteStore({ memory: true });
+  progress(`seeding ${BOOKS.toLocaleString('en-US')} books in each resource`);
+  for (const resource of api.resources) {
+    const collection = await store.collection(storageSpec(resource));
+    const insertMany = (collection as typeof collection & { insertMany?: (items: Item[]) => Promise<unknown> }).insertMany;
+    const items = Array.from({ length: BOOKS }, (_, i): Item => ({ id: i + 1, title: `Book ${i + 1}`, author: `Author ${i % 97}`, price: (i % 5_000) / 100 }));
+    if (insertMany) await insertMany.call(collection, items);
+    else for (const item of items) await collection.insert(item);
+  }
+  const service = await startService({ file: FIXTURE, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger: pino({ level: 'silent' }), store });
+  const token = await new SignJWT({ roles: ['ROLE_ADMIN'] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('bench')
+    .setIssuer('https://id.example.test')
+    .setAudience('bench')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(SECRET));
+  const auth = { Authorization: `Bearer ${token}` };
+  const plain = `${service.url}/books?page=2`;
+  const guarded = `${service.url}/guarded_books?page=2`;
+  try {
+    for (const [url, headers] of [[plain, {}], [guarded, auth]] as const) {
+      const res = await fetch(url, { headers });
+      const doc = (await res.json()) as { member?: { id: number }[] };
+      if (res.status !== 200 || doc.member?.length !== PAGE || doc.member[0].id !== PAGE + 1) throw new Error(`GET ${url} answered ${res.status}`);
+    }
+    const denied = await fetch(guarded);
+    if (denied.status !== 401) throw new Error(`GET ${guarded} without a token answered ${denied.status}, not 401`);
+    progress(`security: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} pairs of ${LOAD.duration} s runs (guarded, then unguarded)`);
+    await load(guarded, LOAD.warmup, auth);
+    await load(plain, LOAD.warmup, {});
+    const runs = { guarded: [] as LoadResult[], plain: [] as LoadResult[] };
+    for (let pair = 1; pair <= LOAD.pairs; pair++) {
+      for (const [name, url, headers] of [['guarded', guarded, auth], ['plain', plain, {}]] as const) {
+        const result = await load(url, LOAD.duration, headers);
+        if (result.non2xx || result.errors) throw new Error(`security ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+        runs[name].push(result);
+      }
+      progress(`  pair ${pair}: guarded ${Math.round(runs.guarded[pair - 1].rps)}, unguarded ${Math.round(runs.plain[pair - 1].rps)} req/s`);
+    }
+    const rps = (name: 'guarded' | 'plain'): string => `${Math.round(median(runs[name].map((r) => r.rps))).toLocaleString('en-US')} req/s`;
+    const ratio = median(runs.guarded.map((r, i) => r.rps / runs.plain[i].rps));
+    console.log(
+      `\nsecurity: ${cpus().length} CPUs, node ${process.version}; ${LOAD.connections} connections, ${LOAD.pairs} pairs of ${LOAD.duration} s runs ` +
+        `after a ${LOAD.warmup} s warm-up each (values: median req/s; ratio: median of the pairs' guarded / unguarded)\n`,
+    );
+    console.log('| measurement | value | ratio |');
+    console.log('|---|---:|---|');
+    console.log(`| unguarded: GET /books?page=2, ${BOOKS.toLocaleString('en-US')} books | ${rps('plain')} | 1.00× (baseline) |`);
+    const met = ratio >= 0.9 ? 'met' : 'MISSED';
+    console.log(`| guarded: GET /guarded_books?page=2 with a Bearer JWT (HS256 verified, is_granted('ROLE_USER')) | ${rps('guarded')} | ${ratio.toFixed(2)}× (bar ≥ 0.9×: ${met}) |`);
+  } finally {
+    await service.close();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * `apidsl token`: the token it prints (claims, lifetime, algorithm) is accepted by `apidsl serve` for
+ * the same file, and it refuses, with exit code 1 and a clear message, when it cannot sign.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { runCli } from '../support/cli.js';
+import { startServer, type RunningServer } from './harness.js';
+import { as, AUDIENCE, ISSUER, SECRET, securityFixture } from './security-helpers.js';
+
+const BOOKS = securityFixture('books.api');
+
+function mint(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; token: string; stderr: string } {
+  const r = runCli(['token', ...args], { env: { APIDSL_TEST_JWT_SECRET: SECRET, ...env } });
+  return { status: r.status, token: r.stdout.trim(), stderr: r.stderr };
+}
+
+describe('apidsl token', () => {
+  let server: RunningServer;
+  const tokens: Record<string, string> = {};
+  before(async () => {
+    // Minted before the server starts: a synchronous CLI run holds the test process meanwhile.
+    tokens.user = mint([BOOKS, '--sub', 'alice', '--roles', 'ROLE_USER']).token;
+    tokens.admin = mint([BOOKS, '--sub', 'root', '--roles', 'ROLE_ADMIN']).token;
+    tokens.noRoles = mint([BOOKS, '--sub', 'alice']).token;
+    tokens.other = mint([BOOKS, '--sub', 'alice', '--roles', 'ROLE_USER'], { APIDSL_TEST_JWT_SECRET: 'another-secret-another-secret-another-secret' }).token;
+    server = await startServer(BOOKS);
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('prints an HS256 JWT with the user, roles, issuer, audience and a one-hour lifetime', () => {
+    const r = mint([BOOKS, '--sub', 'alice', '--roles', 'ROLE_USER,ROLE_EDITOR', '--claim', 'team=blue', '--claim', 'level=3']);
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.token).to.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(decodeProtectedHeader(r.token).alg).to.equal('HS256');
+    const claims = decodeJwt(r.token);
+    expect(claims).to.include({ sub: 'alice', iss: ISSUER, aud: AUDIENCE, team: 'blue', level: 3 });
+    expect(claims.roles).to.deep.equal(['ROLE_USER', 'ROLE_EDITOR']);
+    expect(claims.exp! - claims.iat!).to.equal(3600);
+  });
+
+  it('the service of the same file accepts it, with its roles', async () => {
+    expect((await as(tokens.user, server.url, 'GET', '/books')).status).to.equal(200);
+    expect((await as(tokens.user, server.url, 'DELETE', '/books/1')).status).to.equal(403);
+    expect((await as(tokens.admin, server.url, 'GET', '/secrets/5')).status).to.equal(404);
+    expect((await as(tokens.noRoles, server.url, 'GET', '/books')).status).to.equal(403);
+  });
+
+  it('--ttl sets the lifetime; a duration it cannot read is refused', () => {
+    const short = mint([BOOKS, '--sub', 'alice', '--ttl', '90s']);
+    const claims = decodeJwt(short.token);
+    expect(claims.exp! - claims.iat!).to.equal(90);
+    expect(decodeJwt(mint([BOOKS, '--sub', 'a', '--ttl', '2d']).token).exp! - claims.iat!).to.be.within(172790, 172810);
+    const bad = mint([BOOKS, '--sub', 'alice', '--ttl', 'soon']);
+    expect(bad.status).to.equal(1);
+    expect(bad.stderr).to.contain('--ttl "soon"');
+  });
+
+  it('a token signed with another secret is refused by the service', async () => {
+    const r = await as(tokens.other, server.url, 'GET', '/books');
+    expect(r.status).to.equal(401);
+    expect(r.headers.get('www-authenticate')).to.equal('Bearer error="invalid_token"');
+  });
+
+  it('signs with the first HS algorithm of security.jwt.algorithms, in the configured claims', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apidsl-token-'));
+    const file = join(dir, 'api.api');
+    writeFileSync(file, 'config { security { jwt { secret_env: "APIDSL_TEST_JWT_SECRET", algorithms: ["HS512"], roles_claim: "scopes", user_claim: "uid" } } }\nresource Thing { properties { id: int } }\n');
+    const r = mint([file, '--sub', '42', '--roles', 'ROLE_A']);
+    expect(r.status, r.stderr).to.equal(0);
+    expect(decodeProtectedHeader(r.token).alg).to.equal('HS512');
+    expect(decodeJwt(r.token)).to.deep.include({ uid: '42', scopes: ['ROLE_A'] });
+    expect(decodeJwt(r.token)).not.to.have.property('iss');
+  });
+
+  it('refuses (exit 1, clear message) a file without a shared secret, an unset variable, a file with errors, no --sub', () => {
+    const keys = mint([securityFixture('keys.api'), '--sub', 'alice']);
+    expect(keys.status).to.equal(1);
+    expect(keys.token).to.equal('');
+    expect(keys.stderr).to.contain('configures no shared secret');
+    const unset = mint([BOOKS, '--sub', 'alice'], { APIDSL_TEST_JWT_SECRET: '' });
+    expect(unset.status).to.equal(1);
+    expect(unset.stderr).to.contain('APIDSL_TEST_JWT_SECRET is not set');
+    const dir = mkdtempSync(join(tmpdir(), 'apidsl-token-'));
+    const broken = join(dir, 'broken.api');
+    writeFileSync(broken, 'config { security { jwt { secret_env: 12 } } }\n');
+    const errors = mint([broken, '--sub', 'a']);
+    expect(errors.status).to.equal(1);
+    expect(errors.stderr).to.contain('has errors');
+    const noSub = mint([BOOKS]);
+    expect(noSub.status).to.equal(1);
+    expect(noSub.stderr).to.contain('--sub');
+  });
+});
