@@ -130,8 +130,9 @@ describe('option catalogue', () => {
   it('lists the children of config blocks', () => {
     expect(settingChildren('')).to.deep.equal([
       'body_size_limit', 'collection', 'defaults', 'error_formats', 'formats', 'hydra_prefix', 'patch_formats',
-      'path_segment_name_generator',
+      'path_segment_name_generator', 'server', 'trusted_hosts',
     ]);
+    expect(settingChildren('server')).to.deep.equal(['headers_timeout', 'keep_alive_timeout', 'max_connections', 'request_timeout']);
     expect(settingChildren('collection')).to.deep.equal([
       'exists_parameter_name', 'order', 'order_parameter_name', 'pagination',
     ]);

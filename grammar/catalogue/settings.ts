@@ -45,4 +45,18 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: 'How resource names become path segments: `BookReview` → `/book_reviews` (underscore) or `/book-reviews` (dash).' },
   { path: 'body_size_limit', type: { kind: 'int', min: 1 }, default: 1048576,
     doc: 'Largest accepted request body, in bytes; a larger body answers 413.' },
+  { path: 'trusted_hosts', type: { kind: 'list', of: STRING }, default: [],
+    doc: 'Patterns (case-insensitive regular expressions, as Symfony\'s `trusted_hosts`; anchor them with `^…$`) '
+      + 'the host of the Host header must match, else 400 `Untrusted Host`. Empty: any host that is a valid '
+      + '`host[:port]` (an invalid one always answers 400).' },
+  { path: 'server.headers_timeout', type: { kind: 'int', min: 100 }, default: 10_000,
+    doc: 'Milliseconds a client has to send the request line and headers; then the connection is answered 408 and '
+      + 'closed (slow-header clients). Capped at `server.request_timeout`.' },
+  { path: 'server.request_timeout', type: { kind: 'int', min: 100 }, default: 30_000,
+    doc: 'Milliseconds a client has to send a whole request, body included (a slow body, or a `Content-Length` '
+      + 'larger than what is sent); then 408 and the connection is closed.' },
+  { path: 'server.keep_alive_timeout', type: { kind: 'int', min: 100 }, default: 5_000,
+    doc: 'Milliseconds an idle keep-alive connection is kept open after a response.' },
+  { path: 'server.max_connections', type: { kind: 'int', min: 1 }, default: 1024,
+    doc: 'Open connections the server accepts at once; further ones are closed at once until some end.' },
 ];

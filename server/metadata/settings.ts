@@ -29,6 +29,13 @@ export function resolveSettings(config: A.ObjectValue | undefined): Settings {
     errorFormats: get('error_formats'),
     hydraPrefix: get('hydra_prefix'),
     bodySizeLimit: get('body_size_limit'),
+    trustedHosts: get('trusted_hosts'),
+    server: {
+      headersTimeout: get('server.headers_timeout'),
+      requestTimeout: get('server.request_timeout'),
+      keepAliveTimeout: get('server.keep_alive_timeout'),
+      maxConnections: get('server.max_connections'),
+    },
     defaults,
   };
 }

@@ -21,8 +21,19 @@ export interface Settings {
   errorFormats: Record<string, string[]>;
   hydraPrefix: boolean;
   bodySizeLimit: number;
+  /** `trusted_hosts`: patterns the Host header must match (none: any valid host). */
+  trustedHosts: string[];
+  /** Limits of the HTTP server, in milliseconds and connections (the `server` settings). */
+  server: ServerLimits;
   /** Global defaults of operation options, by option name (`paginationItemsPerPage` → 30). */
   defaults: Record<string, unknown>;
+}
+
+export interface ServerLimits {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  maxConnections: number;
 }
 
 export interface PropertyMetadata {

@@ -15,10 +15,12 @@
 //   need a replica set or a sharded cluster; on a standalone server (and FerretDB) there is no counts document
 //   and an unfiltered count is countDocuments({}) (exact, linear). See README "Using MongoDB".
 import {
+  CursorTimeoutMode,
   MongoClient,
   MongoError,
   MongoNetworkError,
   MongoNotConnectedError,
+  MongoOperationTimeoutError,
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
@@ -51,6 +53,14 @@ export interface MongoStoreOptions {
 
 /** Server selection gives up after this long unless the URI says otherwise: start-up and outages fail fast. */
 export const DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 5_000;
+/**
+ * Every operation (server selection, connection check-out, retries and the wait for the answer included) gives
+ * up after this long unless the URI sets `timeoutMS`: a server that stopped answering on an established
+ * connection (frozen, not dead) answers 503 as fast as one that is gone. Streams bound each batch instead.
+ */
+export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
+/** A new connection (TCP and the MongoDB handshake) gives up after this long unless the URI says otherwise. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 /** Documents a stream reads per round trip. */
 const STREAM_BATCH = 500;
 /** Assigned integer keys that collide with stored ones before the sequence is raised past them. */
@@ -79,6 +89,7 @@ export function databaseName(uri: string): string {
 function isUnavailable(e: unknown): boolean {
   return (
     e instanceof MongoNetworkError || // PoolClearedError and timeouts included
+    e instanceof MongoOperationTimeoutError ||
     e instanceof MongoServerSelectionError ||
     e instanceof MongoNotConnectedError ||
     e instanceof MongoTopologyClosedError ||
@@ -109,6 +120,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
   const { uri } = options;
   const clientOptions: MongoClientOptions = { ignoreUndefined: true };
   if (!hasParam(uri, 'serverSelectionTimeoutMS')) clientOptions.serverSelectionTimeoutMS = DEFAULT_SERVER_SELECTION_TIMEOUT_MS;
+  if (!hasParam(uri, 'timeoutMS')) clientOptions.timeoutMS = DEFAULT_OPERATION_TIMEOUT_MS;
+  if (!hasParam(uri, 'connectTimeoutMS')) clientOptions.connectTimeoutMS = DEFAULT_CONNECT_TIMEOUT_MS;
   if (!hasParam(uri, 'appName')) clientOptions.appName = 'apidsl';
   let client: MongoClient;
   try {
@@ -232,10 +245,17 @@ function serially(): Serial {
 }
 
 /** A JSON value MongoDB can hold as it is: no object key starting with `$`, holding `.` or NUL, or empty. */
-function storable(value: unknown): boolean {
-  if (Array.isArray(value)) return value.every(storable);
+/**
+ * MongoDB refuses documents nested more than 100 levels deep: a value that would come near is kept as text,
+ * as is one with keys that cannot be field names.
+ */
+const MAX_STORED_DEPTH = 90;
+
+function storable(value: unknown, depth = 1): boolean {
   if (value === null || typeof value !== 'object') return true;
-  return Object.entries(value).every(([k, v]) => safeKey(k) && storable(v));
+  if (depth > MAX_STORED_DEPTH) return false;
+  if (Array.isArray(value)) return value.every((v) => storable(v, depth + 1));
+  return Object.entries(value).every(([k, v]) => safeKey(k) && storable(v, depth + 1));
 }
 
 const safeKey = (key: string): boolean => key !== '' && !key.startsWith('$') && !/[.\0]/.test(key);
@@ -270,7 +290,8 @@ class MongoCollection implements Collection {
     // A generator's body starts at the first next(): that is where an invalid query rejects.
     const c = compileFind(this.spec, q);
     if (c.limit === 0) return;
-    const cursor = this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit, batchSize: STREAM_BATCH });
+    // The operation timeout bounds each batch, not the whole stream (which takes as long as the client reads).
+    const cursor = this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit, batchSize: STREAM_BATCH, timeoutMode: CursorTimeoutMode.ITERATION });
     try {
       for (;;) {
         const doc = await guard(() => cursor.next());

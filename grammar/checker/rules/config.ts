@@ -13,13 +13,28 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
   for (const e of body.entries) {
     const path = prefix ? `${prefix}.${e.key.text}` : e.key.text;
     const setting = settingByPath(path);
-    if (setting) ctx.value(e.value, setting.type, `setting '${path}'`);
+    if (setting) {
+      ctx.value(e.value, setting.type, `setting '${path}'`);
+      if (path === 'trusted_hosts' && e.value?.kind === 'array') checkPatterns(ctx, e.value);
+    }
     else if (allowed.includes(e.key.text)) {
       if (e.value?.kind === 'object') checkBlock(ctx, e.value, path);
       else if (e.value) ctx.report('invalid-value', e.value.range, `'${path}' is a block of settings: write ${e.key.text} { … }`);
     } else {
       const where = prefix ? `in '${prefix}'` : 'in config';
       ctx.unknown('unknown-option', e.key, `setting`, allowed, ` (${where}: ${allowed.join(', ')})`);
+    }
+  }
+}
+
+/** `trusted_hosts` holds regular expressions: one that does not compile is an error here, not at start-up. */
+function checkPatterns(ctx: CheckContext, list: A.ArrayValue): void {
+  for (const item of list.items) {
+    if (item.kind !== 'string') continue;
+    try {
+      new RegExp(item.value, 'i');
+    } catch (e) {
+      ctx.report('invalid-value', item.range, `invalid regular expression in trusted_hosts: ${(e as Error).message}`);
     }
   }
 }
