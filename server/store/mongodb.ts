@@ -15,12 +15,10 @@
 //   need a replica set or a sharded cluster; on a standalone server (and FerretDB) there is no counts document
 //   and an unfiltered count is countDocuments({}) (exact, linear). See README "Using MongoDB".
 import {
-  CursorTimeoutMode,
   MongoClient,
   MongoError,
   MongoNetworkError,
   MongoNotConnectedError,
-  MongoOperationTimeoutError,
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
@@ -54,11 +52,11 @@ export interface MongoStoreOptions {
 /** Server selection gives up after this long unless the URI says otherwise: start-up and outages fail fast. */
 export const DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 5_000;
 /**
- * Every operation (server selection, connection check-out, retries and the wait for the answer included) gives
- * up after this long unless the URI sets `timeoutMS`: a server that stopped answering on an established
- * connection (frozen, not dead) answers 503 as fast as one that is gone. Streams bound each batch instead.
+ * An operation not answered within the server selection timeout fails as "unavailable" (503), whatever it
+ * waits for: a server that stopped answering on an established connection (frozen, not dead) is noticed only
+ * by the socket timeout and a retry, which would take three times as long. A stream bounds each batch.
  */
-export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
+const SOCKET_TIMEOUT_FACTOR = 4;
 /** A new connection (TCP and the MongoDB handshake) gives up after this long unless the URI says otherwise. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 /** Documents a stream reads per round trip. */
@@ -89,7 +87,6 @@ export function databaseName(uri: string): string {
 function isUnavailable(e: unknown): boolean {
   return (
     e instanceof MongoNetworkError || // PoolClearedError and timeouts included
-    e instanceof MongoOperationTimeoutError ||
     e instanceof MongoServerSelectionError ||
     e instanceof MongoNotConnectedError ||
     e instanceof MongoTopologyClosedError ||
@@ -108,11 +105,21 @@ function storeError(e: unknown, what = 'MongoDB cannot be reached'): unknown {
   return e;
 }
 
-async function guard<T>(run: () => Promise<T>): Promise<T> {
+/** Runs a driver call with its errors as store errors and, when `deadlineMs` is given, at most that long. */
+async function guard<T>(run: () => Promise<T>, deadlineMs?: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await run();
+    const operation = run();
+    if (deadlineMs === undefined) return await operation;
+    operation.catch(() => undefined); // a late failure, after the deadline answered, is of no interest
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`MongoDB did not answer within ${deadlineMs} ms`)), deadlineMs);
+    });
+    return await Promise.race([operation, expired]);
   } catch (e) {
     throw storeError(e);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -120,8 +127,11 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
   const { uri } = options;
   const clientOptions: MongoClientOptions = { ignoreUndefined: true };
   if (!hasParam(uri, 'serverSelectionTimeoutMS')) clientOptions.serverSelectionTimeoutMS = DEFAULT_SERVER_SELECTION_TIMEOUT_MS;
-  if (!hasParam(uri, 'timeoutMS')) clientOptions.timeoutMS = DEFAULT_OPERATION_TIMEOUT_MS;
   if (!hasParam(uri, 'connectTimeoutMS')) clientOptions.connectTimeoutMS = DEFAULT_CONNECT_TIMEOUT_MS;
+  if (!hasParam(uri, 'socketTimeoutMS')) {
+    // A socket a frozen server never answers on is given up eventually, releasing its pooled connection.
+    clientOptions.socketTimeoutMS = SOCKET_TIMEOUT_FACTOR * (clientOptions.serverSelectionTimeoutMS ?? DEFAULT_SERVER_SELECTION_TIMEOUT_MS);
+  }
   if (!hasParam(uri, 'appName')) clientOptions.appName = 'apidsl';
   let client: MongoClient;
   try {
@@ -224,7 +234,8 @@ class MongoStore implements Store {
         }
       }
     });
-    return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, this.ferretdb ? serially() : undefined);
+    const deadline = this.client.options.serverSelectionTimeoutMS;
+    return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, deadline, this.ferretdb ? serially() : undefined);
   }
 
   async close(): Promise<void> {
@@ -269,6 +280,8 @@ class MongoCollection implements Collection {
     /** Whether the counts document is kept (see CountMode). */
     private readonly counted: boolean,
     private readonly atomically: Atomically,
+    /** Milliseconds an operation may take before it answers "unavailable" (the server selection timeout). */
+    private readonly deadline: number,
     /**
      * FerretDB workaround. FerretDB 1.x applies an update as read, modify, write without isolation: concurrent
      * `$inc`s on one document lose increments (50 concurrent findOneAndUpdate $inc returned 14 distinct values in
@@ -279,10 +292,14 @@ class MongoCollection implements Collection {
     private readonly sequenceLock?: Serial,
   ) {}
 
+  private guard<T>(run: () => Promise<T>): Promise<T> {
+    return guard(run, this.deadline);
+  }
+
   async find(q: Query): Promise<Item[]> {
     const c = compileFind(this.spec, q);
     if (c.limit === 0) return [];
-    const docs = await guard(() => this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit }).toArray());
+    const docs = await this.guard(() => this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit }).toArray());
     return docs.map((doc) => this.toItem(doc));
   }
 
@@ -290,11 +307,10 @@ class MongoCollection implements Collection {
     // A generator's body starts at the first next(): that is where an invalid query rejects.
     const c = compileFind(this.spec, q);
     if (c.limit === 0) return;
-    // The operation timeout bounds each batch, not the whole stream (which takes as long as the client reads).
-    const cursor = this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit, batchSize: STREAM_BATCH, timeoutMode: CursorTimeoutMode.ITERATION });
+    const cursor = this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit, batchSize: STREAM_BATCH });
     try {
       for (;;) {
-        const doc = await guard(() => cursor.next());
+        const doc = await this.guard(() => cursor.next());
         if (doc === null) return;
         yield this.toItem(doc);
       }
@@ -305,26 +321,26 @@ class MongoCollection implements Collection {
 
   async exists(q: Query): Promise<boolean> {
     const c = compileExists(this.spec, q);
-    const doc = await guard(() => this.items.findOne(c.filter, { skip: c.skip, projection: { [KEY]: 1 } }));
+    const doc = await this.guard(() => this.items.findOne(c.filter, { skip: c.skip, projection: { [KEY]: 1 } }));
     return doc !== null;
   }
 
   async count(where?: Condition[]): Promise<number> {
     if (where === undefined || where.length === 0) {
       if (this.counted) {
-        const row = await guard(() => this.counts.findOne({ _id: this.spec.name }));
+        const row = await this.guard(() => this.counts.findOne({ _id: this.spec.name }));
         if (row) return row.n;
         // Deleted by hand: count rather than fail (the next start seeds it again).
       }
-      return guard(() => this.items.countDocuments({}));
+      return this.guard(() => this.items.countDocuments({}));
     }
     const filter = compileWhere(this.spec, where);
-    return guard(() => this.items.countDocuments(filter));
+    return this.guard(() => this.items.countDocuments(filter));
   }
 
   async get(id: Id): Promise<Item | null> {
     if (!this.isKey(id)) return null;
-    const doc = await guard(() => this.items.findOne({ _id: id }));
+    const doc = await this.guard(() => this.items.findOne({ _id: id }));
     return doc ? this.toItem(doc) : null;
   }
 
@@ -358,7 +374,7 @@ class MongoCollection implements Collection {
   async replace(id: Id, item: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.toDoc(id, item);
-    const result = await guard(() => this.items.replaceOne({ _id: id }, doc));
+    const result = await this.guard(() => this.items.replaceOne({ _id: id }, doc));
     return result.matchedCount > 0 ? this.toItem(doc) : null;
   }
 
@@ -372,7 +388,7 @@ class MongoCollection implements Collection {
         if (created) await this.addToCount(1, session);
         return created;
       });
-    const created = await guard(async () => {
+    const created = await this.guard(async () => {
       try {
         return await once();
       } catch (e) {
@@ -387,7 +403,7 @@ class MongoCollection implements Collection {
 
   async delete(id: Id): Promise<boolean> {
     if (!this.isKey(id)) return false;
-    return guard(() =>
+    return this.guard(() =>
       this.atomically(async (session) => {
         const result = await this.items.deleteOne({ _id: id }, { session });
         if (result.deletedCount > 0) await this.addToCount(-1, session);
@@ -398,7 +414,7 @@ class MongoCollection implements Collection {
 
   private async insertCounted(doc: StoredDoc): Promise<void> {
     try {
-      await guard(() =>
+      await this.guard(() =>
         this.atomically(async (session) => {
           await this.items.insertOne(doc, { session });
           await this.addToCount(1, session);
@@ -430,11 +446,11 @@ class MongoCollection implements Collection {
   }
 
   private sequenceUpdate<T>(run: () => Promise<T>): Promise<T> {
-    return guard(() => (this.sequenceLock ? this.sequenceLock(run) : run()));
+    return this.guard(() => (this.sequenceLock ? this.sequenceLock(run) : run()));
   }
 
   private async largestKey(): Promise<number> {
-    const top = await guard(() => this.items.findOne({}, { sort: { [KEY]: -1 }, projection: { [KEY]: 1 } }));
+    const top = await this.guard(() => this.items.findOne({}, { sort: { [KEY]: -1 }, projection: { [KEY]: 1 } }));
     return typeof top?._id === 'number' ? top._id : 0;
   }
 
