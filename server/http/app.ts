@@ -166,15 +166,18 @@ function sendDocument(ctx: Context, doc: unknown, extension?: string): void {
   ctx.body = JSON.stringify(doc);
 }
 
+const ERROR_EXTENSIONS = new Set(['jsonld', 'json', 'html']);
+
 /** `GET /errors/{status}`: the error resource every error document's `type` names, served with its own status. */
 function sendErrorResource(ctx: Context, api: ApiMetadata): void {
   const status = Number(ctx.params.status);
   if (!/^[45]\d\d$/.test(ctx.params.status)) throw notFound();
   const extension = ctx.params.format as string | undefined;
-  if (extension !== undefined && extension !== 'jsonld' && extension !== 'json' && extension !== 'html') throw notFound(`Format "${extension}" is not supported`);
+  if (extension !== undefined && !ERROR_EXTENSIONS.has(extension)) throw notFound(`Format "${extension}" is not supported`);
   const accept = ctx.get('accept') || undefined;
   ctx.status = status;
-  if (extension === 'html' || (extension === undefined && ctx.accepts('application/ld+json', 'application/problem+json', 'application/json', 'text/html') === 'text/html')) {
+  const browser = extension === undefined && ctx.accepts('application/ld+json', 'application/problem+json', 'application/json', 'text/html') === 'text/html';
+  if (extension === 'html' || browser) {
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = errorResourcePage(status);
     return;

@@ -128,7 +128,10 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
           domain: '#Entrypoint',
           // The collection's member class, in both forms clients read: OWL's restriction (API Platform 3) and
           // Hydra's member assertion (API Platform 4); a read-only resource has no POST to tell it otherwise.
-          range: ['hydra:Collection', { 'owl:equivalentClass': { 'owl:onProperty': { '@id': 'hydra:member' }, 'owl:allValuesFrom': { '@id': `#${r.shortName}` } } }],
+          range: [
+            'hydra:Collection',
+            { 'owl:equivalentClass': { 'owl:onProperty': { '@id': 'hydra:member' }, 'owl:allValuesFrom': { '@id': `#${r.shortName}` } } },
+          ],
           memberAssertion: { property: 'rdf:type', object: { '@id': `#${r.shortName}` } },
           supportedOperation: ops.map((o) => operationDoc(o, api.settings.patchFormats)),
         },

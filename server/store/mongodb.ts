@@ -235,7 +235,8 @@ class MongoStore implements Store {
       }
     });
     const deadline = this.client.options.serverSelectionTimeoutMS;
-    return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, deadline, this.ferretdb ? serially() : undefined);
+    const lock = this.ferretdb ? serially() : undefined;
+    return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, deadline, lock);
   }
 
   async close(): Promise<void> {
