@@ -158,7 +158,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
       transactions && mode === 'document' ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } } : undefined;
     return new MongoStore(client, db, mode, transaction, ferretdb);
   } catch (e) {
-    await client.close().catch(() => undefined);
+    // Not awaited: closing waits for a silent host's pending handshake (connectTimeoutMS); the error is known now.
+    void client.close().catch(() => undefined);
     throw storeError(e, `cannot reach MongoDB at ${redactUri(uri)}`);
   }
 }
