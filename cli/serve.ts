@@ -74,8 +74,10 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       return 1;
     }
     if (e instanceof StoreUnavailableError || e instanceof MongoConfigError || e instanceof MessengerConfigError) {
-      process.stderr.write(`apidsl serve: ${(e as Error).message.split('\n')[0]}\n`);
-      return 1;
+      const line = `apidsl serve: ${(e as Error).message.split('\n')[0]}\n`;
+      // Exits at once: the driver may still wait on a silent host's connection, which would hold the process.
+      await new Promise<void>((written) => process.stderr.write(line, () => written()));
+      process.exit(1);
     }
     if (e instanceof CodeLoadError || e instanceof SecurityConfigError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       process.stderr.write(`apidsl serve: ${(e as Error).message}\n`);

@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { check, type CheckResult } from '../grammar/checker/index.js';
 import { createApp } from './http/app.js';
+import { applyLimits, serverOptions } from './http/limits.js';
 import { loadMetadata } from './metadata/load.js';
 import { busOf, closeBuses } from './messenger/index.js';
 import { closePublishers } from './realtime/index.js';
@@ -80,7 +81,8 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   try {
     handler = (await createApp(api, store, { logger: options.logger, debug: options.debug })).callback();
     server = await new Promise((resolveServer, reject) => {
-      const s = createServer((req, res) => handler(req, res));
+      const s = createServer(serverOptions(api.settings.server), (req, res) => handler(req, res));
+      applyLimits(s, api.settings.server);
       s.listen(options.port, options.host, () => resolveServer(s));
       s.once('error', reject);
     });
@@ -99,6 +101,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     reload: async () => {
       const next = await loadApi(options.file);
       handler = (await createApp(next, store, { logger: options.logger, debug: options.debug })).callback();
+      applyLimits(server, next.settings.server);
       service.api = next;
       return next;
     },

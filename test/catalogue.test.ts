@@ -130,13 +130,14 @@ describe('option catalogue', () => {
   it('lists the children of config blocks', () => {
     expect(settingChildren('')).to.deep.equal([
       'body_size_limit', 'collection', 'cors', 'defaults', 'error_formats', 'formats', 'hydra_prefix', 'mercure',
-      'messenger', 'patch_formats', 'path_segment_name_generator', 'security',
+      'messenger', 'patch_formats', 'path_segment_name_generator', 'security', 'server', 'trusted_hosts',
     ]);
     expect(settingChildren('security')).to.deep.equal(['authenticator', 'jwt', 'role_hierarchy', 'voters']);
     expect(settingChildren('security.jwt')).to.deep.equal([
       'algorithms', 'audience', 'issuer', 'jwks', 'leeway', 'public_key', 'roles_claim', 'secret_env', 'user_claim',
     ]);
     expect(settingChildren('cors')).to.deep.equal(['allow_headers', 'allow_origin', 'credentials', 'expose_headers', 'max_age']);
+    expect(settingChildren('server')).to.deep.equal(['headers_timeout', 'keep_alive_timeout', 'max_connections', 'request_timeout']);
     expect(settingChildren('collection')).to.deep.equal([
       'exists_parameter_name', 'order', 'order_parameter_name', 'pagination',
     ]);

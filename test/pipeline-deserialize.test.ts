@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { HttpError } from '../server/http/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../server/metadata/types.js';
 import { denormalize, normalizeDateTime } from '../server/pipeline/deserialize.js';
+import { cloneJson } from '../server/pipeline/json-clone.js';
 import type { DenormalizeMode, IriResolver } from '../server/pipeline/deserialize.js';
 import type { Item } from '../server/store/types.js';
 
@@ -374,5 +375,40 @@ describe('pipeline: denormalize', () => {
       expect(Object.keys(item)).to.deep.equal(['__proto__']);
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
     });
+  });
+});
+
+describe('pipeline: values nested deeper than the call stack', () => {
+  const NOTE = resource('Note', [property('id', 'int', { identifier: true }), property('title', 'string'), property('meta', 'json')]);
+  let deep: unknown = 'x';
+  for (let i = 0; i < 50_000; i++) deep = { a: deep };
+  const stored = { id: 1, title: 'deep', meta: deep } as Item;
+
+  it('structuredClone cannot copy such a value (what the copies below avoid)', () => {
+    expect(() => structuredClone(stored)).to.throw(RangeError);
+  });
+
+  it('cloneJson copies it without recursion, into an equal, separate value', () => {
+    const copy = cloneJson(stored);
+    expect(copy).to.not.equal(stored);
+    let [a, b] = [copy.meta as Record<string, unknown>, stored.meta as Record<string, unknown>];
+    for (let i = 0; i < 50_000; i++) {
+      expect(a).to.not.equal(b);
+      [a, b] = [a.a as Record<string, unknown>, b.a as Record<string, unknown>];
+    }
+    expect(a).to.equal('x');
+    const keyed = cloneJson(JSON.parse('{"__proto__":{"polluted":1},"list":[1,[2,{"b":null}]]}'));
+    expect(Object.keys(keyed)).to.deep.equal(['__proto__', 'list']);
+    expect(keyed.list).to.deep.equal([1, [2, { b: null }]]);
+    expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+  });
+
+  it('merge-patch and replace of an item holding it keep it, untouched', () => {
+    const patched = denormalize(NOTE, { title: 'patched' }, 'merge-patch', stored, IRIS);
+    expect(patched.title).to.equal('patched');
+    expect(patched.meta).to.equal(stored.meta);
+    const replaced = denormalize(NOTE, { title: 'replaced', meta: { b: 1 } }, 'replace', stored, IRIS);
+    expect(replaced.meta).to.deep.equal({ b: 1 });
+    expect(stored.title).to.equal('deep');
   });
 });

@@ -110,4 +110,18 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: 'Largest retry delay in milliseconds (0: no limit).' },
   { path: 'messenger.redeliver_timeout', type: { kind: 'int', min: 1 }, default: 30,
     doc: 'Embedded queue: seconds after which a message taken by a consumer that stopped answering is delivered again.' },
+  { path: 'trusted_hosts', type: { kind: 'list', of: STRING }, default: [],
+    doc: 'Patterns (case-insensitive regular expressions, as Symfony\'s `trusted_hosts`; anchor them with `^…$`) '
+      + 'the host of the Host header must match, else 400 `Untrusted Host`. Empty: any host that is a valid '
+      + '`host[:port]` (an invalid one always answers 400).' },
+  { path: 'server.headers_timeout', type: { kind: 'int', min: 100 }, default: 10_000,
+    doc: 'Milliseconds a client has to send the request line and headers; then the connection is answered 408 and '
+      + 'closed (slow-header clients). Capped at `server.request_timeout`.' },
+  { path: 'server.request_timeout', type: { kind: 'int', min: 100 }, default: 30_000,
+    doc: 'Milliseconds a client has to send a whole request, body included (a slow body, or a `Content-Length` '
+      + 'larger than what is sent); then 408 and the connection is closed.' },
+  { path: 'server.keep_alive_timeout', type: { kind: 'int', min: 100 }, default: 5_000,
+    doc: 'Milliseconds an idle keep-alive connection is kept open after a response.' },
+  { path: 'server.max_connections', type: { kind: 'int', min: 1 }, default: 1024,
+    doc: 'Open connections the server accepts at once; further ones are closed at once until some end.' },
 ];

@@ -4,7 +4,6 @@
  * 204 to a plain OPTIONS on a known path and 404/405 for what no route takes.
  */
 import Koa, { type Context, type Next } from 'koa';
-import getRawBody from 'raw-body';
 import type { Logger } from 'pino';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { runPipeline } from '../pipeline/chain.js';
@@ -23,8 +22,10 @@ import { registerDocumentation } from './docs-html.js';
 import { HttpError, notFound } from './errors.js';
 import { fillTemplate, fromRecord } from './iri.js';
 import { errorFlavour, negotiateOutput } from './negotiation.js';
-import { errorDocument } from './problem.js';
+import { errorDocument, errorResource, errorResourcePage } from './problem.js';
 import { parseQuery } from './query.js';
+import { checkHost, trustedHostPatterns } from './host.js';
+import { readBody, settleUnreadBody } from './request-body.js';
 import { routeHeaders, send } from './respond.js';
 import { newRouter, routeMatcher, routeOrder, routerPath, type RouteMatcher } from './router.js';
 
@@ -77,6 +78,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
     sendDocument(ctx, doc, ctx.params.format);
   });
   runtime.mount(router);
+  router.get('/errors/:status{.:format}', (ctx) => sendErrorResource(ctx, api));
   app.use(router.routes());
   app.use((ctx) => {
     const allowed = [...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method))];
@@ -100,6 +102,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
  * §11); errors turned into their documents; one log line.
  */
 function everyResponse(api: ApiMetadata, options: AppOptions) {
+  const trustedHosts = trustedHostPatterns(api.settings.trustedHosts);
   return async (ctx: Context, next: Next): Promise<void> => {
     // Checked first: the line's fields cost something to gather even when pino drops it.
     const logged = options.logger.isLevelEnabled('info');
@@ -107,8 +110,10 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
     ctx.set('Vary', 'Accept');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('X-Frame-Options', 'deny');
-    ctx.set('Link', `<${originOf(ctx)}/docs.jsonld>; rel="${DOCS_REL}"`);
     try {
+      // The Host header goes into Link, @vocab and the documentation: checked before anything uses it.
+      checkHost(ctx.req.headers.host ?? '', trustedHosts);
+      ctx.set('Link', `<${originOf(ctx)}/docs.jsonld>; rel="${DOCS_REL}"`);
       await next();
     } catch (e) {
       const error = e instanceof HttpError ? e : unexpected(e, options);
@@ -125,6 +130,7 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
       ctx.type = 'application/problem+json; charset=utf-8';
       ctx.body = JSON.stringify(body);
     } finally {
+      settleUnreadBody(ctx);
       if (logged) options.logger.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
     }
   };
@@ -199,18 +205,29 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
   };
 }
 
-async function readBody(ctx: Context, limit: number): Promise<string> {
-  try {
-    return await getRawBody(ctx.req, { limit, encoding: 'utf8' });
-  } catch (e) {
-    const err = e as { type?: string; status?: number };
-    if (err.type === 'entity.too.large') throw new HttpError(413, `The request body is larger than the limit of ${limit} bytes.`);
-    throw new HttpError(err.status && err.status < 500 ? err.status : 400, 'The request body could not be read.');
-  }
-}
-
 function sendDocument(ctx: Context, doc: unknown, extension?: string): void {
   const format = negotiateOutput({ jsonld: ['application/ld+json'], json: ['application/json'] }, ctx.get('accept') || undefined, extension);
   ctx.type = `${format.mediaType}; charset=utf-8`;
   ctx.body = JSON.stringify(doc);
+}
+
+const ERROR_EXTENSIONS = new Set(['jsonld', 'json', 'html']);
+
+/** `GET /errors/{status}`: the error resource every error document's `type` names, served with its own status. */
+function sendErrorResource(ctx: Context, api: ApiMetadata): void {
+  const status = Number(ctx.params.status);
+  if (!/^[45]\d\d$/.test(ctx.params.status)) throw notFound();
+  const extension = ctx.params.format as string | undefined;
+  if (extension !== undefined && !ERROR_EXTENSIONS.has(extension)) throw notFound(`Format "${extension}" is not supported`);
+  const accept = ctx.get('accept') || undefined;
+  ctx.status = status;
+  const browser = extension === undefined && ctx.accepts('application/ld+json', 'application/problem+json', 'application/json', 'text/html') === 'text/html';
+  if (extension === 'html' || browser) {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = errorResourcePage(status);
+    return;
+  }
+  const flavour = extension === 'json' ? 'problem' : extension === 'jsonld' ? 'hydra' : errorFlavour(accept);
+  ctx.type = 'application/problem+json; charset=utf-8';
+  ctx.body = JSON.stringify(errorResource(status, flavour, api.settings.hydraPrefix));
 }

@@ -61,7 +61,8 @@ export function contextDocument(api: ApiMetadata, name: string, origin: string):
     const terms = Object.fromEntries(
       api.resources.filter(collectionPathOf).map((r) => [lcfirst(r.shortName), { '@id': `Entrypoint/${lcfirst(r.shortName)}`, '@type': '@id' }]),
     );
-    return { '@context': { ...base, Entrypoint: 'hydra:Entrypoint', ...terms } };
+    // `Entrypoint` itself is left to @vocab: it names the documentation's own #Entrypoint class.
+    return { '@context': { ...base, ...terms } };
   }
   if (name === 'Error' || name === 'ConstraintViolation') {
     return { '@context': { ...base, Error: 'hydra:Error', title: 'hydra:title', description: 'hydra:description' } };

@@ -37,6 +37,8 @@ const HYDRA_CONTEXT = {
   headerName: 'hydra:headerName',
   possibleValue: 'hydra:possibleValue',
   label: 'rdfs:label',
+  memberAssertion: 'hydra:memberAssertion',
+  object: 'hydra:object',
 };
 
 const XSD: Record<string, string> = {
@@ -125,7 +127,13 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
           '@type': 'Link',
           label: key,
           domain: '#Entrypoint',
-          range: 'hydra:Collection',
+          // The collection's member class, in both forms clients read: OWL's restriction (API Platform 3) and
+          // Hydra's member assertion (API Platform 4); a read-only resource has no POST to tell it otherwise.
+          range: [
+            'hydra:Collection',
+            { 'owl:equivalentClass': { 'owl:onProperty': { '@id': 'hydra:member' }, 'owl:allValuesFrom': { '@id': `#${r.shortName}` } } },
+          ],
+          memberAssertion: { property: 'rdf:type', object: { '@id': `#${r.shortName}` } },
           supportedOperation: ops.map((o) => operationDoc(o, api.settings.patchFormats)),
         },
         title: `get${r.shortName}Collection`,

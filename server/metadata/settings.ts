@@ -37,6 +37,13 @@ export function resolveSettings(config: A.ObjectValue | undefined): Settings {
       maxAge: get('cors.max_age'),
       credentials: get('cors.credentials'),
     },
+    trustedHosts: get('trusted_hosts'),
+    server: {
+      headersTimeout: get('server.headers_timeout'),
+      requestTimeout: get('server.request_timeout'),
+      keepAliveTimeout: get('server.keep_alive_timeout'),
+      maxConnections: get('server.max_connections'),
+    },
     defaults,
     mercure: resolveMercure(config),
     messenger: resolveMessenger(config),

@@ -24,6 +24,10 @@ export interface Settings {
   hydraPrefix: boolean;
   bodySizeLimit: number;
   cors: CorsSettings;
+  /** `trusted_hosts`: patterns the Host header must match (none: any valid host). */
+  trustedHosts: string[];
+  /** Limits of the HTTP server, in milliseconds and connections (the `server` settings). */
+  server: ServerLimits;
   /** Global defaults of operation options, by option name (`paginationItemsPerPage` → 30). */
   defaults: Record<string, unknown>;
   /** `config mercure`; undefined when no hub is set (then `mercure` options have no effect). */
@@ -38,6 +42,13 @@ export interface CorsSettings {
   exposeHeaders: string[];
   maxAge: number;
   credentials: boolean;
+}
+
+export interface ServerLimits {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  maxConnections: number;
 }
 
 export interface PropertyMetadata {

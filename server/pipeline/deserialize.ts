@@ -38,7 +38,8 @@ export function denormalize(
 ): Item {
   if (!isObject(body)) throw badRequest('The input data is misformatted.');
   if (mode === 'create' && Object.hasOwn(body, '@id')) throw badRequest('Update is not allowed for this operation.');
-  const item: Item = structuredClone(previous ?? {});
+  // Shallow: only top-level keys change; merge-patch builds new objects rather than changing stored ones.
+  const item: Item = { ...previous };
   const violations: Violation[] = [];
   for (const property of bodyProperties(resource, body)) {
     if (!Object.hasOwn(body, property.name) || !writable(property, mode)) continue;

@@ -5,6 +5,7 @@
  * `exists[x]=true`) and its `parameters` (a named parameter feeding one filter on one
  * property). Malformed or unknown values are ignored, as API Platform does.
  */
+import { badRequest } from '../http/errors.js';
 import { fillTemplate, itemOperation } from '../http/iri.js';
 import type { QueryParams } from '../http/query.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
@@ -22,6 +23,9 @@ export interface Ctx {
 }
 
 /** What PHP's is_numeric() accepts (no hexadecimal, no `Infinity`), as API Platform checks. */
+/** Values one search filter takes at once (`?title[]=a&title[]=b…`, or a list in a QUERY body). */
+export const MAX_FILTER_VALUES = 1000;
+
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 const RANGE_OPS = { lt: 'lt', lte: 'lte', gt: 'gt', gte: 'gte' } as const;
@@ -44,8 +48,11 @@ export function typedValue(ctx: Ctx, prop: PropertyMetadata, raw: unknown): unkn
   switch (prop.type) {
     case 'int':
       return /^-?\d{1,15}$/.test(s.trim()) ? Number(s) : undefined;
-    case 'number':
-      return NUMERIC.test(s.trim()) ? Number(s) : undefined;
+    case 'number': {
+      // A value that overflows (1e400) is no number a store can compare with: ignored, as a non-numeric one.
+      const n = NUMERIC.test(s.trim()) ? Number(s) : NaN;
+      return Number.isFinite(n) ? n : undefined;
+    }
     case 'bool':
       return boolOf(s);
     case 'datetime':
@@ -85,6 +92,9 @@ function relationIri(ctx: Ctx, target: string, value: string): string {
 function searchConditions(ctx: Ctx, prop: PropertyMetadata, strategy: string, raw: unknown): Condition[] {
   const values = (Array.isArray(raw) ? raw : [raw]).map(scalar).filter((v): v is string => v !== undefined);
   if (values.length === 0) return [];
+  if (values.length > MAX_FILTER_VALUES) {
+    throw badRequest(`Too many values for the "${prop.name}" filter: ${values.length} given, at most ${MAX_FILTER_VALUES} are accepted.`);
+  }
   const caseInsensitive = strategy.startsWith('i');
   const mode = (caseInsensitive ? strategy.slice(1) : strategy) as 'exact' | 'partial' | 'start' | 'end' | 'word_start';
   if ((mode === 'exact' && !caseInsensitive) || prop.type !== 'string' || prop.relation) {

@@ -5,12 +5,14 @@
  * RFC 7396).
  */
 import { HttpError, badRequest } from '../http/errors.js';
-import { IriResolver } from '../http/iri.js';
+import { IriResolver, itemIri } from '../http/iri.js';
 import { checkInputType } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata } from '../metadata/types.js';
 import { denormalize } from './deserialize.js';
+import { parseJsonBody } from './json-body.js';
+import { iriOperation } from './normalize.js';
 import { isItem, type OperationState } from './state.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -30,13 +32,7 @@ export async function deserialize(state: OperationState): Promise<void> {
   if (optionValue<boolean>(op, settings, 'deserialize') === false || op.options.input === false) return;
   if (op.method === 'PATCH') checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
   else checkInputType(state.contentType, Object.values(settings.formats).flat());
-  const raw = await state.readBody();
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    throw badRequest('Syntax error');
-  }
+  const body = parseJsonBody(await state.readBody(), 'Syntax error');
   state.request.body = body;
   const previous = isItem(state.previousData) ? state.previousData : null;
   const mode = op.method === 'PATCH' ? 'merge-patch' : op.method === 'PUT' || previous ? 'replace' : 'create';
@@ -49,7 +45,19 @@ export async function deserialize(state: OperationState): Promise<void> {
     if (id.type === 'int' && !/^\d{1,15}$/.test(raw)) throw badRequest(`Invalid identifier value or configuration: "${raw}".`);
     item[id.name] = id.type === 'int' ? Number(raw) : raw;
   }
+  if (op.method === 'PUT' && isItem(body) && Object.hasOwn(body, '@id')) checkReplacedIri(state, body['@id'], item);
   state.data = item;
+}
+
+/**
+ * A PUT body may carry the `@id` of the item it replaces, and nothing else: an `@id` naming another
+ * item or another resource is refused (400) rather than ignored, as API Platform does.
+ */
+function checkReplacedIri(state: OperationState, sent: unknown, item: Record<string, unknown>): void {
+  const expected = itemIri(state.operation.resource, item, iriOperation(state.operation), state.uriVariables);
+  if (sent === expected) return;
+  const shown = typeof sent === 'string' ? sent : JSON.stringify(sent);
+  throw badRequest(`Invalid IRI "${shown}": a PUT body's "@id" must be the IRI of the item it replaces ("${expected}").`);
 }
 
 const ACCEPT_QUERY = 'application/x-www-form-urlencoded, application/json';
@@ -77,12 +85,7 @@ export async function queryCriteria(state: OperationState): Promise<void> {
     state.criteria = parseQuery(raw);
     return;
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    throw badRequest('The QUERY request body is not valid JSON.');
-  }
+  const body = parseJsonBody(raw, 'The QUERY request body is not valid JSON.');
   if (!isItem(body)) throw badRequest('The QUERY request body must decode to a JSON object.');
   state.request.body = body;
   state.criteria = body;

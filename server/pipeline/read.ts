@@ -11,6 +11,7 @@ import type { Condition, Item, Query, Sort } from '../store/types.js';
 import { customContext } from './custom-context.js';
 import { cursorOf, readCursorPage } from './cursor.js';
 import { filterQuery } from './filters.js';
+import { cloneJson } from './json-clone.js';
 import { pageRequest, type Page } from './pagination.js';
 import { showsRenderedMembers } from './rendering.js';
 import type { OperationState } from './state.js';
@@ -32,7 +33,7 @@ export async function read(state: OperationState): Promise<void> {
   } else {
     state.data = data ?? null;
     // A copy only where a later stage may change the data: a GET never writes.
-    state.previousData = data == null ? null : op.method === 'GET' || op.method === 'HEAD' ? data : structuredClone(data);
+    state.previousData = data == null ? null : op.method === 'GET' || op.method === 'HEAD' ? data : cloneJson(data);
   }
   if (data == null && throwsOnNotFound(state)) throw notFound();
 }

@@ -51,6 +51,14 @@ export interface MongoStoreOptions {
 
 /** Server selection gives up after this long unless the URI says otherwise: start-up and outages fail fast. */
 export const DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 5_000;
+/**
+ * An operation not answered within the server selection timeout fails as "unavailable" (503), whatever it
+ * waits for: a server that stopped answering on an established connection (frozen, not dead) is noticed only
+ * by the socket timeout and a retry, which would take three times as long. A stream bounds each batch.
+ */
+const SOCKET_TIMEOUT_FACTOR = 4;
+/** A new connection (TCP and the MongoDB handshake) gives up after this long unless the URI says otherwise. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 /** Documents a stream reads per round trip. */
 const STREAM_BATCH = 500;
 /** Assigned integer keys that collide with stored ones before the sequence is raised past them. */
@@ -97,11 +105,21 @@ function storeError(e: unknown, what = 'MongoDB cannot be reached'): unknown {
   return e;
 }
 
-async function guard<T>(run: () => Promise<T>): Promise<T> {
+/** Runs a driver call with its errors as store errors and, when `deadlineMs` is given, at most that long. */
+async function guard<T>(run: () => Promise<T>, deadlineMs?: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await run();
+    const operation = run();
+    if (deadlineMs === undefined) return await operation;
+    operation.catch(() => undefined); // a late failure, after the deadline answered, is of no interest
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`MongoDB did not answer within ${deadlineMs} ms`)), deadlineMs);
+    });
+    return await Promise.race([operation, expired]);
   } catch (e) {
     throw storeError(e);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -109,6 +127,11 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
   const { uri } = options;
   const clientOptions: MongoClientOptions = { ignoreUndefined: true };
   if (!hasParam(uri, 'serverSelectionTimeoutMS')) clientOptions.serverSelectionTimeoutMS = DEFAULT_SERVER_SELECTION_TIMEOUT_MS;
+  if (!hasParam(uri, 'connectTimeoutMS')) clientOptions.connectTimeoutMS = DEFAULT_CONNECT_TIMEOUT_MS;
+  if (!hasParam(uri, 'socketTimeoutMS')) {
+    // A socket a frozen server never answers on is given up eventually, releasing its pooled connection.
+    clientOptions.socketTimeoutMS = SOCKET_TIMEOUT_FACTOR * (clientOptions.serverSelectionTimeoutMS ?? DEFAULT_SERVER_SELECTION_TIMEOUT_MS);
+  }
   if (!hasParam(uri, 'appName')) clientOptions.appName = 'apidsl';
   let client: MongoClient;
   try {
@@ -135,7 +158,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
       transactions && mode === 'document' ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } } : undefined;
     return new MongoStore(client, db, mode, transaction, ferretdb);
   } catch (e) {
-    await client.close().catch(() => undefined);
+    // Not awaited: closing waits for a silent host's pending handshake (connectTimeoutMS); the error is known now.
+    void client.close().catch(() => undefined);
     throw storeError(e, `cannot reach MongoDB at ${redactUri(uri)}`);
   }
 }
@@ -211,7 +235,9 @@ class MongoStore implements Store {
         }
       }
     });
-    return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, this.ferretdb ? serially() : undefined);
+    const deadline = this.client.options.serverSelectionTimeoutMS;
+    const lock = this.ferretdb ? serially() : undefined;
+    return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, deadline, lock);
   }
 
   async close(): Promise<void> {
@@ -232,10 +258,17 @@ function serially(): Serial {
 }
 
 /** A JSON value MongoDB can hold as it is: no object key starting with `$`, holding `.` or NUL, or empty. */
-function storable(value: unknown): boolean {
-  if (Array.isArray(value)) return value.every(storable);
+/**
+ * MongoDB refuses documents nested more than 100 levels deep: a value that would come near is kept as text,
+ * as is one with keys that cannot be field names.
+ */
+const MAX_STORED_DEPTH = 90;
+
+function storable(value: unknown, depth = 1): boolean {
   if (value === null || typeof value !== 'object') return true;
-  return Object.entries(value).every(([k, v]) => safeKey(k) && storable(v));
+  if (depth > MAX_STORED_DEPTH) return false;
+  if (Array.isArray(value)) return value.every((v) => storable(v, depth + 1));
+  return Object.entries(value).every(([k, v]) => safeKey(k) && storable(v, depth + 1));
 }
 
 const safeKey = (key: string): boolean => key !== '' && !key.startsWith('$') && !/[.\0]/.test(key);
@@ -249,6 +282,8 @@ class MongoCollection implements Collection {
     /** Whether the counts document is kept (see CountMode). */
     private readonly counted: boolean,
     private readonly atomically: Atomically,
+    /** Milliseconds an operation may take before it answers "unavailable" (the server selection timeout). */
+    private readonly deadline: number,
     /**
      * FerretDB workaround. FerretDB 1.x applies an update as read, modify, write without isolation: concurrent
      * `$inc`s on one document lose increments (50 concurrent findOneAndUpdate $inc returned 14 distinct values in
@@ -259,10 +294,14 @@ class MongoCollection implements Collection {
     private readonly sequenceLock?: Serial,
   ) {}
 
+  private guard<T>(run: () => Promise<T>): Promise<T> {
+    return guard(run, this.deadline);
+  }
+
   async find(q: Query): Promise<Item[]> {
     const c = compileFind(this.spec, q);
     if (c.limit === 0) return [];
-    const docs = await guard(() => this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit }).toArray());
+    const docs = await this.guard(() => this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit }).toArray());
     return docs.map((doc) => this.toItem(doc));
   }
 
@@ -273,7 +312,7 @@ class MongoCollection implements Collection {
     const cursor = this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit, batchSize: STREAM_BATCH });
     try {
       for (;;) {
-        const doc = await guard(() => cursor.next());
+        const doc = await this.guard(() => cursor.next());
         if (doc === null) return;
         yield this.toItem(doc);
       }
@@ -284,26 +323,26 @@ class MongoCollection implements Collection {
 
   async exists(q: Query): Promise<boolean> {
     const c = compileExists(this.spec, q);
-    const doc = await guard(() => this.items.findOne(c.filter, { skip: c.skip, projection: { [KEY]: 1 } }));
+    const doc = await this.guard(() => this.items.findOne(c.filter, { skip: c.skip, projection: { [KEY]: 1 } }));
     return doc !== null;
   }
 
   async count(where?: Condition[]): Promise<number> {
     if (where === undefined || where.length === 0) {
       if (this.counted) {
-        const row = await guard(() => this.counts.findOne({ _id: this.spec.name }));
+        const row = await this.guard(() => this.counts.findOne({ _id: this.spec.name }));
         if (row) return row.n;
         // Deleted by hand: count rather than fail (the next start seeds it again).
       }
-      return guard(() => this.items.countDocuments({}));
+      return this.guard(() => this.items.countDocuments({}));
     }
     const filter = compileWhere(this.spec, where);
-    return guard(() => this.items.countDocuments(filter));
+    return this.guard(() => this.items.countDocuments(filter));
   }
 
   async get(id: Id): Promise<Item | null> {
     if (!this.isKey(id)) return null;
-    const doc = await guard(() => this.items.findOne({ _id: id }));
+    const doc = await this.guard(() => this.items.findOne({ _id: id }));
     return doc ? this.toItem(doc) : null;
   }
 
@@ -337,7 +376,7 @@ class MongoCollection implements Collection {
   async replace(id: Id, item: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.toDoc(id, item);
-    const result = await guard(() => this.items.replaceOne({ _id: id }, doc));
+    const result = await this.guard(() => this.items.replaceOne({ _id: id }, doc));
     return result.matchedCount > 0 ? this.toItem(doc) : null;
   }
 
@@ -351,7 +390,7 @@ class MongoCollection implements Collection {
         if (created) await this.addToCount(1, session);
         return created;
       });
-    const created = await guard(async () => {
+    const created = await this.guard(async () => {
       try {
         return await once();
       } catch (e) {
@@ -366,7 +405,7 @@ class MongoCollection implements Collection {
 
   async delete(id: Id): Promise<boolean> {
     if (!this.isKey(id)) return false;
-    return guard(() =>
+    return this.guard(() =>
       this.atomically(async (session) => {
         const result = await this.items.deleteOne({ _id: id }, { session });
         if (result.deletedCount > 0) await this.addToCount(-1, session);
@@ -377,7 +416,7 @@ class MongoCollection implements Collection {
 
   private async insertCounted(doc: StoredDoc): Promise<void> {
     try {
-      await guard(() =>
+      await this.guard(() =>
         this.atomically(async (session) => {
           await this.items.insertOne(doc, { session });
           await this.addToCount(1, session);
@@ -409,11 +448,11 @@ class MongoCollection implements Collection {
   }
 
   private sequenceUpdate<T>(run: () => Promise<T>): Promise<T> {
-    return guard(() => (this.sequenceLock ? this.sequenceLock(run) : run()));
+    return this.guard(() => (this.sequenceLock ? this.sequenceLock(run) : run()));
   }
 
   private async largestKey(): Promise<number> {
-    const top = await guard(() => this.items.findOne({}, { sort: { [KEY]: -1 }, projection: { [KEY]: 1 } }));
+    const top = await this.guard(() => this.items.findOne({}, { sort: { [KEY]: -1 }, projection: { [KEY]: 1 } }));
     return typeof top?._id === 'number' ? top._id : 0;
   }
 

@@ -81,19 +81,26 @@ function join(parts: Sql[], separator: string): Sql {
   return { sql: parts.map((p) => p.sql).join(separator), params: parts.flatMap((p) => p.params) };
 }
 
-function all(parts: Sql[]): Sql {
-  if (parts.length === 0) return sql('1');
+/**
+ * SQLite parses `a OR b OR c …` into a tree as deep as the list is long and refuses one deeper than 1,000
+ * ("Expression tree is too large"): long lists are grouped by GROUP, which keeps the depth logarithmic.
+ */
+const GROUP = 16;
+
+function grouped(parts: Sql[], separator: string, empty: string): Sql {
+  if (parts.length === 0) return sql(empty);
   if (parts.length === 1) return parts[0]!;
-  const joined = join(parts, ' AND ');
+  if (parts.length > GROUP) {
+    const groups: Sql[] = [];
+    for (let i = 0; i < parts.length; i += GROUP) groups.push(grouped(parts.slice(i, i + GROUP), separator, empty));
+    return grouped(groups, separator, empty);
+  }
+  const joined = join(parts, separator);
   return { sql: `(${joined.sql})`, params: joined.params };
 }
 
-function any(parts: Sql[]): Sql {
-  if (parts.length === 0) return sql('0');
-  if (parts.length === 1) return parts[0]!;
-  const joined = join(parts, ' OR ');
-  return { sql: `(${joined.sql})`, params: joined.params };
-}
+const all = (parts: Sql[]): Sql => grouped(parts, ' AND ', '1');
+const any = (parts: Sql[]): Sql => grouped(parts, ' OR ', '0');
 
 /** JSON true/false come out of json_extract as 1/0, so booleans are bound the same way. */
 function bindable(value: unknown): SqlValue {

@@ -98,7 +98,8 @@ describe('HTTP JSON-LD: expanded by the jsonld processor in safe mode', () => {
     const fetched: string[] = [];
     const [entry] = await expandSafe(server.url, '/', fetched);
     expect(fetched).to.deep.equal([`${server.url}/contexts/Entrypoint`]);
-    expect(entry['@type']).to.deep.equal([`${HYDRA}Entrypoint`]);
+    // Not hydra:Entrypoint: the documentation's own class, which it defines (as API Platform).
+    expect(entry['@type']).to.deep.equal([`${server.url}/docs.jsonld#Entrypoint`]);
     expect(entry[`${server.url}/docs.jsonld#Entrypoint/book`]).to.deep.equal([{ '@id': `${server.url}/books` }]);
   });
 

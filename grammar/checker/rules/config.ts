@@ -15,7 +15,8 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
     const setting = settingByPath(path);
     if (setting) {
       ctx.value(e.value, setting.type, `setting '${path}'`);
-      if (path === 'cors.allow_origin') checkOriginPatterns(ctx, e.value);
+      if (path === 'cors.allow_origin') checkPatterns(ctx, e.value, path, '^');
+      if (path === 'trusted_hosts') checkPatterns(ctx, e.value, path);
     }
     else if (allowed.includes(e.key.text)) {
       if (e.value?.kind === 'object') checkBlock(ctx, e.value, path);
@@ -27,15 +28,18 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
   }
 }
 
-/** `allow_origin` entries starting with `^` are regular expressions: they must compile. */
-function checkOriginPatterns(ctx: CheckContext, value: A.Value | undefined): void {
+/**
+ * Settings whose entries are regular expressions (`trusted_hosts`; `cors.allow_origin` entries that start
+ * with `^`): one that does not compile is an error here, not at start-up.
+ */
+function checkPatterns(ctx: CheckContext, value: A.Value | undefined, path: string, prefix = ''): void {
   if (value?.kind !== 'array') return;
   for (const item of value.items) {
-    if (item.kind !== 'string' || !item.value.startsWith('^')) continue;
+    if (item.kind !== 'string' || !item.value.startsWith(prefix)) continue;
     try {
-      new RegExp(item.value);
+      new RegExp(item.value, 'i');
     } catch (err) {
-      ctx.report('invalid-value', item.range, `an allow_origin entry starting with '^' is a regular expression, and this one is not valid: ${(err as Error).message}`);
+      ctx.report('invalid-value', item.range, `invalid regular expression in ${path}: ${(err as Error).message}`);
     }
   }
 }
