@@ -4,8 +4,9 @@ import { basename, dirname, resolve } from 'node:path';
 import { pino } from 'pino';
 import { CodeLoadError } from '../server/metadata/code.js';
 import { CheckFailed, defaultDataDir, startService, type RunningService, type Storage } from '../server/serve.js';
-import { MongoConfigError } from '../server/store/mongodb-errors.js';
-import { StoreUnavailableError } from '../server/store/types.js';
+import { MongoConfigError, redactUri } from '../server/store/mongodb-errors.js';
+import { UnsafeSchemaChange } from '../server/store/layout.js';
+import { LayoutConflictError, StoreUnavailableError } from '../server/store/types.js';
 import { toText } from './report.js';
 import { routeTable } from './routes.js';
 
@@ -25,22 +26,28 @@ function logger(): pino.Logger {
   return pino(pino.destination(2));
 }
 
-export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
+/** The store the flags choose (--data, --memory, --db, APIDSL_DB); undefined after printing why they are wrong. */
+export function storageOf(command: string, file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>): Storage | undefined {
   if ([opts.memory, opts.data, opts.db].filter(Boolean).length > 1) {
-    process.stderr.write('apidsl serve: choose one of --data, --memory and --db.\n');
-    return 1;
+    process.stderr.write(`apidsl ${command}: choose one of --data, --memory and --db.\n`);
+    return undefined;
   }
   // APIDSL_DB is the default store; --data and --memory on the command line still choose the embedded one.
   const db = opts.db ?? (opts.memory || opts.data ? undefined : process.env.APIDSL_DB || undefined);
   if (db !== undefined && !/^mongodb(\+srv)?:\/\//i.test(db)) {
-    process.stderr.write(`apidsl serve: ${opts.db ? '--db' : 'APIDSL_DB'} must be a MongoDB connection string (mongodb://host:port/name).\n`);
-    return 1;
+    process.stderr.write(`apidsl ${command}: ${opts.db ? '--db' : 'APIDSL_DB'} must be a MongoDB connection string (mongodb://host:port/name).\n`);
+    return undefined;
   }
-  const storage: Storage = db
+  return db
     ? { kind: 'mongodb', uri: db }
     : opts.memory
       ? { kind: 'memory' }
       : { kind: 'file', dir: opts.data ?? defaultDataDir(file) };
+}
+
+export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
+  const storage = storageOf('serve', file, opts);
+  if (!storage) return 1;
   const port = Number(opts.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`apidsl serve: invalid port "${opts.port ?? process.env.PORT}".\n`);
@@ -61,6 +68,10 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       const errors = e.result.all.filter((d) => d.severity === 'error');
       process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
       process.stderr.write(`apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`);
+      return 1;
+    }
+    if (e instanceof UnsafeSchemaChange || e instanceof LayoutConflictError) {
+      process.stderr.write(`apidsl serve: the stored data does not fit ${file}; not starting:\n${indent(e.message)}\n${wayOut(file, opts)}`);
       return 1;
     }
     if (e instanceof StoreUnavailableError || e instanceof MongoConfigError) {
@@ -113,4 +124,16 @@ function watchFile(file: string, service: RunningService): FSWatcher {
     clearTimeout(timer);
     timer = setTimeout(() => void reload(), 100);
   });
+}
+
+const indent = (text: string): string => text.replace(/^/gm, '  ');
+
+/** What to do about a refused schema change, with the same store flags. */
+function wayOut(file: string, opts: ServeCliOptions): string {
+  const flags = opts.data ? ` --data ${opts.data}` : opts.db ? ` --db ${redactUri(opts.db)}` : '';
+  return (
+    `To list every change with the items it affects: apidsl migrate ${file}${flags} --dry-run\n` +
+    `To apply those that can be applied (e.g. fill a default): apidsl migrate ${file}${flags}\n` +
+    'Or serve the file on other data: --data with another directory, --memory, or --db with another database.\n'
+  );
 }
