@@ -98,6 +98,32 @@ class ApiParser extends EmbeddedActionsParser {
   constructor() {
     super(T.allTokens, { recoveryEnabled: true, errorMessageProvider: messages, maxLookahead: 1 });
     this.performSelfAnalysis();
+    this.rememberRecoveryFollows();
+  }
+
+  /**
+   * Chevrotain's in-rule recovery (inserting or deleting one token) computes, at every mismatched token, what
+   * may follow it by walking the grammar from the top rule along the current rule stack: tens of milliseconds
+   * per error, so seconds for a broken file. The answer depends only on that path, so it is computed once.
+   */
+  private rememberRecoveryFollows(): void {
+    type Path = { ruleStack: string[]; occurrenceStack: number[] };
+    const self = this as unknown as {
+      getFollowsForInRuleRecovery(type: TokenType, index: number): TokenType[];
+      getCurrentGrammarPath(type: TokenType, index: number): Path;
+    };
+    const compute = self.getFollowsForInRuleRecovery.bind(this);
+    const known = new Map<string, TokenType[]>();
+    self.getFollowsForInRuleRecovery = (type, index) => {
+      const path = self.getCurrentGrammarPath(type, index);
+      const key = `${path.ruleStack.join()}|${path.occurrenceStack.join()}|${type.name}|${index}`;
+      let follows = known.get(key);
+      if (!follows) {
+        if (known.size >= 10_000) known.clear(); // bounded: paths are at most MAX_NESTING deep, but many
+        known.set(key, (follows = compute(type, index)));
+      }
+      return follows;
+    };
   }
 
   private lineOf(offset: number): number {
