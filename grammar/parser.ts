@@ -503,7 +503,7 @@ export interface RawParse {
  * How deep brackets may nest. Every stage after the lexer (parser, its error recovery, the checker, the
  * formatter, the language server) walks the tree recursively: beyond this depth the tokens are not parsed.
  */
-export const MAX_NESTING = 64;
+export const MAX_NESTING = 32;
 
 /**
  * The tokens without what is nested deeper than MAX_NESTING (from the first bracket too deep to its matching

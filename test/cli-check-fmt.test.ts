@@ -61,8 +61,8 @@ describe('apidsl check', () => {
     expect(json.status, json.stderr).to.equal(1);
     const deep = (JSON.parse(json.stdout) as { code: string; line: number; column: number; message: string }[]).filter((d) => d.code === 'nested-too-deeply');
     expect(deep).to.have.length(1);
-    // Four levels are open before the first '[' (resource, operations, Get, the object): the 61st is the 65th level.
-    expect(deep[0]).to.include({ line: 2, column: text.split('\n')[1]!.indexOf('[') + 61 });
+    // Four levels are open before the first '[' (resource, operations, Get, the object): the 29th is the 33rd level.
+    expect(deep[0]).to.include({ line: 2, column: text.split('\n')[1]!.indexOf('[') + 29 });
     expect(deep[0]!.message).to.match(/^nested too deeply/);
     const plain = runCli(['check', file]);
     expect(plain.status).to.equal(1);

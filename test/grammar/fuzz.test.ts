@@ -93,14 +93,14 @@ describe('fuzzing the front end', () => {
         expect(Date.now() - started).to.be.below(5000);
         expect(deep, `${open} ${closed}`).to.have.length(1);
         expect(deep[0]!.message).to.contain('nested too deeply');
-        expect(deep[0]!.range.start).to.be.above(prefix.length).and.below(prefix.length + 64 * open.length + 1);
+        expect(deep[0]!.range.start).to.be.above(prefix.length).and.below(prefix.length + 32 * open.length + 1);
         const formatted = format(text);
         expect(formatted.ok).to.equal(false);
         expect(!formatted.ok && formatted.reason).to.match(/^line 2: /);
       }
     }
-    // 64 levels are read as usual.
-    const fine = `resource Book {\n  operations { Get { normalizationContext: { a: ${'['.repeat(60)}${']'.repeat(60)} } } }\n}\n`;
+    // 32 levels are read as usual.
+    const fine = `resource Book {\n  operations { Get { normalizationContext: { a: ${'['.repeat(28)}${']'.repeat(28)} } } }\n}\n`;
     expect(check(fine).all.map((d) => d.code)).not.to.include('nested-too-deeply');
   });
 });
