@@ -5,10 +5,10 @@ import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
 import { CheckFailed } from '../server/serve.js';
 import { toText } from './report.js';
-import { logger, stopSignal, storageOption, type ServeCliOptions } from './serve.js';
+import { logger, stopSignal, storageOf, type ServeCliOptions } from './serve.js';
 
 export async function runConsume(file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>): Promise<number> {
-  const storage = storageOption(file, opts, 'consume');
+  const storage = storageOf('consume', file, opts);
   if (!storage) return 1;
   let consumer;
   try {

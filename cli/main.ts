@@ -59,6 +59,18 @@ program
   });
 
 program
+  .command('migrate')
+  .description('list the changes a .api file makes to stored data, and apply those the data allows')
+  .argument('<file>', '.api file')
+  .option('--dry-run', 'only list the changes, safe and unsafe, with the stored items each affects')
+  .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
+  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .action(async (file: string, opts: { dryRun?: boolean; data?: string; db?: string }) => {
+    const { runMigrate } = await import('./migrate.js');
+    process.exitCode = await runMigrate(file, opts);
+  });
+
+program
   .command('routes')
   .description('print the route table of a .api file')
   .argument('<file>', '.api file')

@@ -6,8 +6,9 @@ import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
 import { SecurityConfigError } from '../server/security/settings.js';
 import { CheckFailed, defaultDataDir, startService, type RunningService, type Storage } from '../server/serve.js';
-import { MongoConfigError } from '../server/store/mongodb-errors.js';
-import { StoreUnavailableError } from '../server/store/types.js';
+import { MongoConfigError, redactUri } from '../server/store/mongodb-errors.js';
+import { UnsafeSchemaChange } from '../server/store/layout.js';
+import { LayoutConflictError, StoreUnavailableError } from '../server/store/types.js';
 import { toText } from './report.js';
 import { routeTable } from './routes.js';
 
@@ -28,8 +29,8 @@ export function logger(): pino.Logger {
   return pino(pino.destination(2));
 }
 
-/** The store of `--data`, `--memory`, `--db` or APIDSL_DB; a message (and undefined) when they conflict. */
-export function storageOption(file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>, command: string): Storage | undefined {
+/** The store the flags choose (--data, --memory, --db, APIDSL_DB); undefined after printing why they are wrong. */
+export function storageOf(command: string, file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>): Storage | undefined {
   if ([opts.memory, opts.data, opts.db].filter(Boolean).length > 1) {
     process.stderr.write(`apidsl ${command}: choose one of --data, --memory and --db.\n`);
     return undefined;
@@ -48,7 +49,7 @@ export function storageOption(file: string, opts: Pick<ServeCliOptions, 'data' |
 }
 
 export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
-  const storage = storageOption(file, opts, 'serve');
+  const storage = storageOf('serve', file, opts);
   if (!storage) return 1;
   const port = Number(opts.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -71,6 +72,10 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       const errors = e.result.all.filter((d) => d.severity === 'error');
       process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
       process.stderr.write(`apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`);
+      return 1;
+    }
+    if (e instanceof UnsafeSchemaChange || e instanceof LayoutConflictError) {
+      process.stderr.write(`apidsl serve: the stored data does not fit ${file}; not starting:\n${indent(e.message)}\n${wayOut(file, opts)}`);
       return 1;
     }
     if (e instanceof StoreUnavailableError || e instanceof MongoConfigError || e instanceof MessengerConfigError) {
@@ -132,4 +137,16 @@ function watchFile(file: string, service: RunningService): FSWatcher {
     clearTimeout(timer);
     timer = setTimeout(() => void reload(), 100);
   });
+}
+
+const indent = (text: string): string => text.replace(/^/gm, '  ');
+
+/** What to do about a refused schema change, with the same store flags. */
+function wayOut(file: string, opts: ServeCliOptions): string {
+  const flags = opts.data ? ` --data ${opts.data}` : opts.db ? ` --db ${redactUri(opts.db)}` : '';
+  return (
+    `To list every change with the items it affects: apidsl migrate ${file}${flags} --dry-run\n` +
+    `To apply those that can be applied (e.g. fill a default): apidsl migrate ${file}${flags}\n` +
+    'Or serve the file on other data: --data with another directory, --memory, or --db with another database.\n'
+  );
 }

@@ -69,7 +69,7 @@ class Builder {
     if (!isReal(found)) {
       const unclosed = this.unclosedBracket();
       if (unclosed) return { range: tokenRange(unclosed), message: `'${unclosed.image}' is never closed` };
-      const last = isReal(previous) ? previous : [...this.raw.tokens].reverse().find(isReal);
+      const last = isReal(previous) ? previous : this.raw.tokens.findLast(isReal);
       return { range: last ? tokenRange(last) : { start: 0, end: 0 }, message };
     }
     const closer = /^expected '([}\]])'/.exec(message)?.[1];
@@ -85,13 +85,35 @@ class Builder {
 
   /** The innermost bracket still open just before an offset. */
   private openBracketBefore(offset: number): IToken | undefined {
+    const { starts, innermost } = (this.brackets ??= this.bracketIndex());
+    // The first token at or after the offset: the stack as it stands before it.
+    let low = 0;
+    let high = starts.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (starts[mid]! < offset) low = mid + 1;
+      else high = mid;
+    }
+    return innermost[low];
+  }
+
+  /** Made once per parse (parsing errors ask for it one by one, so a scan each time would be quadratic). */
+  private brackets: { starts: number[]; innermost: (IToken | undefined)[] } | undefined;
+
+  /** For each real token, its offset and the innermost bracket open before it (then the one open at the end). */
+  private bracketIndex(): { starts: number[]; innermost: (IToken | undefined)[] } {
     const stack: IToken[] = [];
+    const starts: number[] = [];
+    const innermost: (IToken | undefined)[] = [];
     for (const t of this.raw.tokens) {
-      if (!isReal(t) || t.startOffset >= offset) break;
+      if (!isReal(t)) continue;
+      starts.push(t.startOffset);
+      innermost.push(stack[stack.length - 1]);
       if (t.image === '{' || t.image === '[') stack.push(t);
       else if (t.image === '}' || t.image === ']') stack.pop();
     }
-    return stack[stack.length - 1];
+    innermost.push(stack[stack.length - 1]);
+    return { starts, innermost };
   }
 
   /**
@@ -139,11 +161,15 @@ function singleQuoted(text: string, start: number): { range: A.Range; fixed: str
   return { range: { start, end: start + m[0].length }, fixed };
 }
 
-/** Keeps the first syntax-level diagnostic of each line: later ones are cascades of it. */
+/**
+ * Keeps the first syntax-level diagnostic of each line: later ones are cascades of it. Nesting too deep is
+ * always kept: it says why the rest of the line was not read.
+ */
 function firstPerLine(diagnostics: Diagnostic[], lines: LineIndex): Diagnostic[] {
   const seen = new Set<number>();
   const sorted = [...diagnostics].sort((a, b) => a.range.start - b.range.start);
   return sorted.filter((d) => {
+    if (d.code === 'nested-too-deeply') return true;
     const line = lines.position(d.range.start).line;
     if (seen.has(line)) return false;
     seen.add(line);

@@ -15,6 +15,7 @@ export const DIAGNOSTIC_CODES = {
   'unterminated-comment': { severity: 'error', doc: "A '/*' comment never closed." },
   'invalid-escape': { severity: 'error', doc: 'A string escape JSON does not allow.' },
   'invalid-character': { severity: 'error', doc: 'A character that starts no token.' },
+  'nested-too-deeply': { severity: 'error', doc: 'Brackets nested deeper than the language allows (32 levels); what is inside is not read.' },
   'unknown-declaration': { severity: 'error', doc: 'A top-level word that is not api, config, filter, resource or mutator.' },
   'duplicate-declaration': { severity: 'error', doc: 'api or config declared more than once.' },
   'unknown-option': { severity: 'error', doc: 'An option, setting, constraint or filter field that does not exist.' },

@@ -44,6 +44,7 @@ const SYNTAX_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
   'invalid-escape',
   'invalid-character',
   'unknown-declaration',
+  'nested-too-deeply', // the text too deep was not read: formatting would lose it
 ]);
 
 interface Member {

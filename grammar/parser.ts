@@ -98,6 +98,32 @@ class ApiParser extends EmbeddedActionsParser {
   constructor() {
     super(T.allTokens, { recoveryEnabled: true, errorMessageProvider: messages, maxLookahead: 1 });
     this.performSelfAnalysis();
+    this.rememberRecoveryFollows();
+  }
+
+  /**
+   * Chevrotain's in-rule recovery (inserting or deleting one token) computes, at every mismatched token, what
+   * may follow it by walking the grammar from the top rule along the current rule stack: tens of milliseconds
+   * per error, so seconds for a broken file. The answer depends only on that path, so it is computed once.
+   */
+  private rememberRecoveryFollows(): void {
+    type Path = { ruleStack: string[]; occurrenceStack: number[] };
+    const self = this as unknown as {
+      getFollowsForInRuleRecovery(type: TokenType, index: number): TokenType[];
+      getCurrentGrammarPath(type: TokenType, index: number): Path;
+    };
+    const compute = self.getFollowsForInRuleRecovery.bind(this);
+    const known = new Map<string, TokenType[]>();
+    self.getFollowsForInRuleRecovery = (type, index) => {
+      const path = self.getCurrentGrammarPath(type, index);
+      const key = `${path.ruleStack.join()}|${path.occurrenceStack.join()}|${type.name}|${index}`;
+      let follows = known.get(key);
+      if (!follows) {
+        if (known.size >= 10_000) known.clear(); // bounded: paths are at most MAX_NESTING deep, but many
+        known.set(key, (follows = compute(type, index)));
+      }
+      return follows;
+    };
   }
 
   private lineOf(offset: number): number {
@@ -473,16 +499,52 @@ export interface RawParse {
   parseErrors: { message: string; token: IToken; previousToken: IToken | undefined }[];
 }
 
+/**
+ * How deep brackets may nest. Every stage after the lexer (parser, its error recovery, the checker, the
+ * formatter, the language server) walks the tree recursively: beyond this depth the tokens are not parsed.
+ */
+export const MAX_NESTING = 32;
+
+/**
+ * The tokens without what is nested deeper than MAX_NESTING (from the first bracket too deep to its matching
+ * one, or to the end), with a diagnostic at each such bracket. Linear, and the only bound the later stages need.
+ */
+function boundNesting(tokens: IToken[], diagnostics: Diagnostic[]): IToken[] {
+  let depth = 0;
+  let kept: IToken[] | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const type = t.tokenType;
+    if (type === T.LCurly || type === T.LBracket) depth++;
+    else if ((type === T.RCurly || type === T.RBracket) && depth > 0) depth--;
+    if (depth <= MAX_NESTING) {
+      kept?.push(t);
+      continue;
+    }
+    kept ??= tokens.slice(0, i);
+    diagnostics.push(diagnostic('nested-too-deeply', { start: t.startOffset, end: t.startOffset + 1 }, `nested too deeply: brackets may nest ${MAX_NESTING} levels; what follows is not read up to its closing bracket`));
+    // Skipped up to the bracket that brings the depth back to the limit, which is skipped too.
+    for (i++; i < tokens.length && depth > MAX_NESTING; i++) {
+      const type = tokens[i]!.tokenType;
+      if (type === T.LCurly || type === T.LBracket) depth++;
+      else if (type === T.RCurly || type === T.RBracket) depth--;
+    }
+    i--;
+  }
+  return kept ?? tokens;
+}
+
 /** Lexes and parses a text, collecting every lexing and parsing error. */
 export function parseRaw(text: string, lines: LineIndex): RawParse {
   const lexed = T.apiLexer.tokenize(text);
   parser.lines = lines;
   parser.diagnostics = [];
-  parser.input = lexed.tokens;
+  const tokens = boundNesting(lexed.tokens, parser.diagnostics);
+  parser.input = tokens;
   const declarations = parser.document() ?? [];
   return {
     declarations,
-    tokens: lexed.tokens,
+    tokens,
     comments: lexed.groups.comments ?? [],
     diagnostics: parser.diagnostics,
     lexErrors: lexed.errors.map((e) => ({ offset: e.offset, length: e.length })),

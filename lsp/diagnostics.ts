@@ -69,6 +69,12 @@ export class DiagnosticsPublisher {
       await this.connection.sendDiagnostics({ uri, version, diagnostics });
     } catch (e) {
       this.log(`diagnostics of ${uri} failed: ${(e as Error).stack ?? String(e)}`);
+      // Never leave the diagnostics of an earlier text on screen: say that this one could not be checked.
+      const doc = this.store.get(uri);
+      if (!doc) return;
+      const message = `apidsl could not check this text (internal error: ${(e as Error).message}); please report it`;
+      const failed: LspDiagnostic = { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: DiagnosticSeverity.Error, source: 'apidsl', message };
+      await this.connection.sendDiagnostics({ uri, version: doc.version, diagnostics: [failed] }).catch(() => undefined);
     }
   }
 }

@@ -14,8 +14,9 @@ import { loadMetadata } from './metadata/load.js';
 import { busOf, closeBuses } from './messenger/index.js';
 import { closePublishers } from './realtime/index.js';
 import type { ApiMetadata } from './metadata/types.js';
+import { refuseUnsafeChanges } from './store/layout.js';
 import { openSqliteStore } from './store/sqlite.js';
-import type { Store } from './store/types.js';
+import type { CollectionSpec, Store } from './store/types.js';
 
 export type Storage = { kind: 'memory' } | { kind: 'file'; dir: string } | { kind: 'mongodb'; uri: string };
 
@@ -72,6 +73,9 @@ export async function openStore(storage: Storage): Promise<Store> {
   return openSqliteStore({ file: join(storage.dir, 'apidsl.sqlite') });
 }
 
+/** The storage specs of an API's resources. */
+export const specsOf = (api: ApiMetadata): CollectionSpec[] => api.resources.map((r) => r.storage);
+
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const api = await loadApi(options.file);
   const store = options.store ?? (await openStore(options.storage));
@@ -79,6 +83,8 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   // The server calls whichever app is current, so `reload` can swap it without a restart.
   let handler: ReturnType<Koa['callback']>;
   try {
+    // Before any collection is opened (which applies the file's layout): a change the data does not fit throws.
+    await refuseUnsafeChanges(store, specsOf(api));
     handler = (await createApp(api, store, { logger: options.logger, debug: options.debug })).callback();
     server = await new Promise((resolveServer, reject) => {
       const s = createServer(serverOptions(api.settings.server), (req, res) => handler(req, res));
@@ -100,6 +106,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     api,
     reload: async () => {
       const next = await loadApi(options.file);
+      await refuseUnsafeChanges(store, specsOf(next));
       handler = (await createApp(next, store, { logger: options.logger, debug: options.debug })).callback();
       applyLimits(server, next.settings.server);
       service.api = next;

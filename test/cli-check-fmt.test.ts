@@ -52,11 +52,36 @@ describe('apidsl check', () => {
     expect(out.map((d) => [d.file, d.code])).to.deep.equal([['/nonexistent/x.api', 'unreadable-file']]);
   });
 
+  it('reports brackets nested thousands deep as a diagnostic, in text and JSON (and fmt refuses the file)', () => {
+    const dir = tmp();
+    const file = join(dir, 'deep.api');
+    const text = `resource Book {\n  operations { Get { normalizationContext: { a: ${'['.repeat(3000)} } } }\n}\n`;
+    writeFileSync(file, text);
+    const json = runCli(['check', '--format', 'json', file]);
+    expect(json.status, json.stderr).to.equal(1);
+    const deep = (JSON.parse(json.stdout) as { code: string; line: number; column: number; message: string }[]).filter((d) => d.code === 'nested-too-deeply');
+    expect(deep).to.have.length(1);
+    // Four levels are open before the first '[' (resource, operations, Get, the object): the 29th is the 33rd level.
+    expect(deep[0]).to.include({ line: 2, column: text.split('\n')[1]!.indexOf('[') + 29 });
+    expect(deep[0]!.message).to.match(/^nested too deeply/);
+    const plain = runCli(['check', file]);
+    expect(plain.status).to.equal(1);
+    expect(plain.stdout + plain.stderr).to.contain('nested-too-deeply');
+    expect(plain.stderr).not.to.contain('RangeError');
+    const fmt = runCli(['fmt', file]);
+    expect(fmt.status).to.equal(1);
+    expect(fmt.stderr).to.match(/not formatted: line 2/);
+    expect(readFileSync(file, 'utf8')).to.equal(text);
+  });
+
   it('has --help and --version', () => {
     expect(runCli(['--version']).stdout.trim()).to.equal(JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')).version);
     const help = runCli(['check', '--help']);
     expect(help.status).to.equal(0);
     expect(help.stdout).to.include('--format <format>');
+    const migrate = runCli(['migrate', '--help']);
+    expect(migrate.status).to.equal(0);
+    expect(migrate.stdout).to.include('--dry-run').and.include('--data <dir>').and.include('--db <uri>');
   });
 });
 

@@ -61,7 +61,7 @@ export class CheckContext {
       case 'string':
       case 'uriTemplate':
         if (value.kind !== 'string' && value.kind !== 'ident') return mismatch();
-        if (type.kind === 'uriTemplate') this.uriTemplate(value as A.StringValue, where);
+        if (type.kind === 'uriTemplate') this.uriTemplate(value, where);
         return;
       case 'int':
       case 'number': {
@@ -165,8 +165,8 @@ export class CheckContext {
     if (!(this.env.fileExists ?? existsSync)(file)) this.report('invalid-code-reference', range, `${where}: module file '${m[1]}' does not exist (looked for ${file})`);
   }
 
-  uriTemplate(value: A.StringValue, where: string): void {
-    const t = value.value;
+  uriTemplate(value: A.StringValue | A.IdentValue, where: string): void {
+    const t = value.kind === 'string' ? value.value : value.name; // a bare word is no template either
     if (!t.startsWith('/')) this.report('invalid-uri-template', value.range, `${where} must start with '/': "${t}"`);
     else if (!/^(?:[^{}]|\{[A-Za-z_][A-Za-z0-9_]*\})*$/.test(t)) {
       this.report('invalid-uri-template', value.range, `${where} has a malformed placeholder: write {name} with a name of letters, digits and _`);

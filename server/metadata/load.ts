@@ -10,7 +10,7 @@ import type { ApiModel, ModelProperty, ModelResource } from '../../grammar/model
 import { defaultOperationName, joinPath, pathSegment, placeholders } from '../../grammar/naming.js';
 import { compileGuard } from '../security/guard.js';
 import { resolveSecurity } from '../security/settings.js';
-import type { CollectionSpec, FieldType } from '../store/types.js';
+import type { CollectionSpec, FieldRules, FieldType } from '../store/types.js';
 import { loadHandlers } from './async-settings.js';
 import { loadCode } from './code.js';
 import { resolveSettings } from './settings.js';
@@ -61,6 +61,16 @@ function fieldType(p: PropertyMetadata): FieldType {
   if (p.array) return 'array';
   if (p.relation) return 'iri';
   return (['int', 'number', 'string', 'bool', 'datetime', 'date'].includes(p.type) ? p.type : 'json') as FieldType;
+}
+
+/** What the store records of a property's rules, to compare a later file with (store/layout.ts). */
+function fieldRules(p: PropertyMetadata): FieldRules {
+  const rules: FieldRules = {};
+  if (p.required) rules.required = true;
+  for (const key of ['default', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'] as const) {
+    if (p[key] !== undefined) (rules as Record<string, unknown>)[key] = p[key];
+  }
+  return rules;
 }
 
 /** Properties that filters, orders and cursors of the resource's operations use: indexed. */
@@ -167,6 +177,7 @@ async function loadResource(
       identifier: identifier ? { field: identifier.name, type: identifier.type === 'int' ? 'int' : 'string' } : undefined,
       fields: Object.fromEntries(properties.map((p) => [p.name, fieldType(p)])),
       indexes: [],
+      rules: Object.fromEntries(properties.filter((p) => !p.identifier).map((p) => [p.name, fieldRules(p)])),
     } satisfies CollectionSpec,
   };
   const inherited: Plain = {};

@@ -33,8 +33,9 @@ import {
 import { v7 as uuidv7 } from 'uuid';
 import { MongoConfigError, redactUri } from './mongodb-errors.js';
 import { checkName, compileExists, compileFind, compileWhere, indexSpecs, isInternal, itemName, KEY, storedName } from './mongodb-query.js';
+import { layoutText } from './layout.js';
 import { StoreConflictError, StoreUnavailableError } from './types.js';
-import type { Collection, CollectionSpec, Condition, Id, Item, Query, Store } from './types.js';
+import type { Collection, CollectionSpec, Condition, Id, Item, Query, Store, StoredCollection } from './types.js';
 
 /**
  * How unfiltered counts are kept. 'auto': a counts document updated in transactions where the deployment has
@@ -66,6 +67,8 @@ const ASSIGN_ATTEMPTS = 20;
 
 export const COUNTS = '_apidsl_counts';
 export const SEQUENCES = '_apidsl_sequences';
+/** `{ _id, layout }`: each collection's layout as last opened, as text (store/layout.ts). */
+export const LAYOUTS = '_apidsl_layouts';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
@@ -207,6 +210,8 @@ class MongoStore implements Store {
       // FerretDB 1.24 workaround: its createIndexes panics (and drops the connection) when a batch of several
       // indexes already exists, so the existing ones are never sent again.
       const existing = new Set((await items.listIndexes().toArray()).map((index) => String(index.name)));
+      // Indexes of an earlier layout that this one no longer has (`_id_` is MongoDB's own).
+      for (const name of existing) if (name !== '_id_' && !indexes.some((index) => index.name === name)) await items.dropIndex(name);
       const missing = indexes.filter((index) => !existing.has(index.name));
       if (missing.length > 0) await items.createIndexes(missing.map(({ key, name }) => ({ key, name })));
       if (spec.identifier?.type !== 'string') {
@@ -235,9 +240,44 @@ class MongoStore implements Store {
         }
       }
     });
+    await guard(() => this.layouts().replaceOne({ _id: spec.name }, { layout: layoutText(spec) }, { upsert: true }));
     const deadline = this.client.options.serverSelectionTimeoutMS;
     const lock = this.ferretdb ? serially() : undefined;
     return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, deadline, lock);
+  }
+
+  async inspect(spec: CollectionSpec): Promise<StoredCollection | undefined> {
+    return guard(async () => {
+      if ((await this.db.listCollections({ name: spec.name }, { nameOnly: true }).toArray()).length === 0) return undefined;
+      const items = this.db.collection<StoredDoc>(spec.name);
+      const layout = (await this.layouts().findOne({ _id: spec.name }))?.layout;
+      const count = await items.countDocuments({});
+      async function* all(): AsyncGenerator<Item> {
+        const cursor = items.find({}, { batchSize: STREAM_BATCH });
+        try {
+          for (;;) {
+            const doc = await guard(() => cursor.next());
+            if (doc === null) return;
+            yield docItem(spec, doc);
+          }
+        } finally {
+          await cursor.close().catch(() => undefined);
+        }
+      }
+      return { layout, count, items: all };
+    });
+  }
+
+  async fill(spec: CollectionSpec, field: string, value: unknown): Promise<number> {
+    checkName(field, 'field');
+    if (!storable(value)) throw new TypeError(`${spec.name}.${field}: its default cannot be filled into MongoDB documents`);
+    // `{ field: null }` matches documents where it is null or absent.
+    const result = await guard(() => this.db.collection<StoredDoc>(spec.name).updateMany({ [storedName(field)]: null }, { $set: { [storedName(field)]: value } }));
+    return result.modifiedCount;
+  }
+
+  private layouts(): DriverCollection<{ _id: string; layout: string }> {
+    return this.db.collection<{ _id: string; layout: string }>(LAYOUTS);
   }
 
   async close(): Promise<void> {
@@ -491,14 +531,19 @@ class MongoCollection implements Collection {
   }
 
   private toItem(doc: Document): Item {
-    const item: Item = {};
-    const wrapped = Array.isArray(doc._j) ? (doc._j as string[]) : [];
-    for (const [stored, value] of Object.entries(doc)) {
-      if (isInternal(stored)) continue;
-      item[itemName(stored)] = wrapped.includes(stored) ? JSON.parse(value as string) : value;
-    }
-    if (typeof doc._x === 'string') Object.assign(item, JSON.parse(doc._x) as Item);
-    if (this.spec.identifier) item[this.spec.identifier.field] = doc[KEY];
-    return item;
+    return docItem(this.spec, doc);
   }
+}
+
+/** The item a stored document holds. */
+function docItem(spec: CollectionSpec, doc: Document): Item {
+  const item: Item = {};
+  const wrapped = Array.isArray(doc._j) ? (doc._j as string[]) : [];
+  for (const [stored, value] of Object.entries(doc)) {
+    if (isInternal(stored)) continue;
+    item[itemName(stored)] = wrapped.includes(stored) ? JSON.parse(value as string) : value;
+  }
+  if (typeof doc._x === 'string') Object.assign(item, JSON.parse(doc._x) as Item);
+  if (spec.identifier) item[spec.identifier.field] = doc[KEY];
+  return item;
 }

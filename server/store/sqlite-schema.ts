@@ -19,11 +19,19 @@ export function schemaStatements(spec: CollectionSpec): string[] {
     // compiler with the key, so ORDER BY field, key can read the index in order.
     const columns = [...new Set([...fields.map((f) => fieldColumn(spec, f).expr), KEY_COLUMN])];
     if (columns.length === 1) continue; // the key alone is already the primary key
-    const name = quoteIdent(`${spec.name}(${fields.join(',')})`);
+    const name = quoteIdent(indexName(spec, fields));
     statements.push(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${columns.join(', ')})`);
   }
   return statements;
 }
+
+/** The name of the index on `fields`: a layout that no longer lists them drops it by that name. */
+export const indexName = (spec: CollectionSpec, fields: string[]): string => `${spec.name}(${fields.join(',')})`;
+
+/** Each collection's layout as last opened (store/layout.ts). */
+export const LAYOUTS_TABLE = '"_apidsl_layouts"';
+
+export const layoutsSchema = `CREATE TABLE IF NOT EXISTS ${LAYOUTS_TABLE} ("collection" TEXT NOT NULL PRIMARY KEY, "layout" TEXT NOT NULL) WITHOUT ROWID`;
 
 export interface CountSchema {
   /** Idempotent: the table shared by every collection. */

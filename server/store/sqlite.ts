@@ -7,13 +7,25 @@
 // cursor was closed reopens it strictly after the last row it read (keyset on the total order: sort, then key).
 import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
-import { countSchema, renderedColumnUpgrade, RENDERINGS_TABLE, renderingsSchema, schemaStatements } from './sqlite-schema.js';
+import { layoutText } from './layout.js';
 import {
+  countSchema,
+  indexName,
+  LAYOUTS_TABLE,
+  layoutsSchema,
+  renderedColumnUpgrade,
+  RENDERINGS_TABLE,
+  renderingsSchema,
+  schemaStatements,
+} from './sqlite-schema.js';
+import {
+  COUNTS_TABLE,
   compileCount,
   compileExists,
   compileFind,
   compileStream,
   compileTotal,
+  checkName,
   DOC_COLUMN,
   fold,
   FOLD_FUNCTION,
@@ -23,8 +35,8 @@ import {
 } from './sqlite-query.js';
 import type { StreamResume } from './sqlite-query.js';
 import { sqliteMessageQueue, type MessageQueue } from './sqlite-queue.js';
-import { StoreConflictError } from './types.js';
-import type { Collection, CollectionSpec, Condition, Id, Item, Query, Rendering, Store } from './types.js';
+import { LayoutConflictError, StoreConflictError } from './types.js';
+import type { Collection, CollectionSpec, Condition, Id, Item, Query, Rendering, Store, StoredCollection } from './types.js';
 
 export type SqliteStoreOptions = { file: string } | { memory: true };
 
@@ -87,6 +99,7 @@ class SqliteStore implements Store {
     // IMMEDIATE: no other process writes between reading the count and the triggers taking over.
     this.db
       .transaction(() => {
+        this.dropOutdated(spec);
         statements.forEach((s) => this.db.exec(s));
         const columns = (this.db.pragma(`table_info(${quoteIdent(spec.name)})`) as { name: string }[]).map((c) => c.name);
         const upgrade = renderedColumnUpgrade(spec, columns);
@@ -100,6 +113,8 @@ class SqliteStore implements Store {
           counts.triggers.forEach((s) => this.db.exec(s));
           this.db.exec(counts.seed);
         }
+        this.db.exec(layoutsSchema);
+        this.prepare(`INSERT OR REPLACE INTO ${LAYOUTS_TABLE} ("collection", "layout") VALUES (?, ?)`).run(spec.name, layoutText(spec));
       })
       .immediate();
     return new SqliteCollection(this.connection, spec);
@@ -109,6 +124,70 @@ class SqliteStore implements Store {
 
   messageQueue(): MessageQueue {
     return (this.queue ??= sqliteMessageQueue(this.db, this.connection.quiesce));
+  }
+
+  async inspect(spec: CollectionSpec): Promise<StoredCollection | undefined> {
+    if (!this.tableExists(spec.name)) return undefined;
+    const table = quoteIdent(spec.name);
+    const layout = this.tableExists(LAYOUTS_TABLE.slice(1, -1))
+      ? (this.db.prepare(`SELECT "layout" FROM ${LAYOUTS_TABLE} WHERE "collection" = ?`).pluck().get(spec.name) as string | undefined)
+      : undefined;
+    const count = this.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    const db = this.db;
+    async function* items(): AsyncGenerator<Item> {
+      // In batches of rows (no open cursor): the connection stays free for writes between them.
+      const columns = `SELECT rowid AS "row", ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table}`;
+      const next = db.prepare(`${columns} WHERE rowid > ? ORDER BY rowid LIMIT ${RENDER_BATCH}`);
+      let rows = db.prepare(`${columns} ORDER BY rowid LIMIT ${RENDER_BATCH}`).all() as (Row & { row: number })[];
+      while (rows.length > 0) {
+        for (const row of rows) yield rowItem(spec, row);
+        rows = next.all(rows.at(-1)!.row) as (Row & { row: number })[];
+      }
+    }
+    return { layout, count, items };
+  }
+
+  async fill(spec: CollectionSpec, field: string, value: unknown): Promise<number> {
+    checkName(field, 'field');
+    const table = quoteIdent(spec.name);
+    const path = `'$."${field}"'`;
+    this.connection.quiesce();
+    return this.db
+      .transaction(() => {
+        const sql = `UPDATE ${table} SET ${DOC_COLUMN} = json_set(${DOC_COLUMN}, ${path}, json(?)) WHERE coalesce(json_type(${DOC_COLUMN}, ${path}), 'null') = 'null'`;
+        const { changes } = this.db.prepare(sql).run(JSON.stringify(value));
+        // The rendered texts no longer show the items: forget their version so the next opening renders them again.
+        if (changes > 0 && this.tableExists(RENDERINGS_TABLE.slice(1, -1))) this.db.prepare(`DELETE FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).run(spec.name);
+        return changes;
+      })
+      .immediate();
+  }
+
+  private tableExists(name: string): boolean {
+    return this.db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(name) !== undefined;
+  }
+
+  /**
+   * Before the statements of a new layout: drops the indexes it no longer has and, when the identifier type
+   * changed, the table itself if it is empty (its key column has the other type); with items it refuses.
+   */
+  private dropOutdated(spec: CollectionSpec): void {
+    if (!this.tableExists(spec.name)) return;
+    const table = quoteIdent(spec.name);
+    const wanted = new Set(spec.indexes.map((fields) => indexName(spec, fields)));
+    const indexes = this.db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).pluck().all(spec.name) as string[];
+    for (const name of indexes) if (!wanted.has(name)) this.db.exec(`DROP INDEX ${quoteIdent(name)}`);
+    const key = (this.db.pragma(`table_info(${table})`) as { name: string; type: string }[]).find((c) => c.name === KEY_COLUMN.slice(1, -1));
+    const keyType = spec.identifier?.type === 'string' ? 'TEXT' : 'INTEGER';
+    if (!key || key.type.toUpperCase() === keyType) return;
+    const rows = this.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    if (rows > 0) {
+      throw new LayoutConflictError(`${spec.name}: the identifier type changed to ${spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`);
+    }
+    this.db.exec(`DROP TABLE ${table}`); // its indexes and triggers go with it
+    for (const bookkeeping of [COUNTS_TABLE, RENDERINGS_TABLE]) {
+      if (this.tableExists(bookkeeping.slice(1, -1))) this.db.prepare(`DELETE FROM ${bookkeeping} WHERE "collection" = ?`).run(spec.name);
+    }
   }
 
   async close(): Promise<void> {

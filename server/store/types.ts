@@ -24,6 +24,24 @@ export interface CollectionSpec {
    * names the recipe; when it changes, the store renders every stored item again before serving.
    */
   rendering?: Rendering;
+  /**
+   * What the API declares about each field's values (required, bounds, pattern, enum). Stores do not enforce
+   * them (the pipeline validates writes); they are recorded with the layout so that a later start can tell
+   * whether the stored items still satisfy the file (see layout.ts).
+   */
+  rules?: Record<string, FieldRules>;
+}
+
+export interface FieldRules {
+  required?: boolean;
+  /** Filled into items that lack the field by `apidsl migrate` when the field becomes required. */
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  enum?: unknown[];
 }
 
 export interface Rendering {
@@ -129,12 +147,33 @@ export interface Store {
   collection(spec: CollectionSpec): Promise<Collection>;
   /** The durable message queue kept in the store's own database (the embedded store only). */
   messageQueue?(): MessageQueue;
+  /**
+   * What the store holds for `spec.name` before `collection(spec)` touches it: the layout recorded when the
+   * collection was last opened (undefined for data from before layouts were recorded), the number of items
+   * and a way to read them all (as items of `spec`, so an identifier of the wrong type shows as it is stored).
+   * Undefined when the store has no such collection.
+   */
+  inspect(spec: CollectionSpec): Promise<StoredCollection | undefined>;
+  /** Sets `field` to `value` in every stored item where it is absent or null; returns how many changed. */
+  fill(spec: CollectionSpec, field: string, value: unknown): Promise<number>;
   /** Flushes and closes; the store is unusable afterwards. */
   close(): Promise<void>;
 }
 
 export class StoreConflictError extends Error {
   override readonly name = 'StoreConflictError';
+}
+
+export interface StoredCollection {
+  /** The recorded layout (layout.ts `layoutText`), undefined when none was recorded. */
+  layout?: string;
+  count: number;
+  items(): AsyncIterable<Item>;
+}
+
+/** The stored items cannot be kept under the collection's new layout (its identifier type changed). */
+export class LayoutConflictError extends Error {
+  override readonly name = 'LayoutConflictError';
 }
 
 /** The backing service cannot be reached (MongoDB). */

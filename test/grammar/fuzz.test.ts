@@ -6,6 +6,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { check } from '../../grammar/checker/index.js';
+import { format } from '../../grammar/format.js';
+import { exampleTexts, mutant } from '../fuzz/mutants.js';
 import { fromRoot } from '../support/paths.js';
 
 const seed = readFileSync(fromRoot('examples/bookstore.api'), 'utf8');
@@ -26,6 +28,17 @@ function apply(text: string, mutations: Mutation[]): string {
     t = t.slice(0, at) + m.insert + t.slice(at + m.del);
   }
   return t;
+}
+
+/** The formatter either refuses with a reason or gives a text it leaves as it is. */
+function assertFormats(text: string): void {
+  const once = format(text);
+  if (!once.ok) {
+    expect(once.reason).to.be.a('string').and.not.empty;
+    return;
+  }
+  const twice = format(once.text);
+  expect(twice.ok && twice.text, `not stable:\n${once.text}`).to.equal(once.text);
 }
 
 function assertValid(text: string): void {
@@ -55,5 +68,39 @@ describe('fuzzing the front end', () => {
       fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 60 }), (parts) => assertValid(parts.join(' '))),
       { numRuns: 300 },
     );
+  });
+
+  it('checks and formats seeded mutants of every example (the long run: npm run fuzz)', () => {
+    const examples = exampleTexts();
+    for (let n = 0; n < 300; n++) {
+      const text = mutant(12, n, examples);
+      try {
+        assertValid(text);
+        assertFormats(text);
+      } catch (e) {
+        throw new Error(`mutant 12/${n}: ${(e as Error).message}`, { cause: e });
+      }
+    }
+  });
+
+  it('reports brackets nested too deeply, with their position, in check and refuses to format them', () => {
+    for (const [open, close] of [['[', ']'], ['{', '}'], ['{a: ', '}'], ['[{', '}]']]) {
+      for (const closed of [true, false]) {
+        const prefix = 'resource Book {\n  operations { Get { x: ';
+        const text = `${prefix}${open.repeat(5000)}${closed ? close.repeat(5000) : ''} } }\n}\n`;
+        const started = Date.now();
+        const deep = check(text).all.filter((d) => d.code === 'nested-too-deeply');
+        expect(Date.now() - started).to.be.below(5000);
+        expect(deep, `${open} ${closed}`).to.have.length(1);
+        expect(deep[0]!.message).to.contain('nested too deeply');
+        expect(deep[0]!.range.start).to.be.above(prefix.length).and.below(prefix.length + 32 * open.length + 1);
+        const formatted = format(text);
+        expect(formatted.ok).to.equal(false);
+        expect(!formatted.ok && formatted.reason).to.match(/^line 2: /);
+      }
+    }
+    // 32 levels are read as usual.
+    const fine = `resource Book {\n  operations { Get { normalizationContext: { a: ${'['.repeat(28)}${']'.repeat(28)} } } }\n}\n`;
+    expect(check(fine).all.map((d) => d.code)).not.to.include('nested-too-deeply');
   });
 });

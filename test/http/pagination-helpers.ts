@@ -157,6 +157,8 @@ export async function startSpiedService(file: string): Promise<SpiedService> {
       calls.set(spec.name, counts);
       return spyCollection(await inner.collection(spec), counts);
     },
+    inspect: (spec) => inner.inspect(spec),
+    fill: (spec, field, value) => inner.fill(spec, field, value),
     close: () => inner.close(),
   };
   const running = await startService({ file, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger: pino({ level: 'silent' }), store });

@@ -59,4 +59,24 @@ describe('lsp diagnostics publisher', () => {
     expect(analyses()).to.equal(1);
     expect(sent.map((p) => p.version)).to.deep.equal([6]);
   });
+
+  it('replaces the diagnostics of an earlier text when the analysis of the current one fails', async () => {
+    const doc = TextDocument.create('file:///x.api', 'apidsl', 3, 'resource Book {}\n');
+    const sent: PublishDiagnosticsParams[] = [];
+    const store = {
+      get: () => doc,
+      analysis: (): Analysis => {
+        throw new RangeError('Maximum call stack size exceeded');
+      },
+    };
+    const logged: string[] = [];
+    const publisher = new DiagnosticsPublisher({ sendDiagnostics: async (p: PublishDiagnosticsParams) => void sent.push(p) }, store as never, 10, (m) => void logged.push(m));
+    publisher.schedule('file:///x.api', true);
+    await wait(30);
+    expect(sent).to.have.length(1);
+    expect(sent[0].version).to.equal(3);
+    expect(sent[0].diagnostics).to.have.length(1);
+    expect(sent[0].diagnostics[0].message).to.contain('could not check this text');
+    expect(logged.join('\n')).to.contain('RangeError');
+  });
 });

@@ -26,7 +26,7 @@ import { fromRoot } from '../support/paths.js';
 import { freshUri, LspClient } from './client.js';
 
 const seed = readFileSync(fromRoot('examples/bookstore.api'), 'utf8');
-const pieces = ['{', '}', '[', ']', ':', ',', '"', '/*', '*/', '//', '\n', ' ', 'resource', 'GetCollection', 'filters: [', 'paginationViaCursor: [{', 'x', '-1', '📚', 'é', '\\', 'null', 'properties', 'operations {', 'filter f: order {'];
+const pieces = ['{', '}', '[', ']', ':', ',', '"', '/*', '*/', '//', '\n', ' ', 'resource', 'GetCollection', 'filters: [', 'paginationViaCursor: [{', 'x', '-1', '📚', 'é', '\\', 'null', 'properties', 'operations {', 'filter f: order {', '[[[[[[[[', '{{{{{{{{', '['.repeat(400), '{a: '.repeat(300)];
 
 const edit = fc.record({
   at: fc.nat(),
@@ -94,5 +94,35 @@ describe('lsp fuzzing', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('publishes fresh diagnostics and answers every request after an edit nested thousands deep', async () => {
+    const uri = freshUri('deep');
+    await client.open(uri, seed);
+    expect((await client.diagnostics(uri, 1)).params.diagnostics).to.deep.equal([]);
+    for (const [version, nesting] of [
+      [2, '['.repeat(3000)],
+      [3, `${'{'.repeat(2000)}${'}'.repeat(2000)}`],
+      [4, '[{a: '.repeat(1500)],
+    ] as const) {
+      const doc = TextDocument.create(uri, 'apidsl', version, seed.replace('pagination_items_per_page: 30', `pagination_items_per_page: ${nesting}`));
+      await client.change(uri, version, [{ text: doc.getText() }]);
+      const { params } = await client.diagnostics(uri, version);
+      expect(params.diagnostics.map((d) => d.code)).to.include('nested-too-deeply');
+      const textDocument = { uri };
+      const position = doc.positionAt(doc.getText().indexOf('pagination_items_per_page') + 3000);
+      const symbols = (await client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument })) as { name: string }[];
+      expect(symbols).to.be.an('array');
+      // Closed again, what follows the too deep part is read as usual.
+      if (version === 3) expect(symbols.map((s) => s.name)).to.include('Book');
+      await client.connection.sendRequest(HoverRequest.type, { textDocument, position });
+      await client.connection.sendRequest(CompletionRequest.type, { textDocument, position });
+      await client.connection.sendRequest(FoldingRangeRequest.type, { textDocument });
+      await client.connection.sendRequest(SemanticTokensRequest.type, { textDocument });
+      expect(await client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument, options: { tabSize: 2, insertSpaces: true } })).to.deep.equal([]);
+    }
+    await client.close(uri);
+    expect(client.logs.filter((l) => l.includes('failed')), client.logs.join('\n')).to.deep.equal([]);
+    expect(client.alive).to.equal(true);
   });
 });

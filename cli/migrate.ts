@@ -1,0 +1,70 @@
+/**
+ * `apidsl migrate FILE.api [--dry-run] [--data DIR | --db URI]`: lists the changes the file makes to the stored
+ * data, with the items each affects, and applies those that can be: every safe one, and a new required property
+ * filled with its default where items lack it. Refuses (exit 1, nothing changed) while any other change does
+ * not fit the stored items.
+ */
+import { readFileSync } from 'node:fs';
+import { CheckFailed, loadApi, openStore, specsOf } from '../server/serve.js';
+import { MongoConfigError } from '../server/store/mongodb-errors.js';
+import { describeChange, isSafe, planStore, type Change } from '../server/store/layout.js';
+import { LayoutConflictError, StoreUnavailableError, type Store } from '../server/store/types.js';
+import { toText } from './report.js';
+import { storageOf } from './serve.js';
+
+export interface MigrateCliOptions {
+  dryRun?: boolean;
+  data?: string;
+  db?: string;
+}
+
+/** How a change is listed: applied as it is, applied by filling a default, or refused. */
+function status(c: Change): string {
+  if (isSafe(c)) return 'safe     ';
+  return c.fill ? 'fill     ' : 'unsafe   ';
+}
+
+export async function runMigrate(file: string, opts: MigrateCliOptions): Promise<number> {
+  const storage = storageOf('migrate', file, opts);
+  if (!storage) return 1;
+  let store: Store | undefined;
+  try {
+    const api = await loadApi(file);
+    store = await openStore(storage);
+    const specs = specsOf(api);
+    const changes = await planStore(store, specs);
+    if (changes.length === 0) process.stdout.write(`${file}: the stored data already has this layout; nothing to change.\n`);
+    for (const c of changes) process.stdout.write(`${status(c)}${describeChange(c)}\n`);
+    const refused = changes.filter((c) => !isSafe(c) && !c.fill);
+    if (refused.length > 0) {
+      process.stderr.write(
+        `apidsl migrate: ${refused.length} change${refused.length === 1 ? '' : 's'} cannot be applied to the stored items` +
+          `${opts.dryRun ? '' : '; nothing changed'}. Change the file, fix or remove those items, or serve it on other data.\n`,
+      );
+      return 1;
+    }
+    if (opts.dryRun) return 0;
+    for (const c of changes) {
+      if (isSafe(c) || !c.fill) continue;
+      const spec = specs.find((s) => s.name === c.resource)!;
+      const n = await store.fill(spec, c.fill.field, c.fill.value);
+      process.stdout.write(`filled ${c.resource}.${c.fill.field} with ${JSON.stringify(c.fill.value)} in ${n} stored item${n === 1 ? '' : 's'}\n`);
+    }
+    for (const spec of specs) await store.collection(spec); // applies the layout and records it
+    if (changes.length > 0) process.stdout.write(`${file}: ${changes.length} change${changes.length === 1 ? '' : 's'} applied.\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof CheckFailed) {
+      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+      process.stderr.write(`apidsl migrate: ${file} has errors; nothing changed.\n`);
+      return 1;
+    }
+    if (e instanceof StoreUnavailableError || e instanceof MongoConfigError || e instanceof LayoutConflictError || (e as NodeJS.ErrnoException).code === 'ENOENT') {
+      process.stderr.write(`apidsl migrate: ${(e as Error).message.split('\n')[0]}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await store?.close();
+  }
+}
