@@ -43,6 +43,8 @@ export const DIAGNOSTIC_CODES = {
   'identifier-issue': { severity: 'error', doc: 'More than one identifier, or an identifier of a type that cannot be one.' },
   'patch-disabled': { severity: 'warning', doc: 'A Patch operation while config patch_formats is empty: PATCH will answer 415.' },
   'invalid-mutator': { severity: 'error', doc: "A mutator whose target kind is not 'resource' or 'operation'." },
+  'unbound-placeholder': { severity: 'error', doc: 'A route placeholder that is neither the identifier, nor a property, nor the parameterName of a link.' },
+  'reserved-path': { severity: 'error', doc: 'A route under a path the service itself serves (/docs, /contexts, /errors, /.well-known).' },
 } as const satisfies Record<string, { severity: Severity; doc: string }>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -134,6 +134,7 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     operation: op,
     criteria: query,
     store: collections.get(op.resource.shortName)!,
+    collectionOf: (resource) => collections.get(resource.shortName)!,
     request: {
       method: ctx.method,
       url: ctx.url,

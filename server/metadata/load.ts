@@ -72,6 +72,12 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
       const props = A.toPlain(A.entryOf(filter.body, 'properties')?.value);
       for (const f of Array.isArray(props) ? props : Object.keys((props as Plain) ?? {})) add([String(f)]);
     }
+    // Sub-resources select by their URI variables' properties (links.ts).
+    const links = Array.isArray(op.options.links) ? (op.options.links as { parameterName?: unknown; toProperty?: unknown }[]) : [];
+    for (const name of op.uriVariables) {
+      const link = links.find((l) => l?.parameterName === name);
+      if (name !== id) add([typeof link?.toProperty === 'string' ? link.toProperty : name]);
+    }
     const cursor = op.options.paginationViaCursor as { field?: string }[] | undefined;
     if (Array.isArray(cursor)) add([...cursor.map((c) => String(c.field)), ...(id ? [id] : [])]);
   }

@@ -5,7 +5,8 @@
  * `hydra:`-prefixed) and the error documents. Schemas are registered as operations refer to
  * them, so the document holds only what it uses.
  */
-import type { ResourceMetadata } from '../metadata/types.js';
+import { acceptedProperties, contextGroups, shownProperties } from '../metadata/property-access.js';
+import type { OperationMetadata, Settings } from '../metadata/types.js';
 import { resourceSchema, type JsonSchema } from '../pipeline/schema.js';
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -15,7 +16,11 @@ const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
 export class SchemaRegistry {
   readonly schemas: Record<string, JsonSchema> = {};
 
-  constructor(private readonly hydraPrefix: boolean) {}
+  constructor(private readonly settings: Settings) {}
+
+  private get hydraPrefix(): boolean {
+    return this.settings.hydraPrefix;
+  }
 
   private add(name: string, build: () => JsonSchema): JsonSchema {
     if (!(name in this.schemas)) {
@@ -25,29 +30,43 @@ export class SchemaRegistry {
     return ref(name);
   }
 
-  /** What responses hold in plain JSON. */
-  output(resource: ResourceMetadata): JsonSchema {
-    return this.add(resource.shortName, () => resourceSchema(resource, 'output'));
+  /**
+   * What the operation's responses hold in plain JSON. An operation whose serialization groups select
+   * the properties gets its own schema, named after the groups as API Platform names it (`Book-read`).
+   */
+  output(op: OperationMetadata): JsonSchema {
+    const { resource } = op;
+    const groups = contextGroups(op.options.normalizationContext);
+    return this.add(`${resource.shortName}${groupSuffix(groups)}`, () =>
+      resourceSchema(resource, 'output', groups ? shownProperties(op, this.settings) : undefined),
+    );
   }
 
-  /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top). */
-  outputJsonLd(resource: ResourceMetadata): JsonSchema {
-    return this.add(`${resource.shortName}.jsonld`, () => ({
-      allOf: [this.hydraItem(), this.output(resource)],
+  /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top): `Book.jsonld-read`. */
+  outputJsonLd(op: OperationMetadata): JsonSchema {
+    const groups = contextGroups(op.options.normalizationContext);
+    return this.add(`${op.resource.shortName}.jsonld${groupSuffix(groups)}`, () => ({
+      allOf: [this.hydraItem(), this.output(op)],
     }));
   }
 
-  /** What POST and PUT bodies may hold: the schema that validates them. */
-  input(resource: ResourceMetadata): JsonSchema {
-    return this.add(`${resource.shortName}.input`, () => resourceSchema(resource, 'input'));
+  /** What POST and PUT bodies may hold: the accepted properties, with the constraints that validate them. */
+  input(op: OperationMetadata): JsonSchema {
+    const groups = contextGroups(op.options.denormalizationContext);
+    return this.add(`${op.resource.shortName}.input${groupSuffix(groups)}`, () => this.inputSchema(op, groups));
   }
 
   /** What a PATCH body (JSON Merge Patch) may hold: the input schema with nothing required, null removing a value. */
-  mergePatch(resource: ResourceMetadata): JsonSchema {
-    return this.add(`${resource.shortName}.jsonMergePatch`, () => {
-      const { required: _required, ...schema } = resourceSchema(resource, 'input');
+  mergePatch(op: OperationMetadata): JsonSchema {
+    const groups = contextGroups(op.options.denormalizationContext);
+    return this.add(`${op.resource.shortName}.jsonMergePatch${groupSuffix(groups)}`, () => {
+      const { required: _required, ...schema } = this.inputSchema(op, groups);
       return { ...schema, description: joinText(schema.description as string | undefined, 'JSON Merge Patch (RFC 7396): the properties to change; null removes an optional value.') };
     });
+  }
+
+  private inputSchema(op: OperationMetadata, groups: string[] | undefined): JsonSchema {
+    return resourceSchema(op.resource, 'input', groups ? acceptedProperties(op, this.settings) : undefined);
   }
 
   hydraItem(): JsonSchema {
@@ -191,6 +210,9 @@ export class SchemaRegistry {
     }));
   }
 }
+
+/** `-read_list` for the groups `["read", "list"]`: one schema per set of groups. */
+const groupSuffix = (groups: string[] | undefined): string => (groups ? `-${groups.join('_')}` : '');
 
 export function joinText(...parts: (string | undefined)[]): string {
   return parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');

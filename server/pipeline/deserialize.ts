@@ -25,9 +25,17 @@ class Mismatch {
   ) {}
 }
 
+export interface DenormalizeOptions {
+  /** The properties the operation accepts (property-access.ts); default every non-read-only one. */
+  accepted?: readonly PropertyMetadata[];
+  /** Every type error of the body as one 422 violation list, instead of a 400 on the first. */
+  collectErrors?: boolean;
+}
+
 /**
  * The item a body makes, from `previous` (null when the item is new: then declared defaults fill absent
- * properties). Nulls remove properties; the result holds none at the top level.
+ * properties). Nulls remove properties; the result holds none at the top level. Properties the operation
+ * does not accept are ignored, as API Platform ignores attributes outside the denormalization groups.
  */
 export function denormalize(
   resource: ResourceMetadata,
@@ -35,13 +43,16 @@ export function denormalize(
   mode: DenormalizeMode,
   previous: Item | null,
   iri: IriResolver,
+  options: DenormalizeOptions = {},
 ): Item {
   if (!isObject(body)) throw badRequest('The input data is misformatted.');
   if (mode === 'create' && Object.hasOwn(body, '@id')) throw badRequest('Update is not allowed for this operation.');
   const item: Item = structuredClone(previous ?? {});
   const violations: Violation[] = [];
+  const accepted = options.accepted ? new Set(options.accepted) : undefined;
   for (const property of bodyProperties(resource, body)) {
     if (!Object.hasOwn(body, property.name) || !writable(property, mode)) continue;
+    if (accepted && resource.properties.length > 0 && !accepted.has(property)) continue;
     const value = body[property.name];
     if (value === null) {
       if (!property.nullable) violations.push(violation(property.name, 'NotNull'));
@@ -53,7 +64,7 @@ export function denormalize(
         ? mergePatch(item[property.name], value)
         : convert(property, value, iri);
     if (result instanceof Mismatch) {
-      if (!property.constrained) throw badRequest(result.detail);
+      if (!property.constrained && !options.collectErrors) throw badRequest(result.detail);
       violations.push(result.violation);
     } else {
       define(item, property.name, result);

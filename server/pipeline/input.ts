@@ -9,8 +9,10 @@ import { IriResolver } from '../http/iri.js';
 import { checkInputType } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import { optionValue } from '../metadata/options.js';
+import { acceptedProperties } from '../metadata/property-access.js';
 import type { ApiMetadata } from '../metadata/types.js';
 import { denormalize } from './deserialize.js';
+import { checkRelations } from './relations.js';
 import { isItem, type OperationState } from './state.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -40,7 +42,11 @@ export async function deserialize(state: OperationState): Promise<void> {
   state.request.body = body;
   const previous = isItem(state.previousData) ? state.previousData : null;
   const mode = op.method === 'PATCH' ? 'merge-patch' : op.method === 'PUT' || previous ? 'replace' : 'create';
-  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api));
+  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {
+    accepted: acceptedProperties(op, settings),
+    collectErrors: optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true,
+  });
+  await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf);
   const id = op.resource.identifier;
   if (id && previous) item[id.name] = previous[id.name];
   else if (id && op.method === 'PUT' && state.uriVariables[id.name] !== undefined) {

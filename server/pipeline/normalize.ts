@@ -3,7 +3,7 @@
  * nulls left out) or plain JSON, and the operation whose route builds the IRIs of the items shown.
  */
 import { itemOperation } from '../http/iri.js';
-import type { OperationMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 
 /** The operation whose route builds the IRIs of the items an operation returns. */
@@ -18,13 +18,22 @@ export function iriOperation(op: OperationMetadata): OperationMetadata | undefin
   return itemOperation(op.resource);
 }
 
-export function normalizeItem(resource: ResourceMetadata, item: Item, jsonld: boolean, iri: () => string): Record<string, unknown> {
+/**
+ * `shown`: the properties the operation shows (property-access.ts); default all but the write-only ones.
+ */
+export function normalizeItem(
+  resource: ResourceMetadata,
+  item: Item,
+  jsonld: boolean,
+  iri: () => string,
+  shown: readonly PropertyMetadata[] = resource.properties.filter((p) => !p.writeOnly),
+): Record<string, unknown> {
   const out: Record<string, unknown> = jsonld ? { '@id': iri(), '@type': resource.shortName } : {};
   const declared = resource.properties.length > 0;
   if (declared) {
-    for (const p of resource.properties) {
+    for (const p of shown) {
       const v = item[p.name];
-      if (v !== undefined && v !== null && !p.writeOnly) out[p.name] = v;
+      if (v !== undefined && v !== null) out[p.name] = v;
     }
   } else {
     for (const [k, v] of Object.entries(item)) if (v !== undefined && v !== null && !k.startsWith('@')) out[k] = v;

@@ -4,12 +4,14 @@
  * again on every write; a page then copies stored texts instead of decoding, normalizing and encoding
  * every item (docs/behaviour.md, "Rendered members"). It applies only where that text depends on the item
  * alone: a resource with an identifier whose item IRI template has no other variable, read by the default
- * provider with no processor or controller that could change the items, and shown with the resource's
- * own item IRIs (no `itemUriTemplate` naming another route).
+ * provider with no processor or controller that could change the items, shown with the resource's
+ * own item IRIs (no `itemUriTemplate` naming another route) and with every property the stored text
+ * holds (no serialization groups that leave some out).
  */
 import { createHash } from 'node:crypto';
 import { itemIri, itemOperation } from '../http/iri.js';
 import { perOperation } from '../metadata/options.js';
+import { restrictsOutput } from '../metadata/property-access.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { CollectionSpec, Item, Rendering } from '../store/types.js';
 import { PACKAGE_VERSION } from '../version.js';
@@ -40,7 +42,8 @@ function memberRendering(resource: ResourceMetadata): Rendering | undefined {
 
 /** Whether the operation's page may be the stored member texts (the store still decides whether it has them). */
 export const showsRenderedMembers = perOperation(
-  (op): boolean => op.collection && !op.provider && !op.processor && !op.controller && iriOperation(op) === itemOperation(op.resource),
+  (op, settings): boolean =>
+    op.collection && !op.provider && !op.processor && !op.controller && iriOperation(op) === itemOperation(op.resource) && !restrictsOutput(op, settings),
 );
 
 /** The plain JSON member of a rendered JSON-LD member: the same text without its `@id` and `@type`. */

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { operationHydraKeys } from '../http/hydra.js';
 import { itemIri } from '../http/iri.js';
 import { optionValue } from '../metadata/options.js';
+import { shownProperties } from '../metadata/property-access.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { JsonText, spliced } from './json-text.js';
@@ -30,13 +31,14 @@ export function serialize(state: OperationState): void {
   if (subject && !op.collection && resource.identifier) state.iri = iriOf(subject)();
   if (optionValue<boolean>(op, settings, 'serialize') === false || op.options.output === false) return;
   const jsonld = state.output.name === 'jsonld';
+  const shown = shownProperties(op, settings);
   if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
   if (op.collection && state.page) {
     if (state.page.stream) {
-      state.body = streamedCollection(state, state.page.stream, (item) => normalizeItem(resource, item, jsonld, iriOf(item)));
+      state.body = streamedCollection(state, state.page.stream, (item) => normalizeItem(resource, item, jsonld, iriOf(item), shown));
       return;
     }
-    const members = state.page.rendered ? renderedMembers(state.page.items as string[], resource, jsonld) : state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item)));
+    const members = state.page.rendered ? renderedMembers(state.page.items as string[], resource, jsonld) : state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item), shown));
     if (!jsonld) {
       state.body = members;
       return;
@@ -57,7 +59,7 @@ export function serialize(state: OperationState): void {
     return;
   }
   const iri = state.iri ?? iriOf(state.data)();
-  const body = normalizeItem(resource, state.data, jsonld, () => iri);
+  const body = normalizeItem(resource, state.data, jsonld, () => iri, shown);
   state.body = jsonld ? { '@context': contextIri(resource), ...body } : body;
 }
 

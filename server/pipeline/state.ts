@@ -4,7 +4,7 @@
  */
 import type { Format } from '../http/negotiation.js';
 import type { QueryParams } from '../http/query.js';
-import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Page } from './pagination.js';
 
@@ -23,6 +23,8 @@ export interface OperationState {
   api: ApiMetadata;
   operation: OperationMetadata;
   store: Collection;
+  /** The store collection of any resource (relations, sub-resources). */
+  collectionOf(resource: ResourceMetadata): Collection;
   request: PublicRequest;
   /** Raw body reader (enforces the size limit). */
   readBody(): Promise<string>;

@@ -3,7 +3,7 @@
  * requirements), cursor pagination's filters, filter and parameter properties, and PATCH
  * formats.
  */
-import type * as A from '../../ast.js';
+import * as A from '../../ast.js';
 import { ITEM_KINDS, OPERATION_KINDS, OPTIONS, optionByName, filterKind, type OperationKind } from '../../catalogue/index.js';
 import { allOperations, configEntry, wordOf, type ModelOperation, type ModelResource } from '../../model.js';
 import { placeholders } from '../../naming.js';
@@ -75,6 +75,7 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
       ctx.unknown('unknown-operation', { text: template, range: itemTemplate.range }, 'item uriTemplate', names, `; itemUriTemplate must be the uriTemplate of a Get operation of '${resource.name}'`);
     }
   }
+  checkPlaceholders(ctx, resource, op);
   const requirements = op.options.get('requirements')?.value;
   if (requirements?.kind === 'object') {
     const names = placeholders(op.path);
@@ -90,6 +91,22 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
         }
       }
     }
+  }
+}
+
+/**
+ * Every placeholder of a route must select something: the identifier, a property of the resource, or
+ * the `parameterName` of one of the operation's `links`; else the route would serve items unfiltered.
+ */
+function checkPlaceholders(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
+  const entry = effective(resource, op, 'links');
+  const links = A.toPlain(entry?.value);
+  const linked = new Set(Array.isArray(links) ? links.map((l) => (l as Record<string, unknown> | null)?.parameterName) : []);
+  for (const name of placeholders(op.path)) {
+    if (name === resource.identifier?.name || resource.properties.has(name) || linked.has(name)) continue;
+    const range = op.options.get('uriTemplate')?.value?.range ?? op.decl?.opKind.range ?? resource.decl.name?.range;
+    if (!range) continue;
+    ctx.report('unbound-placeholder', range, `the placeholder {${name}} of ${op.path} binds to nothing: name a property '${name}' of '${resource.name}' or add a link { parameterName: "${name}", … } to 'links'`);
   }
 }
 
