@@ -128,6 +128,11 @@ export interface ConstraintSpec {
   type: ValueType;
   /** Property types the constraint applies to; undefined means every type. */
   appliesTo?: readonly string[];
+  /**
+   * A validation constraint: it may also be written `{ value: …, groups: […], message: "…" }` (validation
+   * groups and a custom violation message); the short form means the group `Default`.
+   */
+  validation?: boolean;
   doc: string;
 }
 

@@ -30,8 +30,23 @@ const plainEntries = (entries: A.Entry[] | undefined): Plain => {
   return out;
 };
 
+/** Unwraps validation constraints written `{ value, groups, message }`; their groups and messages go to `validation`. */
+function unwrapValidation(c: Plain): PropertyMetadata['validation'] {
+  let out: PropertyMetadata['validation'];
+  for (const name of VALIDATION_CONSTRAINTS) {
+    const form = c[name];
+    if (typeof form !== 'object' || form === null || Array.isArray(form) || !('value' in form)) continue;
+    const { value, groups, message } = form as Plain;
+    c[name] = value;
+    out ??= {};
+    out[name] = { groups: Array.isArray(groups) ? groups.map(String) : ['Default'], ...(typeof message === 'string' ? { message } : {}) };
+  }
+  return out;
+}
+
 function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifier: boolean): PropertyMetadata {
   const c = plainEntries([...p.constraints.values()]);
+  const validation = unwrapValidation(c);
   const type = p.type ?? 'json';
   const meta: PropertyMetadata = {
     name: p.name,
@@ -45,6 +60,7 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     constrained: VALIDATION_CONSTRAINTS.some((k) => k in c),
   };
   if (resources.has(type)) meta.relation = type;
+  if (validation) meta.validation = validation;
   for (const key of ['default', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum', 'groups', 'description'] as const) {
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
   }

@@ -46,6 +46,11 @@ export interface PropertyMetadata {
   pattern?: string;
   enum?: unknown[];
   groups?: string[];
+  /**
+   * Validation constraints written in object form, by constraint name (`maxLength`): their validation
+   * groups (`Default` when the form gives none) and custom message. Others are in `Default`.
+   */
+  validation?: Record<string, { groups: string[]; message?: string }>;
   description?: string;
   /** True when any validation constraint is declared (API Platform 4.4 then answers type errors with 422). */
   constrained: boolean;
