@@ -10,6 +10,7 @@ import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { runPipeline } from '../pipeline/chain.js';
 import type { OperationState } from '../pipeline/state.js';
 import { storageSpec } from '../pipeline/rendering.js';
+import { errorDocument as jsonApiErrorDocument, JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { contextDocument, entrypoint } from './documents.js';
@@ -95,7 +96,10 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
       const error = e instanceof HttpError ? e : unexpected(e, options);
       if (!(e instanceof HttpError) || error.status >= 500) options.logger.error({ err: e, method: ctx.method, url: ctx.url }, 'request failed');
       const flavour = errorFlavour(ctx.get('accept') || undefined);
-      const body = error.options.violations
+      const jsonApi = wantsJsonApi(api.settings.formats, ctx.get('accept') || undefined);
+      const body = jsonApi
+        ? jsonApiErrorDocument(error)
+        : error.options.violations
         ? constraintViolationDocument(error.options.violations, { hydraPrefix: api.settings.hydraPrefix, jsonld: flavour === 'hydra' })
         : errorDocument(error, flavour, api.settings.hydraPrefix);
       ctx.status = error.status;
@@ -103,12 +107,23 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
       ctx.remove('Content-Location');
       ctx.remove('Location');
       ctx.append('Link', '<http://www.w3.org/ns/hydra/error>; rel="http://www.w3.org/ns/json-ld#error"');
-      ctx.type = 'application/problem+json; charset=utf-8';
+      if (jsonApi) ctx.set('Content-Type', JSONAPI_MEDIA_TYPE);
+      else ctx.type = 'application/problem+json; charset=utf-8';
       ctx.body = JSON.stringify(body);
     } finally {
       if (logged) options.logger.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
     }
   };
+}
+
+/** Errors are JSON:API error documents when the client's Accept picks the configured JSON:API format. */
+function wantsJsonApi(formats: Record<string, string[]>, accept: string | undefined): boolean {
+  if (!formats[JSONAPI_FORMAT] || !accept) return false;
+  try {
+    return negotiateOutput(formats, accept, undefined).name === JSONAPI_FORMAT;
+  } catch {
+    return false;
+  }
 }
 
 /** Anything not thrown as an HttpError is a bug: 500, with details only in debug mode. */

@@ -12,6 +12,7 @@ import { optionValue } from '../metadata/options.js';
 import { acceptedProperties } from '../metadata/property-access.js';
 import type { ApiMetadata } from '../metadata/types.js';
 import { denormalize } from './deserialize.js';
+import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from './jsonapi.js';
 import { checkRelations } from './relations.js';
 import { isItem, type OperationState } from './state.js';
 
@@ -40,6 +41,7 @@ export async function deserialize(state: OperationState): Promise<void> {
     throw badRequest('Syntax error');
   }
   state.request.body = body;
+  if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE) body = jsonApiRequestBody(op.resource, body);
   const previous = isItem(state.previousData) ? state.previousData : null;
   const mode = op.method === 'PATCH' ? 'merge-patch' : op.method === 'PUT' || previous ? 'replace' : 'create';
   const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {

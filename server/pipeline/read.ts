@@ -10,6 +10,7 @@ import type { Item, Query, Sort } from '../store/types.js';
 import { customContext } from './custom-context.js';
 import { cursorOf, readCursorPage } from './cursor.js';
 import { filterQuery } from './filters.js';
+import { JSONAPI_FORMAT } from './jsonapi.js';
 import { linkConditions, typedValue, uriBindings } from './links.js';
 import { pageRequest, type Page } from './pagination.js';
 import { showsRenderedMembers } from './rendering.js';
@@ -100,7 +101,8 @@ async function readPage(state: OperationState): Promise<Page> {
 
 /** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
 async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
-  if (state.store.findRendered && showsRenderedMembers(state.operation, state.api.settings)) {
+  // The stored texts are JSON-LD members (plain JSON is cut from them); JSON:API builds its own.
+  if (state.store.findRendered && state.output.name !== JSONAPI_FORMAT && showsRenderedMembers(state.operation, state.api.settings)) {
     const texts = await state.store.findRendered(q);
     if (texts) return { items: texts, rendered: true };
   }
