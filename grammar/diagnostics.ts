@@ -5,7 +5,8 @@
  */
 import type { Range } from './ast.js';
 
-export type Severity = 'error' | 'warning';
+/** A hint reports something true and harmless (an option that only API Platform's PHP stack reads). */
+export type Severity = 'error' | 'warning' | 'hint';
 
 export const DIAGNOSTIC_CODES = {
   'syntax-error': { severity: 'error', doc: 'The text does not follow the grammar; the message says what was expected.' },
@@ -44,6 +45,8 @@ export const DIAGNOSTIC_CODES = {
   'patch-disabled': { severity: 'warning', doc: 'A Patch operation while config patch_formats is empty: PATCH will answer 415.' },
   'invalid-mutator': { severity: 'error', doc: "A mutator whose target kind is not 'resource' or 'operation'." },
   'unbound-placeholder': { severity: 'error', doc: 'A route placeholder that is neither the identifier, nor a property, nor the parameterName of a link.' },
+  'no-effect': { severity: 'hint', doc: 'An option accepted for compatibility with API Platform that has no effect in apidsl.' },
+  'not-supported': { severity: 'warning', doc: 'An option apidsl accepts but does not implement yet: it has no effect.' },
   'reserved-path': { severity: 'error', doc: 'A route under a path the service itself serves (/docs, /contexts, /errors, /.well-known).' },
 } as const satisfies Record<string, { severity: Severity; doc: string }>;
 

@@ -100,6 +100,13 @@ export interface OptionSpec {
   default?: unknown;
   /** The snake_case name under `config { defaults { … } }`, when the option has a global default. */
   globalName?: string;
+  /**
+   * An option accepted without a run-time effect in apidsl (every other option has one, shown by a test):
+   * `compatibility` when it only means something to API Platform's PHP stack (the checker hints
+   * "accepted for compatibility; no effect in apidsl"), `unsupported` when apidsl does not implement it
+   * yet (the checker warns "not supported yet"). `on: 'operation'`: only when written on an operation.
+   */
+  effect?: { kind: 'compatibility' | 'unsupported'; on?: 'operation' };
   /** One line, from the seed where it says something. */
   doc: string;
 }

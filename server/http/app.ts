@@ -22,7 +22,7 @@ import { errorFlavour, negotiateOutput } from './negotiation.js';
 import { errorDocument } from './problem.js';
 import { parseQuery } from './query.js';
 import { routeHeaders, send } from './respond.js';
-import { newRouter, routeMatcher, routeOrder, routerPath, type RouteMatcher } from './router.js';
+import { newRouter, routeMatcher, routeOrder, routerPath, routeTemplates, type RouteMatcher } from './router.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -49,7 +49,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   for (const op of routeOrder(operations)) {
     const headers = routeHeaders(op, operations, api.settings.formats, api.settings.patchFormats);
     const matcher = matchers.get(op)!;
-    router.register(routerPath(op.path), [op.method], async (ctx: Context, next: Next) => {
+    router.register(routeTemplates(op).map(routerPath), [op.method], async (ctx: Context, next: Next) => {
       const { _format: extension, ...params } = ctx.params as Record<string, string>;
       if (!matcher.accepts(ctx, params)) return next();
       const state = newState(ctx, api, op, collections, params, extension);

@@ -13,8 +13,9 @@ export function iriOperation(op: OperationMetadata): OperationMetadata | undefin
     const named = op.resource.operations.find((o) => !o.collection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)));
     if (named) return named;
   }
-  // An item served by its own item operation keeps that operation's URL as its @id.
-  if (!op.collection && op.method !== 'POST' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000')) return op;
+  // An item read by an item Get keeps that Get's URL as its @id; any other operation (a PUT, a PATCH
+  // or a custom route, whose URL may answer 405 to GET) shows the canonical item IRI.
+  if (!op.collection && op.method === 'GET' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000')) return op;
   return itemOperation(op.resource);
 }
 

@@ -9,6 +9,7 @@ import { allOperations, configEntry, wordOf, type ModelOperation, type ModelReso
 import { placeholders } from '../../naming.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
+import { reportEffect } from './effects.js';
 
 
 export function checkOperations(ctx: CheckContext): void {
@@ -54,6 +55,7 @@ function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
     if (spec.placement.ineffectiveOn?.includes(kind)) {
       ctx.report('option-ineffective', e.key.range, `'${e.key.text}' has no effect on ${kind}: it applies to operations that list a collection (GetCollection, Query)`);
     }
+    reportEffect(ctx, spec, e.key, true);
     ctx.value(e.value, spec.type, `'${e.key.text}'`);
   }
   if (kind === 'HttpOperation' && !op.options.has('method')) {
@@ -76,6 +78,10 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
     }
   }
   checkPlaceholders(ctx, resource, op);
+  if (RESERVED_PATH.test(op.path)) {
+    const range = op.options.get('uriTemplate')?.value?.range ?? op.decl?.opKind.range ?? resource.decl.name?.range;
+    if (range) ctx.report('reserved-path', range, `${op.path} is under a path the service serves itself (/docs, /contexts, /errors, /.well-known): choose another uriTemplate, shortName or routePrefix`);
+  }
   const requirements = op.options.get('requirements')?.value;
   if (requirements?.kind === 'object') {
     const names = placeholders(op.path);
@@ -93,6 +99,9 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
     }
   }
 }
+
+/** Paths the service itself answers: documentation, JSON-LD contexts, error pages, generated IRIs. */
+const RESERVED_PATH = /^\/(?:docs|contexts|errors|\.well-known)(?:[/.]|$)/;
 
 /**
  * Every placeholder of a route must select something: the identifier, a property of the resource, or

@@ -3,6 +3,7 @@ import type * as A from '../../ast.js';
 import { CONSTRAINTS, OPTIONS, PROPERTY_TYPES, constraintByName, optionByName, propertyType } from '../../catalogue/index.js';
 import type { ModelProperty, ModelResource } from '../../model.js';
 import type { CheckContext } from '../context.js';
+import { reportEffect } from './effects.js';
 
 const RESOURCE_OPTIONS = OPTIONS.filter((o) => o.placement.resource).map((o) => o.name);
 
@@ -31,6 +32,7 @@ function checkResourceOptions(ctx: CheckContext, entries: A.Entry[]): void {
       ctx.report('option-not-allowed', e.key.range, `'${e.key.text}' is set per operation, not on the resource: move it into an operation of the 'operations' block`);
       continue;
     }
+    reportEffect(ctx, spec, e.key, false);
     ctx.value(e.value, spec.type, `'${e.key.text}'`);
   }
 }
