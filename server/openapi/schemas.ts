@@ -211,8 +211,11 @@ export class SchemaRegistry {
   }
 }
 
-/** `-read_list` for the groups `["read", "list"]`: one schema per set of groups. */
-const groupSuffix = (groups: string[] | undefined): string => (groups ? `-${groups.join('_')}` : '');
+/**
+ * `-read_list` for the groups `["read", "list"]`: one schema per set of groups. Characters a component
+ * name may not hold (OpenAPI allows `A-Z a-z 0-9 . _ -`) become `_`: `book:read` → `book_read`.
+ */
+const groupSuffix = (groups: string[] | undefined): string => (groups ? `-${groups.join('_')}`.replace(/[^A-Za-z0-9._-]/g, '_') : '');
 
 export function joinText(...parts: (string | undefined)[]): string {
   return parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');

@@ -6,6 +6,7 @@
 import type { OperationMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import type { OperationState, PublicRequest } from './state.js';
+import { storedForm } from './deserialize.js';
 import { persistItem, removeItem } from './write.js';
 
 export interface PublicOperation {
@@ -40,7 +41,7 @@ export function customContext(state: OperationState): CustomContext {
     request: state.request,
     data: state.data,
     previousData: state.previousData,
-    persist: (data) => persistItem(state, data),
+    persist: (data) => persistItem(state, storedForm(state.operation.resource, data)),
     remove: (data) => removeItem(state, data),
   };
 }

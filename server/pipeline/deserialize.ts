@@ -201,6 +201,21 @@ function formatMismatch(
   return new Mismatch(detail, violation(path, constraint));
 }
 
+/**
+ * An item custom code hands to `ctx.persist`, in the form the default write stores: datetimes normalised
+ * as a request body's are (values that are not date-times are left for the store as given).
+ */
+export function storedForm(resource: ResourceMetadata, item: Item): Item {
+  const out: Item = { ...item };
+  for (const p of resource.properties) {
+    if (p.type !== 'datetime' || p.relation) continue;
+    const one = (v: unknown): unknown => (typeof v === 'string' ? (normalizeDateTime(v) ?? v) : v);
+    const value = out[p.name];
+    if (value !== undefined && value !== null) define(out, p.name, p.array && Array.isArray(value) ? value.map(one) : one(value));
+  }
+  return out;
+}
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 // Date, then optionally a time (`T` or a space), seconds, a fraction and a zone (Z or ±hh:mm / ±hhmm).
 const DATE_TIME =

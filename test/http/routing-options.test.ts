@@ -77,6 +77,31 @@ describe('HTTP pipeline switches serialize and input', () => {
   });
 });
 
+describe('HTTP custom code: ctx.persist and collection controllers', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer(fixture('routing.api'));
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('ctx.persist normalizes datetimes as the default write does', async () => {
+    const r = await request(server.url, 'POST', '/events', { body: {} });
+    expect(r.status, r.text).to.equal(201);
+    expect(r.json.at).to.equal('2024-01-03T12:00:00+00:00');
+    expect((await get(server.url, r.json['@id'])).json.at).to.equal('2024-01-03T12:00:00+00:00');
+  });
+
+  it("a GetCollection controller's paginator is the page served, with its totals and links", async () => {
+    const r = await get(server.url, '/events');
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json.member.map((m: { '@id': string }) => m['@id'])).to.deep.equal(['/events/7', '/events/8']);
+    expect(r.json.totalItems).to.equal(3);
+    expect(r.json.view.next).to.equal('/events?page=2');
+  });
+});
+
 describe('checker: routes under the service\'s own paths', () => {
   it('reports a resource path that collides with a built-in route', () => {
     for (const [decl, path] of [
