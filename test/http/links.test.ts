@@ -131,3 +131,12 @@ describe('checker: route placeholders must bind to something', () => {
     expect(check(source('/titles/{title}/books')).all.filter((d) => d.code === 'unbound-placeholder')).to.deep.equal([]);
   });
 });
+
+describe('checker: placeholders read by custom code', () => {
+  it('are not reported when a provider, a controller or read: false takes the variables', () => {
+    for (const option of ['provider: "./p.mjs#p"', 'controller: "./p.mjs#p"', 'read: false']) {
+      const src = `resource Book {\n  properties { id: int { identifier: true } }\n  operations { GetCollection other { uriTemplate: "/x/{free}/books", ${option} } }\n}`;
+      expect(check(src).all.filter((d) => d.code === 'unbound-placeholder'), option).to.deep.equal([]);
+    }
+  });
+});

@@ -108,6 +108,9 @@ const RESERVED_PATH = /^\/(?:docs|contexts|errors|\.well-known)(?:[/.]|$)/;
  * the `parameterName` of one of the operation's `links`; else the route would serve items unfiltered.
  */
 function checkPlaceholders(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
+  // Custom code that reads the data itself receives every URI variable and binds them as it likes.
+  const read = effective(resource, op, 'read')?.value;
+  if (effective(resource, op, 'provider') || op.options.has('controller') || (read?.kind === 'bool' && !read.value)) return;
   const entry = effective(resource, op, 'links');
   const links = A.toPlain(entry?.value);
   const linked = new Set(Array.isArray(links) ? links.map((l) => (l as Record<string, unknown> | null)?.parameterName) : []);
