@@ -50,7 +50,7 @@ export function runCheck(paths: string[], format: 'text' | 'json', fix = false):
   let warnings = 0;
   for (const r of results) {
     if ('error' in r) errors++;
-    else for (const d of r.diagnostics) d.severity === 'error' ? errors++ : warnings++;
+    else for (const d of r.diagnostics) d.severity === 'error' ? errors++ : d.severity === 'warning' ? warnings++ : undefined;
   }
   if (format === 'json') {
     const out = results.flatMap((r) =>

@@ -5,7 +5,8 @@
  */
 import type { Range } from './ast.js';
 
-export type Severity = 'error' | 'warning';
+/** A hint reports something true and harmless (an option that only API Platform's PHP stack reads). */
+export type Severity = 'error' | 'warning' | 'hint';
 
 export const DIAGNOSTIC_CODES = {
   'syntax-error': { severity: 'error', doc: 'The text does not follow the grammar; the message says what was expected.' },
@@ -21,7 +22,6 @@ export const DIAGNOSTIC_CODES = {
   'unknown-option': { severity: 'error', doc: 'An option, setting, constraint or filter field that does not exist.' },
   'option-not-allowed': { severity: 'error', doc: 'An option used where the seed forbids it.' },
   'option-ineffective': { severity: 'warning', doc: 'An option accepted where it has no effect.' },
-  'option-unsupported': { severity: 'warning', doc: 'An option (or a form of its value) accepted but not supported yet.' },
   'messenger-no-handler': { severity: 'error', doc: 'A resource dispatched to the message bus without a handler in config messenger.handlers.' },
   'invalid-value': { severity: 'error', doc: 'A value of the wrong type or out of range.' },
   'duplicate-key': { severity: 'error', doc: 'The same option, setting or key twice in one block.' },
@@ -53,6 +53,10 @@ export const DIAGNOSTIC_CODES = {
   'identifier-issue': { severity: 'error', doc: 'More than one identifier, or an identifier of a type that cannot be one.' },
   'patch-disabled': { severity: 'warning', doc: 'A Patch operation while config patch_formats is empty: PATCH will answer 415.' },
   'invalid-mutator': { severity: 'error', doc: "A mutator whose target kind is not 'resource' or 'operation'." },
+  'unbound-placeholder': { severity: 'error', doc: 'A route placeholder that is neither the identifier, nor a property, nor the parameterName of a link.' },
+  'no-effect': { severity: 'hint', doc: 'An option accepted for compatibility with API Platform that has no effect in apidsl.' },
+  'not-supported': { severity: 'warning', doc: 'An option (or a form of its value) apidsl accepts but does not implement yet: it has no effect.' },
+  'reserved-path': { severity: 'error', doc: 'A route under a path the service itself serves (/docs, /contexts, /errors, /.well-known).' },
 } as const satisfies Record<string, { severity: Severity; doc: string }>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -18,7 +18,7 @@ export interface DiagnosticData {
 export function toLspDiagnostic(doc: TextDocument, d: Diagnostic): LspDiagnostic {
   const out: LspDiagnostic = {
     range: toRange(doc, d.range),
-    severity: d.severity === 'error' ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
+    severity: d.severity === 'error' ? DiagnosticSeverity.Error : d.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Hint,
     code: d.code,
     source: 'apidsl',
     message: d.message,

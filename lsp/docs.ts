@@ -12,6 +12,7 @@ import {
   formatDefault,
   settingByPath,
   settingChildren,
+  VALIDATION_FORM,
   type ConstraintSpec,
   type FieldSpec,
   type FilterKindSpec,
@@ -38,7 +39,9 @@ export function optionMarkdown(spec: OptionSpec, on?: string): string {
 
 export function constraintMarkdown(spec: ConstraintSpec): string {
   const applies = spec.appliesTo ? `applies to ${spec.appliesTo.join(', ')}` : 'applies to every type';
-  return [`**${spec.name}** — constraint`, '', `${code(describeType(spec.type))} · ${applies}`, '', spec.doc].join('\n');
+  const lines = [`**${spec.name}** — constraint`, '', `${code(describeType(spec.type))} · ${applies}`, '', spec.doc];
+  if (spec.validation) lines.push('', VALIDATION_FORM);
+  return lines.join('\n');
 }
 
 /** A setting by dotted path: a leaf with its type and default, or a block with its children. */

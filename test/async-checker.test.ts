@@ -41,7 +41,7 @@ resource Book { messenger: "later", properties { id: int } }`);
     ]);
     const found = codes('config { mercure { hub: "builtin" } }\nresource Book { mercure: "@=iri(object)", properties { id: int } }');
     expect(found).to.have.length(1);
-    expect(found[0].slice(0, 2)).to.deep.equal(['option-unsupported', 'warning']);
+    expect(found[0].slice(0, 2)).to.deep.equal(['not-supported', 'warning']);
     expect(found[0][2]).to.contain('not supported yet');
     expect(codes('resource Book { mercure: false, properties { id: int } }')).to.deep.equal([]);
   });
@@ -49,8 +49,8 @@ resource Book { messenger: "later", properties { id: int } }`);
   it('warns that elasticsearch is not supported, on resources and operations', () => {
     const found = codes('resource Book { elasticsearch: true, properties { id: int }, operations { GetCollection { elasticsearch: false } } }');
     expect(found.map((f) => f.slice(0, 2))).to.deep.equal([
-      ['option-unsupported', 'warning'],
-      ['option-unsupported', 'warning'],
+      ['not-supported', 'warning'],
+      ['not-supported', 'warning'],
     ]);
     expect(found[0][2]).to.contain('not supported');
   });

@@ -9,6 +9,7 @@ import {
   OPTIONS,
   PROPERTY_TYPES,
   SETTINGS,
+  VALIDATION_FORM,
   describeType,
   formatDefault,
   type OptionSpec,
@@ -51,8 +52,16 @@ function whereAllowed(p: Placement): string {
   return text;
 }
 
+/** What the option does in apidsl: the catalogue's line, and the checker's word when it has no effect. */
+function meaning(o: OptionSpec): string {
+  if (!o.effect) return o.doc;
+  const where = o.effect.on === 'operation' ? ' on an operation' : '';
+  const note = o.effect.kind === 'compatibility' ? '**Compatibility only: no effect in apidsl** (hint).' : `**Not supported yet${where}** (warning).`;
+  return `${o.doc} ${note}`;
+}
+
 function optionRows(options: readonly OptionSpec[]): string[][] {
-  return options.map((o) => [code(o.name), typeCell(o.type), whereAllowed(o.placement), defaultCell(o.default), o.doc]);
+  return options.map((o) => [code(o.name), typeCell(o.type), whereAllowed(o.placement), defaultCell(o.default), meaning(o)]);
 }
 
 export function renderOptionsReference(): string {
@@ -65,6 +74,9 @@ export function renderOptionsReference(): string {
     'Every option, setting, property type, constraint and filter kind that a `.api` file accepts.',
     'A value of a fixed set of words may be written as a bare word or as the quoted string.',
     '"No effect on" lists the operation kinds where the option is accepted but does nothing (`apidsl check` warns).',
+    'Every option has its run-time effect except those marked "Compatibility only" (meaningful to API Platform\'s',
+    'PHP stack alone: `apidsl check` gives the hint "accepted for compatibility; no effect in apidsl") and',
+    '"Not supported yet" (`apidsl check` warns). A test (test/catalogue-effects.test.ts) keeps it so.',
     '',
     '## Resource and operation options',
     '',
@@ -116,7 +128,7 @@ export function renderOptionsReference(): string {
         code(c.name),
         typeCell(c.type),
         c.appliesTo ? c.appliesTo.map(code).join(', ') : 'every type',
-        c.doc,
+        c.validation ? `${c.doc} ${VALIDATION_FORM}` : c.doc,
       ]),
     ),
     '',

@@ -17,7 +17,7 @@ import type {
 export * from './types.js';
 export { OPTIONS } from './options.js';
 export { SETTINGS } from './settings.js';
-export { PROPERTY_TYPES, CONSTRAINTS } from './properties.js';
+export { PROPERTY_TYPES, CONSTRAINTS, VALIDATION_FORM } from './properties.js';
 export { FILTER_KINDS } from './filters.js';
 
 const OPTIONS_BY_NAME = new Map(OPTIONS.map((o) => [o.name, o]));

@@ -18,12 +18,16 @@ export const PROPERTY_TYPES: readonly PropertyTypeSpec[] = [
 ];
 
 const NUMERIC = ['int', 'number'];
+/** Said of every validation constraint in the docs: the object form and its groups. */
+export const VALIDATION_FORM =
+  'Also `{ value: …, groups: ["create"], message: "…" }`: checked only when `validationContext.groups` ' +
+  '(default `["Default"]`) names one of its groups (the short form is in `Default`); `message` replaces the violation message.';
 const TEXT = ['string'];
 
 export const CONSTRAINTS: readonly ConstraintSpec[] = [
   { name: 'identifier', type: { kind: 'bool' }, appliesTo: ['int', 'string'],
     doc: 'This property is the identifier (`{id}` of the item path); default: the property named `id`.' },
-  { name: 'required', type: { kind: 'bool' },
+  { name: 'required', validation: true, type: { kind: 'bool' },
     doc: 'Present and not null; for strings, not empty (NotBlank).' },
   { name: 'nullable', type: { kind: 'bool' },
     doc: '`false` rejects an explicit null on an optional property.' },
@@ -31,13 +35,13 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
   { name: 'writeOnly', type: { kind: 'bool' }, doc: 'Input only: never written in responses.' },
   { name: 'default', type: { kind: 'any' },
     doc: 'Value stored when a created item omits the property; must conform to the property type.' },
-  { name: 'minimum', type: { kind: 'number' }, appliesTo: NUMERIC, doc: 'Smallest allowed value (inclusive).' },
-  { name: 'maximum', type: { kind: 'number' }, appliesTo: NUMERIC, doc: 'Largest allowed value (inclusive).' },
-  { name: 'minLength', type: { kind: 'int', min: 0 }, appliesTo: TEXT, doc: 'Fewest characters allowed.' },
-  { name: 'maxLength', type: { kind: 'int', min: 0 }, appliesTo: TEXT, doc: 'Most characters allowed.' },
-  { name: 'pattern', type: { kind: 'string' }, appliesTo: TEXT,
+  { name: 'minimum', validation: true, type: { kind: 'number' }, appliesTo: NUMERIC, doc: 'Smallest allowed value (inclusive).' },
+  { name: 'maximum', validation: true, type: { kind: 'number' }, appliesTo: NUMERIC, doc: 'Largest allowed value (inclusive).' },
+  { name: 'minLength', validation: true, type: { kind: 'int', min: 0 }, appliesTo: TEXT, doc: 'Fewest characters allowed.' },
+  { name: 'maxLength', validation: true, type: { kind: 'int', min: 0 }, appliesTo: TEXT, doc: 'Most characters allowed.' },
+  { name: 'pattern', validation: true, type: { kind: 'string' }, appliesTo: TEXT,
     doc: 'Regular expression (ECMAScript syntax) the value must match.' },
-  { name: 'enum', type: { kind: 'list', of: { kind: 'any' } }, appliesTo: ['int', 'number', 'string'],
+  { name: 'enum', validation: true, type: { kind: 'list', of: { kind: 'any' } }, appliesTo: ['int', 'number', 'string'],
     doc: 'The allowed values; each must conform to the property type.' },
   { name: 'groups', type: { kind: 'list', of: { kind: 'string' } },
     doc: 'Serialization groups of the property, matched by `groups` in normalizationContext/denormalizationContext.' },

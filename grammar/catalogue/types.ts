@@ -100,6 +100,13 @@ export interface OptionSpec {
   default?: unknown;
   /** The snake_case name under `config { defaults { … } }`, when the option has a global default. */
   globalName?: string;
+  /**
+   * An option accepted without a run-time effect in apidsl (every other option has one, shown by a test):
+   * `compatibility` when it only means something to API Platform's PHP stack (the checker hints
+   * "accepted for compatibility; no effect in apidsl"), `unsupported` when apidsl does not implement it
+   * yet (the checker warns "not supported yet"). `on: 'operation'`: only when written on an operation.
+   */
+  effect?: { kind: 'compatibility' | 'unsupported'; on?: 'operation' };
   /** One line, from the seed where it says something. */
   doc: string;
   /** Accepted but not supported: the checker warns (for values of these AST kinds only, when given). */
@@ -130,6 +137,11 @@ export interface ConstraintSpec {
   type: ValueType;
   /** Property types the constraint applies to; undefined means every type. */
   appliesTo?: readonly string[];
+  /**
+   * A validation constraint: it may also be written `{ value: …, groups: […], message: "…" }` (validation
+   * groups and a custom violation message); the short form means the group `Default`.
+   */
+  validation?: boolean;
   doc: string;
 }
 

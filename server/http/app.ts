@@ -11,6 +11,7 @@ import type { OperationState } from '../pipeline/state.js';
 import { ANONYMOUS, principalOf, type Principal } from '../security/access.js';
 import { authenticate, authenticates } from '../security/authenticate.js';
 import { storageSpec } from '../pipeline/rendering.js';
+import { errorDocument as jsonApiErrorDocument, JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { corsMiddleware } from './cors.js';
@@ -27,7 +28,7 @@ import { parseQuery } from './query.js';
 import { checkHost, trustedHostPatterns } from './host.js';
 import { readBody, settleUnreadBody } from './request-body.js';
 import { routeHeaders, send } from './respond.js';
-import { newRouter, routeMatcher, routeOrder, routerPath, type RouteMatcher } from './router.js';
+import { newRouter, routeMatcher, routeOrder, routerPath, routeTemplates, type RouteMatcher } from './router.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -58,7 +59,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   for (const op of routeOrder(operations)) {
     const headers = routeHeaders(op, operations, api.settings.formats, api.settings.patchFormats);
     const matcher = matchers.get(op)!;
-    router.register(routerPath(op.path), [op.method], async (ctx: Context, next: Next) => {
+    router.register(routeTemplates(op).map(routerPath), [op.method], async (ctx: Context, next: Next) => {
       const { _format: extension, ...params } = ctx.params as Record<string, string>;
       if (!matcher.accepts(ctx, params)) return next();
       const state = newState(ctx, api, op, collections, params, extension, options.logger);
@@ -119,7 +120,10 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
       const error = e instanceof HttpError ? e : unexpected(e, options);
       if (!(e instanceof HttpError) || error.status >= 500) options.logger.error({ err: e, method: ctx.method, url: ctx.url }, 'request failed');
       const flavour = errorFlavour(ctx.get('accept') || undefined);
-      const body = error.options.violations
+      const jsonApi = wantsJsonApi(api.settings.formats, ctx.get('accept') || undefined);
+      const body = jsonApi
+        ? jsonApiErrorDocument(error)
+        : error.options.violations
         ? constraintViolationDocument(error.options.violations, { hydraPrefix: api.settings.hydraPrefix, jsonld: flavour === 'hydra' })
         : errorDocument(error, flavour, api.settings.hydraPrefix);
       ctx.status = error.status;
@@ -127,7 +131,8 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
       ctx.remove('Content-Location');
       ctx.remove('Location');
       ctx.append('Link', '<http://www.w3.org/ns/hydra/error>; rel="http://www.w3.org/ns/json-ld#error"');
-      ctx.type = 'application/problem+json; charset=utf-8';
+      if (jsonApi) ctx.set('Content-Type', JSONAPI_MEDIA_TYPE);
+      else ctx.type = 'application/problem+json; charset=utf-8';
       ctx.body = JSON.stringify(body);
     } finally {
       settleUnreadBody(ctx);
@@ -160,6 +165,16 @@ function authentication(api: ApiMetadata, logger: Logger) {
   };
 }
 
+/** Errors are JSON:API error documents when the client's Accept picks the configured JSON:API format. */
+function wantsJsonApi(formats: Record<string, string[]>, accept: string | undefined): boolean {
+  if (!formats[JSONAPI_FORMAT] || !accept) return false;
+  try {
+    return negotiateOutput(formats, accept, undefined).name === JSONAPI_FORMAT;
+  } catch {
+    return false;
+  }
+}
+
 /** Anything not thrown as an HttpError is a bug: 500, with details only in debug mode. */
 function unexpected(e: unknown, options: AppOptions): HttpError {
   const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
@@ -183,6 +198,7 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     operation: op,
     criteria: query,
     store: collections.get(op.resource.shortName)!,
+    collectionOf: (resource) => collections.get(resource.shortName)!,
     request: {
       method: ctx.method,
       url: ctx.url,

@@ -4,8 +4,11 @@
  * carry the collection operations, hidden routes left out, deprecations as `owl:deprecated`.
  * The context is inlined and self-contained (no remote context URL).
  */
-import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
+import { acceptedProperties, shownProperties } from '../metadata/property-access.js';
+import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
 import { hubNote } from '../realtime/index.js';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** The part of Hydra's core context this document uses, plus the vocabularies it names. */
 const HYDRA_CONTEXT = {
@@ -78,7 +81,12 @@ function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<str
   return sortKeys(doc);
 }
 
-function propertyDoc(resource: ResourceMetadata, p: PropertyMetadata): Record<string, unknown> {
+/**
+ * Readable when an operation of the resource shows the property, writeable when one accepts it
+ * (serialization groups may leave it out of every one).
+ */
+function propertyDoc(resource: ResourceMetadata, p: PropertyMetadata, settings: Settings): Record<string, unknown> {
+  const ops = resource.operations.filter((o) => !o.hidden);
   const property: Record<string, unknown> = {
     '@id': `#${resource.shortName}/${p.name}`,
     '@type': p.relation ? 'Link' : 'rdf:Property',
@@ -92,8 +100,8 @@ function propertyDoc(resource: ResourceMetadata, p: PropertyMetadata): Record<st
     property,
     title: p.name,
     required: p.required,
-    readable: !p.writeOnly,
-    writeable: !p.readOnly && !p.identifier,
+    readable: ops.some((o) => shownProperties(o, settings).includes(p)),
+    writeable: !p.identifier && ops.some((o) => BODY_METHODS.has(o.method) && acceptedProperties(o, settings).includes(p)),
   };
   if (p.description) doc.description = p.description;
   return doc;
@@ -107,7 +115,7 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
       '@type': 'Class',
       title: r.shortName,
       ...(r.description || hubNote(r, api.settings, origin) ? { description: [r.description, hubNote(r, api.settings, origin)].filter(Boolean).join(' ') } : {}),
-      supportedProperty: r.properties.map((p) => propertyDoc(r, p)),
+      supportedProperty: r.properties.map((p) => propertyDoc(r, p, api.settings)),
       supportedOperation: visible(r)
         .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))
         .map((o) => operationDoc(o, api.settings.patchFormats)),

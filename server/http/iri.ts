@@ -22,6 +22,8 @@ export function itemOperation(resource: ResourceMetadata): OperationMetadata | u
 }
 
 type Part = string | { name: string };
+
+const placeholderNames = (template: string): string[] => [...template.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]);
 const compiled = new Map<string, Part[]>();
 
 /** A route template split once into literal text and placeholders. */
@@ -67,6 +69,14 @@ export function itemIri(resource: ResourceMetadata, item: Item, via?: OperationM
 interface CompiledRoute {
   regex: RegExp;
   resource: ResourceMetadata;
+  /** The route's placeholders, in the order of the regex's groups. */
+  names: string[];
+}
+
+/** The resource an IRI names and the values of its route's placeholders. */
+export interface IriMatch {
+  resource: ResourceMetadata;
+  variables: Record<string, string>;
 }
 
 /** Resolves IRIs (`/books/1`) to the resource whose item routes they match. */
@@ -77,12 +87,32 @@ export class IriResolver {
     this.routes = api.resources.flatMap((resource) =>
       resource.operations
         .filter((o) => o.method === 'GET' && !o.collection && o.path !== GENID_PATH)
-        .map((o) => ({ resource, regex: new RegExp(`^${o.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^{}]+\\?\}/g, '[^/]+')}$`) })),
+        .map((o) => ({
+          resource,
+          names: placeholderNames(o.path),
+          regex: new RegExp(`^${o.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^{}]+\\?\}/g, '([^/]+)')}$`),
+        })),
     );
   }
 
   resourceOf(iri: string): string | undefined {
+    return this.match(iri)?.resource.shortName;
+  }
+
+  /** The resource and route variables of an item IRI (a path, or a URL whose path is one). */
+  match(iri: string): IriMatch | undefined {
     const path = iri.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]+/i, '');
-    return this.routes.find((r) => r.regex.test(path))?.resource.shortName;
+    for (const route of this.routes) {
+      const found = route.regex.exec(path);
+      if (!found) continue;
+      const variables: Record<string, string> = {};
+      try {
+        route.names.forEach((name, i) => (variables[name] = decodeURIComponent(found[i + 1])));
+      } catch {
+        return undefined; // a malformed %-escape names no item
+      }
+      return { resource: route.resource, variables };
+    }
+    return undefined;
   }
 }

@@ -9,6 +9,7 @@ import type { Context } from 'koa';
 import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import { jsonText } from '../pipeline/json-text.js';
+import { JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
 import type { OperationState } from '../pipeline/state.js';
 
 export function responseStatus(state: OperationState): number {
@@ -52,7 +53,9 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
     ctx.remove('Content-Type');
     return;
   }
-  ctx.type = `${state.output.mediaType}; charset=utf-8`;
+  // JSON:API allows no media type parameter but ext and profile.
+  if (state.output.mediaType === JSONAPI_MEDIA_TYPE) ctx.set('Content-Type', JSONAPI_MEDIA_TYPE);
+  else ctx.type = `${state.output.mediaType}; charset=utf-8`;
   if (state.body instanceof Readable) {
     ctx.body = state.body;
     return;

@@ -57,10 +57,32 @@ const safeDecode = (v: string): string => {
   }
 };
 
-/** Registration order: fewer placeholders first, so `/books/by-cursor` wins over `/books/{id}`. */
+/**
+ * Registration order: a higher `priority` first (Symfony routing), then fewer placeholders, so that
+ * `/books/by-cursor` wins over `/books/{id}`; hidden routes last.
+ */
 export function routeOrder(ops: OperationMetadata[]): OperationMetadata[] {
   const rank = (o: OperationMetadata): number => (o.hidden ? 1000 : 0) + o.uriVariables.length;
-  return ops.map((o, i) => [o, i] as const).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([o]) => o);
+  const priority = (o: OperationMetadata): number => (o.hidden || typeof o.options.priority !== 'number' ? 0 : o.options.priority);
+  return ops
+    .map((o, i) => [o, i] as const)
+    .sort(([a, i], [b, j]) => priority(b) - priority(a) || rank(a) - rank(b) || i - j)
+    .map(([o]) => o);
+}
+
+/**
+ * The route templates an operation answers on: its path, and without its trailing placeholders
+ * while route `defaults` give them values (`/books/{page}` with `defaults: { page: 1 }` also answers `/books`).
+ */
+export function routeTemplates(op: OperationMetadata): string[] {
+  const defaults = (op.options.defaults as Record<string, unknown> | undefined) ?? {};
+  const out = [op.path];
+  let path = op.path;
+  for (let m = /\/\{([^{}]+)\}$/.exec(path); m && Object.hasOwn(defaults, m[1]); m = /\/\{([^{}]+)\}$/.exec(path)) {
+    path = path.slice(0, m.index);
+    out.push(path === '' ? '/' : path);
+  }
+  return out;
 }
 
 export function newRouter(): Router {

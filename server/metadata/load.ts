@@ -33,8 +33,23 @@ const plainEntries = (entries: A.Entry[] | undefined): Plain => {
   return out;
 };
 
+/** Unwraps validation constraints written `{ value, groups, message }`; their groups and messages go to `validation`. */
+function unwrapValidation(c: Plain): PropertyMetadata['validation'] {
+  let out: PropertyMetadata['validation'];
+  for (const name of VALIDATION_CONSTRAINTS) {
+    const form = c[name];
+    if (typeof form !== 'object' || form === null || Array.isArray(form) || !('value' in form)) continue;
+    const { value, groups, message } = form as Plain;
+    c[name] = value;
+    out ??= {};
+    out[name] = { groups: Array.isArray(groups) ? groups.map(String) : ['Default'], ...(typeof message === 'string' ? { message } : {}) };
+  }
+  return out;
+}
+
 function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifier: boolean): PropertyMetadata {
   const c = plainEntries([...p.constraints.values()]);
+  const validation = unwrapValidation(c);
   const type = p.type ?? 'json';
   const meta: PropertyMetadata = {
     name: p.name,
@@ -51,6 +66,7 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
   if (typeof c.security === 'string') meta.security = compileGuard(c.security);
   if (typeof c.securityPostDenormalize === 'string') meta.securityPostDenormalize = compileGuard(c.securityPostDenormalize);
   if (resources.has(type)) meta.relation = type;
+  if (validation) meta.validation = validation;
   for (const key of ['default', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum', 'groups', 'description'] as const) {
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
   }
@@ -87,6 +103,12 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
       if (!filter || !FILTER_KINDS.some((k) => k.name === filter.filterKind?.text)) continue;
       const props = A.toPlain(A.entryOf(filter.body, 'properties')?.value);
       for (const f of Array.isArray(props) ? props : Object.keys((props as Plain) ?? {})) add([String(f)]);
+    }
+    // Sub-resources select by their URI variables' properties (links.ts).
+    const links = Array.isArray(op.options.links) ? (op.options.links as { parameterName?: unknown; toProperty?: unknown }[]) : [];
+    for (const name of op.uriVariables) {
+      const link = links.find((l) => l?.parameterName === name);
+      if (name !== id) add([typeof link?.toProperty === 'string' ? link.toProperty : name]);
     }
     const cursor = op.options.paginationViaCursor as { field?: string }[] | undefined;
     if (Array.isArray(cursor)) add([...cursor.map((c) => String(c.field)), ...(id ? [id] : [])]);

@@ -72,6 +72,11 @@ export interface PropertyMetadata {
   pattern?: string;
   enum?: unknown[];
   groups?: string[];
+  /**
+   * Validation constraints written in object form, by constraint name (`maxLength`): their validation
+   * groups (`Default` when the form gives none) and custom message. Others are in `Default`.
+   */
+  validation?: Record<string, { groups: string[]; message?: string }>;
   description?: string;
   /** Property `security`: who may see it (compiled at load). */
   security?: CompiledExpression;

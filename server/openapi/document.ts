@@ -124,7 +124,7 @@ class Builder {
     private readonly version: SpecVersion,
     hidden?: ReadonlyMap<string, readonly string[]>,
   ) {
-    this.registry = new SchemaRegistry(api.settings.hydraPrefix, api, hidden);
+    this.registry = new SchemaRegistry(api, hidden);
   }
 
   uniqueId(name: string): string {
@@ -158,7 +158,6 @@ class Builder {
   /** The body of a successful answer, per output format. */
   private outputContent(op: OperationMetadata): Record<string, unknown> {
     const r = this.registry;
-    const resource = op.resource;
     const content: Record<string, unknown> = {};
     for (const [format, types] of Object.entries(this.api.settings.formats)) {
       const jsonld = format === 'jsonld';
@@ -169,11 +168,11 @@ class Builder {
           schema = {
             allOf: [
               r.hydraCollection(keys.prefixed),
-              { type: 'object', properties: { [keys.member]: { type: 'array', items: r.outputJsonLd(resource) } } },
+              { type: 'object', properties: { [keys.member]: { type: 'array', items: r.outputJsonLd(op) } } },
             ],
           };
-        } else schema = { type: 'array', items: r.output(resource) };
-      } else schema = jsonld ? r.outputJsonLd(resource) : r.output(resource);
+        } else schema = { type: 'array', items: r.output(op) };
+      } else schema = jsonld ? r.outputJsonLd(op) : r.output(op);
       for (const type of types) content[type] = { schema };
     }
     return content;
@@ -187,10 +186,10 @@ class Builder {
     const example = bodyExample(resource, this.api, op.method);
     if (op.method === 'PATCH') {
       if (settings.patchFormats.length === 0) return undefined;
-      const schema = this.registry.mergePatch(resource);
+      const schema = this.registry.mergePatch(op);
       return { description: `The changes to the ${resource.shortName} resource.`, required: true, content: Object.fromEntries(settings.patchFormats.map((t) => [t, { schema, example }])) };
     }
-    const schema = this.registry.input(resource);
+    const schema = this.registry.input(op);
     const types = [...new Set(Object.values(settings.formats).flat())];
     const what = op.method === 'POST' ? `The new ${resource.shortName} resource.` : `The ${resource.shortName} resource: properties absent from the body keep their values, null removes one.`;
     return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, { schema, example }])) };

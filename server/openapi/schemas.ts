@@ -7,7 +7,8 @@
  * accepts (examples.ts). A JSON-LD variant is one object schema, not an `allOf` of the plain
  * one and the Hydra keys, so that Swagger UI draws it as an object.
  */
-import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
+import { acceptedProperties, contextGroups, shownProperties } from '../metadata/property-access.js';
+import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import { resourceSchema, type JsonSchema, type SchemaMode } from '../pipeline/schema.js';
 import { iriExample, propertyExample } from './examples.js';
 
@@ -20,22 +21,24 @@ export class SchemaRegistry {
 
   /** `hidden`: per resource, properties the reader may not see (property `security`), left out of its schemas. */
   constructor(
-    private readonly hydraPrefix: boolean,
     private readonly api: ApiMetadata,
     private readonly hidden?: ReadonlyMap<string, readonly string[]>,
   ) {}
 
-  private shown(resource: ResourceMetadata): ResourceMetadata {
-    const names = this.hidden?.get(resource.shortName);
-    return names ? { ...resource, properties: resource.properties.filter((p) => !names.includes(p.name)) } : resource;
+  private get hydraPrefix(): boolean {
+    return this.api.settings.hydraPrefix;
   }
 
-  /** The resource's schema (what the reader may see) with an `examples` entry on each property that can have one. */
-  private resource(resource: ResourceMetadata, mode: SchemaMode): JsonSchema {
-    const shown = this.shown(resource);
-    const schema = resourceSchema(shown, mode);
+  /**
+   * The resource's schema over `selected` (default: every property) less what the reader may not see, with
+   * an `examples` entry on each property that can have one.
+   */
+  private resource(resource: ResourceMetadata, mode: SchemaMode, selected: readonly PropertyMetadata[] = resource.properties): JsonSchema {
+    const names = this.hidden?.get(resource.shortName);
+    const shown = names ? selected.filter((p) => !names.includes(p.name)) : selected;
+    const schema = resourceSchema(resource, mode, shown);
     const properties = schema.properties as Record<string, JsonSchema>;
-    for (const p of shown.properties) {
+    for (const p of shown) {
       const example = propertyExample(p, this.api);
       if (example !== undefined) properties[p.name] = { ...properties[p.name], examples: [example] };
     }
@@ -50,15 +53,21 @@ export class SchemaRegistry {
     return ref(name);
   }
 
-  /** What responses hold in plain JSON. */
-  output(resource: ResourceMetadata): JsonSchema {
-    return this.add(resource.shortName, () => this.resource(resource, 'output'));
+  /**
+   * What the operation's responses hold in plain JSON. An operation whose serialization groups select
+   * the properties gets its own schema, named after the groups as API Platform names it (`Book-read`).
+   */
+  output(op: OperationMetadata): JsonSchema {
+    const groups = contextGroups(op.options.normalizationContext);
+    return this.add(`${op.resource.shortName}${groupSuffix(groups)}`, () => this.outputSchema(op, groups));
   }
 
-  /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top). */
-  outputJsonLd(resource: ResourceMetadata): JsonSchema {
-    return this.add(`${resource.shortName}.jsonld`, () => {
-      const schema = merged(HYDRA_ITEM, this.resource(resource, 'output'));
+  /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top): `Book.jsonld-read`. */
+  outputJsonLd(op: OperationMetadata): JsonSchema {
+    const { resource } = op;
+    const groups = contextGroups(op.options.normalizationContext);
+    return this.add(`${resource.shortName}.jsonld${groupSuffix(groups)}`, () => {
+      const schema = merged(HYDRA_ITEM, this.outputSchema(op, groups));
       const iri = iriExample(resource);
       const properties = schema.properties as Record<string, JsonSchema>;
       if (iri) properties['@id'] = { ...properties['@id'], examples: [iri] };
@@ -68,19 +77,28 @@ export class SchemaRegistry {
     });
   }
 
-  /** What POST and PUT bodies may hold: the schema that validates them. */
-  input(resource: ResourceMetadata): JsonSchema {
-    return this.add(`${resource.shortName}.input`, () => this.resource(resource, 'input'));
+  /** What POST and PUT bodies may hold: the accepted properties, with the constraints that validate them. */
+  input(op: OperationMetadata): JsonSchema {
+    const groups = contextGroups(op.options.denormalizationContext);
+    return this.add(`${op.resource.shortName}.input${groupSuffix(groups)}`, () => this.inputSchema(op, groups));
   }
 
   /** What a PATCH body (JSON Merge Patch) may hold: the input schema with nothing required, null removing a value. */
-  mergePatch(resource: ResourceMetadata): JsonSchema {
-    return this.add(`${resource.shortName}.jsonMergePatch`, () => {
-      const { required: _required, ...schema } = this.resource(resource, 'input');
+  mergePatch(op: OperationMetadata): JsonSchema {
+    const groups = contextGroups(op.options.denormalizationContext);
+    return this.add(`${op.resource.shortName}.jsonMergePatch${groupSuffix(groups)}`, () => {
+      const { required: _required, ...schema } = this.inputSchema(op, groups);
       return { ...schema, description: joinText(schema.description as string | undefined, 'JSON Merge Patch (RFC 7396): the properties to change; null removes an optional value.') };
     });
   }
 
+  private outputSchema(op: OperationMetadata, groups: string[] | undefined): JsonSchema {
+    return this.resource(op.resource, 'output', groups ? shownProperties(op, this.api.settings) : undefined);
+  }
+
+  private inputSchema(op: OperationMetadata, groups: string[] | undefined): JsonSchema {
+    return this.resource(op.resource, 'input', groups ? acceptedProperties(op, this.api.settings) : undefined);
+  }
 
   /** The Hydra collection envelope, in the prefixed or unprefixed vocabulary. */
   hydraCollection(prefixed: boolean): JsonSchema {
@@ -233,6 +251,12 @@ function merged(base: JsonSchema, schema: JsonSchema): JsonSchema {
     ...(required.length > 0 && { required: [...new Set(required)] }),
   };
 }
+
+/**
+ * `-read_list` for the groups `["read", "list"]`: one schema per set of groups. Characters a component
+ * name may not hold (OpenAPI allows `A-Z a-z 0-9 . _ -`) become `_`: `book:read` → `book_read`.
+ */
+const groupSuffix = (groups: string[] | undefined): string => (groups ? `-${groups.join('_')}`.replace(/[^A-Za-z0-9._-]/g, '_') : '');
 
 export function joinText(...parts: (string | undefined)[]): string {
   return parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');

@@ -5,6 +5,7 @@
  * option is false (each stage checks its own switch).
  */
 import { optionValue } from '../metadata/options.js';
+import { contextGroups } from '../metadata/property-access.js';
 import { deserialize, queryCriteria } from './input.js';
 import { checkParameters } from './parameters.js';
 import { publishUpdates } from './publish.js';
@@ -22,7 +23,7 @@ async function validate(state: OperationState): Promise<void> {
   const op = state.operation;
   if (!['POST', 'PUT', 'PATCH'].includes(op.method) || !isItem(state.data)) return;
   if (optionValue<boolean>(op, state.api.settings, 'validate') === false) return;
-  const violations = validateItem(op.resource, state.data);
+  const violations = validateItem(op.resource, state.data, contextGroups(op.options.validationContext) ?? ['Default']);
   if (violations.length) throw validationFailed(violations);
 }
 

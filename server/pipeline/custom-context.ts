@@ -7,6 +7,7 @@ import type { OperationMetadata } from '../metadata/types.js';
 import type { SecurityUser } from '../security/expression.js';
 import type { Item } from '../store/types.js';
 import type { OperationState, PublicRequest } from './state.js';
+import { storedForm } from './deserialize.js';
 import { persistItem, removeItem } from './write.js';
 
 export interface PublicOperation {
@@ -44,7 +45,7 @@ export function customContext(state: OperationState): CustomContext {
     data: state.data,
     previousData: state.previousData,
     user: state.principal.user,
-    persist: (data) => persistItem(state, data),
+    persist: (data) => persistItem(state, storedForm(state.operation.resource, data)),
     remove: (data) => removeItem(state, data),
   };
 }

@@ -25,9 +25,17 @@ class Mismatch {
   ) {}
 }
 
+export interface DenormalizeOptions {
+  /** The properties the operation accepts (property-access.ts); default every non-read-only one. */
+  accepted?: readonly PropertyMetadata[];
+  /** Every type error of the body as one 422 violation list, instead of a 400 on the first. */
+  collectErrors?: boolean;
+}
+
 /**
  * The item a body makes, from `previous` (null when the item is new: then declared defaults fill absent
- * properties). Nulls remove properties; the result holds none at the top level.
+ * properties). Nulls remove properties; the result holds none at the top level. Properties the operation
+ * does not accept are ignored, as API Platform ignores attributes outside the denormalization groups.
  */
 export function denormalize(
   resource: ResourceMetadata,
@@ -35,14 +43,17 @@ export function denormalize(
   mode: DenormalizeMode,
   previous: Item | null,
   iri: IriResolver,
+  options: DenormalizeOptions = {},
 ): Item {
   if (!isObject(body)) throw badRequest('The input data is misformatted.');
   if (mode === 'create' && Object.hasOwn(body, '@id')) throw badRequest('Update is not allowed for this operation.');
   // Shallow: only top-level keys change; merge-patch builds new objects rather than changing stored ones.
   const item: Item = { ...previous };
   const violations: Violation[] = [];
+  const accepted = options.accepted ? new Set(options.accepted) : undefined;
   for (const property of bodyProperties(resource, body)) {
     if (!Object.hasOwn(body, property.name) || !writable(property, mode)) continue;
+    if (accepted && resource.properties.length > 0 && !accepted.has(property)) continue;
     const value = body[property.name];
     if (value === null) {
       if (!property.nullable) violations.push(violation(property.name, 'NotNull'));
@@ -54,7 +65,7 @@ export function denormalize(
         ? mergePatch(item[property.name], value)
         : convert(property, value, iri);
     if (result instanceof Mismatch) {
-      if (!property.constrained) throw badRequest(result.detail);
+      if (!property.constrained && !options.collectErrors) throw badRequest(result.detail);
       violations.push(result.violation);
     } else {
       define(item, property.name, result);
@@ -189,6 +200,21 @@ function formatMismatch(
   const form = constraint === 'DateTime' ? 'an ISO 8601 date-time' : 'a YYYY-MM-DD date';
   const detail = `The "${property.name}" attribute must be ${form}, "${value}" given.`;
   return new Mismatch(detail, violation(path, constraint));
+}
+
+/**
+ * An item custom code hands to `ctx.persist`, in the form the default write stores: datetimes normalised
+ * as a request body's are (values that are not date-times are left for the store as given).
+ */
+export function storedForm(resource: ResourceMetadata, item: Item): Item {
+  const out: Item = { ...item };
+  for (const p of resource.properties) {
+    if (p.type !== 'datetime' || p.relation) continue;
+    const one = (v: unknown): unknown => (typeof v === 'string' ? (normalizeDateTime(v) ?? v) : v);
+    const value = out[p.name];
+    if (value !== undefined && value !== null) define(out, p.name, p.array && Array.isArray(value) ? value.map(one) : one(value));
+  }
+  return out;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

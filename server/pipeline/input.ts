@@ -9,10 +9,13 @@ import { IriResolver, itemIri } from '../http/iri.js';
 import { checkInputType } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import { optionValue } from '../metadata/options.js';
+import { acceptedProperties } from '../metadata/property-access.js';
 import type { ApiMetadata } from '../metadata/types.js';
 import { denormalize } from './deserialize.js';
 import { parseJsonBody } from './json-body.js';
 import { iriOperation } from './normalize.js';
+import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from './jsonapi.js';
+import { checkRelations } from './relations.js';
 import { isItem, type OperationState } from './state.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -32,11 +35,16 @@ export async function deserialize(state: OperationState): Promise<void> {
   if (optionValue<boolean>(op, settings, 'deserialize') === false || op.options.input === false) return;
   if (op.method === 'PATCH') checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
   else checkInputType(state.contentType, Object.values(settings.formats).flat());
-  const body = parseJsonBody(await state.readBody(), 'Syntax error');
+  let body: unknown = parseJsonBody(await state.readBody(), 'Syntax error');
   state.request.body = body;
+  if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE) body = jsonApiRequestBody(op.resource, body);
   const previous = isItem(state.previousData) ? state.previousData : null;
   const mode = op.method === 'PATCH' ? 'merge-patch' : op.method === 'PUT' || previous ? 'replace' : 'create';
-  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api));
+  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {
+    accepted: acceptedProperties(op, settings),
+    collectErrors: optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true,
+  });
+  await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf);
   const id = op.resource.identifier;
   if (id && previous) item[id.name] = previous[id.name];
   else if (id && op.method === 'PUT' && state.uriVariables[id.name] !== undefined) {

@@ -3,7 +3,7 @@
  * nulls left out) or plain JSON, and the operation whose route builds the IRIs of the items shown.
  */
 import { itemOperation } from '../http/iri.js';
-import type { OperationMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 
 /** The operation whose route builds the IRIs of the items an operation returns. */
@@ -13,19 +13,30 @@ export function iriOperation(op: OperationMetadata): OperationMetadata | undefin
     const named = op.resource.operations.find((o) => !o.collection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)));
     if (named) return named;
   }
-  // An item served by its own item operation keeps that operation's URL as its @id.
-  if (!op.collection && op.method !== 'POST' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000')) return op;
+  // An item read by an item Get keeps that Get's URL as its @id; any other operation (a PUT, a PATCH
+  // or a custom route, whose URL may answer 405 to GET) shows the canonical item IRI.
+  if (!op.collection && op.method === 'GET' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000')) return op;
   return itemOperation(op.resource);
 }
 
-/** `hidden`: properties that user may not see (their `security` denies). */
-export function normalizeItem(resource: ResourceMetadata, item: Item, jsonld: boolean, iri: () => string, hidden?: ReadonlySet<string>): Record<string, unknown> {
+/**
+ * `shown`: the properties the operation shows (property-access.ts); default all but the write-only ones.
+ * `hidden`: those of them this user may not see (their `security` denies).
+ */
+export function normalizeItem(
+  resource: ResourceMetadata,
+  item: Item,
+  jsonld: boolean,
+  iri: () => string,
+  shown: readonly PropertyMetadata[] = resource.properties.filter((p) => !p.writeOnly),
+  hidden?: ReadonlySet<string>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = jsonld ? { '@id': iri(), '@type': resource.shortName } : {};
   const declared = resource.properties.length > 0;
   if (declared) {
-    for (const p of resource.properties) {
+    for (const p of shown) {
       const v = item[p.name];
-      if (v !== undefined && v !== null && !p.writeOnly && !hidden?.has(p.name)) out[p.name] = v;
+      if (v !== undefined && v !== null && !hidden?.has(p.name)) out[p.name] = v;
     }
   } else {
     for (const [k, v] of Object.entries(item)) if (v !== undefined && v !== null && !k.startsWith('@')) out[k] = v;

@@ -6,12 +6,13 @@
  */
 import { notFound } from '../http/errors.js';
 import { optionValue, perOperation } from '../metadata/options.js';
-import type { PropertyMetadata } from '../metadata/types.js';
-import type { Condition, Item, Query, Sort } from '../store/types.js';
+import type { Item, Query, Sort } from '../store/types.js';
 import { customContext } from './custom-context.js';
 import { cursorOf, readCursorPage } from './cursor.js';
 import { filterQuery } from './filters.js';
 import { cloneJson } from './json-clone.js';
+import { JSONAPI_FORMAT } from './jsonapi.js';
+import { linkConditions, typedValue, uriBindings } from './links.js';
 import { pageRequest, type Page } from './pagination.js';
 import { showsRenderedMembers } from './rendering.js';
 import type { OperationState } from './state.js';
@@ -47,39 +48,16 @@ function throwsOnNotFound(state: OperationState): boolean {
   return true;
 }
 
-/** A URI variable as the property's type (an int identifier only matches digits). */
-function typed(prop: PropertyMetadata | undefined, raw: string): unknown {
-  if (prop?.type === 'int' && !prop.array) return /^-?\d{1,15}$/.test(raw) ? Number(raw) : undefined;
-  if (prop?.type === 'number' && !prop.array) return Number.isFinite(Number(raw)) && raw.trim() !== '' ? Number(raw) : undefined;
-  return raw;
-}
-
-/** Equality conditions for the URI variables other than the identifier (`/authors/{author}/books`). */
-export function uriConditions(state: OperationState, skipIdentifier: boolean): Condition[] | undefined {
-  const { resource } = state.operation;
-  const out: Condition[] = [];
-  for (const [name, raw] of Object.entries(state.uriVariables)) {
-    if (skipIdentifier && name === resource.identifier?.name) continue;
-    const prop = resource.properties.find((p) => p.name === name);
-    if (!prop || prop.array || prop.type === 'json') continue;
-    const value = typed(prop, raw);
-    if (value === undefined) return undefined; // cannot match anything
-    out.push({ op: 'eq', field: name, value });
-  }
-  return out;
-}
-
 async function readItem(state: OperationState): Promise<Item | null> {
   const { resource } = state.operation;
-  const id = typed(resource.identifier, state.uriVariables[resource.identifier!.name]);
+  const id = typedValue(resource.identifier, state.uriVariables[resource.identifier!.name]);
   if (id === undefined) return null;
-  const item = await state.store.get(id as number | string);
-  if (!item) return null;
-  for (const [name, raw] of Object.entries(state.uriVariables)) {
-    if (name === resource.identifier!.name || !resource.properties.some((p) => p.name === name)) continue;
-    if (String(item[name] ?? '') !== raw) return null;
-  }
-  return item;
+  if (uriBindings(state.api, state.operation).length === 0) return state.store.get(id as number | string);
+  // A sub-resource item (`/authors/{authorId}/books/{id}`) exists only under its own parent.
+  const linked = await linkConditions(state);
+  if (linked === undefined) return null;
+  const [item] = await state.store.find({ where: [{ op: 'eq', field: resource.identifier!.name, value: id }, ...linked], limit: 1 });
+  return item ?? null;
 }
 
 /** The collection order: the operation's `order` (`{ title: "ASC" }` or `["title"]`), then the identifier. */
@@ -100,7 +78,7 @@ export const defaultSort = perOperation((op, settings): Sort => {
 
 async function readPage(state: OperationState): Promise<Page> {
   const request = pageRequest(state.operation, state.api.settings, state.request.query);
-  const fromUri = uriConditions(state, false);
+  const fromUri = await linkConditions(state);
   if (fromUri === undefined) return { items: [], request, total: request.partial ? undefined : 0 };
   const cursor = request.enabled ? cursorOf(state) : undefined;
   if (cursor) return readCursorPage(state, cursor, request, fromUri);
@@ -124,7 +102,8 @@ async function readPage(state: OperationState): Promise<Page> {
 
 /** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
 async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
-  if (state.store.findRendered && showsRenderedMembers(state.operation, state.api.settings)) {
+  // The stored texts are JSON-LD members (plain JSON is cut from them); JSON:API builds its own.
+  if (state.store.findRendered && state.output.name !== JSONAPI_FORMAT && showsRenderedMembers(state.operation, state.api.settings)) {
     const texts = await state.store.findRendered(q);
     if (texts) return { items: texts, rendered: true };
   }

@@ -4,13 +4,15 @@
  * again on every write; a page then copies stored texts instead of decoding, normalizing and encoding
  * every item (docs/behaviour.md, "Rendered members"). It applies only where that text depends on the item
  * alone: a resource with an identifier whose item IRI template has no other variable, read by the default
- * provider with no processor or controller that could change the items, and shown with the resource's
- * own item IRIs (no `itemUriTemplate` naming another route), with no property `security` and no operation
+ * provider with no processor or controller that could change the items, shown with the resource's
+ * own item IRIs (no `itemUriTemplate` naming another route), with every property the stored text holds
+ * (no serialization groups that leave some out), and with no property `security` and no operation
  * `security` that reads the items (what such a page shows depends on the user).
  */
 import { createHash } from 'node:crypto';
 import { itemIri, itemOperation } from '../http/iri.js';
 import { perOperation } from '../metadata/options.js';
+import { restrictsOutput } from '../metadata/property-access.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { CollectionSpec, Item, Rendering } from '../store/types.js';
 import { PACKAGE_VERSION } from '../version.js';
@@ -44,6 +46,7 @@ function memberRendering(resource: ResourceMetadata): Rendering | undefined {
 export const showsRenderedMembers = perOperation(
   (op, settings): boolean =>
     op.collection && !op.provider && !op.processor && !op.controller && iriOperation(op) === itemOperation(op.resource) &&
+    !restrictsOutput(op, settings) &&
     // What a member shows (or whether the page is shown) may depend on the user.
     !op.resource.properties.some((p) => p.security) && !securityReadsObject(op, settings),
 );

@@ -22,11 +22,16 @@ const BASE_TYPES: Record<string, JsonSchema> = {
 /** Constraints that are JSON Schema keywords of the same name; they apply to each item of an array. */
 const VALUE_CONSTRAINTS = ['minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'] as const;
 
-export function resourceSchema(resource: ResourceMetadata, mode: SchemaMode): JsonSchema {
+/** `selected`: the properties an operation shows or accepts (property-access.ts); default all. */
+export function resourceSchema(
+  resource: ResourceMetadata,
+  mode: SchemaMode,
+  selected: readonly PropertyMetadata[] = resource.properties,
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  for (const property of resource.properties) properties[property.name] = propertySchema(property, mode);
+  for (const property of selected) properties[property.name] = propertySchema(property, mode);
   // A readOnly property is never required from a client, a writeOnly one never appears in a response.
-  const required = resource.properties
+  const required = selected
     .filter((p) => p.required && !(mode === 'input' ? p.readOnly : p.writeOnly))
     .map((p) => p.name);
   return {

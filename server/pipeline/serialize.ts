@@ -7,9 +7,11 @@ import { Readable } from 'node:stream';
 import { operationHydraKeys } from '../http/hydra.js';
 import { itemIri } from '../http/iri.js';
 import { optionValue } from '../metadata/options.js';
-import type { ResourceMetadata } from '../metadata/types.js';
+import { shownProperties } from '../metadata/property-access.js';
+import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { JsonText, spliced } from './json-text.js';
+import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from './jsonapi.js';
 import { iriOperation, normalizeItem } from './normalize.js';
 import { pageView } from './pagination.js';
 import { asPage } from './read.js';
@@ -30,14 +32,16 @@ export function serialize(state: OperationState): void {
   if (subject && !op.collection && resource.identifier) state.iri = iriOf(subject)();
   if (optionValue<boolean>(op, settings, 'serialize') === false || op.options.output === false) return;
   const jsonld = state.output.name === 'jsonld';
+  const shown = shownProperties(op, settings);
   const hidden = state.hiddenProperties;
+  if (state.output.name === JSONAPI_FORMAT) return serializeJsonApi(state, shown, iriOf);
   if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
   if (op.collection && state.page) {
     if (state.page.stream) {
-      state.body = streamedCollection(state, state.page.stream, (item) => normalizeItem(resource, item, jsonld, iriOf(item), hidden?.get(item)));
+      state.body = streamedCollection(state, state.page.stream, (item) => normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item)));
       return;
     }
-    const members = state.page.rendered ? renderedMembers(state.page.items as string[], resource, jsonld) : state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item), hidden?.get(item)));
+    const members = state.page.rendered ? renderedMembers(state.page.items as string[], resource, jsonld) : state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item)));
     if (!jsonld) {
       state.body = members;
       return;
@@ -58,8 +62,47 @@ export function serialize(state: OperationState): void {
     return;
   }
   const iri = state.iri ?? iriOf(state.data)();
-  const body = normalizeItem(resource, state.data, jsonld, () => iri, hidden?.get(state.data));
+  const body = normalizeItem(resource, state.data, jsonld, () => iri, shown, hidden?.get(state.data));
   state.body = jsonld ? { '@context': contextIri(resource), ...body } : body;
+}
+
+/** The JSON:API document of an item or a collection (jsonapi.ts). */
+function serializeJsonApi(state: OperationState, shown: readonly PropertyMetadata[], iriOf: (item: Item) => () => string): void {
+  const { api, operation: op } = state;
+  const hidden = state.hiddenProperties;
+  // Property `security`: what this user may not see of an item is left out of its attributes too.
+  const visible = (item: Item) => {
+    const names = hidden?.get(item);
+    return names ? shown.filter((p) => !names.has(p.name)) : shown;
+  };
+  const object = (item: Item, iri = iriOf(item)()) => resourceObject(api, op.resource, item, iri, visible(item));
+  if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  if (op.collection && state.page) {
+    const page = state.page;
+    const selfIri = state.path.replace(/\.jsonapi$/, '');
+    if (page.stream) {
+      const stream = page.stream;
+      state.body = Readable.from(
+        (async function* () {
+          yield '{"data":[';
+          let count = 0;
+          for await (const item of stream) if (isItem(item)) yield (count++ === 0 ? '' : ',') + JSON.stringify(object(item));
+          yield `],${JSON.stringify(collectionEnvelope(selfIri, undefined, { totalItems: count })).slice(1)}`;
+        })(),
+        { objectMode: false },
+      );
+      return;
+    }
+    const view = pageView(page, state.path, state.request.query, api.settings, JSONAPI_VIEW_KEYS);
+    const meta = page.request.enabled ? { totalItems: page.total, itemsPerPage: page.request.itemsPerPage, currentPage: page.request.page } : { totalItems: page.total };
+    state.body = { ...collectionEnvelope(selfIri, view, meta), data: page.items.filter(isItem).map((item) => object(item)) };
+    return;
+  }
+  if (!isItem(state.data)) {
+    state.body = state.data ?? undefined;
+    return;
+  }
+  state.body = { data: object(state.data, state.iri ?? iriOf(state.data)()) };
 }
 
 /** The JSON array of a page's rendered JSON-LD members, or of their plain JSON forms. */

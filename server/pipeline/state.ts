@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Format } from '../http/negotiation.js';
 import type { QueryParams } from '../http/query.js';
-import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';
 import type { Page } from './pagination.js';
@@ -26,6 +26,8 @@ export interface OperationState {
   api: ApiMetadata;
   operation: OperationMetadata;
   store: Collection;
+  /** The store collection of any resource (relations, sub-resources). */
+  collectionOf(resource: ResourceMetadata): Collection;
   request: PublicRequest;
   /** Raw body reader (enforces the size limit). */
   readBody(): Promise<string>;

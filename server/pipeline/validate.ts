@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { DefinedError, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Violation } from '../http/errors.js';
-import type { ResourceMetadata } from '../metadata/types.js';
+import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { resourceSchema } from './schema.js';
 import { violation } from './violations.js';
@@ -25,37 +25,75 @@ interface CompiledResource {
   order: Map<string, number>;
 }
 
-const compiled = new WeakMap<ResourceMetadata, CompiledResource>();
+const compiled = new WeakMap<ResourceMetadata, Map<string, CompiledResource>>();
 
-function compile(resource: ResourceMetadata): CompiledResource {
-  let entry = compiled.get(resource);
+/** The JSON Schema keyword, or `required`, that each validation constraint of the catalogue becomes. */
+const GROUPED_CONSTRAINTS = ['required', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'] as const;
+
+/**
+ * The resource as the active validation groups see it: a constraint whose groups share none of them is
+ * left out (the short form is in `Default`).
+ */
+function inGroups(resource: ResourceMetadata, groups: readonly string[]): ResourceMetadata {
+  if (!resource.properties.some((p) => p.validation)) return groups.includes('Default') ? resource : withoutConstraints(resource, () => true);
+  return withoutConstraints(resource, (p, name) => !(p.validation?.[name]?.groups ?? ['Default']).some((g) => groups.includes(g)));
+}
+
+function withoutConstraints(resource: ResourceMetadata, drop: (p: PropertyMetadata, name: string) => boolean): ResourceMetadata {
+  const properties = resource.properties.map((p) => {
+    const copy: PropertyMetadata = { ...p };
+    for (const name of GROUPED_CONSTRAINTS) {
+      if (!drop(p, name)) continue;
+      if (name === 'required') copy.required = false;
+      else delete copy[name];
+    }
+    return copy;
+  });
+  return { ...resource, properties };
+}
+
+function compile(resource: ResourceMetadata, groups: readonly string[]): CompiledResource {
+  let byGroups = compiled.get(resource);
+  if (byGroups === undefined) compiled.set(resource, (byGroups = new Map()));
+  const key = JSON.stringify([...groups].sort());
+  let entry = byGroups.get(key);
   if (entry === undefined) {
-    const schema = resourceSchema(resource, 'input');
+    const schema = resourceSchema(inGroups(resource, groups), 'input');
     entry = {
       validate: ajv.compile(schema),
       required: (schema.required as string[] | undefined) ?? [],
       order: new Map(resource.properties.map((p, i) => [p.name, i])),
     };
-    compiled.set(resource, entry);
+    byGroups.set(key, entry);
   }
   return entry;
 }
 
-/** The violations of an item, ordered by property declaration; empty when the item is valid. */
-export function validateItem(resource: ResourceMetadata, item: Item): Violation[] {
-  const { validate, required, order } = compile(resource);
+/**
+ * The violations of an item under the validation groups (default `Default`), ordered by property
+ * declaration, with the custom messages of constraints written in object form; empty when valid.
+ */
+export function validateItem(resource: ResourceMetadata, item: Item, groups: readonly string[] = ['Default']): Violation[] {
+  const { validate, required, order } = compile(resource, groups);
   // A null is an absent property (denormalize() already drops them; custom code may not).
   const present = Object.fromEntries(Object.entries(item).filter(([, value]) => value !== null));
   const violations = required
     .filter((name) => !Object.hasOwn(present, name) || present[name] === '')
-    .map((name) => violation(name, 'NotBlank'));
+    .map((name) => withMessage(resource, violation(name, 'NotBlank'), 'required'));
   if (!validate(present)) {
     for (const error of validate.errors as DefinedError[]) {
-      if (error.keyword !== 'required') violations.push(toViolation(error));
+      if (error.keyword !== 'required') violations.push(withMessage(resource, toViolation(error), error.keyword));
     }
   }
   const rank = (v: Violation) => order.get(v.propertyPath.split(/[[.]/)[0]) ?? -1;
   return violations.sort((a, b) => rank(a) - rank(b));
+}
+
+/** The violation with the custom message of its constraint, when the `.api` file gives one. */
+function withMessage(resource: ResourceMetadata, v: Violation, constraint: string): Violation {
+  const name = v.propertyPath.split(/[[.]/)[0];
+  const message = resource.properties.find((p) => p.name === name)?.validation?.[constraint]?.message;
+  return message === undefined ? v : { ...v, message };
 }
 
 /** PHP's names for JSON Schema types, as Symfony's Type constraint names them. */

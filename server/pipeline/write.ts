@@ -8,6 +8,7 @@ import { optionValue } from '../metadata/options.js';
 import { StoreConflictError, type Id, type Item } from '../store/types.js';
 import { customContext } from './custom-context.js';
 import { dispatchData } from './dispatch.js';
+import { asPage } from './read.js';
 import { isItem, type OperationState } from './state.js';
 
 const idOf = (state: OperationState, item: Item): Id | undefined => {
@@ -90,4 +91,6 @@ async function runController(state: OperationState): Promise<void> {
   const controller = state.operation.controller!;
   if (controller === 'NotFoundAction') throw notFound();
   state.data = await controller(customContext(state));
+  // A collection controller's answer (an array or a paginator) is the page served, not the one read before it.
+  if (state.operation.collection && state.data != null) state.page = asPage(state.data, state);
 }

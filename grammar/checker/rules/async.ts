@@ -19,7 +19,7 @@ export function checkAsync(ctx: CheckContext): void {
       const spec = optionByName(e.key.text);
       const value = e.value;
       if (spec?.unsupported && value && (!spec.unsupported.valueKinds || spec.unsupported.valueKinds.includes(value.kind))) {
-        ctx.report('option-unsupported', e.key.range, `'${e.key.text}': ${spec.unsupported.message}`);
+        ctx.report('not-supported', e.key.range, `'${e.key.text}': ${spec.unsupported.message}`);
       }
       if (e.key.text === 'mercure' && !hub && !(value?.kind === 'bool' && !value.value)) {
         ctx.report('option-ineffective', e.key.range, "'mercure' has no effect: no hub is set (add config { mercure { hub: \"builtin\" } })");

@@ -3,12 +3,13 @@
  * requirements), cursor pagination's filters, filter and parameter properties, and PATCH
  * formats.
  */
-import type * as A from '../../ast.js';
+import * as A from '../../ast.js';
 import { ITEM_KINDS, OPERATION_KINDS, OPTIONS, optionByName, filterKind, type OperationKind } from '../../catalogue/index.js';
 import { allOperations, configEntry, wordOf, type ModelOperation, type ModelResource } from '../../model.js';
 import { placeholders } from '../../naming.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
+import { reportEffect } from './effects.js';
 
 
 export function checkOperations(ctx: CheckContext): void {
@@ -54,6 +55,7 @@ function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
     if (spec.placement.ineffectiveOn?.includes(kind)) {
       ctx.report('option-ineffective', e.key.range, `'${e.key.text}' has no effect on ${kind}: it applies to operations that list a collection (GetCollection, Query)`);
     }
+    reportEffect(ctx, spec, e.key, true);
     ctx.value(e.value, spec.type, `'${e.key.text}'`);
   }
   if (kind === 'HttpOperation' && !op.options.has('method')) {
@@ -75,6 +77,11 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
       ctx.unknown('unknown-operation', { text: template, range: itemTemplate.range }, 'item uriTemplate', names, `; itemUriTemplate must be the uriTemplate of a Get operation of '${resource.name}'`);
     }
   }
+  checkPlaceholders(ctx, resource, op);
+  if (RESERVED_PATH.test(op.path)) {
+    const range = op.options.get('uriTemplate')?.value?.range ?? op.decl?.opKind.range ?? resource.decl.name?.range;
+    if (range) ctx.report('reserved-path', range, `${op.path} is under a path the service serves itself (/docs, /contexts, /errors, /.well-known): choose another uriTemplate, shortName or routePrefix`);
+  }
   const requirements = op.options.get('requirements')?.value;
   if (requirements?.kind === 'object') {
     const names = placeholders(op.path);
@@ -90,6 +97,28 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
         }
       }
     }
+  }
+}
+
+/** Paths the service itself answers: documentation, JSON-LD contexts, error pages, generated IRIs. */
+const RESERVED_PATH = /^\/(?:docs|contexts|errors|\.well-known)(?:[/.]|$)/;
+
+/**
+ * Every placeholder of a route must select something: the identifier, a property of the resource, or
+ * the `parameterName` of one of the operation's `links`; else the route would serve items unfiltered.
+ */
+function checkPlaceholders(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
+  // Custom code that reads the data itself receives every URI variable and binds them as it likes.
+  const read = effective(resource, op, 'read')?.value;
+  if (effective(resource, op, 'provider') || op.options.has('controller') || (read?.kind === 'bool' && !read.value)) return;
+  const entry = effective(resource, op, 'links');
+  const links = A.toPlain(entry?.value);
+  const linked = new Set(Array.isArray(links) ? links.map((l) => (l as Record<string, unknown> | null)?.parameterName) : []);
+  for (const name of placeholders(op.path)) {
+    if (name === resource.identifier?.name || resource.properties.has(name) || linked.has(name)) continue;
+    const range = op.options.get('uriTemplate')?.value?.range ?? op.decl?.opKind.range ?? resource.decl.name?.range;
+    if (!range) continue;
+    ctx.report('unbound-placeholder', range, `the placeholder {${name}} of ${op.path} binds to nothing: name a property '${name}' of '${resource.name}' or add a link { parameterName: "${name}", … } to 'links'`);
   }
 }
 

@@ -5,6 +5,7 @@ import { CONSTRAINTS, OPTIONS, PROPERTY_TYPES, constraintByName, optionByName, p
 import type { ModelProperty, ModelResource } from '../../model.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
+import { reportEffect } from './effects.js';
 
 const RESOURCE_OPTIONS = OPTIONS.filter((o) => o.placement.resource).map((o) => o.name);
 
@@ -33,6 +34,7 @@ function checkResourceOptions(ctx: CheckContext, entries: A.Entry[]): void {
       ctx.report('option-not-allowed', e.key.range, `'${e.key.text}' is set per operation, not on the resource: move it into an operation of the 'operations' block`);
       continue;
     }
+    reportEffect(ctx, spec, e.key, false);
     ctx.value(e.value, spec.type, `'${e.key.text}'`);
   }
 }
@@ -67,7 +69,7 @@ function checkProperties(ctx: CheckContext, resource: ModelResource): void {
 
 function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectValue): void {
   ctx.duplicateKeys(body.entries, 'constraint');
-  for (const e of body.entries) {
+  for (let e of body.entries) {
     const spec = constraintByName(e.key.text);
     if (!spec) {
       ctx.unknown('unknown-option', e.key, 'constraint', CONSTRAINTS.map((c) => c.name));
@@ -77,6 +79,11 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
     if (spec.appliesTo && knownType && !spec.appliesTo.includes(p.type!)) {
       ctx.report('option-not-allowed', e.key.range, `'${e.key.text}' applies to ${spec.appliesTo.join(' or ')} properties, not to '${p.name}' of type ${p.type}${p.array ? '[]' : ''}`);
       continue;
+    }
+    const value = spec.validation ? validationValue(ctx, e) : e.value;
+    if (value !== e.value) {
+      if (!value) continue;
+      e = { ...e, value };
     }
     ctx.value(e.value, spec.type, `constraint '${e.key.text}'`);
     if (e.key.text === 'default' && e.value) checkPropertyValue(ctx, p, e.value, `the default of '${p.name}'`, p.array);
@@ -94,8 +101,8 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
     ['minimum', 'maximum'],
     ['minLength', 'maxLength'],
   ]) {
-    const a = p.constraints.get(lo)?.value;
-    const b = p.constraints.get(hi)?.value;
+    const a = constraintValue(p.constraints.get(lo)?.value);
+    const b = constraintValue(p.constraints.get(hi)?.value);
     if (a?.kind === 'number' && b?.kind === 'number' && a.value > b.value) ctx.report('invalid-value', b.range, `${hi} (${b.raw}) is less than ${lo} (${a.raw})`);
   }
 }
@@ -116,6 +123,27 @@ function checkDefaultInEnum(ctx: CheckContext, p: ModelProperty): void {
       `the default of '${p.name}' (${text}) is not one of its enum values (${allowed.join(', ')}): every write that omits '${p.name}' would answer 422${hint}`,
       suggestion);
   }
+}
+
+const VALIDATION_FIELDS = ['value', 'groups', 'message'];
+
+/** The value of a validation constraint written in object form (`{ value, groups, message }`), else the value itself. */
+function constraintValue(value: A.Value | undefined): A.Value | undefined {
+  if (value?.kind !== 'object' || !value.entries.some((x) => x.key.text === 'value')) return value;
+  return value.entries.find((x) => x.key.text === 'value')?.value;
+}
+
+/** Checks the object form's `groups` and `message`; its `value`, or undefined when it has none. */
+function validationValue(ctx: CheckContext, e: A.Entry): A.Value | undefined {
+  const form = e.value;
+  if (form?.kind !== 'object' || !form.entries.some((x) => x.key.text === 'value')) return form;
+  ctx.duplicateKeys(form.entries, 'key');
+  for (const x of form.entries) {
+    if (x.key.text === 'groups') ctx.value(x.value, { kind: 'list', of: { kind: 'string' } }, `'groups' of '${e.key.text}'`);
+    else if (x.key.text === 'message') ctx.value(x.value, { kind: 'string' }, `'message' of '${e.key.text}'`);
+    else if (x.key.text !== 'value') ctx.unknown('unknown-option', x.key, `key of the constraint '${e.key.text}'`, VALIDATION_FIELDS);
+  }
+  return constraintValue(form);
 }
 
 /** Does a literal fit the property's type (for `default` and `enum`)? */

@@ -1,0 +1,39 @@
+/**
+ * Which properties an operation shows (normalization) and accepts (denormalization): the one place
+ * that decides it, per direction, so that every output path (items, collection members, documentation
+ * schemas) and every input path agree. Today the decision is made from serialization groups (Symfony
+ * serializer semantics, docs/behaviour.md "Serialization groups"): a context with `groups` keeps the
+ * properties whose own `groups` share one of them (`*` keeps all); a context without `groups` keeps all.
+ */
+import { perOperation } from './options.js';
+import type { OperationMetadata, PropertyMetadata } from './types.js';
+
+/** The `groups` of a serializer context (`{ groups: ["read"] }` or `{ groups: "read" }`), undefined when unset. */
+export function contextGroups(context: unknown): string[] | undefined {
+  if (typeof context !== 'object' || context === null || Array.isArray(context)) return undefined;
+  const groups = (context as Record<string, unknown>).groups;
+  if (typeof groups === 'string') return [groups];
+  return Array.isArray(groups) ? groups.map(String) : undefined;
+}
+
+function inGroups(property: PropertyMetadata, groups: string[] | undefined): boolean {
+  if (groups === undefined || groups.includes('*')) return true;
+  return (property.groups ?? []).some((g) => groups.includes(g));
+}
+
+/** The properties an operation's responses hold (write-only ones never). */
+export const shownProperties = perOperation((op: OperationMetadata): readonly PropertyMetadata[] => {
+  const groups = contextGroups(op.options.normalizationContext);
+  return op.resource.properties.filter((p) => !p.writeOnly && inGroups(p, groups));
+});
+
+/** The properties an operation's request bodies may set (read-only ones never); the others are ignored. */
+export const acceptedProperties = perOperation((op: OperationMetadata): readonly PropertyMetadata[] => {
+  const groups = contextGroups(op.options.denormalizationContext);
+  return op.resource.properties.filter((p) => !p.readOnly && inGroups(p, groups));
+});
+
+/** Whether the operation shows fewer properties than the resource's default rendering (no write-only ones). */
+export const restrictsOutput = perOperation(
+  (op: OperationMetadata, settings): boolean => shownProperties(op, settings).length < op.resource.properties.filter((p) => !p.writeOnly).length,
+);

@@ -1,0 +1,150 @@
+/**
+ * JSON:API as a format over real HTTP, in memory and on the embedded store: item and collection
+ * documents with relationships, pagination links and meta, error documents, and POST and PATCH with
+ * JSON:API bodies. Every document is checked against the JSON:API 1.1 JSON Schema (test fixture) and
+ * read back by an independent JSON:API client library (jsonapi-serializer's Deserializer).
+ */
+import { readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import JsonApiSerializer from 'jsonapi-serializer';
+import { fromRoot } from '../support/paths.js';
+import { fixture, get, request, startServer, tempDir, type RunningServer } from './harness.js';
+
+const MEDIA = 'application/vnd.api+json';
+const JSONAPI = { Accept: MEDIA, 'Content-Type': MEDIA };
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+// JSON:API 1.1 says a link is a URI-reference (RFC 3986 §4.1), so relative links such as `/books?page=2` are
+// valid; the schema's `format: "uri"` would demand a scheme, its pattern does not.
+ajv.addFormat('uri', true);
+const schemaCheck = ajv.compile(JSON.parse(readFileSync(fromRoot('test/fixtures/jsonapi/schema-1.1.json'), 'utf8')));
+
+/** Fails with the schema's errors unless the document is a valid JSON:API 1.1 document. */
+function expectValid(doc: unknown): void {
+  expect(schemaCheck(doc), JSON.stringify(schemaCheck.errors)).to.equal(true);
+}
+
+// Relationships without `included` resources are read as their identifiers.
+const deserialize = (doc: unknown): Promise<unknown> =>
+  new JsonApiSerializer.Deserializer({ keyForAttribute: 'camelCase', Author: { valueForRelationship: (rel: { id: string }) => ({ id: rel.id }) } }).deserialize(doc);
+
+for (const storage of [['--memory'], ['--data', 'DIR']]) {
+  describe(`HTTP JSON:API format (${storage[0]})`, () => {
+    let server: RunningServer;
+    before(async () => {
+      server = await startServer(fixture('jsonapi.api'), storage.map((a) => (a === 'DIR' ? tempDir() : a)));
+      for (const name of ['Le Guin', 'Herbert']) expect((await request(server.url, 'POST', '/authors', { body: { name } })).status).to.equal(201);
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    it('POST with a JSON:API body creates the item and answers its resource object', async () => {
+      const r = await request(server.url, 'POST', '/books', {
+        headers: JSONAPI,
+        body: {
+          data: {
+            type: 'Book',
+            attributes: { title: 'Earthsea' },
+            relationships: { author: { data: { type: 'Author', id: '/authors/1' } }, coauthors: { data: [{ type: 'Author', id: '/authors/2' }] } },
+          },
+        },
+      });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.headers.get('content-type')).to.equal(MEDIA);
+      expectValid(r.json);
+      expect(r.json).to.deep.equal({
+        data: {
+          id: '/books/1',
+          type: 'Book',
+          attributes: { title: 'Earthsea' },
+          relationships: {
+            author: { data: { type: 'Author', id: '/authors/1' } },
+            coauthors: { data: [{ type: 'Author', id: '/authors/2' }] },
+          },
+        },
+      });
+      // The same item in JSON-LD: attributes and relationships are plain properties.
+      const ld = await get(server.url, '/books/1');
+      expect(ld.json).to.include({ id: 1, title: 'Earthsea', author: '/authors/1' });
+      // A property JSON:API reserves (`type`) is no attribute: set in JSON, left out of JSON:API documents.
+      await request(server.url, 'PATCH', '/books/1', { headers: { 'Content-Type': 'application/merge-patch+json' }, body: { type: 'novel' } });
+      const again = await get(server.url, '/books/1', { Accept: MEDIA });
+      expectValid(again.json);
+      expect(again.json.data.attributes).to.deep.equal({ title: 'Earthsea' });
+    });
+
+    it('GET item: a valid document an independent client reads back', async () => {
+      const r = await get(server.url, '/books/1', { Accept: MEDIA });
+      expect(r.status).to.equal(200);
+      expectValid(r.json);
+      const book = (await deserialize(r.json)) as Record<string, unknown>;
+      expect(book).to.include({ id: '/books/1', title: 'Earthsea' });
+      expect(book.author).to.deep.equal({ id: '/authors/1' });
+    });
+
+    it('collections: data, pagination links and meta', async () => {
+      for (const title of ['Dune', 'Solaris']) {
+        const r = await request(server.url, 'POST', '/books', { headers: JSONAPI, body: { data: { type: 'Book', attributes: { title } } } });
+        expect(r.status, r.text).to.equal(201);
+      }
+      const first = await get(server.url, '/books', { Accept: MEDIA });
+      expect(first.status).to.equal(200);
+      expectValid(first.json);
+      expect(first.json.links).to.deep.equal({ self: '/books?page=1', first: '/books?page=1', last: '/books?page=2', next: '/books?page=2' });
+      expect(first.json.meta).to.deep.equal({ totalItems: 3, itemsPerPage: 2, currentPage: 1 });
+      expect(first.json.data.map((d: { id: string }) => d.id)).to.deep.equal(['/books/1', '/books/2']);
+      const second = await get(server.url, first.json.links.next, { Accept: MEDIA });
+      expectValid(second.json);
+      expect(second.json.links).to.deep.equal({ self: '/books?page=2', first: '/books?page=1', last: '/books?page=2', prev: '/books?page=1' });
+      const books = (await deserialize(second.json)) as { title: string }[];
+      expect(books.map((b) => b.title)).to.deep.equal(['Solaris']);
+      // A relation left empty is a null (to-one) or empty (to-many) linkage.
+      expect(second.json.data[0].relationships).to.deep.equal({ author: { data: null }, coauthors: { data: [] } });
+    });
+
+    it('PATCH with a JSON:API body changes the attributes and relationships it holds, and only those', async () => {
+      const r = await request(server.url, 'PATCH', '/books/1', {
+        headers: JSONAPI,
+        body: { data: { type: 'Book', id: '/books/1', attributes: { title: 'A Wizard of Earthsea' }, relationships: { author: { data: { type: 'Author', id: '/authors/2' } } } } },
+      });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      expect(r.json.data.attributes).to.deep.equal({ title: 'A Wizard of Earthsea' });
+      expect(r.json.data.relationships.author).to.deep.equal({ data: { type: 'Author', id: '/authors/2' } });
+      expect((await get(server.url, '/books/1')).json).to.include({ title: 'A Wizard of Earthsea', author: '/authors/2', type: 'novel' });
+    });
+
+    it('errors: JSON:API error objects, a violation pointing at its attribute', async () => {
+      const invalid = await request(server.url, 'POST', '/books', { headers: JSONAPI, body: { data: { type: 'Book', attributes: { title: 'x'.repeat(30) } } } });
+      expect(invalid.status).to.equal(422);
+      expect(invalid.headers.get('content-type')).to.equal(MEDIA);
+      expectValid(invalid.json);
+      expect(invalid.json.errors).to.have.length(1);
+      expect(invalid.json.errors[0]).to.include({ status: '422', detail: 'This value is too long. It should have 20 characters or less.' });
+      expect(invalid.json.errors[0].source).to.deep.equal({ pointer: '/data/attributes/title' });
+      const missing = await get(server.url, '/books/99', { Accept: MEDIA });
+      expect(missing.status).to.equal(404);
+      expectValid(missing.json);
+      expect(missing.json.errors[0]).to.include({ status: '404' });
+      const dangling = await request(server.url, 'POST', '/books', {
+        headers: JSONAPI,
+        body: { data: { type: 'Book', attributes: { title: 'X' }, relationships: { author: { data: { type: 'Author', id: '/authors/9' } } } } },
+      });
+      expect(dangling.status).to.equal(400);
+      expectValid(dangling.json);
+      expect(dangling.json.errors[0].detail).to.equal('Item not found for "/authors/9".');
+    });
+
+    it('a body that is not a JSON:API document, or of another type, answers 400', async () => {
+      for (const body of [{ title: 'plain' }, { data: [] }, { data: { type: 'Author', attributes: { title: 'X' } } }, { data: { type: 'Book', relationships: { author: {} } } }]) {
+        const r = await request(server.url, 'POST', '/books', { headers: JSONAPI, body });
+        expect(r.status, JSON.stringify(body)).to.equal(400);
+        expectValid(r.json);
+      }
+    });
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Routing options over real HTTP: `priority` orders routes that match the same path, `defaults` make
+ * a trailing placeholder optional, `schemes` restricts a route, and an item returned by an operation
+ * other than an item Get shows its canonical IRI as `@id`.
+ */
+import { expect } from 'chai';
+import { check } from '../../grammar/checker/index.js';
+import { fixture, get, request, startServer, type RunningServer } from './harness.js';
+
+describe('HTTP routing options', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer(fixture('routing.api'));
+    for (const body of [{ slug: 'dune', genre: 'fiction' }, { slug: 'cosmos', genre: 'science' }]) {
+      expect((await request(server.url, 'POST', '/items', { body })).status).to.equal(201);
+    }
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('priority: the higher-priority route wins over a literal one matching the same path', async () => {
+    const r = await get(server.url, '/items/by/all');
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json.totalItems).to.equal(0); // served by bySlug with slug "all", not by everything
+    expect((await get(server.url, '/items/by/dune')).json.totalItems).to.equal(1);
+  });
+
+  it('defaults: a trailing placeholder with a default may be left out', async () => {
+    const short = await get(server.url, '/shelf');
+    expect(short.status, short.text).to.equal(200);
+    expect(short.json.member.map((m: { slug: string }) => m.slug)).to.deep.equal(['dune']);
+    const explicit = await get(server.url, '/shelf/science');
+    expect(explicit.json.member.map((m: { slug: string }) => m.slug)).to.deep.equal(['cosmos']);
+  });
+
+  it('schemes: a route limited to https does not answer over http', async () => {
+    const r = await get(server.url, '/secure/items');
+    expect(r.status).to.be.oneOf([404, 405]);
+    expect(r.json).to.not.have.property('member');
+  });
+
+  it('a resource shortName names its routes, @type and context', async () => {
+    const r = await request(server.url, 'POST', '/widgets', { body: { label: 'w' } });
+    expect(r.status, r.text).to.equal(201);
+    expect(r.json).to.include({ '@context': '/contexts/Widget', '@id': '/widgets/1', '@type': 'Widget' });
+  });
+
+  it('the @id of an item returned by a non-Get operation is its canonical IRI, one a GET answers', async () => {
+    const r = await request(server.url, 'PATCH', '/items/1/rename', { headers: { 'Content-Type': 'application/merge-patch+json' }, body: { slug: 'dune-2' } });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json['@id']).to.equal('/items/1');
+    expect((await get(server.url, r.json['@id'])).status).to.equal(200);
+  });
+});
+
+describe('HTTP pipeline switches serialize and input', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer(fixture('routing.api'));
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('serialize: false stores the item and answers without a body', async () => {
+    const r = await request(server.url, 'POST', '/items/quiet', { body: { slug: 'quiet' } });
+    expect(r.status).to.equal(201);
+    expect(r.text).to.equal('');
+    expect((await get(server.url, '/items/1')).json.slug).to.equal('quiet');
+  });
+
+  it('input: false reads no request body: the item keeps its values', async () => {
+    const r = await request(server.url, 'PUT', '/items/1/touch', { body: { slug: 'changed' } });
+    expect(r.status, r.text).to.equal(200);
+    expect((await get(server.url, '/items/1')).json.slug).to.equal('quiet');
+  });
+});
+
+describe('HTTP custom code: ctx.persist and collection controllers', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer(fixture('routing.api'));
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('ctx.persist normalizes datetimes as the default write does', async () => {
+    const r = await request(server.url, 'POST', '/events', { body: {} });
+    expect(r.status, r.text).to.equal(201);
+    expect(r.json.at).to.equal('2024-01-03T12:00:00+00:00');
+    expect((await get(server.url, r.json['@id'])).json.at).to.equal('2024-01-03T12:00:00+00:00');
+  });
+
+  it("a GetCollection controller's paginator is the page served, with its totals and links", async () => {
+    const r = await get(server.url, '/events');
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json.member.map((m: { '@id': string }) => m['@id'])).to.deep.equal(['/events/7', '/events/8']);
+    expect(r.json.totalItems).to.equal(3);
+    expect(r.json.view.next).to.equal('/events?page=2');
+  });
+});
+
+describe('checker: routes under the service\'s own paths', () => {
+  it('reports a resource path that collides with a built-in route', () => {
+    for (const [decl, path] of [
+      ['resource Doc { routePrefix: "/docs", properties { id: int } }', '/docs/docs'],
+      ['resource Context { properties { id: int } }', '/contexts'],
+      ['resource Error { properties { id: int } }', '/errors'],
+      ['resource X { properties { id: int }, operations { Get { uriTemplate: "/.well-known/x/{id}" } } }', '/.well-known/x/{id}'],
+    ]) {
+      const found = check(decl).all.filter((d) => d.code === 'reserved-path');
+      expect(found.length, decl).to.be.greaterThan(0);
+      expect(found[0].severity).to.equal('error');
+      expect(found.some((d) => d.message.startsWith(path)), found.map((d) => d.message).join('\n')).to.equal(true);
+    }
+    expect(check('resource Doctor { properties { id: int } }').all.filter((d) => d.code === 'reserved-path')).to.deep.equal([]);
+  });
+});
