@@ -3,11 +3,12 @@ import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { pino } from 'pino';
 import { CodeLoadError } from '../server/metadata/code.js';
-import { CheckFailed, defaultDataDir, startService, type RunningService, type Storage } from '../server/serve.js';
+import { CheckFailed, startService, type RunningService } from '../server/serve.js';
 import { MongoConfigError } from '../server/store/mongodb-errors.js';
 import { StoreUnavailableError } from '../server/store/types.js';
 import { toText } from './report.js';
 import { routeTable } from './routes.js';
+import { storageOf } from './store-flags.js';
 
 export interface ServeCliOptions {
   port?: string;
@@ -26,21 +27,11 @@ function logger(): pino.Logger {
 }
 
 export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
-  if ([opts.memory, opts.data, opts.db].filter(Boolean).length > 1) {
-    process.stderr.write('apidsl serve: choose one of --data, --memory and --db.\n');
+  const storage = storageOf(file, opts);
+  if (typeof storage === 'string') {
+    process.stderr.write(`apidsl serve: ${storage}\n`);
     return 1;
   }
-  // APIDSL_DB is the default store; --data and --memory on the command line still choose the embedded one.
-  const db = opts.db ?? (opts.memory || opts.data ? undefined : process.env.APIDSL_DB || undefined);
-  if (db !== undefined && !/^mongodb(\+srv)?:\/\//i.test(db)) {
-    process.stderr.write(`apidsl serve: ${opts.db ? '--db' : 'APIDSL_DB'} must be a MongoDB connection string (mongodb://host:port/name).\n`);
-    return 1;
-  }
-  const storage: Storage = db
-    ? { kind: 'mongodb', uri: db }
-    : opts.memory
-      ? { kind: 'memory' }
-      : { kind: 'file', dir: opts.data ?? defaultDataDir(file) };
   const port = Number(opts.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`apidsl serve: invalid port "${opts.port ?? process.env.PORT}".\n`);

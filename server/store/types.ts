@@ -115,6 +115,8 @@ export interface Collection {
   /** Atomic create-or-replace. */
   upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }>;
   delete(id: Id): Promise<boolean>;
+  /** Deletes every item (count back to 0; integer keys assigned from 1 again). Returns how many were deleted. */
+  clear(): Promise<number>;
 }
 
 export interface Store {
@@ -125,6 +127,11 @@ export interface Store {
    * The SQLite store reserves resource names starting with `_apidsl_` (any case).
    */
   collection(spec: CollectionSpec): Promise<Collection>;
+  /**
+   * Runs `run`'s writes as one transaction: all of them or none, when the store has transactions (SQLite).
+   * Absent: each write applies on its own (MongoDB). `run` must be the only user of the store meanwhile.
+   */
+  transaction?<T>(run: () => Promise<T>): Promise<T>;
   /** Flushes and closes; the store is unusable afterwards. */
   close(): Promise<void>;
 }
