@@ -1,14 +1,14 @@
 /** `apidsl serve FILE.api [--port N] [--host H] [--data DIR | --memory | --db URI] [--debug]` */
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { pino } from 'pino';
 import { CodeLoadError } from '../server/metadata/code.js';
-import { CheckFailed, startService, type RunningService } from '../server/serve.js';
+import { CheckFailed, startService, type RunningService, type Storage } from '../server/serve.js';
 import { MongoConfigError } from '../server/store/mongodb-errors.js';
 import { StoreUnavailableError } from '../server/store/types.js';
 import { toText } from './report.js';
 import { routeTable } from './routes.js';
-import { storageOf } from './store-flags.js';
+import { serveLogger } from './request-log.js';
+import { storageDescription, storageOf } from './store-flags.js';
 
 export interface ServeCliOptions {
   port?: string;
@@ -18,12 +18,6 @@ export interface ServeCliOptions {
   db?: string;
   debug?: boolean;
   watch?: boolean;
-}
-
-function logger(): pino.Logger {
-  // Logs go to stderr, so stdout holds only the listening URL and the route table.
-  if (process.stderr.isTTY) return pino({ transport: { target: 'pino-pretty', options: { destination: 2 } } });
-  return pino(pino.destination(2));
 }
 
 export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
@@ -44,7 +38,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       port,
       host: opts.host,
       storage,
-      logger: logger(),
+      logger: serveLogger(),
       debug: opts.debug,
     });
   } catch (e) {
@@ -58,13 +52,17 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       process.stderr.write(`apidsl serve: ${(e as Error).message.split('\n')[0]}\n`);
       return 1;
     }
-    if (e instanceof CodeLoadError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE' || (e as NodeJS.ErrnoException).code === 'EACCES') {
+      process.stderr.write(`apidsl serve: ${listenProblem(e as NodeJS.ErrnoException, opts.host, port)}\n`);
+      return 1;
+    }
+    if (e instanceof CodeLoadError || (e as NodeJS.ErrnoException).code === 'ENOENT') {
       process.stderr.write(`apidsl serve: ${(e as Error).message}\n`);
       return 1;
     }
     throw e;
   }
-  process.stdout.write(`apidsl serving ${file} at ${service.url}\n\n${routeTable(service.api)}\n`);
+  process.stdout.write(banner(file, service, storage));
   const watcher = opts.watch ? watchFile(file, service) : undefined;
   await new Promise<void>((resolve) => {
     const stop = (): void => {
@@ -78,6 +76,26 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   watcher?.close();
   await service.close();
   return 0;
+}
+
+/** The start banner: the API's URL first (scripts and the tests read the first URL), then the route table. */
+function banner(file: string, service: RunningService, storage: Storage): string {
+  return [
+    `apidsl serving ${file} at ${service.url}`,
+    `  API reference: ${service.url}/docs`,
+    `  Data: ${storageDescription(storage)}`,
+    '',
+    routeTable(service.api),
+    '',
+    'Ctrl-C to stop.',
+    '',
+  ].join('\n');
+}
+
+/** Why the server cannot listen, with what to do instead. */
+function listenProblem(e: NodeJS.ErrnoException, host: string, port: number): string {
+  if (e.code === 'EACCES') return `no permission to listen on ${host}:${port} (ports below 1024 need privileges); choose another with --port.`;
+  return `port ${port} on ${host} is already in use (another apidsl serve, or another server). Stop it, choose another port with --port N (or PORT=N), or --port 0 to take any free port.`;
 }
 
 /**

@@ -3,6 +3,7 @@
  * and the APIDSL_DB environment variable, resolved to one Storage (or a message saying why not).
  */
 import { defaultDataDir, type Storage } from '../server/serve.js';
+import { redactUri } from '../server/store/mongodb-errors.js';
 
 export interface StoreFlags {
   data?: string;
@@ -25,11 +26,6 @@ export function storageOf(file: string, opts: StoreFlags): Storage | string {
 /** Where a storage keeps its data, in words: for banners and messages. */
 export function storageDescription(storage: Storage): string {
   if (storage.kind === 'memory') return 'in memory (lost when the process stops)';
-  if (storage.kind === 'mongodb') return `MongoDB at ${redacted(storage.uri)}`;
+  if (storage.kind === 'mongodb') return `MongoDB at ${redactUri(storage.uri)}`;
   return `embedded SQLite store in ${storage.dir}`;
-}
-
-/** A connection string without its password. */
-function redacted(uri: string): string {
-  return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^:/@]+):[^@/]*@/i, '$1:***@');
 }
