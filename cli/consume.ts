@@ -5,14 +5,16 @@ import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
 import { CheckFailed } from '../server/serve.js';
 import { toText } from './report.js';
-import { logger, stopSignal, storageOf, type ServeCliOptions } from './serve.js';
+import { serveLogger } from './request-log.js';
+import { stopSignal, type ServeCliOptions } from './serve.js';
+import { storageFor } from './store-flags.js';
 
 export async function runConsume(file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>): Promise<number> {
-  const storage = storageOf('consume', file, opts);
+  const storage = storageFor('consume', file, opts);
   if (!storage) return 1;
   let consumer;
   try {
-    consumer = await startConsumer({ file, storage, logger: logger() });
+    consumer = await startConsumer({ file, storage, logger: serveLogger() });
   } catch (e) {
     if (e instanceof CheckFailed) {
       process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);

@@ -71,6 +71,64 @@ program
   });
 
 program
+  .command('init')
+  .description('start a project: a starter .api file, editor settings, .gitignore (never overwrites)')
+  .argument('[dir]', 'directory (created when missing)', '.')
+  .action(async (dir: string) => {
+    const { runInit } = await import('./init.js');
+    process.exitCode = runInit(dir);
+  });
+
+const storeOptions = (command: Command): Command =>
+  command
+    .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
+    .option('--memory', 'refused: an in-memory store is gone when the command ends')
+    .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)');
+const dataFormat = (flags: string): Option => new Option(flags, 'data format (default: from the file name)').choices(['json', 'ndjson', 'csv']);
+
+storeOptions(
+  program
+    .command('import')
+    .description('load a JSON array, NDJSON or CSV file into a resource, each record checked as a POST body')
+    .argument('<file>', '.api file')
+    .argument('<resource>', 'resource name, e.g. Book')
+    .argument('<data>', 'data file (.json, .ndjson or .csv)'),
+)
+  .addOption(dataFormat('--format <format>'))
+  .option('--batch-size <n>', 'records per transaction', '1000')
+  .option('--skip <n>', 'skip the first n records (to resume an interrupted import)', '0')
+  .action(async (file: string, resource: string, data: string, opts) => {
+    const { runImport } = await import('./import.js');
+    process.exitCode = await runImport(file, resource, data, opts);
+  });
+
+storeOptions(
+  program
+    .command('export')
+    .description("write a resource's items as a JSON array, NDJSON or CSV (stdout, or --out)")
+    .argument('<file>', '.api file')
+    .argument('<resource>', 'resource name, e.g. Book'),
+)
+  .addOption(dataFormat('--format <format>'))
+  .option('-o, --out <file>', 'write to this file instead of stdout')
+  .action(async (file: string, resource: string, opts) => {
+    const { runExport } = await import('./export.js');
+    process.exitCode = await runExport(file, resource, opts);
+  });
+
+storeOptions(
+  program
+    .command('reset')
+    .description('delete every item of every resource of a .api file (asks first; --yes when not on a terminal)')
+    .argument('<file>', '.api file'),
+)
+  .option('-y, --yes', 'do not ask')
+  .action(async (file: string, opts) => {
+    const { runReset } = await import('./reset.js');
+    process.exitCode = await runReset(file, opts);
+  });
+
+program
   .command('routes')
   .description('print the route table of a .api file')
   .argument('<file>', '.api file')

@@ -10,7 +10,7 @@ import { MongoConfigError } from '../server/store/mongodb-errors.js';
 import { describeChange, isSafe, planStore, type Change } from '../server/store/layout.js';
 import { LayoutConflictError, StoreUnavailableError, type Store } from '../server/store/types.js';
 import { toText } from './report.js';
-import { storageOf } from './serve.js';
+import { storageFor } from './store-flags.js';
 
 export interface MigrateCliOptions {
   dryRun?: boolean;
@@ -25,7 +25,7 @@ function status(c: Change): string {
 }
 
 export async function runMigrate(file: string, opts: MigrateCliOptions): Promise<number> {
-  const storage = storageOf('migrate', file, opts);
+  const storage = storageFor('migrate', file, opts);
   if (!storage) return 1;
   let store: Store | undefined;
   try {

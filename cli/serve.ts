@@ -1,16 +1,17 @@
 /** `apidsl serve FILE.api [--port N] [--host H] [--data DIR | --memory | --db URI] [--debug]` */
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { pino } from 'pino';
 import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
 import { SecurityConfigError } from '../server/security/settings.js';
-import { CheckFailed, defaultDataDir, startService, type RunningService, type Storage } from '../server/serve.js';
+import { CheckFailed, startService, type RunningService, type Storage } from '../server/serve.js';
 import { MongoConfigError, redactUri } from '../server/store/mongodb-errors.js';
 import { UnsafeSchemaChange } from '../server/store/layout.js';
 import { LayoutConflictError, StoreUnavailableError } from '../server/store/types.js';
 import { toText } from './report.js';
 import { routeTable } from './routes.js';
+import { serveLogger } from './request-log.js';
+import { storageDescription, storageFor } from './store-flags.js';
 
 export interface ServeCliOptions {
   port?: string;
@@ -23,33 +24,8 @@ export interface ServeCliOptions {
   consume?: boolean;
 }
 
-export function logger(): pino.Logger {
-  // Logs go to stderr, so stdout holds only the listening URL and the route table.
-  if (process.stderr.isTTY) return pino({ transport: { target: 'pino-pretty', options: { destination: 2 } } });
-  return pino(pino.destination(2));
-}
-
-/** The store the flags choose (--data, --memory, --db, APIDSL_DB); undefined after printing why they are wrong. */
-export function storageOf(command: string, file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>): Storage | undefined {
-  if ([opts.memory, opts.data, opts.db].filter(Boolean).length > 1) {
-    process.stderr.write(`apidsl ${command}: choose one of --data, --memory and --db.\n`);
-    return undefined;
-  }
-  // APIDSL_DB is the default store; --data and --memory on the command line still choose the embedded one.
-  const db = opts.db ?? (opts.memory || opts.data ? undefined : process.env.APIDSL_DB || undefined);
-  if (db !== undefined && !/^mongodb(\+srv)?:\/\//i.test(db)) {
-    process.stderr.write(`apidsl ${command}: ${opts.db ? '--db' : 'APIDSL_DB'} must be a MongoDB connection string (mongodb://host:port/name).\n`);
-    return undefined;
-  }
-  return db
-    ? { kind: 'mongodb', uri: db }
-    : opts.memory
-      ? { kind: 'memory' }
-      : { kind: 'file', dir: opts.data ?? defaultDataDir(file) };
-}
-
 export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
-  const storage = storageOf('serve', file, opts);
+  const storage = storageFor('serve', file, opts);
   if (!storage) return 1;
   const port = Number(opts.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -63,7 +39,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       port,
       host: opts.host,
       storage,
-      logger: logger(),
+      logger: serveLogger(),
       debug: opts.debug,
       consume: opts.consume,
     });
@@ -84,7 +60,11 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       await new Promise<void>((written) => process.stderr.write(line, () => written()));
       process.exit(1);
     }
-    if (e instanceof CodeLoadError || e instanceof SecurityConfigError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE' || (e as NodeJS.ErrnoException).code === 'EACCES') {
+      process.stderr.write(`apidsl serve: ${listenProblem(e as NodeJS.ErrnoException, opts.host, port)}\n`);
+      return 1;
+    }
+    if (e instanceof CodeLoadError || e instanceof SecurityConfigError || (e as NodeJS.ErrnoException).code === 'ENOENT') {
       process.stderr.write(`apidsl serve: ${(e as Error).message}\n`);
       return 1;
     }
@@ -92,7 +72,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   }
   const unusable = service.api.security.jwt?.unusable;
   if (unusable) process.stderr.write(`apidsl serve: warning: ${unusable}\n`);
-  process.stdout.write(`apidsl serving ${file} at ${service.url}\n\n${routeTable(service.api)}\n`);
+  process.stdout.write(banner(file, service, storage));
   const watcher = opts.watch ? watchFile(file, service) : undefined;
   await stopSignal();
   watcher?.close();
@@ -111,6 +91,26 @@ export function stopSignal(): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/** The start banner: the API's URL first (scripts and the tests read the first URL), then the route table. */
+function banner(file: string, service: RunningService, storage: Storage): string {
+  return [
+    `apidsl serving ${file} at ${service.url}`,
+    `  API reference: ${service.url}/docs`,
+    `  Data: ${storageDescription(storage)}`,
+    '',
+    routeTable(service.api),
+    '',
+    'Ctrl-C to stop.',
+    '',
+  ].join('\n');
+}
+
+/** Why the server cannot listen, with what to do instead. */
+function listenProblem(e: NodeJS.ErrnoException, host: string, port: number): string {
+  if (e.code === 'EACCES') return `no permission to listen on ${host}:${port} (ports below 1024 need privileges); choose another with --port.`;
+  return `port ${port} on ${host} is already in use (another apidsl serve, or another server). Stop it, choose another port with --port N (or PORT=N), or --port 0 to take any free port.`;
 }
 
 /**

@@ -62,6 +62,7 @@ export async function loadApi(file: string): Promise<ApiMetadata> {
   return loadMetadata(result.model, { baseDir });
 }
 
+/** Opens the store a storage names (the embedded store's directory created when missing). */
 export async function openStore(storage: Storage): Promise<Store> {
   if (storage.kind === 'memory') return openSqliteStore({ memory: true });
   if (storage.kind === 'mongodb') {

@@ -103,3 +103,28 @@ describe('SQLite file store', () => {
     });
   });
 });
+
+describe('SQLite store transactions', () => {
+  it('keeps every write of a transaction that succeeds, and none of one that throws', async () => {
+    const store = await openSqliteStore({ memory: true });
+    try {
+      const books = await store.collection(BOOK);
+      await store.transaction!(async () => {
+        await books.insert({ title: 'a' });
+        await books.insert({ title: 'b' });
+      });
+      const failed = store.transaction!(async () => {
+        await books.insert({ title: 'c' });
+        await books.insert({ id: 1, title: 'taken' });
+      });
+      await failed.then(
+        () => expect.fail('the transaction should have failed'),
+        (e: Error) => expect(e.name).to.equal('StoreConflictError'),
+      );
+      expect((await books.find({})).map((b) => b.title)).to.deep.equal(['a', 'b']);
+      expect(await books.count()).to.equal(2);
+    } finally {
+      await store.close();
+    }
+  });
+});

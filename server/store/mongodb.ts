@@ -454,6 +454,15 @@ class MongoCollection implements Collection {
     );
   }
 
+  async clear(): Promise<number> {
+    return guard(async () => {
+      const { deletedCount } = await this.items.deleteMany({});
+      if (this.counted) await this.counts.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
+      if (this.spec.identifier?.type !== 'string') await this.sequences.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
+      return deletedCount;
+    });
+  }
+
   private async insertCounted(doc: StoredDoc): Promise<void> {
     try {
       await this.guard(() =>

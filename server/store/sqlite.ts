@@ -190,6 +190,21 @@ class SqliteStore implements Store {
     }
   }
 
+  async transaction<T>(run: () => Promise<T>): Promise<T> {
+    // better-sqlite3's transaction() takes a synchronous function; the collections' writes are synchronous
+    // under their promises, and nothing else uses the connection meanwhile (see Store.transaction).
+    this.connection.quiesce();
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await run();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (e) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.connection.quiesce();
     this.statements.clear();
@@ -237,7 +252,7 @@ class SqliteStore implements Store {
 }
 
 class SqliteCollection implements Collection {
-  private readonly sql: { get: string; insert: string; update: string; rendered: string; delete: string };
+  private readonly sql: { get: string; insert: string; update: string; rendered: string; delete: string; clear: string };
   private readonly rendering: Rendering | undefined;
 
   private readonly db: Database.Database;
@@ -257,6 +272,7 @@ class SqliteCollection implements Collection {
       update: `UPDATE ${table} SET ${DOC_COLUMN} = ?, ${RENDERED_COLUMN} = ? WHERE ${KEY_COLUMN} = ?`,
       rendered: `UPDATE ${table} SET ${RENDERED_COLUMN} = ? WHERE ${KEY_COLUMN} = ?`,
       delete: `DELETE FROM ${table} WHERE ${KEY_COLUMN} = ?`,
+      clear: `DELETE FROM ${table}`,
     };
   }
 
@@ -400,6 +416,12 @@ class SqliteCollection implements Collection {
     if (!this.isKey(id)) return false;
     this.connection.quiesce();
     return this.prepare(this.sql.delete).run(id).changes > 0;
+  }
+
+  async clear(): Promise<number> {
+    this.connection.quiesce();
+    // The delete trigger keeps the count; one transaction, whatever the number of rows.
+    return this.db.transaction(() => this.prepare(this.sql.clear).run().changes).immediate();
   }
 
   /** The key type is the identifier's; collections without one use their internal integer key. */

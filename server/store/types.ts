@@ -135,6 +135,8 @@ export interface Collection {
   /** Atomic create-or-replace. */
   upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }>;
   delete(id: Id): Promise<boolean>;
+  /** Deletes every item (count back to 0; integer keys assigned from 1 again). Returns how many were deleted. */
+  clear(): Promise<number>;
 }
 
 export interface Store {
@@ -156,6 +158,11 @@ export interface Store {
   inspect(spec: CollectionSpec): Promise<StoredCollection | undefined>;
   /** Sets `field` to `value` in every stored item where it is absent or null; returns how many changed. */
   fill(spec: CollectionSpec, field: string, value: unknown): Promise<number>;
+  /**
+   * Runs `run`'s writes as one transaction: all of them or none, when the store has transactions (SQLite).
+   * Absent: each write applies on its own (MongoDB). `run` must be the only user of the store meanwhile.
+   */
+  transaction?<T>(run: () => Promise<T>): Promise<T>;
   /** Flushes and closes; the store is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -116,6 +116,18 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect(await books.count()).to.equal(0);
       });
 
+      it('clears: every item deleted, the count back to 0, integer ids from 1 again, other collections kept', async () => {
+        const books = await store.collection(BOOK);
+        for (const title of ['a', 'b', 'c']) await books.insert({ title });
+        const other = await store.collection({ ...BOOK, name: 'Other' });
+        await other.insert({ title: 'stays' });
+        expect(await books.clear()).to.equal(3);
+        expect(await books.count()).to.equal(0);
+        expect(await books.find({})).to.deep.equal([]);
+        expect((await books.insert({ title: 'new' })).id).to.equal(1);
+        expect(await other.count()).to.equal(1);
+      });
+
       it('treats an identifier of the wrong type as not found', async () => {
         const books = await store.collection(BOOK);
         await books.insert({ title: 'a' });

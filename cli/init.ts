@@ -1,0 +1,45 @@
+/**
+ * `apidsl init [DIR]`: a starter project — a .api file that checks clean and serves, the editor
+ * extension recommended to VS Code, the data directory kept out of git — then the next steps. Nothing is
+ * overwritten: when any of the files exists, nothing is written.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+/** The starter .api file ships in the package (cli/starter/, beside the compiled dist/). */
+const STARTER = new URL('../../cli/starter/todos.api', import.meta.url);
+
+const FILES: Record<string, () => string> = {
+  'todos.api': () => readFileSync(STARTER, 'utf8'),
+  '.vscode/extensions.json': () => `${JSON.stringify({ recommendations: ['apidsl.apidsl'] }, null, 2)}\n`,
+  '.gitignore': () => '# the embedded store of `apidsl serve` (apidsl reset empties it)\n.apidsl-data/\nnode_modules/\n',
+};
+
+export function runInit(dir: string = '.'): number {
+  const root = resolve(dir);
+  const existing = Object.keys(FILES).filter((name) => existsSync(join(root, name)));
+  if (existing.length > 0) {
+    process.stderr.write(`apidsl init: ${existing.map((name) => join(dir, name)).join(', ')} already exist${existing.length === 1 ? 's' : ''}; nothing written.\n`);
+    return 1;
+  }
+  for (const [name, content] of Object.entries(FILES)) {
+    mkdirSync(join(root, name, '..'), { recursive: true });
+    writeFileSync(join(root, name), content(), { flag: 'wx' });
+  }
+  const cd = relative(process.cwd(), root);
+  process.stdout.write(
+    [
+      `Created ${Object.keys(FILES).join(', ')} in ${root}`,
+      '',
+      'Next steps:',
+      ...(cd ? [`  cd ${cd}`] : []),
+      '  apidsl serve todos.api            # the API on http://127.0.0.1:3000, its reference at /docs',
+      '  apidsl check todos.api            # after each edit (the VS Code extension shows the same as you type)',
+      '  apidsl import todos.api Todo todos.json   # load data (.json, .ndjson or .csv); apidsl export writes it out',
+      '',
+      'The language: docs/options.md and docs/behaviour.md in the apidsl package; every command: apidsl --help.',
+      '',
+    ].join('\n'),
+  );
+  return 0;
+}

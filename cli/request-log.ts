@@ -1,0 +1,42 @@
+/**
+ * Where `apidsl serve` logs (stderr, so stdout holds only the banner and the route table): on a terminal one
+ * line per request — method, path, status, milliseconds — coloured when the terminal supports it (NO_COLOR and
+ * FORCE_COLOR respected, as Node's `hasColors()` reads them); elsewhere pino's JSON lines, one per event.
+ */
+import { styleText } from 'node:util';
+import { pino } from 'pino';
+
+type Style = Parameters<typeof styleText>[0];
+
+interface LogEvent {
+  level: number;
+  msg?: string;
+  method?: string;
+  url?: string;
+  status?: number;
+  ms?: number;
+  err?: { message?: string; stack?: string };
+}
+
+const ERROR_LEVEL = 50;
+
+export function serveLogger(): pino.Logger {
+  if (!process.stderr.isTTY) return pino(pino.destination(2));
+  const colors = process.stderr.hasColors();
+  const paint = (style: Style, text: string): string => (colors ? styleText(style, text) : text);
+  // pino writes each event as one JSON line to any object with a write method.
+  return pino({ base: undefined, timestamp: false }, { write: (line: string) => process.stderr.write(terminalLine(JSON.parse(line) as LogEvent, paint)) });
+}
+
+/** One event as a terminal line. */
+export function terminalLine(event: LogEvent, paint: (style: Style, text: string) => string): string {
+  if (event.status !== undefined && event.level < ERROR_LEVEL) {
+    const status = event.status;
+    const style: Style = status >= 500 ? 'red' : status >= 400 ? 'yellow' : status >= 300 ? 'cyan' : 'green';
+    return `${paint('bold', (event.method ?? '').padEnd(6))} ${event.url} ${paint(style, String(status))} ${paint('dim', `${event.ms} ms`)}\n`;
+  }
+  const where = event.method ? ` (${event.method} ${event.url})` : '';
+  const detail = event.err?.stack ?? event.err?.message;
+  const text = `${event.msg ?? ''}${where}${detail ? `\n${detail}` : ''}`;
+  return `${event.level >= ERROR_LEVEL ? paint('red', text) : text}\n`;
+}

@@ -1,0 +1,39 @@
+/**
+ * The store options shared by `serve`, `import`, `export` and `reset`: `--data DIR`, `--memory`, `--db URI`
+ * and the APIDSL_DB environment variable, resolved to one Storage (or a message saying why not).
+ */
+import { defaultDataDir, type Storage } from '../server/serve.js';
+import { redactUri } from '../server/store/mongodb-errors.js';
+
+export interface StoreFlags {
+  data?: string;
+  memory?: boolean;
+  db?: string;
+}
+
+/** The chosen storage, or the error message to print (prefixed with the command's name by the caller). */
+export function storageOf(file: string, opts: StoreFlags): Storage | string {
+  if ([opts.memory, opts.data, opts.db].filter(Boolean).length > 1) return 'choose one of --data, --memory and --db.';
+  // APIDSL_DB is the default store; --data and --memory on the command line still choose the embedded one.
+  const db = opts.db ?? (opts.memory || opts.data ? undefined : process.env.APIDSL_DB || undefined);
+  if (db !== undefined && !/^mongodb(\+srv)?:\/\//i.test(db)) {
+    return `${opts.db ? '--db' : 'APIDSL_DB'} must be a MongoDB connection string (mongodb://host:port/name).`;
+  }
+  if (db) return { kind: 'mongodb', uri: db };
+  return opts.memory ? { kind: 'memory' } : { kind: 'file', dir: opts.data ?? defaultDataDir(file) };
+}
+
+/** The chosen storage for `command`, or undefined after printing why the flags are wrong. */
+export function storageFor(command: string, file: string, opts: StoreFlags): Storage | undefined {
+  const storage = storageOf(file, opts);
+  if (typeof storage !== 'string') return storage;
+  process.stderr.write(`apidsl ${command}: ${storage}\n`);
+  return undefined;
+}
+
+/** Where a storage keeps its data, in words: for banners and messages. */
+export function storageDescription(storage: Storage): string {
+  if (storage.kind === 'memory') return 'in memory (lost when the process stops)';
+  if (storage.kind === 'mongodb') return `MongoDB at ${redactUri(storage.uri)}`;
+  return `embedded SQLite store in ${storage.dir}`;
+}

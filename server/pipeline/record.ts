@@ -1,0 +1,32 @@
+/**
+ * A record of a data file (`apidsl import`) made into an item exactly as a POST body is: denormalize() in
+ * create mode (defaults filled, relations resolved against the routes), then the resource's constraints
+ * (validateItem). One difference: a given identifier is kept even when the property is read-only, so
+ * that an export imports back with its identifiers.
+ */
+import { HttpError } from '../http/errors.js';
+import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { Item } from '../store/types.js';
+import { denormalize } from './deserialize.js';
+import { iriResolver } from './input.js';
+import { isItem } from './state.js';
+import { validateItem } from './validate.js';
+import { validationFailed } from './violations.js';
+
+/** The item `record` makes; throws the HttpError (400 or 422) a POST of the same body would answer. */
+export function recordItem(api: ApiMetadata, resource: ResourceMetadata, record: unknown): Item {
+  if (!isItem(record)) throw new HttpError(400, 'The input data is misformatted.');
+  const id = resource.identifier;
+  const given = id && record[id.name] !== undefined && record[id.name] !== null ? record[id.name] : undefined;
+  const body = { ...record };
+  if (id) delete body[id.name];
+  const item = denormalize(resource, body, 'create', null, iriResolver(api));
+  if (id && given !== undefined) {
+    const valid = id.type === 'int' ? Number.isSafeInteger(given) && (given as number) > 0 : typeof given === 'string' && given !== '';
+    if (!valid) throw new HttpError(400, `Invalid identifier value: ${JSON.stringify(given)}.`);
+    item[id.name] = given;
+  }
+  const violations = validateItem(resource, item);
+  if (violations.length > 0) throw validationFailed(violations);
+  return item;
+}

@@ -1,0 +1,76 @@
+/**
+ * The npm package as a user gets it: `npm pack` of the built repository, installed from the tarball into a
+ * fresh project (npm fetches the dependencies and builds better-sqlite3), then `apidsl init` and `apidsl serve`
+ * run from that project's folder. Slow (minutes), so not part of `npm test`: .ci/run runs this file on its own.
+ */
+import { expect } from 'chai';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { get, post } from '../http/harness.js';
+import { fromRoot, repoRoot } from '../support/paths.js';
+
+const npm = (args: string[], cwd: string) => {
+  const r = spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+  expect(r.status, `npm ${args.join(' ')}: ${r.stdout}\n${r.stderr}`).to.equal(0);
+  return r.stdout;
+};
+
+describe('the npm package', function () {
+  this.timeout(900_000);
+  const work = mkdtempSync(join(tmpdir(), 'apidsl-pack-'));
+  let tarball: string;
+  let project: string;
+
+  before(() => {
+    // The repository is built (npm test built it); packing runs no build again.
+    expect(existsSync(fromRoot('dist/cli/main.js')), 'run npm run build first').to.equal(true);
+    const [packed] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], repoRoot)) as { filename: string; files: { path: string }[] }[];
+    tarball = join(work, packed.filename);
+    project = join(work, 'my-project');
+    spawnSync('mkdir', ['-p', project]);
+    // As the README tells a user of npm 11: allow better-sqlite3's native build in the project.
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-project', version: '1.0.0', private: true, allowScripts: { 'better-sqlite3': true } }));
+  });
+
+  it('holds the command, its compiled code, the starter, docs and examples, and no tests or maintainer tools', () => {
+    const listing = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n');
+    for (const path of ['package/bin/apidsl.js', 'package/dist/cli/main.js', 'package/cli/starter/todos.api', 'package/docs/options.md', 'package/examples/bookstore.api', 'package/README.md']) {
+      expect(listing, path).to.include(path);
+    }
+    expect(listing.filter((p) => p.startsWith('package/dist/test/') || p.startsWith('package/test/') || p.startsWith('package/vscode-extension/'))).to.deep.equal([]);
+  });
+
+  it('installs into a fresh project without the maintainers\' tools, and `apidsl init` then `apidsl serve` work from there', async () => {
+    npm(['install', tarball], project);
+    const installed = readdirSync(join(project, 'node_modules'));
+    for (const tool of ['@vscode', 'playwright-core', 'autocannon', 'esbuild', 'typescript', 'mocha', 'pino-pretty']) expect(installed, tool).to.not.include(tool);
+    const bin = join(project, 'node_modules/.bin/apidsl');
+    const version = spawnSync(bin, ['--version'], { cwd: project, encoding: 'utf8' });
+    expect(version.stdout.trim()).to.match(/^\d+\.\d+\.\d+/);
+    const init = spawnSync(bin, ['init'], { cwd: project, encoding: 'utf8' });
+    expect(init.status, init.stderr).to.equal(0);
+
+    const child = spawn(bin, ['serve', 'todos.api', '--port', '0'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      let url: string | undefined;
+      for (let waited = 0; url === undefined && waited < 60_000 && child.exitCode === null; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        url = /(http:\/\/127\.0\.0\.1:\d+)\n/.exec(out)?.[1];
+      }
+      expect(url, out).to.not.equal(undefined);
+      expect((await get(url!, '/')).json).to.include({ todo: '/todos' });
+      expect((await post(url!, '/todos', { title: 'from the tarball' })).status).to.equal(201);
+      expect((await get(url!, '/docs', { Accept: 'text/html' })).status).to.equal(200);
+      expect(out).to.include(`Data: embedded SQLite store in ${join(project, '.apidsl-data')}`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, out).to.equal(0);
+  });
+});
