@@ -55,6 +55,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-mutator': { severity: 'error', doc: "A mutator whose target kind is not 'resource' or 'operation'." },
   'unbound-placeholder': { severity: 'error', doc: 'A route placeholder that is neither the identifier, nor a property, nor the parameterName of a link.' },
   'no-effect': { severity: 'hint', doc: 'An option accepted for compatibility with API Platform that has no effect in apidsl.' },
+  'unsupported-guard': { severity: 'error', doc: 'An access guard apidsl does not enforce yet (a link\'s `security`): refused, so nothing is served less guarded than written.' },
   'not-supported': { severity: 'warning', doc: 'An option (or a form of its value) apidsl accepts but does not implement yet: it has no effect.' },
   'reserved-path': { severity: 'error', doc: 'A route under a path the service itself serves (/docs, /contexts, /errors, /.well-known).' },
 } as const satisfies Record<string, { severity: Severity; doc: string }>;

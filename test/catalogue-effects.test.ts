@@ -122,6 +122,24 @@ describe('no inert option', () => {
     }
   });
 
+  it('link fields apidsl does not implement: a warning each, and an error for a link guard never enforced', () => {
+    const link = '{ parameterName: "authorId", fromClass: "Author", toProperty: "author", toClass: "Book", '
+      + 'compositeIdentifier: false, expandedValue: "x", security: "is_granted(\'ROLE_ADMIN\')", securityMessage: "No." }';
+    const source = 'config { security { jwt { secret_env: "S" } } }\n'
+      + 'resource Author { properties { id: int { identifier: true } } }\n'
+      + 'resource Book {\n  properties { id: int { identifier: true }, author: Author }\n'
+      + `  operations { GetCollection { uriTemplate: "/authors/{authorId}/books", links: [${link}] } }\n}\n`;
+    const found = check(source).all.filter((d) => ['not-supported', 'unsupported-guard'].includes(d.code))
+      .map((d) => [d.code, d.severity, source.slice(d.range.start, d.range.end)]);
+    expect(found).to.deep.equal([
+      ['not-supported', 'warning', 'toClass'],
+      ['not-supported', 'warning', 'compositeIdentifier'],
+      ['not-supported', 'warning', 'expandedValue'],
+      ['unsupported-guard', 'error', 'security'],
+      ['not-supported', 'warning', 'securityMessage'],
+    ]);
+  });
+
   it('no hint for an effective option', () => {
     expect(check('resource Book { paginationItemsPerPage: 5\n properties { id: int } }').all).to.deep.equal([]);
   });

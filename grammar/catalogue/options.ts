@@ -40,14 +40,18 @@ const LINK: ValueType = {
   fields: {
     parameterName: { type: STRING, doc: 'URI variable the link binds.' },
     fromClass: { type: STRING, doc: 'Resource the variable comes from.' },
-    toClass: { type: STRING, doc: 'Resource the variable points to.' },
+    toClass: { type: STRING, doc: 'Resource the variable points to (not supported yet: always the operation\'s resource).', unsupported: {} },
     fromProperty: { type: STRING, doc: 'Property of fromClass holding the relation.' },
     toProperty: { type: STRING, doc: 'Property of toClass holding the relation.' },
     identifiers: { type: { kind: 'list', of: STRING }, doc: 'Identifier properties.' },
-    compositeIdentifier: { type: BOOL, doc: 'Whether the identifiers form one composite variable.' },
-    expandedValue: { type: STRING, doc: 'Value of the variable once expanded.' },
-    security: { type: EXPRESSION, doc: 'Access expression on the linked object.' },
-    securityMessage: { type: STRING, doc: 'Message paired with security.' },
+    compositeIdentifier: { type: BOOL, doc: 'Whether the identifiers form one composite variable (not supported yet).', unsupported: {} },
+    expandedValue: { type: STRING, doc: 'Value of the variable once expanded (not supported yet).', unsupported: {} },
+    security: {
+      type: EXPRESSION,
+      doc: 'Access expression on the linked object: not supported yet, so the checker refuses it (use the operation\'s `security`).',
+      unsupported: { refuse: true },
+    },
+    securityMessage: { type: STRING, doc: 'Message paired with security (not supported yet).', unsupported: {} },
   },
 };
 

@@ -73,6 +73,11 @@ export interface FieldSpec {
   type: ValueType;
   required?: boolean;
   doc: string;
+  /**
+   * A field apidsl does not implement yet: the checker warns (`not-supported`), or, for a field that would
+   * guard access (`refuse`), reports an error so that nothing is served less guarded than written.
+   */
+  unsupported?: { refuse?: boolean };
 }
 
 /** Where an option may be written. */

@@ -106,6 +106,11 @@ export class CheckContext {
         this.duplicateKeys(value.entries, 'field');
         for (const e of value.entries) {
           const field = type.fields[e.key.text];
+          if (field?.unsupported?.refuse) {
+            this.report('unsupported-guard', e.key.range, `'${e.key.text}' of ${where} is not supported yet, and a guard that is not enforced would leave the route open: write the expression in the operation's \`security\` (it sees URI variables by name)`);
+          } else if (field?.unsupported) {
+            this.report('not-supported', e.key.range, `'${e.key.text}' of ${where} is not supported yet: it has no effect in apidsl`);
+          }
           if (field) this.value(e.value, field.type, `'${e.key.text}'`);
           else if (!type.open) this.unknown('unknown-option', e.key, `field of ${where}`, Object.keys(type.fields), `; expected ${Object.keys(type.fields).join(', ')}`);
         }

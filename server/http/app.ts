@@ -56,6 +56,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   app.use(authentication(api, options.logger));
 
   const router = newRouter();
+  const operationPaths = new Set<string | RegExp>(operations.map((o) => routerPath(o.path)));
   for (const op of routeOrder(operations)) {
     const headers = routeHeaders(op, operations, api.settings.formats, api.settings.patchFormats);
     const matcher = matchers.get(op)!;
@@ -84,7 +85,10 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   app.use((ctx) => {
     const allowed = [...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method))];
     // The documentation routes (entrypoint, /docs…, contexts) answer GET and HEAD.
-    if (allowed.length === 0 && router.match(ctx.path, 'GET').pathAndMethod.length > 0) allowed.push('GET');
+    // (An operation's own route may match the path and still refuse it: its `requirements`; that stays a 404.)
+    if (allowed.length === 0 && router.match(ctx.path, 'GET').pathAndMethod.some((layer) => !operationPaths.has(layer.path))) {
+      allowed.push('GET');
+    }
     const target = `${ctx.method} ${originOf(ctx)}${ctx.path}`;
     if (allowed.length === 0) throw new HttpError(404, `No route found for "${target}"`);
     if (ctx.method === 'OPTIONS') {
