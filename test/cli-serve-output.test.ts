@@ -44,17 +44,20 @@ describe('CLI: serve output', function () {
     try {
       await get(server.url, '/books?page=1');
       await get(server.url, '/books/999');
-      const events = server
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-      const requests = events.filter((e) => e.msg === 'request');
-      expect(requests.map((e) => [e.method, e.url, e.status])).to.deep.equal([
+      const requests = (): Record<string, unknown>[] =>
+        server
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((e) => e.msg === 'request');
+      // The logger writes asynchronously: the last line may reach the pipe after the response.
+      for (let waited = 0; requests().length < 2 && waited < 5_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      expect(requests().map((e) => [e.method, e.url, e.status])).to.deep.equal([
         ['GET', '/books?page=1', 200],
         ['GET', '/books/999', 404],
       ]);
-      expect(requests[0].ms).to.be.a('number');
+      expect(requests()[0].ms).to.be.a('number');
     } finally {
       await server.stop();
     }
