@@ -60,6 +60,8 @@ function documentAsGet(api: ApiMetadata, resource: ResourceMetadata, item: Item)
     path: '',
     collectionIri: resource.collectionPath,
     created: false,
+    // Subscribers are not the user who wrote: a property guarded by `security` is never published (fail closed).
+    hiddenProperties: new WeakMap([[item, new Set(resource.properties.filter((p) => p.security).map((p) => p.name))]]),
   } as unknown as OperationState;
   serialize(state);
   return JSON.stringify(state.body);

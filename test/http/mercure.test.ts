@@ -61,8 +61,9 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
 
   it('a subscriber sees create, update and delete in order, each as the GET document (delete as {"@id"})', async () => {
     const s = await sub([`${server.url}/books/{id}`]);
-    const created = await request(server.url, 'POST', '/books', { body: { title: 'Dune', secretCode: 'x' } });
+    const created = await request(server.url, 'POST', '/books', { body: { title: 'Dune', secretCode: 'x', shelf: 'A3' } });
     expect(created.status).to.equal(201);
+    expect(created.json.shelf, 'a guarded property the writer may see').to.equal('A3');
     const iri = created.json['@id'] as string;
     const patched = await patch(server.url, iri, { title: 'Dune II' });
     expect(patched.status).to.equal(200);
@@ -72,6 +73,7 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
     expect(JSON.parse(events[0].data)).to.deep.equal({ ...got.json, title: 'Dune' });
     expect(JSON.parse(events[1].data)).to.deep.equal(got.json);
     expect(JSON.parse(events[1].data)).to.not.have.property('secretCode');
+    expect(JSON.parse(events[1].data)).to.not.have.property('shelf');
     expect(JSON.parse(events[2].data)).to.deep.equal({ '@id': iri });
     expect(new Set(events.map((e) => e.id)).size).to.equal(3);
   });
