@@ -5,7 +5,7 @@
  */
 import type { OperationKind } from '../../grammar/catalogue/types.js';
 import type { CompiledExpression } from '../security/expression.js';
-import type { CollectionSpec } from '../store/types.js';
+import type { CollectionSpec, FieldRules } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
 
 /** Global settings of `config`, resolved with their defaults. */
@@ -51,7 +51,8 @@ export interface ServerLimits {
   maxConnections: number;
 }
 
-export interface PropertyMetadata {
+/** The value constraints (`default`, `minimum` … `enum`) are the store's FieldRules: one list of them. */
+export interface PropertyMetadata extends FieldRules {
   name: string;
   /** Base type: int, number, string, bool, datetime, date, json, or a resource name (relation). */
   type: string;
@@ -64,13 +65,6 @@ export interface PropertyMetadata {
   nullable: boolean;
   readOnly: boolean;
   writeOnly: boolean;
-  default?: unknown;
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  enum?: unknown[];
   groups?: string[];
   /**
    * Validation constraints written in object form, by constraint name (`maxLength`): their validation
