@@ -12,7 +12,7 @@ import { toText } from './report.js';
 import { routeTable } from './routes.js';
 import { serveLogger } from './request-log.js';
 import { storageDescription, storageFor } from './store-flags.js';
-import { announceListening, refusal, runPrimary, WORKER_PORT, workerCount, workerNumber } from './workers.js';
+import { announceListening, refusal, runPrimary, workerCount, workerNumber } from './workers.js';
 
 export interface ServeCliOptions {
   port?: string;
@@ -29,7 +29,7 @@ export interface ServeCliOptions {
 export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
   const storage = storageFor('serve', file, opts);
   if (!storage) return 1;
-  const port = Number(process.env[WORKER_PORT] ?? opts.port ?? process.env.PORT ?? 3000);
+  const port = Number(opts.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`apidsl serve: invalid port "${opts.port ?? process.env.PORT}".\n`);
     return 1;
@@ -89,7 +89,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     throw e;
   }
   const unusable = service.api.security.jwt?.unusable;
-  if (worker !== undefined) await announceListening(Number(new URL(service.url).port));
+  if (worker !== undefined) await announceListening();
   if (unusable && speaks) process.stderr.write(`apidsl serve: warning: ${unusable}\n`);
   if (speaks) process.stdout.write(banner(file, service, storage, workers));
   const watcher = opts.watch ? watchFile(file, service) : undefined;

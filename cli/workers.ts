@@ -1,7 +1,8 @@
 /**
  * `apidsl serve --workers N`: N processes serving one port through Node's cluster module (docs/behaviour.md,
  * "Workers"). The primary serves nothing itself: it starts worker 1 (which checks the file, opens the store,
- * applies its layout and prints the banner), then the others on the port worker 1 took; relays cache
+ * applies its layout and prints the banner), then the others (the cluster module hands them the socket worker 1
+ * listens on, the one `--port 0` picked included); relays cache
  * invalidations between them (server/cluster/invalidation.ts); replaces a worker that dies; and on SIGINT or
  * SIGTERM stops every worker, each finishing its requests in flight, before it exits.
  */
@@ -13,8 +14,6 @@ import { stopSignal } from './serve.js';
 
 /** Set in a worker's environment: its number (1 prints the banner and consumes messages). */
 export const WORKER_NUMBER = 'APIDSL_WORKER_NUMBER';
-/** Set in the environment of workers 2…N: the port worker 1 listens on (it may have picked it: --port 0). */
-export const WORKER_PORT = 'APIDSL_WORKER_PORT';
 const LISTENING = 'apidsl:listening';
 const ALL_LISTENING = 'apidsl:all-listening';
 
@@ -40,7 +39,7 @@ export const workerNumber = (): number | undefined => (cluster.isWorker && proce
  * Tells the primary this worker listens (the port goes to the next workers); resolves once every worker listens,
  * so that the banner, which scripts take as "ready", is printed when all of them are.
  */
-export function announceListening(port: number): Promise<void> {
+export function announceListening(): Promise<void> {
   return new Promise((resolve) => {
     const ready = (m: { type?: string }): void => {
       if (m?.type !== ALL_LISTENING) return;
@@ -48,37 +47,37 @@ export function announceListening(port: number): Promise<void> {
       resolve();
     };
     process.on('message', ready);
-    process.send?.({ type: LISTENING, port });
+    process.send?.({ type: LISTENING });
   });
 }
 
 export async function runPrimary(count: number): Promise<number> {
   relayInvalidations();
   let stopping = false;
-  const fork = (number: number, port?: number): Worker => {
-    const worker = cluster.fork({ [WORKER_NUMBER]: String(number), ...(port === undefined ? {} : { [WORKER_PORT]: String(port) }) });
+  let serving = false;
+  const fork = (number: number): Worker => {
+    const worker = cluster.fork({ [WORKER_NUMBER]: String(number) });
     worker.on('exit', (code, signal) => {
-      if (stopping || !listeningPort) return;
+      if (stopping || !serving) return;
       process.stderr.write(`apidsl serve: worker ${number} stopped (${signal ?? `exit code ${code}`}); starting another.\n`);
-      fork(number, listeningPort);
+      fork(number);
     });
     return worker;
   };
-  let listeningPort: number | undefined;
-  const listening = (worker: Worker): Promise<number | { exit: number }> =>
+  const listening = (worker: Worker): Promise<true | { exit: number }> =>
     new Promise((resolve) => {
-      worker.on('message', (m: { type?: string; port?: number }) => {
-        if (m?.type === LISTENING && typeof m.port === 'number') resolve(m.port);
+      worker.on('message', (m: { type?: string }) => {
+        if (m?.type === LISTENING) resolve(true);
       });
       worker.once('exit', (code) => resolve({ exit: code ?? 1 }));
     });
   // Worker 1 alone first: it reports a file with errors once and applies the store's layout with no one else writing.
   const first = await listening(fork(1));
-  if (typeof first !== 'number') return first.exit;
-  const rest = Array.from({ length: count - 1 }, (_, i) => listening(fork(i + 2, first)));
+  if (first !== true) return first.exit;
+  const rest = Array.from({ length: count - 1 }, (_, i) => listening(fork(i + 2)));
   const started = await Promise.all(rest);
-  listeningPort = first;
-  const failed = started.find((s) => typeof s !== 'number');
+  serving = true;
+  const failed = started.find((s) => s !== true);
   if (failed) {
     stopping = true;
     await stopAll();
