@@ -35,6 +35,10 @@ export function onPeerWrite(handler: (tags: string[]) => void): void {
   dropPages = handler;
   if (listening || !cluster.isWorker) return;
   listening = true;
+  process.once('disconnect', () => {
+    for (const resolve of waiting.values()) resolve();
+    waiting.clear();
+  });
   process.on('message', (m: unknown) => {
     if (!isMessage(m)) return;
     if (m.type === INVALIDATE) {
@@ -49,7 +53,8 @@ export function onPeerWrite(handler: (tags: string[]) => void): void {
 
 /** Resolves once every other worker dropped the pages tagged with `tags` (at once outside a cluster). */
 export function tellPeers(tags: string[]): Promise<void> {
-  if (!cluster.isWorker || !process.send || !listening) return Promise.resolve();
+  // Without the primary (it exited) no other worker is left to tell.
+  if (!cluster.isWorker || !process.send || !listening || !process.connected) return Promise.resolve();
   const id = ++nextId;
   return new Promise<void>((resolve) => {
     waiting.set(id, resolve);

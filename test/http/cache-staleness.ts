@@ -5,6 +5,9 @@
 import { expect } from 'chai';
 import { request } from './harness.js';
 
+/** The time a probe is given (it runs writes and reads for seconds; nothing about speed is asserted). */
+export const HAMMER_MS = 180_000;
+
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
 /**

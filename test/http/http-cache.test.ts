@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { hammer } from './cache-staleness.js';
+import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { purgeEndpoint } from './purge-endpoint.js';
 import { fixture, headerList, request, startServer, tempDir, type RunningServer } from './harness.js';
 
@@ -20,7 +20,8 @@ async function seed(url: string): Promise<void> {
   expect((await request(url, 'POST', '/books', { body: { title: 'Dune', author: '/authors/1' } })).status).to.equal(201);
 }
 
-describe('HTTP cache: headers', () => {
+describe('HTTP cache: headers', function () {
+  this.timeout(60_000);
   let server: RunningServer;
   before(async () => {
     server = await startServer(FIXTURE);
@@ -50,7 +51,8 @@ describe('HTTP cache: headers', () => {
     expect((await request(server.url, 'GET', '/books/999')).headers.get('cache-control')).to.equal(null);
   });
 
-  it('no GET is ever older than a write whose response was received (concurrent writers and readers)', async () => {
+  it('no GET is ever older than a write whose response was received (concurrent writers and readers)', async function () {
+    this.timeout(HAMMER_MS); // seconds of load on a busy machine: no timing is asserted
     const reads = await hammer(server.url, { writes: 40, readers: 4 });
     expect(reads).to.be.greaterThan(0);
   });
@@ -63,7 +65,8 @@ function uncachedTwin(dir: string): string {
   return file;
 }
 
-(mongodb ? describe.skip : describe)('HTTP cache: the in-process response cache (two servers on one --data directory)', () => {
+(mongodb ? describe.skip : describe)('HTTP cache: the in-process response cache (two servers on one --data directory)', function () {
+  this.timeout(60_000); // two servers start
   let cached: RunningServer;
   let twin: RunningServer;
   before(async () => {
@@ -126,7 +129,8 @@ function uncachedTwin(dir: string): string {
   });
 });
 
-describe('HTTP cache: tags and purge requests (invalidation)', () => {
+describe('HTTP cache: tags and purge requests (invalidation)', function () {
+  this.timeout(60_000);
   let server: RunningServer;
   let varnish: Awaited<ReturnType<typeof purgeEndpoint>>;
   let broken: Awaited<ReturnType<typeof purgeEndpoint>>;
