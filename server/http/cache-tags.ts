@@ -27,13 +27,12 @@ export const resourceTag = (resource: ResourceMetadata): string => `apidsl:${res
 export function responseTags(state: OperationState, header: boolean): string[] {
   const op = state.operation;
   const resource = op.resource;
-  const members = header;
   const tags = new Set<string>(linkedCollections(state));
   if (!header) tags.add(resourceTag(resource));
   if (op.collection) {
     tags.add(state.collectionIri);
     tags.add(resource.collectionPath);
-    if (members && state.page) {
+    if (header && state.page) {
       for (const item of state.page.items) {
         if (typeof item === 'string') {
           const id = MEMBER_ID.exec(item);
@@ -43,7 +42,8 @@ export function responseTags(state: OperationState, header: boolean): string[] {
     }
   } else if (isItem(state.data)) {
     if (state.iri) tags.add(state.iri);
-    if (resource.identifier) tags.add(canonicalIri(resource, state.data));
+    // Without an identifier an item has no IRI of its own: any write to the resource touches it.
+    tags.add(resource.identifier ? canonicalIri(resource, state.data) : resource.collectionPath);
   }
   return [...tags];
 }
