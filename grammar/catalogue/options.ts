@@ -123,7 +123,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'denormalizationContext', group: 'operation', type: PHP_ARRAY, placement: EVERYWHERE,
     doc: 'Input serializer context: `groups` selects the writable properties by their `groups`.' },
   { name: 'collectDenormalizationErrors', group: 'operation', type: BOOL, placement: EVERYWHERE, default: false,
-    doc: 'Reports every type error of the input at once (422 violation list) instead of failing on the first.' },
+    doc: 'Reports every type error of the input at once (422 violation list) instead of failing on the first, relation IRIs that name no item included.' },
   { name: 'security', group: 'operation', type: EXPRESSION, placement: EVERYWHERE,
     doc: 'Access expression, checked before processing.' },
   { name: 'securityMessage', group: 'operation', type: STRING, placement: EVERYWHERE,

@@ -16,6 +16,7 @@ import { parseJsonBody } from './json-body.js';
 import { iriOperation } from './normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from './jsonapi.js';
 import { checkRelations } from './relations.js';
+import { validationFailed } from './violations.js';
 import { isItem, type OperationState } from './state.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -40,11 +41,11 @@ export async function deserialize(state: OperationState): Promise<void> {
   if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE) body = jsonApiRequestBody(op.resource, body);
   const previous = isItem(state.previousData) ? state.previousData : null;
   const mode = op.method === 'PATCH' ? 'merge-patch' : op.method === 'PUT' || previous ? 'replace' : 'create';
-  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {
-    accepted: acceptedProperties(op, settings),
-    collectErrors: optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true,
-  });
-  await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf);
+  // collectDenormalizationErrors: type errors and dangling relations, all in one 422.
+  const collected = optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true ? [] : undefined;
+  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), { accepted: acceptedProperties(op, settings), collected });
+  await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf, collected);
+  if (collected?.length) throw validationFailed(collected);
   const id = op.resource.identifier;
   if (id && previous) item[id.name] = previous[id.name];
   else if (id && op.method === 'PUT' && state.uriVariables[id.name] !== undefined) {
