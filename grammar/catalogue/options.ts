@@ -155,8 +155,12 @@ export const OPTIONS: readonly OptionSpec[] = [
       + '`"input"`: the request body as received is dispatched; `"persist"`: stored, then dispatched.' },
   { name: 'elasticsearch', effect: { kind: 'unsupported' }, group: 'operation', type: BOOL, placement: EVERYWHERE,
     doc: 'Uses the Elasticsearch provider in API Platform; not supported yet.' },
-  { name: 'urlGenerationStrategy', effect: { kind: 'unsupported' }, group: 'operation', type: INT, placement: EVERYWHERE,
-    doc: 'IRI style in API Platform (0 absolute URL, 1 absolute path, 2 relative path, 3 network path); not supported yet (IRIs are absolute paths).' },
+  { name: 'urlGenerationStrategy', group: 'operation', type: { kind: 'int', min: 0, max: 3 }, placement: EVERYWHERE, default: 1,
+    globalName: 'url_generation_strategy',
+    unsupported: { message: '2 (relative path) is not supported yet: IRIs are then absolute paths', values: [2] },
+    doc: 'How IRIs and links are written (API Platform\'s UrlGeneratorInterface): `1` absolute path `/books/1`, `0` absolute URL '
+      + '`http://host/books/1` (the request\'s scheme and Host), `3` network path `//host/books/1`; item IRIs follow their item Get\'s, '
+      + 'relations their target\'s. `2` (relative path) is not supported yet.' },
   { name: 'read', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,
     doc: `Pipeline stage switch: load the data through the provider (${STAGE_NOTE}, e.g. Post without URI variables).` },
   { name: 'deserialize', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,

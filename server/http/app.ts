@@ -216,6 +216,7 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     uriVariables,
     output,
     path: ctx.path,
+    origin: `${ctx.protocol}://${ctx.host}`,
     collectionIri: fillTemplate(op.path, fromRecord(uriVariables)) ?? op.path,
     data: null,
     previousData: null,

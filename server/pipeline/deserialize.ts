@@ -5,6 +5,7 @@
  * Constraints themselves (NotBlank, Length, …) are validate.ts's job.
  */
 import { badRequest } from '../http/errors.js';
+import { iriPath } from '../http/iri.js';
 import type { Violation } from '../http/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
@@ -174,7 +175,7 @@ function relation(property: PropertyMetadata, value: unknown, path: string, iri:
   const mismatch = (detail: string) => new Mismatch(detail, relationViolation(path, property.relation!, detail));
   if (typeof value !== 'string') return mismatch(`Expected IRI or nested document for attribute "${property.name}", "${phpType(value)}" given.`);
   if (iri.resourceOf(value) !== property.relation) return mismatch(`Invalid IRI "${value}".`);
-  return value;
+  return iriPath(value);
 }
 
 /** A relation's value refused, as API Platform collects it: a Type violation naming the target, the reason as its hint. */

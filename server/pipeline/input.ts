@@ -5,7 +5,7 @@
  * RFC 7396).
  */
 import { HttpError, badRequest } from '../http/errors.js';
-import { IriResolver, itemIri } from '../http/iri.js';
+import { IriResolver, iriPath, itemIri } from '../http/iri.js';
 import { checkInputType } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import { optionValue } from '../metadata/options.js';
@@ -64,7 +64,7 @@ export async function deserialize(state: OperationState): Promise<void> {
  */
 function checkReplacedIri(state: OperationState, sent: unknown, item: Record<string, unknown>): void {
   const expected = itemIri(state.operation.resource, item, iriOperation(state.operation), state.uriVariables);
-  if (sent === expected) return;
+  if (typeof sent === 'string' && iriPath(sent) === expected) return;
   const shown = typeof sent === 'string' ? sent : JSON.stringify(sent);
   throw badRequest(`Invalid IRI "${shown}": a PUT body's "@id" must be the IRI of the item it replaces ("${expected}").`);
 }

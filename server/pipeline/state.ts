@@ -38,6 +38,8 @@ export interface OperationState {
   output: Format;
   /** Request path, extension included, for links. */
   path: string;
+  /** `scheme://host[:port]` of the request (its checked Host header), for absolute URLs (urlGenerationStrategy). */
+  origin: string;
   /** The item the stages work on: read, then deserialized, then written (null: none). */
   data: unknown;
   /** The item as read, before any change. */
