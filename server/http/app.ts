@@ -25,6 +25,7 @@ import { fillTemplate, fromRecord } from './iri.js';
 import { errorFlavour, negotiateOutput } from './negotiation.js';
 import { errorDocument, errorResource, errorResourcePage } from './problem.js';
 import { parseQuery } from './query.js';
+import { jsonApiQuery } from '../pipeline/jsonapi-query.js';
 import { checkHost, trustedHostPatterns } from './host.js';
 import { readBody, settleUnreadBody } from './request-body.js';
 import { routeHeaders, send } from './respond.js';
@@ -196,8 +197,11 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     const value = params[name] ?? defaults[name];
     if (value !== undefined) uriVariables[name] = String(value);
   }
-  const query = parseQuery(ctx.querystring);
+  const parsed = parseQuery(ctx.querystring);
+  const jsonApi = output.name === JSONAPI_FORMAT ? jsonApiQuery(api, op, parsed) : undefined;
+  const query = jsonApi?.query ?? parsed;
   return {
+    jsonApi: jsonApi?.request,
     api,
     operation: op,
     criteria: query,
@@ -216,7 +220,7 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     uriVariables,
     output,
     path: ctx.path,
-    origin: `${ctx.protocol}://${ctx.host}`,
+    origin: originOf(ctx),
     collectionIri: fillTemplate(op.path, fromRecord(uriVariables)) ?? op.path,
     data: null,
     previousData: null,

@@ -81,13 +81,20 @@ function serializeJsonApi(
 ): void {
   const { api, operation: op } = state;
   const hidden = state.hiddenProperties;
+  // Sparse fieldsets (`fields[Book]=title,author`) keep only the members they name of that type's objects.
+  const fieldsOf = (type: string, properties: readonly PropertyMetadata[]) => {
+    const names = state.jsonApi?.fields.get(type);
+    return names ? properties.filter((p) => names.has(p.name)) : properties;
+  };
+  const own = fieldsOf(op.resource.shortName, shown);
   // Property `security`: what this user may not see of an item is left out of its attributes too.
   const visible = (item: Item) => {
     const names = hidden?.get(item);
-    return names ? shown.filter((p) => !names.has(p.name)) : shown;
+    return names ? own.filter((p) => !names.has(p.name)) : own;
   };
   const object = (item: Item, iri = iriOf(item)()) => resourceObject(api, op.resource, item, iri, visible(item), relation);
   if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  let document: Record<string, unknown>;
   if (op.collection && state.page) {
     const page = state.page;
     const selfIri = style(state.path.replace(/\.jsonapi$/, ''));
@@ -106,14 +113,23 @@ function serializeJsonApi(
     }
     const view = styledView(pageView(page, state.path, state.request.query, api.settings, JSONAPI_VIEW_KEYS), style);
     const meta = page.request.enabled ? { totalItems: page.total, itemsPerPage: page.request.itemsPerPage, currentPage: page.request.page } : { totalItems: page.total };
-    state.body = { ...collectionEnvelope(selfIri, view, meta), data: page.items.filter(isItem).map((item) => object(item)) };
-    return;
-  }
-  if (!isItem(state.data)) {
+    document = { ...collectionEnvelope(selfIri, view, meta), data: page.items.filter(isItem).map((item) => object(item)) };
+  } else if (!isItem(state.data)) {
     state.body = state.data ?? undefined;
     return;
+  } else {
+    document = { data: object(state.data, state.iri ?? iriOf(state.data)()) };
   }
-  state.body = { data: object(state.data, state.iri ?? iriOf(state.data)()) };
+  if (state.included) {
+    // A compound document: each included item once, never one of the primary data.
+    const primary = new Set((Array.isArray(document.data) ? document.data : [document.data]).map((d: { type: string; id: string }) => `${d.type} ${d.id}`));
+    document.included = state.included
+      .map(({ resource, via, item, iri }) =>
+        resourceObject(api, resource, item, urlStyle(via, api.settings, state.origin)(iri), fieldsOf(resource.shortName, shownProperties(via, api.settings)), relationOutput(api, resource, state.origin)),
+      )
+      .filter((o) => !primary.has(`${o.type} ${o.id}`));
+  }
+  state.body = document;
 }
 
 /** The JSON array of a page's rendered JSON-LD members, or of their plain JSON forms. */

@@ -139,6 +139,62 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expect(dangling.json.errors[0].detail).to.equal('Item not found for "/authors/9".');
     });
 
+    it('page[page] and page[itemsPerPage] paginate, with links and meta', async () => {
+      const r = await get(server.url, '/books?page[page]=2&page[itemsPerPage]=1', { Accept: MEDIA });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      expect(r.json.meta).to.deep.equal({ totalItems: 3, itemsPerPage: 1, currentPage: 2 });
+      expect(r.json.data.map((d: { id: string }) => d.id)).to.deep.equal(['/books/2']);
+      expect(r.json.links).to.include({ first: '/books?itemsPerPage=1&page=1', last: '/books?itemsPerPage=1&page=3', prev: '/books?itemsPerPage=1&page=1', next: '/books?itemsPerPage=1&page=3' });
+      const next = await get(server.url, r.json.links.next, { Accept: MEDIA });
+      expect(next.json.data.map((d: { id: string }) => d.id)).to.deep.equal(['/books/3']);
+    });
+
+    it('sort maps onto the order filter (a leading "-" descends); a field it does not cover, or no order filter, is a 400', async () => {
+      const r = await get(server.url, '/books?sort=-title&page[itemsPerPage]=3', { Accept: MEDIA });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      expect(r.json.data.map((d: { attributes: { title: string } }) => d.attributes.title)).to.deep.equal(['Solaris', 'Dune', 'A Wizard of Earthsea']);
+      const asc = await get(server.url, '/books?sort=title,-id&page[itemsPerPage]=3', { Accept: MEDIA });
+      expect(asc.json.data.map((d: { attributes: { title: string } }) => d.attributes.title)).to.deep.equal(['A Wizard of Earthsea', 'Dune', 'Solaris']);
+      for (const path of ['/books?sort=type', '/notes?sort=text']) {
+        const bad = await get(server.url, path, { Accept: MEDIA });
+        expect(bad.status, path).to.equal(400);
+        expect(bad.headers.get('content-type')).to.equal(MEDIA);
+        expectValid(bad.json);
+      }
+    });
+
+    it('include: a compound document whose included resources an independent client resolves', async () => {
+      const r = await get(server.url, '/books/1?include=author,coauthors', { Accept: MEDIA });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      expect(r.json.included).to.deep.equal([
+        { id: '/authors/2', type: 'Author', attributes: { name: 'Herbert' } },
+      ]);
+      const list = await get(server.url, '/books?include=author,coauthors&page[itemsPerPage]=3', { Accept: MEDIA });
+      expectValid(list.json);
+      expect(list.json.included.map((i: { id: string }) => i.id)).to.deep.equal(['/authors/2']);
+      const book = (await new JsonApiSerializer.Deserializer({ keyForAttribute: 'camelCase' }).deserialize(r.json)) as { author: { name: string } };
+      expect(book.author).to.include({ name: 'Herbert' });
+      for (const path of ['/books/1?include=title', '/books/1?include=author.books']) {
+        const bad = await get(server.url, path, { Accept: MEDIA });
+        expect(bad.status, path).to.equal(400);
+        expectValid(bad.json);
+      }
+    });
+
+    it('sparse fieldsets: fields[type] keeps only the named members, in data and in included', async () => {
+      const r = await get(server.url, '/books/1?include=author&fields[Book]=author&fields[Author]=id', { Accept: MEDIA });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      expect(r.json.data).to.deep.equal({ id: '/books/1', type: 'Book', relationships: { author: { data: { type: 'Author', id: '/authors/2' } } } });
+      expect(r.json.included).to.deep.equal([{ id: '/authors/2', type: 'Author' }]);
+      const titles = await get(server.url, '/books?fields[Book]=title', { Accept: MEDIA });
+      expectValid(titles.json);
+      expect(titles.json.data[0]).to.deep.equal({ id: '/books/1', type: 'Book', attributes: { title: 'A Wizard of Earthsea' } });
+    });
+
     it('a body that is not a JSON:API document, or of another type, answers 400', async () => {
       for (const body of [{ title: 'plain' }, { data: [] }, { data: { type: 'Author', attributes: { title: 'X' } } }, { data: { type: 'Book', relationships: { author: {} } } }]) {
         const r = await request(server.url, 'POST', '/books', { headers: JSONAPI, body });
