@@ -10,6 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import JsonApiSerializer from 'jsonapi-serializer';
 import { fromRoot } from '../support/paths.js';
+import { ResponseChecker, responsePointer, seriousme } from '../openapi/validators.js';
 import { fixture, get, request, startServer, tempDir, type RunningServer } from './harness.js';
 
 const MEDIA = 'application/vnd.api+json';
@@ -193,6 +194,32 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       const titles = await get(server.url, '/books?fields[Book]=title', { Accept: MEDIA });
       expectValid(titles.json);
       expect(titles.json.data[0]).to.deep.equal({ id: '/books/1', type: 'Book', attributes: { title: 'A Wizard of Earthsea' } });
+    });
+
+    it('OpenAPI: application/vnd.api+json schemas that the served documents match, and a valid OpenAPI document', async () => {
+      const doc = (await get(server.url, '/docs.json')).json;
+      const verdict = await seriousme(doc);
+      expect(verdict.valid, verdict.errors).to.equal(true);
+      const checker = new ResponseChecker(doc);
+      const served: [string, string, number, string][] = [
+        ['/books/{id}', 'get', 200, '/books/1?include=author'],
+        ['/books', 'get', 200, '/books?page[itemsPerPage]=2'],
+        ['/books/{id}', 'get', 404, '/books/99'],
+      ];
+      for (const [template, method, status, path] of served) {
+        const r = await get(server.url, path, { Accept: MEDIA });
+        expect(r.status, path).to.equal(status);
+        expect(checker.check(responsePointer(template, method, status, MEDIA), r.json), path).to.equal(undefined);
+      }
+      const invalid = await request(server.url, 'POST', '/books', { headers: JSONAPI, body: { data: { type: 'Book', attributes: { title: 'x'.repeat(30) } } } });
+      expect(checker.check(responsePointer('/books', 'post', 422, MEDIA), invalid.json)).to.equal(undefined);
+      const post = doc.paths['/books'].post.requestBody.content[MEDIA].schema;
+      expect(post.properties.data.$ref).to.equal('#/components/schemas/Book.jsonapi.input');
+      const object = doc.components.schemas['Book.jsonapi'];
+      expect(Object.keys(object.properties.attributes.properties)).to.have.members(['title']);
+      expect(Object.keys(object.properties.relationships.properties)).to.have.members(['author', 'coauthors']);
+      // A schema that could not fail would prove nothing: a plain JSON-LD item does not match.
+      expect(checker.check(responsePointer('/books/{id}', 'get', 200, MEDIA), (await get(server.url, '/books/1')).json)).to.not.equal(undefined);
     });
 
     it('a body that is not a JSON:API document, or of another type, answers 400', async () => {
