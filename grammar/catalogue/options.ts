@@ -87,7 +87,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'links', group: 'operation', type: { kind: 'list', of: LINK }, placement: EVERYWHERE,
     doc: 'Binds URI variables to relations: `{ parameterName, fromClass, toProperty | fromProperty, identifiers }` (API Platform\'s Link).' },
   { name: 'shortName', effect: { kind: 'unsupported', on: 'operation' }, group: 'operation', type: STRING, placement: EVERYWHERE,
-    doc: 'Short name of the resource (JSON-LD `@type`, context, generated path); default the resource name. On an operation: not supported yet.' },
+    doc: 'Short name of the resource (JSON-LD `@type`, context, generated path); default the resource name. On an operation (in API Platform that operation\'s `@type`, context IRI, generated path and schema names, while the context route stays the resource\'s): not supported yet.' },
   { name: 'class', effect: { kind: 'compatibility' }, group: 'operation', type: STRING, placement: EVERYWHERE,
     doc: 'PHP class of the resource in API Platform; kept in metadata.' },
   { name: 'paginationEnabled', group: 'operation', type: BOOL, placement: LISTING, default: true,
