@@ -9,6 +9,7 @@
  */
 import { badRequest } from '../http/errors.js';
 import type { QueryParams } from '../http/query.js';
+import { shownProperties } from '../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 
 export interface JsonApiRequest {
@@ -31,9 +32,10 @@ export function jsonApiQuery(api: ApiMetadata, op: OperationMetadata, query: Que
     out[api.settings.orderParameter] = { ...(isObject(query[api.settings.orderParameter]) ? (query[api.settings.orderParameter] as object) : {}), ...sortOrder(api, op, query.sort) };
   }
   const include = typeof query.include === 'string' && query.include !== '' ? query.include.split(',') : [];
+  const shown = shownProperties(op, api.settings);
   for (const name of include) {
-    if (!op.resource.properties.some((p) => p.name === name && p.relation)) {
-      throw badRequest(`The relationship path "${name}" cannot be included: it is not a relationship of ${op.resource.shortName}.`);
+    if (!shown.some((p) => p.name === name && p.relation)) {
+      throw badRequest(`The relationship path "${name}" cannot be included: it is not a relationship ${op.resource.shortName} shows.`);
     }
   }
   const fields = new Map<string, Set<string>>();

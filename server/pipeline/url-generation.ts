@@ -2,7 +2,7 @@
  * `urlGenerationStrategy` (API Platform's UrlGeneratorInterface constants): how the IRIs and links a
  * response holds are written. 1 (ABS_PATH, the default) `/books/1`; 0 (ABS_URL) `http://host/books/1`,
  * from the request's scheme and its checked Host header (host.ts); 3 (NET_PATH) `//host/books/1`.
- * 2 (REL_PATH) is refused by the checker as not supported and served as absolute paths.
+ * 2 (REL_PATH) is warned by the checker as not supported yet, and served as absolute paths.
  * IRIs are stored and matched as absolute paths (iri.ts `iriPath`), whatever style wrote them.
  */
 import { itemOperation } from '../http/iri.js';
@@ -10,9 +10,8 @@ import { optionValue } from '../metadata/options.js';
 import type { RelationOutput } from './normalize.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
 
-export const ABS_URL = 0;
-export const ABS_PATH = 1;
-export const NET_PATH = 3;
+const ABS_URL = 0;
+const NET_PATH = 3;
 
 /** Turns an absolute path into an IRI in the chosen style. */
 export type UrlStyle = (path: string) => string;

@@ -11,6 +11,7 @@ import addFormats from 'ajv-formats';
 import JsonApiSerializer from 'jsonapi-serializer';
 import { fromRoot } from '../support/paths.js';
 import { ResponseChecker, responsePointer, seriousme } from '../openapi/validators.js';
+import './security-helpers.js';
 import { fixture, get, request, startServer, tempDir, type RunningServer } from './harness.js';
 
 const MEDIA = 'application/vnd.api+json';
@@ -178,7 +179,9 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expect(list.json.included.map((i: { id: string }) => i.id)).to.deep.equal(['/authors/2']);
       const book = (await new JsonApiSerializer.Deserializer({ keyForAttribute: 'camelCase' }).deserialize(r.json)) as { author: { name: string } };
       expect(book.author).to.include({ name: 'Herbert' });
-      for (const path of ['/books/1?include=title', '/books/1?include=author.books']) {
+      const review = await request(server.url, 'POST', '/reviews', { body: { text: 'Good' } });
+      expect(review.status, review.text).to.equal(201);
+      for (const path of ['/books/1?include=title', '/books/1?include=author.books', `${review.json['@id']}?include=secret`]) {
         const bad = await get(server.url, path, { Accept: MEDIA });
         expect(bad.status, path).to.equal(400);
         expectValid(bad.json);

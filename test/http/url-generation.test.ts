@@ -67,6 +67,11 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expect(viaNet.status, viaNet.text).to.equal(201);
       const plain = await get(server.url, '/books/2', { Accept: 'application/json' });
       expect(plain.json.author).to.equal(`${origin}/authors/2`);
+      // A search filter on the relation takes the IRI in any of its forms.
+      for (const author of [`${origin}/authors/2`, `${net}/authors/2`, '/authors/2', '2']) {
+        const found = await get(server.url, `/books?author=${encodeURIComponent(author)}`);
+        expect(found.json.member.map((m: { title: string }) => m.title), author).to.deep.equal(['Dune']);
+      }
       const dangling = await request(server.url, 'POST', '/books', { body: { title: 'X', author: `${origin}/authors/9` } });
       expect(dangling.status).to.equal(400);
       expect(dangling.json.detail).to.equal('Item not found for "/authors/9".');
