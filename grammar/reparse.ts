@@ -1,7 +1,7 @@
 /**
  * Incremental parsing: after an edit, only the top-level declarations the edit touches are lexed and
  * parsed again; the declarations before them are reused as they are, those after them moved by the
- * edit's length difference. The result is exactly `parse(text)` (test/grammar/reparse.test.ts checks it
+ * edit's length difference (in place: the previous result is superseded). The result is exactly `parse(text)` (test/grammar/reparse.test.ts checks it
  * over random edits); whenever that cannot be guaranteed cheaply (see split-points.ts, and the checks
  * below), `reparse` answers undefined and the caller parses the whole text.
  */
@@ -19,9 +19,12 @@ const KEYWORD = { api: T.Api, config: T.Config, filter: T.Filter, resource: T.Re
 /** The single edit that turns `before` into `after`: `before[start, end)` became `after[start, end + delta)`. */
 function editBetween(before: string, after: string): { start: number; end: number; delta: number } {
   const max = Math.min(before.length, after.length);
+  const CHUNK = 1024; // whole chunks first: comparing slices is much faster than comparing characters
   let start = 0;
+  while (start + CHUNK <= max && before.slice(start, start + CHUNK) === after.slice(start, start + CHUNK)) start += CHUNK;
   while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;
   let same = 0;
+  while (same + CHUNK <= max - start && before.slice(before.length - same - CHUNK, before.length - same) === after.slice(after.length - same - CHUNK, after.length - same)) same += CHUNK;
   while (same < max - start && before.charCodeAt(before.length - 1 - same) === after.charCodeAt(after.length - 1 - same)) same++;
   return { start, end: before.length - same, delta: after.length - before.length };
 }
@@ -63,10 +66,12 @@ export function reparse(previous: ParseResult, text: string): ParseResult | unde
   const suffixStart = hasSuffix ? decls[next]!.range.start : previous.text.length;
   const before = <N extends { range: A.Range }>(n: N): boolean => n.range.start < start;
   const after = <N extends { range: A.Range }>(n: N): boolean => n.range.start >= suffixStart;
-  const moved = <N>(n: N): N => (edit.delta === 0 ? n : (shifted(n, edit.delta) as N));
-  const declarations = [...decls.slice(0, first), ...region.document.declarations, ...decls.slice(next).map(moved)];
-  const comments = [...previous.document.comments.filter(before), ...region.document.comments, ...previous.document.comments.filter(after).map(moved)];
-  const diagnostics: Diagnostic[] = [...previous.diagnostics.filter(before), ...region.diagnostics, ...previous.diagnostics.filter(after).map(moved)];
+  const suffix = { declarations: decls.slice(next), comments: previous.document.comments.filter(after), diagnostics: previous.diagnostics.filter(after) };
+  // Moved in place: `previous` is superseded by the result (its declarations are shared, not copied).
+  if (edit.delta !== 0) shiftRanges(suffix, edit.delta, new Set());
+  const declarations = [...decls.slice(0, first), ...region.document.declarations, ...suffix.declarations];
+  const comments = [...previous.document.comments.filter(before), ...region.document.comments, ...suffix.comments];
+  const diagnostics: Diagnostic[] = [...previous.diagnostics.filter(before), ...region.diagnostics, ...suffix.diagnostics];
   const regionCuts = splitPoints(raw, region.document.declarations, text).before;
   return {
     document: { declarations, comments, range: { start: 0, end: text.length } },
@@ -100,17 +105,25 @@ function regionStandsAlone(raw: RawParse & { stopped: boolean }, start: number, 
   return depth === 0;
 }
 
-/** A copy of an AST node (or comment, or diagnostic) with every range moved by `delta`. */
-function shifted(node: unknown, delta: number): unknown {
-  if (Array.isArray(node)) return node.map((n) => shifted(n, delta));
-  if (node === null || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const key in node) {
-    const value = (node as Record<string, unknown>)[key];
+/**
+ * Moves every range under `node` (AST nodes, comments, diagnostics) by `delta`, each range object once:
+ * a diagnostic may hold the very range of the node it is about.
+ */
+function shiftRanges(node: unknown, delta: number, moved: Set<A.Range>): void {
+  if (Array.isArray(node)) {
+    for (const n of node) if (typeof n === 'object' && n !== null) shiftRanges(n, delta, moved);
+    return;
+  }
+  const record = node as Record<string, unknown>;
+  for (const key in record) {
+    const value = record[key];
+    if (typeof value !== 'object' || value === null) continue;
     if (key === 'range' || key === 'nameRange') {
       const r = value as A.Range;
-      out[key] = { start: r.start + delta, end: r.end + delta };
-    } else out[key] = shifted(value, delta);
+      if (moved.has(r)) continue;
+      moved.add(r);
+      r.start += delta;
+      r.end += delta;
+    } else shiftRanges(value, delta, moved);
   }
-  return out;
 }
