@@ -130,12 +130,22 @@ function filterNames(resource: ModelResource, op: ModelOperation): string[] {
   return value?.kind === 'array' ? value.items.map(wordOf).filter((n): n is string => n !== undefined) : [];
 }
 
+type FilterProperty = { name: string; range: A.Range };
+// Remembered per declaration node (a re-parse keeps the nodes of untouched declarations): every
+// operation listing a filter asks for its properties on each analysis.
+const filterPropertiesOf = new WeakMap<A.FilterDecl, readonly FilterProperty[]>();
+
 /** Property names a filter declares, with the value node naming each. */
-function filterProperties(filter: A.FilterDecl): { name: string; range: A.Range }[] {
-  const props = filter.body?.entries.find((e) => e.key.text === 'properties')?.value;
-  if (props?.kind === 'array') return props.items.flatMap((i) => (wordOf(i) !== undefined ? [{ name: wordOf(i)!, range: i.range }] : []));
-  if (props?.kind === 'object') return props.entries.map((e) => ({ name: e.key.text, range: e.key.range }));
-  return [];
+function filterProperties(filter: A.FilterDecl): readonly FilterProperty[] {
+  let found = filterPropertiesOf.get(filter);
+  if (!found) {
+    const props = filter.body?.entries.find((e) => e.key.text === 'properties')?.value;
+    if (props?.kind === 'array') found = props.items.flatMap((i) => (wordOf(i) !== undefined ? [{ name: wordOf(i)!, range: i.range }] : []));
+    else if (props?.kind === 'object') found = props.entries.map((e) => ({ name: e.key.text, range: e.key.range }));
+    else found = [];
+    filterPropertiesOf.set(filter, found);
+  }
+  return found;
 }
 
 function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperation, reported: Set<string>): void {
@@ -177,7 +187,7 @@ function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperat
 }
 
 function checkFilterProperties(ctx: CheckContext, resource: ModelResource, op: ModelOperation, reported: Set<string>): void {
-  const known = [...resource.properties.keys()];
+  const known = (): string[] => [...resource.properties.keys()]; // only when something is reported
   for (const name of filterNames(resource, op)) {
     const filter = ctx.model.filters.get(name);
     if (!filter) continue;
@@ -185,7 +195,7 @@ function checkFilterProperties(ctx: CheckContext, resource: ModelResource, op: M
       const key = `${name}\u0000${resource.name}\u0000${p.name}`;
       if (resource.properties.has(p.name) || reported.has(key) || resource.properties.size === 0) continue;
       reported.add(key);
-      const suggestion = closest(p.name, known);
+      const suggestion = closest(p.name, known());
       ctx.report('unknown-property', p.range, `filter '${name}' names property '${p.name}', which '${resource.name}' does not have${didYouMean(suggestion)}`, suggestion);
     }
     if (filter.filterKind?.text === 'range') checkRangeProperties(ctx, resource, name, filterProperties(filter), reported);
@@ -195,12 +205,12 @@ function checkFilterProperties(ctx: CheckContext, resource: ModelResource, op: M
   for (const e of parameters.entries) {
     const prop = e.value?.kind === 'object' ? e.value.entries.find((x) => x.key.text === 'property')?.value : undefined;
     const name = wordOf(prop) ?? e.key.text;
-    if (!resource.properties.has(name) && prop) ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known);
+    if (!resource.properties.has(name) && prop) ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known());
   }
 }
 
 /** Range filters compare numbers and dates; on any other type every bound would be ignored. */
-function checkRangeProperties(ctx: CheckContext, resource: ModelResource, filter: string, props: { name: string; range: A.Range }[], reported: Set<string>): void {
+function checkRangeProperties(ctx: CheckContext, resource: ModelResource, filter: string, props: readonly FilterProperty[], reported: Set<string>): void {
   for (const p of props) {
     const prop = resource.properties.get(p.name);
     if (!prop?.type || (RANGE_TYPES.includes(prop.type) && !prop.array)) continue;

@@ -6,7 +6,7 @@
  * object (always null there) and when expressions are used with no authentication configured.
  */
 import type * as A from '../../ast.js';
-import { analyzeExpression, parseExpression, walkExpression, OBJECT_VARIABLES, type ExprNode } from '../../expression.js';
+import { analyzeExpression, parseExpression, walkExpression, OBJECT_VARIABLES, type ExprNode, type ParsedExpression } from '../../expression.js';
 import { configEntry, type ModelOperation, type ModelResource } from '../../model.js';
 import { placeholders } from '../../naming.js';
 import { StringOffsets } from '../../string-offsets.js';
@@ -74,10 +74,23 @@ export function resourceUriVariables(resource: ModelResource): string[] {
   return [...new Set(resource.operations.flatMap(operationUriVariables))];
 }
 
+const parsedExpressions = new Map<string, ParsedExpression>();
+
+/** Parsed once per source text: the checker meets the same expressions on each analysis (the trees are only read). */
+function parsedExpression(source: string): ParsedExpression {
+  let parsed = parsedExpressions.get(source);
+  if (!parsed) {
+    if (parsedExpressions.size >= 10_000) parsedExpressions.clear();
+    parsed = parseExpression(source);
+    parsedExpressions.set(source, parsed);
+  }
+  return parsed;
+}
+
 /** Parses and analyses one expression, reporting at exact positions; the tree when it parses. */
 function checkExpression(ctx: CheckContext, value: A.StringValue, where: string, uriVariables: readonly string[] | undefined): ExprNode | undefined {
   const offsets = new StringOffsets(ctx.text, value.range);
-  const parsed = parseExpression(value.value);
+  const parsed = parsedExpression(value.value);
   if (!parsed.ok) {
     ctx.report('invalid-expression', offsets.rangeInText(parsed.start, parsed.end), `${where} is not a valid expression: ${parsed.message}`);
     return undefined;
