@@ -7,7 +7,7 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { HttpError } from '../server/http/errors.js';
+import { HttpError } from '../server/protocol/errors.js';
 import { recordItem } from '../server/pipeline/record.js';
 import { StoreConflictError, type Item } from '../server/store/types.js';
 import { CommandError, findResource, openApiStore, openCollection, runCommand } from './data-command.js';

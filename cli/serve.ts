@@ -3,7 +3,7 @@ import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
-import { SecurityConfigError } from '../server/security/settings.js';
+import { SecurityConfigError } from '../server/metadata/security-settings.js';
 import { CheckFailed, startService, type RunningService, type Storage } from '../server/serve.js';
 import { MongoConfigError, redactUri } from '../server/store/mongodb-errors.js';
 import { UnsafeSchemaChange } from '../server/store/layout.js';

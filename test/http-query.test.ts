@@ -1,11 +1,11 @@
 /**
- * Query-string parsing (server/http/query.ts): queries without brackets take a fast path that must give
+ * Query-string parsing (server/protocol/query.ts): queries without brackets take a fast path that must give
  * exactly what qs gives, which bracketed ones still go through.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
 import qs from 'qs';
-import { parseQuery } from '../server/http/query.js';
+import { parseQuery } from '../server/protocol/query.js';
 
 const viaQs = (query: string): unknown => qs.parse(query, { depth: 5, parameterLimit: 1000, arrayLimit: 100 });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { HttpError } from '../server/http/errors.js';
+import { HttpError } from '../server/protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../server/metadata/types.js';
 import { denormalize, normalizeDateTime } from '../server/pipeline/deserialize.js';
 import { cloneJson } from '../server/pipeline/json-clone.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Violation } from '../server/http/errors.js';
+import type { Violation } from '../server/protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../server/metadata/types.js';
 import { validateItem } from '../server/pipeline/validate.js';
 import { constraintViolationDocument, validationFailed, violation } from '../server/pipeline/violations.js';

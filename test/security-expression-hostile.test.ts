@@ -3,7 +3,7 @@
  * then denies). None may reach JavaScript's machinery, hang, exhaust the stack or grant.
  */
 import { expect } from 'chai';
-import { compileExpression, ExpressionCompileError, VOTER_TIMEOUT_MS, type SecurityContext } from '../server/security/expression.js';
+import { compileExpression, ExpressionCompileError, VOTER_TIMEOUT_MS, type SecurityContext } from '../server/expression/expression.js';
 
 function context(over: Partial<SecurityContext> = {}): SecurityContext {
   return {

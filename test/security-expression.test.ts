@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { parseExpression, type ExprNode } from '../grammar/expression.js';
-import { compileExpression, ExpressionCompileError, type SecurityContext } from '../server/security/expression.js';
+import { compileExpression, ExpressionCompileError, type SecurityContext } from '../server/expression/expression.js';
 
 function context(over: Partial<SecurityContext> = {}): SecurityContext {
   return {

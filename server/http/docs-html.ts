@@ -18,8 +18,8 @@ import type { ApiMetadata } from '../metadata/types.js';
 import type { Principal } from '../security/access.js';
 import { hasPropertySecurity, hiddenSchemaProperties } from '../security/visibility.js';
 import { DEFAULT_SPEC_VERSION, isSpecVersion, openApiCache, type SpecVersion } from '../openapi/index.js';
-import { badRequest, notFound } from './errors.js';
-import { negotiateOutput } from './negotiation.js';
+import { badRequest, notFound } from '../protocol/errors.js';
+import { negotiateOutput } from '../protocol/negotiation.js';
 
 export const ASSETS_PATH = '/docs/assets';
 export const OPENAPI_MEDIA_TYPE = 'application/vnd.openapi+json';

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import { HttpError, badRequest } from './errors.js';
+import { HttpError, badRequest } from '../protocol/errors.js';
 
 /** A body left unread up to this many bytes is read and discarded; a larger one closes the connection. */
 export const UNREAD_BODY_DRAIN_LIMIT = 8 * 1024 * 1024;

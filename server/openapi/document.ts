@@ -7,7 +7,7 @@
  * responses, deprecations. QUERY operations go under the path item's `query` field in 3.2;
  * 3.1 has no place for them, so they are left out there and listed in `x-apidsl-omitted`.
  */
-import { operationHydraKeys } from '../http/hydra.js';
+import { operationHydraKeys } from '../protocol/hydra.js';
 import { optionValue } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';

@@ -5,7 +5,7 @@
  * a relation's target on its real route), and per request body an object of such values.
  */
 import RandExp from 'randexp';
-import { itemOperation } from '../http/iri.js';
+import { itemOperation } from '../protocol/iri.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 
 const DATE_TIME = '2024-01-15T10:30:00+00:00';

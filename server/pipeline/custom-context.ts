@@ -4,7 +4,7 @@
  * persistence as `persist`/`remove`.
  */
 import type { OperationMetadata } from '../metadata/types.js';
-import type { SecurityUser } from '../security/expression.js';
+import type { SecurityUser } from '../expression/expression.js';
 import type { Item } from '../store/types.js';
 import type { OperationState, PublicRequest } from './state.js';
 import { storedForm } from './deserialize.js';

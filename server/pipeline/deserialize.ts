@@ -4,8 +4,8 @@
  * A wrong type answers 400, or a 422 violation on a property with constraints (API Platform 4.4+).
  * Constraints themselves (NotBlank, Length, …) are validate.ts's job.
  */
-import { badRequest } from '../http/errors.js';
-import type { Violation } from '../http/errors.js';
+import { badRequest } from '../protocol/errors.js';
+import type { Violation } from '../protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { validationFailed, violation } from './violations.js';

@@ -3,7 +3,7 @@
  * received) dispatched to the message bus. A broker that cannot take it answers 503; a sync handler's
  * failure is the request's.
  */
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
 import { busOf, newEnvelope, TransportUnavailableError } from '../messenger/index.js';
 import { requestOrigin } from './publish.js';
 import type { OperationState } from './state.js';

@@ -5,9 +5,9 @@
  * `exists[x]=true`) and its `parameters` (a named parameter feeding one filter on one
  * property). Malformed or unknown values are ignored, as API Platform does.
  */
-import { badRequest } from '../http/errors.js';
-import { fillTemplate, itemOperation } from '../http/iri.js';
-import type { QueryParams } from '../http/query.js';
+import { badRequest } from '../protocol/errors.js';
+import { fillTemplate, itemOperation } from '../protocol/iri.js';
+import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Condition, Sort } from '../store/types.js';
 import { normalizeDateTime } from './deserialize.js';

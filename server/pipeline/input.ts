@@ -4,10 +4,10 @@
  * one (POST), the read item with the body's keys replaced (the seed's PUT) or merged (PATCH,
  * RFC 7396).
  */
-import { HttpError, badRequest } from '../http/errors.js';
-import { IriResolver, itemIri } from '../http/iri.js';
-import { checkInputType } from '../http/negotiation.js';
-import { parseQuery } from '../http/query.js';
+import { HttpError, badRequest } from '../protocol/errors.js';
+import { IriResolver, itemIri } from '../protocol/iri.js';
+import { checkInputType } from '../protocol/negotiation.js';
+import { parseQuery } from '../protocol/query.js';
 import { optionValue } from '../metadata/options.js';
 import { acceptedProperties } from '../metadata/property-access.js';
 import type { ApiMetadata } from '../metadata/types.js';

@@ -12,7 +12,7 @@
  * - a request body is a document whose `data` holds `attributes` and `relationships`: it is turned
  *   into the plain JSON object the rest of the pipeline reads.
  */
-import { badRequest, type HttpError, type Violation } from '../http/errors.js';
+import { badRequest, type HttpError, type Violation } from '../protocol/errors.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 

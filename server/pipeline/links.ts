@@ -9,7 +9,7 @@
  * - a plain property: the items whose property equals the variable (as the property's type).
  * A variable that binds to nothing is a checker error; at run time it matches nothing.
  */
-import { itemIri } from '../http/iri.js';
+import { itemIri } from '../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Condition, Item } from '../store/types.js';
 

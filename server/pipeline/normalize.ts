@@ -2,7 +2,7 @@
  * One item as a response shows it: JSON-LD (`@id`, `@type`, then the properties; write-only ones and
  * nulls left out) or plain JSON, and the operation whose route builds the IRIs of the items shown.
  */
-import { itemOperation } from '../http/iri.js';
+import { itemOperation } from '../protocol/iri.js';
 import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 

@@ -3,8 +3,8 @@
  * client switches honoured only when enabled, PHP's casts and the 400s), the store query for
  * one page, and the `view` of the collection document.
  */
-import { badRequest } from '../http/errors.js';
-import { buildLink, phpBool, phpInt, without, type QueryParams } from '../http/query.js';
+import { badRequest } from '../protocol/errors.js';
+import { buildLink, phpBool, phpInt, without, type QueryParams } from '../protocol/query.js';
 import { optionValue, perOperation } from '../metadata/options.js';
 import type { CursorLinks } from './cursor.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';

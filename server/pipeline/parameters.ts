@@ -4,7 +4,7 @@
  * the operation understands is a 400 `Parameter "x" not supported`; a `parameters` entry
  * marked `required` that is missing is a 422, as API Platform's parameter validation answers.
  */
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
 import { optionValue } from '../metadata/options.js';
 import { operationVariables } from './search-template.js';
 import type { OperationState } from './state.js';

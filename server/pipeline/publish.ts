@@ -4,7 +4,7 @@
  * `{"@id": …}`. Runs after "write", so only committed changes are published; publishing never waits.
  */
 import type { Logger } from 'pino';
-import { itemIri, itemOperation } from '../http/iri.js';
+import { itemIri, itemOperation } from '../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import { changeUpdate, mercureOptions, type Publisher } from '../realtime/index.js';
 import type { Item } from '../store/types.js';

@@ -4,7 +4,7 @@
  * not-found rules: null is a 404 except on POST and on PUT with allowCreate, unless
  * `throwOnNotFound` says otherwise.
  */
-import { notFound } from '../http/errors.js';
+import { notFound } from '../protocol/errors.js';
 import { optionValue, perOperation } from '../metadata/options.js';
 import type { Item, Query, Sort } from '../store/types.js';
 import { customContext } from './custom-context.js';

@@ -4,7 +4,7 @@
  * (validateItem). One difference: a given identifier is kept even when the property is read-only, so
  * that an export imports back with its identifiers.
  */
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { denormalize } from './deserialize.js';

@@ -4,8 +4,8 @@
  * "Relations"). IRIs of another resource or that match no item route were already refused by
  * denormalize(); values the write leaves as they were are not looked up again.
  */
-import { badRequest } from '../http/errors.js';
-import type { IriResolver } from '../http/iri.js';
+import { badRequest } from '../protocol/errors.js';
+import type { IriResolver } from '../protocol/iri.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import { typedValue } from './links.js';

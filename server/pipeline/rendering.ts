@@ -10,7 +10,7 @@
  * `security` that reads the items (what such a page shows depends on the user).
  */
 import { createHash } from 'node:crypto';
-import { itemIri, itemOperation } from '../http/iri.js';
+import { itemIri, itemOperation } from '../protocol/iri.js';
 import { perOperation } from '../metadata/options.js';
 import { restrictsOutput } from '../metadata/property-access.js';
 import type { ResourceMetadata } from '../metadata/types.js';

@@ -3,7 +3,7 @@
  * query parameter the operation's filters and parameters understand, as API Platform's
  * filter descriptions name them (`title`, `title[]`, `price[gt]`, `order[title]`, …).
  */
-import type { HydraKeys } from '../http/hydra.js';
+import type { HydraKeys } from '../protocol/hydra.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata } from '../metadata/types.js';
 
 /** The query parameter names of one filter on one property, with the property they act on. */

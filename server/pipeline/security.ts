@@ -13,8 +13,8 @@
 import { perOperation } from '../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata, Settings } from '../metadata/types.js';
 import { accessDenied, allows, type RequestFacts } from '../security/access.js';
-import { compileGuard } from '../security/guard.js';
-import type { CompiledExpression } from '../security/expression.js';
+import { compileGuard } from '../expression/guard.js';
+import type { CompiledExpression } from '../expression/expression.js';
 import type { Item } from '../store/types.js';
 import { asPage } from './read.js';
 import { isItem, type OperationState } from './state.js';

@@ -4,8 +4,8 @@
  * JSON; collections as the Hydra collection document or, in JSON, a bare array.
  */
 import { Readable } from 'node:stream';
-import { operationHydraKeys } from '../http/hydra.js';
-import { itemIri } from '../http/iri.js';
+import { operationHydraKeys } from '../protocol/hydra.js';
+import { itemIri } from '../protocol/iri.js';
 import { optionValue } from '../metadata/options.js';
 import { shownProperties } from '../metadata/property-access.js';
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';

@@ -3,8 +3,8 @@
  * (its public shape is declared in types/apidsl.d.ts).
  */
 import type { Logger } from 'pino';
-import type { Format } from '../http/negotiation.js';
-import type { QueryParams } from '../http/query.js';
+import type { Format } from '../protocol/negotiation.js';
+import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';

@@ -3,7 +3,7 @@
  * with allowCreate, create, DELETE removes); a custom `processor` replaces it and may call the
  * default through `ctx.persist` / `ctx.remove`. A custom controller takes this stage's place.
  */
-import { HttpError, notFound } from '../http/errors.js';
+import { HttpError, notFound } from '../protocol/errors.js';
 import { optionValue } from '../metadata/options.js';
 import { StoreConflictError, type Id, type Item } from '../store/types.js';
 import { customContext } from './custom-context.js';

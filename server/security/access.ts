@@ -5,9 +5,9 @@
  * can never grant.
  */
 import type { Logger } from 'pino';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
 import type { SecurityMetadata } from '../metadata/types.js';
-import type { CompiledExpression, SecurityContext, SecurityUser } from './expression.js';
+import type { CompiledExpression, SecurityContext, SecurityUser } from '../expression/expression.js';
 
 /** Who is asking: null user = anonymous (no roles). */
 export interface Principal {

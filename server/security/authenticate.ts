@@ -6,9 +6,9 @@
  * no verified token outlives a key change.
  */
 import type { Logger } from 'pino';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
 import type { SecurityMetadata } from '../metadata/types.js';
-import type { SecurityUser } from './expression.js';
+import type { SecurityUser } from '../expression/expression.js';
 
 /** The request as the authenticator sees it (header names in lower case). */
 export interface AuthenticationRequest {

@@ -9,7 +9,7 @@ import { analyzeExpression, parseExpression, usesObjectVariables, walkExpression
 import { compilePattern, type Pattern } from '../../grammar/expression-pattern.js';
 import {
   ExpressionRuntimeError, compare, looseEquals, spend, strictEquals, toPhpString, truthy, typeName, type Budget,
-} from './expression-values.js';
+} from './values.js';
 
 /** The authenticated user, as expressions and custom code see it. */
 export interface SecurityUser {
