@@ -5,8 +5,7 @@
 import * as A from '../../grammar/ast.js';
 import { SETTINGS } from '../../grammar/catalogue/index.js';
 import { configEntry } from '../../grammar/model.js';
-import { loadCode } from './code.js';
-import type { CodeFunction } from './types.js';
+import { loadCode, type CodeFunction } from './code.js';
 
 export type TransportName = 'sync' | 'embedded' | 'amqp';
 

@@ -7,6 +7,7 @@ import type { OperationKind } from '../../grammar/catalogue/types.js';
 import type { CompiledExpression } from '../expression/expression.js';
 import type { CollectionSpec, FieldRules } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
+import type { CodeFunction } from './code.js';
 
 /** Global settings of `config`, resolved with their defaults. */
 export interface Settings {
@@ -82,9 +83,7 @@ export interface PropertyMetadata extends FieldRules {
   constrained: boolean;
 }
 
-// Custom code is user JavaScript: its signatures are documented in types/apidsl.d.ts.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type CodeFunction = (...args: any[]) => unknown;
+export type { CodeFunction } from './code.js';
 
 export interface OperationMetadata {
   name: string;

@@ -12,7 +12,7 @@ import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata } from '../metadata/types.js';
 import type { Condition, Item, Sort } from '../store/types.js';
 import { filterQuery, typedValue } from './filters.js';
-import type { Page, PageRequest } from './pagination.js';
+import type { CursorLinks, Page, PageRequest } from './page.js';
 import type { OperationState } from './state.js';
 
 type Direction = 'asc' | 'desc';
@@ -90,11 +90,6 @@ function withoutCursorOps(criteria: QueryParams, fields: CursorField[]): QueryPa
     else delete out[f.field];
   }
   return out;
-}
-
-export interface CursorLinks {
-  next?: string;
-  previous?: string;
 }
 
 /** One page of a cursor-paginated collection, with exact links. */

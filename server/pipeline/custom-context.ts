@@ -8,7 +8,7 @@ import type { SecurityUser } from '../expression/expression.js';
 import type { Item } from '../store/types.js';
 import type { OperationState, PublicRequest } from './state.js';
 import { storedForm } from './deserialize.js';
-import { persistItem, removeItem } from './write.js';
+import { persistItem, removeItem } from './persist.js';
 
 export interface PublicOperation {
   name: string;

@@ -6,30 +6,9 @@
 import { badRequest } from '../protocol/errors.js';
 import { buildLink, phpBool, phpInt, without, type QueryParams } from '../protocol/query.js';
 import { optionValue, perOperation } from '../metadata/options.js';
-import type { CursorLinks } from './cursor.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
+import type { Page, PageRequest } from './page.js';
 
-export interface PageRequest {
-  enabled: boolean;
-  partial: boolean;
-  page: number;
-  itemsPerPage: number;
-}
-
-/** A page of results; `total` is undefined under partial pagination (no count query). */
-export interface Page {
-  items: unknown[];
-  request: PageRequest;
-  total?: number;
-  /** Set for cursor pagination: its links, computed from the page's first and last items. */
-  cursor?: CursorLinks;
-  /** A partial paginator's own word on whether a next page exists. */
-  hasNext?: boolean;
-  /** `items` are the members' JSON-LD texts as the store rendered them (rendering.ts), not items. */
-  rendered?: boolean;
-  /** Unpaginated store reads: the items, streamed (then `items` is empty and `total` unknown). */
-  stream?: AsyncIterable<unknown>;
-}
 
 /** The largest offset we accept: beyond it `(page - 1) * limit` would not be exact. */
 const MAX_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);

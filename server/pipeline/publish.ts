@@ -9,9 +9,7 @@ import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metada
 import { changeUpdate, mercureOptions, type Publisher } from '../realtime/index.js';
 import type { Item } from '../store/types.js';
 import { serialize } from './serialize.js';
-import type { OperationState } from './state.js';
-
-export type Change = { kind: 'saved' | 'removed'; item: Item };
+import type { Change, OperationState } from './state.js';
 
 const publishers = new WeakMap<ApiMetadata, Publisher>();
 

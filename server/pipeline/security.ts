@@ -16,7 +16,7 @@ import { accessDenied, allows, type RequestFacts } from '../security/access.js';
 import { compileGuard } from '../expression/guard.js';
 import type { CompiledExpression } from '../expression/expression.js';
 import type { Item } from '../store/types.js';
-import { asPage } from './read.js';
+import { asPage } from './page.js';
 import { isItem, type OperationState } from './state.js';
 
 type Stage = 'security' | 'securityPostDenormalize' | 'securityPostValidation';

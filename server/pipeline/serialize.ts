@@ -14,7 +14,7 @@ import { JsonText, spliced } from './json-text.js';
 import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from './jsonapi.js';
 import { iriOperation, normalizeItem } from './normalize.js';
 import { pageView } from './pagination.js';
-import { asPage } from './read.js';
+import { asPage } from './page.js';
 import { plainMember } from './rendering.js';
 import { searchTemplate } from './search-template.js';
 import { isItem, type OperationState } from './state.js';

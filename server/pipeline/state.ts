@@ -8,8 +8,10 @@ import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';
-import type { Page } from './pagination.js';
-import type { Change } from './publish.js';
+import type { Page } from './page.js';
+
+/** An item a write committed: stored (`saved`) or deleted (`removed`), for the "publish" stage. */
+export type Change = { kind: 'saved' | 'removed'; item: Item };
 
 /** The request as custom code sees it. */
 export interface PublicRequest {
