@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { HttpError } from '../server/protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../server/metadata/types.js';
-import { denormalize, normalizeDateTime } from '../server/pipeline/deserialize.js';
+import { denormalize, normalizeDateTime } from '../server/pipeline/denormalize.js';
 import { cloneJson } from '../server/pipeline/json-clone.js';
-import type { DenormalizeMode, IriResolver } from '../server/pipeline/deserialize.js';
+import type { DenormalizeMode, IriResolver } from '../server/pipeline/denormalize.js';
 import type { Item } from '../server/store/types.js';
 
 function property(name: string, type: string, extra: Partial<PropertyMetadata> = {}): PropertyMetadata {

@@ -12,7 +12,7 @@ import { optionValue } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
-import { isGuarded } from '../pipeline/security.js';
+import { isGuarded } from '../pipeline/guards.js';
 import { filterParameters, paginationParameters, pathParameters, queryBodySchema, type ParameterObject } from './parameters.js';
 import { bodyExample } from './examples.js';
 import { joinText, SchemaRegistry } from './schemas.js';

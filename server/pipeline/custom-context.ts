@@ -7,7 +7,7 @@ import type { OperationMetadata } from '../metadata/types.js';
 import type { SecurityUser } from '../expression/expression.js';
 import type { Item } from '../store/types.js';
 import type { OperationState, PublicRequest } from './state.js';
-import { storedForm } from './deserialize.js';
+import { storedForm } from './denormalize.js';
 import { persistItem, removeItem } from './persist.js';
 
 export interface PublicOperation {

@@ -10,7 +10,7 @@ import { fillTemplate, itemOperation } from '../protocol/iri.js';
 import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Condition, Sort } from '../store/types.js';
-import { normalizeDateTime } from './deserialize.js';
+import { normalizeDateTime } from './denormalize.js';
 
 export interface FilterQuery {
   where: Condition[];

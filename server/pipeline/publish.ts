@@ -1,14 +1,14 @@
 /**
- * Stage "publish": the Mercure updates of the changes a write committed. A saved item is published as the
- * document its item Get answers (the same serializer run on the Get operation), a removed one as
- * `{"@id": …}`. Runs after "write", so only committed changes are published; publishing never waits.
+ * The Mercure updates of committed changes (the "publish" stage's, and a message handler's): a saved item
+ * is published as the document its item Get answers (the same serializer run on the Get operation), a
+ * removed one as `{"@id": …}`. Publishing never waits.
  */
 import type { Logger } from 'pino';
 import { itemIri, itemOperation } from '../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import { changeUpdate, mercureOptions, type Publisher } from '../realtime/index.js';
 import type { Item } from '../store/types.js';
-import { serialize } from './serialize.js';
+import { serialize } from './stages/serialize.js';
 import type { Change, OperationState } from './state.js';
 
 const publishers = new WeakMap<ApiMetadata, Publisher>();
@@ -21,12 +21,6 @@ export function usePublisher(api: ApiMetadata, publisher: Publisher | undefined)
 /** `http://host:port` of a request, from its Host header. */
 export const requestOrigin = (headers: Record<string, string | string[] | undefined>): string | undefined =>
   typeof headers.host === 'string' && headers.host ? `http://${headers.host}` : undefined;
-
-export function publishUpdates(state: OperationState): void {
-  if (!state.changes?.length) return;
-  const origin = requestOrigin(state.request.headers);
-  for (const change of state.changes) publishChange(state.api, state.operation, change, origin);
-}
 
 /** Publishes one committed change when `op` (the operation that made it) has Mercure on. */
 export function publishChange(api: ApiMetadata, op: OperationMetadata, change: Change, origin: string | undefined, logger?: Logger): void {

@@ -7,8 +7,8 @@
 import { HttpError } from '../protocol/errors.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
-import { denormalize } from './deserialize.js';
-import { iriResolver } from './input.js';
+import { iriResolver } from '../protocol/iri.js';
+import { denormalize } from './denormalize.js';
 import { isItem } from './state.js';
 import { validateItem } from './validate.js';
 import { validationFailed } from './violations.js';

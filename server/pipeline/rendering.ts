@@ -17,7 +17,7 @@ import type { ResourceMetadata } from '../metadata/types.js';
 import type { CollectionSpec, Item, Rendering } from '../store/types.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { iriOperation, normalizeItem } from './normalize.js';
-import { securityReadsObject } from './security.js';
+import { securityReadsObject } from './guards.js';
 
 /**
  * Part of every rendering version, with the package's: bump it when normalizeItem or itemIri change what

@@ -116,3 +116,11 @@ export class IriResolver {
     return undefined;
   }
 }
+
+/** The API's IRI resolver, made once. */
+const resolvers = new WeakMap<ApiMetadata, IriResolver>();
+export function iriResolver(api: ApiMetadata): IriResolver {
+  let r = resolvers.get(api);
+  if (!r) resolvers.set(api, (r = new IriResolver(api)));
+  return r;
+}

@@ -4,11 +4,11 @@
  * the operation understands is a 400 `Parameter "x" not supported`; a `parameters` entry
  * marked `required` that is missing is a 422, as API Platform's parameter validation answers.
  */
-import { HttpError } from '../protocol/errors.js';
-import { optionValue } from '../metadata/options.js';
-import { operationVariables } from './search-template.js';
-import type { OperationState } from './state.js';
-import { validationFailed, violation } from './violations.js';
+import { HttpError } from '../../protocol/errors.js';
+import { optionValue } from '../../metadata/options.js';
+import { operationVariables } from '../search-template.js';
+import type { OperationState } from '../state.js';
+import { validationFailed, violation } from '../violations.js';
 
 /** Top-level criteria keys the operation understands (`price[gt]` → `price`). */
 function understood(state: OperationState): Set<string> {

@@ -4,29 +4,20 @@
  * one (POST), the read item with the body's keys replaced (the seed's PUT) or merged (PATCH,
  * RFC 7396).
  */
-import { HttpError, badRequest } from '../protocol/errors.js';
-import { IriResolver, itemIri } from '../protocol/iri.js';
-import { checkInputType } from '../protocol/negotiation.js';
-import { parseQuery } from '../protocol/query.js';
-import { optionValue } from '../metadata/options.js';
-import { acceptedProperties } from '../metadata/property-access.js';
-import type { ApiMetadata } from '../metadata/types.js';
-import { denormalize } from './deserialize.js';
-import { parseJsonBody } from './json-body.js';
-import { iriOperation } from './normalize.js';
-import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from './jsonapi.js';
-import { checkRelations } from './relations.js';
-import { isItem, type OperationState } from './state.js';
+import { badRequest } from '../../protocol/errors.js';
+import { iriResolver, itemIri } from '../../protocol/iri.js';
+import { checkInputType } from '../../protocol/negotiation.js';
+import { optionValue } from '../../metadata/options.js';
+import { acceptedProperties } from '../../metadata/property-access.js';
+import { denormalize } from '../denormalize.js';
+import { parseJsonBody } from '../json-body.js';
+import { iriOperation } from '../normalize.js';
+import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../jsonapi.js';
+import { checkRelations } from '../relations.js';
+import { isItem, type OperationState } from '../state.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const PATCH_DISABLED = 'PATCH is not enabled: list its media types in the patch_formats setting of config (e.g. patch_formats: ["application/merge-patch+json"]).';
-
-const resolvers = new WeakMap<ApiMetadata, IriResolver>();
-export function iriResolver(api: ApiMetadata): IriResolver {
-  let r = resolvers.get(api);
-  if (!r) resolvers.set(api, (r = new IriResolver(api)));
-  return r;
-}
 
 export async function deserialize(state: OperationState): Promise<void> {
   const op = state.operation;
@@ -66,35 +57,4 @@ function checkReplacedIri(state: OperationState, sent: unknown, item: Record<str
   if (sent === expected) return;
   const shown = typeof sent === 'string' ? sent : JSON.stringify(sent);
   throw badRequest(`Invalid IRI "${shown}": a PUT body's "@id" must be the IRI of the item it replaces ("${expected}").`);
-}
-
-const ACCEPT_QUERY = 'application/x-www-form-urlencoded, application/json';
-
-/**
- * Stage "criteria" of a QUERY request (the seed, reference-behaviour §5): the body holds the
- * filter criteria, as JSON or as a form. Content-Type is required even for an empty body (our
- * deliberate difference); any other type is a 415 with `Accept-Query`.
- */
-export async function queryCriteria(state: OperationState): Promise<void> {
-  if (state.operation.method !== 'QUERY') return;
-  const type = state.contentType?.split(';')[0].trim().toLowerCase();
-  const isJson = type !== undefined && /[/+]json$/.test(type);
-  if (!isJson && type !== 'application/x-www-form-urlencoded') {
-    throw new HttpError(415, `The content type "${type ?? 'none'}" is not supported for the HTTP QUERY method. Use "application/x-www-form-urlencoded" or a JSON-based media type.`, {
-      headers: { 'Accept-Query': ACCEPT_QUERY },
-    });
-  }
-  const raw = await state.readBody();
-  if (raw.trim() === '') {
-    state.criteria = {};
-    return;
-  }
-  if (!isJson) {
-    state.criteria = parseQuery(raw);
-    return;
-  }
-  const body = parseJsonBody(raw, 'The QUERY request body is not valid JSON.');
-  if (!isItem(body)) throw badRequest('The QUERY request body must decode to a JSON object.');
-  state.request.body = body;
-  state.criteria = body;
 }

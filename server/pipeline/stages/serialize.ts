@@ -4,20 +4,20 @@
  * JSON; collections as the Hydra collection document or, in JSON, a bare array.
  */
 import { Readable } from 'node:stream';
-import { operationHydraKeys } from '../protocol/hydra.js';
-import { itemIri } from '../protocol/iri.js';
-import { optionValue } from '../metadata/options.js';
-import { shownProperties } from '../metadata/property-access.js';
-import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Item } from '../store/types.js';
-import { JsonText, spliced } from './json-text.js';
-import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from './jsonapi.js';
-import { iriOperation, normalizeItem } from './normalize.js';
-import { pageView } from './pagination.js';
-import { asPage } from './page.js';
-import { plainMember } from './rendering.js';
-import { searchTemplate } from './search-template.js';
-import { isItem, type OperationState } from './state.js';
+import { operationHydraKeys } from '../../protocol/hydra.js';
+import { itemIri } from '../../protocol/iri.js';
+import { optionValue } from '../../metadata/options.js';
+import { shownProperties } from '../../metadata/property-access.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Item } from '../../store/types.js';
+import { JsonText, spliced } from '../json-text.js';
+import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../jsonapi.js';
+import { iriOperation, normalizeItem } from '../normalize.js';
+import { pageView } from '../pagination.js';
+import { asPage } from '../page.js';
+import { plainMember } from '../rendering.js';
+import { searchTemplate } from '../search-template.js';
+import { isItem, type OperationState } from '../state.js';
 
 const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
 

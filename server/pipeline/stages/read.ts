@@ -4,19 +4,19 @@
  * not-found rules: null is a 404 except on POST and on PUT with allowCreate, unless
  * `throwOnNotFound` says otherwise.
  */
-import { notFound } from '../protocol/errors.js';
-import { optionValue, perOperation } from '../metadata/options.js';
-import type { Item, Query, Sort } from '../store/types.js';
-import { customContext } from './custom-context.js';
-import { cursorOf, readCursorPage } from './cursor.js';
-import { filterQuery } from './filters.js';
-import { cloneJson } from './json-clone.js';
-import { JSONAPI_FORMAT } from './jsonapi.js';
-import { linkConditions, typedValue, uriBindings } from './links.js';
-import { asPage, type Page } from './page.js';
-import { pageRequest } from './pagination.js';
-import { showsRenderedMembers } from './rendering.js';
-import type { OperationState } from './state.js';
+import { notFound } from '../../protocol/errors.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
+import type { Item, Query, Sort } from '../../store/types.js';
+import { customContext } from '../custom-context.js';
+import { cursorOf, readCursorPage } from '../cursor.js';
+import { filterQuery } from '../filters.js';
+import { cloneJson } from '../json-clone.js';
+import { JSONAPI_FORMAT } from '../jsonapi.js';
+import { linkConditions, typedValue, uriBindings } from '../links.js';
+import { asPage, type Page } from '../page.js';
+import { pageRequest } from '../pagination.js';
+import { showsRenderedMembers } from '../rendering.js';
+import type { OperationState } from '../state.js';
 
 export async function read(state: OperationState): Promise<void> {
   const op = state.operation;

@@ -3,14 +3,14 @@
  * with allowCreate, create, DELETE removes); a custom `processor` replaces it and may call the
  * default through `ctx.persist` / `ctx.remove`. A custom controller takes this stage's place.
  */
-import { HttpError, notFound } from '../protocol/errors.js';
-import { optionValue } from '../metadata/options.js';
-import { StoreConflictError } from '../store/types.js';
-import { customContext } from './custom-context.js';
-import { dispatchData } from './dispatch.js';
-import { insertItem, persistItem, removeItem } from './persist.js';
-import { asPage } from './page.js';
-import { isItem, type OperationState } from './state.js';
+import { HttpError, notFound } from '../../protocol/errors.js';
+import { optionValue } from '../../metadata/options.js';
+import { StoreConflictError } from '../../store/types.js';
+import { customContext } from '../custom-context.js';
+import { dispatchData } from '../dispatch.js';
+import { insertItem, persistItem, removeItem } from '../persist.js';
+import { asPage } from '../page.js';
+import { isItem, type OperationState } from '../state.js';
 
 export async function write(state: OperationState): Promise<void> {
   const op = state.operation;
