@@ -50,7 +50,10 @@ export function runCheck(paths: string[], format: 'text' | 'json', fix = false):
   let warnings = 0;
   for (const r of results) {
     if ('error' in r) errors++;
-    else for (const d of r.diagnostics) d.severity === 'error' ? errors++ : d.severity === 'warning' ? warnings++ : undefined;
+    else {
+      errors += r.diagnostics.filter((d) => d.severity === 'error').length;
+      warnings += r.diagnostics.filter((d) => d.severity === 'warning').length;
+    }
   }
   if (format === 'json') {
     const out = results.flatMap((r) =>
@@ -68,7 +71,10 @@ export function runCheck(paths: string[], format: 'text' | 'json', fix = false):
       }
     }
     const line = summary(errors, warnings, files.length);
-    process.stdout.write(`${errors > 0 ? c.red(line) : warnings > 0 ? c.yellow(line) : c.green(line)}\n`);
+    let paint = c.green;
+    if (warnings > 0) paint = c.yellow;
+    if (errors > 0) paint = c.red;
+    process.stdout.write(`${paint(line)}\n`);
   }
   return errors > 0 ? 1 : 0;
 }

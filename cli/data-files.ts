@@ -100,7 +100,8 @@ function cellValue(property: PropertyMetadata | undefined, cell: string): unknow
   if (!property) return cell;
   if (property.array || property.type === 'json') return parseJson(cell);
   if (property.type === 'int' || property.type === 'number') return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(cell.trim()) ? Number(cell) : cell;
-  if (property.type === 'bool') return cell === 'true' ? true : cell === 'false' ? false : cell;
+  if (property.type === 'bool' && (cell === 'true' || cell === 'false')) return cell === 'true';
+  if (property.type === 'bool') return cell;
   return cell;
 }
 
@@ -162,4 +163,4 @@ export async function recordWriter(out: string | undefined, format: DataFormat, 
 
 /** A value as a CSV cell: objects and arrays as JSON, nothing as an empty cell. */
 const cellText = (value: unknown): string =>
-  value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '');

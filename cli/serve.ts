@@ -143,7 +143,9 @@ const indent = (text: string): string => text.replace(/^/gm, '  ');
 
 /** What to do about a refused schema change, with the same store flags. */
 function wayOut(file: string, opts: ServeCliOptions): string {
-  const flags = opts.data ? ` --data ${opts.data}` : opts.db ? ` --db ${redactUri(opts.db)}` : '';
+  let flags = '';
+  if (opts.data) flags = ` --data ${opts.data}`;
+  else if (opts.db) flags = ` --db ${redactUri(opts.db)}`;
   return (
     `To list every change with the items it affects: apidsl migrate ${file}${flags} --dry-run\n` +
     `To apply those that can be applied (e.g. fill a default): apidsl migrate ${file}${flags}\n` +

@@ -193,7 +193,10 @@ function readString(source: string, at: number): [string, number] {
 // ---------------------------------------------------------------------------------------------
 // Parser
 
-const describe = (t: Token): string => (t.type === 'eof' ? 'end of expression' : t.type === 'string' ? 'a string' : `'${t.value}'`);
+const describe = (t: Token): string => {
+  if (t.type === 'eof') return 'end of expression';
+  return t.type === 'string' ? 'a string' : `'${t.value}'`;
+};
 
 class Parser {
   private pos = 0;

@@ -100,7 +100,8 @@ function buildOperation(resource: ModelResource, kind: string, decl: A.Operation
   const method = (wordOf(options.get('method')?.value) ?? (known ? KIND_METHOD[kind as OperationKind] : undefined))?.toUpperCase();
   const uriTemplate = wordOf(options.get('uriTemplate')?.value);
   const collection = COLLECTION_ROUTE_KINDS.has(kind);
-  const path = uriTemplate !== undefined ? joinPath(resource.routePrefix, uriTemplate) : collection ? resource.collectionPath : (resource.itemPath ?? resource.collectionPath);
+  const defaultPath = collection ? resource.collectionPath : (resource.itemPath ?? resource.collectionPath);
+  const path = uriTemplate !== undefined ? joinPath(resource.routePrefix, uriTemplate) : defaultPath;
   const explicitName = decl?.name?.text ?? wordOf(options.get('name')?.value);
   return {
     decl,

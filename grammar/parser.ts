@@ -48,7 +48,8 @@ function spanOf(...parts: (IToken | A.Range | undefined)[]): A.Range {
   let end = -Infinity;
   for (const p of parts) {
     if (!p) continue;
-    const r = 'image' in p ? (isRealToken(p) ? tokenRange(p) : undefined) : p;
+    let r = p as A.Range | undefined;
+    if ('image' in p) r = isRealToken(p) ? tokenRange(p) : undefined;
     if (r && Number.isFinite(r.start)) {
       if (r.start < start) start = r.start;
       if (r.end > end) end = r.end;

@@ -469,7 +469,8 @@ export function completions(doc: TextDocument, analysis: Analysis | undefined, p
   // A missing colon is inserted after the key by a separate edit, or with the value when the
   // value touches the key; `key:value` with no blank keeps one after the colon.
   const separate = colonAt !== undefined && colonAt < ctx.replace.start;
-  const lead = colonAt !== undefined && !separate ? ': ' : ctx.charBefore === ':' ? ' ' : '';
+  let lead = ctx.charBefore === ':' ? ' ' : '';
+  if (colonAt !== undefined && !separate) lead = ': ';
   const colonEdit: TextEdit[] = separate ? [{ range: toRange(doc, { start: colonAt, end: colonAt }), newText: ':' }] : [];
   const seen = new Set<string>();
   return items

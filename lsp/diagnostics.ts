@@ -10,6 +10,8 @@ import type { Diagnostic } from '../grammar/diagnostics.js';
 import type { DocumentStore } from './documents.js';
 import { toRange } from './ranges.js';
 
+const SEVERITY: Partial<Record<Diagnostic['severity'], DiagnosticSeverity>> = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning };
+
 /** What a diagnostic carries for code actions (LSP `data`). */
 export interface DiagnosticData {
   suggestion?: string;
@@ -18,7 +20,7 @@ export interface DiagnosticData {
 export function toLspDiagnostic(doc: TextDocument, d: Diagnostic): LspDiagnostic {
   const out: LspDiagnostic = {
     range: toRange(doc, d.range),
-    severity: d.severity === 'error' ? DiagnosticSeverity.Error : d.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Hint,
+    severity: SEVERITY[d.severity] ?? DiagnosticSeverity.Hint,
     code: d.code,
     source: 'apidsl',
     message: d.message,

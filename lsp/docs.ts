@@ -75,7 +75,8 @@ export function opKindMarkdown(kind: string): string | undefined {
   if (!(OPERATION_KINDS as readonly string[]).includes(kind)) return undefined;
   const k = kind as OperationKind;
   const method = KIND_METHOD[k] ?? 'any method (`method` is required)';
-  const route = k === 'HttpOperation' ? 'its `uriTemplate` (default the item path)' : COLLECTION_KINDS.includes(k) ? 'the collection path' : 'the item path';
+  let route = COLLECTION_KINDS.includes(k) ? 'the collection path' : 'the item path';
+  if (k === 'HttpOperation') route = 'its `uriTemplate` (default the item path)';
   return [`**${kind}** — operation kind`, '', `${method} on ${route}.`].join('\n');
 }
 
@@ -113,10 +114,9 @@ export function operationsUsingFilter(model: ApiModel, name: string): ModelOpera
 export function filterMarkdown(model: ApiModel, decl: A.FilterDecl): string {
   const name = decl.name?.text ?? '?';
   const props = decl.body?.entries.find((e) => e.key.text === 'properties')?.value;
-  const names =
-    props?.kind === 'array' ? props.items.map((i) => wordOf(i) ?? '?')
-    : props?.kind === 'object' ? props.entries.map((e) => `${e.key.text}${wordOf(e.value) ? ` (${wordOf(e.value)})` : ''}`)
-    : [];
+  let names: string[] = [];
+  if (props?.kind === 'array') names = props.items.map((i) => wordOf(i) ?? '?');
+  else if (props?.kind === 'object') names = props.entries.map((e) => `${e.key.text}${wordOf(e.value) ? ` (${wordOf(e.value)})` : ''}`);
   const used = operationsUsingFilter(model, name).map((o) => `- ${code(o.resource.name)} ${o.kind}: ${code(`${o.method ?? '?'} ${o.path}`)}`);
   const lines = [`**filter ${name}**: ${decl.filterKind?.text ?? '?'}`, ''];
   lines.push(names.length ? `Properties: ${names.map(code).join(', ')}` : 'No properties.');

@@ -3,7 +3,7 @@
  * reference (filter lists and `parameters`, relation types, mutator targets, resource-typed
  * options). Navigation, rename, highlights and semantic tokens all read this one index.
  */
-import * as A from '../grammar/ast.js';
+import type * as A from '../grammar/ast.js';
 import { PROPERTY_TYPES } from '../grammar/catalogue/index.js';
 import type { CheckResult } from '../grammar/checker/index.js';
 import { wordOf } from '../grammar/model.js';

@@ -2,7 +2,7 @@
  * Walking the AST with the catalogue's types: every option entry with where it stands, and
  * the values inside an option's value with the type the catalogue gives each of them.
  */
-import * as A from '../grammar/ast.js';
+import type * as A from '../grammar/ast.js';
 import { optionByName, type OptionSpec, type ValueType } from '../grammar/catalogue/index.js';
 import type { ApiModel, ModelOperation, ModelResource } from '../grammar/model.js';
 import { valueMatchesShape } from '../grammar/checker/context.js';

@@ -57,7 +57,7 @@ const BOOK = resource('Book', [
 ]);
 
 const IRIS: IriResolver = {
-  resourceOf: (iri) => (/^\/authors\/\d+$/.test(iri) ? 'Author' : /^\/books\/\d+$/.test(iri) ? 'Book' : undefined),
+  resourceOf: (iri) => ({ authors: 'Author', books: 'Book' })[/^\/(authors|books)\/\d+$/.exec(iri)?.[1] as 'authors' | 'books'],
 };
 
 const create = (body: unknown, target = BOOK): Item => denormalize(target, body, 'create', null, IRIS);

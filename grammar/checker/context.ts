@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type * as A from '../ast.js';
 import { describeType, type ValueType } from '../catalogue/index.js';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.js';
-import type { ApiModel } from '../model.js';
+import { wordOf, type ApiModel } from '../model.js';
 import { closest, didYouMean } from '../suggest.js';
 
 export interface CheckEnv {
@@ -67,7 +67,9 @@ export class CheckContext {
       case 'number': {
         if (value.kind !== 'number' || (type.kind === 'int' && !Number.isInteger(value.value))) return mismatch();
         if ((type.min !== undefined && value.value < type.min) || (type.max !== undefined && value.value > type.max)) {
-          const bounds = type.max === undefined ? `${type.min} or more` : type.min === undefined ? `${type.max} or less` : `from ${type.min} to ${type.max}`;
+          let bounds = `from ${type.min} to ${type.max}`;
+          if (type.max === undefined) bounds = `${type.min} or more`;
+          else if (type.min === undefined) bounds = `${type.max} or less`;
           this.report('invalid-value', value.range, `${where} must be ${bounds}, not ${value.raw}`);
         }
         return;
@@ -79,7 +81,7 @@ export class CheckContext {
         if (value.kind !== 'bool' || value.value) mismatch();
         return;
       case 'enum': {
-        const word = value.kind === 'string' ? value.value : value.kind === 'ident' ? value.name : undefined;
+        const word = wordOf(value);
         if (word === undefined) return mismatch();
         const ok = type.values.some((v) => (type.caseInsensitive ? v.toLowerCase() === word.toLowerCase() : v === word));
         if (!ok) {
@@ -137,19 +139,19 @@ export class CheckContext {
         this.codeRef(value.kind === 'string' ? value.value : value.name, value.range, where, type.builtins ?? []);
         return;
       case 'filterRef': {
-        const name = value.kind === 'string' ? value.value : value.kind === 'ident' ? value.name : undefined;
+        const name = wordOf(value);
         if (name === undefined) return mismatch();
         if (!this.model.filters.has(name)) this.unknown('unknown-filter', { text: name, range: value.range }, 'filter', this.model.filters.keys());
         return;
       }
       case 'resourceRef': {
-        const name = value.kind === 'string' ? value.value : value.kind === 'ident' ? value.name : undefined;
+        const name = wordOf(value);
         if (name === undefined) return mismatch();
         if (!this.model.resources.has(name)) this.unknown('unknown-resource', { text: name, range: value.range }, 'resource', this.model.resources.keys());
         return;
       }
       case 'httpMethod': {
-        const word = value.kind === 'string' ? value.value : value.kind === 'ident' ? value.name : undefined;
+        const word = wordOf(value);
         if (word === undefined || !/^[A-Za-z]+$/.test(word)) mismatch();
         return;
       }

@@ -109,8 +109,11 @@ export function compare(a: unknown, b: unknown): number {
   a = a ?? null;
   b = b ?? null;
   if (isMap(a) || isMap(b)) throw new ExpressionRuntimeError(`cannot order ${typeName(a)} and ${typeName(b)}`);
-  const sign = (x: number, y: number): number => (x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN); // NaN: unordered
-  const text = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+  const sign = (x: number, y: number): number => {
+    if (x === y) return 0;
+    return Math.sign(x - y); // NaN: unordered
+  };
+  const text = (x: string, y: string): number => (x < y ? -1 : Number(x > y));
   if (a === null && typeof b === 'string') return text('', b);
   if (b === null && typeof a === 'string') return text(a, '');
   if (typeof a === 'boolean' || typeof b === 'boolean' || a === null || b === null) return sign(Number(truthy(a)), Number(truthy(b)));

@@ -125,11 +125,11 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
       if (!(e instanceof HttpError) || error.status >= 500) options.logger.error({ err: e, method: ctx.method, url: ctx.url }, 'request failed');
       const flavour = errorFlavour(ctx.get('accept') || undefined);
       const jsonApi = wantsJsonApi(api.settings.formats, ctx.get('accept') || undefined);
-      const body = jsonApi
-        ? jsonApiErrorDocument(error)
-        : error.options.violations
-        ? constraintViolationDocument(error.options.violations, { hydraPrefix: api.settings.hydraPrefix, jsonld: flavour === 'hydra' })
-        : errorDocument(error, flavour, api.settings.hydraPrefix);
+      const violations = error.options.violations;
+      let body;
+      if (jsonApi) body = jsonApiErrorDocument(error);
+      else if (violations) body = constraintViolationDocument(violations, { hydraPrefix: api.settings.hydraPrefix, jsonld: flavour === 'hydra' });
+      else body = errorDocument(error, flavour, api.settings.hydraPrefix);
       ctx.status = error.status;
       ctx.set(error.options.headers ?? {});
       ctx.remove('Content-Location');
@@ -247,7 +247,9 @@ function sendErrorResource(ctx: Context, api: ApiMetadata): void {
     ctx.body = errorResourcePage(status);
     return;
   }
-  const flavour = extension === 'json' ? 'problem' : extension === 'jsonld' ? 'hydra' : errorFlavour(accept);
+  let flavour = errorFlavour(accept);
+  if (extension === 'json') flavour = 'problem';
+  else if (extension === 'jsonld') flavour = 'hydra';
   ctx.type = 'application/problem+json; charset=utf-8';
   ctx.body = JSON.stringify(errorResource(status, flavour, api.settings.hydraPrefix));
 }

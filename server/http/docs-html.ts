@@ -138,7 +138,7 @@ export function registerDocumentation(router: Router, api: ApiMetadata, hydra: (
       // The document's relative IRIs (`#Book`) name /docs.jsonld#Book, as its @vocab does: served
       // from /docs, it says so with @base (and Content-Location), or they would resolve to /docs#Book.
       const doc = hydra(ctx) as Record<string, unknown>;
-      const context = doc['@context'] === undefined ? [] : Array.isArray(doc['@context']) ? doc['@context'] : [doc['@context']];
+      const context = doc['@context'] === undefined ? [] : [doc['@context']].flat();
       ctx.type = 'application/ld+json; charset=utf-8';
       ctx.set('Content-Location', '/docs.jsonld');
       ctx.body = JSON.stringify({ ...doc, '@context': [...context, { '@base': '/docs.jsonld' }] });

@@ -50,7 +50,7 @@ export function entrypoint(api: ApiMetadata): Record<string, unknown> {
     const path = collectionPathOf(r);
     if (path) links.push([lcfirst(r.shortName), path]);
   }
-  links.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  links.sort(([a], [b]) => (a < b ? -1 : Number(a > b)));
   return { '@context': '/contexts/Entrypoint', '@id': '/', '@type': 'Entrypoint', ...Object.fromEntries(links) };
 }
 

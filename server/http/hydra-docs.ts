@@ -68,12 +68,14 @@ function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<str
   const name = op.resource.shortName;
   const action = ACTIONS[op.method] ?? { type: 'Operation', verb: `${op.method} on the {} resource.` };
   const collectionGet = op.kind === 'GetCollection';
+  const defaultDescription = collectionGet ? `Retrieves the collection of ${name} resources.` : action.verb.replace('{}', name);
+  const returned = op.collection ? 'Collection' : name;
   const doc: Record<string, unknown> = {
     '@type': action.type,
     method: op.method,
     title: op.name.startsWith('_api_') ? `${op.method.toLowerCase()}${name}${collectionGet ? 'Collection' : ''}` : op.name,
-    description: typeof op.options.description === 'string' ? op.options.description : collectionGet ? `Retrieves the collection of ${name} resources.` : action.verb.replace('{}', name),
-    returns: op.method === 'DELETE' || op.options.output === false ? 'owl:Nothing' : op.collection ? 'Collection' : name,
+    description: typeof op.options.description === 'string' ? op.options.description : defaultDescription,
+    returns: op.method === 'DELETE' || op.options.output === false ? 'owl:Nothing' : returned,
   };
   if (['POST', 'PUT', 'PATCH'].includes(op.method) && op.options.input !== false) doc.expects = name;
   if (op.method === 'PATCH') doc.expectsHeader = [{ headerName: 'Content-Type', possibleValue: patchFormats }];

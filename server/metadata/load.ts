@@ -213,7 +213,8 @@ async function loadResource(
     const method = String(after.method ?? op.method ?? 'GET').toUpperCase();
     const template = typeof after.uriTemplate === 'string' ? after.uriTemplate : undefined;
     const isCollectionRoute = COLLECTION_KINDS.includes(kind);
-    const path = template !== undefined ? joinPath(routePrefix, template) : isCollectionRoute ? collectionPath : (resource.itemPath ?? collectionPath);
+    const defaultPath = isCollectionRoute ? collectionPath : (resource.itemPath ?? collectionPath);
+    const path = template !== undefined ? joinPath(routePrefix, template) : defaultPath;
     const opts: Plain = { ...after };
     for (const k of ['name', 'kind', 'method', 'uriTemplate']) delete opts[k];
     const controllerRef = opts.controller;

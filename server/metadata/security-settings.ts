@@ -16,6 +16,13 @@ import { EC_ALGORITHMS, HMAC_ALGORITHMS, OKP_ALGORITHMS, RSA_ALGORITHMS } from '
 import { SETTINGS } from '../../grammar/catalogue/index.js';
 import { configEntry } from '../../grammar/model.js';
 import { loadCode } from '../metadata/code.js';
+
+/** The JWT algorithm of each elliptic curve. */
+const CURVE_ALGORITHMS = new Map([
+  ['prime256v1', 'ES256'],
+  ['secp384r1', 'ES384'],
+  ['secp521r1', 'ES512'],
+]);
 import type { CodeFunction, JwtMetadata, SecurityMetadata } from '../metadata/types.js';
 
 /** A security setting that cannot work: `serve` refuses to start and prints the message. */
@@ -133,7 +140,7 @@ function algorithmsOfKey(key: KeyObject): readonly string[] {
       return RSA_ALGORITHMS.filter((a) => a.startsWith('PS'));
     case 'ec': {
       const curve = key.asymmetricKeyDetails?.namedCurve;
-      const alg = curve === 'prime256v1' ? 'ES256' : curve === 'secp384r1' ? 'ES384' : curve === 'secp521r1' ? 'ES512' : undefined;
+      const alg = curve === undefined ? undefined : CURVE_ALGORITHMS.get(curve);
       return alg ? [alg] : [];
     }
     case 'ed25519':

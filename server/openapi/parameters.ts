@@ -72,8 +72,11 @@ function valueSchema(p: PropertyMetadata): JsonSchema {
 
 /** A date bound: a date or date-time (ISO 8601), read in UTC. */
 const dateBound = (p: PropertyMetadata): JsonSchema => ({ type: 'string', description: p.type === 'date' ? 'A date, `YYYY-MM-DD`.' : 'A date or date-time (ISO 8601).' });
-const rangeBound = (p: PropertyMetadata, op: string): JsonSchema =>
-  op === 'between' ? { type: 'string', pattern: '^.+\\.\\..+$', examples: ['10..20'] } : p.type === 'datetime' || p.type === 'date' ? dateBound(p) : p.type === 'int' ? { type: 'integer' } : { type: 'number' };
+function rangeBound(p: PropertyMetadata, op: string): JsonSchema {
+  if (op === 'between') return { type: 'string', pattern: '^.+\\.\\..+$', examples: ['10..20'] };
+  if (p.type === 'datetime' || p.type === 'date') return dateBound(p);
+  return p.type === 'int' ? { type: 'integer' } : { type: 'number' };
+}
 const direction = (): JsonSchema => ({ type: 'string', enum: ['asc', 'desc'] });
 const bool = (): JsonSchema => ({ type: 'boolean' });
 
@@ -270,7 +273,8 @@ export function pathParameters(op: OperationMetadata): ParameterObject[] {
     const p = propertyOf(op, name);
     const schema: JsonSchema = p && !p.array && !p.relation && (p.type === 'int' || p.type === 'number') ? { type: p.type === 'int' ? 'integer' : 'number' } : { type: 'string' };
     if (typeof requirements[name] === 'string' && schema.type === 'string') schema.pattern = `^(?:${requirements[name]})$`;
-    const description = p?.identifier ? `${op.resource.shortName} identifier` : p ? `The ${name} of the ${op.resource.shortName}` : `The ${name} path variable`;
+    let description = p ? `The ${name} of the ${op.resource.shortName}` : `The ${name} path variable`;
+    if (p?.identifier) description = `${op.resource.shortName} identifier`;
     return { name, in: 'path' as const, description, required: true, schema };
   });
 }

@@ -39,7 +39,8 @@ export function cursorOf(state: OperationState): CursorField[] | undefined {
   const fields: CursorField[] = declared.map((c) => {
     const field = String(c.field);
     const client = String(clientOrder[field] ?? '').toLowerCase();
-    const direction: Direction = client === 'asc' || client === 'desc' ? client : String(c.direction).toLowerCase() === 'asc' ? 'asc' : 'desc';
+    const declaredDirection: Direction = String(c.direction).toLowerCase() === 'asc' ? 'asc' : 'desc';
+    const direction: Direction = client === 'asc' || client === 'desc' ? client : declaredDirection;
     return { field, direction };
   });
   const id = op.resource.identifier?.name;

@@ -12,7 +12,8 @@ export async function dispatchData(state: OperationState, input: boolean): Promi
   const op = state.operation;
   const bus = busOf(state.api);
   if (!bus) throw new Error('no message bus for this API');
-  const message = input ? state.request.body : op.method === 'DELETE' ? (state.previousData ?? state.data) : state.data;
+  let message = op.method === 'DELETE' ? (state.previousData ?? state.data) : state.data;
+  if (input) message = state.request.body;
   const envelope = newEnvelope(op.resource.shortName, message, { operation: op.name, method: op.method, origin: requestOrigin(state.request.headers) });
   try {
     await bus.dispatch(envelope);

@@ -32,11 +32,12 @@ const RANGE_OPS = { lt: 'lt', lte: 'lte', gt: 'gt', gte: 'gte' } as const;
 const DATE_OPS = { after: 'gte', before: 'lte', strictly_after: 'gt', strictly_before: 'lt' } as const;
 
 const asObject = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-const scalar = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+const scalar = (v: unknown): string | undefined => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
 
 function boolOf(v: unknown): boolean | undefined {
   const s = scalar(v)?.toLowerCase();
-  return s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : undefined;
+  if (s === 'true' || s === '1') return true;
+  return s === 'false' || s === '0' ? false : undefined;
 }
 
 /** A criterion's value as the property's stored type, or undefined when it cannot be one. */

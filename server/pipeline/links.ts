@@ -125,7 +125,7 @@ export async function linkConditions(ctx: LinkContext): Promise<Condition[] | un
 
 function listed(item: Item | undefined, property: string): string[] {
   const value = item?.[property];
-  return (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]).filter((v): v is string => typeof v === 'string');
+  return [value ?? []].flat().filter((v): v is string => typeof v === 'string');
 }
 
 /** The identifier an item IRI of the resource carries (its last path segment), typed. */

@@ -138,7 +138,8 @@ function propertyPath(pointer: string): string {
   let path = '';
   for (const segment of pointer.split('/').slice(1)) {
     const name = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-    path = /^\d+$/.test(name) && path !== '' ? `${path}[${name}]` : path === '' ? name : `${path}.${name}`;
+    if (path === '') path = name;
+    else path = /^\d+$/.test(name) ? `${path}[${name}]` : `${path}.${name}`;
   }
   return path;
 }

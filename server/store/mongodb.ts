@@ -155,7 +155,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
     // On a replica set a write is acknowledged once a majority has it, unless the URI chose otherwise.
     const db = client.db(databaseName(uri), replicated && w === undefined ? { writeConcern: { w: 'majority' } } : {});
     const requested = options.counts ?? 'auto';
-    const mode: Exclude<CountMode, 'auto'> = requested === 'auto' ? (transactions ? 'document' : 'scan') : requested;
+    const automatic = transactions ? 'document' : 'scan';
+    const mode: Exclude<CountMode, 'auto'> = requested === 'auto' ? automatic : requested;
     // Snapshot reads (the counts seed counts what it sees); commits acknowledged by a majority unless the URI says.
     const transaction: TransactionOptions | undefined =
       transactions && mode === 'document' ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } } : undefined;

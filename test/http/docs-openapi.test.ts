@@ -12,7 +12,6 @@ import { fromRoot } from '../support/paths.js';
 import { hyperjump, ResponseChecker, responsePointer, seriousme } from '../openapi/validators.js';
 import { apiDocLink, bookstore, get, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 const OPENAPI = 'application/vnd.openapi+json';

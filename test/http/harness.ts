@@ -189,7 +189,6 @@ export interface HttpResponse {
   headers: Headers;
   text: string;
   /** The parsed body when it is non-empty JSON, else undefined. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 

@@ -8,7 +8,6 @@ import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
 import { get, request, startServer, type RunningServer } from './harness.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 interface Write {

@@ -14,7 +14,6 @@ import { errorDoc, PROBLEM_JSON, request, type HttpResponse } from './harness.js
 /** Path of a fixture of this suite (test/fixtures/pagination/). */
 export const pfixture = (name: string): string => fromRoot(`test/fixtures/pagination/${name}`);
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Doc = any;
 
 /** POSTs the items one after the other (ids 1, 2, 3… in that order); throws on any answer but 201. */

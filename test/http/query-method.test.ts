@@ -14,7 +14,7 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 const FORM_TYPE = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
 const query = (server: RunningServer, body: unknown, headers: Record<string, string> = JSON_TYPE, path = '/books'): Promise<HttpResponse> =>
-  request(server.url, 'QUERY', path, { body: typeof body === 'string' ? body : body === undefined ? undefined : JSON.stringify(body), headers });
+  request(server.url, 'QUERY', path, { body: typeof body === 'string' || body === undefined ? body : JSON.stringify(body), headers });
 
 async function queried(server: RunningServer, body: unknown, headers: Record<string, string> = JSON_TYPE, path = '/books'): Promise<number[]> {
   const r = await query(server, body, headers, path);

@@ -8,7 +8,6 @@ import { hyperjump, ResponseChecker, responsePointer, seriousme } from '../opena
 import { get, request, startServer, type RunningServer } from './harness.js';
 import { as, securityFixture, users } from './security-helpers.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 describe('security in OpenAPI (fixture security/books.api)', () => {

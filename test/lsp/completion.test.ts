@@ -36,7 +36,7 @@ function expectations(text: string): Expectation {
   return out;
 }
 
-const items = (r: CompletionItem[] | CompletionList | null): CompletionItem[] => (r === null ? [] : Array.isArray(r) ? r : r.items);
+const items = (r: CompletionItem[] | CompletionList | null): CompletionItem[] => (Array.isArray(r) ? r : (r?.items ?? []));
 
 describe('lsp completion at cursor markers', () => {
   let client: LspClient;

@@ -100,7 +100,7 @@ describe('lsp features', () => {
   describe('navigation', () => {
     const definition = async (position: Position): Promise<Location[]> => {
       const r = await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position });
-      return (Array.isArray(r) ? r : r ? [r] : []) as Location[];
+      return [r ?? []].flat() as Location[];
     };
 
     it('goes from a filter reference to the filter', async () => {

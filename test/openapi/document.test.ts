@@ -11,7 +11,6 @@ import { resourceSchema } from '../../server/pipeline/schema.js';
 import { loadApi } from '../../server/serve.js';
 import { fromRoot } from '../support/paths.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 const load = (path: string): Promise<ApiMetadata> => loadApi(fromRoot(path));

@@ -147,6 +147,27 @@ function validationValue(ctx: CheckContext, e: A.Entry): A.Value | undefined {
 }
 
 /** Does a literal fit the property's type (for `default` and `enum`)? */
+/** Whether a literal fits a property type (JSON and untyped properties take anything). */
+function fitsType(t: string | undefined, value: A.Value): boolean {
+  switch (t) {
+    case 'int':
+      return value.kind === 'number' && Number.isInteger(value.value);
+    case 'number':
+      return value.kind === 'number';
+    case 'bool':
+      return value.kind === 'bool';
+    case 'datetime':
+      return value.kind === 'string' && !Number.isNaN(Date.parse(value.value));
+    case 'date':
+      return value.kind === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.value);
+    case 'json':
+    case undefined:
+      return true;
+    default:
+      return value.kind === 'string';
+  }
+}
+
 function checkPropertyValue(ctx: CheckContext, p: ModelProperty, value: A.Value, where: string, array: boolean): void {
   if (value.kind === 'null') return;
   if (array) {
@@ -155,13 +176,6 @@ function checkPropertyValue(ctx: CheckContext, p: ModelProperty, value: A.Value,
     return;
   }
   const t = p.type;
-  const ok =
-    t === 'int' ? value.kind === 'number' && Number.isInteger(value.value)
-    : t === 'number' ? value.kind === 'number'
-    : t === 'bool' ? value.kind === 'bool'
-    : t === 'datetime' ? value.kind === 'string' && !Number.isNaN(Date.parse(value.value))
-    : t === 'date' ? value.kind === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.value)
-    : t === 'json' || t === undefined ? true
-    : value.kind === 'string';
+  const ok = fitsType(t, value);
   if (!ok) ctx.report('invalid-value', value.range, `${where} does not fit the type ${t}`);
 }

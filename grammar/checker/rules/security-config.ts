@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import * as A from '../../ast.js';
 import { HMAC_ALGORITHMS, JWT_KEY_SOURCES } from '../../catalogue/security-settings.js';
-import { configEntry } from '../../model.js';
+import { configEntry, wordOf } from '../../model.js';
 import type { CheckContext } from '../context.js';
 
 export function checkSecurityConfig(ctx: CheckContext): void {
@@ -66,7 +66,7 @@ function checkAlgorithms(ctx: CheckContext, body: A.ObjectValue, shared: boolean
   const list = A.entryOf(body, 'algorithms')?.value;
   if (list?.kind !== 'array') return;
   for (const item of list.items) {
-    const alg = item.kind === 'string' ? item.value : item.kind === 'ident' ? item.name : undefined;
+    const alg = wordOf(item);
     if (alg === undefined) continue;
     const hmac = (HMAC_ALGORITHMS as readonly string[]).includes(alg);
     if (hmac !== shared) {

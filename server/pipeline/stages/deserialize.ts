@@ -9,7 +9,7 @@ import { iriResolver, itemIri } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
 import { optionValue } from '../../metadata/options.js';
 import { acceptedProperties } from '../../metadata/property-access.js';
-import { denormalize } from '../denormalize.js';
+import { denormalize, type DenormalizeMode } from '../denormalize.js';
 import { parseJsonBody } from '../json-body.js';
 import { iriOperation } from '../normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../jsonapi.js';
@@ -30,7 +30,8 @@ export async function deserialize(state: OperationState): Promise<void> {
   state.request.body = body;
   if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE) body = jsonApiRequestBody(op.resource, body);
   const previous = isItem(state.previousData) ? state.previousData : null;
-  const mode = op.method === 'PATCH' ? 'merge-patch' : op.method === 'PUT' || previous ? 'replace' : 'create';
+  let mode: DenormalizeMode = op.method === 'PUT' || previous ? 'replace' : 'create';
+  if (op.method === 'PATCH') mode = 'merge-patch';
   const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {
     accepted: acceptedProperties(op, settings),
     collectErrors: optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true,

@@ -35,7 +35,8 @@ export async function read(state: OperationState): Promise<void> {
   } else {
     state.data = data ?? null;
     // A copy only where a later stage may change the data: a GET never writes.
-    state.previousData = data == null ? null : op.method === 'GET' || op.method === 'HEAD' ? data : cloneJson(data);
+    const readOnly = op.method === 'GET' || op.method === 'HEAD';
+    state.previousData = data == null || readOnly ? (data ?? null) : cloneJson(data);
   }
   if (data == null && throwsOnNotFound(state)) throw notFound();
 }
@@ -66,7 +67,8 @@ export const defaultSort = perOperation((op, settings): Sort => {
   const { resource } = op;
   const order = optionValue<unknown>(op, settings, 'order');
   const sort: Sort = [];
-  const entries: [string, unknown][] = Array.isArray(order) ? order.map((f) => [String(f), 'ASC']) : order && typeof order === 'object' ? Object.entries(order) : [];
+  let entries: [string, unknown][] = order && typeof order === 'object' ? Object.entries(order) : [];
+  if (Array.isArray(order)) entries = order.map((f) => [String(f), 'ASC']);
   for (const [field, dir] of entries) {
     if (resource.properties.some((p) => p.name === field && !p.array && p.type !== 'json')) {
       sort.push({ field, direction: String(dir).toUpperCase() === 'DESC' ? 'desc' : 'asc' });

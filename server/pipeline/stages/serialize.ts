@@ -28,7 +28,7 @@ export function serialize(state: OperationState): void {
   const via = iriOperation(op);
   const iriOf = (item: Item) => (): string => itemIri(resource, item, via, state.uriVariables);
   // The item's IRI (for Location and Content-Location), also when there is no body.
-  const subject = isItem(state.data) ? state.data : isItem(state.previousData) ? state.previousData : undefined;
+  const subject = [state.data, state.previousData].find(isItem);
   if (subject && !op.collection && resource.identifier) state.iri = iriOf(subject)();
   if (optionValue<boolean>(op, settings, 'serialize') === false || op.options.output === false) return;
   const jsonld = state.output.name === 'jsonld';
