@@ -4,6 +4,13 @@
  */
 import type { FieldSpec, FilterKindSpec, ValueType } from './types.js';
 
+/** The operators of a range filter (`price[gt]=10`, `price[between]=10..20`), in the order the documents list them. */
+export const RANGE_OPERATORS = ['between', 'gt', 'gte', 'lt', 'lte'] as const;
+/** The operators of a date filter (`publishedAt[after]=…`): `before` and `after` include the date. */
+export const DATE_OPERATORS = ['before', 'strictly_before', 'after', 'strictly_after'] as const;
+export type RangeOperator = (typeof RANGE_OPERATORS)[number];
+export type DateOperator = (typeof DATE_OPERATORS)[number];
+
 const NAMES: ValueType = { kind: 'list', of: { kind: 'string' } };
 
 const DESCRIPTION: FieldSpec = { type: { kind: 'string' }, doc: 'Shown in the documentation of the filter parameters.' };

@@ -6,6 +6,7 @@
 import { hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
+import { successStatus } from '../metadata/operation-facts.js';
 import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import { jsonText } from '../pipeline/json-text.js';
@@ -15,15 +16,7 @@ import type { OperationState } from '../pipeline/state.js';
 export function responseStatus(state: OperationState): number {
   const runtime = state.request.attributes.get('_api_response_status');
   if (typeof runtime === 'number' && Number.isInteger(runtime)) return runtime;
-  const op = state.operation;
-  const configured = op.options.status;
-  if (typeof configured === 'number') return configured;
-  if (op.options.output === false) return 204;
-  if (state.dispatched) return 202;
-  if (op.method === 'POST') return 201;
-  if (op.method === 'DELETE') return 204;
-  if (op.method === 'PUT' && state.created) return 201;
-  return 200;
+  return successStatus(state.operation, state);
 }
 
 /** `Allow`, `Accept-Post` and `Accept-Patch` of an operation, computed once per operation. */

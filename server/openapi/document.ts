@@ -8,6 +8,7 @@
  * 3.1 has no place for them, so they are left out there and listed in `x-apidsl-omitted`.
  */
 import { operationHydraKeys } from '../protocol/hydra.js';
+import { dispatchesOnly, readsItem, successStatus, throwsOnNotFound } from '../metadata/operation-facts.js';
 import { optionValue } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
@@ -52,19 +53,6 @@ export function operationId(name: string): string {
   return name.replace(/\{\._format\}/g, '').replace(/\//g, '').replace(/\{/g, '_').replace(/\}/g, '').replace(/^_/, '');
 }
 
-/** The pipeline's default answer for a successful request. */
-function successStatus(op: OperationMetadata): number {
-  if (typeof op.options.status === 'number') return op.options.status;
-  if (op.options.output === false) return 204;
-  if (dispatchesOnly(op)) return 202;
-  if (op.method === 'POST') return 201;
-  if (op.method === 'DELETE') return 204;
-  return 200;
-}
-
-/** `messenger: true` or `"input"` on a write: the item goes to the message bus and the answer is 202. */
-const dispatchesOnly = (op: OperationMetadata): boolean =>
-  ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) && (op.options.messenger === true || op.options.messenger === 'input');
 
 /** Whether the operation reads one item by the identifier in its path (and so may answer 404). */
 function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
@@ -72,13 +60,7 @@ function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
   if (optionValue<boolean>(op, api.settings, 'read') === false) return false;
   const explicit = op.options.throwOnNotFound;
   if (op.provider) return explicit === true || (explicit === undefined && !op.collection && op.method !== 'POST');
-  const id = op.resource.identifier?.name;
-  const readsItem = id !== undefined && op.uriVariables.includes(id) && !op.collection;
-  if (!readsItem) return false;
-  if (typeof explicit === 'boolean') return explicit;
-  if (op.method === 'POST') return false;
-  if (op.method === 'PUT' && op.options.allowCreate === true) return false;
-  return true;
+  return readsItem(op) && throwsOnNotFound(op);
 }
 
 function summaryOf(op: OperationMetadata): string {
@@ -216,7 +198,7 @@ class Builder {
       responses['404'] = this.errorResponse('Not found: this route exists to give the items their IRIs and always answers 404.');
       return responses;
     }
-    const status = successStatus(op);
+    const status = successStatus(op, { dispatched: dispatchesOnly(op) });
     const hasBody = status !== 204 && op.options.output !== false && optionValue<boolean>(op, this.api.settings, 'serialize') !== false;
     const hub = resourcePublishes(op.resource, this.api.settings) ? hubUrl(this.api.settings, '') : undefined;
     const hubLink = hub ? { Link: { description: `Includes <${hub}>; rel="mercure": the Mercure hub publishing the changes of ${name} items.`, schema: { type: 'string' } } } : undefined;

@@ -5,6 +5,7 @@
  * QUERY request body. One entry per variable the runtime reads (server/pipeline/filters.ts,
  * server/pipeline/pagination.ts), so the document says exactly what is understood.
  */
+import { DATE_OPERATORS, RANGE_OPERATORS, type DateOperator, type RangeOperator } from '../../grammar/catalogue/index.js';
 import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata, PropertyMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
@@ -21,17 +22,15 @@ export interface ParameterObject {
   explode?: boolean;
 }
 
-const RANGE_OPS = ['between', 'gt', 'gte', 'lt', 'lte'] as const;
-const DATE_OPS = ['before', 'strictly_before', 'after', 'strictly_after'] as const;
 
-const RANGE_TEXT: Record<(typeof RANGE_OPS)[number], string> = {
+const RANGE_TEXT: Record<RangeOperator, string> = {
   between: 'between two values, both included: `low..high`',
   gt: 'greater than the value',
   gte: 'greater than or equal to the value',
   lt: 'less than the value',
   lte: 'less than or equal to the value',
 };
-const DATE_TEXT: Record<(typeof DATE_OPS)[number], string> = {
+const DATE_TEXT: Record<DateOperator, string> = {
   before: 'on or before the date',
   strictly_before: 'strictly before the date',
   after: 'on or after the date',
@@ -113,9 +112,9 @@ function filterVariables(api: ApiMetadata, filter: FilterMetadata, p: PropertyMe
       ];
     }
     case 'range':
-      return RANGE_OPS.map((op) => ({ name: `${p.name}[${op}]`, schema: rangeBound(p, op), description: `Items whose ${p.name} is ${RANGE_TEXT[op]}. A malformed value is ignored.` }));
+      return RANGE_OPERATORS.map((op) => ({ name: `${p.name}[${op}]`, schema: rangeBound(p, op), description: `Items whose ${p.name} is ${RANGE_TEXT[op]}. A malformed value is ignored.` }));
     case 'date':
-      return DATE_OPS.map((op) => ({
+      return DATE_OPERATORS.map((op) => ({
         name: `${p.name}[${op}]`,
         schema: dateBound(p),
         description: `Items whose ${p.name} is ${DATE_TEXT[op]}. ${NULL_TEXT[setting ?? 'exclude_null'] ?? ''}`.trim(),
@@ -167,14 +166,14 @@ function namedSchema(n: NamedParameter): { schema: JsonSchema; text: string; obj
       return { schema: { anyOf: [valueSchema(p), { type: 'array', items: valueSchema(p) }] }, text: `${searchText(p, n.setting ?? 'exact')} Several values match any of them.`, object: false };
     case 'range':
       return {
-        schema: { type: 'object', properties: Object.fromEntries(RANGE_OPS.map((op) => [op, rangeBound(p, op)])) },
-        text: `Bounds on ${p.name}: ${RANGE_OPS.map((op) => `\`${op}\` (${RANGE_TEXT[op]})`).join(', ')}.`,
+        schema: { type: 'object', properties: Object.fromEntries(RANGE_OPERATORS.map((op) => [op, rangeBound(p, op)])) },
+        text: `Bounds on ${p.name}: ${RANGE_OPERATORS.map((op) => `\`${op}\` (${RANGE_TEXT[op]})`).join(', ')}.`,
         object: true,
       };
     case 'date':
       return {
-        schema: { type: 'object', properties: Object.fromEntries(DATE_OPS.map((op) => [op, dateBound(p)])) },
-        text: `Bounds on ${p.name}: ${DATE_OPS.map((op) => `\`${op}\``).join(', ')}. ${NULL_TEXT[n.setting ?? 'exclude_null'] ?? ''}`.trim(),
+        schema: { type: 'object', properties: Object.fromEntries(DATE_OPERATORS.map((op) => [op, dateBound(p)])) },
+        text: `Bounds on ${p.name}: ${DATE_OPERATORS.map((op) => `\`${op}\``).join(', ')}. ${NULL_TEXT[n.setting ?? 'exclude_null'] ?? ''}`.trim(),
         object: true,
       };
     case 'order':
@@ -319,10 +318,10 @@ export function queryBodySchema(api: ApiMetadata, op: OperationMetadata): { sche
           break;
         }
         case 'range':
-          for (const bound of RANGE_OPS) member(p.name, bound, rangeBound(p, bound), `Items whose ${p.name} is ${RANGE_TEXT[bound]}.`);
+          for (const bound of RANGE_OPERATORS) member(p.name, bound, rangeBound(p, bound), `Items whose ${p.name} is ${RANGE_TEXT[bound]}.`);
           break;
         case 'date':
-          for (const bound of DATE_OPS) member(p.name, bound, dateBound(p), `Items whose ${p.name} is ${DATE_TEXT[bound]}. ${NULL_TEXT[setting ?? 'exclude_null'] ?? ''}`.trim());
+          for (const bound of DATE_OPERATORS) member(p.name, bound, dateBound(p), `Items whose ${p.name} is ${DATE_TEXT[bound]}. ${NULL_TEXT[setting ?? 'exclude_null'] ?? ''}`.trim());
           break;
         case 'order':
           member(s.orderParameter, p.name, direction(), orderText(p, setting));

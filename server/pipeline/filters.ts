@@ -5,6 +5,7 @@
  * `exists[x]=true`) and its `parameters` (a named parameter feeding one filter on one
  * property). Malformed or unknown values are ignored, as API Platform does.
  */
+import { RANGE_OPERATORS, type DateOperator, type RangeOperator } from '../../grammar/catalogue/index.js';
 import { badRequest } from '../protocol/errors.js';
 import { fillTemplate, itemOperation } from '../protocol/iri.js';
 import type { QueryParams } from '../protocol/query.js';
@@ -28,8 +29,9 @@ export const MAX_FILTER_VALUES = 1000;
 
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-const RANGE_OPS = { lt: 'lt', lte: 'lte', gt: 'gt', gte: 'gte' } as const;
-const DATE_OPS = { after: 'gte', before: 'lte', strictly_after: 'gt', strictly_before: 'lt' } as const;
+/** The store comparison of each date operator. */
+const DATE_OPS = { after: 'gte', before: 'lte', strictly_after: 'gt', strictly_before: 'lt' } as const satisfies Record<DateOperator, string>;
+const RANGE_BOUNDS = new Set<string>(RANGE_OPERATORS.filter((op) => op !== 'between'));
 
 const asObject = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 const scalar = (v: unknown): string | undefined => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
@@ -118,10 +120,10 @@ function rangeConditions(ctx: Ctx, prop: PropertyMetadata, raw: unknown): Condit
       const [lo, hi] = parts.map((p) => typedValue(ctx, prop, p));
       if (lo === undefined || hi === undefined) continue;
       out.push({ op: 'gte', field: prop.name, value: lo }, { op: 'lte', field: prop.name, value: hi });
-    } else if (op in RANGE_OPS) {
+    } else if (RANGE_BOUNDS.has(op)) {
       const typed = typedValue(ctx, prop, value);
       if (typed !== undefined && (typeof typed === 'number' || prop.type === 'datetime' || prop.type === 'date')) {
-        out.push({ op: RANGE_OPS[op as keyof typeof RANGE_OPS], field: prop.name, value: typed });
+        out.push({ op: op as Exclude<RangeOperator, 'between'>, field: prop.name, value: typed });
       }
     }
   }

@@ -3,6 +3,7 @@
  * query parameter the operation's filters and parameters understand, as API Platform's
  * filter descriptions name them (`title`, `title[]`, `price[gt]`, `order[title]`, …).
  */
+import { DATE_OPERATORS, RANGE_OPERATORS } from '../../grammar/catalogue/index.js';
 import type { HydraKeys } from '../protocol/hydra.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata } from '../metadata/types.js';
 
@@ -13,9 +14,9 @@ export function filterVariables(api: ApiMetadata, filter: FilterMetadata, proper
     case 'search':
       return [property, `${property}[]`];
     case 'range':
-      return ['between', 'gt', 'gte', 'lt', 'lte'].map((op) => `${property}[${op}]`);
+      return RANGE_OPERATORS.map((op) => `${property}[${op}]`);
     case 'date':
-      return ['before', 'strictly_before', 'after', 'strictly_after'].map((op) => `${property}[${op}]`);
+      return DATE_OPERATORS.map((op) => `${property}[${op}]`);
     case 'order':
       return [`${s.orderParameter}[${property}]`];
     case 'exists':

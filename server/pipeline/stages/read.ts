@@ -5,6 +5,7 @@
  * `throwOnNotFound` says otherwise.
  */
 import { notFound } from '../../protocol/errors.js';
+import { readsItem, throwsOnNotFound } from '../../metadata/operation-facts.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
 import type { Item, Query, Sort } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
@@ -22,9 +23,7 @@ export async function read(state: OperationState): Promise<void> {
   const op = state.operation;
   if (op.hidden) throw notFound(op.hiddenDetail);
   if (optionValue<boolean>(op, state.api.settings, 'read') === false) return;
-  const idName = op.resource.identifier?.name;
-  const readsItem = idName !== undefined && op.uriVariables.includes(idName);
-  if (!op.provider && !op.collection && !readsItem) return; // e.g. POST on the collection: nothing to read
+  if (!op.provider && !op.collection && !readsItem(op)) return; // e.g. POST on the collection: nothing to read
   let data: unknown;
   if (op.provider) data = await op.provider(customContext(state));
   else if (op.collection) data = await readPage(state);
@@ -38,16 +37,7 @@ export async function read(state: OperationState): Promise<void> {
     const readOnly = op.method === 'GET' || op.method === 'HEAD';
     state.previousData = data == null || readOnly ? (data ?? null) : cloneJson(data);
   }
-  if (data == null && throwsOnNotFound(state)) throw notFound();
-}
-
-function throwsOnNotFound(state: OperationState): boolean {
-  const op = state.operation;
-  const explicit = op.options.throwOnNotFound;
-  if (typeof explicit === 'boolean') return explicit;
-  if (op.method === 'POST') return false;
-  if (op.method === 'PUT' && op.options.allowCreate === true) return false;
-  return true;
+  if (data == null && throwsOnNotFound(op)) throw notFound();
 }
 
 async function readItem(state: OperationState): Promise<Item | null> {
