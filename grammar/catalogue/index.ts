@@ -18,7 +18,7 @@ export * from './types.js';
 export { OPTIONS } from './options.js';
 export { SETTINGS } from './settings.js';
 export { PROPERTY_TYPES, CONSTRAINTS, VALIDATION_FORM } from './properties.js';
-export { DATE_OPERATORS, FILTER_KINDS, RANGE_OPERATORS, type DateOperator, type RangeOperator } from './filters.js';
+export { DATE_OPERATORS, FILTER_KINDS, RANGE_OPERATORS, type DateOperator, type FilterKindName, type RangeOperator } from './filters.js';
 
 const OPTIONS_BY_NAME = new Map(OPTIONS.map((o) => [o.name, o]));
 

@@ -4,6 +4,7 @@
  * load.ts; read by routing, the pipeline, serialization and documentation.
  */
 import type { OperationKind } from '../../grammar/catalogue/types.js';
+import type { FilterKindName } from '../../grammar/catalogue/filters.js';
 import type { CompiledExpression } from '../expression/expression.js';
 import type { CollectionSpec, FieldRules } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
@@ -126,7 +127,7 @@ export interface ResourceMetadata {
   storage: CollectionSpec;
 }
 
-export type FilterKind = 'search' | 'range' | 'order' | 'exists' | 'boolean' | 'date';
+export type FilterKind = FilterKindName;
 
 /** A declared filter: its kind and, per property, the setting of a map-form `properties`. */
 export interface FilterMetadata {

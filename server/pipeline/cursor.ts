@@ -11,7 +11,8 @@ import { buildLink, without, type QueryParams } from '../protocol/query.js';
 import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata } from '../metadata/types.js';
 import type { Condition, Item, Sort } from '../store/types.js';
-import { filterQuery, typedValue } from './filters.js';
+import { filterQuery } from './filters/query.js';
+import { typedValue } from './filters/values.js';
 import type { CursorLinks, Page, PageRequest } from './page.js';
 import type { OperationState } from './state.js';
 

@@ -3,28 +3,12 @@
  * query parameter the operation's filters and parameters understand, as API Platform's
  * filter descriptions name them (`title`, `title[]`, `price[gt]`, `order[title]`, …).
  */
-import { DATE_OPERATORS, RANGE_OPERATORS } from '../../grammar/catalogue/index.js';
 import type { HydraKeys } from '../protocol/hydra.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata } from '../metadata/types.js';
+import { filterKind } from './filters/index.js';
 
-/** The query parameter names of one filter on one property, with the property they act on. */
-export function filterVariables(api: ApiMetadata, filter: FilterMetadata, property: string): string[] {
-  const s = api.settings;
-  switch (filter.kind) {
-    case 'search':
-      return [property, `${property}[]`];
-    case 'range':
-      return RANGE_OPERATORS.map((op) => `${property}[${op}]`);
-    case 'date':
-      return DATE_OPERATORS.map((op) => `${property}[${op}]`);
-    case 'order':
-      return [`${s.orderParameter}[${property}]`];
-    case 'exists':
-      return [`${s.existsParameter}[${property}]`];
-    case 'boolean':
-      return [property];
-  }
-}
+/** The query parameter names of one filter on one property (its kind's module says which). */
+export const filterVariables = (api: ApiMetadata, filter: FilterMetadata, property: string): string[] => filterKind(filter.kind).variables(api.settings, property);
 
 type Variable = { variable: string; property: string; required: boolean };
 const variablesOf = new WeakMap<OperationMetadata, Variable[]>();

@@ -10,7 +10,7 @@ import { optionValue, perOperation } from '../../metadata/options.js';
 import type { Item, Query, Sort } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
 import { cursorOf, readCursorPage } from '../cursor.js';
-import { filterQuery } from '../filters.js';
+import { filterQuery } from '../filters/query.js';
 import { cloneJson } from '../json-clone.js';
 import { JSONAPI_FORMAT } from '../jsonapi.js';
 import { linkConditions, typedValue, uriBindings } from '../links.js';
