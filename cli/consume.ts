@@ -6,7 +6,8 @@ import { CodeLoadError } from '../server/metadata/code.js';
 import { CheckFailed } from '../server/serve.js';
 import { toText } from './report.js';
 import { serveLogger } from './request-log.js';
-import { stopSignal, type ServeCliOptions } from './serve.js';
+import type { ServeCliOptions } from './serve.js';
+import { stopSignal } from './signals.js';
 import { storageFor } from './store-flags.js';
 
 export async function runConsume(file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>): Promise<number> {

@@ -76,6 +76,19 @@ const MERCURE_OPTIONS: ValueType = {
   },
 };
 
+/** API Platform's `cacheHeaders`: the Cache-Control and Vary of the operation's successful GET/HEAD responses. */
+export const CACHE_HEADERS: ValueType = {
+  kind: 'record',
+  fields: {
+    max_age: { type: { kind: 'int', min: 0 }, doc: '`max-age` (seconds) of the Cache-Control header.' },
+    shared_max_age: { type: { kind: 'int', min: 0 }, doc: '`s-maxage` (seconds): how long shared caches (Varnish, Souin, a CDN) keep the response; left out when `public` is false.' },
+    vary: { type: { kind: 'list', of: STRING }, doc: 'Request headers added to `Vary` (besides `Accept`), replacing `http_cache.vary`.' },
+    public: { type: BOOL, doc: '`public` (true) or `private` (false) in Cache-Control; unset: neither.' },
+    etag: { type: BOOL, doc: 'An ETag of the body and 304 to a matching If-None-Match (default `http_cache.etag`, true).' },
+    stale_while_revalidate: { type: { kind: 'int', min: 0 }, doc: '`stale-while-revalidate` (seconds) of the Cache-Control header.' },
+  },
+};
+
 const STAGE_NOTE = 'default true; the runtime skips the stage where the kind has nothing to do for it';
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -87,7 +100,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'links', group: 'operation', type: { kind: 'list', of: LINK }, placement: EVERYWHERE,
     doc: 'Binds URI variables to relations: `{ parameterName, fromClass, toProperty | fromProperty, identifiers }` (API Platform\'s Link).' },
   { name: 'shortName', effect: { kind: 'unsupported', on: 'operation' }, group: 'operation', type: STRING, placement: EVERYWHERE,
-    doc: 'Short name of the resource (JSON-LD `@type`, context, generated path); default the resource name. On an operation: not supported yet.' },
+    doc: 'Short name of the resource (JSON-LD `@type`, context, generated path); default the resource name. On an operation (in API Platform that operation\'s `@type`, context IRI, generated path and schema names, while the context route stays the resource\'s): not supported yet.' },
   { name: 'class', effect: { kind: 'compatibility' }, group: 'operation', type: STRING, placement: EVERYWHERE,
     doc: 'PHP class of the resource in API Platform; kept in metadata.' },
   { name: 'paginationEnabled', group: 'operation', type: BOOL, placement: LISTING, default: true,
@@ -123,7 +136,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'denormalizationContext', group: 'operation', type: PHP_ARRAY, placement: EVERYWHERE,
     doc: 'Input serializer context: `groups` selects the writable properties by their `groups`.' },
   { name: 'collectDenormalizationErrors', group: 'operation', type: BOOL, placement: EVERYWHERE, default: false,
-    doc: 'Reports every type error of the input at once (422 violation list) instead of failing on the first.' },
+    doc: 'Reports every type error of the input at once (422 violation list) instead of failing on the first, relation IRIs that name no item included.' },
   { name: 'security', group: 'operation', type: EXPRESSION, placement: EVERYWHERE,
     doc: 'Access expression, checked before processing.' },
   { name: 'securityMessage', group: 'operation', type: STRING, placement: EVERYWHERE,
@@ -155,8 +168,12 @@ export const OPTIONS: readonly OptionSpec[] = [
       + '`"input"`: the request body as received is dispatched; `"persist"`: stored, then dispatched.' },
   { name: 'elasticsearch', effect: { kind: 'unsupported' }, group: 'operation', type: BOOL, placement: EVERYWHERE,
     doc: 'Uses the Elasticsearch provider in API Platform; not supported yet.' },
-  { name: 'urlGenerationStrategy', effect: { kind: 'unsupported' }, group: 'operation', type: INT, placement: EVERYWHERE,
-    doc: 'IRI style in API Platform (0 absolute URL, 1 absolute path, 2 relative path, 3 network path); not supported yet (IRIs are absolute paths).' },
+  { name: 'urlGenerationStrategy', group: 'operation', type: { kind: 'int', min: 0, max: 3 }, placement: EVERYWHERE, default: 1,
+    globalName: 'url_generation_strategy',
+    unsupported: { message: '2 (relative path) is not supported yet: IRIs are then absolute paths', values: [2] },
+    doc: 'How IRIs and links are written (API Platform\'s UrlGeneratorInterface): `1` absolute path `/books/1`, `0` absolute URL '
+      + '`http://host/books/1` (the request\'s scheme and Host), `3` network path `//host/books/1`; item IRIs follow their item Get\'s, '
+      + 'relations their target\'s. `2` (relative path) is not supported yet.' },
   { name: 'read', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,
     doc: `Pipeline stage switch: load the data through the provider (${STAGE_NOTE}, e.g. Post without URI variables).` },
   { name: 'deserialize', group: 'operation', type: BOOL, placement: EVERYWHERE, default: true,
@@ -185,6 +202,10 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Free-form extra metadata for extensions and custom code; kept in metadata.' },
   { name: 'nested', effect: { kind: 'compatibility' }, group: 'operation', type: BOOL, placement: EVERYWHERE,
     doc: 'Marks a GraphQL nested resource in API Platform; kept in metadata.' },
+
+  { name: 'cacheHeaders', group: 'operation', type: CACHE_HEADERS, placement: { resource: true, operations: OPERATION_KINDS, ineffectiveOn: ['Post', 'Put', 'Patch', 'Delete'] },
+    doc: 'HTTP cache headers of successful GET/HEAD responses: `{ max_age, shared_max_age, vary, public, etag, stale_while_revalidate }`, '
+      + 'each field over its `http_cache` default (docs/behaviour.md, "HTTP cache").' },
 
   // ---- Beyond the seed's table (language.md) ----
   { name: 'strictQueryParameterValidation', group: 'operation', type: BOOL, placement: LISTING, default: false,

@@ -15,7 +15,7 @@ import * as A from '../../grammar/ast.js';
 import { EC_ALGORITHMS, HMAC_ALGORITHMS, OKP_ALGORITHMS, RSA_ALGORITHMS } from '../../grammar/catalogue/security-settings.js';
 import { SETTINGS } from '../../grammar/catalogue/index.js';
 import { configEntry } from '../../grammar/model.js';
-import { loadCode } from '../metadata/code.js';
+import { loadCode } from './code.js';
 
 /** The JWT algorithm of each elliptic curve. */
 const CURVE_ALGORITHMS = new Map([
@@ -23,7 +23,8 @@ const CURVE_ALGORITHMS = new Map([
   ['secp384r1', 'ES384'],
   ['secp521r1', 'ES512'],
 ]);
-import type { CodeFunction, JwtMetadata, SecurityMetadata } from '../metadata/types.js';
+import type { CodeFunction, JwtMetadata, SecurityMetadata } from './types.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /** A security setting that cannot work: `serve` refuses to start and prints the message. */
 export class SecurityConfigError extends Error {}
@@ -115,10 +116,14 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
   const audience = get<string>('jwt.audience');
   const clockTolerance = get<number>('jwt.leeway') ?? 0;
   const options = { algorithms, clockTolerance, ...(issuer !== undefined ? { issuer } : {}), ...(audience !== undefined ? { audience } : {}) };
+  const verified = new VerifiedTokens(clockTolerance);
   return {
     verify: async (token) => {
       if (unusable) throw new SecurityConfigError(unusable);
+      const known = verified.payloadOf(token);
+      if (known) return known;
       const { payload } = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+      verified.remember(token, payload);
       return payload as Record<string, unknown>;
     },
     algorithms,

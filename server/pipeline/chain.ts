@@ -6,6 +6,7 @@
  */
 import { queryCriteria } from './stages/criteria.js';
 import { deserialize } from './stages/deserialize.js';
+import { loadIncluded } from './stages/include.js';
 import { checkParameters } from './stages/parameters.js';
 import { preReadSecurity } from './stages/pre-read-security.js';
 import { propertyReadSecurity } from './stages/property-security.js';
@@ -34,6 +35,7 @@ export const PIPELINE: readonly [string, Stage][] = [
   ['write', write],
   ['publish', publishUpdates],
   ['propertySecurity', propertyReadSecurity],
+  ['include', loadIncluded],
   ['serialize', serialize],
 ];
 

@@ -8,7 +8,16 @@ import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';
+import type { JsonApiRequest } from './jsonapi-query.js';
 import type { Page } from './page.js';
+
+/** An item of the `included` member: its resource, the operation whose shape it takes, its IRI (a path). */
+export interface IncludedItem {
+  resource: ResourceMetadata;
+  via: OperationMetadata;
+  item: Item;
+  iri: string;
+}
 
 /** An item a write committed: stored (`saved`) or deleted (`removed`), for the "publish" stage. */
 export type Change = { kind: 'saved' | 'removed'; item: Item };
@@ -40,6 +49,8 @@ export interface OperationState {
   output: Format;
   /** Request path, extension included, for links. */
   path: string;
+  /** `scheme://host[:port]` of the request (its checked Host header), for absolute URLs (urlGenerationStrategy). */
+  origin: string;
   /** The item the stages work on: read, then deserialized, then written (null: none). */
   data: unknown;
   /** The item as read, before any change. */
@@ -61,6 +72,10 @@ export interface OperationState {
   /** Who sent the request (authenticated before routing). */
   principal: Principal;
   logger: Logger;
+  /** What a JSON:API request asks of the document (include, sparse fieldsets; jsonapi-query.ts). */
+  jsonApi?: JsonApiRequest;
+  /** The items a JSON:API compound document includes (jsonapi-include.ts). */
+  included?: IncludedItem[];
   /** Per item shown, the properties whose `security` denies that user (left out of the output). */
   hiddenProperties?: WeakMap<Item, ReadonlySet<string>>;
 }

@@ -3,7 +3,7 @@
  * with): PHP's numeric strings, booleans as `true`/`false`/`1`/`0`, dates in UTC, a relation or the
  * identifier by IRI. Malformed values are undefined: the kinds ignore them, as API Platform does.
  */
-import { fillTemplate, itemOperation } from '../../protocol/iri.js';
+import { fillTemplate, iriPath, itemOperation } from '../../protocol/iri.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import { normalizeDateTime } from '../denormalize.js';
 
@@ -66,9 +66,9 @@ function identifierFromIri(resource: ResourceMetadata, idName: string, iri: stri
   return m && i >= 0 ? decodeURIComponent(m[i + 1]) : undefined;
 }
 
-/** `?author=/authors/1` or `?author=1`: a relation is matched by IRI, an id builds one. */
+/** `?author=/authors/1` or `?author=1`: a relation is matched by IRI (stored as a path, iri.ts), an id builds one. */
 function relationIri(ctx: Ctx, target: string, value: string): string {
-  if (value.startsWith('/')) return value;
+  if (value.startsWith('/') || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return iriPath(value);
   const resource = ctx.api.resource(target);
   const template = resource && (itemOperation(resource)?.path ?? resource.itemPath);
   const id = resource?.identifier?.name;

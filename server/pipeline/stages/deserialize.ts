@@ -5,7 +5,7 @@
  * RFC 7396).
  */
 import { badRequest } from '../../protocol/errors.js';
-import { iriResolver, itemIri } from '../../protocol/iri.js';
+import { iriPath, iriResolver, itemIri } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
 import { optionValue } from '../../metadata/options.js';
 import { acceptedProperties } from '../../metadata/property-access.js';
@@ -14,6 +14,7 @@ import { parseJsonBody } from '../json-body.js';
 import { iriOperation } from '../normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../jsonapi.js';
 import { checkRelations } from '../relations.js';
+import { validationFailed } from '../violations.js';
 import { isItem, type OperationState } from '../state.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -32,11 +33,11 @@ export async function deserialize(state: OperationState): Promise<void> {
   const previous = isItem(state.previousData) ? state.previousData : null;
   let mode: DenormalizeMode = op.method === 'PUT' || previous ? 'replace' : 'create';
   if (op.method === 'PATCH') mode = 'merge-patch';
-  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {
-    accepted: acceptedProperties(op, settings),
-    collectErrors: optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true,
-  });
-  await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf);
+  // collectDenormalizationErrors: type errors and dangling relations, all in one 422.
+  const collected = optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true ? [] : undefined;
+  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), { accepted: acceptedProperties(op, settings), collected });
+  await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf, collected);
+  if (collected?.length) throw validationFailed(collected);
   const id = op.resource.identifier;
   if (id && previous) item[id.name] = previous[id.name];
   else if (id && op.method === 'PUT' && state.uriVariables[id.name] !== undefined) {
@@ -55,7 +56,7 @@ export async function deserialize(state: OperationState): Promise<void> {
  */
 function checkReplacedIri(state: OperationState, sent: unknown, item: Record<string, unknown>): void {
   const expected = itemIri(state.operation.resource, item, iriOperation(state.operation), state.uriVariables);
-  if (sent === expected) return;
+  if (typeof sent === 'string' && iriPath(sent) === expected) return;
   const shown = typeof sent === 'string' ? sent : JSON.stringify(sent);
   throw badRequest(`Invalid IRI "${shown}": a PUT body's "@id" must be the IRI of the item it replaces ("${expected}").`);
 }
