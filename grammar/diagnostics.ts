@@ -20,7 +20,7 @@ export const DIAGNOSTIC_CODES = {
   'unknown-declaration': { severity: 'error', doc: 'A top-level word that is not api, config, filter, resource or mutator.' },
   'duplicate-declaration': { severity: 'error', doc: 'api or config declared more than once.' },
   'unknown-option': { severity: 'error', doc: 'An option, setting, constraint or filter field that does not exist.' },
-  'option-not-allowed': { severity: 'error', doc: 'An option used where the seed forbids it.' },
+  'option-not-allowed': { severity: 'error', doc: 'An option used where the language does not allow it (docs/options.md).' },
   'option-ineffective': { severity: 'warning', doc: 'An option accepted where it has no effect.' },
   'messenger-no-handler': { severity: 'error', doc: 'A resource dispatched to the message bus without a handler in config messenger.handlers.' },
   'invalid-value': { severity: 'error', doc: 'A value of the wrong type or out of range.' },

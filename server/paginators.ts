@@ -1,5 +1,5 @@
 /**
- * Paginators for custom providers and controllers (the seed's rule 10): a provider that
+ * Paginators for custom providers and controllers (docs/behaviour.md, "Collections and pagination"): a provider that
  * returns one of these gets the full collection document with its `view`; a plain array is
  * the whole, unpaginated collection. Custom code imports them from the package:
  * `import { ArrayPaginator } from 'apidsl'`, or returns any object of the same shape.

@@ -19,7 +19,7 @@ import {
 } from '../grammar/catalogue/index.js';
 import { renderOptionsReference } from '../grammar/catalogue/docs.js';
 
-// Copied from the seed (seed-resource-api-service.md), so that a missing option fails here.
+// API Platform's operation options, listed here independently of the catalogue, so that a missing option fails here.
 const SEED_OPERATION_OPTIONS = [
   'resolver', 'args', 'links', 'shortName', 'class', 'paginationEnabled', 'paginationType',
   'paginationItemsPerPage', 'paginationMaximumItemsPerPage', 'paginationPartial', 'paginationClientEnabled',

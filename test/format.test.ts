@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { parse } from '../grammar/build-ast.js';
 import { format } from '../grammar/format.js';
 
-// The normative example of /work/shared/spec/language.md, copied so the test stands alone.
+// A normative example of the language's layout, written out here so the test stands alone.
 const BOOKSTORE = `api "Bookstore" { version: "1.0.0" }
 
 config {

@@ -29,7 +29,7 @@ export interface ApiOperation {
 
 export type Item = Record<string, unknown>;
 
-/** A page of results with its total (the full paginator of the seed's rule 10). */
+/** A page of results with its total (the full paginator of docs/behaviour.md, "Collections and pagination"). */
 export interface Paginator {
   items: Iterable<Item>;
   currentPage: number;

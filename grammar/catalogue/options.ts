@@ -1,7 +1,7 @@
 /**
- * Every option of a resource or an operation: the seed's "Operation options" table, its routing
- * options, `strictQueryParameterValidation` (language.md, "Beyond the seed's table") and the
- * resource-only `routePrefix`. One row per option, in the seed's order.
+ * Every option of a resource or an operation: API Platform's operation options, its routing
+ * options, `strictQueryParameterValidation` and the resource-only `routePrefix`. One row per option;
+ * docs/options.md is generated from this table.
  */
 import { OPERATION_KINDS, type OperationKind, type OptionSpec, type Placement, type ValueType } from './types.js';
 
@@ -92,7 +92,7 @@ export const CACHE_HEADERS: ValueType = {
 const STAGE_NOTE = 'default true; the runtime skips the stage where the kind has nothing to do for it';
 
 export const OPTIONS: readonly OptionSpec[] = [
-  // ---- Operation options (seed, "Operation options" table) ----
+  // ---- Operation options (API Platform's operation options) ----
   { name: 'resolver', effect: { kind: 'compatibility' }, group: 'operation', type: STRING, placement: EVERYWHERE,
     doc: 'GraphQL resolver name; apidsl serves no GraphQL, kept in metadata.' },
   { name: 'args', effect: { kind: 'compatibility' }, group: 'operation', type: PHP_ARRAY, placement: EVERYWHERE,
@@ -207,11 +207,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'HTTP cache headers of successful GET/HEAD responses: `{ max_age, shared_max_age, vary, public, etag, stale_while_revalidate }`, '
       + 'each field over its `http_cache` default (docs/behaviour.md, "HTTP cache").' },
 
-  // ---- Beyond the seed's table (language.md) ----
+  // ---- Beyond API Platform's options ----
   { name: 'strictQueryParameterValidation', group: 'operation', type: BOOL, placement: LISTING, default: false,
     doc: 'Unknown query (or QUERY body) parameters answer 400.' },
 
-  // ---- Routing options (seed, "Routing-related options") ----
+  // ---- Routing options ----
   { name: 'uriTemplate', group: 'routing', type: { kind: 'uriTemplate' }, placement: PER_OPERATION,
     doc: 'Path of the operation, replacing the generated one; placeholders such as `{id}` may use `requirements`.' },
   { name: 'itemUriTemplate', group: 'routing', type: { kind: 'uriTemplate' },
@@ -241,7 +241,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     placement: { resource: false, operations: OPERATION_KINDS, ineffectiveOn: NOT_LISTING },
     doc: 'Named criteria, read from the query string (or the QUERY body), each applying a `filter` to a `property`.' },
 
-  // ---- Resource-level settings (seed, "Resource-level settings") ----
+  // ---- Resource-level settings ----
   { name: 'routePrefix', group: 'resource', type: STRING, placement: { resource: true, operations: [] },
     doc: 'Path prefix applied to every operation of the resource (`/geo` turns `/places` into `/geo/places`).' },
 ];

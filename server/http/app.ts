@@ -131,7 +131,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
 }
 
 /**
- * What every response gets: API Platform's common headers, errors included (reference-behaviour §4.2,
+ * What every response gets: API Platform's common headers, errors included (docs/behaviour.md, "Representations";
  * §11); errors turned into their documents; one log line.
  */
 function everyResponse(api: ApiMetadata, options: AppOptions) {

@@ -1,8 +1,8 @@
 /**
  * The JSON-LD documents around the resources: the entrypoint (`/`) and the contexts
  * (`/contexts/{Name}`). Contexts map every key we serve, the Hydra collection terms included
- * (API Platform leaves `member`, `view`… unmapped; reference-behaviour's deliberate
- * differences), and point `@vocab` at our own documentation on the request's host.
+ * (API Platform leaves `member`, `view`… unmapped; one of our deliberate
+ * differences, docs/behaviour.md), and point `@vocab` at our own documentation on the request's host.
  */
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 

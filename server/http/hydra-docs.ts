@@ -1,5 +1,5 @@
 /**
- * The Hydra API documentation (`/docs.jsonld`, reference-behaviour §11): one class per
+ * The Hydra API documentation (`/docs.jsonld`, docs/behaviour.md, "OpenAPI and the HTML reference"): one class per
  * resource with its properties and item operations, the entrypoint class whose properties
  * carry the collection operations, hidden routes left out, deprecations as `owl:deprecated`.
  * The context is inlined and self-contained (no remote context URL).

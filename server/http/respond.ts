@@ -1,5 +1,5 @@
 /**
- * The response of an operation (reference-behaviour §4.1–4.2): the status (runtime
+ * The response of an operation (docs/behaviour.md, "The request pipeline": Status): the status (runtime
  * `_api_response_status` > the operation's `status` > the method's default) and the
  * operation headers (Allow, Accept-Post, Accept-Patch, Location, Content-Location).
  */

@@ -1,7 +1,7 @@
 /**
  * Cursor pagination (`paginationViaCursor`), correct where API Platform is not (its issues
  * #7799, #6477). The cursor is the tuple of the cursor fields plus the identifier as
- * tie-breaker, written in links in the range-filter form of reference-behaviour §7
+ * tie-breaker, written in links in the range-filter form
  * (`id[lt]=8` for a DESC cursor's next page). Bounds on every field of the tuple are read as
  * one tuple comparison, so ties are never skipped or repeated; a bound against the cursor
  * direction (`id[gt]` on a DESC cursor) asks for the page just before it, read backwards.

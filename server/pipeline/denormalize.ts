@@ -1,6 +1,6 @@
 /**
  * Request body → item, as API Platform denormalizes a JSON object: per property type, for POST ('create'),
- * PUT ('replace': the seed's PUT keeps absent properties) and PATCH ('merge-patch', RFC 7396).
+ * PUT ('replace': apidsl's PUT keeps absent properties) and PATCH ('merge-patch', RFC 7396).
  * A wrong type answers 400, or a 422 violation on a property with constraints (API Platform 4.4+).
  * Constraints themselves (NotBlank, Length, …) are validate.ts's job.
  */

@@ -1,5 +1,5 @@
 /**
- * Page-based pagination (reference-behaviour §2.2–§3): what the request asks for (with the
+ * Page-based pagination (docs/behaviour.md, "Collections and pagination"): what the request asks for (with the
  * client switches honoured only when enabled, PHP's casts and the 400s), the store query for
  * one page, and the `view` of the collection document.
  */

@@ -1,5 +1,5 @@
 /**
- * The Hydra `search` IriTemplate of a collection (reference-behaviour §2.1): one variable per
+ * The Hydra `search` IriTemplate of a collection (docs/behaviour.md, "Filters and QUERY"): one variable per
  * query parameter the operation's filters and parameters understand, as API Platform's
  * filter descriptions name them (`title`, `title[]`, `price[gt]`, `order[title]`, …).
  */

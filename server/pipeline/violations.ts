@@ -1,6 +1,6 @@
 /**
  * Symfony constraint violations as API Platform reports them: the constraints' messages and codes, the 422
- * HttpError that carries violations, and the ConstraintViolation error document (reference-behaviour.md §4.4).
+ * HttpError that carries violations, and the ConstraintViolation error document (docs/behaviour.md, "The request pipeline": validate).
  */
 import { HttpError } from '../protocol/errors.js';
 import type { Violation } from '../protocol/errors.js';

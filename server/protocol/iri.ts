@@ -1,5 +1,5 @@
 /**
- * IRIs (the seed's rule 6, reference-behaviour §6.3): the first item Get of a resource builds
+ * IRIs (docs/behaviour.md, "Operations and routes"): the first item Get of a resource builds
  * its item IRIs (or the operation an `itemUriTemplate` names, or the operation that served
  * the item), the hidden item route when it has none, and `/.well-known/genid/…` when the
  * resource has no identifier. Resolving an IRI back to its resource validates relations.

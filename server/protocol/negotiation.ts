@@ -1,5 +1,5 @@
 /**
- * Content negotiation (reference-behaviour §4.3): a URL extension is tried first and Accept
+ * Content negotiation (docs/behaviour.md, "Representations"): a URL extension is tried first and Accept
  * must then be compatible with it; otherwise Accept (q-values honoured, by `negotiator`)
  * picks among the configured formats, `*∕*` or none giving the first one.
  */

@@ -1,5 +1,5 @@
 /**
- * Error documents in API Platform 4's shapes (reference-behaviour §4.4): the Hydra `Error`
+ * Error documents in API Platform 4's shapes (docs/behaviour.md, "Representations"): the Hydra `Error`
  * (prefix-aware) or plain problem JSON, and the ConstraintViolation list for 422s. All are
  * served as `application/problem+json`.
  */
@@ -24,7 +24,7 @@ export function errorDocument(error: HttpError, flavour: 'hydra' | 'problem', hy
 }
 
 /**
- * The error resource itself, as `GET /errors/{status}` serves it (reference-behaviour §4.4): what the
+ * The error resource itself, as `GET /errors/{status}` serves it (docs/behaviour.md, "Representations"): what the
  * `type` and `@id` of every error document name. Its title is `Error {status}`, its detail the status's
  * reason phrase, and its own `type` is `about:blank` (RFC 9457: no more than the status says).
  */

@@ -2,7 +2,7 @@
  * Query strings as API Platform reads and writes them: bracket keys parsed like PHP
  * (`order[id]=desc` → { order: { id: 'desc' } }, by `qs`), and links rebuilt from the
  * request's parameters with top-level keys sorted, RFC 3986 encoding, and the page parameter
- * last (reference-behaviour §2.2).
+ * last (docs/behaviour.md, "Collections and pagination").
  */
 import qs from 'qs';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 2: the Hydra collection document, default page size 30 and its `view`
+ * The Hydra collection document, default page size 30 and its `view`
  * (reference §2.1, §2.2), and the bare array of the JSON format.
  */
 import { expect } from 'chai';

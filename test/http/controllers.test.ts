@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 9: custom controllers on HttpOperations, and the built-in NotFoundAction
+ * Custom controllers on HttpOperations, and the built-in NotFoundAction
  * (fixture pipeline.api, resource Article).
  */
 import { expect } from 'chai';

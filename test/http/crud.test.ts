@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 1: create, read, update (PUT with the seed's semantics, upsert, merge patch) and
+ * Create, read, update (PUT with apidsl's semantics, upsert, merge patch) and
  * delete on the bookstore example, plus the variants that need their own configuration.
  */
 import { expect } from 'chai';

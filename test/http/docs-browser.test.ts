@@ -1,5 +1,5 @@
 /**
- * Issue 7: the HTML API reference at /docs, opened in headless Chromium (Debian's `chromium`,
+ * The HTML API reference at /docs, opened in headless Chromium (Debian's `chromium`,
  * driven by playwright-core): every documented operation is listed, QUERY included, hidden routes
  * are not, and the page asks nothing of any other host; schemas are drawn as objects, and "Try it out"
  * sends a POST body the API accepts. On a secured API, the Authorize button takes a Bearer token that

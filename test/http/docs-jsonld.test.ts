@@ -1,5 +1,5 @@
 /**
- * Issue 7: our JSON-LD read by an independent processor (the `jsonld` package): the Hydra API
+ * Our JSON-LD read by an independent processor (the `jsonld` package): the Hydra API
  * documentation `/docs.jsonld`, the entrypoint, collections (plain and `hydra:`-prefixed, with
  * view and search), items and errors are expanded in safe mode — any key or value the processor
  * would drop is an error — with a document loader that fetches our own contexts from the live

@@ -1,5 +1,5 @@
 /**
- * Issue 7: the documentation routes over real HTTP — `/docs.json` (OpenAPI 3.2, or 3.1 with
+ * The documentation routes over real HTTP — `/docs.json` (OpenAPI 3.2, or 3.1 with
  * `?spec_version=3.1`), `/docs` by Accept (HTML, OpenAPI, Hydra), the HTML reference's assets
  * served from node_modules with no other host involved — and live responses that match the
  * schemas the document gives them, parameters that match the Hydra search template.

@@ -1,5 +1,5 @@
 /**
- * Issue 3, items 5 and 6: routing errors (405 with Allow, 404 for unknown paths), validation errors
+ * Routing errors (405 with Allow, 404 for unknown paths), validation errors
  * (422 ConstraintViolation documents, reference §4.4) and the other request errors of the status
  * table, on the bookstore.
  */

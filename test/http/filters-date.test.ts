@@ -1,5 +1,5 @@
 /**
- * Issue 7: the date filter over real HTTP — after and before (inclusive), strictly_after and
+ * The date filter over real HTTP — after and before (inclusive), strictly_after and
  * strictly_before, dates and date-times with offsets, date properties, and each null strategy
  * (exclude_null, include_null_before, include_null_after, include_null_before_and_after);
  * malformed dates are ignored. Fixture: test/fixtures/filters/filters.api (publishedAt: book 1

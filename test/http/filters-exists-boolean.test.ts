@@ -1,5 +1,5 @@
 /**
- * Issue 7: the exists and boolean filters over real HTTP, and the exists parameter under the name
+ * The exists and boolean filters over real HTTP, and the exists parameter under the name
  * `collection.exists_parameter_name` gives it (test/fixtures/filters/renamed.api: `has`, with the
  * order parameter renamed `sort`). Fixture: test/fixtures/filters/filters.api.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7: the order filter over real HTTP — directions in either case, several keys whose order
+ * The order filter over real HTTP — directions in either case, several keys whose order
  * in the URL sets their priority, the per-property default direction for an empty value, invalid
  * directions and unknown properties ignored, nulls sorted as the smallest values, and links that
  * keep the order. Fixture: test/fixtures/filters/filters.api.

@@ -1,5 +1,5 @@
 /**
- * Issue 7: named `parameters` (one filter on one property each, GET /named) and unknown query
+ * Named `parameters` (one filter on one property each, GET /named) and unknown query
  * parameters, which filter nothing but stay in the links. Fixture: test/fixtures/filters/filters.api.
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * Issue 7: the range filter over real HTTP — lt, lte, gt, gte, between (both bounds included),
+ * The range filter over real HTTP — lt, lte, gt, gte, between (both bounds included),
  * on numbers, integers and date-times, combined with AND; malformed values are ignored.
  * Fixture: test/fixtures/filters/filters.api (prices 9.5, 8, 12.25, 30, 5, 15, 16, 17, 18, 20).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7: the search filter over real HTTP — every strategy and its case-insensitive variant,
+ * The search filter over real HTTP — every strategy and its case-insensitive variant,
  * arrays of values, literal text (`%`, `_`, `\` and regular-expression metacharacters match
  * themselves), other property types compared for equality, relations by IRI or by id.
  * Fixture: test/fixtures/filters/filters.api, seeded with test/fixtures/filters/seed.json.

@@ -263,7 +263,7 @@ export function rawRequest(base: string, raw: string, timeoutMs = 5_000): Promis
 }
 
 // ---------------------------------------------------------------------------------------------
-// Documents and headers of the reference (reference-behaviour.md §4)
+// Documents and headers of the reference (API Platform's, docs/behaviour.md)
 
 /** The Hydra error document of reference §4.4 (prefix off). */
 export function errorDoc(status: number, detail: string): Record<string, unknown> {

@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 4: response headers of API operations (reference §4.2, §4.4, §11): Vary, the two
+ * Response headers of API operations (reference §4.2, §4.4, §11): Vary, the two
  * security headers and the Hydra Link on every response, errors included; Allow, Accept-Post and
  * Accept-Patch.
  */

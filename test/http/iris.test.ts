@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 7: IRIs and routes (seed "Path shapes" and rules 6–8, reference §6): routePrefix,
+ * IRIs and routes (docs/behaviour.md, "Operations and routes"): routePrefix,
  * hidden item routes, automatic IRI routes (/{resources}/{id} and /.well-known/genid/…), resources
  * without routes, requirements, itemUriTemplate, the first Get, sub-resources with a provider, and
  * throwOnNotFound.

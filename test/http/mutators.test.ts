@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 12: metadata mutators (seed rule 12, language.md "Custom code"): a resource mutator
+ * Metadata mutators (README, "The language at a glance"): a resource mutator
  * and an operation mutator selected by name change what is served; a mutator reference to a
  * missing export or to a non-function makes `serve` refuse to start.
  */

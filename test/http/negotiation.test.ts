@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 3: content negotiation (reference §4.3): output formats by Accept and by URL
+ * Content negotiation (reference §4.3): output formats by Accept and by URL
  * extension, 406, unknown extensions, input Content-Type (415), syntax errors (400), body limit (413).
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * Issue 4, item 4: cursor pagination (`paginationViaCursor`, reference-behaviour §7), where we
+ * Cursor pagination (`paginationViaCursor`), where we
  * must be correct and API Platform is not (the first lines of the reference, docs/behaviour.md):
  * no item skipped or repeated while following `next`, even with ties on the cursor field;
  * `previous` returns exactly the page before; no `next` when nothing follows; no `previous` on the

@@ -1,5 +1,5 @@
 /**
- * Issue 4, item 1: the Hydra collection document of reference-behaviour §2 — `member`,
+ * The Hydra collection document of `member`,
  * `totalItems`, `view` and its links — on the reference's own test set-up (30 dummies, 3 per page,
  * every client switch on), in both the unprefixed and the `hydra:`-prefixed forms, and the bare
  * array of `application/json`. Range and order filters on their own on this page-paginated

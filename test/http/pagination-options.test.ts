@@ -1,8 +1,8 @@
 /**
- * Issue 4, item 2: every pagination option at every level (global `config { defaults }` →
+ * Every pagination option at every level (global `config { defaults }` →
  * resource → operation), renamed client parameters, client parameters ignored when their switch is
  * off, PHP's boolean and integer readings, the maximum page size, and the 400s of
- * reference-behaviour §3 with their exact `detail`.
+ * API Platform, with their exact `detail`.
  */
 import { expect } from 'chai';
 import { request, startServer, type RunningServer } from './harness.js';

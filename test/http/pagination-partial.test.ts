@@ -1,5 +1,5 @@
 /**
- * Issue 4, item 3: partial pagination (reference-behaviour §2.2 rule 6, §3) — no `totalItems`, no
+ * Partial pagination (docs/behaviour.md, "Collections and pagination") — no `totalItems`, no
  * `first`/`last`, and no count query, proved with a store that counts the calls it receives; `next`
  * on a page that is not the last, and none on the last page even when it is full (our documented
  * choice, docs/behaviour.md; API Platform shows one there, its "assumed bug").

@@ -1,5 +1,5 @@
 /**
- * Issue 4, item 5: collections from custom providers (seed rule 10, docs/behaviour.md): a plain
+ * Collections from custom providers (docs/behaviour.md): a plain
  * array is not paginated; a paginator object gets the full or partial document; the package's
  * `ArrayPaginator` (`import { ArrayPaginator } from 'apidsl'` in the fixture's module) too.
  */

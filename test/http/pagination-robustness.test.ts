@@ -1,5 +1,5 @@
 /**
- * Issue 4, items 6 and 7: pagination off on a larger collection (the server streams that document;
+ * Pagination off on a larger collection (the server streams that document;
  * compared as parsed JSON, key order aside), and hostile query strings, which must never give a
  * 500.
  */

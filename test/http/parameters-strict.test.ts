@@ -1,5 +1,5 @@
 /**
- * Parameter validation (reference-behaviour §3 caveat, §12 step 3): strict operations reject
+ * Parameter validation (docs/behaviour.md, "Filters and QUERY"): strict operations reject
  * criteria nothing understands (400), required parameters must be present (422), on GET from
  * the URL and on QUERY from the body.
  */

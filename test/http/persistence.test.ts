@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 11: storage across restarts (cli.md): `--data DIR` keeps the data, `--memory`
+ * Storage across restarts (README, "The command"): `--data DIR` keeps the data, `--memory`
  * starts empty every time; SIGTERM stops the server with exit code 0.
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 10: the pipeline stage switches `write`, `validate`, `deserialize`, `output` and
+ * The pipeline stage switches `write`, `validate`, `deserialize`, `output` and
  * `read` (fixture pipeline.api, resource Memo).
  */
 import { expect } from 'chai';

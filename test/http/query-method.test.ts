@@ -1,5 +1,5 @@
 /**
- * Issue 7: the QUERY method over real HTTP (the seed, reference-behaviour §5): criteria in a JSON
+ * The QUERY method over real HTTP (docs/behaviour.md, "Filters and QUERY"): criteria in a JSON
  * or form body, through the operation's filters and named parameters; Content-Type required even
  * for an empty body (415 with Accept-Query otherwise), 400 for invalid JSON or a body that is not
  * an object, pagination from the URL only, never a write, and the same collection as the

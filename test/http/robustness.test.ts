@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 13: malformed requests never answer 500, never take the server down, and never
+ * Malformed requests never answer 500, never take the server down, and never
  * change the stored data.
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 8: success statuses (seed rule 9, reference §4.1, §6.2): runtime
+ * Success statuses (docs/behaviour.md, "The request pipeline": Status): runtime
  * `_api_response_status` > operation `status` > method default (POST 201, DELETE 204, others 200).
  * Also the places.api processor that answers 200 to a POST through the runtime attribute.
  */

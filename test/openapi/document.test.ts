@@ -1,5 +1,5 @@
 /**
- * Issue 7: what the OpenAPI document says, checked against the metadata it comes from —
+ * What the OpenAPI document says, checked against the metadata it comes from —
  * operations and operationIds, hidden routes left out, schemas (the very ones that validate
  * requests), pagination and filter parameters, Hydra collections, errors, deprecations, QUERY
  * in 3.2 and its omission from 3.1.

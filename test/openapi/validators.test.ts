@@ -1,5 +1,5 @@
 /**
- * Issue 7: every OpenAPI document we generate — for each example and each test fixture that
+ * Every OpenAPI document we generate — for each example and each test fixture that
  * loads, in 3.2 and in 3.1 — is valid for two independent validators (see validators.ts).
  */
 import { readdirSync, statSync } from 'node:fs';

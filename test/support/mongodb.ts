@@ -1,5 +1,5 @@
 /**
- * A MongoDB-wire server for the tests (shared/guide/mongodb.md). Looked for in this order:
+ * A MongoDB-wire server for the tests (README, "Running the MongoDB tests"). Looked for in this order:
  * 1. `APIDSL_TEST_MONGODB_URI` (a server someone else runs; the tests use fresh databases on it and drop them);
  * 2. a `mongod` on PATH, started as a single-node replica set (so transactions, and the counts document, are
  *    exercised);

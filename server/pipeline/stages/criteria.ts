@@ -6,7 +6,7 @@ import { isItem, type OperationState } from '../state.js';
 const ACCEPT_QUERY = 'application/x-www-form-urlencoded, application/json';
 
 /**
- * Stage "criteria" of a QUERY request (the seed, reference-behaviour §5): the body holds the
+ * Stage "criteria" of a QUERY request (docs/behaviour.md, "Filters and QUERY"): the body holds the
  * filter criteria, as JSON or as a form. Content-Type is required even for an empty body (our
  * deliberate difference); any other type is a 415 with `Accept-Query`.
  */

@@ -1,7 +1,7 @@
 /**
  * Stage "deserialize": checks the request's Content-Type (PATCH: only the `patch_formats`),
  * reads the body within the size limit, parses it and denormalizes it into the item — a new
- * one (POST), the read item with the body's keys replaced (the seed's PUT) or merged (PATCH,
+ * one (POST), the read item with the body's keys replaced (apidsl's PUT) or merged (PATCH,
  * RFC 7396).
  */
 import { badRequest } from '../../protocol/errors.js';

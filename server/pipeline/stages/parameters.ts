@@ -1,5 +1,5 @@
 /**
- * Stage "parameters" of collection operations (reference-behaviour §3, §12): with
+ * Stage "parameters" of collection operations (docs/behaviour.md, "Filters and QUERY"): with
  * `strictQueryParameterValidation`, a criterion no filter, parameter or pagination switch of
  * the operation understands is a 400 `Parameter "x" not supported`; a `parameters` entry
  * marked `required` that is missing is a 422, as API Platform's parameter validation answers.

@@ -1,7 +1,7 @@
 /**
  * Stage 1, read: the provider. The default one reads an item by its URI variables or a page
- * of the collection from the store; a custom `provider` replaces it. Then the seed's
- * not-found rules: null is a 404 except on POST and on PUT with allowCreate, unless
+ * of the collection from the store; a custom `provider` replaces it. Then the
+ * not-found rules (metadata/operation-facts.ts): null is a 404 except on POST and on PUT with allowCreate, unless
  * `throwOnNotFound` says otherwise.
  */
 import { notFound } from '../../protocol/errors.js';
