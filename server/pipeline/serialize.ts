@@ -19,7 +19,7 @@ import { plainMember } from './rendering.js';
 import { searchTemplate } from './search-template.js';
 import { isItem, type OperationState } from './state.js';
 
-const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
+export const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
 
 export function serialize(state: OperationState): void {
   const op = state.operation;

@@ -365,22 +365,35 @@ class SqliteCollection implements Collection {
   }
 
   async insert(item: Item): Promise<Item> {
-    const given = this.spec.identifier ? item[this.spec.identifier.field] : undefined;
-    let key: Id | null = null;
-    if (given !== undefined && given !== null) key = this.checkKey(given);
-    else if (this.spec.identifier?.type === 'string') key = uuidv7();
-    const doc = this.docOf(item);
     this.connection.quiesce();
+    const key = this.newKey(item);
+    // Without a key, SQLite assigns it and the text is rendered afterwards: two statements, one transaction.
+    if (key === null && this.rendering) return this.db.transaction(() => this.insertRow(item, key)).immediate();
+    return this.insertRow(item, key);
+  }
+
+  async insertMany(items: Item[]): Promise<Item[]> {
+    this.connection.quiesce();
+    // One transaction: the count triggers and the rendered texts are kept row by row inside it, all or none.
+    return this.db.transaction(() => items.map((item) => this.insertRow(item, this.newKey(item)))).immediate();
+  }
+
+  /** The key an insert stores: the item's identifier, a new UUID v7, or null (SQLite assigns the next integer). */
+  private newKey(item: Item): Id | null {
+    const given = this.spec.identifier ? item[this.spec.identifier.field] : undefined;
+    if (given !== undefined && given !== null) return this.checkKey(given);
+    return this.spec.identifier?.type === 'string' ? uuidv7() : null;
+  }
+
+  /** Inserts one row with its rendered text (synchronous; the caller quiesced the connection). */
+  private insertRow(item: Item, key: Id | null): Item {
+    const doc = this.docOf(item);
     if (key === null && this.rendering) {
       // The key SQLite assigns is part of the item the text is rendered from: insert, then render.
-      return this.db
-        .transaction(() => {
-          const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
-          const stored = this.toItem({ key: Number(lastInsertRowid), doc });
-          this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
-          return stored;
-        })
-        .immediate();
+      const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
+      const stored = this.toItem({ key: Number(lastInsertRowid), doc });
+      this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
+      return stored;
     }
     const stored = key === null ? undefined : this.toItem({ key, doc });
     const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(key, doc, stored ? this.render(stored) : null));
