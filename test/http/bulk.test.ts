@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
 import { JSON_UTF8, JSONLD, NOT_BLANK, PROBLEM_JSON, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
 import { as, token } from './security-helpers.js';
+import { subscribe } from './sse-client.js';
 
 const FIXTURE = fromRoot('test/fixtures/bulk/bulk.api');
 const NDJSON = { 'Content-Type': 'application/x-ndjson' };
@@ -218,5 +219,38 @@ describe('HTTP bulk writes: the security stages per item', () => {
       { owner: 'alice', text: 'b', status: undefined },
       { owner: 'carol', text: 'c', status: 'pinned' },
     ]);
+  });
+});
+
+describe('HTTP bulk writes: Mercure', function () {
+  this.timeout(30_000);
+  let server: RunningServer;
+  before(async () => {
+    process.env.MERCURE_SUBSCRIBER_JWT_KEY = 'subscriber-key-for-tests-0123456789';
+    process.env.MERCURE_PUBLISHER_JWT_KEY = 'publisher-key-for-tests-0123456789';
+    server = await startServer(fromRoot('test/fixtures/bulk/live.api'));
+  });
+  after(async () => {
+    delete process.env.MERCURE_SUBSCRIBER_JWT_KEY;
+    delete process.env.MERCURE_PUBLISHER_JWT_KEY;
+    await server?.stop();
+  });
+
+  it('publishes each created item as its GET document, in order; a refused batch publishes nothing', async () => {
+    const s = subscribe(`${server.url}/.well-known/mercure`, ['/books/{id}'], {}, []);
+    try {
+      await s.opened;
+      expect((await post(server, '/books', [{ title: 'Ok' }, {}])).status).to.equal(422);
+      const r = await post(server, '/books', [{ title: 'First' }, { title: 'Second' }]);
+      expect(r.status, r.text).to.equal(201);
+      const events = await s.waitFor(2);
+      for (const [i, event] of events.entries()) {
+        const got = await request(server.url, 'GET', (r.json.member as { '@id': string }[])[i]['@id']);
+        expect(JSON.parse(event.data)).to.deep.equal(got.json);
+      }
+      expect(s.events.map((e) => JSON.parse(e.data).title)).to.deep.equal(['First', 'Second']);
+    } finally {
+      s.close();
+    }
   });
 });
