@@ -434,20 +434,36 @@ class MongoCollection implements Collection {
         await this.raiseSequence(await this.largestKey());
         continue;
       }
-      const given = keys.filter((key, i): key is number => !assigned[i] && typeof key === 'number');
-      if (given.length > 0) await this.raiseSequence(Math.max(...given));
       return docs.map((doc) => this.toItem(doc));
     }
   }
 
-  /** The key of each item, as `insert` chooses it; integer keys are taken from the sequence as one block. */
+  /**
+   * The key of each item, as `insert` in turn would choose it: integer keys are taken from the sequence in
+   * blocks, one per run of items without a key, and a given key raises the sequence before the items after it.
+   */
   private async batchKeys(items: Item[]): Promise<{ keys: Id[]; assigned: boolean[] }> {
     const field = this.spec.identifier?.field;
     const given = items.map((item) => (field === undefined ? undefined : item[field]));
     const assigned = given.map((v) => v === undefined || v === null);
-    const missing = assigned.filter(Boolean).length;
-    let next = missing > 0 && this.spec.identifier?.type !== 'string' ? (await this.nextKey(missing)) - missing + 1 : 0;
-    const keys = given.map((v, i) => (!assigned[i] ? this.checkKey(v) : this.spec.identifier?.type === 'string' ? uuidv7() : next++));
+    const keys: Id[] = new Array(items.length);
+    const integers = this.spec.identifier?.type !== 'string';
+    let run: number[] = []; // indexes of items waiting for an integer key
+    const flush = async (): Promise<void> => {
+      if (run.length === 0) return;
+      const last = await this.nextKey(run.length);
+      run.forEach((index, i) => (keys[index] = last - run.length + 1 + i));
+      run = [];
+    };
+    for (const [i, value] of given.entries()) {
+      if (!assigned[i]) {
+        keys[i] = this.checkKey(value);
+        if (typeof keys[i] === 'number' && run.length > 0) await flush();
+        if (typeof keys[i] === 'number') await this.raiseSequence(keys[i] as number);
+      } else if (integers) run.push(i);
+      else keys[i] = uuidv7();
+    }
+    await flush();
     return { keys, assigned };
   }
 

@@ -252,7 +252,7 @@ class SqliteStore implements Store {
 }
 
 class SqliteCollection implements Collection {
-  private readonly sql: { get: string; insert: string; update: string; rendered: string; delete: string; clear: string };
+  private readonly sql: { get: string; insert: string; update: string; rendered: string; delete: string; clear: string; largestKey: string };
   private readonly rendering: Rendering | undefined;
 
   private readonly db: Database.Database;
@@ -273,6 +273,7 @@ class SqliteCollection implements Collection {
       rendered: `UPDATE ${table} SET ${RENDERED_COLUMN} = ? WHERE ${KEY_COLUMN} = ?`,
       delete: `DELETE FROM ${table} WHERE ${KEY_COLUMN} = ?`,
       clear: `DELETE FROM ${table}`,
+      largestKey: `SELECT max(${KEY_COLUMN}) FROM ${table}`,
     };
   }
 
@@ -375,7 +376,19 @@ class SqliteCollection implements Collection {
   async insertMany(items: Item[]): Promise<Item[]> {
     this.connection.quiesce();
     // One transaction: the count triggers and the rendered texts are kept row by row inside it, all or none.
-    return this.db.transaction(() => items.map((item) => this.insertRow(item, this.newKey(item)))).immediate();
+    return this.db
+      .transaction(() => {
+        if (this.spec.identifier?.type === 'string') return items.map((item) => this.insertRow(item, this.newKey(item)));
+        // Integer keys assigned here as SQLite would (the largest key + 1, the write lock held), so that each
+        // row is inserted with its rendered text in one statement rather than inserted, then rendered.
+        let top = (this.prepare(this.sql.largestKey).pluck().get() as number | null) ?? 0;
+        return items.map((item) => {
+          const key = this.newKey(item) ?? ++top;
+          if (typeof key === 'number' && key > top) top = key;
+          return this.insertRow(item, key);
+        });
+      })
+      .immediate();
   }
 
   /** The key an insert stores: the item's identifier, a new UUID v7, or null (SQLite assigns the next integer). */

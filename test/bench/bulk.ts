@@ -99,7 +99,7 @@ export async function runBulkBench(): Promise<void> {
     console.log(
       `\nbulk writes: ${cpus().length} CPUs (shared with the load generator), node ${process.version}; ${ITEMS.toLocaleString('en-US')} books per run, ` +
         `${PAIRS} pairs (values: medians; ratios: median of the pairs' bulk / single). Server CPU per item is the ` +
-        `serving process's own CPU time (the load generator runs in another), which a busy machine does not inflate.\n`,
+        `serving process's own CPU time (the load generator runs in another), less sensitive than wall-clock rates to other processes on the machine.\n`,
     );
     console.log('| storage | single POSTs, 64 in flight | bulk POSTs of 1,000 | ratio (target ≥ 10×) | server CPU per item: single / bulk | CPU ratio |');
     console.log('|---|---:|---:|---|---:|---:|');

@@ -170,6 +170,8 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect(await books.count()).to.equal(4);
         expect((await books.insert({ title: 'after' })).id).to.equal(11);
         expect((await books.find({ sort: [{ field: 'id', direction: 'asc' }] })).map((b) => b.title)).to.deep.equal(['before', 'a', 'c', 'b', 'after']);
+        // After a given key, assigned ones go on above it, as with one insert after another.
+        expect((await books.insertMany([{ id: 20, title: 'x' }, { title: 'y' }])).map((b) => b.id)).to.deep.equal([20, 21]);
       });
 
       it('writes none of the items when one identifier is taken, stored or repeated in the batch', async () => {
