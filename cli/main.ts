@@ -41,6 +41,7 @@ program
   .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
   .option('--watch', 'reload when the file changes')
   .option('--consume', 'also handle the queued messages (embedded and amqp transports)')
+  .option('--workers <n>', 'processes serving the port (a number, or auto: one per core; default 1); needs --data or --db')
   .option('--debug', 'show stack traces of unexpected errors in responses')
   .action(async (file: string, opts) => {
     const { runServe } = await import('./serve.js');

@@ -12,6 +12,7 @@ import { toText } from './report.js';
 import { routeTable } from './routes.js';
 import { serveLogger } from './request-log.js';
 import { storageDescription, storageFor } from './store-flags.js';
+import { announceListening, refusal, runPrimary, workerCount, workerNumber } from './workers.js';
 
 export interface ServeCliOptions {
   port?: string;
@@ -22,6 +23,7 @@ export interface ServeCliOptions {
   debug?: boolean;
   watch?: boolean;
   consume?: boolean;
+  workers?: string;
 }
 
 export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
@@ -32,6 +34,22 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     process.stderr.write(`apidsl serve: invalid port "${opts.port ?? process.env.PORT}".\n`);
     return 1;
   }
+  const workers = workerCount(opts.workers);
+  if (typeof workers === 'string') {
+    process.stderr.write(`apidsl serve: ${workers}\n`);
+    return 1;
+  }
+  const worker = workerNumber();
+  if (workers > 1 && worker === undefined) {
+    const refused = refusal(storage, opts.watch);
+    if (refused) {
+      process.stderr.write(`apidsl serve: ${refused}\n`);
+      return 1;
+    }
+    return runPrimary(workers);
+  }
+  // In a cluster, worker 1 speaks for all: the banner, and the only consumer of queued messages.
+  const speaks = worker === undefined || worker === 1;
   let service;
   try {
     service = await startService({
@@ -41,7 +59,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       storage,
       logger: serveLogger(),
       debug: opts.debug,
-      consume: opts.consume,
+      consume: opts.consume && speaks,
     });
   } catch (e) {
     if (e instanceof CheckFailed) {
@@ -71,12 +89,15 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     throw e;
   }
   const unusable = service.api.security.jwt?.unusable;
-  if (unusable) process.stderr.write(`apidsl serve: warning: ${unusable}\n`);
-  process.stdout.write(banner(file, service, storage));
+  if (worker !== undefined) await announceListening();
+  if (unusable && speaks) process.stderr.write(`apidsl serve: warning: ${unusable}\n`);
+  if (speaks) process.stdout.write(banner(file, service, storage, workers));
   const watcher = opts.watch ? watchFile(file, service) : undefined;
   await stopSignal();
   watcher?.close();
   await service.close();
+  // A worker's channel to the primary would keep it alive.
+  if (worker !== undefined) process.disconnect();
   return 0;
 }
 
@@ -94,11 +115,12 @@ export function stopSignal(): Promise<void> {
 }
 
 /** The start banner: the API's URL first (scripts and the tests read the first URL), then the route table. */
-function banner(file: string, service: RunningService, storage: Storage): string {
+function banner(file: string, service: RunningService, storage: Storage, workers: number): string {
   return [
     `apidsl serving ${file} at ${service.url}`,
     `  API reference: ${service.url}/docs`,
     `  Data: ${storageDescription(storage)}`,
+    ...(workers > 1 ? [`  Workers: ${workers} processes`] : []),
     '',
     routeTable(service.api),
     '',

@@ -65,6 +65,7 @@ const SHOWN_BY: Record<string, string[]> = {
   securityPostValidationMessage: ['test/http/security-stages.test.ts', 'test/fixtures/security/books.api'],
   mercure: ['test/http/mercure.test.ts', 'test/fixtures/http/mercure.api'],
   messenger: ['test/http/messenger-embedded.test.ts', 'test/http/messenger-fixture.ts'],
+  cacheHeaders: ['test/http/http-cache.test.ts', 'test/fixtures/http/http-cache.api'],
   // Constraints.
   identifier: ['test/http/links.test.ts', 'test/fixtures/http/links.api'],
   required: ['test/http/validation-groups.test.ts', 'test/fixtures/http/validation-groups.api'],

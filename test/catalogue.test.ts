@@ -129,12 +129,15 @@ describe('option catalogue', () => {
 
   it('lists the children of config blocks', () => {
     expect(settingChildren('')).to.deep.equal([
-      'body_size_limit', 'bulk_max_items', 'collection', 'cors', 'defaults', 'error_formats', 'formats', 'hydra_prefix', 'mercure',
+      'body_size_limit', 'bulk_max_items', 'collection', 'cors', 'defaults', 'error_formats', 'formats', 'http_cache', 'hydra_prefix', 'mercure',
       'messenger', 'patch_formats', 'path_segment_name_generator', 'security', 'server', 'trusted_hosts',
     ]);
     expect(settingChildren('security')).to.deep.equal(['authenticator', 'jwt', 'role_hierarchy', 'voters']);
     expect(settingChildren('security.jwt')).to.deep.equal([
       'algorithms', 'audience', 'issuer', 'jwks', 'leeway', 'public_key', 'roles_claim', 'secret_env', 'user_claim',
+    ]);
+    expect(settingChildren('http_cache')).to.deep.equal([
+      'etag', 'in_process', 'invalidation', 'max_age', 'public', 'shared_max_age', 'stale_while_revalidate', 'vary',
     ]);
     expect(settingChildren('cors')).to.deep.equal(['allow_headers', 'allow_origin', 'credentials', 'expose_headers', 'max_age']);
     expect(settingChildren('server')).to.deep.equal(['headers_timeout', 'keep_alive_timeout', 'max_connections', 'request_timeout']);

@@ -76,6 +76,19 @@ const MERCURE_OPTIONS: ValueType = {
   },
 };
 
+/** API Platform's `cacheHeaders`: the Cache-Control and Vary of the operation's successful GET/HEAD responses. */
+export const CACHE_HEADERS: ValueType = {
+  kind: 'record',
+  fields: {
+    max_age: { type: { kind: 'int', min: 0 }, doc: '`max-age` (seconds) of the Cache-Control header.' },
+    shared_max_age: { type: { kind: 'int', min: 0 }, doc: '`s-maxage` (seconds): how long shared caches (Varnish, Souin, a CDN) keep the response; left out when `public` is false.' },
+    vary: { type: { kind: 'list', of: STRING }, doc: 'Request headers added to `Vary` (besides `Accept`), replacing `http_cache.vary`.' },
+    public: { type: BOOL, doc: '`public` (true) or `private` (false) in Cache-Control; unset: neither.' },
+    etag: { type: BOOL, doc: 'An ETag of the body and 304 to a matching If-None-Match (default `http_cache.etag`, true).' },
+    stale_while_revalidate: { type: { kind: 'int', min: 0 }, doc: '`stale-while-revalidate` (seconds) of the Cache-Control header.' },
+  },
+};
+
 const STAGE_NOTE = 'default true; the runtime skips the stage where the kind has nothing to do for it';
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -185,6 +198,10 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Free-form extra metadata for extensions and custom code; kept in metadata.' },
   { name: 'nested', effect: { kind: 'compatibility' }, group: 'operation', type: BOOL, placement: EVERYWHERE,
     doc: 'Marks a GraphQL nested resource in API Platform; kept in metadata.' },
+
+  { name: 'cacheHeaders', group: 'operation', type: CACHE_HEADERS, placement: { resource: true, operations: OPERATION_KINDS, ineffectiveOn: ['Post', 'Put', 'Patch', 'Delete'] },
+    doc: 'HTTP cache headers of successful GET/HEAD responses: `{ max_age, shared_max_age, vary, public, etag, stale_while_revalidate }`, '
+      + 'each field over its `http_cache` default (docs/behaviour.md, "HTTP cache").' },
 
   // ---- Beyond the seed's table (language.md) ----
   { name: 'strictQueryParameterValidation', group: 'operation', type: BOOL, placement: LISTING, default: false,

@@ -69,6 +69,30 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: 'true: cookies and `Authorization` from the browser are allowed (`Access-Control-Allow-Credentials: true`); '
       + 'the allowed origin is then echoed, never `*`.' },
 
+  // ---- HTTP cache (docs/behaviour.md, "HTTP cache") ----
+  { path: 'http_cache.etag', type: { kind: 'bool' }, default: true,
+    doc: 'Successful GET/HEAD responses carry an ETag of their body; a matching If-None-Match answers 304.' },
+  { path: 'http_cache.max_age', type: INT, doc: 'Default `max-age` (seconds) of `cacheHeaders`; unset: none.' },
+  { path: 'http_cache.shared_max_age', type: INT, doc: 'Default `s-maxage` (seconds) of `cacheHeaders`; unset: none.' },
+  { path: 'http_cache.vary', type: { kind: 'list', of: STRING }, default: ['Content-Type', 'Authorization', 'Origin'],
+    doc: 'Request headers added to `Vary` of successful GET/HEAD responses, besides `Accept` (which every response varies on).' },
+  { path: 'http_cache.public', type: { kind: 'bool' }, doc: 'Default `public` (true) or `private` (false) of `cacheHeaders`; unset: neither.' },
+  { path: 'http_cache.stale_while_revalidate', type: INT, doc: 'Default `stale-while-revalidate` (seconds) of `cacheHeaders`; unset: none.' },
+  { path: 'http_cache.in_process.max_bytes', type: INT, default: 0,
+    doc: 'Bytes of responses the built-in response cache keeps (least recently used dropped first); 0 turns it off. '
+      + 'Only anonymous GETs without `Authorization` or `Cookie`, of operations whose output depends on no user, are kept; '
+      + 'every write drops the pages it touches, on every worker, before its response.' },
+  { path: 'http_cache.invalidation.enabled', type: { kind: 'bool' }, default: false,
+    doc: 'Tags GET responses with the IRIs they show (`tags_header`) and sends purge requests to `urls` on every write.' },
+  { path: 'http_cache.invalidation.urls', type: { kind: 'list', of: STRING }, default: [],
+    doc: 'Purge endpoints of the external caches (Varnish, Souin), e.g. `["http://varnish:80"]`.' },
+  { path: 'http_cache.invalidation.purger', type: { kind: 'enum', values: ['varnish-ban', 'varnish-xkey', 'souin'] }, default: 'varnish-ban',
+    doc: 'Purge request format: `varnish-ban` (BAN, `ApiPlatform-Ban-Regex`), `varnish-xkey` (PURGE, `xkey`) or `souin` (PURGE, `Surrogate-Key`).' },
+  { path: 'http_cache.invalidation.tags_header', type: STRING, default: 'Cache-Tags',
+    doc: 'Response header listing the IRIs a GET response shows (comma-separated).' },
+  { path: 'http_cache.invalidation.timeout', type: { kind: 'int', min: 1 }, default: 2000,
+    doc: 'Milliseconds a purge request may take; a failed or late purge is logged and never fails the write.' },
+
   // ---- Real-time updates (Mercure) ----
   { path: 'mercure.hub', type: STRING,
     doc: '`"builtin"`: the service is its own hub at `/.well-known/mercure`; a URL: updates are POSTed to that external hub.' },

@@ -15,6 +15,12 @@ import { errorDocument as jsonApiErrorDocument, JSONAPI_FORMAT, JSONAPI_MEDIA_TY
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { corsMiddleware } from './cors.js';
+import { InvalidatingCollection, invalidation } from './cache-invalidation.js';
+import { responseTags } from './cache-tags.js';
+import { cacheableOperation, cacheKey, entryOf, replay } from './cached-route.js';
+import { purger } from './purgers.js';
+import { ResponseCache } from './response-cache.js';
+import { onPeerWrite } from '../cluster/invalidation.js';
 import { startAsyncRuntime } from './async-runtime.js';
 import { HUB_PATH } from '../realtime/hub.js';
 import { contextDocument, entrypoint } from './documents.js';
@@ -42,8 +48,18 @@ const DOCS_REL = 'http://www.w3.org/ns/hydra/core#apiDocumentation';
 const originOf = (ctx: Context): string => `${ctx.protocol}://${ctx.host}`;
 
 export async function createApp(api: ApiMetadata, store: Store, options: AppOptions): Promise<Koa> {
+  const httpCache = api.settings.httpCache;
+  const cache = httpCache.inProcessMaxBytes > 0 ? new ResponseCache(httpCache.inProcessMaxBytes) : undefined;
+  const purge = purger(httpCache.invalidation, options.logger);
+  // Only when something caches: otherwise writes pay nothing.
+  const invalidate = cache || purge ? invalidation(cache, purge) : undefined;
+  if (cache) onPeerWrite((tags) => cache.invalidate(tags));
+  const tagsHeader = httpCache.invalidation.enabled ? httpCache.invalidation.tagsHeader : undefined;
   const collections = new Map<string, Collection>();
-  for (const r of api.resources) collections.set(r.shortName, await store.collection(storageSpec(r)));
+  for (const r of api.resources) {
+    const collection = await store.collection(storageSpec(r));
+    collections.set(r.shortName, invalidate ? new InvalidatingCollection(collection, r, invalidate) : collection);
+  }
   const operations = api.resources.flatMap((r) => r.operations);
   const matchers = new Map<OperationMetadata, RouteMatcher>(operations.map((o) => [o, routeMatcher(o)]));
   const runtime = startAsyncRuntime(api, store, collections, options.logger);
@@ -60,13 +76,24 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   for (const op of routeOrder(operations)) {
     const headers = routeHeaders(op, operations, api.settings.formats, api.settings.patchFormats);
     const matcher = matchers.get(op)!;
+    const cached = cache && cacheableOperation(op, api.settings) ? cache : undefined;
     router.register(routeTemplates(op).map(routerPath), [op.method], async (ctx: Context, next: Next) => {
       const { _format: extension, ...params } = ctx.params as Record<string, string>;
       if (!matcher.accepts(ctx, params)) return next();
+      const key = cached && cacheKey(ctx, op, api.settings);
+      const hit = key ? cached!.get(key) : undefined;
+      if (hit) {
+        replay(ctx, hit, op, api.settings);
+        runtime.announceHub(ctx, op);
+        return;
+      }
+      const began = cached?.begin() ?? 0;
       const state = newState(ctx, api, op, collections, params, extension, options.logger);
       await runPipeline(state);
       send(ctx, state, headers);
       runtime.announceHub(ctx, op);
+      const entry = key ? entryOf(ctx, responseTags(state, false), tagsHeader) : undefined;
+      if (entry) cached!.set(key!, began, entry);
     });
   }
   router.get('/', (ctx) => sendDocument(ctx, entrypoint(api)));

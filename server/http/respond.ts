@@ -11,6 +11,8 @@ import type { OperationMetadata } from '../metadata/types.js';
 import { jsonText } from '../pipeline/json-text.js';
 import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
 import { JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
+import { cacheHeadersOf } from './cache-headers.js';
+import { responseTags } from './cache-tags.js';
 import type { OperationState } from '../pipeline/state.js';
 
 export function responseStatus(state: OperationState): number {
@@ -60,6 +62,8 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
   // JSON:API allows no media type parameter but ext and profile.
   if (state.output.mediaType === JSONAPI_MEDIA_TYPE) ctx.set('Content-Type', JSONAPI_MEDIA_TYPE);
   else ctx.type = `${state.output.mediaType}; charset=utf-8`;
+  const cacheable = (op.method === 'GET' || op.method === 'HEAD') && status === 200;
+  const etag = cacheable && cachingHeaders(ctx, state);
   if (state.body instanceof Readable) {
     ctx.body = state.body;
     return;
@@ -68,10 +72,10 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
   const bytes = Buffer.from(jsonText(state.body));
   // API Platform's default http_cache.etag: successful GET/HEAD carry an ETag of the body, and
   // a matching If-None-Match is answered 304.
-  if ((op.method === 'GET' || op.method === 'HEAD') && status === 200) {
-    const etag = `"${hash('sha1', bytes, 'base64url')}"`; // one-shot: no Hash object per response
-    ctx.set('ETag', etag);
-    if (matchesEtag(ctx.get('if-none-match'), etag)) {
+  if (etag) {
+    const tag = `"${hash('sha1', bytes, 'base64url')}"`; // one-shot: no Hash object per response
+    ctx.set('ETag', tag);
+    if (matchesEtag(ctx.get('if-none-match'), tag)) {
       ctx.status = 304;
       ctx.body = null;
       return;
@@ -81,11 +85,27 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
 }
 
 /**
+ * Cache-Control, Vary and the cache tags of a successful GET/HEAD (cache-headers.ts, cache-tags.ts);
+ * returns whether the response gets an ETag.
+ */
+function cachingHeaders(ctx: Context, state: OperationState): boolean {
+  const headers = cacheHeadersOf(state.operation, state.api.settings);
+  if (headers.cacheControl) ctx.set('Cache-Control', headers.cacheControl);
+  for (const name of headers.vary) ctx.vary(name);
+  const invalidation = state.api.settings.httpCache.invalidation;
+  if (invalidation.enabled) {
+    const tags = responseTags(state, true);
+    if (tags.length) ctx.set(invalidation.tagsHeader, tags.join(','));
+  }
+  return headers.etag;
+}
+
+/**
  * RFC 9110 §13.1.2 (weak comparison). Evaluated by us rather than Koa's `ctx.fresh`, which
  * ignores a conditional request carrying `Cache-Control: no-cache` (as fetch() adds): an origin
  * server answers the condition all the same.
  */
-function matchesEtag(header: string, etag: string): boolean {
+export function matchesEtag(header: string, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);

@@ -32,6 +32,7 @@ export interface Settings {
   server: ServerLimits;
   /** Global defaults of operation options, by option name (`paginationItemsPerPage` → 30). */
   defaults: Record<string, unknown>;
+  httpCache: HttpCacheSettings;
   /** `config mercure`; undefined when no hub is set (then `mercure` options have no effect). */
   mercure?: MercureSettings;
   messenger: MessengerSettings;
@@ -44,6 +45,31 @@ export interface CorsSettings {
   exposeHeaders: string[];
   maxAge: number;
   credentials: boolean;
+}
+
+/** `config { http_cache { … } }` (docs/behaviour.md, "HTTP cache"). */
+export interface HttpCacheSettings {
+  /** Defaults of the `cacheHeaders` fields, in the option's own snake_case names. */
+  headers: CacheHeaders;
+  /** Bytes the in-process response cache may hold; 0: off. */
+  inProcessMaxBytes: number;
+  invalidation: {
+    enabled: boolean;
+    urls: string[];
+    purger: 'varnish-ban' | 'varnish-xkey' | 'souin';
+    tagsHeader: string;
+    timeout: number;
+  };
+}
+
+/** The `cacheHeaders` option (and its `http_cache` defaults). */
+export interface CacheHeaders {
+  max_age?: number;
+  shared_max_age?: number;
+  vary?: string[];
+  public?: boolean;
+  etag?: boolean;
+  stale_while_revalidate?: number;
 }
 
 export interface ServerLimits {

@@ -222,7 +222,7 @@ describe('HTTP bulk writes: the security stages per item', () => {
   });
 });
 
-describe('HTTP bulk writes: Mercure', function () {
+describe('HTTP bulk writes: Mercure and the HTTP cache', function () {
   this.timeout(30_000);
   let server: RunningServer;
   before(async () => {
@@ -252,5 +252,14 @@ describe('HTTP bulk writes: Mercure', function () {
     } finally {
       s.close();
     }
+  });
+
+  it('a batch invalidates the cached collection page: the next read shows its items', async () => {
+    const before = await request(server.url, 'GET', '/books');
+    expect((await request(server.url, 'GET', '/books')).text, 'served from the cache').to.equal(before.text);
+    expect((await post(server, '/books', [{ title: 'Third' }, { title: 'Fourth' }])).status).to.equal(201);
+    const after = await request(server.url, 'GET', '/books');
+    expect(after.json.totalItems).to.equal(before.json.totalItems + 2);
+    expect((after.json.member as { title: string }[]).slice(-2).map((m) => m.title)).to.deep.equal(['Third', 'Fourth']);
   });
 });

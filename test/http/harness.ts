@@ -113,7 +113,7 @@ function stopper(child: ChildProcess, exited: Promise<number | null>): () => Pro
  * server printed its URL on stdout. Rejects with the captured output when it exits first or prints
  * nothing within 15 s (the child is then killed).
  */
-export async function startServer(apiFile: string, extraArgs: string[] = []): Promise<RunningServer> {
+export async function startServer(apiFile: string, extraArgs: string[] = [], startupTimeoutMs = STARTUP_TIMEOUT_MS): Promise<RunningServer> {
   const { child, output, exited } = await spawnServe(apiFile, extraArgs);
   const stop = stopper(child, exited);
   return new Promise<RunningServer>((resolve, reject) => {
@@ -139,9 +139,9 @@ export async function startServer(apiFile: string, extraArgs: string[] = []): Pr
     const timer = setTimeout(() => {
       finish(() => {
         child.kill('SIGKILL');
-        reject(new Error(`server did not print its URL within ${STARTUP_TIMEOUT_MS / 1000} s; output: ${output() || '(none)'}`));
+        reject(new Error(`server did not print its URL within ${startupTimeoutMs / 1000} s; output: ${output() || '(none)'}`));
       });
-    }, STARTUP_TIMEOUT_MS);
+    }, startupTimeoutMs);
     void exited.then((code) => {
       finish(() => reject(new Error(`server exited with code ${code} before printing its URL; output: ${output() || '(none)'}`)));
     });

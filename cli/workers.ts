@@ -1,0 +1,105 @@
+/**
+ * `apidsl serve --workers N`: N processes serving one port through Node's cluster module (docs/behaviour.md,
+ * "Workers"). The primary serves nothing itself: it starts worker 1 (which checks the file, opens the store,
+ * applies its layout and prints the banner), then the others (the cluster module hands them the socket worker 1
+ * listens on, the one `--port 0` picked included); relays cache
+ * invalidations between them (server/cluster/invalidation.ts); replaces a worker that dies; and on SIGINT or
+ * SIGTERM stops every worker, each finishing its requests in flight, before it exits.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { relayInvalidations } from '../server/cluster/invalidation.js';
+import type { Storage } from '../server/serve.js';
+import { stopSignal } from './serve.js';
+
+/** Set in a worker's environment: its number (1 prints the banner and consumes messages). */
+export const WORKER_NUMBER = 'APIDSL_WORKER_NUMBER';
+const LISTENING = 'apidsl:listening';
+const ALL_LISTENING = 'apidsl:all-listening';
+
+/** `--workers` as a number of processes, or the message saying why it is not one. */
+export function workerCount(value: string | undefined): number | string {
+  if (value === undefined) return 1;
+  if (value === 'auto') return availableParallelism();
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 && n <= 1024 ? n : `invalid --workers "${value}" (a number from 1, or auto).`;
+}
+
+/** Why `--workers` above 1 cannot serve this storage or these flags; undefined when it can. */
+export function refusal(storage: Storage, watch: boolean | undefined): string | undefined {
+  if (storage.kind === 'memory') return '--memory keeps the data inside one process; --workers above 1 needs a store every worker shares: --data DIR (embedded SQLite) or --db URI (MongoDB).';
+  if (watch) return '--watch reloads one process; use it with --workers 1.';
+  return undefined;
+}
+
+/** This worker's number, or undefined in a process that is not a worker of `serve --workers`. */
+export const workerNumber = (): number | undefined => (cluster.isWorker && process.env[WORKER_NUMBER] ? Number(process.env[WORKER_NUMBER]) : undefined);
+
+/**
+ * Tells the primary this worker listens (the port goes to the next workers); resolves once every worker listens,
+ * so that the banner, which scripts take as "ready", is printed when all of them are.
+ */
+export function announceListening(): Promise<void> {
+  return new Promise((resolve) => {
+    const ready = (m: { type?: string }): void => {
+      if (m?.type !== ALL_LISTENING) return;
+      process.off('message', ready);
+      resolve();
+    };
+    process.on('message', ready);
+    process.send?.({ type: LISTENING });
+  });
+}
+
+export async function runPrimary(count: number): Promise<number> {
+  relayInvalidations();
+  let stopping = false;
+  let serving = false;
+  const fork = (number: number): Worker => {
+    const worker = cluster.fork({ [WORKER_NUMBER]: String(number) });
+    worker.on('exit', (code, signal) => {
+      if (stopping || !serving) return;
+      process.stderr.write(`apidsl serve: worker ${number} stopped (${signal ?? `exit code ${code}`}); starting another.\n`);
+      fork(number);
+    });
+    return worker;
+  };
+  const listening = (worker: Worker): Promise<true | { exit: number }> =>
+    new Promise((resolve) => {
+      worker.on('message', (m: { type?: string }) => {
+        if (m?.type === LISTENING) resolve(true);
+      });
+      worker.once('exit', (code) => resolve({ exit: code ?? 1 }));
+    });
+  // Worker 1 alone first: it reports a file with errors once and applies the store's layout with no one else writing.
+  const first = await listening(fork(1));
+  if (first !== true) return first.exit;
+  const rest = Array.from({ length: count - 1 }, (_, i) => listening(fork(i + 2)));
+  const started = await Promise.all(rest);
+  serving = true;
+  const failed = started.find((s) => s !== true);
+  if (failed) {
+    stopping = true;
+    await stopAll();
+    return (failed as { exit: number }).exit || 1;
+  }
+  for (const worker of Object.values(cluster.workers ?? {})) worker?.send({ type: ALL_LISTENING });
+  await stopSignal();
+  stopping = true;
+  await stopAll();
+  return 0;
+}
+
+/** SIGTERM to every worker, resolved once all exited (each drains its requests in flight first). */
+async function stopAll(): Promise<void> {
+  const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          w.once('exit', () => resolve());
+          w.process.kill('SIGTERM');
+        }),
+    ),
+  );
+}

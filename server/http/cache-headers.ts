@@ -1,0 +1,35 @@
+/**
+ * API Platform's `cacheHeaders` (docs/behaviour.md, "HTTP cache"): the Cache-Control, Vary and ETag of an
+ * operation's successful GET/HEAD responses, each field of the operation's option over its `http_cache` default.
+ * `s-maxage` is left out when the response is private, as API Platform does.
+ */
+import { perOperation } from '../metadata/options.js';
+import type { CacheHeaders } from '../metadata/types.js';
+
+export interface ResolvedCacheHeaders {
+  /** The Cache-Control value; undefined when nothing is configured. */
+  cacheControl?: string;
+  /** Request headers added to Vary (Accept is on every response already). */
+  vary: string[];
+  etag: boolean;
+}
+
+export const cacheHeadersOf = perOperation((op, settings): ResolvedCacheHeaders => {
+  const own = (op.options.cacheHeaders ?? {}) as CacheHeaders;
+  const defaults = settings.httpCache.headers;
+  const field = <K extends keyof CacheHeaders>(name: K): CacheHeaders[K] => own[name] ?? defaults[name] ?? undefined;
+  const directives: string[] = [];
+  const isPublic = field('public');
+  if (isPublic !== undefined) directives.push(isPublic ? 'public' : 'private');
+  const maxAge = field('max_age');
+  if (maxAge !== undefined) directives.push(`max-age=${maxAge}`);
+  const shared = field('shared_max_age');
+  if (shared !== undefined && isPublic !== false) directives.push(`s-maxage=${shared}`);
+  const swr = field('stale_while_revalidate');
+  if (swr !== undefined) directives.push(`stale-while-revalidate=${swr}`);
+  return {
+    cacheControl: directives.length ? directives.join(', ') : undefined,
+    vary: field('vary') ?? [],
+    etag: field('etag') !== false,
+  };
+});

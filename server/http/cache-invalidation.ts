@@ -1,0 +1,93 @@
+/**
+ * Invalidation on every write (docs/behaviour.md, "HTTP cache"). Each resource's collection is wrapped so that
+ * whatever writes through it — the pipeline's default write, custom code's `ctx.persist`/`ctx.remove`, message
+ * handlers — calls `invalidate` with the tags the write touched (cache-tags.ts) once the store committed it, and
+ * the write returns only when the in-process caches of every worker dropped those pages and the purge requests
+ * were answered (or timed out).
+ */
+import type { ResourceMetadata } from '../metadata/types.js';
+import type { Collection, Id, Item, Query } from '../store/types.js';
+import { tellPeers } from '../cluster/invalidation.js';
+import { resourceTag, writeTags } from './cache-tags.js';
+import type { Purge } from './purgers.js';
+import type { ResponseCache } from './response-cache.js';
+
+export type Invalidate = (tags: string[]) => Promise<void>;
+
+/** The one function every write path ends in: this process's cache, the other workers', the external caches. */
+export function invalidation(cache: ResponseCache | undefined, purge: Purge | undefined): Invalidate {
+  return async (tags) => {
+    if (tags.length === 0) return;
+    if (cache) {
+      cache.invalidate(tags);
+      await Promise.all([tellPeers(tags), purge?.(tags)]);
+    } else await purge?.(tags);
+  };
+}
+
+export class InvalidatingCollection implements Collection {
+  readonly findRendered?: (q: Query) => Promise<string[] | undefined>;
+
+  constructor(
+    private readonly inner: Collection,
+    private readonly resource: ResourceMetadata,
+    private readonly invalidate: Invalidate,
+  ) {
+    if (inner.findRendered) this.findRendered = (q) => inner.findRendered!(q);
+  }
+
+  find(q: Query): Promise<Item[]> {
+    return this.inner.find(q);
+  }
+  stream(q: Query): AsyncIterable<Item> {
+    return this.inner.stream(q);
+  }
+  exists(q: Query): Promise<boolean> {
+    return this.inner.exists(q);
+  }
+  count(where?: Query['where']): Promise<number> {
+    return this.inner.count(where);
+  }
+  get(id: Id): Promise<Item | null> {
+    return this.inner.get(id);
+  }
+
+  async insert(item: Item): Promise<Item> {
+    const saved = await this.inner.insert(item);
+    await this.invalidate(writeTags(this.resource, saved));
+    return saved;
+  }
+  async insertMany(items: Item[]): Promise<Item[]> {
+    const saved = await this.inner.insertMany(items);
+    // One invalidation for the whole batch: the tags every created item touches, each once.
+    await this.invalidate([...new Set(saved.flatMap((item) => writeTags(this.resource, item)))]);
+    return saved;
+  }
+  async replace(id: Id, item: Item): Promise<Item | null> {
+    const saved = await this.inner.replace(id, item);
+    if (saved) await this.invalidate(writeTags(this.resource, saved));
+    return saved;
+  }
+  async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
+    const result = await this.inner.upsert(id, item);
+    await this.invalidate(writeTags(this.resource, result.item));
+    return result;
+  }
+  async delete(id: Id): Promise<boolean> {
+    // The item's IRI may take other fields than its identifier: read it before it goes.
+    const before = await this.inner.get(id);
+    const deleted = await this.inner.delete(id);
+    if (deleted) await this.invalidate(writeTags(this.resource, before ?? this.identified(id)));
+    return deleted;
+  }
+  async clear(): Promise<number> {
+    const n = await this.inner.clear();
+    // Every item went: every page of the resource, items included (their IRIs are unknown here).
+    if (n > 0) await this.invalidate([this.resource.collectionPath, resourceTag(this.resource)]);
+    return n;
+  }
+
+  private identified(id: Id): Item {
+    return this.resource.identifier ? { [this.resource.identifier.name]: id } : {};
+  }
+}

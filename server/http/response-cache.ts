@@ -1,0 +1,73 @@
+/**
+ * The built-in response cache (`http_cache.in_process.max_bytes`, docs/behaviour.md "HTTP cache"): whole GET
+ * responses kept in memory, bounded by bytes, least recently used dropped first (lru-cache), each filed under
+ * its cache tags so that a write drops exactly the pages it touches.
+ *
+ * A response computed while an invalidation happened is not kept: it may have been read before the write and
+ * finished after the write dropped the pages (the generation counter tells).
+ */
+import { LRUCache } from 'lru-cache';
+
+export interface CachedResponse {
+  headers: Record<string, string>;
+  body: Buffer;
+  tags: string[];
+}
+
+/** Room taken by an entry besides its body: the key, headers and bookkeeping (an estimate). */
+const OVERHEAD = 512;
+
+export class ResponseCache {
+  private readonly entries: LRUCache<string, CachedResponse>;
+  private readonly byTag = new Map<string, Set<string>>();
+  /** Bumped by every invalidation. */
+  private generation = 0;
+
+  constructor(maxBytes: number) {
+    this.entries = new LRUCache<string, CachedResponse>({
+      maxSize: maxBytes,
+      sizeCalculation: (entry, key) => entry.body.length + key.length + OVERHEAD,
+      dispose: (entry, key) => this.unfile(entry, key),
+    });
+  }
+
+  get(key: string): CachedResponse | undefined {
+    return this.entries.get(key);
+  }
+
+  /** A token to hand to `set`: the response computed after it is kept only if no invalidation came meanwhile. */
+  begin(): number {
+    return this.generation;
+  }
+
+  set(key: string, began: number, entry: CachedResponse): void {
+    if (began !== this.generation) return;
+    // An entry larger than the whole cache is refused by lru-cache; nothing to file then.
+    if (entry.body.length + key.length + OVERHEAD > this.entries.maxSize) return;
+    this.entries.set(key, entry);
+    for (const tag of entry.tags) {
+      let keys = this.byTag.get(tag);
+      if (!keys) this.byTag.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  /** Drops every response filed under any of `tags`. */
+  invalidate(tags: readonly string[]): void {
+    this.generation++;
+    for (const tag of tags) {
+      const keys = this.byTag.get(tag);
+      if (!keys) continue;
+      for (const key of [...keys]) this.entries.delete(key);
+    }
+  }
+
+  private unfile(entry: CachedResponse, key: string): void {
+    for (const tag of entry.tags) {
+      const keys = this.byTag.get(tag);
+      if (!keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) this.byTag.delete(tag);
+    }
+  }
+}
