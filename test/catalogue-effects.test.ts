@@ -59,6 +59,7 @@ const SHOWN_BY: Record<string, string[]> = {
   parameters: ['test/http/parameters-strict.test.ts'],
   routePrefix: ['test/http/iris.test.ts'],
   shortName: ['test/http/routing-options.test.ts', 'test/fixtures/http/routing.api'],
+  urlGenerationStrategy: ['test/http/url-generation.test.ts', 'test/fixtures/http/urls.api'],
   securityMessage: ['test/http/security-stages.test.ts', 'test/fixtures/security/books.api'],
   securityPostDenormalizeMessage: ['test/http/security-stages.test.ts', 'test/fixtures/security/books.api'],
   securityPostValidation: ['test/http/security-stages.test.ts', 'test/fixtures/security/books.api'],

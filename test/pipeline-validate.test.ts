@@ -232,9 +232,11 @@ describe('pipeline: violations', () => {
     });
   });
 
-  it('lists only propertyPath, message and code per violation', () => {
-    const extended = { ...blank, hint: 'internal' } as Violation;
+  it('lists only propertyPath, message and code per violation, and the hint of one that has one', () => {
+    const extended = { ...blank, internal: 'x' } as Violation;
     const document = constraintViolationDocument([extended], { hydraPrefix: false, jsonld: false });
     expect(document.violations).to.deep.equal([blank]);
+    const hinted = constraintViolationDocument([{ ...blank, hint: 'why' }], { hydraPrefix: false, jsonld: false });
+    expect(hinted.violations).to.deep.equal([{ ...blank, hint: 'why' }]);
   });
 });

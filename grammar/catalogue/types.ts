@@ -114,8 +114,8 @@ export interface OptionSpec {
   effect?: { kind: 'compatibility' | 'unsupported'; on?: 'operation' };
   /** One line, from the seed where it says something. */
   doc: string;
-  /** Accepted but not supported: the checker warns (for values of these AST kinds only, when given). */
-  unsupported?: { message: string; valueKinds?: readonly string[] };
+  /** Accepted but not supported: the checker warns (for values of these AST kinds, or these number values, only, when given). */
+  unsupported?: { message: string; valueKinds?: readonly string[]; values?: readonly number[] };
 }
 
 /** A global setting in `config { … }`, by its dotted path (`collection.pagination.page_parameter_name`). */

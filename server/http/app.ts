@@ -31,6 +31,7 @@ import { fillTemplate, fromRecord } from './iri.js';
 import { errorFlavour, negotiateOutput } from './negotiation.js';
 import { errorDocument, errorResource, errorResourcePage } from './problem.js';
 import { parseQuery } from './query.js';
+import { jsonApiQuery } from '../pipeline/jsonapi-query.js';
 import { checkHost, trustedHostPatterns } from './host.js';
 import { readBody, settleUnreadBody } from './request-body.js';
 import { routeHeaders, send } from './respond.js';
@@ -223,8 +224,11 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     const value = params[name] ?? defaults[name];
     if (value !== undefined) uriVariables[name] = String(value);
   }
-  const query = parseQuery(ctx.querystring);
+  const parsed = parseQuery(ctx.querystring);
+  const jsonApi = output.name === JSONAPI_FORMAT ? jsonApiQuery(api, op, parsed) : undefined;
+  const query = jsonApi?.query ?? parsed;
   return {
+    jsonApi: jsonApi?.request,
     api,
     operation: op,
     criteria: query,
@@ -243,6 +247,7 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
     uriVariables,
     output,
     path: ctx.path,
+    origin: originOf(ctx),
     collectionIri: fillTemplate(op.path, fromRecord(uriVariables)) ?? op.path,
     data: null,
     previousData: null,

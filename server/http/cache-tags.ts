@@ -5,6 +5,7 @@
  *   resource, sub-resource ones included, carries it), the collection IRIs of the resources its URI variables
  *   are read from (`/authors/{id}/books` depends on the author), and, in the tags header, each member's IRI;
  * - an item response with its IRI, the item's canonical IRI and the same linked collection IRIs;
+ * - a JSON:API compound document also with its included items' IRIs and their resources' collection IRIs;
  * - a write touches the item's canonical IRI, its resource's collection IRI and the IRIs its relations hold
  *   (as API Platform purges the related items).
  */
@@ -12,7 +13,7 @@ import type { ResourceMetadata } from '../metadata/types.js';
 import { uriBindings } from '../pipeline/links.js';
 import { isItem, type OperationState } from '../pipeline/state.js';
 import type { Item } from '../store/types.js';
-import { itemIri, itemOperation } from './iri.js';
+import { iriPath, itemIri, itemOperation } from './iri.js';
 
 /** The IRI of a rendered member text (rendering.ts: it starts with its `@id`). */
 const MEMBER_ID = /^\{"@id":("(?:[^"\\]|\\.)*")/;
@@ -41,9 +42,15 @@ export function responseTags(state: OperationState, header: boolean): string[] {
       }
     }
   } else if (isItem(state.data)) {
-    if (state.iri) tags.add(state.iri);
+    // Tags are paths, as writes name them, whatever urlGenerationStrategy wrote the IRI.
+    if (state.iri) tags.add(iriPath(state.iri));
     // Without an identifier an item has no IRI of its own: any write to the resource touches it.
     tags.add(resource.identifier ? canonicalIri(resource, state.data) : resource.collectionPath);
+  }
+  // A JSON:API compound document shows its included items too: a write to any of them touches it.
+  for (const included of state.included ?? []) {
+    tags.add(included.iri);
+    tags.add(included.resource.collectionPath);
   }
   return [...tags];
 }

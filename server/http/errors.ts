@@ -8,6 +8,8 @@ export interface Violation {
   message: string;
   /** Symfony constraint code (e.g. NotBlank's), so clients can match on it. */
   code: string;
+  /** Why a value was refused, for the user (Symfony's `hint` parameter, e.g. `Item not found for "/authors/9".`). */
+  hint?: string;
 }
 
 export class HttpError extends Error {

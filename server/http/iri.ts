@@ -79,6 +79,12 @@ export interface IriMatch {
   variables: Record<string, string>;
 }
 
+/**
+ * The absolute path of an IRI written as an absolute URL (`http://host/books/1`) or a network path
+ * (`//host/books/1`), the form IRIs are stored and compared in (urlGenerationStrategy, url-generation.ts).
+ */
+export const iriPath = (iri: string): string => iri.replace(/^(?:[a-z][a-z0-9+.-]*:)?\/\/[^/]*/i, '');
+
 /** Resolves IRIs (`/books/1`) to the resource whose item routes they match. */
 export class IriResolver {
   private readonly routes: CompiledRoute[];
@@ -101,7 +107,7 @@ export class IriResolver {
 
   /** The resource and route variables of an item IRI (a path, or a URL whose path is one). */
   match(iri: string): IriMatch | undefined {
-    const path = iri.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]+/i, '');
+    const path = iriPath(iri);
     for (const route of this.routes) {
       const found = route.regex.exec(path);
       if (!found) continue;

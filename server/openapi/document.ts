@@ -13,7 +13,9 @@ import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
 import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
+import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
 import { isGuarded } from '../pipeline/security.js';
+import { jsonApiDocument } from './jsonapi-schemas.js';
 import { filterParameters, paginationParameters, pathParameters, queryBodySchema, type ParameterObject } from './parameters.js';
 import { bodyExample } from './examples.js';
 import { joinText, SchemaRegistry } from './schemas.js';
@@ -144,15 +146,21 @@ class Builder {
       content: {
         // Always served as problem+json: the Hydra document unless the client prefers plain JSON.
         'application/problem+json': { schema: { anyOf: [r.errorJsonLd(), r.error()] } },
+        ...this.jsonApiErrors(),
       },
     };
+  }
+
+  /** With the JSON:API format, errors a client asking for it gets as a JSON:API error document. */
+  private jsonApiErrors(): Record<string, unknown> {
+    return this.api.settings.formats[JSONAPI_FORMAT] ? { [JSONAPI_MEDIA_TYPE]: { schema: this.registry.errorJsonApi() } } : {};
   }
 
   private violationResponse(): Record<string, unknown> {
     const r = this.registry;
     return {
       description: 'Validation failed (constraint violations).',
-      content: { 'application/problem+json': { schema: { anyOf: [r.constraintViolationJsonLd(), r.constraintViolation()] } } },
+      content: { 'application/problem+json': { schema: { anyOf: [r.constraintViolationJsonLd(), r.constraintViolation()] } }, ...this.jsonApiErrors() },
     };
   }
 
@@ -173,7 +181,9 @@ class Builder {
         };
       };
       const item = (): JsonSchema => (jsonld ? r.outputJsonLd(op) : r.output(op));
-      const schema = op.collection ? collection() : op.options.bulk === true ? { oneOf: [item(), collection()] } : item();
+      let schema: JsonSchema;
+      if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), op.collection);
+      else schema = op.collection ? collection() : op.options.bulk === true ? { oneOf: [item(), collection()] } : item();
       for (const type of types) content[type] = { schema };
     }
     return content;
@@ -188,13 +198,20 @@ class Builder {
     if (op.method === 'PATCH') {
       if (settings.patchFormats.length === 0) return undefined;
       const schema = this.registry.mergePatch(op);
-      return { description: `The changes to the ${resource.shortName} resource.`, required: true, content: Object.fromEntries(settings.patchFormats.map((t) => [t, { schema, example }])) };
+      const patch = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
+      return { description: `The changes to the ${resource.shortName} resource.`, required: true, content: Object.fromEntries(settings.patchFormats.map((t) => [t, patch(t)])) };
     }
     const schema = this.registry.input(op);
     const types = [...new Set(Object.values(settings.formats).flat())];
     if (op.method === 'POST' && op.options.bulk === true) return this.bulkBody(op, schema, example);
+    const body = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
     const what = op.method === 'POST' ? `The new ${resource.shortName} resource.` : `The ${resource.shortName} resource: properties absent from the body keep their values, null removes one.`;
-    return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, { schema, example }])) };
+    return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, body(t)])) };
+  }
+
+  /** A JSON:API request document: its `data` is the resource object (pipeline/jsonapi.ts reads it). */
+  private jsonApiBody(op: OperationMetadata): JsonSchema {
+    return { type: 'object', required: ['data'], properties: { data: this.registry.inputJsonApi(op) } };
   }
 
   /** `bulk: true`: one item, an array of them, or NDJSON lines (README "Bulk writes"). */

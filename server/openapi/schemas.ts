@@ -11,6 +11,7 @@ import { acceptedProperties, contextGroups, shownProperties } from '../metadata/
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import { resourceSchema, type JsonSchema, type SchemaMode } from '../pipeline/schema.js';
 import { iriExample, propertyExample } from './examples.js';
+import { JSONAPI_ERRORS, jsonApiResourceObject } from './jsonapi-schemas.js';
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -75,6 +76,23 @@ export class SchemaRegistry {
       properties['@context'] = { ...properties['@context'], examples: [`/contexts/${resource.shortName}`] };
       return schema;
     });
+  }
+
+  /** A resource object in responses as JSON:API writes it (jsonapi-schemas.ts): `Book.jsonapi-read`. */
+  outputJsonApi(op: OperationMetadata): JsonSchema {
+    const groups = contextGroups(op.options.normalizationContext);
+    return this.add(`${op.resource.shortName}.jsonapi${groupSuffix(groups)}`, () => jsonApiResourceObject(this.api, op.resource, this.outputSchema(op, groups), 'output'));
+  }
+
+  /** The resource object a JSON:API request body's `data` holds: `Book.jsonapi.input-write`. */
+  inputJsonApi(op: OperationMetadata): JsonSchema {
+    const groups = contextGroups(op.options.denormalizationContext);
+    return this.add(`${op.resource.shortName}.jsonapi.input${groupSuffix(groups)}`, () => jsonApiResourceObject(this.api, op.resource, this.inputSchema(op, groups), 'input'));
+  }
+
+  /** The JSON:API error document. */
+  errorJsonApi(): JsonSchema {
+    return this.add('Error.jsonapi', () => JSONAPI_ERRORS);
   }
 
   /** What POST and PUT bodies may hold: the accepted properties, with the constraints that validate them. */

@@ -123,12 +123,14 @@ const itemState = (state: OperationState): OperationState => ({
   uriVariables: state.uriVariables,
   output: state.output,
   path: state.path,
+  origin: state.origin,
   data: null,
   previousData: state.previousData,
   created: false,
   collectionIri: state.collectionIri,
   principal: state.principal,
   logger: state.logger,
+  jsonApi: state.jsonApi,
 });
 
 /**

@@ -8,6 +8,7 @@ import { optionValue } from '../metadata/options.js';
 import { contextGroups } from '../metadata/property-access.js';
 import { acceptsBatch, readBulkBody, runBatch, type ItemStages } from './bulk.js';
 import { applyBody, deserialize, queryCriteria } from './input.js';
+import { loadIncluded } from './jsonapi-include.js';
 import { checkParameters } from './parameters.js';
 import { publishUpdates } from './publish.js';
 import { read } from './read.js';
@@ -41,6 +42,7 @@ export const PIPELINE: readonly [string, Stage][] = [
   ['write', write],
   ['publish', publishUpdates],
   ['propertySecurity', propertyReadSecurity],
+  ['include', loadIncluded],
   ['serialize', serialize],
 ];
 

@@ -5,6 +5,7 @@
  * Constraints themselves (NotBlank, Length, …) are validate.ts's job.
  */
 import { badRequest } from '../http/errors.js';
+import { iriPath } from '../http/iri.js';
 import type { Violation } from '../http/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
@@ -28,8 +29,11 @@ class Mismatch {
 export interface DenormalizeOptions {
   /** The properties the operation accepts (property-access.ts); default every non-read-only one. */
   accepted?: readonly PropertyMetadata[];
-  /** Every type error of the body as one 422 violation list, instead of a 400 on the first. */
-  collectErrors?: boolean;
+  /**
+   * collectDenormalizationErrors: every type error of the body is added here (relation IRIs included)
+   * instead of answering 400 on the first; the caller adds the relations that name no item and throws the 422.
+   */
+  collected?: Violation[];
 }
 
 /**
@@ -49,7 +53,7 @@ export function denormalize(
   if (mode === 'create' && Object.hasOwn(body, '@id')) throw badRequest('Update is not allowed for this operation.');
   // Shallow: only top-level keys change; merge-patch builds new objects rather than changing stored ones.
   const item: Item = { ...previous };
-  const violations: Violation[] = [];
+  const violations: Violation[] = options.collected ?? [];
   const accepted = options.accepted ? new Set(options.accepted) : undefined;
   for (const property of bodyProperties(resource, body)) {
     if (!Object.hasOwn(body, property.name) || !writable(property, mode)) continue;
@@ -65,13 +69,13 @@ export function denormalize(
         ? mergePatch(item[property.name], value)
         : convert(property, value, iri);
     if (result instanceof Mismatch) {
-      if (!property.constrained && !options.collectErrors) throw badRequest(result.detail);
+      if (!options.collected && (!property.constrained || property.relation)) throw badRequest(result.detail);
       violations.push(result.violation);
     } else {
       define(item, property.name, result);
     }
   }
-  if (violations.length > 0) throw validationFailed(violations);
+  if (violations.length > 0 && !options.collected) throw validationFailed(violations);
   if (previous === null) fillDefaults(resource, item, iri);
   return item;
 }
@@ -145,7 +149,7 @@ function convert(property: PropertyMetadata, value: unknown, iri: IriResolver): 
 
 /** One value (one item of a `T[]`) in its stored form, or a Mismatch; `path` is its property path. */
 function convertOne(property: PropertyMetadata, value: unknown, path: string, iri: IriResolver): unknown {
-  if (property.relation !== undefined) return relation(property, value, iri);
+  if (property.relation !== undefined) return relation(property, value, path, iri);
   switch (property.type) {
     case 'int':
       return Number.isSafeInteger(value) ? value : typeMismatch(property, path, 'int', value);
@@ -167,12 +171,16 @@ function convertOne(property: PropertyMetadata, value: unknown, path: string, ir
 }
 
 /** A relation holds an IRI of its target resource; these errors are 400 even on constrained properties. */
-function relation(property: PropertyMetadata, value: unknown, iri: IriResolver): string {
-  if (typeof value !== 'string') {
-    throw badRequest(`Expected IRI or nested document for attribute "${property.name}", "${phpType(value)}" given.`);
-  }
-  if (iri.resourceOf(value) !== property.relation) throw badRequest(`Invalid IRI "${value}".`);
-  return value;
+function relation(property: PropertyMetadata, value: unknown, path: string, iri: IriResolver): string | Mismatch {
+  const mismatch = (detail: string) => new Mismatch(detail, relationViolation(path, property.relation!, detail));
+  if (typeof value !== 'string') return mismatch(`Expected IRI or nested document for attribute "${property.name}", "${phpType(value)}" given.`);
+  if (iri.resourceOf(value) !== property.relation) return mismatch(`Invalid IRI "${value}".`);
+  return iriPath(value);
+}
+
+/** A relation's value refused, as API Platform collects it: a Type violation naming the target, the reason as its hint. */
+export function relationViolation(path: string, target: string, hint: string): Violation {
+  return { ...violation(path, 'Type', { type: target }), hint };
 }
 
 /** The value's type in PHP's gettype() words, as API Platform's messages name it (JSON objects are PHP arrays). */

@@ -6,7 +6,7 @@
  * property). Malformed or unknown values are ignored, as API Platform does.
  */
 import { badRequest } from '../http/errors.js';
-import { fillTemplate, itemOperation } from '../http/iri.js';
+import { fillTemplate, iriPath, itemOperation } from '../http/iri.js';
 import type { QueryParams } from '../http/query.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Condition, Sort } from '../store/types.js';
@@ -80,9 +80,9 @@ function identifierFromIri(resource: ResourceMetadata, idName: string, iri: stri
   return m && i >= 0 ? decodeURIComponent(m[i + 1]) : undefined;
 }
 
-/** `?author=/authors/1` or `?author=1`: a relation is matched by IRI, an id builds one. */
+/** `?author=/authors/1` or `?author=1`: a relation is matched by IRI (stored as a path, iri.ts), an id builds one. */
 function relationIri(ctx: Ctx, target: string, value: string): string {
-  if (value.startsWith('/')) return value;
+  if (value.startsWith('/') || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return iriPath(value);
   const resource = ctx.api.resource(target);
   const template = resource && (itemOperation(resource)?.path ?? resource.itemPath);
   const id = resource?.identifier?.name;

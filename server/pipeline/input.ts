@@ -5,7 +5,7 @@
  * RFC 7396).
  */
 import { HttpError, badRequest } from '../http/errors.js';
-import { IriResolver, itemIri } from '../http/iri.js';
+import { IriResolver, iriPath, itemIri } from '../http/iri.js';
 import { checkInputType } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import { optionValue } from '../metadata/options.js';
@@ -16,6 +16,7 @@ import { parseJsonBody } from './json-body.js';
 import { iriOperation } from './normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from './jsonapi.js';
 import { checkRelations } from './relations.js';
+import { validationFailed } from './violations.js';
 import { isItem, type OperationState } from './state.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -47,11 +48,11 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE) body = jsonApiRequestBody(op.resource, body);
   const previous = isItem(state.previousData) ? state.previousData : null;
   const mode = op.method === 'PATCH' ? 'merge-patch' : op.method === 'PUT' || previous ? 'replace' : 'create';
-  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {
-    accepted: acceptedProperties(op, settings),
-    collectErrors: optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true,
-  });
-  await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf);
+  // collectDenormalizationErrors: type errors and dangling relations, all in one 422.
+  const collected = optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true ? [] : undefined;
+  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), { accepted: acceptedProperties(op, settings), collected });
+  await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf, collected);
+  if (collected?.length) throw validationFailed(collected);
   const id = op.resource.identifier;
   if (id && previous) item[id.name] = previous[id.name];
   else if (id && op.method === 'PUT' && state.uriVariables[id.name] !== undefined) {
@@ -70,7 +71,7 @@ export async function applyBody(state: OperationState, received: unknown): Promi
  */
 function checkReplacedIri(state: OperationState, sent: unknown, item: Record<string, unknown>): void {
   const expected = itemIri(state.operation.resource, item, iriOperation(state.operation), state.uriVariables);
-  if (sent === expected) return;
+  if (typeof sent === 'string' && iriPath(sent) === expected) return;
   const shown = typeof sent === 'string' ? sent : JSON.stringify(sent);
   throw badRequest(`Invalid IRI "${shown}": a PUT body's "@id" must be the IRI of the item it replaces ("${expected}").`);
 }

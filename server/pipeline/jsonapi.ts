@@ -15,6 +15,7 @@
 import { badRequest, type HttpError, type Violation } from '../http/errors.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
+import type { RelationOutput } from './normalize.js';
 
 export const JSONAPI_FORMAT = 'jsonapi';
 export const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
@@ -27,12 +28,19 @@ export const isAttributeName = (name: string): boolean => !RESERVED.has(name) &&
 export type JsonApiResource = { id: string; type: string; attributes?: Record<string, unknown>; relationships?: Record<string, unknown> };
 
 /** One item as a JSON:API resource object, with the properties the operation shows. */
-export function resourceObject(api: ApiMetadata, resource: ResourceMetadata, item: Item, iri: string, shown: readonly PropertyMetadata[]): JsonApiResource {
+export function resourceObject(
+  api: ApiMetadata,
+  resource: ResourceMetadata,
+  item: Item,
+  iri: string,
+  shown: readonly PropertyMetadata[],
+  relation?: RelationOutput,
+): JsonApiResource {
   const attributes: Record<string, unknown> = {};
   const relationships: Record<string, unknown> = {};
   const properties = resource.properties.length > 0 ? shown : Object.keys(item).map((name) => ({ name }) as PropertyMetadata);
   for (const p of properties) {
-    const value = item[p.name];
+    const value = p.relation && relation && item[p.name] != null ? relation(p, item[p.name]) : item[p.name];
     if (p.relation) {
       const type = api.resource(p.relation)?.shortName ?? p.relation;
       const identifier = (id: unknown) => ({ type, id: String(id) });

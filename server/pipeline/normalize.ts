@@ -19,6 +19,9 @@ export function iriOperation(op: OperationMetadata): OperationMetadata | undefin
   return itemOperation(op.resource);
 }
 
+/** A relation's stored value (IRIs as absolute paths) as the response writes it (url-generation.ts). */
+export type RelationOutput = (property: PropertyMetadata, value: unknown) => unknown;
+
 /**
  * `shown`: the properties the operation shows (property-access.ts); default all but the write-only ones.
  * `hidden`: those of them this user may not see (their `security` denies).
@@ -30,13 +33,14 @@ export function normalizeItem(
   iri: () => string,
   shown: readonly PropertyMetadata[] = resource.properties.filter((p) => !p.writeOnly),
   hidden?: ReadonlySet<string>,
+  relation?: RelationOutput,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = jsonld ? { '@id': iri(), '@type': resource.shortName } : {};
   const declared = resource.properties.length > 0;
   if (declared) {
     for (const p of shown) {
       const v = item[p.name];
-      if (v !== undefined && v !== null && !hidden?.has(p.name)) out[p.name] = v;
+      if (v !== undefined && v !== null && !hidden?.has(p.name)) out[p.name] = relation && p.relation ? relation(p, v) : v;
     }
   } else {
     for (const [k, v] of Object.entries(item)) if (v !== undefined && v !== null && !k.startsWith('@')) out[k] = v;

@@ -38,7 +38,7 @@ export function publishChange(api: ApiMetadata, op: OperationMetadata, change: C
   const resource = op.resource;
   try {
     const iri = itemIri(resource, change.item, itemOperation(resource));
-    const data = change.kind === 'removed' ? JSON.stringify({ '@id': iri }) : documentAsGet(api, resource, change.item);
+    const data = change.kind === 'removed' ? JSON.stringify({ '@id': iri }) : documentAsGet(api, resource, change.item, origin);
     publisher.publish(changeUpdate(options, iri, origin, data));
   } catch (e) {
     logger?.error({ err: e }, 'mercure: update not built');
@@ -46,7 +46,7 @@ export function publishChange(api: ApiMetadata, op: OperationMetadata, change: C
 }
 
 /** The JSON-LD document the item Get of `resource` answers for `item`. */
-function documentAsGet(api: ApiMetadata, resource: ResourceMetadata, item: Item): string {
+function documentAsGet(api: ApiMetadata, resource: ResourceMetadata, item: Item, origin: string | undefined): string {
   const get = itemOperation(resource) ?? resource.operations.find((o) => o.method === 'GET' && !o.collection);
   const state = {
     api,
@@ -58,6 +58,7 @@ function documentAsGet(api: ApiMetadata, resource: ResourceMetadata, item: Item)
     request: { method: 'GET', url: '', headers: {}, query: {}, body: undefined, attributes: new Map() },
     criteria: {},
     path: '',
+    origin: origin ?? '',
     collectionIri: resource.collectionPath,
     created: false,
     // Subscribers are not the user who wrote: a property guarded by `security` is never published (fail closed).

@@ -15,6 +15,7 @@ import { JSONAPI_FORMAT } from './jsonapi.js';
 import { linkConditions, typedValue, uriBindings } from './links.js';
 import { pageRequest, type Page } from './pagination.js';
 import { showsRenderedMembers } from './rendering.js';
+import { showsPathsOnly } from './url-generation.js';
 import type { OperationState } from './state.js';
 
 export async function read(state: OperationState): Promise<void> {
@@ -103,7 +104,7 @@ async function readPage(state: OperationState): Promise<Page> {
 /** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
 async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
   // The stored texts are JSON-LD members (plain JSON is cut from them); JSON:API builds its own.
-  if (state.store.findRendered && state.output.name !== JSONAPI_FORMAT && showsRenderedMembers(state.operation, state.api.settings)) {
+  if (state.store.findRendered && state.output.name !== JSONAPI_FORMAT && showsRenderedMembers(state.operation, state.api.settings) && showsPathsOnly(state.operation, state.api)) {
     const texts = await state.store.findRendered(q);
     if (texts) return { items: texts, rendered: true };
   }

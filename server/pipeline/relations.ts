@@ -4,25 +4,34 @@
  * "Relations"). IRIs of another resource or that match no item route were already refused by
  * denormalize(); values the write leaves as they were are not looked up again.
  */
-import { badRequest } from '../http/errors.js';
+import { badRequest, type Violation } from '../http/errors.js';
 import type { IriResolver } from '../http/iri.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
+import { relationViolation } from './deserialize.js';
 import { typedValue } from './links.js';
 
+/**
+ * Throws the 400 for the first dangling IRI, or, when `collected` is given (collectDenormalizationErrors),
+ * adds a violation per dangling IRI to it.
+ */
 export async function checkRelations(
   resource: ResourceMetadata,
   item: Item,
   previous: Item | null,
   iris: IriResolver,
   collectionOf: (resource: ResourceMetadata) => Collection,
+  collected?: Violation[],
 ): Promise<void> {
   for (const property of resource.properties) {
     if (!property.relation) continue;
     const before = new Set(iriList(previous?.[property.name]));
-    for (const iri of iriList(item[property.name])) {
-      if (before.has(iri) || (await exists(iri, iris, collectionOf))) continue;
-      throw badRequest(`Item not found for "${iri}".`);
+    const value = item[property.name];
+    for (const [index, iri] of (Array.isArray(value) ? value : [value]).entries()) {
+      if (typeof iri !== 'string' || before.has(iri) || (await exists(iri, iris, collectionOf))) continue;
+      const detail = `Item not found for "${iri}".`;
+      if (!collected) throw badRequest(detail);
+      collected.push(relationViolation(Array.isArray(value) ? `${property.name}[${index}]` : property.name, property.relation, detail));
     }
   }
 }

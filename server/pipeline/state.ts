@@ -8,6 +8,8 @@ import type { QueryParams } from '../http/query.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';
+import type { IncludedItem } from './jsonapi-include.js';
+import type { JsonApiRequest } from './jsonapi-query.js';
 import type { Page } from './pagination.js';
 import type { Change } from './publish.js';
 
@@ -38,6 +40,8 @@ export interface OperationState {
   output: Format;
   /** Request path, extension included, for links. */
   path: string;
+  /** `scheme://host[:port]` of the request (its checked Host header), for absolute URLs (urlGenerationStrategy). */
+  origin: string;
   /** The item the stages work on: read, then deserialized, then written (null: none). */
   data: unknown;
   /** The item as read, before any change. */
@@ -59,6 +63,10 @@ export interface OperationState {
   /** Who sent the request (authenticated before routing). */
   principal: Principal;
   logger: Logger;
+  /** What a JSON:API request asks of the document (include, sparse fieldsets; jsonapi-query.ts). */
+  jsonApi?: JsonApiRequest;
+  /** The items a JSON:API compound document includes (jsonapi-include.ts). */
+  included?: IncludedItem[];
   /** Per item shown, the properties whose `security` denies that user (left out of the output). */
   hiddenProperties?: WeakMap<Item, ReadonlySet<string>>;
 }

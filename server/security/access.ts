@@ -31,13 +31,18 @@ const AUTHENTICATED_ATTRIBUTES = new Set(['IS_AUTHENTICATED', 'IS_AUTHENTICATED_
 /**
  * `is_granted(attribute, subject)`: a `ROLE_…` attribute is granted when the user holds the role;
  * any other attribute asks the voters in order, granted as soon as one answers true. A voter
- * that throws makes the whole evaluation fail (and so deny).
+ * that throws makes the whole evaluation fail (and so deny). Answered synchronously when no voter
+ * is asked (no promise, no voter watchdog on a role check).
  */
-export async function isGranted(security: SecurityMetadata, principal: Principal, attribute: unknown, subject: unknown): Promise<boolean> {
+export function isGranted(security: SecurityMetadata, principal: Principal, attribute: unknown, subject: unknown): boolean | Promise<boolean> {
   if (typeof attribute !== 'string') return false;
   if (attribute.startsWith('ROLE_')) return principal.roles.includes(attribute);
   if (attribute === 'PUBLIC_ACCESS') return true;
   if (AUTHENTICATED_ATTRIBUTES.has(attribute)) return principal.user !== null;
+  return askVoters(security, principal, attribute, subject);
+}
+
+async function askVoters(security: SecurityMetadata, principal: Principal, attribute: string, subject: unknown): Promise<boolean> {
   for (const voter of security.voters) {
     if ((await voter(attribute, subject, principal.user)) === true) return true;
   }

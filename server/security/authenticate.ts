@@ -2,8 +2,8 @@
  * Who sent a request, decided once per request before routing: a Bearer JWT when `security.jwt`
  * is configured, else the custom authenticator, else nobody (anonymous). Credentials that are
  * present but cannot be verified answer 401 `invalid_token` on every route: a request is never
- * treated as anonymous because its credentials failed. Nothing is cached between requests, so
- * no verified token outlives a key change.
+ * treated as anonymous because its credentials failed. A token already verified is remembered by
+ * the verifier of its keys, within its exp/nbf window (verified-tokens.ts), so none outlives a key change.
  */
 import type { Logger } from 'pino';
 import { HttpError } from '../http/errors.js';

@@ -17,6 +17,7 @@ import { SETTINGS } from '../../grammar/catalogue/index.js';
 import { configEntry } from '../../grammar/model.js';
 import { loadCode } from '../metadata/code.js';
 import type { CodeFunction, JwtMetadata, SecurityMetadata } from '../metadata/types.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /** A security setting that cannot work: `serve` refuses to start and prints the message. */
 export class SecurityConfigError extends Error {}
@@ -108,10 +109,14 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
   const audience = get<string>('jwt.audience');
   const clockTolerance = get<number>('jwt.leeway') ?? 0;
   const options = { algorithms, clockTolerance, ...(issuer !== undefined ? { issuer } : {}), ...(audience !== undefined ? { audience } : {}) };
+  const verified = new VerifiedTokens(clockTolerance);
   return {
     verify: async (token) => {
       if (unusable) throw new SecurityConfigError(unusable);
+      const known = verified.payloadOf(token);
+      if (known) return known;
       const { payload } = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+      verified.remember(token, payload);
       return payload as Record<string, unknown>;
     },
     algorithms,

@@ -175,3 +175,26 @@ describe('HTTP cache: tags and purge requests (invalidation)', function () {
     expect(server.output()).to.match(/http cache: purge (failed|refused)/);
   });
 });
+
+describe('HTTP cache: JSON:API compound documents', function () {
+  this.timeout(60_000);
+  let server: RunningServer;
+  before(async () => {
+    // The cache fixture with the JSON:API format added.
+    const file = join(tempDir(), 'http-cache-jsonapi.api');
+    const formats = 'formats { jsonld: ["application/ld+json"], jsonapi: ["application/vnd.api+json"] }\n  patch_formats:';
+    writeFileSync(file, readFileSync(FIXTURE, 'utf8').replace('patch_formats:', formats));
+    server = await startServer(file);
+    await seed(server.url);
+  });
+  after(() => server?.stop());
+
+  it('a write to an included item drops the cached document that includes it', async () => {
+    const accept = { Accept: 'application/vnd.api+json' };
+    const name = async () => (await request(server.url, 'GET', '/books/1?include=author', { headers: accept })).json.included[0].attributes.name;
+    expect(await name()).to.equal('Ann');
+    expect(await name(), 'served again').to.equal('Ann');
+    expect((await request(server.url, 'PATCH', '/authors/1', { body: '{"name":"Bob"}', headers: MERGE })).status).to.equal(200);
+    expect(await name()).to.equal('Bob');
+  });
+});

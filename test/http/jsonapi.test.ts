@@ -10,6 +10,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import JsonApiSerializer from 'jsonapi-serializer';
 import { fromRoot } from '../support/paths.js';
+import { ResponseChecker, responsePointer, seriousme } from '../openapi/validators.js';
+import './security-helpers.js';
 import { fixture, get, request, startServer, tempDir, type RunningServer } from './harness.js';
 
 const MEDIA = 'application/vnd.api+json';
@@ -137,6 +139,90 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expect(dangling.status).to.equal(400);
       expectValid(dangling.json);
       expect(dangling.json.errors[0].detail).to.equal('Item not found for "/authors/9".');
+    });
+
+    it('page[page] and page[itemsPerPage] paginate, with links and meta', async () => {
+      const r = await get(server.url, '/books?page[page]=2&page[itemsPerPage]=1', { Accept: MEDIA });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      expect(r.json.meta).to.deep.equal({ totalItems: 3, itemsPerPage: 1, currentPage: 2 });
+      expect(r.json.data.map((d: { id: string }) => d.id)).to.deep.equal(['/books/2']);
+      expect(r.json.links).to.include({ first: '/books?itemsPerPage=1&page=1', last: '/books?itemsPerPage=1&page=3', prev: '/books?itemsPerPage=1&page=1', next: '/books?itemsPerPage=1&page=3' });
+      const next = await get(server.url, r.json.links.next, { Accept: MEDIA });
+      expect(next.json.data.map((d: { id: string }) => d.id)).to.deep.equal(['/books/3']);
+    });
+
+    it('sort maps onto the order filter (a leading "-" descends); a field it does not cover, or no order filter, is a 400', async () => {
+      const r = await get(server.url, '/books?sort=-title&page[itemsPerPage]=3', { Accept: MEDIA });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      expect(r.json.data.map((d: { attributes: { title: string } }) => d.attributes.title)).to.deep.equal(['Solaris', 'Dune', 'A Wizard of Earthsea']);
+      const asc = await get(server.url, '/books?sort=title,-id&page[itemsPerPage]=3', { Accept: MEDIA });
+      expect(asc.json.data.map((d: { attributes: { title: string } }) => d.attributes.title)).to.deep.equal(['A Wizard of Earthsea', 'Dune', 'Solaris']);
+      for (const path of ['/books?sort=type', '/notes?sort=text']) {
+        const bad = await get(server.url, path, { Accept: MEDIA });
+        expect(bad.status, path).to.equal(400);
+        expect(bad.headers.get('content-type')).to.equal(MEDIA);
+        expectValid(bad.json);
+      }
+    });
+
+    it('include: a compound document whose included resources an independent client resolves', async () => {
+      const r = await get(server.url, '/books/1?include=author,coauthors', { Accept: MEDIA });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      expect(r.json.included).to.deep.equal([
+        { id: '/authors/2', type: 'Author', attributes: { name: 'Herbert' } },
+      ]);
+      const list = await get(server.url, '/books?include=author,coauthors&page[itemsPerPage]=3', { Accept: MEDIA });
+      expectValid(list.json);
+      expect(list.json.included.map((i: { id: string }) => i.id)).to.deep.equal(['/authors/2']);
+      const book = (await new JsonApiSerializer.Deserializer({ keyForAttribute: 'camelCase' }).deserialize(r.json)) as { author: { name: string } };
+      expect(book.author).to.include({ name: 'Herbert' });
+      const review = await request(server.url, 'POST', '/reviews', { body: { text: 'Good' } });
+      expect(review.status, review.text).to.equal(201);
+      for (const path of ['/books/1?include=title', '/books/1?include=author.books', `${review.json['@id']}?include=secret`]) {
+        const bad = await get(server.url, path, { Accept: MEDIA });
+        expect(bad.status, path).to.equal(400);
+        expectValid(bad.json);
+      }
+    });
+
+    it('sparse fieldsets: fields[type] keeps only the named members, in data and in included', async () => {
+      const r = await get(server.url, '/books/1?include=author&fields[Book]=author&fields[Author]=id', { Accept: MEDIA });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      expect(r.json.data).to.deep.equal({ id: '/books/1', type: 'Book', relationships: { author: { data: { type: 'Author', id: '/authors/2' } } } });
+      expect(r.json.included).to.deep.equal([{ id: '/authors/2', type: 'Author' }]);
+      const titles = await get(server.url, '/books?fields[Book]=title', { Accept: MEDIA });
+      expectValid(titles.json);
+      expect(titles.json.data[0]).to.deep.equal({ id: '/books/1', type: 'Book', attributes: { title: 'A Wizard of Earthsea' } });
+    });
+
+    it('OpenAPI: application/vnd.api+json schemas that the served documents match, and a valid OpenAPI document', async () => {
+      const doc = (await get(server.url, '/docs.json')).json;
+      const verdict = await seriousme(doc);
+      expect(verdict.valid, verdict.errors).to.equal(true);
+      const checker = new ResponseChecker(doc);
+      const served: [string, string, number, string][] = [
+        ['/books/{id}', 'get', 200, '/books/1?include=author'],
+        ['/books', 'get', 200, '/books?page[itemsPerPage]=2'],
+        ['/books/{id}', 'get', 404, '/books/99'],
+      ];
+      for (const [template, method, status, path] of served) {
+        const r = await get(server.url, path, { Accept: MEDIA });
+        expect(r.status, path).to.equal(status);
+        expect(checker.check(responsePointer(template, method, status, MEDIA), r.json), path).to.equal(undefined);
+      }
+      const invalid = await request(server.url, 'POST', '/books', { headers: JSONAPI, body: { data: { type: 'Book', attributes: { title: 'x'.repeat(30) } } } });
+      expect(checker.check(responsePointer('/books', 'post', 422, MEDIA), invalid.json)).to.equal(undefined);
+      const post = doc.paths['/books'].post.requestBody.content[MEDIA].schema;
+      expect(post.properties.data.$ref).to.equal('#/components/schemas/Book.jsonapi.input');
+      const object = doc.components.schemas['Book.jsonapi'];
+      expect(Object.keys(object.properties.attributes.properties)).to.have.members(['title']);
+      expect(Object.keys(object.properties.relationships.properties)).to.have.members(['author', 'coauthors']);
+      // A schema that could not fail would prove nothing: a plain JSON-LD item does not match.
+      expect(checker.check(responsePointer('/books/{id}', 'get', 200, MEDIA), (await get(server.url, '/books/1')).json)).to.not.equal(undefined);
     });
 
     it('a body that is not a JSON:API document, or of another type, answers 400', async () => {

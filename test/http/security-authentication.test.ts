@@ -201,6 +201,21 @@ describe('security: Bearer JWT verified with a PEM public key or a JWKS', () => 
     expect(anonymous.headers.get('www-authenticate')).to.equal('Bearer');
   });
 
+  it('a token accepted before is still rejected once it expires, and a forged twin of it is never accepted', async () => {
+    const s = await start(apiWith('secret_env: "APIDSL_TEST_JWT_SECRET"'));
+    const shortLived = await token({ sub: 'alice', roles: ['ROLE_USER'], iss: null, aud: null, exp: 2 });
+    for (let i = 0; i < 3; i++) expect((await as(shortLived, s.url, 'GET', '/things')).status).to.equal(200);
+    // The same token text with another signature (a remembered token is matched on its whole text).
+    const [head, body] = shortLived.split('.');
+    const forged = `${head}.${body}.${Buffer.alloc(32, 1).toString('base64url')}`;
+    expectInvalidToken(await as(forged, s.url, 'GET', '/things'));
+    const { exp } = JSON.parse(Buffer.from(body, 'base64url').toString()) as { exp: number };
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 100));
+    const expired = await as(shortLived, s.url, 'GET', '/things');
+    expectInvalidToken(expired);
+    expect(expired.json.detail).to.equal('The token has expired.');
+  });
+
   it('serve refuses to start when the key file is not a key', async () => {
     const garbage = await serveExpectingExit(apiWith('public_key: "./public.pem"', { 'public.pem': 'not a key' }));
     expect(garbage.code, garbage.output).to.equal(1);

@@ -60,6 +60,31 @@ describe('HTTP validation groups and collected denormalization errors', () => {
     const fine = await request(server.url, 'POST', '/samples', { body: { flag: true, label: 'x', count: 2 } });
     expect(fine.status).to.equal(201);
   });
+
+  it('collectDenormalizationErrors: relation IRIs that are malformed or name no item join the same list', async () => {
+    const member = await request(server.url, 'POST', '/members', { body: { name: 'Bo', password: 'pw', age: 20 } });
+    expect(member.status, member.text).to.equal(201);
+    const r = await request(server.url, 'POST', '/samples', {
+      body: { flag: 'yes', owner: '/members/99', reviewers: [member.json['@id'], '/members/98', '/samples/1'] },
+    });
+    expect(r.status, r.text).to.equal(422);
+    expect(r.json.violations).to.deep.equal([
+      { propertyPath: 'flag', message: 'This value should be of type bool.', code: TYPE_CODE },
+      { propertyPath: 'reviewers[2]', message: 'This value should be of type Member.', code: TYPE_CODE, hint: 'Invalid IRI "/samples/1".' },
+      { propertyPath: 'owner', message: 'This value should be of type Member.', code: TYPE_CODE, hint: 'Item not found for "/members/99".' },
+    ]);
+    const wrongType = await request(server.url, 'POST', '/samples', { body: { owner: 7 } });
+    expect(wrongType.status).to.equal(422);
+    expect(wrongType.json.violations).to.deep.equal([
+      { propertyPath: 'owner', message: 'This value should be of type Member.', code: TYPE_CODE, hint: 'Expected IRI or nested document for attribute "owner", "integer" given.' },
+    ]);
+    const dangling = await request(server.url, 'POST', '/samples', { body: { reviewers: [member.json['@id'], '/members/98'] } });
+    expect(dangling.json.violations).to.deep.equal([
+      { propertyPath: 'reviewers[1]', message: 'This value should be of type Member.', code: TYPE_CODE, hint: 'Item not found for "/members/98".' },
+    ]);
+    const ok = await request(server.url, 'POST', '/samples', { body: { owner: member.json['@id'], reviewers: [member.json['@id']] } });
+    expect(ok.status, ok.text).to.equal(201);
+  });
 });
 
 describe('checker: validation constraints in object form', () => {

@@ -1,5 +1,5 @@
 /**
- * Mercure and Messenger across the file: options accepted but unsupported (warned), `mercure` without a
+ * Mercure and Messenger across the file: options accepted but unsupported (warned, also for other options' unsupported values), `mercure` without a
  * hub (no effect), resources dispatched to the message bus without a handler, and `messenger.routing` /
  * `messenger.handlers` keys that name no resource.
  */
@@ -18,8 +18,10 @@ export function checkAsync(ctx: CheckContext): void {
     for (const e of entries) {
       const spec = optionByName(e.key.text);
       const value = e.value;
-      if (spec?.unsupported && value && (!spec.unsupported.valueKinds || spec.unsupported.valueKinds.includes(value.kind))) {
-        ctx.report('not-supported', e.key.range, `'${e.key.text}': ${spec.unsupported.message}`);
+      const unsupported = spec?.unsupported;
+      if (unsupported && value && (!unsupported.valueKinds || unsupported.valueKinds.includes(value.kind))
+        && (!unsupported.values || (value.kind === 'number' && unsupported.values.includes(value.value)))) {
+        ctx.report('not-supported', e.key.range, `'${e.key.text}': ${unsupported.message}`);
       }
       if (e.key.text === 'mercure' && !hub && !(value?.kind === 'bool' && !value.value)) {
         ctx.report('option-ineffective', e.key.range, "'mercure' has no effect: no hub is set (add config { mercure { hub: \"builtin\" } })");

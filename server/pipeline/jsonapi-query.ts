@@ -1,0 +1,71 @@
+/**
+ * The query parameters of a JSON:API request (docs/behaviour.md, "JSON:API"), as API Platform reads them:
+ * - `page[page]`, `page[itemsPerPage]` (the `page` family, under the pagination parameter names) are the
+ *   pagination parameters; a plain `page=2` works too;
+ * - `sort=title,-id` is the order filter's `order[title]=asc&order[id]=desc`: a field no order filter of
+ *   the operation covers, or any `sort` without one, answers 400 as JSON:API requires;
+ * - `include=author,coauthors` names relations whose items join the document's `included` (one level: a
+ *   dotted path answers 400), `fields[Book]=title,author` keeps only those members of that type's objects.
+ */
+import { badRequest } from '../http/errors.js';
+import type { QueryParams } from '../http/query.js';
+import { shownProperties } from '../metadata/property-access.js';
+import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
+
+export interface JsonApiRequest {
+  /** Relations whose items the document includes. */
+  include: string[];
+  /** Per type, the attribute and relationship names its resource objects keep. */
+  fields: Map<string, Set<string>>;
+}
+
+/** The query the pipeline reads (pagination and order filter), and what it asks of the document. */
+export function jsonApiQuery(api: ApiMetadata, op: OperationMetadata, query: QueryParams): { query: QueryParams; request: JsonApiRequest } {
+  const out: QueryParams = { ...query };
+  const page = query.page;
+  if (isObject(page)) {
+    delete out.page;
+    Object.assign(out, page);
+  }
+  if (query.sort !== undefined) {
+    delete out.sort;
+    out[api.settings.orderParameter] = { ...(isObject(query[api.settings.orderParameter]) ? (query[api.settings.orderParameter] as object) : {}), ...sortOrder(api, op, query.sort) };
+  }
+  const include = typeof query.include === 'string' && query.include !== '' ? query.include.split(',') : [];
+  const shown = shownProperties(op, api.settings);
+  for (const name of include) {
+    if (!shown.some((p) => p.name === name && p.relation)) {
+      throw badRequest(`The relationship path "${name}" cannot be included: it is not a relationship ${op.resource.shortName} shows.`);
+    }
+  }
+  const fields = new Map<string, Set<string>>();
+  if (query.fields !== undefined) {
+    if (!isObject(query.fields)) throw badRequest('The "fields" parameter must name a type: fields[Book]=title,author.');
+    for (const [type, list] of Object.entries(query.fields)) {
+      if (typeof list !== 'string') throw badRequest(`The "fields[${type}]" parameter must be a comma-separated list.`);
+      fields.set(type, new Set(list.split(',').filter((f) => f !== '')));
+    }
+  }
+  return { query: out, request: { include: [...new Set(include)], fields } };
+}
+
+/** `title,-id` as the order filter's `{ title: 'asc', id: 'desc' }`, each field one an order filter of the operation covers. */
+function sortOrder(api: ApiMetadata, op: OperationMetadata, sort: unknown): Record<string, string> {
+  if (typeof sort !== 'string') throw badRequest('The "sort" parameter must be a comma-separated list of fields.');
+  const sortable = new Set<string>();
+  for (const name of (op.options.filters as string[] | undefined) ?? []) {
+    const filter = api.filters.get(name);
+    if (filter?.kind === 'order') for (const p of filter.properties) sortable.add(p.name);
+  }
+  const order: Record<string, string> = {};
+  for (const entry of sort.split(',')) {
+    const field = entry.startsWith('-') ? entry.slice(1) : entry;
+    if (!sortable.has(field)) throw badRequest(`Sorting by "${field}" is not supported: no order filter of this operation covers it.`);
+    order[field] = entry.startsWith('-') ? 'desc' : 'asc';
+  }
+  return order;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
