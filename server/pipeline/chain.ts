@@ -6,7 +6,8 @@
  */
 import { optionValue } from '../metadata/options.js';
 import { contextGroups } from '../metadata/property-access.js';
-import { deserialize, queryCriteria } from './input.js';
+import { acceptsBatch, readBulkBody, runBatch, type ItemStages } from './bulk.js';
+import { applyBody, deserialize, queryCriteria } from './input.js';
 import { loadIncluded } from './jsonapi-include.js';
 import { checkParameters } from './parameters.js';
 import { publishUpdates } from './publish.js';
@@ -45,8 +46,26 @@ export const PIPELINE: readonly [string, Stage][] = [
   ['serialize', serialize],
 ];
 
+const stagesBetween = (first: string, last: string): Stage[] => {
+  const names = PIPELINE.map(([name]) => name);
+  return PIPELINE.slice(names.indexOf(first), names.indexOf(last) + 1).map(([, stage]) => stage);
+};
+
+/** What a bulk POST runs per item, around the write of the whole batch (bulk.ts). */
+const ITEM_STAGES: ItemStages = {
+  input: stagesBetween('securityPostDenormalize', 'securityPostValidation'),
+  output: stagesBetween('publish', 'serialize'),
+};
+
 export async function runPipeline(state: OperationState): Promise<void> {
-  for (const [, stage] of PIPELINE) {
+  for (const [name, stage] of PIPELINE) {
+    if (name === 'deserialize' && acceptsBatch(state)) {
+      // A `bulk: true` POST: an array body is a batch, anything else the body of a single POST.
+      const body = await readBulkBody(state);
+      if (Array.isArray(body)) return runBatch(state, body, ITEM_STAGES);
+      await applyBody(state, body);
+      continue;
+    }
     // Stages that finish synchronously cost no trip through the microtask queue.
     const pending = stage(state);
     if (pending) await pending;
