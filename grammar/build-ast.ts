@@ -9,12 +9,15 @@ import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { UnterminatedComment } from './lexer.js';
 import { isRealToken as isReal, parseRaw, type RawParse } from './parser.js';
 import { LineIndex } from './positions.js';
+import { splitPoints, type SplitPoints } from './split-points.js';
 
 export interface ParseResult {
   document: A.Document;
   diagnostics: Diagnostic[];
   lines: LineIndex;
   text: string;
+  /** Where the text may be cut to re-parse only part of it after an edit (see reparse.ts). */
+  splits: SplitPoints;
 }
 
 const tokenRange = (t: IToken): A.Range => ({ start: t.startOffset, end: t.startOffset + t.image.length });
@@ -177,12 +180,18 @@ function firstPerLine(diagnostics: Diagnostic[], lines: LineIndex): Diagnostic[]
   });
 }
 
+/** The AST's parts and the syntax diagnostics of a raw parse (of a whole text, or of a region of it: see reparse.ts). */
+export function buildParts(raw: RawParse, lines: LineIndex): { document: A.Document; diagnostics: Diagnostic[] } {
+  const builder = new Builder(raw, lines);
+  const document = builder.document();
+  builder.syntaxErrors();
+  return { document, diagnostics: firstPerLine([...raw.diagnostics, ...builder.diagnostics], lines) };
+}
+
 /** Parses a `.api` text into an AST and its syntax diagnostics. Never throws. */
 export function parse(text: string): ParseResult {
   const lines = new LineIndex(text);
   const raw = parseRaw(text, lines);
-  const builder = new Builder(raw, lines);
-  const document = builder.document();
-  builder.syntaxErrors();
-  return { document, diagnostics: firstPerLine([...raw.diagnostics, ...builder.diagnostics], lines), lines, text };
+  const { document, diagnostics } = buildParts(raw, lines);
+  return { document, diagnostics, lines, text, splits: splitPoints(raw, document.declarations, text) };
 }

@@ -24,9 +24,18 @@ export function joinPath(prefix: string | undefined, path: string): string {
   return `${p.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`;
 }
 
+const placeholdersOf = new Map<string, string[]>();
+
 /** The placeholders of a route template: `/places/{placeId}/weather` → ['placeId']. */
 export function placeholders(template: string): string[] {
-  return [...template.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]);
+  // Remembered: the checker asks for every operation's route on each analysis (the language server's keystrokes).
+  let names = placeholdersOf.get(template);
+  if (!names) {
+    if (placeholdersOf.size >= 10_000) placeholdersOf.clear();
+    names = [...template.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]);
+    placeholdersOf.set(template, names);
+  }
+  return [...names];
 }
 
 /**

@@ -95,11 +95,28 @@ class ApiParser extends EmbeddedActionsParser {
   /** Set for each parse: lines (for the separator rule) and the diagnostics found. */
   lines!: LineIndex;
   diagnostics: Diagnostic[] = [];
+  /** When parsing a region: the top level stops before this token (the first one after the region). */
+  stopToken: IToken | undefined;
 
   constructor() {
     super(T.allTokens, { recoveryEnabled: true, errorMessageProvider: messages, maxLookahead: 1 });
     this.performSelfAnalysis();
     this.rememberRecoveryFollows();
+    this.stopQuietly();
+  }
+
+  /**
+   * When the top-level repetition stops at `stopToken` (a region parsed on its own), Chevrotain would
+   * take the unexpected token for an error to recover from (it expects the end of the input there) and
+   * skip ahead: at that point the region is complete, so there is nothing to recover.
+   */
+  private stopQuietly(): void {
+    const self = this as unknown as { attemptInRepetitionRecovery: (...args: unknown[]) => void; RULE_STACK_IDX: number };
+    const attempt = self.attemptInRepetitionRecovery;
+    self.attemptInRepetitionRecovery = (...args) => {
+      if (this.stopToken !== undefined && self.RULE_STACK_IDX === 0 && this.LA(1) === this.stopToken) return;
+      attempt.apply(this, args);
+    };
   }
 
   /**
@@ -175,9 +192,12 @@ class ApiParser extends EmbeddedActionsParser {
 
   public document = this.RULE('document', (): A.Declaration[] => {
     const decls: A.Declaration[] = [];
-    this.MANY(() => {
-      const d = this.SUBRULE(this.declaration);
-      this.ACTION(() => d && decls.push(d));
+    this.MANY({
+      GATE: () => this.LA(1) !== this.stopToken,
+      DEF: () => {
+        const d = this.SUBRULE(this.declaration);
+        this.ACTION(() => d && decls.push(d));
+      },
     });
     return decls;
   });
@@ -535,20 +555,43 @@ function boundNesting(tokens: IToken[], diagnostics: Diagnostic[]): IToken[] {
   return kept ?? tokens;
 }
 
-/** Lexes and parses a text, collecting every lexing and parsing error. */
-export function parseRaw(text: string, lines: LineIndex): RawParse {
-  const lexed = T.apiLexer.tokenize(text);
+/**
+ * A part of a text to parse on its own (reparse.ts): the text from `start` to `end` is lexed, and its
+ * declarations are parsed up to the first token at or after `stop` (what lies between `stop` and `end`
+ * is only there for the parser to look ahead at, as it would in the whole text).
+ */
+export interface Region {
+  start: number;
+  stop: number;
+  end: number;
+}
+
+/** Lexes and parses a text (or a region of it), collecting every lexing and parsing error. */
+export function parseRaw(text: string, lines: LineIndex, region?: Region): RawParse & { stopped: boolean } {
+  const lexed = T.apiLexer.tokenize(region ? text.slice(region.start, region.end) : text);
+  let lexErrors = lexed.errors.map((e) => ({ offset: e.offset, length: e.length }));
+  const comments = lexed.groups.comments ?? [];
+  if (region) {
+    for (const t of [...lexed.tokens, ...comments]) {
+      t.startOffset += region.start;
+      t.endOffset = (t.endOffset ?? t.startOffset) + region.start;
+    }
+    lexErrors = lexErrors.map((e) => ({ offset: e.offset + region.start, length: e.length }));
+  }
   parser.lines = lines;
   parser.diagnostics = [];
   const tokens = boundNesting(lexed.tokens, parser.diagnostics);
+  parser.stopToken = region ? tokens.find((t) => t.startOffset >= region.stop) : undefined;
   parser.input = tokens;
   const declarations = parser.document() ?? [];
-  return {
-    declarations,
-    tokens,
-    comments: lexed.groups.comments ?? [],
-    diagnostics: parser.diagnostics,
-    lexErrors: lexed.errors.map((e) => ({ offset: e.offset, length: e.length })),
-    parseErrors: parser.errors.map((e) => ({ message: e.message, token: e.token, previousToken: (e as { previousToken?: IToken }).previousToken })),
-  };
+  let stopped = false;
+  const parseErrors = parser.errors
+    .filter((e) => {
+      const atStop = parser.stopToken !== undefined && e.token === parser.stopToken && e.name === 'NotAllInputParsedException';
+      stopped ||= atStop;
+      return !atStop;
+    })
+    .map((e) => ({ message: e.message, token: e.token, previousToken: (e as { previousToken?: IToken }).previousToken }));
+  parser.stopToken = undefined;
+  return { declarations, tokens, comments, diagnostics: parser.diagnostics, lexErrors, parseErrors, stopped };
 }

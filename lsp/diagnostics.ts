@@ -1,8 +1,10 @@
 /**
  * Diagnostics: the checker's findings as LSP diagnostics, published with the document
- * version they were computed for. Changes are coalesced (a short debounce while typing);
- * a result whose version is no longer the document's when it is ready is dropped, so an
- * editor never sees diagnostics of an outdated text.
+ * version they were computed for. A change is checked at once, unless changes arrive faster
+ * than the document's last analysis took: then they are coalesced, and checked once they
+ * pause for that long (an adaptive debounce: no fixed delay while the server keeps up). A
+ * result whose version is no longer the document's when it is ready is dropped, so an editor
+ * never sees diagnostics of an outdated text.
  */
 import { DiagnosticSeverity, DiagnosticTag, type Connection, type Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -32,28 +34,40 @@ export function toLspDiagnostic(doc: TextDocument, d: Diagnostic): LspDiagnostic
 
 export class DiagnosticsPublisher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Per document: when the last change arrived, and how long its last analysis took (ms). */
+  private readonly lastChange = new Map<string, number>();
+  private readonly analysisMillis = new Map<string, number>();
 
   constructor(
     private readonly connection: Pick<Connection, 'sendDiagnostics'>,
     private readonly store: Pick<DocumentStore, 'get' | 'analysis'>,
-    private readonly debounceMs: number,
     private readonly log: (message: string) => void,
   ) {}
 
-  /** Validates soon (after `debounceMs` without a further change), or now with `immediate`. */
+  /**
+   * Validates now, or, when this change follows the previous one by less than an analysis takes,
+   * once the changes pause for that long. `immediate` (on open) never waits.
+   */
   schedule(uri: string, immediate = false): void {
+    const now = performance.now();
+    const previous = this.lastChange.get(uri);
+    this.lastChange.set(uri, now);
+    const cost = this.analysisMillis.get(uri) ?? 0;
+    const wait = !immediate && previous !== undefined && now - previous < cost ? cost : 0;
     clearTimeout(this.timers.get(uri));
     const run = (): void => {
       this.timers.delete(uri);
       void this.publish(uri);
     };
-    this.timers.set(uri, setTimeout(run, immediate ? 0 : this.debounceMs));
+    this.timers.set(uri, setTimeout(run, wait));
   }
 
   /** Clears a closed document's diagnostics. */
   clear(uri: string): void {
     clearTimeout(this.timers.get(uri));
     this.timers.delete(uri);
+    this.lastChange.delete(uri);
+    this.analysisMillis.delete(uri);
     void this.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 
@@ -62,6 +76,7 @@ export class DiagnosticsPublisher {
       const doc = this.store.get(uri);
       const analysis = this.store.analysis(uri);
       if (!doc || !analysis) return;
+      this.analysisMillis.set(uri, analysis.millis);
       const version = analysis.version;
       const diagnostics = analysis.result.all.map((d) => toLspDiagnostic(doc, d));
       // Let changes that arrived meanwhile be applied (the protocol library handles one queued

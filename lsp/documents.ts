@@ -1,6 +1,6 @@
 /**
  * The open documents (kept in sync incrementally by `TextDocuments`) and their analyses,
- * cached per version.
+ * cached per version; each analysis starts from the one before it (see analysis.ts).
  */
 import { TextDocuments, type Connection } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -28,7 +28,7 @@ export class DocumentStore {
     if (!doc) return undefined;
     const cached = this.analyses.get(uri);
     if (cached && cached.version === doc.version) return cached;
-    const fresh = analyse(doc);
+    const fresh = analyse(doc, cached?.result);
     this.analyses.set(uri, fresh);
     return fresh;
   }

@@ -25,15 +25,13 @@ import { SEMANTIC_LEGEND, semanticTokens } from './semantic-tokens.js';
 import { documentSymbols } from './symbols.js';
 
 export interface ServerOptions {
-  /** Quiet time after a change before diagnostics are computed (default 20 ms). */
-  debounceMs?: number;
   version?: string;
 }
 
 export function startServer(connection: Connection, options: ServerOptions = {}): DocumentStore {
   const store = new DocumentStore();
   const log = (message: string): void => connection.console.error(message);
-  const publisher = new DiagnosticsPublisher(connection, store, options.debounceMs ?? 20, log);
+  const publisher = new DiagnosticsPublisher(connection, store, log);
 
   /** Runs a handler; errors other than deliberate response errors become `fallback`. */
   const guard = <P, R>(name: string, fallback: R, fn: (params: P) => R) => (params: P): R => {

@@ -54,6 +54,7 @@ const SHOWN_BY: Record<string, string[]> = {
   status: ['test/http/status.test.ts'],
   controller: ['test/http/controllers.test.ts'],
   allowCreate: ['test/http/crud.test.ts'],
+  bulk: ['test/http/bulk.test.ts', 'test/fixtures/bulk/bulk.api'],
   throwOnNotFound: ['test/http/iris.test.ts', 'test/fixtures/http/places.api'],
   parameters: ['test/http/parameters-strict.test.ts'],
   routePrefix: ['test/http/iris.test.ts'],

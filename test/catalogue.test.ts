@@ -129,7 +129,7 @@ describe('option catalogue', () => {
 
   it('lists the children of config blocks', () => {
     expect(settingChildren('')).to.deep.equal([
-      'body_size_limit', 'collection', 'cors', 'defaults', 'error_formats', 'formats', 'http_cache', 'hydra_prefix', 'mercure',
+      'body_size_limit', 'bulk_max_items', 'collection', 'cors', 'defaults', 'error_formats', 'formats', 'http_cache', 'hydra_prefix', 'mercure',
       'messenger', 'patch_formats', 'path_segment_name_generator', 'security', 'server', 'trusted_hosts',
     ]);
     expect(settingChildren('security')).to.deep.equal(['authenticator', 'jwt', 'role_hierarchy', 'voters']);

@@ -210,6 +210,9 @@ export const OPTIONS: readonly OptionSpec[] = [
   // ---- Beyond API Platform's options ----
   { name: 'strictQueryParameterValidation', group: 'operation', type: BOOL, placement: LISTING, default: false,
     doc: 'Unknown query (or QUERY body) parameters answer 400.' },
+  { name: 'bulk', group: 'operation', type: BOOL, placement: { resource: false, operations: ['Post'] }, default: false,
+    doc: 'A JSON array (or `application/x-ndjson` lines) posted to the collection creates every item, all or none, each through '
+      + 'the stages of a single POST; 422 violations name the item (`[3].title`); at most `bulk_max_items`. See README "Bulk writes".' },
 
   // ---- Routing options ----
   { name: 'uriTemplate', group: 'routing', type: { kind: 'uriTemplate' }, placement: PER_OPERATION,

@@ -53,6 +53,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   ...SECURITY_SETTINGS,
   { path: 'body_size_limit', type: { kind: 'int', min: 1 }, default: 1048576,
     doc: 'Largest accepted request body, in bytes; a larger body answers 413.' },
+  { path: 'bulk_max_items', type: { kind: 'int', min: 1 }, default: 1000,
+    doc: 'Most items one request may create on a `bulk: true` operation; a larger batch answers 413.' },
   { path: 'cors.allow_origin', type: { kind: 'list', of: STRING }, default: [LOCAL_ORIGINS],
     doc: 'Origins a browser page may call the API from: exact origins (`"https://app.example.com"`), regular '
       + 'expressions starting with `^` (matched against the whole `Origin` header), or `"*"` for any origin. The default '

@@ -10,6 +10,7 @@ import { successStatus } from '../metadata/operation-facts.js';
 import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import { jsonText } from '../pipeline/json-text.js';
+import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
 import { JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
 import { cacheHeadersOf } from './cache-headers.js';
 import { responseTags } from './cache-tags.js';
@@ -26,7 +27,10 @@ export function routeHeaders(op: OperationMetadata, all: OperationMetadata[], fo
   const samePath = all.filter((o) => !o.hidden && o.path === op.path);
   const methods = ['OPTIONS', 'HEAD', ...new Set(samePath.map((o) => o.method))];
   const headers: Record<string, string> = { Allow: methods.join(', ') };
-  if (samePath.some((o) => o.method === 'POST')) headers['Accept-Post'] = [...new Set(Object.values(formats).flat())].join(', ');
+  if (samePath.some((o) => o.method === 'POST')) {
+    const bulk = samePath.some((o) => o.method === 'POST' && o.options.bulk === true) ? [NDJSON_MEDIA_TYPE] : [];
+    headers['Accept-Post'] = [...new Set(Object.values(formats).flat()), ...bulk].join(', ');
+  }
   const hasPatch = op.resource.operations.some((o) => o.method === 'PATCH' && !o.hidden);
   if (hasPatch && !op.collection && patchFormats.length) headers['Accept-Patch'] = patchFormats.join(', ');
   return headers;

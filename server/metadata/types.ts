@@ -25,6 +25,8 @@ export interface Settings {
   errorFormats: Record<string, string[]>;
   hydraPrefix: boolean;
   bodySizeLimit: number;
+  /** `bulk_max_items`: most items one bulk POST may create. */
+  bulkMaxItems: number;
   cors: CorsSettings;
   /** `trusted_hosts`: patterns the Host header must match (none: any valid host). */
   trustedHosts: string[];

@@ -13,6 +13,7 @@ import { optionValue } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
+import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
 import { isGuarded } from '../pipeline/guards.js';
 import { jsonApiDocument } from './jsonapi-schemas.js';
@@ -145,25 +146,26 @@ class Builder {
     };
   }
 
-  /** The body of a successful answer, per output format. */
+  /** The body of a successful answer, per output format (a bulk POST: the item, or the collection a batch creates). */
   private outputContent(op: OperationMetadata): Record<string, unknown> {
     const r = this.registry;
     const content: Record<string, unknown> = {};
     for (const [format, types] of Object.entries(this.api.settings.formats)) {
       const jsonld = format === 'jsonld';
+      const collection = (): JsonSchema => {
+        if (!jsonld) return { type: 'array', items: r.output(op) };
+        const keys = operationHydraKeys(op, this.api.settings);
+        return {
+          allOf: [
+            r.hydraCollection(keys.prefixed),
+            { type: 'object', properties: { [keys.member]: { type: 'array', items: r.outputJsonLd(op) } } },
+          ],
+        };
+      };
+      const item = (): JsonSchema => (jsonld ? r.outputJsonLd(op) : r.output(op));
       let schema: JsonSchema;
       if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), op.collection);
-      else if (op.collection) {
-        if (jsonld) {
-          const keys = operationHydraKeys(op, this.api.settings);
-          schema = {
-            allOf: [
-              r.hydraCollection(keys.prefixed),
-              { type: 'object', properties: { [keys.member]: { type: 'array', items: r.outputJsonLd(op) } } },
-            ],
-          };
-        } else schema = { type: 'array', items: r.output(op) };
-      } else schema = jsonld ? r.outputJsonLd(op) : r.output(op);
+      else schema = op.collection ? collection() : op.options.bulk === true ? { oneOf: [item(), collection()] } : item();
       for (const type of types) content[type] = { schema };
     }
     return content;
@@ -183,6 +185,7 @@ class Builder {
     }
     const schema = this.registry.input(op);
     const types = [...new Set(Object.values(settings.formats).flat())];
+    if (op.method === 'POST' && op.options.bulk === true) return this.bulkBody(op, schema, example);
     const body = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
     const what = op.method === 'POST' ? `The new ${resource.shortName} resource.` : `The ${resource.shortName} resource: properties absent from the body keep their values, null removes one.`;
     return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, body(t)])) };
@@ -191,6 +194,23 @@ class Builder {
   /** A JSON:API request document: its `data` is the resource object (pipeline/jsonapi.ts reads it). */
   private jsonApiBody(op: OperationMetadata): JsonSchema {
     return { type: 'object', required: ['data'], properties: { data: this.registry.inputJsonApi(op) } };
+  }
+
+  /** `bulk: true`: one item, an array of them, or NDJSON lines (README "Bulk writes"). */
+  private bulkBody(op: OperationMetadata, schema: JsonSchema, example: unknown): Record<string, unknown> {
+    const settings = this.api.settings;
+    const types = [...new Set(Object.values(settings.formats).flat())];
+    const batch: JsonSchema = { type: 'array', items: schema, minItems: 1, maxItems: settings.bulkMaxItems };
+    const name = op.resource.shortName;
+    const content: Record<string, unknown> = Object.fromEntries(types.map((t) => [t, { schema: { oneOf: [schema, batch] }, example }]));
+    // OpenAPI 3.2 describes a sequential media type by the schema of each item; 3.1 has no such field.
+    const lines = `One ${name} object per line (JSON), at most ${settings.bulkMaxItems} lines.`;
+    content[NDJSON_MEDIA_TYPE] = this.version === '3.2' ? { itemSchema: schema, description: lines } : { schema: { type: 'string', description: lines } };
+    return {
+      description: `The new ${name} resource, or an array of them (or NDJSON lines) created together: all of them or none.`,
+      required: true,
+      content,
+    };
   }
 
   private queryBody(op: OperationMetadata): Record<string, unknown> {

@@ -13,7 +13,8 @@ const idOf = (state: OperationState, item: Item): Id | undefined => {
   return typeof v === 'number' || typeof v === 'string' ? v : undefined;
 };
 
-const committed = (state: OperationState, kind: 'saved' | 'removed', item: Item): void => {
+/** Records a committed change for the "publish" stage. */
+export const committed = (state: OperationState, kind: 'saved' | 'removed', item: Item): void => {
   (state.changes ??= []).push({ kind, item });
 };
 

@@ -15,6 +15,7 @@
 //   need a replica set or a sharded cluster; on a standalone server (and FerretDB) there is no counts document
 //   and an unfiltered count is countDocuments({}) (exact, linear). See README "Using MongoDB".
 import {
+  MongoBulkWriteError,
   MongoClient,
   MongoError,
   MongoNetworkError,
@@ -101,6 +102,13 @@ function isUnavailable(e: unknown): boolean {
 
 const isDuplicateKey = (e: unknown): boolean => e instanceof MongoServerError && e.code === DUPLICATE_KEY;
 
+/** The index of the document an ordered insertMany stopped at, when the server said which. */
+function failedIndex(e: unknown): number | undefined {
+  if (!(e instanceof MongoBulkWriteError)) return undefined;
+  const errors = Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors];
+  return typeof errors[0]?.index === 'number' ? errors[0].index : undefined;
+}
+
 /** Driver errors as store errors: unreachable → StoreUnavailableError; anything else unchanged. */
 function storeError(e: unknown, what = 'MongoDB cannot be reached'): unknown {
   if (e instanceof StoreUnavailableError || e instanceof StoreConflictError) return e;
@@ -171,8 +179,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
 /** A stored item: `_id` is the identifier or the internal key. */
 type StoredDoc = Document & { _id: Id };
 
-/** Runs writes together: in one transaction when the store has them, else one after the other. */
-type Atomically = <T>(run: (session: ClientSession | undefined) => Promise<T>) => Promise<T>;
+/** Runs writes together: in one transaction when the store has them (`transactional`), else one after the other. */
+type Atomically = (<T>(run: (session: ClientSession | undefined) => Promise<T>) => Promise<T>) & { transactional: boolean };
 
 class MongoStore implements Store {
   private readonly atomically: Atomically;
@@ -188,8 +196,8 @@ class MongoStore implements Store {
     private readonly ferretdb: boolean,
   ) {
     this.atomically = transaction
-      ? (run) => client.withSession((session) => session.withTransaction(() => run(session), transaction))
-      : (run) => run(undefined);
+      ? Object.assign(<T>(run: (session: ClientSession | undefined) => Promise<T>) => client.withSession((session) => session.withTransaction(() => run(session), transaction)), { transactional: true })
+      : Object.assign(<T>(run: (session: ClientSession | undefined) => Promise<T>) => run(undefined), { transactional: false });
   }
 
   async collection(spec: CollectionSpec): Promise<Collection> {
@@ -414,6 +422,76 @@ class MongoCollection implements Collection {
     }
   }
 
+  async insertMany(items: Item[]): Promise<Item[]> {
+    for (let attempt = 1; ; attempt++) {
+      const { keys, assigned } = await this.batchKeys(items);
+      const docs = items.map((item, i) => this.toDoc(keys[i], item));
+      try {
+        await this.insertManyCounted(docs);
+      } catch (e) {
+        const failed = e instanceof StoreConflictError ? failedIndex(e.cause) : undefined;
+        if (failed === undefined || !assigned[failed] || attempt >= ASSIGN_ATTEMPTS) throw e;
+        // An assigned key was taken (as in `insert`): skip the sequence past the stored keys, assign again.
+        await this.raiseSequence(await this.largestKey());
+        continue;
+      }
+      return docs.map((doc) => this.toItem(doc));
+    }
+  }
+
+  /**
+   * The key of each item, as `insert` in turn would choose it: integer keys are taken from the sequence in
+   * blocks, one per run of items without a key, and a given key raises the sequence before the items after it.
+   */
+  private async batchKeys(items: Item[]): Promise<{ keys: Id[]; assigned: boolean[] }> {
+    const field = this.spec.identifier?.field;
+    const given = items.map((item) => (field === undefined ? undefined : item[field]));
+    const assigned = given.map((v) => v === undefined || v === null);
+    const keys: Id[] = new Array(items.length);
+    const integers = this.spec.identifier?.type !== 'string';
+    let run: number[] = []; // indexes of items waiting for an integer key
+    const flush = async (): Promise<void> => {
+      if (run.length === 0) return;
+      const last = await this.nextKey(run.length);
+      run.forEach((index, i) => (keys[index] = last - run.length + 1 + i));
+      run = [];
+    };
+    for (const [i, value] of given.entries()) {
+      if (!assigned[i]) {
+        keys[i] = this.checkKey(value);
+        if (typeof keys[i] === 'number' && run.length > 0) await flush();
+        if (typeof keys[i] === 'number') await this.raiseSequence(keys[i] as number);
+      } else if (integers) run.push(i);
+      else keys[i] = uuidv7();
+    }
+    await flush();
+    return { keys, assigned };
+  }
+
+  /**
+   * One ordered insertMany and the count, in a transaction when the deployment has them. Without one, a
+   * failing document leaves those before it written: they are deleted again (the compensating delete of
+   * Collection.insertMany), unless the failure left unknown which were written (the server was lost).
+   */
+  private async insertManyCounted(docs: StoredDoc[]): Promise<void> {
+    try {
+      await this.guard(() =>
+        this.atomically(async (session) => {
+          await this.items.insertMany(docs, { ordered: true, session });
+          await this.addToCount(docs.length, session);
+        }),
+      );
+    } catch (e) {
+      const failed = failedIndex(e);
+      if (!this.atomically.transactional && failed !== undefined && failed > 0) {
+        const written = docs.slice(0, failed).map((doc) => doc._id);
+        await this.guard(() => this.items.deleteMany({ _id: { $in: written } }));
+      }
+      if (isDuplicateKey(e)) throw new StoreConflictError(`${this.spec.name} identifier already exists`, { cause: e });
+      throw e;
+    }
+  }
+
   async replace(id: Id, item: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.toDoc(id, item);
@@ -483,9 +561,10 @@ class MongoCollection implements Collection {
     if (this.counted) await this.counts.updateOne({ _id: this.spec.name }, { $inc: { n: delta } }, { session });
   }
 
-  private async nextKey(): Promise<number> {
+  /** The last of `count` new integer keys (the sequence moves by `count`). */
+  private async nextKey(count = 1): Promise<number> {
     const increment = (): Promise<{ n: number } | null> =>
-      this.sequences.findOneAndUpdate({ _id: this.spec.name }, { $inc: { n: 1 } }, { upsert: true, returnDocument: 'after' });
+      this.sequences.findOneAndUpdate({ _id: this.spec.name }, { $inc: { n: count } }, { upsert: true, returnDocument: 'after' });
     // The document exists from collection(); if it was deleted meanwhile, two upserts may race to create it.
     const row = await this.sequenceUpdate(() => increment().catch((e: unknown) => (isDuplicateKey(e) ? increment() : Promise.reject(e))));
     if (!row || typeof row.n !== 'number') throw new Error(`the ${SEQUENCES} document of ${this.spec.name} is malformed`);

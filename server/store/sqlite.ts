@@ -252,7 +252,7 @@ class SqliteStore implements Store {
 }
 
 class SqliteCollection implements Collection {
-  private readonly sql: { get: string; insert: string; update: string; rendered: string; delete: string; clear: string };
+  private readonly sql: { get: string; insert: string; update: string; rendered: string; delete: string; clear: string; largestKey: string };
   private readonly rendering: Rendering | undefined;
 
   private readonly db: Database.Database;
@@ -273,6 +273,7 @@ class SqliteCollection implements Collection {
       rendered: `UPDATE ${table} SET ${RENDERED_COLUMN} = ? WHERE ${KEY_COLUMN} = ?`,
       delete: `DELETE FROM ${table} WHERE ${KEY_COLUMN} = ?`,
       clear: `DELETE FROM ${table}`,
+      largestKey: `SELECT max(${KEY_COLUMN}) FROM ${table}`,
     };
   }
 
@@ -365,22 +366,47 @@ class SqliteCollection implements Collection {
   }
 
   async insert(item: Item): Promise<Item> {
-    const given = this.spec.identifier ? item[this.spec.identifier.field] : undefined;
-    let key: Id | null = null;
-    if (given !== undefined && given !== null) key = this.checkKey(given);
-    else if (this.spec.identifier?.type === 'string') key = uuidv7();
-    const doc = this.docOf(item);
     this.connection.quiesce();
+    const key = this.newKey(item);
+    // Without a key, SQLite assigns it and the text is rendered afterwards: two statements, one transaction.
+    if (key === null && this.rendering) return this.db.transaction(() => this.insertRow(item, key)).immediate();
+    return this.insertRow(item, key);
+  }
+
+  async insertMany(items: Item[]): Promise<Item[]> {
+    this.connection.quiesce();
+    // One transaction: the count triggers and the rendered texts are kept row by row inside it, all or none.
+    return this.db
+      .transaction(() => {
+        if (this.spec.identifier?.type === 'string') return items.map((item) => this.insertRow(item, this.newKey(item)));
+        // Integer keys assigned here as SQLite would (the largest key + 1, the write lock held), so that each
+        // row is inserted with its rendered text in one statement rather than inserted, then rendered.
+        let top = (this.prepare(this.sql.largestKey).pluck().get() as number | null) ?? 0;
+        return items.map((item) => {
+          const key = this.newKey(item) ?? ++top;
+          if (typeof key === 'number' && key > top) top = key;
+          return this.insertRow(item, key);
+        });
+      })
+      .immediate();
+  }
+
+  /** The key an insert stores: the item's identifier, a new UUID v7, or null (SQLite assigns the next integer). */
+  private newKey(item: Item): Id | null {
+    const given = this.spec.identifier ? item[this.spec.identifier.field] : undefined;
+    if (given !== undefined && given !== null) return this.checkKey(given);
+    return this.spec.identifier?.type === 'string' ? uuidv7() : null;
+  }
+
+  /** Inserts one row with its rendered text (synchronous; the caller quiesced the connection). */
+  private insertRow(item: Item, key: Id | null): Item {
+    const doc = this.docOf(item);
     if (key === null && this.rendering) {
       // The key SQLite assigns is part of the item the text is rendered from: insert, then render.
-      return this.db
-        .transaction(() => {
-          const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
-          const stored = this.toItem({ key: Number(lastInsertRowid), doc });
-          this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
-          return stored;
-        })
-        .immediate();
+      const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
+      const stored = this.toItem({ key: Number(lastInsertRowid), doc });
+      this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
+      return stored;
     }
     const stored = key === null ? undefined : this.toItem({ key, doc });
     const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(key, doc, stored ? this.render(stored) : null));

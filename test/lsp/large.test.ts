@@ -67,7 +67,7 @@ describe('lsp on a 5,000-line document', () => {
     const tokens = await timed(() => client.connection.sendRequest(SemanticTokensRequest.type, { textDocument: { uri } }));
     console.log(
       `      ${lines.length} lines, ${text.length} chars: change→diagnostics median ${ms(median(latencies))}, max ${ms(Math.max(...latencies))} ` +
-        `(20 ms debounce included); open→diagnostics ${ms(openLatency)}; parse+check in process median ${ms(median(inProcess))}; ` +
+        `(adaptive debounce included); open→diagnostics ${ms(openLatency)}; parse+check in process median ${ms(median(inProcess))}; ` +
         `completion ${ms(completion)}, symbols ${ms(symbols)}, semantic tokens ${ms(tokens)}`,
     );
   });

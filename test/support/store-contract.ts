@@ -161,6 +161,37 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
       });
     });
 
+    describe('insertMany', () => {
+      it('inserts in order, assigning ids as insert does, and keeps the count and the sequence', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ title: 'before' });
+        const saved = await books.insertMany([{ title: 'a' }, { title: 'c', price: 2 }, { id: 10, title: 'b' }]);
+        expect(saved).to.deep.equal([{ id: 2, title: 'a' }, { id: 3, title: 'c', price: 2 }, { id: 10, title: 'b' }]);
+        expect(await books.count()).to.equal(4);
+        expect((await books.insert({ title: 'after' })).id).to.equal(11);
+        expect((await books.find({ sort: [{ field: 'id', direction: 'asc' }] })).map((b) => b.title)).to.deep.equal(['before', 'a', 'c', 'b', 'after']);
+        // After a given key, assigned ones go on above it, as with one insert after another.
+        expect((await books.insertMany([{ id: 20, title: 'x' }, { title: 'y' }])).map((b) => b.id)).to.deep.equal([20, 21]);
+      });
+
+      it('writes none of the items when one identifier is taken, stored or repeated in the batch', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ id: 5, title: 'stored' });
+        expect(await rejection(books.insertMany([{ id: 1, title: 'a' }, { id: 2, title: 'b' }, { id: 5, title: 'taken' }]))).to.be.instanceOf(StoreConflictError);
+        expect(await rejection(books.insertMany([{ id: 7, title: 'a' }, { id: 7, title: 'again' }]))).to.be.instanceOf(StoreConflictError);
+        expect(await books.find({})).to.deep.equal([{ id: 5, title: 'stored' }]);
+        expect(await books.count()).to.equal(1);
+      });
+
+      it('assigns UUID v7 string ids to the items that lack one', async () => {
+        const tags = await store.collection({ name: 'Tag', identifier: { field: 'id', type: 'string' }, fields: { label: 'string' }, indexes: [] });
+        const saved = await tags.insertMany([{ label: 'a' }, { id: 'given', label: 'b' }]);
+        expect(saved[0].id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+        expect(saved[1]).to.deep.equal({ id: 'given', label: 'b' });
+        expect(await tags.count()).to.equal(2);
+      });
+    });
+
     describe('conditions', () => {
       let books: Collection;
       const ids = async (...where: Condition[]): Promise<unknown[]> => (await books.find({ where })).map((b) => b.id);

@@ -27,7 +27,14 @@ export async function deserialize(state: OperationState): Promise<void> {
   if (optionValue<boolean>(op, settings, 'deserialize') === false || op.options.input === false) return;
   if (op.method === 'PATCH') checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
   else checkInputType(state.contentType, Object.values(settings.formats).flat());
-  let body: unknown = parseJsonBody(await state.readBody(), 'Syntax error');
+  await applyBody(state, parseJsonBody(await state.readBody(), 'Syntax error'));
+}
+
+/** Denormalizes a parsed request body into the item `state.data` (also each item of a bulk POST). */
+export async function applyBody(state: OperationState, received: unknown): Promise<void> {
+  const op = state.operation;
+  const settings = state.api.settings;
+  let body = received;
   state.request.body = body;
   if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE) body = jsonApiRequestBody(op.resource, body);
   const previous = isItem(state.previousData) ? state.previousData : null;

@@ -23,7 +23,7 @@ export async function loadIncluded(state: OperationState): Promise<void> {
     for await (const item of state.page.stream) items.push(item);
     state.page = { ...state.page, items, stream: undefined, total: items.length };
   }
-  const primary = op.collection ? (state.page?.items ?? []).filter(isItem) : isItem(state.data) ? [state.data] : [];
+  const primary = op.collection ? (state.page?.items ?? []).filter(isItem) : [state.data].filter(isItem);
   const seen = new Set<string>();
   const included: IncludedItem[] = [];
   for (const name of names) {

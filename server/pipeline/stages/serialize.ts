@@ -20,7 +20,7 @@ import { searchTemplate } from '../search-template.js';
 import { relationOutput, styledView, urlStyle, type UrlStyle } from '../url-generation.js';
 import { isItem, type OperationState } from '../state.js';
 
-const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
+export const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
 
 export function serialize(state: OperationState): void {
   const op = state.operation;

@@ -5,10 +5,10 @@
  */
 import { HttpError, notFound } from '../../protocol/errors.js';
 import { optionValue } from '../../metadata/options.js';
-import { StoreConflictError } from '../../store/types.js';
+import { StoreConflictError, type Item } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
 import { dispatchData } from '../dispatch.js';
-import { insertItem, persistItem, removeItem } from '../persist.js';
+import { committed, insertItem, persistItem, removeItem } from '../persist.js';
 import { asPage } from '../page.js';
 import { isItem, type OperationState } from '../state.js';
 
@@ -30,6 +30,35 @@ export async function write(state: OperationState): Promise<void> {
   }
   await persist(state);
   if (messenger === 'persist') await dispatchData(state, false);
+}
+
+/**
+ * The write of a bulk POST (bulk.ts), `items` holding each item's state after its own validation. The
+ * default write inserts them all with one `insertMany` (one transaction: all or none); a controller, a
+ * processor, a dispatch-only `messenger` or a POST onto a read item run the single write once per item,
+ * in order.
+ */
+export async function writeBatch(state: OperationState, items: OperationState[]): Promise<void> {
+  const op = state.operation;
+  if (optionValue<boolean>(op, state.api.settings, 'write') === false) return;
+  const messenger = optionValue<boolean | string>(op, state.api.settings, 'messenger');
+  if (op.controller || op.processor || (messenger && messenger !== 'persist') || state.previousData) {
+    for (const item of items) await write(item);
+    state.dispatched = items.some((item) => item.dispatched);
+    return;
+  }
+  let saved: Item[];
+  try {
+    saved = await state.store.insertMany(items.map((item) => item.data as Item));
+  } catch (e) {
+    if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
+    throw e;
+  }
+  items.forEach((item, i) => {
+    item.data = saved[i];
+    committed(item, 'saved', saved[i]);
+  });
+  if (messenger === 'persist') for (const item of items) await dispatchData(item, false);
 }
 
 async function persist(state: OperationState): Promise<void> {
