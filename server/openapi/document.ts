@@ -165,7 +165,8 @@ class Builder {
       const item = (): JsonSchema => (jsonld ? r.outputJsonLd(op) : r.output(op));
       let schema: JsonSchema;
       if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), op.collection);
-      else schema = op.collection ? collection() : op.options.bulk === true ? { oneOf: [item(), collection()] } : item();
+      else if (op.collection) schema = collection();
+      else schema = op.options.bulk === true ? { oneOf: [item(), collection()] } : item();
       for (const type of types) content[type] = { schema };
     }
     return content;
