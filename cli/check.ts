@@ -11,7 +11,10 @@ import { summary, toJson, toText, type FileDiagnostics } from './report.js';
 const FIX_PASSES = 10;
 
 /** Reads and checks one file; an unreadable file becomes a diagnostic-free failure. */
-export function checkFile(file: string, fix = false): (FileDiagnostics & { fixed: number }) | { file: string; error: string } {
+export function checkFile(
+  file: string,
+  fix = false,
+): (FileDiagnostics & { fixed: number }) | { file: string; error: string } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -23,7 +26,10 @@ export function checkFile(file: string, fix = false): (FileDiagnostics & { fixed
   let fixed = 0;
   for (let pass = 0; fix && pass < FIX_PASSES; pass++) {
     const fixes = automaticFixes(text, result);
-    const next = applyEdits(text, fixes.flatMap((f) => f.edits));
+    const next = applyEdits(
+      text,
+      fixes.flatMap((f) => f.edits),
+    );
     if (next === text) break;
     text = next;
     fixed += fixes.length;
@@ -57,7 +63,20 @@ export function runCheck(paths: string[], format: 'text' | 'json', fix = false):
   }
   if (format === 'json') {
     const out = results.flatMap((r) =>
-      'error' in r ? [{ file: r.file, line: 1, column: 1, endLine: 1, endColumn: 1, severity: 'error', code: 'unreadable-file', message: r.error }] : toJson(r),
+      'error' in r
+        ? [
+            {
+              file: r.file,
+              line: 1,
+              column: 1,
+              endLine: 1,
+              endColumn: 1,
+              severity: 'error',
+              code: 'unreadable-file',
+              message: r.error,
+            },
+          ]
+        : toJson(r),
     );
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
@@ -66,7 +85,8 @@ export function runCheck(paths: string[], format: 'text' | 'json', fix = false):
     for (const r of results) {
       if ('error' in r) process.stderr.write(`${r.file} - error unreadable-file: ${r.error}\n`);
       else {
-        if (r.fixed > 0) process.stdout.write(`${c.green('fixed')} ${r.fixed} problem${r.fixed === 1 ? '' : 's'} in ${r.file}\n`);
+        if (r.fixed > 0)
+          process.stdout.write(`${c.green('fixed')} ${r.fixed} problem${r.fixed === 1 ? '' : 's'} in ${r.file}\n`);
         if (r.diagnostics.length) process.stdout.write(`${toText(r, colour)}\n`);
       }
     }

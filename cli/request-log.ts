@@ -25,7 +25,10 @@ export function serveLogger(): pino.Logger {
   const colors = process.stderr.hasColors();
   const paint = (style: Style, text: string): string => (colors ? styleText(style, text) : text);
   // pino writes each event as one JSON line to any object with a write method.
-  return pino({ base: undefined, timestamp: false }, { write: (line: string) => process.stderr.write(terminalLine(JSON.parse(line) as LogEvent, paint)) });
+  return pino(
+    { base: undefined, timestamp: false },
+    { write: (line: string) => process.stderr.write(terminalLine(JSON.parse(line) as LogEvent, paint)) },
+  );
 }
 
 /** A status's colour: red for server errors, yellow for client errors, cyan for redirections. */

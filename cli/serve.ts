@@ -65,12 +65,18 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   } catch (e) {
     if (e instanceof CheckFailed) {
       const errors = e.result.all.filter((d) => d.severity === 'error');
-      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
-      process.stderr.write(`apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`);
+      process.stderr.write(
+        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
+      );
+      process.stderr.write(
+        `apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`,
+      );
       return 1;
     }
     if (e instanceof UnsafeSchemaChange || e instanceof LayoutConflictError) {
-      process.stderr.write(`apidsl serve: the stored data does not fit ${file}; not starting:\n${indent(e.message)}\n${wayOut(file, opts)}`);
+      process.stderr.write(
+        `apidsl serve: the stored data does not fit ${file}; not starting:\n${indent(e.message)}\n${wayOut(file, opts)}`,
+      );
       return 1;
     }
     if (e instanceof StoreUnavailableError || e instanceof MongoConfigError || e instanceof MessengerConfigError) {
@@ -83,7 +89,11 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       process.stderr.write(`apidsl serve: ${listenProblem(e as NodeJS.ErrnoException, opts.host, port)}\n`);
       return 1;
     }
-    if (e instanceof CodeLoadError || e instanceof SecurityConfigError || (e as NodeJS.ErrnoException).code === 'ENOENT') {
+    if (
+      e instanceof CodeLoadError ||
+      e instanceof SecurityConfigError ||
+      (e as NodeJS.ErrnoException).code === 'ENOENT'
+    ) {
       process.stderr.write(`apidsl serve: ${(e as Error).message}\n`);
       return 1;
     }
@@ -102,7 +112,6 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   return 0;
 }
 
-
 /** The start banner: the API's URL first (scripts and the tests read the first URL), then the route table. */
 function banner(file: string, service: RunningService, storage: Storage, workers: number): string {
   return [
@@ -120,7 +129,8 @@ function banner(file: string, service: RunningService, storage: Storage, workers
 
 /** Why the server cannot listen, with what to do instead. */
 function listenProblem(e: NodeJS.ErrnoException, host: string, port: number): string {
-  if (e.code === 'EACCES') return `no permission to listen on ${host}:${port} (ports below 1024 need privileges); choose another with --port.`;
+  if (e.code === 'EACCES')
+    return `no permission to listen on ${host}:${port} (ports below 1024 need privileges); choose another with --port.`;
   return `port ${port} on ${host} is already in use (another apidsl serve, or another server). Stop it, choose another port with --port N (or PORT=N), or --port 0 to take any free port.`;
 }
 
@@ -137,9 +147,14 @@ function watchFile(file: string, service: RunningService): FSWatcher {
       process.stdout.write(`\napidsl reloaded ${file}\n\n${routeTable(api)}\n`);
     } catch (e) {
       if (e instanceof CheckFailed) {
-        process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+        process.stderr.write(
+          `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
+        );
         process.stderr.write(`apidsl serve: ${file} has errors; still serving the previous version.\n`);
-      } else process.stderr.write(`apidsl serve: cannot reload ${file}: ${(e as Error).message}; still serving the previous version.\n`);
+      } else
+        process.stderr.write(
+          `apidsl serve: cannot reload ${file}: ${(e as Error).message}; still serving the previous version.\n`,
+        );
     }
   };
   // The directory is watched, not the file: editors often replace a file rather than write it.

@@ -43,7 +43,8 @@ export function occurrences(result: CheckResult): Occurrence[] {
     if (decl.kind === 'resource') {
       if (decl.name) add('resource', decl.name.text, decl.name.range, true);
       for (const block of decl.propertiesBlocks) {
-        for (const p of block.properties) if (p.type && !BUILTIN_TYPES.has(p.type.name)) add('resource', p.type.name, p.type.nameRange, false);
+        for (const p of block.properties)
+          if (p.type && !BUILTIN_TYPES.has(p.type.name)) add('resource', p.type.name, p.type.nameRange, false);
       }
     }
     if (decl.kind === 'mutator' && decl.target && decl.targetKind) {

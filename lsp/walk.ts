@@ -19,9 +19,11 @@ export interface OptionEntry {
 export function optionEntries(model: ApiModel): OptionEntry[] {
   const out: OptionEntry[] = [];
   for (const resource of model.resources.values()) {
-    for (const entry of resource.decl.options) out.push({ entry, spec: optionByName(entry.key.text), resource, operation: undefined });
+    for (const entry of resource.decl.options)
+      out.push({ entry, spec: optionByName(entry.key.text), resource, operation: undefined });
     for (const operation of resource.operations) {
-      for (const entry of operation.decl?.body?.entries ?? []) out.push({ entry, spec: optionByName(entry.key.text), resource, operation });
+      for (const entry of operation.decl?.body?.entries ?? [])
+        out.push({ entry, spec: optionByName(entry.key.text), resource, operation });
     }
   }
   return out;
@@ -52,8 +54,10 @@ export function walkTyped(
     return;
   }
   visit(value, type);
-  if (type.kind === 'list' && value.kind === 'array') for (const item of value.items) walkTyped(item, type.of, visit, visitKey);
-  else if (type.kind === 'map' && value.kind === 'object') for (const e of value.entries) walkTyped(e.value, type.of, visit, visitKey);
+  if (type.kind === 'list' && value.kind === 'array')
+    for (const item of value.items) walkTyped(item, type.of, visit, visitKey);
+  else if (type.kind === 'map' && value.kind === 'object')
+    for (const e of value.entries) walkTyped(e.value, type.of, visit, visitKey);
   else if (type.kind === 'record' && value.kind === 'object') {
     for (const e of value.entries) {
       const field = type.fields[e.key.text];

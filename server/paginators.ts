@@ -22,11 +22,14 @@ export interface PartialPaginator<T = Record<string, unknown>> {
   readonly hasNext?: boolean;
 }
 
-const lastPageOf = (total: number, perPage: number): number => (perPage > 0 ? Math.max(1, Math.ceil(total / perPage)) : 1);
+const lastPageOf = (total: number, perPage: number): number =>
+  perPage > 0 ? Math.max(1, Math.ceil(total / perPage)) : 1;
 
 function checkPage(currentPage: number, itemsPerPage: number): void {
-  if (!Number.isInteger(currentPage) || currentPage < 1) throw new RangeError(`currentPage must be an integer of 1 or more, not ${currentPage}`);
-  if (!Number.isInteger(itemsPerPage) || itemsPerPage < 0) throw new RangeError(`itemsPerPage must be an integer of 0 or more, not ${itemsPerPage}`);
+  if (!Number.isInteger(currentPage) || currentPage < 1)
+    throw new RangeError(`currentPage must be an integer of 1 or more, not ${currentPage}`);
+  if (!Number.isInteger(itemsPerPage) || itemsPerPage < 0)
+    throw new RangeError(`itemsPerPage must be an integer of 0 or more, not ${itemsPerPage}`);
 }
 
 /** One page of an array holding the whole collection. */

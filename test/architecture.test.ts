@@ -52,7 +52,8 @@ function importGraph(): Map<string, string[]> {
   return graph;
 }
 
-const layerOf = (file: string): number => LAYERS.findIndex((l) => l.paths.some((p) => file === p || file.startsWith(p)));
+const layerOf = (file: string): number =>
+  LAYERS.findIndex((l) => l.paths.some((p) => file === p || file.startsWith(p)));
 
 /** The import cycles, each as the files of one strongly connected component (Tarjan). */
 function cycles(graph: Map<string, string[]>): string[][] {
@@ -103,7 +104,8 @@ describe('architecture: the import graph', () => {
     const upward: string[] = [];
     for (const [file, targets] of graph) {
       for (const target of targets) {
-        if (layerOf(target) < layerOf(file)) upward.push(`${file} (${LAYERS[layerOf(file)]?.name}) → ${target} (${LAYERS[layerOf(target)]?.name})`);
+        if (layerOf(target) < layerOf(file))
+          upward.push(`${file} (${LAYERS[layerOf(file)]?.name}) → ${target} (${LAYERS[layerOf(target)]?.name})`);
       }
     }
     expect(upward).to.deep.equal([]);

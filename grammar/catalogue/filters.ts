@@ -13,7 +13,10 @@ export type DateOperator = (typeof DATE_OPERATORS)[number];
 
 const NAMES: ValueType = { kind: 'list', of: { kind: 'string' } };
 
-const DESCRIPTION: FieldSpec = { type: { kind: 'string' }, doc: 'Shown in the documentation of the filter parameters.' };
+const DESCRIPTION: FieldSpec = {
+  type: { kind: 'string' },
+  doc: 'Shown in the documentation of the filter parameters.',
+};
 
 function namesOnly(): Record<string, FieldSpec> {
   return {

@@ -38,14 +38,20 @@ export class CheckContext {
   /** Reports a name not among `candidates`, proposing the closest one (else adding `hint`). */
   unknown(code: DiagnosticCode, name: A.Name, what: string, candidates: Iterable<string>, hint = ''): void {
     const suggestion = closest(name.text, candidates);
-    this.report(code, name.range, `unknown ${what} '${name.text}'${suggestion ? didYouMean(suggestion) : hint}`, suggestion);
+    this.report(
+      code,
+      name.range,
+      `unknown ${what} '${name.text}'${suggestion ? didYouMean(suggestion) : hint}`,
+      suggestion,
+    );
   }
 
   /** Reports the second and later entries of a block that repeat a key. */
   duplicateKeys(entries: A.Entry[], what: string): void {
     const seen = new Set<string>();
     for (const e of entries) {
-      if (seen.has(e.key.text)) this.report('duplicate-key', e.key.range, `${what} '${e.key.text}' is given twice in this block`);
+      if (seen.has(e.key.text))
+        this.report('duplicate-key', e.key.range, `${what} '${e.key.text}' is given twice in this block`);
       seen.add(e.key.text);
     }
   }
@@ -83,10 +89,17 @@ export class CheckContext {
       case 'enum': {
         const word = wordOf(value);
         if (word === undefined) return mismatch();
-        const ok = type.values.some((v) => (type.caseInsensitive ? v.toLowerCase() === word.toLowerCase() : v === word));
+        const ok = type.values.some((v) =>
+          type.caseInsensitive ? v.toLowerCase() === word.toLowerCase() : v === word,
+        );
         if (!ok) {
           const suggestion = closest(word, type.values);
-          this.report('invalid-value', value.range, `${where} must be ${describeType(type)}, not '${word}'${didYouMean(suggestion)}`, suggestion);
+          this.report(
+            'invalid-value',
+            value.range,
+            `${where} must be ${describeType(type)}, not '${word}'${didYouMean(suggestion)}`,
+            suggestion,
+          );
         }
         return;
       }
@@ -109,12 +122,27 @@ export class CheckContext {
         for (const e of value.entries) {
           const field = type.fields[e.key.text];
           if (field?.unsupported?.refuse) {
-            this.report('unsupported-guard', e.key.range, `'${e.key.text}' of ${where} is not supported yet, and a guard that is not enforced would leave the route open: write the expression in the operation's \`security\` (it sees URI variables by name)`);
+            this.report(
+              'unsupported-guard',
+              e.key.range,
+              `'${e.key.text}' of ${where} is not supported yet, and a guard that is not enforced would leave the route open: write the expression in the operation's \`security\` (it sees URI variables by name)`,
+            );
           } else if (field?.unsupported) {
-            this.report('not-supported', e.key.range, `'${e.key.text}' of ${where} is not supported yet: it has no effect in apidsl`);
+            this.report(
+              'not-supported',
+              e.key.range,
+              `'${e.key.text}' of ${where} is not supported yet: it has no effect in apidsl`,
+            );
           }
           if (field) this.value(e.value, field.type, `'${e.key.text}'`);
-          else if (!type.open) this.unknown('unknown-option', e.key, `field of ${where}`, Object.keys(type.fields), `; expected ${Object.keys(type.fields).join(', ')}`);
+          else if (!type.open)
+            this.unknown(
+              'unknown-option',
+              e.key,
+              `field of ${where}`,
+              Object.keys(type.fields),
+              `; expected ${Object.keys(type.fields).join(', ')}`,
+            );
         }
         for (const [name, field] of Object.entries(type.fields)) {
           if (field.required && !value.entries.some((e) => e.key.text === name)) {
@@ -125,7 +153,11 @@ export class CheckContext {
       }
       case 'oneOf': {
         if (type.of.some((t) => valueMatchesShape(value, t))) {
-          this.value(value, type.of.find((t) => valueMatchesShape(value, t))!, where);
+          this.value(
+            value,
+            type.of.find((t) => valueMatchesShape(value, t))!,
+            where,
+          );
         } else mismatch();
         return;
       }
@@ -141,13 +173,15 @@ export class CheckContext {
       case 'filterRef': {
         const name = wordOf(value);
         if (name === undefined) return mismatch();
-        if (!this.model.filters.has(name)) this.unknown('unknown-filter', { text: name, range: value.range }, 'filter', this.model.filters.keys());
+        if (!this.model.filters.has(name))
+          this.unknown('unknown-filter', { text: name, range: value.range }, 'filter', this.model.filters.keys());
         return;
       }
       case 'resourceRef': {
         const name = wordOf(value);
         if (name === undefined) return mismatch();
-        if (!this.model.resources.has(name)) this.unknown('unknown-resource', { text: name, range: value.range }, 'resource', this.model.resources.keys());
+        if (!this.model.resources.has(name))
+          this.unknown('unknown-resource', { text: name, range: value.range }, 'resource', this.model.resources.keys());
         return;
       }
       case 'httpMethod': {
@@ -164,19 +198,32 @@ export class CheckContext {
     const m = /^(.+)#([A-Za-z_$][\w$]*)$/.exec(ref);
     if (!m) {
       const extra = builtins.length ? ` or ${builtins.map((b) => `"${b}"`).join(', ')}` : '';
-      this.report('invalid-code-reference', range, `${where} must be "<file relative to the .api file>#<export>"${extra}, not "${ref}"`);
+      this.report(
+        'invalid-code-reference',
+        range,
+        `${where} must be "<file relative to the .api file>#<export>"${extra}, not "${ref}"`,
+      );
       return;
     }
     if (this.env.baseDir === undefined) return;
     const file = isAbsolute(m[1]) ? m[1] : resolve(this.env.baseDir, m[1]);
-    if (!(this.env.fileExists ?? existsSync)(file)) this.report('invalid-code-reference', range, `${where}: module file '${m[1]}' does not exist (looked for ${file})`);
+    if (!(this.env.fileExists ?? existsSync)(file))
+      this.report(
+        'invalid-code-reference',
+        range,
+        `${where}: module file '${m[1]}' does not exist (looked for ${file})`,
+      );
   }
 
   uriTemplate(value: A.StringValue | A.IdentValue, where: string): void {
     const t = value.kind === 'string' ? value.value : value.name; // a bare word is no template either
     if (!t.startsWith('/')) this.report('invalid-uri-template', value.range, `${where} must start with '/': "${t}"`);
     else if (!/^(?:[^{}]|\{[A-Za-z_][A-Za-z0-9_]*\})*$/.test(t)) {
-      this.report('invalid-uri-template', value.range, `${where} has a malformed placeholder: write {name} with a name of letters, digits and _`);
+      this.report(
+        'invalid-uri-template',
+        value.range,
+        `${where} has a malformed placeholder: write {name} with a name of letters, digits and _`,
+      );
     }
   }
 }

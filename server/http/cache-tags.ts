@@ -67,10 +67,12 @@ export function writeTags(resource: ResourceMetadata, item: Item): string[] {
   return [...tags];
 }
 
-const canonicalIri = (resource: ResourceMetadata, item: Item): string => itemIri(resource, item, itemOperation(resource));
+const canonicalIri = (resource: ResourceMetadata, item: Item): string =>
+  itemIri(resource, item, itemOperation(resource));
 
 function linkedCollections(state: OperationState): string[] {
   const tags: string[] = [];
-  for (const binding of uriBindings(state.api, state.operation)) if ('from' in binding) tags.push(binding.from.collectionPath);
+  for (const binding of uriBindings(state.api, state.operation))
+    if ('from' in binding) tags.push(binding.from.collectionPath);
   return tags;
 }

@@ -92,7 +92,8 @@ function loadAssets(): Map<string, Asset> {
   if (swaggerAssets) return swaggerAssets;
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets = new Map<string, Asset>();
-  for (const [file, type] of Object.entries(SWAGGER_FILES)) assets.set(file, { type, body: readFileSync(join(dir, file)) });
+  for (const [file, type] of Object.entries(SWAGGER_FILES))
+    assets.set(file, { type, body: readFileSync(join(dir, file)) });
   assets.set('init.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(INIT_JS, 'utf8') });
   swaggerAssets = assets;
   return assets;
@@ -112,14 +113,29 @@ function specVersionOf(ctx: Context): SpecVersion {
  * Registers `/docs.json`, `/docs` and `/docs/assets/:file`. `hydra` builds the Hydra API
  * documentation of a request (the one `/docs.jsonld` serves).
  */
-export function registerDocumentation(router: Router, api: ApiMetadata, hydra: (ctx: Context) => unknown, logger: Logger): void {
+export function registerDocumentation(
+  router: Router,
+  api: ApiMetadata,
+  hydra: (ctx: Context) => unknown,
+  logger: Logger,
+): void {
   const cache = openApiCache(api);
   const perUser = hasPropertySecurity(api);
   // The schemas leave out what this reader may not see (property `security`).
   const openapi = async (ctx: Context, version: SpecVersion): Promise<string> => {
     if (!perUser) return cache(version);
-    const facts = { security: api.security, principal: ctx.state.principal as Principal, logger, uriVariables: {},
-      request: { method: ctx.method, path: ctx.path, query: { ...ctx.query }, headers: ctx.headers as Record<string, string> } };
+    const facts = {
+      security: api.security,
+      principal: ctx.state.principal as Principal,
+      logger,
+      uriVariables: {},
+      request: {
+        method: ctx.method,
+        path: ctx.path,
+        query: { ...ctx.query },
+        headers: ctx.headers as Record<string, string>,
+      },
+    };
     return cache(version, await hiddenSchemaProperties(api, facts));
   };
   const assets = loadAssets();

@@ -59,7 +59,9 @@ export function contextDocument(api: ApiMetadata, name: string, origin: string):
   const base = { '@vocab': `${origin}/docs.jsonld#`, hydra: HYDRA };
   if (name === 'Entrypoint') {
     const terms = Object.fromEntries(
-      api.resources.filter(collectionPathOf).map((r) => [lcfirst(r.shortName), { '@id': `Entrypoint/${lcfirst(r.shortName)}`, '@type': '@id' }]),
+      api.resources
+        .filter(collectionPathOf)
+        .map((r) => [lcfirst(r.shortName), { '@id': `Entrypoint/${lcfirst(r.shortName)}`, '@type': '@id' }]),
     );
     // `Entrypoint` itself is left to @vocab: it names the documentation's own #Entrypoint class.
     return { '@context': { ...base, ...terms } };
@@ -70,7 +72,12 @@ export function contextDocument(api: ApiMetadata, name: string, origin: string):
   const resource = api.resource(name);
   if (!resource) return undefined;
   const props = Object.fromEntries(
-    resource.properties.filter((p) => !p.writeOnly).map((p) => [p.name, p.relation ? { '@id': `${resource.shortName}/${p.name}`, '@type': '@id' } : `${resource.shortName}/${p.name}`]),
+    resource.properties
+      .filter((p) => !p.writeOnly)
+      .map((p) => [
+        p.name,
+        p.relation ? { '@id': `${resource.shortName}/${p.name}`, '@type': '@id' } : `${resource.shortName}/${p.name}`,
+      ]),
   );
   return { '@context': { ...base, ...HYDRA_TERMS, ...props } };
 }

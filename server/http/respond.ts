@@ -23,7 +23,12 @@ export function responseStatus(state: OperationState): number {
 }
 
 /** `Allow`, `Accept-Post` and `Accept-Patch` of an operation, computed once per operation. */
-export function routeHeaders(op: OperationMetadata, all: OperationMetadata[], formats: Record<string, string[]>, patchFormats: string[]): Record<string, string> {
+export function routeHeaders(
+  op: OperationMetadata,
+  all: OperationMetadata[],
+  formats: Record<string, string[]>,
+  patchFormats: string[],
+): Record<string, string> {
   const samePath = all.filter((o) => !o.hidden && o.path === op.path);
   const methods = ['OPTIONS', 'HEAD', ...new Set(samePath.map((o) => o.method))];
   const headers: Record<string, string> = { Allow: methods.join(', ') };
@@ -42,10 +47,17 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
   ctx.status = status;
   ctx.set(routeHeaderValues);
   const query = ctx.querystring ? `?${ctx.querystring}` : '';
-  if (op.method === 'POST' && state.iri && (status === 201 || (status >= 300 && status < 400))) ctx.set('Location', state.iri);
+  if (op.method === 'POST' && state.iri && (status === 201 || (status >= 300 && status < 400)))
+    ctx.set('Location', state.iri);
   const located = op.collection ? state.collectionIri : state.iri;
-  if (op.method !== 'GET' && op.method !== 'HEAD' && located) ctx.set('Content-Location', `${located}.${state.output.name}${query}`);
-  const noBody = status === 204 || status === 205 || status === 304 || state.body === undefined || optionValue(op, state.api.settings, 'serialize') === false;
+  if (op.method !== 'GET' && op.method !== 'HEAD' && located)
+    ctx.set('Content-Location', `${located}.${state.output.name}${query}`);
+  const noBody =
+    status === 204 ||
+    status === 205 ||
+    status === 304 ||
+    state.body === undefined ||
+    optionValue(op, state.api.settings, 'serialize') === false;
   if (noBody) {
     ctx.body = null;
     ctx.status = status; // Koa turns a null body into 204 unless the status is set again

@@ -25,7 +25,8 @@ export function successStatus(op: OperationMetadata, outcome: Outcome): number {
 
 /** `messenger: true` or `"input"` on a write: the item goes to the message bus and the answer is 202. */
 export const dispatchesOnly = (op: OperationMetadata): boolean =>
-  ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) && (op.options.messenger === true || op.options.messenger === 'input');
+  ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) &&
+  (op.options.messenger === true || op.options.messenger === 'input');
 
 /** Whether the default provider reads one item: an item operation whose path carries the identifier. */
 export function readsItem(op: OperationMetadata): boolean {

@@ -19,7 +19,11 @@ function patternExample(pattern: string, min = 0, max = Infinity): string | unde
   } catch {
     return undefined;
   }
-  for (const pick of [(a: number, b: number) => a + Math.floor((b - a) / 2), (a: number) => a, (_a: number, b: number) => b]) {
+  for (const pick of [
+    (a: number, b: number) => a + Math.floor((b - a) / 2),
+    (a: number) => a,
+    (_a: number, b: number) => b,
+  ]) {
     const gen = new RandExp(pattern);
     gen.max = Math.max(2, Math.min(8, max));
     gen.randInt = pick;

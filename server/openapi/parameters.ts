@@ -35,7 +35,10 @@ interface NamedParameter {
 
 /** The operation's `parameters` that name a known filter and property (others are ignored at run time too). */
 function namedParameters(api: ApiMetadata, op: OperationMetadata): NamedParameter[] {
-  const specs = (op.options.parameters as Record<string, { filter?: unknown; property?: unknown; required?: unknown; description?: unknown }> | undefined) ?? {};
+  const specs =
+    (op.options.parameters as
+      | Record<string, { filter?: unknown; property?: unknown; required?: unknown; description?: unknown }>
+      | undefined) ?? {};
   const out: NamedParameter[] = [];
   for (const [name, spec] of Object.entries(specs)) {
     const filter = spec && api.filters.get(String(spec.filter));
@@ -57,7 +60,8 @@ function namedParameters(api: ApiMetadata, op: OperationMetadata): NamedParamete
 /** The value a named parameter takes: its filter's syntax, without the property name around it. */
 const namedSchema = (n: NamedParameter): NamedValue => filterKind(n.filter.kind).namedValue(n.property, n.setting);
 
-const propertyOf = (op: OperationMetadata, name: string): PropertyMetadata | undefined => op.resource.properties.find((p) => p.name === name);
+const propertyOf = (op: OperationMetadata, name: string): PropertyMetadata | undefined =>
+  op.resource.properties.find((p) => p.name === name);
 
 /** The filter parameters of a listing operation read from the URL: one per variable, first one wins. */
 export function filterParameters(api: ApiMetadata, op: OperationMetadata): ParameterObject[] {
@@ -112,12 +116,22 @@ export function paginationParameters(api: ApiMetadata, op: OperationMetadata): P
   const clientPartial = opt<boolean>('paginationClientPartial') === true;
   const out: ParameterObject[] = [];
   if ((enabled || clientEnabled) && !byCursor(op, api)) {
-    out.push({ name: s.pageParameter, in: 'query', description: 'The collection page number.', required: false, schema: { type: 'integer', minimum: 1, default: 1 } });
+    out.push({
+      name: s.pageParameter,
+      in: 'query',
+      description: 'The collection page number.',
+      required: false,
+      schema: { type: 'integer', minimum: 1, default: 1 },
+    });
   }
   if (clientSize) {
     const maximum = opt<number>('paginationMaximumItemsPerPage');
     const size = opt<number>('paginationItemsPerPage') ?? 30;
-    const schema: JsonSchema = { type: 'integer', minimum: 0, default: typeof maximum === 'number' ? Math.min(size, maximum) : size };
+    const schema: JsonSchema = {
+      type: 'integer',
+      minimum: 0,
+      default: typeof maximum === 'number' ? Math.min(size, maximum) : size,
+    };
     if (typeof maximum === 'number') schema.maximum = maximum;
     out.push({
       name: s.itemsPerPageParameter,
@@ -128,11 +142,23 @@ export function paginationParameters(api: ApiMetadata, op: OperationMetadata): P
     });
   }
   if (clientEnabled) {
-    out.push({ name: s.enabledParameter, in: 'query', description: 'Enable or disable pagination.', required: false, schema: { type: 'boolean', default: enabled } });
+    out.push({
+      name: s.enabledParameter,
+      in: 'query',
+      description: 'Enable or disable pagination.',
+      required: false,
+      schema: { type: 'boolean', default: enabled },
+    });
   }
   if (clientPartial) {
     const partial = opt<boolean>('paginationPartial') === true;
-    out.push({ name: s.partialParameter, in: 'query', description: 'Enable or disable partial pagination (no count, no last page).', required: false, schema: { type: 'boolean', default: partial } });
+    out.push({
+      name: s.partialParameter,
+      in: 'query',
+      description: 'Enable or disable partial pagination (no count, no last page).',
+      required: false,
+      schema: { type: 'boolean', default: partial },
+    });
   }
   return out;
 }
@@ -142,8 +168,12 @@ export function pathParameters(op: OperationMetadata): ParameterObject[] {
   const requirements = (op.options.requirements as Record<string, unknown> | undefined) ?? {};
   return op.uriVariables.map((name) => {
     const p = propertyOf(op, name);
-    const schema: JsonSchema = p && !p.array && !p.relation && (p.type === 'int' || p.type === 'number') ? { type: p.type === 'int' ? 'integer' : 'number' } : { type: 'string' };
-    if (typeof requirements[name] === 'string' && schema.type === 'string') schema.pattern = `^(?:${requirements[name]})$`;
+    const schema: JsonSchema =
+      p && !p.array && !p.relation && (p.type === 'int' || p.type === 'number')
+        ? { type: p.type === 'int' ? 'integer' : 'number' }
+        : { type: 'string' };
+    if (typeof requirements[name] === 'string' && schema.type === 'string')
+      schema.pattern = `^(?:${requirements[name]})$`;
     let description = p ? `The ${name} of the ${op.resource.shortName}` : `The ${name} path variable`;
     if (p?.identifier) description = `${op.resource.shortName} identifier`;
     return { name, in: 'path' as const, description, required: true, schema };
@@ -155,7 +185,10 @@ export function pathParameters(op: OperationMetadata): ParameterObject[] {
  * (`price: { gte: 10 }`, `order: { title: "desc" }`), named parameters included. Objects are
  * sent as `price[gte]=10` in a form body (deepObject).
  */
-export function queryBodySchema(api: ApiMetadata, op: OperationMetadata): { schema: JsonSchema; deepObjects: string[] } {
+export function queryBodySchema(
+  api: ApiMetadata,
+  op: OperationMetadata,
+): { schema: JsonSchema; deepObjects: string[] } {
   const s = api.settings;
   // Per body key: the plain values it may hold (search, boolean) and the members of its object
   // form (range and date bounds, order and exists entries): `price: 9.5` or `price: { gt: 9 }`.
@@ -188,7 +221,9 @@ export function queryBodySchema(api: ApiMetadata, op: OperationMetadata): { sche
   const properties: Record<string, JsonSchema> = {};
   const deepObjects: string[] = [];
   for (const [key, { values, members, texts }] of keys) {
-    const object: JsonSchema | undefined = Object.keys(members).length ? { type: 'object', properties: members } : undefined;
+    const object: JsonSchema | undefined = Object.keys(members).length
+      ? { type: 'object', properties: members }
+      : undefined;
     if (object) deepObjects.push(key);
     const alternatives = [...values, ...(object ? [object] : [])];
     const schema = alternatives.length === 1 ? alternatives[0] : { anyOf: alternatives };
@@ -207,7 +242,8 @@ export function queryBodySchema(api: ApiMetadata, op: OperationMetadata): { sche
   return {
     schema: {
       type: 'object',
-      description: 'The criteria: each property is one filter criterion or named parameter. Unknown properties are ignored.',
+      description:
+        'The criteria: each property is one filter criterion or named parameter. Unknown properties are ignored.',
       properties,
       ...(required.length ? { required } : {}),
     },

@@ -69,7 +69,8 @@ function ndjsonItems(text: string, max: number): unknown[] {
 
 function checkBatchSize(count: number, max: number): void {
   if (count === 0) throw badRequest('The batch is empty: send at least one item.');
-  if (count > max) throw new HttpError(413, `The batch holds ${count} items, more than the limit of ${max} (setting bulk_max_items).`);
+  if (count > max)
+    throw new HttpError(413, `The batch holds ${count} items, more than the limit of ${max} (setting bulk_max_items).`);
 }
 
 /** Runs the rest of the pipeline for a batch: each item's stages, the write of them all, the response. */
@@ -88,7 +89,11 @@ export async function runBatch(state: OperationState, bodies: readonly unknown[]
       if (!(e instanceof HttpError)) throw e;
       if (e.options.violations) {
         // Validated item by item: every invalid item's violations are reported together.
-        for (const v of e.options.violations) violations.push({ ...v, propertyPath: `[${index}]${v.propertyPath && !v.propertyPath.startsWith('[') ? '.' : ''}${v.propertyPath}` });
+        for (const v of e.options.violations)
+          violations.push({
+            ...v,
+            propertyPath: `[${index}]${v.propertyPath && !v.propertyPath.startsWith('[') ? '.' : ''}${v.propertyPath}`,
+          });
         continue;
       }
       if (e.status === 400) throw new HttpError(400, `Item [${index}]: ${e.detail}`, e.options);

@@ -33,7 +33,14 @@ export interface CustomContext {
 }
 
 export function publicOperation(op: OperationMetadata): PublicOperation {
-  return { name: op.name, kind: op.kind, method: op.method, uriTemplate: op.path, resource: op.resource.shortName, options: op.options };
+  return {
+    name: op.name,
+    kind: op.kind,
+    method: op.method,
+    uriTemplate: op.path,
+    resource: op.resource.shortName,
+    options: op.options,
+  };
 }
 
 export function customContext(state: OperationState): CustomContext {

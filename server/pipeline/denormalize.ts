@@ -173,7 +173,8 @@ function convertOne(property: PropertyMetadata, value: unknown, path: string, ir
 /** A relation holds an IRI of its target resource; these errors are 400 even on constrained properties. */
 function relation(property: PropertyMetadata, value: unknown, path: string, iri: IriResolver): string | Mismatch {
   const mismatch = (detail: string) => new Mismatch(detail, relationViolation(path, property.relation!, detail));
-  if (typeof value !== 'string') return mismatch(`Expected IRI or nested document for attribute "${property.name}", "${phpType(value)}" given.`);
+  if (typeof value !== 'string')
+    return mismatch(`Expected IRI or nested document for attribute "${property.name}", "${phpType(value)}" given.`);
   if (iri.resourceOf(value) !== property.relation) return mismatch(`Invalid IRI "${value}".`);
   return iriPath(value);
 }
@@ -220,7 +221,8 @@ export function storedForm(resource: ResourceMetadata, item: Item): Item {
     if (p.type !== 'datetime' || p.relation) continue;
     const one = (v: unknown): unknown => (typeof v === 'string' ? (normalizeDateTime(v) ?? v) : v);
     const value = out[p.name];
-    if (value !== undefined && value !== null) define(out, p.name, p.array && Array.isArray(value) ? value.map(one) : one(value));
+    if (value !== undefined && value !== null)
+      define(out, p.name, p.array && Array.isArray(value) ? value.map(one) : one(value));
   }
   return out;
 }

@@ -14,11 +14,18 @@ export async function dispatchData(state: OperationState, input: boolean): Promi
   if (!bus) throw new Error('no message bus for this API');
   let message = op.method === 'DELETE' ? (state.previousData ?? state.data) : state.data;
   if (input) message = state.request.body;
-  const envelope = newEnvelope(op.resource.shortName, message, { operation: op.name, method: op.method, origin: requestOrigin(state.request.headers) });
+  const envelope = newEnvelope(op.resource.shortName, message, {
+    operation: op.name,
+    method: op.method,
+    origin: requestOrigin(state.request.headers),
+  });
   try {
     await bus.dispatch(envelope);
   } catch (e) {
-    if (e instanceof TransportUnavailableError) throw new HttpError(503, 'The message broker cannot be reached; retry later.', { headers: { 'Retry-After': '5' } });
+    if (e instanceof TransportUnavailableError)
+      throw new HttpError(503, 'The message broker cannot be reached; retry later.', {
+        headers: { 'Retry-After': '5' },
+      });
     throw e;
   }
 }

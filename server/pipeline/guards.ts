@@ -25,9 +25,16 @@ export const guardsOf = perOperation((op: OperationMetadata) => {
     const source = op.options[stage];
     if (typeof source !== 'string') return undefined;
     const message = op.options[`${stage}Message`];
-    return { expression: compileGuard(source, op.uriVariables), message: typeof message === 'string' ? message : undefined };
+    return {
+      expression: compileGuard(source, op.uriVariables),
+      message: typeof message === 'string' ? message : undefined,
+    };
   };
-  return { security: guard('security'), securityPostDenormalize: guard('securityPostDenormalize'), securityPostValidation: guard('securityPostValidation') };
+  return {
+    security: guard('security'),
+    securityPostDenormalize: guard('securityPostDenormalize'),
+    securityPostValidation: guard('securityPostValidation'),
+  };
 });
 
 /** Whether an operation has any operation-level guard (OpenAPI documents its 401 and 403). */
@@ -37,7 +44,8 @@ export const isGuarded = (op: OperationMetadata, settings: Settings): boolean =>
 };
 
 /** Whether the `security` expression reads the item, so that it runs after the read. */
-export const securityReadsObject = (op: OperationMetadata, settings: Settings): boolean => guardsOf(op, settings).security?.expression.usesObject === true;
+export const securityReadsObject = (op: OperationMetadata, settings: Settings): boolean =>
+  guardsOf(op, settings).security?.expression.usesObject === true;
 
 export function factsOf(state: OperationState): RequestFacts {
   const headers: Record<string, string> = {};
@@ -53,6 +61,12 @@ export function factsOf(state: OperationState): RequestFacts {
   };
 }
 
-export async function enforce(state: OperationState, guard: Guard, object: unknown, previousObject: unknown): Promise<void> {
-  if (!(await allows(guard.expression, factsOf(state), object, previousObject))) throw accessDenied(state.principal, guard.message);
+export async function enforce(
+  state: OperationState,
+  guard: Guard,
+  object: unknown,
+  previousObject: unknown,
+): Promise<void> {
+  if (!(await allows(guard.expression, factsOf(state), object, previousObject)))
+    throw accessDenied(state.principal, guard.message);
 }

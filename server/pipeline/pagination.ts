@@ -9,7 +9,6 @@ import { optionValue, perOperation } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 import type { Page, PageRequest } from './page.js';
 
-
 /** The largest offset we accept: beyond it `(page - 1) * limit` would not be exact. */
 const MAX_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -57,10 +56,17 @@ export function pageRequest(op: OperationMetadata, settings: Settings, query: Qu
   return { enabled, partial, page: enabled ? Number(page) : 1, itemsPerPage: Number(itemsPerPage) };
 }
 
-export const lastPage = (total: number, itemsPerPage: number): number => (itemsPerPage > 0 ? Math.max(1, Math.ceil(total / itemsPerPage)) : 1);
+export const lastPage = (total: number, itemsPerPage: number): number =>
+  itemsPerPage > 0 ? Math.max(1, Math.ceil(total / itemsPerPage)) : 1;
 
 /** The `view` object of a page-paginated collection document, or undefined when it has none. */
-export function pageView(page: Page, path: string, query: QueryParams, settings: Settings, keys: ViewKeys): Record<string, unknown> | undefined {
+export function pageView(
+  page: Page,
+  path: string,
+  query: QueryParams,
+  settings: Settings,
+  keys: ViewKeys,
+): Record<string, unknown> | undefined {
   const params = without(query, settings.pageParameter);
   if (page.cursor) {
     // Cursor pages always have a view (a partial paginator counts as paginated), never first/last.
@@ -75,14 +81,19 @@ export function pageView(page: Page, path: string, query: QueryParams, settings:
   const paginated = request.enabled && (request.partial || last !== 1);
   if (!applied && !paginated) return undefined;
   const link = (n: number): string => buildLink(path, params, [[settings.pageParameter, n]]);
-  const view: Record<string, unknown> = { '@id': paginated ? link(request.page) : buildLink(path, params), '@type': keys.viewType };
+  const view: Record<string, unknown> = {
+    '@id': paginated ? link(request.page) : buildLink(path, params),
+    '@type': keys.viewType,
+  };
   if (!paginated) return view;
   if (!request.partial && last !== undefined) {
     view[keys.first] = link(1);
     view[keys.last] = link(last);
   }
   if (request.page !== 1) view[keys.previous] = link(request.page - 1);
-  const hasNext = request.partial ? (page.hasNext ?? (page.items.length >= request.itemsPerPage && request.itemsPerPage > 0)) : last !== undefined && request.page < last;
+  const hasNext = request.partial
+    ? (page.hasNext ?? (page.items.length >= request.itemsPerPage && request.itemsPerPage > 0))
+    : last !== undefined && request.page < last;
   if (hasNext) view[keys.next] = link(request.page + 1);
   return view;
 }

@@ -23,14 +23,21 @@ export const requestOrigin = (headers: Record<string, string | string[] | undefi
   typeof headers.host === 'string' && headers.host ? `http://${headers.host}` : undefined;
 
 /** Publishes one committed change when `op` (the operation that made it) has Mercure on. */
-export function publishChange(api: ApiMetadata, op: OperationMetadata, change: Change, origin: string | undefined, logger?: Logger): void {
+export function publishChange(
+  api: ApiMetadata,
+  op: OperationMetadata,
+  change: Change,
+  origin: string | undefined,
+  logger?: Logger,
+): void {
   const publisher = publishers.get(api);
   const options = publisher && mercureOptions(op, api.settings);
   if (!publisher || !options) return;
   const resource = op.resource;
   try {
     const iri = itemIri(resource, change.item, itemOperation(resource));
-    const data = change.kind === 'removed' ? JSON.stringify({ '@id': iri }) : documentAsGet(api, resource, change.item, origin);
+    const data =
+      change.kind === 'removed' ? JSON.stringify({ '@id': iri }) : documentAsGet(api, resource, change.item, origin);
     publisher.publish(changeUpdate(options, iri, origin, data));
   } catch (e) {
     logger?.error({ err: e }, 'mercure: update not built');

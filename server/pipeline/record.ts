@@ -22,7 +22,10 @@ export function recordItem(api: ApiMetadata, resource: ResourceMetadata, record:
   if (id) delete body[id.name];
   const item = denormalize(resource, body, 'create', null, iriResolver(api));
   if (id && given !== undefined) {
-    const valid = id.type === 'int' ? Number.isSafeInteger(given) && (given as number) > 0 : typeof given === 'string' && given !== '';
+    const valid =
+      id.type === 'int'
+        ? Number.isSafeInteger(given) && (given as number) > 0
+        : typeof given === 'string' && given !== '';
     if (!valid) throw new HttpError(400, `Invalid identifier value: ${JSON.stringify(given)}.`);
     item[id.name] = given;
   }

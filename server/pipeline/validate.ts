@@ -35,11 +35,18 @@ const GROUPED_CONSTRAINTS = ['required', 'minimum', 'maximum', 'minLength', 'max
  * left out (the short form is in `Default`).
  */
 function inGroups(resource: ResourceMetadata, groups: readonly string[]): ResourceMetadata {
-  if (!resource.properties.some((p) => p.validation)) return groups.includes('Default') ? resource : withoutConstraints(resource, () => true);
-  return withoutConstraints(resource, (p, name) => !(p.validation?.[name]?.groups ?? ['Default']).some((g) => groups.includes(g)));
+  if (!resource.properties.some((p) => p.validation))
+    return groups.includes('Default') ? resource : withoutConstraints(resource, () => true);
+  return withoutConstraints(
+    resource,
+    (p, name) => !(p.validation?.[name]?.groups ?? ['Default']).some((g) => groups.includes(g)),
+  );
 }
 
-function withoutConstraints(resource: ResourceMetadata, drop: (p: PropertyMetadata, name: string) => boolean): ResourceMetadata {
+function withoutConstraints(
+  resource: ResourceMetadata,
+  drop: (p: PropertyMetadata, name: string) => boolean,
+): ResourceMetadata {
   const properties = resource.properties.map((p) => {
     const copy: PropertyMetadata = { ...p };
     for (const name of GROUPED_CONSTRAINTS) {
@@ -73,7 +80,11 @@ function compile(resource: ResourceMetadata, groups: readonly string[]): Compile
  * The violations of an item under the validation groups (default `Default`), ordered by property
  * declaration, with the custom messages of constraints written in object form; empty when valid.
  */
-export function validateItem(resource: ResourceMetadata, item: Item, groups: readonly string[] = ['Default']): Violation[] {
+export function validateItem(
+  resource: ResourceMetadata,
+  item: Item,
+  groups: readonly string[] = ['Default'],
+): Violation[] {
   const { validate, required, order } = compile(resource, groups);
   // A null is an absent property (denormalize() already drops them; custom code may not).
   const present = Object.fromEntries(Object.entries(item).filter(([, value]) => value !== null));

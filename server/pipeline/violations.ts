@@ -76,7 +76,12 @@ export function constraintViolationDocument(
 ): Record<string, unknown> {
   const type = validationErrorIri(violations);
   const detail = violationsDetail(violations);
-  const list = violations.map(({ propertyPath, message, code, hint }) => ({ propertyPath, message, code, ...(hint ? { hint } : {}) }));
+  const list = violations.map(({ propertyPath, message, code, hint }) => ({
+    propertyPath,
+    message,
+    code,
+    ...(hint ? { hint } : {}),
+  }));
   if (!opts.jsonld) return { status: 422, violations: list, detail, type, title: 'An error occurred' };
   const prefix = opts.hydraPrefix ? 'hydra:' : '';
   return {

@@ -30,7 +30,10 @@ const compiled = new Map<string, Part[]>();
 function partsOf(template: string): Part[] {
   let parts = compiled.get(template);
   if (!parts) {
-    parts = template.split(/(\{[^{}]+\})/).filter((p) => p !== '').map((p) => (p.startsWith('{') ? { name: p.slice(1, -1) } : p));
+    parts = template
+      .split(/(\{[^{}]+\})/)
+      .filter((p) => p !== '')
+      .map((p) => (p.startsWith('{') ? { name: p.slice(1, -1) } : p));
     compiled.set(template, parts);
   }
   return parts;
@@ -55,7 +58,12 @@ export const fromRecord =
   (name: string): unknown =>
     values[name];
 
-export function itemIri(resource: ResourceMetadata, item: Item, via?: OperationMetadata, uriVariables: Record<string, unknown> = {}): string {
+export function itemIri(
+  resource: ResourceMetadata,
+  item: Item,
+  via?: OperationMetadata,
+  uriVariables: Record<string, unknown> = {},
+): string {
   if (!resource.identifier) return `/.well-known/genid/${randomBytes(10).toString('hex')}`;
   const idName = resource.identifier.name;
   const template = via?.path ?? itemOperation(resource)?.path ?? resource.itemPath!;
@@ -63,7 +71,11 @@ export function itemIri(resource: ResourceMetadata, item: Item, via?: OperationM
   // value the request had in its own path (`/places/{placeId}/weather`).
   const value = (name: string): unknown => (name === idName ? item[idName] : (item[name] ?? uriVariables[name]));
   // An item not stored yet (dispatched to the message bus) has no identifier: a blank-node IRI, as without one.
-  return fillTemplate(template, value) ?? fillTemplate(resource.itemPath!, value) ?? `/.well-known/genid/${randomBytes(10).toString('hex')}`;
+  return (
+    fillTemplate(template, value) ??
+    fillTemplate(resource.itemPath!, value) ??
+    `/.well-known/genid/${randomBytes(10).toString('hex')}`
+  );
 }
 
 interface CompiledRoute {

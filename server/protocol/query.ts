@@ -51,12 +51,20 @@ function decodeComponent(text: string): string {
  * `path?k=v&…` with the given parameters (sorted by top-level key unless `sort` is false),
  * then `extra` appended in order.
  */
-export function buildLink(path: string, params: QueryParams, extra: [string, string | number][] = [], sort = true): string {
+export function buildLink(
+  path: string,
+  params: QueryParams,
+  extra: [string, string | number][] = [],
+  sort = true,
+): string {
   const keys = Object.keys(params);
   const sorted: QueryParams = {};
   for (const key of sort ? keys.sort() : keys) sorted[key] = params[key];
   // Most links carry no other parameter: qs is only needed when there are some.
-  const parts = [keys.length ? qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }) : '', ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)];
+  const parts = [
+    keys.length ? qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }) : '',
+    ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`),
+  ];
   const query = parts.filter((p) => p !== '').join('&');
   return query ? `${path}?${query}` : path;
 }
@@ -69,7 +77,8 @@ export function without(params: QueryParams, ...keys: string[]): QueryParams {
 }
 
 /** PHP's FILTER_VALIDATE_BOOLEAN: 1/true/on/yes are true, anything else false. */
-export const phpBool = (value: unknown): boolean => typeof value === 'string' && ['1', 'true', 'on', 'yes'].includes(value.trim().toLowerCase());
+export const phpBool = (value: unknown): boolean =>
+  typeof value === 'string' && ['1', 'true', 'on', 'yes'].includes(value.trim().toLowerCase());
 
 /**
  * PHP's (int) cast of a query value: leading whitespace and sign, then digits (`2abc` → 2,

@@ -50,7 +50,9 @@ describe('HTTP collections: 31 books, pages of 30', () => {
     expect(r.json['@type']).to.equal('Collection');
     expect(r.json.totalItems).to.equal(31);
     expect(r.json.member).to.be.an('array').with.lengthOf(30);
-    expect(r.json.member.map((m: { '@id': string }) => m['@id'])).to.deep.equal(Array.from({ length: 30 }, (_, i) => `/books/${i + 1}`));
+    expect(r.json.member.map((m: { '@id': string }) => m['@id'])).to.deep.equal(
+      Array.from({ length: 30 }, (_, i) => `/books/${i + 1}`),
+    );
   });
 
   it('members are full item documents without @context', async () => {

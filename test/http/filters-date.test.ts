@@ -96,7 +96,9 @@ describe('HTTP filters: date null strategies', () => {
       expect(await ids(server, `${path}?publishedAt[strictly_after]=1966-01-01`)).to.deep.equal(afterIds);
     });
     it(`${name}: after and before together`, async () => {
-      expect(await ids(server, `${path}?publishedAt[after]=1966-01-01&publishedAt[before]=1970-01-01`)).to.deep.equal(both);
+      expect(await ids(server, `${path}?publishedAt[after]=1966-01-01&publishedAt[before]=1970-01-01`)).to.deep.equal(
+        both,
+      );
     });
     it(`${name}: no bound, no filtering`, async () => {
       expect(await ids(server, path)).to.deep.equal(ALL);

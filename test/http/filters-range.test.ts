@@ -68,7 +68,8 @@ describe('HTTP filters: range', () => {
   }
 
   it('numbers are read as PHP is_numeric() reads them: hexadecimal, binary, octal literals are malformed', async () => {
-    for (const value of ['0x10', '0b101', '0o7', '1_000']) expect(await ids(server, `/books?price[gt]=${value}`), value).to.deep.equal(ALL);
+    for (const value of ['0x10', '0b101', '0o7', '1_000'])
+      expect(await ids(server, `/books?price[gt]=${value}`), value).to.deep.equal(ALL);
     expect(await ids(server, '/books?price[gt]=1.7e1')).to.deep.equal([4, 9, 10]);
     expect(await ids(server, '/books?price[gt]=.5e2')).to.deep.equal([]);
   });

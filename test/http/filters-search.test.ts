@@ -72,7 +72,12 @@ describe('HTTP filters: search with several values (title[]=…)', () => {
 
   it('exact: any of the values', async () => {
     expect(await ids(server, '/strategies/exact?title[]=Dune&title[]=DUNES')).to.deep.equal([1, 5]);
-    expect(await ids(server, `/strategies/exact?${encodeURIComponent('title[]')}=Dune&${encodeURIComponent('title[]')}=Nothing`)).to.deep.equal([1]);
+    expect(
+      await ids(
+        server,
+        `/strategies/exact?${encodeURIComponent('title[]')}=Dune&${encodeURIComponent('title[]')}=Nothing`,
+      ),
+    ).to.deep.equal([1]);
   });
 
   it('iexact, partial, ipartial, start, end, word_start: any of the values', async () => {

@@ -4,7 +4,15 @@
  * Accept-Patch.
  */
 import { expect } from 'chai';
-import { apiDocLink, bookstore, headerList, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
+import {
+  apiDocLink,
+  bookstore,
+  headerList,
+  request,
+  startServer,
+  type HttpResponse,
+  type RunningServer,
+} from './harness.js';
 
 const HYDRA_ERROR_LINK = '<http://www.w3.org/ns/hydra/error>; rel="http://www.w3.org/ns/json-ld#error"';
 
@@ -23,7 +31,11 @@ describe('HTTP headers', () => {
   const cases: { name: string; send: () => Promise<HttpResponse>; status: number }[] = [
     { name: 'GET item (200)', send: () => request(server.url, 'GET', '/books/1'), status: 200 },
     { name: 'GET collection (200)', send: () => request(server.url, 'GET', '/books'), status: 200 },
-    { name: 'POST (201)', send: () => request(server.url, 'POST', '/books', { body: { title: 'Headers' } }), status: 201 },
+    {
+      name: 'POST (201)',
+      send: () => request(server.url, 'POST', '/books', { body: { title: 'Headers' } }),
+      status: 201,
+    },
     {
       name: 'DELETE (204)',
       send: async () => {
@@ -35,9 +47,21 @@ describe('HTTP headers', () => {
     { name: 'missing item (404)', send: () => request(server.url, 'GET', '/books/999'), status: 404 },
     { name: 'unknown path (404)', send: () => request(server.url, 'GET', '/no-such-path'), status: 404 },
     { name: 'method not allowed (405)', send: () => request(server.url, 'DELETE', '/books'), status: 405 },
-    { name: 'not acceptable (406)', send: () => request(server.url, 'GET', '/books/1', { headers: { Accept: 'text/plain' } }), status: 406 },
-    { name: 'unsupported media type (415)', send: () => request(server.url, 'POST', '/books', { body: '{"title":"x"}' }), status: 415 },
-    { name: 'validation (422)', send: () => request(server.url, 'POST', '/books', { body: { author: 'nobody' } }), status: 422 },
+    {
+      name: 'not acceptable (406)',
+      send: () => request(server.url, 'GET', '/books/1', { headers: { Accept: 'text/plain' } }),
+      status: 406,
+    },
+    {
+      name: 'unsupported media type (415)',
+      send: () => request(server.url, 'POST', '/books', { body: '{"title":"x"}' }),
+      status: 415,
+    },
+    {
+      name: 'validation (422)',
+      send: () => request(server.url, 'POST', '/books', { body: { author: 'nobody' } }),
+      status: 422,
+    },
   ];
 
   for (const c of cases) {

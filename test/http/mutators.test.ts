@@ -60,7 +60,7 @@ describe('HTTP mutators (fixture mutators.api)', () => {
     expect(r.json.view.last).to.equal('/crates?page=3');
   });
 
-  it('the resource mutator\'s description is the one documented (Hydra API documentation)', async () => {
+  it("the resource mutator's description is the one documented (Hydra API documentation)", async () => {
     const r = await request(server.url, 'GET', '/docs.jsonld');
     expect(r.status).to.equal(200);
     const classes = r.json.supportedClass as { '@id': string; description?: string }[];

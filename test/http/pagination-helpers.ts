@@ -28,7 +28,12 @@ export async function seed(base: string, path: string, items: Record<string, unk
 }
 
 /** POSTs many items with some requests in flight at once (ids then follow no particular order). */
-export async function seedConcurrently(base: string, path: string, items: Record<string, unknown>[], concurrency = 32): Promise<void> {
+export async function seedConcurrently(
+  base: string,
+  path: string,
+  items: Record<string, unknown>[],
+  concurrency = 32,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
@@ -41,7 +46,8 @@ export async function seedConcurrently(base: string, path: string, items: Record
 }
 
 /** `count` items named `${prefix}1` … */
-export const named = (count: number, prefix: string): Record<string, unknown>[] => Array.from({ length: count }, (_, i) => ({ name: `${prefix}${i + 1}` }));
+export const named = (count: number, prefix: string): Record<string, unknown>[] =>
+  Array.from({ length: count }, (_, i) => ({ name: `${prefix}${i + 1}` }));
 
 /** The ids of a collection document's members (either prefix form). */
 export const memberIds = (doc: Doc): number[] => (doc.member ?? doc['hydra:member']).map((m: { id: number }) => m.id);
@@ -100,12 +106,14 @@ export async function walk(base: string, start: string, rel: 'next' | 'previous'
   const pages: WalkedPage[] = [];
   let path: string | undefined = start;
   while (path !== undefined) {
-    if (pages.length >= max) throw new Error(`more than ${max} pages following ${rel} from ${start}: a loop? last ${path}`);
+    if (pages.length >= max)
+      throw new Error(`more than ${max} pages following ${rel} from ${start}: a loop? last ${path}`);
     const doc = await getDoc(base, path);
     pages.push({ path, doc, ids: memberIds(doc) });
     const view = doc.view ?? doc['hydra:view'];
     const link: unknown = view?.[rel] ?? view?.[`hydra:${rel}`];
-    if (link !== undefined && typeof link !== 'string') throw new Error(`${rel} of ${path} is not a string: ${JSON.stringify(link)}`);
+    if (link !== undefined && typeof link !== 'string')
+      throw new Error(`${rel} of ${path} is not a string: ${JSON.stringify(link)}`);
     path = link as string | undefined;
   }
   return pages;
@@ -160,7 +168,14 @@ export async function startSpiedService(file: string): Promise<SpiedService> {
     fill: (spec, field, value) => inner.fill(spec, field, value),
     close: () => inner.close(),
   };
-  const running = await startService({ file, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger: pino({ level: 'silent' }), store });
+  const running = await startService({
+    file,
+    port: 0,
+    host: '127.0.0.1',
+    storage: { kind: 'memory' },
+    logger: pino({ level: 'silent' }),
+    store,
+  });
   return {
     url: running.url,
     calls,

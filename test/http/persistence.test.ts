@@ -85,7 +85,9 @@ describe('HTTP persistence: an edited .api file over the same --data DIR', funct
     try {
       const list = await request(second.url, 'GET', '/books');
       expect(list.status, list.text).to.equal(200);
-      expect(list.json.member).to.deep.equal([{ '@id': '/books/1', '@type': 'Book', id: 1, title: 'Kept', price: 3.5 }]);
+      expect(list.json.member).to.deep.equal([
+        { '@id': '/books/1', '@type': 'Book', id: 1, title: 'Kept', price: 3.5 },
+      ]);
       const plain = await request(second.url, 'GET', '/books', { headers: { accept: 'application/json' } });
       expect(plain.json).to.deep.equal([{ id: 1, title: 'Kept', price: 3.5 }]);
     } finally {

@@ -19,7 +19,13 @@ describe('HTTP statuses (fixture status.api)', () => {
     const r = await request(server.url, 'POST', '/tickets', { body: { subject: 'default' } });
     expect(r.status, r.text).to.equal(201);
     expect(r.headers.get('location')).to.equal('/tickets/1');
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Ticket', '@id': '/tickets/1', '@type': 'Ticket', id: 1, subject: 'default' });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Ticket',
+      '@id': '/tickets/1',
+      '@type': 'Ticket',
+      id: 1,
+      subject: 'default',
+    });
   });
 
   it('a processor setting _api_response_status 202 wins over status: 201', async () => {

@@ -36,7 +36,10 @@ describe('OpenAPI documents: valid for independent validators', () => {
   it('covers the examples and most fixtures', () => {
     expect(loaded.size).to.be.greaterThan(20);
     for (const example of ['bookstore.api', 'catalogue.api', 'event-log.api', 'library-mutators.api', 'places.api']) {
-      expect([...loaded.keys()].map((f) => relative(repoRoot, f)), example).to.include(`examples/${example}`);
+      expect(
+        [...loaded.keys()].map((f) => relative(repoRoot, f)),
+        example,
+      ).to.include(`examples/${example}`);
     }
   });
 

@@ -29,8 +29,16 @@ export async function seriousme(doc: Doc): Promise<Verdict & { version: string }
 export async function hyperjump(doc: Doc): Promise<Verdict> {
   const version = String(doc.openapi);
   let [module, schema]: [OpenApiSchemas | undefined, string] = [undefined, ''];
-  if (version.startsWith('3.2.')) [module, schema] = [await import('@hyperjump/json-schema/openapi-3-2'), 'https://spec.openapis.org/oas/3.2/schema-base'];
-  else if (version.startsWith('3.1.')) [module, schema] = [await import('@hyperjump/json-schema/openapi-3-1'), 'https://spec.openapis.org/oas/3.1/schema-base'];
+  if (version.startsWith('3.2.'))
+    [module, schema] = [
+      await import('@hyperjump/json-schema/openapi-3-2'),
+      'https://spec.openapis.org/oas/3.2/schema-base',
+    ];
+  else if (version.startsWith('3.1.'))
+    [module, schema] = [
+      await import('@hyperjump/json-schema/openapi-3-1'),
+      'https://spec.openapis.org/oas/3.1/schema-base',
+    ];
   if (!module) return { valid: false, errors: `no hyperjump schema for OpenAPI ${version}` };
   const output = await module.validate(schema, structuredClone(doc) as any, 'BASIC');
   return { valid: output.valid, errors: output.valid ? '[]' : JSON.stringify(output.errors ?? []) };

@@ -9,7 +9,9 @@ export const boolean: FilterKindModule = {
     const b = boolOf(criteria[prop.name]);
     return b === undefined ? [] : [{ op: 'eq', field: prop.name, value: b }];
   },
-  documentedVariables: (_settings, p) => [{ name: p.name, schema: bool(), description: `Items whose ${p.name} is true or false (also \`1\` and \`0\`).` }],
+  documentedVariables: (_settings, p) => [
+    { name: p.name, schema: bool(), description: `Items whose ${p.name} is true or false (also \`1\` and \`0\`).` },
+  ],
   namedValue: (p) => ({ schema: bool(), text: `Items whose ${p.name} is true or false.`, object: false }),
   bodyEntry: (_settings, p) => ({ key: p.name, values: [bool()], text: `Items whose ${p.name} is true or false.` }),
 };

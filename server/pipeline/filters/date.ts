@@ -10,7 +10,10 @@ import { dateBound } from './schemas.js';
 import { asObject, typedValue, type Ctx } from './values.js';
 
 /** The store comparison of each date operator. */
-const DATE_OPS = { after: 'gte', before: 'lte', strictly_after: 'gt', strictly_before: 'lt' } as const satisfies Record<DateOperator, string>;
+const DATE_OPS = { after: 'gte', before: 'lte', strictly_after: 'gt', strictly_before: 'lt' } as const satisfies Record<
+  DateOperator,
+  string
+>;
 
 const DATE_TEXT: Record<DateOperator, string> = {
   before: 'on or before the date',
@@ -37,7 +40,9 @@ function dateConditions(ctx: Ctx, prop: PropertyMetadata, strategy: string, raw:
     const before = op === 'before' || op === 'strictly_before';
     // Null strategies: where null dates stand relative to every bound.
     const nullIncluded =
-      strategy === 'include_null_before_and_after' || (strategy === 'include_null_before' && before) || (strategy === 'include_null_after' && !before);
+      strategy === 'include_null_before_and_after' ||
+      (strategy === 'include_null_before' && before) ||
+      (strategy === 'include_null_after' && !before);
     out.push(nullIncluded ? { op: 'or', conditions: [cond, { op: 'exists', field: prop.name, exists: false }] } : cond);
   }
   return out;
@@ -47,9 +52,14 @@ const nullText = (setting: string | undefined): string => NULL_TEXT[setting ?? '
 
 export const date: FilterKindModule = {
   variables: (_settings, property) => DATE_OPERATORS.map((op) => `${property}[${op}]`),
-  conditions: (ctx, prop, setting, criteria) => dateConditions(ctx, prop, setting ?? 'exclude_null', criteria[prop.name]),
+  conditions: (ctx, prop, setting, criteria) =>
+    dateConditions(ctx, prop, setting ?? 'exclude_null', criteria[prop.name]),
   documentedVariables: (_settings, p, setting) =>
-    DATE_OPERATORS.map((op) => ({ name: `${p.name}[${op}]`, schema: dateBound(p), description: `Items whose ${p.name} is ${DATE_TEXT[op]}. ${nullText(setting)}`.trim() })),
+    DATE_OPERATORS.map((op) => ({
+      name: `${p.name}[${op}]`,
+      schema: dateBound(p),
+      description: `Items whose ${p.name} is ${DATE_TEXT[op]}. ${nullText(setting)}`.trim(),
+    })),
   namedValue: (p, setting) => ({
     schema: { type: 'object', properties: Object.fromEntries(DATE_OPERATORS.map((op) => [op, dateBound(p)])) },
     text: `Bounds on ${p.name}: ${DATE_OPERATORS.map((op) => `\`${op}\``).join(', ')}. ${nullText(setting)}`.trim(),
@@ -57,6 +67,10 @@ export const date: FilterKindModule = {
   }),
   bodyEntry: (_settings, p, setting) => ({
     key: p.name,
-    members: DATE_OPERATORS.map((op) => ({ name: op, schema: dateBound(p), description: `Items whose ${p.name} is ${DATE_TEXT[op]}. ${nullText(setting)}`.trim() })),
+    members: DATE_OPERATORS.map((op) => ({
+      name: op,
+      schema: dateBound(p),
+      description: `Items whose ${p.name} is ${DATE_TEXT[op]}. ${nullText(setting)}`.trim(),
+    })),
   }),
 };

@@ -9,6 +9,13 @@ import { range } from './range.js';
 import { search } from './search.js';
 
 /** Typed by the catalogue's kinds: a kind without its module (or a module of no kind) does not compile. */
-export const FILTER_KIND_MODULES: { readonly [K in FilterKind]: FilterKindModule } = { search, range, date, order, exists, boolean };
+export const FILTER_KIND_MODULES: { readonly [K in FilterKind]: FilterKindModule } = {
+  search,
+  range,
+  date,
+  order,
+  exists,
+  boolean,
+};
 
 export const filterKind = (kind: FilterKind): FilterKindModule => FILTER_KIND_MODULES[kind];

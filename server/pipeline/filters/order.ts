@@ -20,7 +20,10 @@ function orderOf(prop: string, setting: string | undefined, raw: unknown): Sort[
 const direction = (): JsonSchema => ({ type: 'string', enum: ['asc', 'desc'] });
 
 function orderText(p: PropertyMetadata, setting: string | undefined): string {
-  const fallback = setting && ['asc', 'desc'].includes(setting.toLowerCase()) ? ` Any other value sorts ${setting.toLowerCase()}.` : '';
+  const fallback =
+    setting && ['asc', 'desc'].includes(setting.toLowerCase())
+      ? ` Any other value sorts ${setting.toLowerCase()}.`
+      : '';
   return `Sorts by ${p.name}: \`asc\` or \`desc\`.${fallback} The order of the sort keys sets their priority.`;
 }
 
@@ -28,7 +31,12 @@ export const order: FilterKindModule = {
   variables: (settings, property) => [`${settings.orderParameter}[${property}]`],
   conditions: () => [],
   orderClause: orderOf,
-  documentedVariables: (settings, p, setting) => [{ name: `${settings.orderParameter}[${p.name}]`, schema: direction(), description: orderText(p, setting) }],
+  documentedVariables: (settings, p, setting) => [
+    { name: `${settings.orderParameter}[${p.name}]`, schema: direction(), description: orderText(p, setting) },
+  ],
   namedValue: (p, setting) => ({ schema: direction(), text: orderText(p, setting), object: false }),
-  bodyEntry: (settings, p, setting) => ({ key: settings.orderParameter, members: [{ name: p.name, schema: direction(), description: orderText(p, setting) }] }),
+  bodyEntry: (settings, p, setting) => ({
+    key: settings.orderParameter,
+    members: [{ name: p.name, schema: direction(), description: orderText(p, setting) }],
+  }),
 };

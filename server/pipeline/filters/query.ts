@@ -16,7 +16,8 @@ export interface FilterQuery {
   sort: Sort;
 }
 
-const sortable = (p: PropertyMetadata | undefined): p is PropertyMetadata => p !== undefined && !p.array && p.type !== 'json';
+const sortable = (p: PropertyMetadata | undefined): p is PropertyMetadata =>
+  p !== undefined && !p.array && p.type !== 'json';
 
 /** The conditions and sort clauses of an operation's filters and parameters for some criteria. */
 export function filterQuery(api: ApiMetadata, op: OperationMetadata, criteria: QueryParams): FilterQuery {
@@ -43,7 +44,8 @@ export function filterQuery(api: ApiMetadata, op: OperationMetadata, criteria: Q
     }
   }
 
-  const parameters = (op.options.parameters as Record<string, { filter?: string; property?: string }> | undefined) ?? {};
+  const parameters =
+    (op.options.parameters as Record<string, { filter?: string; property?: string }> | undefined) ?? {};
   for (const [param, spec] of Object.entries(parameters)) {
     const filter = spec && api.filters.get(String(spec.filter));
     const propName = spec?.property ?? param;

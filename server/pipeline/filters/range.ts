@@ -51,7 +51,11 @@ export const range: FilterKindModule = {
   variables: (_settings, property) => RANGE_OPERATORS.map((op) => `${property}[${op}]`),
   conditions: (ctx, prop, _setting, criteria) => rangeConditions(ctx, prop, criteria[prop.name]),
   documentedVariables: (_settings, p) =>
-    RANGE_OPERATORS.map((op) => ({ name: `${p.name}[${op}]`, schema: rangeBound(p, op), description: `Items whose ${p.name} is ${RANGE_TEXT[op]}. A malformed value is ignored.` })),
+    RANGE_OPERATORS.map((op) => ({
+      name: `${p.name}[${op}]`,
+      schema: rangeBound(p, op),
+      description: `Items whose ${p.name} is ${RANGE_TEXT[op]}. A malformed value is ignored.`,
+    })),
   namedValue: (p) => ({
     schema: { type: 'object', properties: Object.fromEntries(RANGE_OPERATORS.map((op) => [op, rangeBound(p, op)])) },
     text: `Bounds on ${p.name}: ${RANGE_OPERATORS.map((op) => `\`${op}\` (${RANGE_TEXT[op]})`).join(', ')}.`,
@@ -59,6 +63,10 @@ export const range: FilterKindModule = {
   }),
   bodyEntry: (_settings, p) => ({
     key: p.name,
-    members: RANGE_OPERATORS.map((op) => ({ name: op, schema: rangeBound(p, op), description: `Items whose ${p.name} is ${RANGE_TEXT[op]}.` })),
+    members: RANGE_OPERATORS.map((op) => ({
+      name: op,
+      schema: rangeBound(p, op),
+      description: `Items whose ${p.name} is ${RANGE_TEXT[op]}.`,
+    })),
   }),
 };

@@ -22,5 +22,8 @@ export function valueSchema(p: PropertyMetadata): JsonSchema {
 }
 
 /** A date bound: a date or date-time (ISO 8601), read in UTC. */
-export const dateBound = (p: PropertyMetadata): JsonSchema => ({ type: 'string', description: p.type === 'date' ? 'A date, `YYYY-MM-DD`.' : 'A date or date-time (ISO 8601).' });
+export const dateBound = (p: PropertyMetadata): JsonSchema => ({
+  type: 'string',
+  description: p.type === 'date' ? 'A date, `YYYY-MM-DD`.' : 'A date or date-time (ISO 8601).',
+});
 export const bool = (): JsonSchema => ({ type: 'boolean' });

@@ -25,14 +25,20 @@ function searchConditions(ctx: Ctx, prop: PropertyMetadata, strategy: string, ra
   const values = (Array.isArray(raw) ? raw : [raw]).map(scalar).filter((v): v is string => v !== undefined);
   if (values.length === 0) return [];
   if (values.length > MAX_FILTER_VALUES) {
-    throw badRequest(`Too many values for the "${prop.name}" filter: ${values.length} given, at most ${MAX_FILTER_VALUES} are accepted.`);
+    throw badRequest(
+      `Too many values for the "${prop.name}" filter: ${values.length} given, at most ${MAX_FILTER_VALUES} are accepted.`,
+    );
   }
   const caseInsensitive = strategy.startsWith('i');
   const mode = (caseInsensitive ? strategy.slice(1) : strategy) as 'exact' | 'partial' | 'start' | 'end' | 'word_start';
   if ((mode === 'exact' && !caseInsensitive) || prop.type !== 'string' || prop.relation) {
     const typed = values.map((v) => typedValue(ctx, prop, v)).filter((v) => v !== undefined);
     if (typed.length === 0) return []; // no value the property can hold: ignored, as API Platform does
-    return [typed.length === 1 ? { op: 'eq', field: prop.name, value: typed[0] } : { op: 'in', field: prop.name, values: typed }];
+    return [
+      typed.length === 1
+        ? { op: 'eq', field: prop.name, value: typed[0] }
+        : { op: 'in', field: prop.name, values: typed },
+    ];
   }
   const matches: Condition[] = values.map((value) => ({ op: 'match', field: prop.name, mode, value, caseInsensitive }));
   return matches.length === 1 ? matches : [{ op: 'or', conditions: matches }];
@@ -55,7 +61,12 @@ export const search: FilterKindModule = {
     const text = searchText(p, setting ?? 'exact');
     return [
       { name: p.name, schema: valueSchema(p), description: text },
-      { name: `${p.name}[]`, schema: { type: 'array', items: valueSchema(p) }, description: `${text} Repeat it to match any of several values.`, array: true },
+      {
+        name: `${p.name}[]`,
+        schema: { type: 'array', items: valueSchema(p) },
+        description: `${text} Repeat it to match any of several values.`,
+        array: true,
+      },
     ];
   },
   namedValue: (p, setting) => ({
@@ -63,5 +74,9 @@ export const search: FilterKindModule = {
     text: `${searchText(p, setting ?? 'exact')} Several values match any of them.`,
     object: false,
   }),
-  bodyEntry: (_settings, p, setting) => ({ key: p.name, values: [valueSchema(p), { type: 'array', items: valueSchema(p) }], text: searchText(p, setting ?? 'exact') }),
+  bodyEntry: (_settings, p, setting) => ({
+    key: p.name,
+    values: [valueSchema(p), { type: 'array', items: valueSchema(p) }],
+    text: searchText(p, setting ?? 'exact'),
+  }),
 };

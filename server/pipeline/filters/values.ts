@@ -16,8 +16,10 @@ export interface Ctx {
 /** What PHP's is_numeric() accepts (no hexadecimal, no `Infinity`), as API Platform checks. */
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-export const asObject = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-export const scalar = (v: unknown): string | undefined => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+export const asObject = (v: unknown): Record<string, unknown> | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+export const scalar = (v: unknown): string | undefined =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
 
 export function boolOf(v: unknown): boolean | undefined {
   const s = scalar(v)?.toLowerCase();

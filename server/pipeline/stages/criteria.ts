@@ -15,9 +15,13 @@ export async function queryCriteria(state: OperationState): Promise<void> {
   const type = state.contentType?.split(';')[0].trim().toLowerCase();
   const isJson = type !== undefined && /[/+]json$/.test(type);
   if (!isJson && type !== 'application/x-www-form-urlencoded') {
-    throw new HttpError(415, `The content type "${type ?? 'none'}" is not supported for the HTTP QUERY method. Use "application/x-www-form-urlencoded" or a JSON-based media type.`, {
-      headers: { 'Accept-Query': ACCEPT_QUERY },
-    });
+    throw new HttpError(
+      415,
+      `The content type "${type ?? 'none'}" is not supported for the HTTP QUERY method. Use "application/x-www-form-urlencoded" or a JSON-based media type.`,
+      {
+        headers: { 'Accept-Query': ACCEPT_QUERY },
+      },
+    );
   }
   const raw = await state.readBody();
   if (raw.trim() === '') {

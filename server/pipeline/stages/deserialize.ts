@@ -18,7 +18,8 @@ import { validationFailed } from '../violations.js';
 import { isItem, type OperationState } from '../state.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-const PATCH_DISABLED = 'PATCH is not enabled: list its media types in the patch_formats setting of config (e.g. patch_formats: ["application/merge-patch+json"]).';
+const PATCH_DISABLED =
+  'PATCH is not enabled: list its media types in the patch_formats setting of config (e.g. patch_formats: ["application/merge-patch+json"]).';
 
 export async function deserialize(state: OperationState): Promise<void> {
   const op = state.operation;
@@ -36,13 +37,17 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   const settings = state.api.settings;
   let body = received;
   state.request.body = body;
-  if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE) body = jsonApiRequestBody(op.resource, body);
+  if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE)
+    body = jsonApiRequestBody(op.resource, body);
   const previous = isItem(state.previousData) ? state.previousData : null;
   let mode: DenormalizeMode = op.method === 'PUT' || previous ? 'replace' : 'create';
   if (op.method === 'PATCH') mode = 'merge-patch';
   // collectDenormalizationErrors: type errors and dangling relations, all in one 422.
   const collected = optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true ? [] : undefined;
-  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), { accepted: acceptedProperties(op, settings), collected });
+  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {
+    accepted: acceptedProperties(op, settings),
+    collected,
+  });
   await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf, collected);
   if (collected?.length) throw validationFailed(collected);
   const id = op.resource.identifier;
@@ -50,7 +55,8 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   else if (id && op.method === 'PUT' && state.uriVariables[id.name] !== undefined) {
     // PUT with allowCreate creates the item with the identifier of the URI.
     const raw = state.uriVariables[id.name];
-    if (id.type === 'int' && !/^\d{1,15}$/.test(raw)) throw badRequest(`Invalid identifier value or configuration: "${raw}".`);
+    if (id.type === 'int' && !/^\d{1,15}$/.test(raw))
+      throw badRequest(`Invalid identifier value or configuration: "${raw}".`);
     item[id.name] = id.type === 'int' ? Number(raw) : raw;
   }
   if (op.method === 'PUT' && isItem(body) && Object.hasOwn(body, '@id')) checkReplacedIri(state, body['@id'], item);
@@ -65,5 +71,7 @@ function checkReplacedIri(state: OperationState, sent: unknown, item: Record<str
   const expected = itemIri(state.operation.resource, item, iriOperation(state.operation), state.uriVariables);
   if (typeof sent === 'string' && iriPath(sent) === expected) return;
   const shown = typeof sent === 'string' ? sent : JSON.stringify(sent);
-  throw badRequest(`Invalid IRI "${shown}": a PUT body's "@id" must be the IRI of the item it replaces ("${expected}").`);
+  throw badRequest(
+    `Invalid IRI "${shown}": a PUT body's "@id" must be the IRI of the item it replaces ("${expected}").`,
+  );
 }

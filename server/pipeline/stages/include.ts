@@ -31,7 +31,9 @@ export async function loadIncluded(state: OperationState): Promise<void> {
     const target = api.resource(property.relation!);
     const via = target && itemOperation(target);
     if (!target || !via || isGuarded(via, api.settings) || target.properties.some((p) => p.security)) {
-      throw badRequest(`The relationship "${name}" cannot be included: its items are not readable without their own guards.`);
+      throw badRequest(
+        `The relationship "${name}" cannot be included: its items are not readable without their own guards.`,
+      );
     }
     for (const item of primary) {
       if (state.hiddenProperties?.get(item)?.has(name)) continue;

@@ -36,7 +36,9 @@ export function checkParameters(state: OperationState): void {
   }
   const parameters = (op.options.parameters as Record<string, { required?: unknown }> | undefined) ?? {};
   const missing = Object.entries(parameters)
-    .filter(([name, spec]) => spec?.required === true && (state.criteria[name] === undefined || state.criteria[name] === ''))
+    .filter(
+      ([name, spec]) => spec?.required === true && (state.criteria[name] === undefined || state.criteria[name] === ''),
+    )
     .map(([name]) => violation(name, 'NotBlank'));
   if (missing.length) throw validationFailed(missing);
 }

@@ -8,7 +8,9 @@ import { asPage } from '../page.js';
 import { isItem, type OperationState } from '../state.js';
 
 /** Properties with a read rule, by resource (none: the stage costs nothing). */
-const readGuarded = perOperation((op: OperationMetadata): PropertyMetadata[] => op.resource.properties.filter((p) => p.security));
+const readGuarded = perOperation((op: OperationMetadata): PropertyMetadata[] =>
+  op.resource.properties.filter((p) => p.security),
+);
 
 /**
  * Property `security`: records, for every item the response shows, the properties that user may

@@ -49,7 +49,10 @@ async function readItem(state: OperationState): Promise<Item | null> {
   // A sub-resource item (`/authors/{authorId}/books/{id}`) exists only under its own parent.
   const linked = await linkConditions(state);
   if (linked === undefined) return null;
-  const [item] = await state.store.find({ where: [{ op: 'eq', field: resource.identifier!.name, value: id }, ...linked], limit: 1 });
+  const [item] = await state.store.find({
+    where: [{ op: 'eq', field: resource.identifier!.name, value: id }, ...linked],
+    limit: 1,
+  });
   return item ?? null;
 }
 
@@ -66,7 +69,8 @@ export const defaultSort = perOperation((op, settings): Sort => {
     }
   }
   const id = resource.identifier?.name;
-  if (id && !sort.some((s) => s.field === id)) sort.push({ field: id, direction: settings.defaultOrder === 'DESC' ? 'desc' : 'asc' });
+  if (id && !sort.some((s) => s.field === id))
+    sort.push({ field: id, direction: settings.defaultOrder === 'DESC' ? 'desc' : 'asc' });
   return sort;
 });
 
@@ -78,7 +82,10 @@ async function readPage(state: OperationState): Promise<Page> {
   if (cursor) return readCursorPage(state, cursor, request, fromUri);
   const filtered = filterQuery(state.api, state.operation, state.criteria);
   const where = [...fromUri, ...filtered.where];
-  const sort = [...filtered.sort, ...defaultSort(state.operation, state.api.settings).filter((s) => !filtered.sort.some((f) => f.field === s.field))];
+  const sort = [
+    ...filtered.sort,
+    ...defaultSort(state.operation, state.api.settings).filter((s) => !filtered.sort.some((f) => f.field === s.field)),
+  ];
   if (!request.enabled) {
     // The whole collection: streamed to the response, never held in memory.
     return { items: [], request, stream: state.store.stream({ where, sort }) };
@@ -87,17 +94,33 @@ async function readPage(state: OperationState): Promise<Page> {
   if (request.partial) {
     // No count; one row more than the page tells whether a next page exists (API Platform
     // shows `next` on a full last page, its "assumed bug"; we do not).
-    const rows = request.itemsPerPage === 0 ? { items: [] } : await readRows(state, { where, sort, limit: request.itemsPerPage + 1, offset });
-    return { items: rows.items.slice(0, request.itemsPerPage), rendered: rows.rendered, request, hasNext: rows.items.length > request.itemsPerPage };
+    const rows =
+      request.itemsPerPage === 0
+        ? { items: [] }
+        : await readRows(state, { where, sort, limit: request.itemsPerPage + 1, offset });
+    return {
+      items: rows.items.slice(0, request.itemsPerPage),
+      rendered: rows.rendered,
+      request,
+      hasNext: rows.items.length > request.itemsPerPage,
+    };
   }
-  const rows = request.itemsPerPage === 0 ? { items: [] } : await readRows(state, { where, sort, limit: request.itemsPerPage, offset });
+  const rows =
+    request.itemsPerPage === 0
+      ? { items: [] }
+      : await readRows(state, { where, sort, limit: request.itemsPerPage, offset });
   return { items: rows.items, rendered: rows.rendered, request, total: await state.store.count(where) };
 }
 
 /** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
 async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
   // The stored texts are JSON-LD members (plain JSON is cut from them); JSON:API builds its own.
-  if (state.store.findRendered && state.output.name !== JSONAPI_FORMAT && showsRenderedMembers(state.operation, state.api.settings) && showsPathsOnly(state.operation, state.api)) {
+  if (
+    state.store.findRendered &&
+    state.output.name !== JSONAPI_FORMAT &&
+    showsRenderedMembers(state.operation, state.api.settings) &&
+    showsPathsOnly(state.operation, state.api)
+  ) {
     const texts = await state.store.findRendered(q);
     if (texts) return { items: texts, rendered: true };
   }

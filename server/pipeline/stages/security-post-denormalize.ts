@@ -19,7 +19,9 @@ export function postDenormalizeSecurity(state: OperationState): Promise<void> | 
 }
 
 /** Properties with a write rule, by operation's resource. */
-const writeGuardedOf = perOperation((op: OperationMetadata): PropertyMetadata[] => op.resource.properties.filter((p) => p.securityPostDenormalize));
+const writeGuardedOf = perOperation((op: OperationMetadata): PropertyMetadata[] =>
+  op.resource.properties.filter((p) => p.securityPostDenormalize),
+);
 
 /**
  * Property `securityPostDenormalize`: each property the body wrote whose rule denies keeps its
