@@ -207,7 +207,7 @@ describe('pipeline: violations', () => {
     expect(validationFailed([violation('', 'NotNull')]).detail).to.equal('This value should not be null.');
   });
 
-  it('builds the Hydra document with the prefix (reference §4.4, exact)', () => {
+  it('builds the Hydra document with the prefix (as API Platform builds it, exact)', () => {
     expect(constraintViolationDocument([blank], { hydraPrefix: true, jsonld: true })).to.deep.equal({
       '@context': '/contexts/ConstraintViolation',
       '@id': '/validation_errors/c1051bb4-d103-4f74-8988-acbcafc7fdc3',

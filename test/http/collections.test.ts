@@ -1,6 +1,6 @@
 /**
  * The Hydra collection document, default page size 30 and its `view`
- * (reference §2.1, §2.2), and the bare array of the JSON format.
+ * (docs/behaviour.md, "Collections and pagination"), and the bare array of the JSON format.
  */
 import { expect } from 'chai';
 import { bookstore, JSON_UTF8, JSONLD, request, startServer, type RunningServer } from './harness.js';
@@ -129,7 +129,7 @@ describe('HTTP collections: 31 books, pages of 30', () => {
     expect(r.status).to.equal(200);
     expect(r.json.totalItems).to.equal(31);
     expect(r.json.member).to.have.lengthOf(31);
-    // reference §2.2 table (`?pagination=0`): no view at all; the enable parameter is not a filter.
+    // Pagination disabled (`?pagination=0`): no view at all; the enable parameter is not a filter.
     expect(r.json).to.not.have.property('view');
   });
 

@@ -163,7 +163,7 @@ describe('HTTP CRUD: PUT keeps absent properties, null removes, allowCreate upse
       title: 'Created by PUT',
       price: 1,
     });
-    // reference §4.2: Location is not sent for a PUT that creates.
+    // Location is not sent for a PUT that creates.
     expect(r.headers.get('location')).to.equal(null);
     const g = await request(server.url, 'GET', '/books/42');
     expect(g.status).to.equal(200);

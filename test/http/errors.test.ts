@@ -1,6 +1,6 @@
 /**
  * Routing errors (405 with Allow, 404 for unknown paths), validation errors
- * (422 ConstraintViolation documents, reference §4.4) and the other request errors of the status
+ * (422 ConstraintViolation documents, docs/behaviour.md) and the other request errors of the status
  * table, on the bookstore.
  */
 import { expect } from 'chai';

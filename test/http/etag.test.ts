@@ -1,5 +1,5 @@
 /**
- * HTTP caching (reference §1, `http_cache.etag`): successful GETs carry an ETag of their body;
+ * HTTP caching (API Platform's `http_cache.etag`): successful GETs carry an ETag of their body;
  * a request whose If-None-Match matches gets 304 with no body; any change makes a new ETag.
  */
 import { expect } from 'chai';

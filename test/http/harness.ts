@@ -294,7 +294,7 @@ export function rawRequest(
 // ---------------------------------------------------------------------------------------------
 // Documents and headers of the reference (API Platform's, docs/behaviour.md)
 
-/** The Hydra error document of reference §4.4 (prefix off). */
+/** The Hydra error document as API Platform answers it (prefix off). */
 export function errorDoc(status: number, detail: string): Record<string, unknown> {
   return {
     '@context': '/contexts/Error',

@@ -1,5 +1,5 @@
 /**
- * Response headers of API operations (reference §4.2, §4.4, §11): Vary, the two
+ * Response headers of API operations (docs/behaviour.md, "Representations"): Vary, the two
  * security headers and the Hydra Link on every response, errors included; Allow, Accept-Post and
  * Accept-Patch.
  */
@@ -94,7 +94,7 @@ describe('HTTP headers', () => {
 
   it('Allow on the collection route starts with OPTIONS, HEAD, GET, POST', async () => {
     const r = await request(server.url, 'GET', '/books');
-    // QUERY may follow (reference §5: UNCONFIRMED), so only the known prefix is asserted.
+    // QUERY may follow (unconfirmed in API Platform), so only the known prefix is asserted.
     expect(headerList(r.headers, 'allow').slice(0, 4)).to.deep.equal(['OPTIONS', 'HEAD', 'GET', 'POST']);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Content negotiation (reference §4.3): output formats by Accept and by URL
+ * Content negotiation (docs/behaviour.md, "Representations"): output formats by Accept and by URL
  * extension, 406, unknown extensions, input Content-Type (415), syntax errors (400), body limit (413).
  */
 import { expect } from 'chai';

@@ -46,7 +46,7 @@ describe('HTTP cursor pagination on the identifier, DESC (cursor-id.api: 10 even
     await svc?.stop();
   });
 
-  describe('reference §7 examples (our links only where items exist)', () => {
+  describe('the documented examples (our links only where items exist)', () => {
     it('GET /events?order[id]=desc: 10, 9, 8; @id without page; next id[lt]=8 appended; no previous on the first page', async () => {
       const doc = await getDoc(svc.url, '/events?order[id]=desc');
       expect(withoutSearch(doc)).to.deep.equal({
@@ -243,7 +243,7 @@ describe('HTTP cursor pagination: the empty collection (cursor-id.api, nothing s
     await svc?.stop();
   });
 
-  it('GET /events: member [], a view with only @id and @type (reference §7), no totalItems, no count', async () => {
+  it('GET /events: member [], a view with only @id and @type, no totalItems, no count', async () => {
     const before = svc.counts('Event');
     const doc = await getDoc(svc.url, '/events');
     expect(withoutSearch(doc)).to.deep.equal({

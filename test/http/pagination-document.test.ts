@@ -36,7 +36,7 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     await server?.stop();
   });
 
-  describe('reference §2.2 table', () => {
+  describe('the documented table', () => {
     it('GET /dummies: the whole document, page 1 with first, last and next, no previous', async () => {
       const r = await request(server.url, 'GET', '/dummies');
       expect(r.status).to.equal(200);
@@ -177,7 +177,7 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     });
   });
 
-  describe('consequences of reference §2.2 and §2.3', () => {
+  describe('consequences of the documented table', () => {
     it('a page past the end: 200, member [], first, last, previous of the last page, no next', async () => {
       const doc = await getDoc(server.url, '/dummies?page=11');
       expect(withoutSearch(doc)).to.deep.equal(
@@ -261,7 +261,7 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     });
   });
 
-  describe('link building (reference §2.2)', () => {
+  describe('link building', () => {
     const viewId = async (query: string): Promise<string> =>
       (await getDoc(server.url, `/dummies?${query}`)).view['@id'];
 

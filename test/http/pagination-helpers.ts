@@ -63,7 +63,7 @@ export const dummy = (id: number, path = '/dummies', type = 'Dummy', prefix = 'D
 export const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 /**
- * The collection document without `search`: the search template (reference §2.1) is not part of
+ * The collection document without `search`: the search template is not part of
  * pagination, so documents are compared without it.
  */
 export function withoutSearch(doc: Doc): Doc {
@@ -82,7 +82,7 @@ export async function getDoc(base: string, path: string, headers: Record<string,
   return r.json;
 }
 
-/** Expects the 400 of reference §3 with this detail (Hydra error document, problem+json). */
+/** Expects a pagination 400 with this detail (Hydra error document, problem+json). */
 export function expectPaginationError(r: HttpResponse, detail: string, path: string): void {
   expect(r.status, `${path}: ${r.text.slice(0, 300)}`).to.equal(400);
   expect(r.headers.get('content-type'), path).to.equal(PROBLEM_JSON);

@@ -480,7 +480,7 @@ describe('HTTP pagination options: PHP readings and the 400s (dummies-switches-o
     }
   });
 
-  describe('the 400s of reference §3', () => {
+  describe('the pagination 400s', () => {
     for (const value of ['0', '-1', 'abc', '']) {
       it(`?page=${value}: 400 "Page should not be less than 1"`, async () => {
         expectPaginationError(

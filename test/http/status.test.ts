@@ -33,7 +33,7 @@ describe('HTTP statuses (fixture status.api)', () => {
     expect(r.status, r.text).to.equal(202);
     expect(r.json['@type']).to.equal('Ticket');
     expect(r.json.subject).to.equal('later');
-    // reference §6.2: headers follow the same status, so no Location on a 202.
+    // Headers follow the same status, so no Location on a 202.
     expect(r.headers.get('location')).to.equal(null);
     // The processor called the default write: the ticket is stored.
     const g = await request(server.url, 'GET', r.json['@id']);
