@@ -60,7 +60,7 @@ if (process.send) {
     connections: request.connections,
     duration: request.duration,
     headers: request.headers,
-    method: request.method,
+    method: request.method ?? 'GET',
     body: request.body,
     amount: request.amount,
     timeout: request.timeout,
