@@ -4,9 +4,11 @@
  * load.ts; read by routing, the pipeline, serialization and documentation.
  */
 import type { OperationKind } from '../../grammar/catalogue/types.js';
-import type { CompiledExpression } from '../security/expression.js';
+import type { FilterKindName } from '../../grammar/catalogue/filters.js';
+import type { CompiledExpression } from '../expression/expression.js';
 import type { CollectionSpec, FieldRules } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
+import type { CodeFunction } from './code.js';
 
 /** Global settings of `config`, resolved with their defaults. */
 export interface Settings {
@@ -110,9 +112,7 @@ export interface PropertyMetadata extends FieldRules {
   constrained: boolean;
 }
 
-// Custom code is user JavaScript: its signatures are documented in types/apidsl.d.ts.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type CodeFunction = (...args: any[]) => unknown;
+export type { CodeFunction } from './code.js';
 
 export interface OperationMetadata {
   name: string;
@@ -155,7 +155,7 @@ export interface ResourceMetadata {
   storage: CollectionSpec;
 }
 
-export type FilterKind = 'search' | 'range' | 'order' | 'exists' | 'boolean' | 'date';
+export type FilterKind = FilterKindName;
 
 /** A declared filter: its kind and, per property, the setting of a map-form `properties`. */
 export interface FilterMetadata {

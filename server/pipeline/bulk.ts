@@ -6,17 +6,17 @@
  * (write.ts `writeBatch`), each published and serialized as its single POST would be, and the response is the
  * collection of the created members.
  */
-import { HttpError, badRequest, type Violation } from '../http/errors.js';
-import { operationHydraKeys } from '../http/hydra.js';
-import { checkInputType } from '../http/negotiation.js';
+import { HttpError, badRequest, type Violation } from '../protocol/errors.js';
+import { operationHydraKeys } from '../protocol/hydra.js';
+import { checkInputType } from '../protocol/negotiation.js';
 import { optionValue } from '../metadata/options.js';
-import { applyBody } from './input.js';
+import { applyBody } from './stages/deserialize.js';
 import { parseJsonBody } from './json-body.js';
 import { JSONAPI_FORMAT } from './jsonapi.js';
-import { contextIri } from './serialize.js';
+import { contextIri } from './stages/serialize.js';
 import type { OperationState } from './state.js';
 import { validationFailed } from './violations.js';
-import { writeBatch } from './write.js';
+import { writeBatch } from './stages/write.js';
 
 export const NDJSON_MEDIA_TYPE = 'application/x-ndjson';
 
@@ -69,7 +69,8 @@ function ndjsonItems(text: string, max: number): unknown[] {
 
 function checkBatchSize(count: number, max: number): void {
   if (count === 0) throw badRequest('The batch is empty: send at least one item.');
-  if (count > max) throw new HttpError(413, `The batch holds ${count} items, more than the limit of ${max} (setting bulk_max_items).`);
+  if (count > max)
+    throw new HttpError(413, `The batch holds ${count} items, more than the limit of ${max} (setting bulk_max_items).`);
 }
 
 /** Runs the rest of the pipeline for a batch: each item's stages, the write of them all, the response. */
@@ -88,7 +89,11 @@ export async function runBatch(state: OperationState, bodies: readonly unknown[]
       if (!(e instanceof HttpError)) throw e;
       if (e.options.violations) {
         // Validated item by item: every invalid item's violations are reported together.
-        for (const v of e.options.violations) violations.push({ ...v, propertyPath: `[${index}]${v.propertyPath && !v.propertyPath.startsWith('[') ? '.' : ''}${v.propertyPath}` });
+        for (const v of e.options.violations)
+          violations.push({
+            ...v,
+            propertyPath: `[${index}]${v.propertyPath && !v.propertyPath.startsWith('[') ? '.' : ''}${v.propertyPath}`,
+          });
         continue;
       }
       if (e.status === 400) throw new HttpError(400, `Item [${index}]: ${e.detail}`, e.options);

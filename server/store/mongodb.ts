@@ -33,7 +33,17 @@ import {
 } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import { MongoConfigError, redactUri } from './mongodb-errors.js';
-import { checkName, compileExists, compileFind, compileWhere, indexSpecs, isInternal, itemName, KEY, storedName } from './mongodb-query.js';
+import {
+  checkName,
+  compileExists,
+  compileFind,
+  compileWhere,
+  indexSpecs,
+  isInternal,
+  itemName,
+  KEY,
+  storedName,
+} from './mongodb-query.js';
 import { layoutText } from './layout.js';
 import { StoreConflictError, StoreUnavailableError } from './types.js';
 import type { Collection, CollectionSpec, Condition, Id, Item, Query, Store, StoredCollection } from './types.js';
@@ -96,7 +106,9 @@ function isUnavailable(e: unknown): boolean {
     e instanceof MongoTopologyClosedError ||
     e instanceof MongoWriteConcernError ||
     (e instanceof MongoServerError && typeof e.code === 'number' && UNAVAILABLE_CODES.has(e.code)) ||
-    (e instanceof MongoError && e.hasErrorLabel('TransientTransactionError') && !(e instanceof MongoServerError && e.code === DUPLICATE_KEY))
+    (e instanceof MongoError &&
+      e.hasErrorLabel('TransientTransactionError') &&
+      !(e instanceof MongoServerError && e.code === DUPLICATE_KEY))
   );
 }
 
@@ -124,7 +136,10 @@ async function guard<T>(run: () => Promise<T>, deadlineMs?: number): Promise<T> 
     if (deadlineMs === undefined) return await operation;
     operation.catch(() => undefined); // a late failure, after the deadline answered, is of no interest
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(`MongoDB did not answer within ${deadlineMs} ms`)), deadlineMs);
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError(`MongoDB did not answer within ${deadlineMs} ms`)),
+        deadlineMs,
+      );
     });
     return await Promise.race([operation, expired]);
   } catch (e) {
@@ -137,11 +152,13 @@ async function guard<T>(run: () => Promise<T>, deadlineMs?: number): Promise<T> 
 export async function openMongoStore(options: MongoStoreOptions): Promise<Store> {
   const { uri } = options;
   const clientOptions: MongoClientOptions = { ignoreUndefined: true };
-  if (!hasParam(uri, 'serverSelectionTimeoutMS')) clientOptions.serverSelectionTimeoutMS = DEFAULT_SERVER_SELECTION_TIMEOUT_MS;
+  if (!hasParam(uri, 'serverSelectionTimeoutMS'))
+    clientOptions.serverSelectionTimeoutMS = DEFAULT_SERVER_SELECTION_TIMEOUT_MS;
   if (!hasParam(uri, 'connectTimeoutMS')) clientOptions.connectTimeoutMS = DEFAULT_CONNECT_TIMEOUT_MS;
   if (!hasParam(uri, 'socketTimeoutMS')) {
     // A socket a frozen server never answers on is given up eventually, releasing its pooled connection.
-    clientOptions.socketTimeoutMS = SOCKET_TIMEOUT_FACTOR * (clientOptions.serverSelectionTimeoutMS ?? DEFAULT_SERVER_SELECTION_TIMEOUT_MS);
+    clientOptions.socketTimeoutMS =
+      SOCKET_TIMEOUT_FACTOR * (clientOptions.serverSelectionTimeoutMS ?? DEFAULT_SERVER_SELECTION_TIMEOUT_MS);
   }
   if (!hasParam(uri, 'appName')) clientOptions.appName = 'apidsl';
   let client: MongoClient;
@@ -152,7 +169,10 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
     throw new MongoConfigError(`invalid MongoDB connection string ${redactUri(uri)}: ${(e as Error).message}`);
   }
   const w = client.options.writeConcern?.w;
-  if (w === 0) throw new MongoConfigError('w=0 (unacknowledged writes) is not supported: apidsl answers a write only once MongoDB acknowledged it');
+  if (w === 0)
+    throw new MongoConfigError(
+      'w=0 (unacknowledged writes) is not supported: apidsl answers a write only once MongoDB acknowledged it',
+    );
   try {
     await client.connect();
     const hello = (await client.db('admin').command({ hello: 1 })) as Document;
@@ -163,10 +183,13 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
     // On a replica set a write is acknowledged once a majority has it, unless the URI chose otherwise.
     const db = client.db(databaseName(uri), replicated && w === undefined ? { writeConcern: { w: 'majority' } } : {});
     const requested = options.counts ?? 'auto';
-    const mode: Exclude<CountMode, 'auto'> = requested === 'auto' ? (transactions ? 'document' : 'scan') : requested;
+    const automatic = transactions ? 'document' : 'scan';
+    const mode: Exclude<CountMode, 'auto'> = requested === 'auto' ? automatic : requested;
     // Snapshot reads (the counts seed counts what it sees); commits acknowledged by a majority unless the URI says.
     const transaction: TransactionOptions | undefined =
-      transactions && mode === 'document' ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } } : undefined;
+      transactions && mode === 'document'
+        ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } }
+        : undefined;
     return new MongoStore(client, db, mode, transaction, ferretdb);
   } catch (e) {
     // Not awaited: closing waits for a silent host's pending handshake (connectTimeoutMS); the error is known now.
@@ -179,7 +202,9 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
 type StoredDoc = Document & { _id: Id };
 
 /** Runs writes together: in one transaction when the store has them (`transactional`), else one after the other. */
-type Atomically = (<T>(run: (session: ClientSession | undefined) => Promise<T>) => Promise<T>) & { transactional: boolean };
+type Atomically = (<T>(run: (session: ClientSession | undefined) => Promise<T>) => Promise<T>) & {
+  transactional: boolean;
+};
 
 class MongoStore implements Store {
   private readonly atomically: Atomically;
@@ -195,13 +220,20 @@ class MongoStore implements Store {
     private readonly ferretdb: boolean,
   ) {
     this.atomically = transaction
-      ? Object.assign(<T>(run: (session: ClientSession | undefined) => Promise<T>) => client.withSession((session) => session.withTransaction(() => run(session), transaction)), { transactional: true })
-      : Object.assign(<T>(run: (session: ClientSession | undefined) => Promise<T>) => run(undefined), { transactional: false });
+      ? Object.assign(
+          <T>(run: (session: ClientSession | undefined) => Promise<T>) =>
+            client.withSession((session) => session.withTransaction(() => run(session), transaction)),
+          { transactional: true },
+        )
+      : Object.assign(<T>(run: (session: ClientSession | undefined) => Promise<T>) => run(undefined), {
+          transactional: false,
+        });
   }
 
   async collection(spec: CollectionSpec): Promise<Collection> {
     checkName(spec.name, 'resource');
-    if (/^_apidsl_/i.test(spec.name)) throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
+    if (/^_apidsl_/i.test(spec.name))
+      throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
     if (spec.identifier) checkName(spec.identifier.field, 'identifier');
     for (const field of Object.keys(spec.fields)) checkName(field, 'field');
     const indexes = indexSpecs(spec);
@@ -219,7 +251,8 @@ class MongoStore implements Store {
       // indexes already exists, so the existing ones are never sent again.
       const existing = new Set((await items.listIndexes().toArray()).map((index) => String(index.name)));
       // Indexes of an earlier layout that this one no longer has (`_id_` is MongoDB's own).
-      for (const name of existing) if (name !== '_id_' && !indexes.some((index) => index.name === name)) await items.dropIndex(name);
+      for (const name of existing)
+        if (name !== '_id_' && !indexes.some((index) => index.name === name)) await items.dropIndex(name);
       const missing = indexes.filter((index) => !existing.has(index.name));
       if (missing.length > 0) await items.createIndexes(missing.map(({ key, name }) => ({ key, name })));
       if (spec.identifier?.type !== 'string') {
@@ -251,12 +284,22 @@ class MongoStore implements Store {
     await guard(() => this.layouts().replaceOne({ _id: spec.name }, { layout: layoutText(spec) }, { upsert: true }));
     const deadline = this.client.options.serverSelectionTimeoutMS;
     const lock = this.ferretdb ? serially() : undefined;
-    return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, deadline, lock);
+    return new MongoCollection(
+      spec,
+      items,
+      counts,
+      sequences,
+      this.mode === 'document',
+      this.atomically,
+      deadline,
+      lock,
+    );
   }
 
   async inspect(spec: CollectionSpec): Promise<StoredCollection | undefined> {
     return guard(async () => {
-      if ((await this.db.listCollections({ name: spec.name }, { nameOnly: true }).toArray()).length === 0) return undefined;
+      if ((await this.db.listCollections({ name: spec.name }, { nameOnly: true }).toArray()).length === 0)
+        return undefined;
       const items = this.db.collection<StoredDoc>(spec.name);
       const layout = (await this.layouts().findOne({ _id: spec.name }))?.layout;
       const count = await items.countDocuments({});
@@ -278,9 +321,14 @@ class MongoStore implements Store {
 
   async fill(spec: CollectionSpec, field: string, value: unknown): Promise<number> {
     checkName(field, 'field');
-    if (!storable(value)) throw new TypeError(`${spec.name}.${field}: its default cannot be filled into MongoDB documents`);
+    if (!storable(value))
+      throw new TypeError(`${spec.name}.${field}: its default cannot be filled into MongoDB documents`);
     // `{ field: null }` matches documents where it is null or absent.
-    const result = await guard(() => this.db.collection<StoredDoc>(spec.name).updateMany({ [storedName(field)]: null }, { $set: { [storedName(field)]: value } }));
+    const result = await guard(() =>
+      this.db
+        .collection<StoredDoc>(spec.name)
+        .updateMany({ [storedName(field)]: null }, { $set: { [storedName(field)]: value } }),
+    );
     return result.modifiedCount;
   }
 
@@ -349,7 +397,9 @@ class MongoCollection implements Collection {
   async find(q: Query): Promise<Item[]> {
     const c = compileFind(this.spec, q);
     if (c.limit === 0) return [];
-    const docs = await this.guard(() => this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit }).toArray());
+    const docs = await this.guard(() =>
+      this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit }).toArray(),
+    );
     return docs.map((doc) => this.toItem(doc));
   }
 
@@ -536,7 +586,8 @@ class MongoCollection implements Collection {
     return guard(async () => {
       const { deletedCount } = await this.items.deleteMany({});
       if (this.counted) await this.counts.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
-      if (this.spec.identifier?.type !== 'string') await this.sequences.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
+      if (this.spec.identifier?.type !== 'string')
+        await this.sequences.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
       return deletedCount;
     });
   }
@@ -563,16 +614,25 @@ class MongoCollection implements Collection {
   /** The last of `count` new integer keys (the sequence moves by `count`). */
   private async nextKey(count = 1): Promise<number> {
     const increment = (): Promise<{ n: number } | null> =>
-      this.sequences.findOneAndUpdate({ _id: this.spec.name }, { $inc: { n: count } }, { upsert: true, returnDocument: 'after' });
+      this.sequences.findOneAndUpdate(
+        { _id: this.spec.name },
+        { $inc: { n: count } },
+        { upsert: true, returnDocument: 'after' },
+      );
     // The document exists from collection(); if it was deleted meanwhile, two upserts may race to create it.
-    const row = await this.sequenceUpdate(() => increment().catch((e: unknown) => (isDuplicateKey(e) ? increment() : Promise.reject(e))));
-    if (!row || typeof row.n !== 'number') throw new Error(`the ${SEQUENCES} document of ${this.spec.name} is malformed`);
+    const row = await this.sequenceUpdate(() =>
+      increment().catch((e: unknown) => (isDuplicateKey(e) ? increment() : Promise.reject(e))),
+    );
+    if (!row || typeof row.n !== 'number')
+      throw new Error(`the ${SEQUENCES} document of ${this.spec.name} is malformed`);
     return row.n;
   }
 
   /** Keeps the next assigned key above `key` (as SQLite's max + 1 does). */
   private async raiseSequence(key: number): Promise<void> {
-    await this.sequenceUpdate(() => this.sequences.updateOne({ _id: this.spec.name }, { $max: { n: key } }, { upsert: true }));
+    await this.sequenceUpdate(() =>
+      this.sequences.updateOne({ _id: this.spec.name }, { $max: { n: key } }, { upsert: true }),
+    );
   }
 
   private sequenceUpdate<T>(run: () => Promise<T>): Promise<T> {

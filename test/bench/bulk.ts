@@ -41,12 +41,29 @@ interface Run {
 }
 
 /** `requests` POSTs of `body`, each creating `perRequest` items, `connections` in flight. */
-async function post(url: string, body: string, requests: number, perRequest: number, connections: number): Promise<Run> {
+async function post(
+  url: string,
+  body: string,
+  requests: number,
+  perRequest: number,
+  connections: number,
+): Promise<Run> {
   const before = process.cpuUsage();
   // A generous timeout: on --data each single POST waits for its commit to reach the disk, 64 at a time.
-  const result = await load({ url, connections, duration: 0, amount: requests, method: 'POST', body, headers: HEADERS, timeout: 120 });
+  const result = await load({
+    url,
+    connections,
+    duration: 0,
+    amount: requests,
+    method: 'POST',
+    body,
+    headers: HEADERS,
+    timeout: 120,
+  });
   if (result.non2xx || result.errors || result.requests !== requests) {
-    throw new Error(`POST ${url}: ${result.requests} requests, ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    throw new Error(
+      `POST ${url}: ${result.requests} requests, ${result.non2xx} non-2xx answers, ${result.errors} errors`,
+    );
   }
   const cpu = process.cpuUsage(before);
   const items = requests * perRequest;
@@ -56,7 +73,13 @@ async function post(url: string, body: string, requests: number, perRequest: num
 type Measured = { single: number; bulk: number; ratio: number; singleCpu: number; bulkCpu: number; cpuRatio: number };
 
 async function measure(label: string, storage: Storage): Promise<Measured> {
-  const service = await startService({ file: FIXTURE, port: 0, host: '127.0.0.1', storage, logger: pino({ level: 'silent' }) });
+  const service = await startService({
+    file: FIXTURE,
+    port: 0,
+    host: '127.0.0.1',
+    storage,
+    logger: pino({ level: 'silent' }),
+  });
   const url = `${service.url}/books`;
   const single = JSON.stringify(book(1));
   const batch = JSON.stringify(Array.from({ length: BATCH }, (_, i) => book(i)));
@@ -69,7 +92,9 @@ async function measure(label: string, storage: Storage): Promise<Measured> {
       runs.single.push(await post(url, single, ITEMS, 1, IN_FLIGHT));
       runs.bulk.push(await post(url, batch, ITEMS / BATCH, BATCH, 1));
       const [s, b] = [runs.single.at(-1)!, runs.bulk.at(-1)!];
-      progress(`  ${label} pair ${pair}: single ${Math.round(s.rate)} items/s (${Math.round(s.cpu)} µs CPU/item), bulk ${Math.round(b.rate)} items/s (${Math.round(b.cpu)} µs CPU/item)`);
+      progress(
+        `  ${label} pair ${pair}: single ${Math.round(s.rate)} items/s (${Math.round(s.cpu)} µs CPU/item), bulk ${Math.round(b.rate)} items/s (${Math.round(b.cpu)} µs CPU/item)`,
+      );
     }
     const total = ((await (await fetch(`${url}?itemsPerPage=1`)).json()) as { totalItems: number }).totalItems;
     const expected = 2_000 + 3 * BATCH + PAIRS * 2 * ITEMS;
@@ -91,7 +116,9 @@ async function measure(label: string, storage: Storage): Promise<Measured> {
 export async function runBulkBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'apidsl-bulk-bench-'));
   try {
-    progress(`bulk: ${PAIRS} pairs of ${ITEMS.toLocaleString('en-US')} books by single POSTs (${IN_FLIGHT} in flight) then by batches of ${BATCH.toLocaleString('en-US')}`);
+    progress(
+      `bulk: ${PAIRS} pairs of ${ITEMS.toLocaleString('en-US')} books by single POSTs (${IN_FLIGHT} in flight) then by batches of ${BATCH.toLocaleString('en-US')}`,
+    );
     const rows = [
       { label: '--memory', ...(await measure('--memory', { kind: 'memory' })) },
       { label: '--data', ...(await measure('--data', { kind: 'file', dir })) },
@@ -101,12 +128,16 @@ export async function runBulkBench(): Promise<void> {
         `${PAIRS} pairs (values: medians; ratios: median of the pairs' bulk / single). Server CPU per item is the ` +
         `serving process's own CPU time (the load generator runs in another), less sensitive than wall-clock rates to other processes on the machine.\n`,
     );
-    console.log('| storage | single POSTs, 64 in flight | bulk POSTs of 1,000 | ratio (target ≥ 10×) | server CPU per item: single / bulk | CPU ratio |');
+    console.log(
+      '| storage | single POSTs, 64 in flight | bulk POSTs of 1,000 | ratio (target ≥ 10×) | server CPU per item: single / bulk | CPU ratio |',
+    );
     console.log('|---|---:|---:|---|---:|---:|');
     const n = (v: number): string => `${Math.round(v).toLocaleString('en-US')} items/s`;
     for (const r of rows) {
       const met = r.ratio >= 10 ? 'met' : 'MISSED';
-      console.log(`| ${r.label} | ${n(r.single)} | ${n(r.bulk)} | ${r.ratio.toFixed(1)}× (${met}) | ${Math.round(r.singleCpu)} µs / ${Math.round(r.bulkCpu)} µs | ${r.cpuRatio.toFixed(1)}× |`);
+      console.log(
+        `| ${r.label} | ${n(r.single)} | ${n(r.bulk)} | ${r.ratio.toFixed(1)}× (${met}) | ${Math.round(r.singleCpu)} µs / ${Math.round(r.bulkCpu)} µs | ${r.cpuRatio.toFixed(1)}× |`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -39,13 +39,17 @@ export interface LoadResult {
 /** Runs `request` in a child process and resolves with its result. */
 export function load(request: LoadRequest): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [JSON.stringify(request)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(import.meta.url), [JSON.stringify(request)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let result: LoadResult | undefined;
     child.once('message', (message) => {
       result = message as LoadResult;
     });
     child.once('error', reject);
-    child.once('exit', (code) => (result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`))));
+    child.once('exit', (code) =>
+      result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`)),
+    );
   });
 }
 
@@ -56,7 +60,7 @@ if (process.send) {
     connections: request.connections,
     duration: request.duration,
     headers: request.headers,
-    method: request.method,
+    method: request.method ?? 'GET',
     body: request.body,
     amount: request.amount,
     timeout: request.timeout,

@@ -61,5 +61,8 @@ function runFrontEndBench(): void {
   console.log(`front end on a generated file: ${lineCount} lines, ${mb.toFixed(2)} MB, median of ${RUNS} runs\n`);
   console.log('| step | ms | MB/s | ratio to baseline |');
   console.log('|---|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${(r.ms / base).toFixed(2)}x |`);
+  for (const r of rows)
+    console.log(
+      `| ${r.name} | ${r.ms.toFixed(1)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${(r.ms / base).toFixed(2)}x |`,
+    );
 }

@@ -5,17 +5,35 @@
  */
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
-import { JSON_UTF8, JSONLD, NOT_BLANK, PROBLEM_JSON, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
+import {
+  JSON_UTF8,
+  JSONLD,
+  NOT_BLANK,
+  PROBLEM_JSON,
+  request,
+  startServer,
+  type HttpResponse,
+  type RunningServer,
+} from './harness.js';
 import { as, token } from './security-helpers.js';
 import { subscribe } from './sse-client.js';
 
 const FIXTURE = fromRoot('test/fixtures/bulk/bulk.api');
 const NDJSON = { 'Content-Type': 'application/x-ndjson' };
 
-const post = (server: RunningServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> =>
-  request(server.url, 'POST', path, { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'Content-Type': 'application/ld+json', ...headers } });
+const post = (
+  server: RunningServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> =>
+  request(server.url, 'POST', path, {
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'Content-Type': 'application/ld+json', ...headers },
+  });
 
-const totalOf = async (server: RunningServer, path: string): Promise<number> => (await request(server.url, 'GET', path)).json.totalItems as number;
+const totalOf = async (server: RunningServer, path: string): Promise<number> =>
+  (await request(server.url, 'GET', path)).json.totalItems as number;
 
 describe('HTTP bulk writes (bulk: true)', () => {
   let server: RunningServer;
@@ -68,10 +86,16 @@ describe('HTTP bulk writes (bulk: true)', () => {
 
   it('validates item by item with the operation groups: 422 with violations prefixed by the index, nothing written', async () => {
     const before = await totalOf(server, '/books');
-    const r = await post(server, '/books', [{ title: 'Fine', isbn: '9' }, { title: 'A title far too long for it', price: -1, isbn: '1' }, { title: 'No isbn' }]);
+    const r = await post(server, '/books', [
+      { title: 'Fine', isbn: '9' },
+      { title: 'A title far too long for it', price: -1, isbn: '1' },
+      { title: 'No isbn' },
+    ]);
     expect(r.status, r.text).to.equal(422);
     expect(r.headers.get('content-type')).to.equal(PROBLEM_JSON);
-    expect((r.json.violations as { propertyPath: string; code: string }[]).map((v) => [v.propertyPath, v.code])).to.deep.equal([
+    expect(
+      (r.json.violations as { propertyPath: string; code: string }[]).map((v) => [v.propertyPath, v.code]),
+    ).to.deep.equal([
       ['[1].title', 'd94b19cc-114f-4f44-9cc4-4138e80a87b9'],
       ['[1].price', 'ea4e51d1-3342-48bd-87f1-9e672cd90cad'],
       ['[2].isbn', NOT_BLANK],
@@ -81,7 +105,10 @@ describe('HTTP bulk writes (bulk: true)', () => {
 
   it('refuses a batch whose relation does not resolve (400 naming the item), nothing written', async () => {
     const before = await totalOf(server, '/books');
-    const r = await post(server, '/books', [{ title: 'Ok', isbn: '1' }, { title: 'Orphan', isbn: '2', author: '/authors/999' }]);
+    const r = await post(server, '/books', [
+      { title: 'Ok', isbn: '1' },
+      { title: 'Orphan', isbn: '2', author: '/authors/999' },
+    ]);
     expect(r.status, r.text).to.equal(400);
     expect(r.json.detail).to.equal('Item [1]: Item not found for "/authors/999".');
     expect(await totalOf(server, '/books')).to.equal(before);
@@ -97,7 +124,10 @@ describe('HTTP bulk writes (bulk: true)', () => {
     const r = await post(server, '/authors', { id: 50, name: 'Stored' });
     expect(r.status, r.text).to.equal(201);
     // Authors take their identifier from the body; the batch's second item collides with a stored one.
-    const bulkAuthors = await post(server, '/authors', [{ id: 60, name: 'New' }, { id: 50, name: 'Taken' }]);
+    const bulkAuthors = await post(server, '/authors', [
+      { id: 60, name: 'New' },
+      { id: 50, name: 'Taken' },
+    ]);
     expect(bulkAuthors.status, bulkAuthors.text).to.equal(409);
     expect((await request(server.url, 'GET', '/authors/60')).status).to.equal(404);
     expect((await request(server.url, 'GET', '/authors/50')).json.name).to.equal('Stored');
@@ -114,7 +144,12 @@ describe('HTTP bulk writes (bulk: true)', () => {
 
   it('reports the line of an NDJSON syntax error or empty line, and writes nothing', async () => {
     const before = await totalOf(server, '/books');
-    const broken = await post(server, '/books', '{"title":"A","isbn":"1"}\n{"title":"B",\n{"title":"C","isbn":"3"}\n', NDJSON);
+    const broken = await post(
+      server,
+      '/books',
+      '{"title":"A","isbn":"1"}\n{"title":"B",\n{"title":"C","isbn":"3"}\n',
+      NDJSON,
+    );
     expect(broken.status).to.equal(400);
     expect(broken.headers.get('content-type')).to.equal(PROBLEM_JSON);
     expect(broken.json.detail).to.equal('Line 2 of the NDJSON body: Syntax error');
@@ -148,7 +183,10 @@ describe('HTTP bulk writes (bulk: true)', () => {
   });
 
   it('answers a bare JSON array of the members to Accept: application/json', async () => {
-    const r = await post(server, '/books', [{ title: 'Plain', isbn: 'p' }], { 'Content-Type': 'application/json', Accept: 'application/json' });
+    const r = await post(server, '/books', [{ title: 'Plain', isbn: 'p' }], {
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+    });
     expect(r.status, r.text).to.equal(201);
     expect(r.headers.get('content-type')).to.equal(JSON_UTF8);
     expect(r.json).to.deep.equal([{ title: 'Plain' }]);
@@ -194,7 +232,8 @@ describe('HTTP bulk writes: the security stages per item', () => {
     await server?.stop();
   });
 
-  const notes = async (): Promise<{ owner: string; text: string; status?: string }[]> => (await as(admin, server.url, 'GET', '/notes')).json.member;
+  const notes = async (): Promise<{ owner: string; text: string; status?: string }[]> =>
+    (await as(admin, server.url, 'GET', '/notes')).json.member;
 
   it('refuses an anonymous batch (401) and writes nothing', async () => {
     const r = await as(undefined, server.url, 'POST', '/notes', { body: [{ owner: 'x', text: 'a' }] });
@@ -203,16 +242,28 @@ describe('HTTP bulk writes: the security stages per item', () => {
   });
 
   it('securityPostDenormalize runs on each item: one denied item refuses the batch (403), nothing written', async () => {
-    const r = await as(alice, server.url, 'POST', '/notes', { body: [{ owner: 'alice', text: 'mine' }, { owner: 'bob', text: 'his' }] });
+    const r = await as(alice, server.url, 'POST', '/notes', {
+      body: [
+        { owner: 'alice', text: 'mine' },
+        { owner: 'bob', text: 'his' },
+      ],
+    });
     expect(r.status, r.text).to.equal(403);
     expect(r.json.detail).to.equal('You can only create your own notes.');
     expect(await notes()).to.deep.equal([]);
   });
 
   it('property write rules apply per item: a user cannot set status, an admin can', async () => {
-    const mine = await as(alice, server.url, 'POST', '/notes', { body: [{ owner: 'alice', text: 'a', status: 'pinned' }, { owner: 'alice', text: 'b' }] });
+    const mine = await as(alice, server.url, 'POST', '/notes', {
+      body: [
+        { owner: 'alice', text: 'a', status: 'pinned' },
+        { owner: 'alice', text: 'b' },
+      ],
+    });
     expect(mine.status, mine.text).to.equal(201);
-    const theirs = await as(admin, server.url, 'POST', '/notes', { body: [{ owner: 'carol', text: 'c', status: 'pinned' }] });
+    const theirs = await as(admin, server.url, 'POST', '/notes', {
+      body: [{ owner: 'carol', text: 'c', status: 'pinned' }],
+    });
     expect(theirs.status, theirs.text).to.equal(201);
     expect((await notes()).map(({ owner, text, status }) => ({ owner, text, status }))).to.deep.equal([
       { owner: 'alice', text: 'a', status: undefined },

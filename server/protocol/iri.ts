@@ -1,5 +1,5 @@
 /**
- * IRIs (the seed's rule 6, reference-behaviour §6.3): the first item Get of a resource builds
+ * IRIs (docs/behaviour.md, "Operations and routes"): the first item Get of a resource builds
  * its item IRIs (or the operation an `itemUriTemplate` names, or the operation that served
  * the item), the hidden item route when it has none, and `/.well-known/genid/…` when the
  * resource has no identifier. Resolving an IRI back to its resource validates relations.
@@ -30,7 +30,10 @@ const compiled = new Map<string, Part[]>();
 function partsOf(template: string): Part[] {
   let parts = compiled.get(template);
   if (!parts) {
-    parts = template.split(/(\{[^{}]+\})/).filter((p) => p !== '').map((p) => (p.startsWith('{') ? { name: p.slice(1, -1) } : p));
+    parts = template
+      .split(/(\{[^{}]+\})/)
+      .filter((p) => p !== '')
+      .map((p) => (p.startsWith('{') ? { name: p.slice(1, -1) } : p));
     compiled.set(template, parts);
   }
   return parts;
@@ -55,7 +58,12 @@ export const fromRecord =
   (name: string): unknown =>
     values[name];
 
-export function itemIri(resource: ResourceMetadata, item: Item, via?: OperationMetadata, uriVariables: Record<string, unknown> = {}): string {
+export function itemIri(
+  resource: ResourceMetadata,
+  item: Item,
+  via?: OperationMetadata,
+  uriVariables: Record<string, unknown> = {},
+): string {
   if (!resource.identifier) return `/.well-known/genid/${randomBytes(10).toString('hex')}`;
   const idName = resource.identifier.name;
   const template = via?.path ?? itemOperation(resource)?.path ?? resource.itemPath!;
@@ -63,7 +71,11 @@ export function itemIri(resource: ResourceMetadata, item: Item, via?: OperationM
   // value the request had in its own path (`/places/{placeId}/weather`).
   const value = (name: string): unknown => (name === idName ? item[idName] : (item[name] ?? uriVariables[name]));
   // An item not stored yet (dispatched to the message bus) has no identifier: a blank-node IRI, as without one.
-  return fillTemplate(template, value) ?? fillTemplate(resource.itemPath!, value) ?? `/.well-known/genid/${randomBytes(10).toString('hex')}`;
+  return (
+    fillTemplate(template, value) ??
+    fillTemplate(resource.itemPath!, value) ??
+    `/.well-known/genid/${randomBytes(10).toString('hex')}`
+  );
 }
 
 interface CompiledRoute {
@@ -121,4 +133,12 @@ export class IriResolver {
     }
     return undefined;
   }
+}
+
+/** The API's IRI resolver, made once. */
+const resolvers = new WeakMap<ApiMetadata, IriResolver>();
+export function iriResolver(api: ApiMetadata): IriResolver {
+  let r = resolvers.get(api);
+  if (!r) resolvers.set(api, (r = new IriResolver(api)));
+  return r;
 }

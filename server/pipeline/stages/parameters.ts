@@ -1,14 +1,14 @@
 /**
- * Stage "parameters" of collection operations (reference-behaviour §3, §12): with
+ * Stage "parameters" of collection operations (docs/behaviour.md, "Filters and QUERY"): with
  * `strictQueryParameterValidation`, a criterion no filter, parameter or pagination switch of
  * the operation understands is a 400 `Parameter "x" not supported`; a `parameters` entry
  * marked `required` that is missing is a 422, as API Platform's parameter validation answers.
  */
-import { HttpError } from '../http/errors.js';
-import { optionValue } from '../metadata/options.js';
-import { operationVariables } from './search-template.js';
-import type { OperationState } from './state.js';
-import { validationFailed, violation } from './violations.js';
+import { HttpError } from '../../protocol/errors.js';
+import { optionValue } from '../../metadata/options.js';
+import { operationVariables } from '../search-template.js';
+import type { OperationState } from '../state.js';
+import { validationFailed, violation } from '../violations.js';
 
 /** Top-level criteria keys the operation understands (`price[gt]` → `price`). */
 function understood(state: OperationState): Set<string> {
@@ -36,7 +36,9 @@ export function checkParameters(state: OperationState): void {
   }
   const parameters = (op.options.parameters as Record<string, { required?: unknown }> | undefined) ?? {};
   const missing = Object.entries(parameters)
-    .filter(([name, spec]) => spec?.required === true && (state.criteria[name] === undefined || state.criteria[name] === ''))
+    .filter(
+      ([name, spec]) => spec?.required === true && (state.criteria[name] === undefined || state.criteria[name] === ''),
+    )
     .map(([name]) => violation(name, 'NotBlank'));
   if (missing.length) throw validationFailed(missing);
 }

@@ -2,7 +2,7 @@
  * Query strings as API Platform reads and writes them: bracket keys parsed like PHP
  * (`order[id]=desc` → { order: { id: 'desc' } }, by `qs`), and links rebuilt from the
  * request's parameters with top-level keys sorted, RFC 3986 encoding, and the page parameter
- * last (reference-behaviour §2.2).
+ * last (docs/behaviour.md, "Collections and pagination").
  */
 import qs from 'qs';
 
@@ -51,12 +51,20 @@ function decodeComponent(text: string): string {
  * `path?k=v&…` with the given parameters (sorted by top-level key unless `sort` is false),
  * then `extra` appended in order.
  */
-export function buildLink(path: string, params: QueryParams, extra: [string, string | number][] = [], sort = true): string {
+export function buildLink(
+  path: string,
+  params: QueryParams,
+  extra: [string, string | number][] = [],
+  sort = true,
+): string {
   const keys = Object.keys(params);
   const sorted: QueryParams = {};
   for (const key of sort ? keys.sort() : keys) sorted[key] = params[key];
   // Most links carry no other parameter: qs is only needed when there are some.
-  const parts = [keys.length ? qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }) : '', ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)];
+  const parts = [
+    keys.length ? qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }) : '',
+    ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`),
+  ];
   const query = parts.filter((p) => p !== '').join('&');
   return query ? `${path}?${query}` : path;
 }
@@ -69,7 +77,8 @@ export function without(params: QueryParams, ...keys: string[]): QueryParams {
 }
 
 /** PHP's FILTER_VALIDATE_BOOLEAN: 1/true/on/yes are true, anything else false. */
-export const phpBool = (value: unknown): boolean => typeof value === 'string' && ['1', 'true', 'on', 'yes'].includes(value.trim().toLowerCase());
+export const phpBool = (value: unknown): boolean =>
+  typeof value === 'string' && ['1', 'true', 'on', 'yes'].includes(value.trim().toLowerCase());
 
 /**
  * PHP's (int) cast of a query value: leading whitespace and sign, then digits (`2abc` → 2,

@@ -5,22 +5,13 @@
  * Get's `security`, or property `security`) cannot be included (400): what it would show depends on rules
  * this stage does not run, so it fails closed.
  */
-import { badRequest } from '../http/errors.js';
-import { itemOperation } from '../http/iri.js';
-import { isGuarded } from './security.js';
-import { iriResolver } from './input.js';
-import { typedValue } from './links.js';
-import { isItem, type OperationState } from './state.js';
-import type { OperationMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Item } from '../store/types.js';
-
-/** An item of the `included` member: its resource, the operation whose shape it takes, its IRI (a path). */
-export interface IncludedItem {
-  resource: ResourceMetadata;
-  via: OperationMetadata;
-  item: Item;
-  iri: string;
-}
+import { badRequest } from '../../protocol/errors.js';
+import { iriResolver, itemOperation } from '../../protocol/iri.js';
+import { isGuarded } from '../guards.js';
+import { typedValue } from '../links.js';
+import { isItem, type IncludedItem, type OperationState } from '../state.js';
+import type { ResourceMetadata } from '../../metadata/types.js';
+import type { Item } from '../../store/types.js';
 
 export async function loadIncluded(state: OperationState): Promise<void> {
   const names = state.jsonApi?.include ?? [];
@@ -32,7 +23,7 @@ export async function loadIncluded(state: OperationState): Promise<void> {
     for await (const item of state.page.stream) items.push(item);
     state.page = { ...state.page, items, stream: undefined, total: items.length };
   }
-  const primary = op.collection ? (state.page?.items ?? []).filter(isItem) : isItem(state.data) ? [state.data] : [];
+  const primary = op.collection ? (state.page?.items ?? []).filter(isItem) : [state.data].filter(isItem);
   const seen = new Set<string>();
   const included: IncludedItem[] = [];
   for (const name of names) {
@@ -40,7 +31,9 @@ export async function loadIncluded(state: OperationState): Promise<void> {
     const target = api.resource(property.relation!);
     const via = target && itemOperation(target);
     if (!target || !via || isGuarded(via, api.settings) || target.properties.some((p) => p.security)) {
-      throw badRequest(`The relationship "${name}" cannot be included: its items are not readable without their own guards.`);
+      throw badRequest(
+        `The relationship "${name}" cannot be included: its items are not readable without their own guards.`,
+      );
     }
     for (const item of primary) {
       if (state.hiddenProperties?.get(item)?.has(name)) continue;

@@ -4,21 +4,21 @@
  * JSON; collections as the Hydra collection document or, in JSON, a bare array.
  */
 import { Readable } from 'node:stream';
-import { operationHydraKeys } from '../http/hydra.js';
-import { itemIri } from '../http/iri.js';
-import { optionValue } from '../metadata/options.js';
-import { shownProperties } from '../metadata/property-access.js';
-import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Item } from '../store/types.js';
-import { JsonText, spliced } from './json-text.js';
-import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from './jsonapi.js';
-import { iriOperation, normalizeItem, type RelationOutput } from './normalize.js';
-import { pageView } from './pagination.js';
-import { asPage } from './read.js';
-import { plainMember } from './rendering.js';
-import { searchTemplate } from './search-template.js';
-import { relationOutput, styledView, urlStyle, type UrlStyle } from './url-generation.js';
-import { isItem, type OperationState } from './state.js';
+import { operationHydraKeys } from '../../protocol/hydra.js';
+import { itemIri } from '../../protocol/iri.js';
+import { optionValue } from '../../metadata/options.js';
+import { shownProperties } from '../../metadata/property-access.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Item } from '../../store/types.js';
+import { JsonText, spliced } from '../json-text.js';
+import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../jsonapi.js';
+import { iriOperation, normalizeItem, type RelationOutput } from '../normalize.js';
+import { pageView } from '../pagination.js';
+import { asPage } from '../page.js';
+import { plainMember } from '../rendering.js';
+import { searchTemplate } from '../search-template.js';
+import { relationOutput, styledView, urlStyle, type UrlStyle } from '../url-generation.js';
+import { isItem, type OperationState } from '../state.js';
 
 export const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
 
@@ -33,7 +33,7 @@ export function serialize(state: OperationState): void {
   const relation = relationOutput(state.api, resource, state.origin);
   const iriOf = (item: Item) => (): string => itemUrl(itemIri(resource, item, via, state.uriVariables));
   // The item's IRI (for Location and Content-Location), also when there is no body.
-  const subject = isItem(state.data) ? state.data : isItem(state.previousData) ? state.previousData : undefined;
+  const subject = [state.data, state.previousData].find(isItem);
   if (subject && !op.collection && resource.identifier) state.iri = iriOf(subject)();
   if (optionValue<boolean>(op, settings, 'serialize') === false || op.options.output === false) return;
   const jsonld = state.output.name === 'jsonld';
@@ -43,23 +43,36 @@ export function serialize(state: OperationState): void {
   if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
   if (op.collection && state.page) {
     if (state.page.stream) {
-      state.body = streamedCollection(state, state.page.stream, (item) => normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation));
+      state.body = streamedCollection(state, state.page.stream, (item) =>
+        normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation),
+      );
       return;
     }
-    const members = state.page.rendered ? renderedMembers(state.page.items as string[], resource, jsonld) : state.page.items.filter(isItem).map((item) => normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation));
+    const members = state.page.rendered
+      ? renderedMembers(state.page.items as string[], resource, jsonld)
+      : state.page.items
+          .filter(isItem)
+          .map((item) => normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation));
     if (!jsonld) {
       state.body = members;
       return;
     }
     const keys = operationHydraKeys(op, settings);
-    const head: Record<string, unknown> = { '@context': style(contextIri(resource)), '@id': style(state.collectionIri), '@type': keys.collectionType };
+    const head: Record<string, unknown> = {
+      '@context': style(contextIri(resource)),
+      '@id': style(state.collectionIri),
+      '@type': keys.collectionType,
+    };
     if (state.page.total !== undefined) head[keys.totalItems] = state.page.total;
     const tail: Record<string, unknown> = {};
     const view = styledView(pageView(state.page, state.path, state.request.query, settings, keys), style);
     if (view) tail[keys.view] = view;
     const search = searchTemplate(state.api, op, state.path, keys);
     if (search) tail[keys.search] = search;
-    state.body = members instanceof JsonText ? spliced(head, keys.member, members, tail) : { ...head, [keys.member]: members, ...tail };
+    state.body =
+      members instanceof JsonText
+        ? spliced(head, keys.member, members, tail)
+        : { ...head, [keys.member]: members, ...tail };
     return;
   }
   if (!isItem(state.data)) {
@@ -92,7 +105,8 @@ function serializeJsonApi(
     const names = hidden?.get(item);
     return names ? own.filter((p) => !names.has(p.name)) : own;
   };
-  const object = (item: Item, iri = iriOf(item)()) => resourceObject(api, op.resource, item, iri, visible(item), relation);
+  const object = (item: Item, iri = iriOf(item)()) =>
+    resourceObject(api, op.resource, item, iri, visible(item), relation);
   if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
   let document: Record<string, unknown>;
   if (op.collection && state.page) {
@@ -104,7 +118,8 @@ function serializeJsonApi(
         (async function* () {
           yield '{"data":[';
           let count = 0;
-          for await (const item of stream) if (isItem(item)) yield (count++ === 0 ? '' : ',') + JSON.stringify(object(item));
+          for await (const item of stream)
+            if (isItem(item)) yield (count++ === 0 ? '' : ',') + JSON.stringify(object(item));
           yield `],${JSON.stringify(collectionEnvelope(selfIri, undefined, { totalItems: count })).slice(1)}`;
         })(),
         { objectMode: false },
@@ -112,8 +127,13 @@ function serializeJsonApi(
       return;
     }
     const view = styledView(pageView(page, state.path, state.request.query, api.settings, JSONAPI_VIEW_KEYS), style);
-    const meta = page.request.enabled ? { totalItems: page.total, itemsPerPage: page.request.itemsPerPage, currentPage: page.request.page } : { totalItems: page.total };
-    document = { ...collectionEnvelope(selfIri, view, meta), data: page.items.filter(isItem).map((item) => object(item)) };
+    const meta = page.request.enabled
+      ? { totalItems: page.total, itemsPerPage: page.request.itemsPerPage, currentPage: page.request.page }
+      : { totalItems: page.total };
+    document = {
+      ...collectionEnvelope(selfIri, view, meta),
+      data: page.items.filter(isItem).map((item) => object(item)),
+    };
   } else if (!isItem(state.data)) {
     state.body = state.data ?? undefined;
     return;
@@ -122,10 +142,21 @@ function serializeJsonApi(
   }
   if (state.included) {
     // A compound document: each included item once, never one of the primary data.
-    const primary = new Set((Array.isArray(document.data) ? document.data : [document.data]).map((d: { type: string; id: string }) => `${d.type} ${d.id}`));
+    const primary = new Set(
+      (Array.isArray(document.data) ? document.data : [document.data]).map(
+        (d: { type: string; id: string }) => `${d.type} ${d.id}`,
+      ),
+    );
     document.included = state.included
       .map(({ resource, via, item, iri }) =>
-        resourceObject(api, resource, item, urlStyle(via, api.settings, state.origin)(iri), fieldsOf(resource.shortName, shownProperties(via, api.settings)), relationOutput(api, resource, state.origin)),
+        resourceObject(
+          api,
+          resource,
+          item,
+          urlStyle(via, api.settings, state.origin)(iri),
+          fieldsOf(resource.shortName, shownProperties(via, api.settings)),
+          relationOutput(api, resource, state.origin),
+        ),
       )
       .filter((o) => !primary.has(`${o.type} ${o.id}`));
   }
@@ -142,11 +173,17 @@ function renderedMembers(texts: string[], resource: ResourceMetadata, jsonld: bo
  * size: members are written as the store yields them, and `totalItems` (their count) after
  * them. Key order carries no meaning in JSON-LD.
  */
-function streamedCollection(state: OperationState, items: AsyncIterable<unknown>, normalize: (item: Item) => Record<string, unknown>): Readable {
+function streamedCollection(
+  state: OperationState,
+  items: AsyncIterable<unknown>,
+  normalize: (item: Item) => Record<string, unknown>,
+): Readable {
   const jsonld = state.output.name === 'jsonld';
   const keys = operationHydraKeys(state.operation, state.api.settings);
   const style = urlStyle(state.operation, state.api.settings, state.origin);
-  const view = jsonld ? styledView(pageView(state.page!, state.path, state.request.query, state.api.settings, keys), style) : undefined;
+  const view = jsonld
+    ? styledView(pageView(state.page!, state.path, state.request.query, state.api.settings, keys), style)
+    : undefined;
   const head = jsonld
     ? `${JSON.stringify({ '@context': style(contextIri(state.operation.resource)), '@id': style(state.collectionIri), '@type': keys.collectionType }).slice(0, -1)},${JSON.stringify(keys.member)}:[`
     : '[';
@@ -166,7 +203,11 @@ function streamedCollection(state: OperationState, items: AsyncIterable<unknown>
     if (!jsonld) yield ']';
     else {
       const search = searchTemplate(state.api, state.operation, state.path, keys);
-      const tail = { [keys.totalItems]: count, ...(view ? { [keys.view]: view } : {}), ...(search ? { [keys.search]: search } : {}) };
+      const tail = {
+        [keys.totalItems]: count,
+        ...(view ? { [keys.view]: view } : {}),
+        ...(search ? { [keys.search]: search } : {}),
+      };
       yield `],${JSON.stringify(tail).slice(1)}`;
     }
   }

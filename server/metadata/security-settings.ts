@@ -12,11 +12,23 @@ import { isAbsolute, resolve } from 'node:path';
 // 6.x has only the Web Crypto path (50–80 µs), which halved the throughput of a guarded page (npm run bench).
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as A from '../../grammar/ast.js';
-import { EC_ALGORITHMS, HMAC_ALGORITHMS, OKP_ALGORITHMS, RSA_ALGORITHMS } from '../../grammar/catalogue/security-settings.js';
+import {
+  EC_ALGORITHMS,
+  HMAC_ALGORITHMS,
+  OKP_ALGORITHMS,
+  RSA_ALGORITHMS,
+} from '../../grammar/catalogue/security-settings.js';
 import { SETTINGS } from '../../grammar/catalogue/index.js';
 import { configEntry } from '../../grammar/model.js';
-import { loadCode } from '../metadata/code.js';
-import type { CodeFunction, JwtMetadata, SecurityMetadata } from '../metadata/types.js';
+import { loadCode } from './code.js';
+
+/** The JWT algorithm of each elliptic curve. */
+const CURVE_ALGORITHMS = new Map([
+  ['prime256v1', 'ES256'],
+  ['secp384r1', 'ES384'],
+  ['secp521r1', 'ES512'],
+]);
+import type { CodeFunction, JwtMetadata, SecurityMetadata } from './types.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
 /** A security setting that cannot work: `serve` refuses to start and prints the message. */
@@ -76,7 +88,8 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
   if (secretEnv !== undefined) {
     const secret = process.env[secretEnv];
     // Fail closed without refusing to load: `routes` and `openapi` need no secret, and `serve` says so.
-    if (!secret) unusable = `the environment variable ${secretEnv} (security.jwt.secret_env) is not set: every Bearer token is rejected`;
+    if (!secret)
+      unusable = `the environment variable ${secretEnv} (security.jwt.secret_env) is not set: every Bearer token is rejected`;
     // A key object made once: jose then does no key import per request.
     key = secret ? createSecretKey(Buffer.from(secret, 'utf8')) : new Uint8Array();
     allowed = HMAC_ALGORITHMS;
@@ -85,7 +98,9 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
     try {
       key = createPublicKey(readFileSync(file, 'utf8'));
     } catch (e) {
-      throw new SecurityConfigError(`security.jwt.public_key: cannot read a PEM public key from ${file}: ${(e as Error).message}`);
+      throw new SecurityConfigError(
+        `security.jwt.public_key: cannot read a PEM public key from ${file}: ${(e as Error).message}`,
+      );
     }
     allowed = algorithmsOfKey(key);
   } else {
@@ -103,19 +118,27 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
   const configured = get<string[]>('jwt.algorithms');
   const algorithms = configured ? configured.filter((a) => allowed.includes(a)) : [...allowed];
   if (algorithms.length === 0) {
-    throw new SecurityConfigError(`security.jwt.algorithms: none of ${configured!.join(', ')} can be verified with this key (it allows ${allowed.join(', ')})`);
+    throw new SecurityConfigError(
+      `security.jwt.algorithms: none of ${configured!.join(', ')} can be verified with this key (it allows ${allowed.join(', ')})`,
+    );
   }
   const issuer = get<string>('jwt.issuer');
   const audience = get<string>('jwt.audience');
   const clockTolerance = get<number>('jwt.leeway') ?? 0;
-  const options = { algorithms, clockTolerance, ...(issuer !== undefined ? { issuer } : {}), ...(audience !== undefined ? { audience } : {}) };
+  const options = {
+    algorithms,
+    clockTolerance,
+    ...(issuer !== undefined ? { issuer } : {}),
+    ...(audience !== undefined ? { audience } : {}),
+  };
   const verified = new VerifiedTokens(clockTolerance);
   return {
     verify: async (token) => {
       if (unusable) throw new SecurityConfigError(unusable);
       const known = verified.payloadOf(token);
       if (known) return known;
-      const { payload } = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+      const { payload } =
+        typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
       verified.remember(token, payload);
       return payload as Record<string, unknown>;
     },
@@ -138,7 +161,7 @@ function algorithmsOfKey(key: KeyObject): readonly string[] {
       return RSA_ALGORITHMS.filter((a) => a.startsWith('PS'));
     case 'ec': {
       const curve = key.asymmetricKeyDetails?.namedCurve;
-      const alg = curve === 'prime256v1' ? 'ES256' : curve === 'secp384r1' ? 'ES384' : curve === 'secp521r1' ? 'ES512' : undefined;
+      const alg = curve === undefined ? undefined : CURVE_ALGORITHMS.get(curve);
       return alg ? [alg] : [];
     }
     case 'ed25519':

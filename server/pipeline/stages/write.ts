@@ -3,49 +3,14 @@
  * with allowCreate, create, DELETE removes); a custom `processor` replaces it and may call the
  * default through `ctx.persist` / `ctx.remove`. A custom controller takes this stage's place.
  */
-import { HttpError, notFound } from '../http/errors.js';
-import { optionValue } from '../metadata/options.js';
-import { StoreConflictError, type Id, type Item } from '../store/types.js';
-import { customContext } from './custom-context.js';
-import { dispatchData } from './dispatch.js';
-import { asPage } from './read.js';
-import { isItem, type OperationState } from './state.js';
-
-const idOf = (state: OperationState, item: Item): Id | undefined => {
-  const name = state.operation.resource.identifier?.name;
-  const v = name ? item[name] : undefined;
-  return typeof v === 'number' || typeof v === 'string' ? v : undefined;
-};
-
-const committed = (state: OperationState, kind: 'saved' | 'removed', item: Item): void => {
-  (state.changes ??= []).push({ kind, item });
-};
-
-/** Stores an item: created when it is new, else replaced (the default write of any method). */
-export async function persistItem(state: OperationState, item: Item): Promise<Item> {
-  const id = idOf(state, item);
-  try {
-    if (id === undefined) return await insertItem(state, item);
-    const { item: saved, created } = await state.store.upsert(id, item);
-    if (created && state.operation.method === 'PUT') state.created = true;
-    committed(state, 'saved', saved);
-    return saved;
-  } catch (e) {
-    if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
-    throw e;
-  }
-}
-
-export async function removeItem(state: OperationState, item: Item): Promise<void> {
-  const id = idOf(state, item);
-  if (id !== undefined && (await state.store.delete(id))) committed(state, 'removed', item);
-}
-
-async function insertItem(state: OperationState, item: Item): Promise<Item> {
-  const saved = await state.store.insert(item);
-  committed(state, 'saved', saved);
-  return saved;
-}
+import { HttpError, notFound } from '../../protocol/errors.js';
+import { optionValue } from '../../metadata/options.js';
+import { StoreConflictError, type Item } from '../../store/types.js';
+import { customContext } from '../custom-context.js';
+import { dispatchData } from '../dispatch.js';
+import { committed, insertItem, persistItem, removeItem } from '../persist.js';
+import { asPage } from '../page.js';
+import { isItem, type OperationState } from '../state.js';
 
 export async function write(state: OperationState): Promise<void> {
   const op = state.operation;

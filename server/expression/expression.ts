@@ -5,11 +5,25 @@
  * properties only, and every evaluation has a bounded amount of work. Any failure at run time
  * rejects the evaluation; callers deny (fail closed). docs/security-expressions.md is the reference.
  */
-import { analyzeExpression, parseExpression, usesObjectVariables, walkExpression, type ExprNode } from '../../grammar/expression.js';
+import {
+  analyzeExpression,
+  parseExpression,
+  usesObjectVariables,
+  walkExpression,
+  type ExprNode,
+} from '../../grammar/expression.js';
 import { compilePattern, type Pattern } from '../../grammar/expression-pattern.js';
 import {
-  ExpressionRuntimeError, compare, looseEquals, spend, strictEquals, toPhpString, truthy, typeName, type Budget,
-} from './expression-values.js';
+  ExpressionRuntimeError,
+  compare,
+  looseEquals,
+  spend,
+  strictEquals,
+  toPhpString,
+  truthy,
+  typeName,
+  type Budget,
+} from './values.js';
 
 /** The authenticated user, as expressions and custom code see it. */
 export interface SecurityUser {
@@ -52,7 +66,11 @@ export interface CompileOptions {
 
 /** An expression that cannot be compiled (syntax, unknown function, bad pattern…); offsets are in the expression. */
 export class ExpressionCompileError extends Error {
-  constructor(message: string, readonly start: number, readonly end: number) {
+  constructor(
+    message: string,
+    readonly start: number,
+    readonly end: number,
+  ) {
     super(message);
   }
 }
@@ -72,10 +90,12 @@ export const VOTER_TIMEOUT_MS = 5_000;
  */
 export function compileExpression(source: string, options: CompileOptions = {}): CompiledExpression {
   const parsed = parseExpression(source);
-  if (!parsed.ok) throw new ExpressionCompileError(`invalid expression "${source}": ${parsed.message}`, parsed.start, parsed.end);
+  if (!parsed.ok)
+    throw new ExpressionCompileError(`invalid expression "${source}": ${parsed.message}`, parsed.start, parsed.end);
   const ast = parsed.ast;
   const issue = analyzeExpression(ast, options)[0];
-  if (issue) throw new ExpressionCompileError(`invalid expression "${source}": ${issue.message}`, issue.start, issue.end);
+  if (issue)
+    throw new ExpressionCompileError(`invalid expression "${source}": ${issue.message}`, issue.start, issue.end);
   const patterns = new Map<ExprNode, Pattern>();
   walkExpression(ast, (n) => {
     if (n.kind === 'binary' && n.op === 'matches' && n.right.kind === 'constant') {
@@ -100,7 +120,10 @@ const isNumber = (v: unknown): v is number => typeof v === 'number';
 class Evaluation {
   private readonly budget: Budget = { steps: MAX_STEPS };
 
-  constructor(private readonly ctx: SecurityContext, private readonly patterns: Map<ExprNode, Pattern>) {}
+  constructor(
+    private readonly ctx: SecurityContext,
+    private readonly patterns: Map<ExprNode, Pattern>,
+  ) {}
 
   async value(n: ExprNode): Promise<unknown> {
     const v = await this.raw(n, false);
@@ -151,7 +174,9 @@ class Evaluation {
         if (target === null || target === undefined) {
           if (n.kind === 'member' && n.nullSafe) return SHORT_CIRCUIT;
           if (lenient) return null;
-          throw new ExpressionRuntimeError(`cannot read '${String(key)}' of null (write '?.' or '??' when it may be null)`);
+          throw new ExpressionRuntimeError(
+            `cannot read '${String(key)}' of null (write '?.' or '??' when it may be null)`,
+          );
         }
         return readMember(target, key, lenient);
       }
@@ -163,11 +188,16 @@ class Evaluation {
   private variable(name: string, lenient: boolean): unknown {
     const ctx = this.ctx;
     switch (name) {
-      case 'user': return ctx.user ?? null;
-      case 'roles': return ctx.roles;
-      case 'object': return ctx.object ?? null;
-      case 'previous_object': return ctx.previous_object ?? null;
-      case 'request': return ctx.request;
+      case 'user':
+        return ctx.user ?? null;
+      case 'roles':
+        return ctx.roles;
+      case 'object':
+        return ctx.object ?? null;
+      case 'previous_object':
+        return ctx.previous_object ?? null;
+      case 'request':
+        return ctx.request;
     }
     if (Object.hasOwn(ctx.uriVariables, name)) return ctx.uriVariables[name];
     if (lenient) return null;
@@ -197,32 +227,52 @@ class Evaluation {
     if (op === 'matches') return this.patterns.get(n.right)!.test(toPhpString(left));
     const right = await this.value(n.right);
     switch (op) {
-      case '==': return looseEquals(left, right, this.budget);
-      case '!=': return !looseEquals(left, right, this.budget);
-      case '===': return strictEquals(left, right, this.budget);
-      case '!==': return !strictEquals(left, right, this.budget);
-      case '<': return compare(left, right) < 0;
-      case '<=': return compare(left, right) <= 0;
-      case '>': return compare(left, right) > 0;
-      case '>=': return compare(left, right) >= 0;
-      case 'in': return this.contains(right, left);
-      case 'not in': return !this.contains(right, left);
-      case 'contains': return toPhpString(left).includes(toPhpString(right));
-      case 'starts with': return toPhpString(left).startsWith(toPhpString(right));
-      case 'ends with': return toPhpString(left).endsWith(toPhpString(right));
+      case '==':
+        return looseEquals(left, right, this.budget);
+      case '!=':
+        return !looseEquals(left, right, this.budget);
+      case '===':
+        return strictEquals(left, right, this.budget);
+      case '!==':
+        return !strictEquals(left, right, this.budget);
+      case '<':
+        return compare(left, right) < 0;
+      case '<=':
+        return compare(left, right) <= 0;
+      case '>':
+        return compare(left, right) > 0;
+      case '>=':
+        return compare(left, right) >= 0;
+      case 'in':
+        return this.contains(right, left);
+      case 'not in':
+        return !this.contains(right, left);
+      case 'contains':
+        return toPhpString(left).includes(toPhpString(right));
+      case 'starts with':
+        return toPhpString(left).startsWith(toPhpString(right));
+      case 'ends with':
+        return toPhpString(left).endsWith(toPhpString(right));
       case '~': {
         const s = toPhpString(left) + toPhpString(right);
-        if (s.length > MAX_STRING_LENGTH) throw new ExpressionRuntimeError(`string longer than ${MAX_STRING_LENGTH} characters`);
+        if (s.length > MAX_STRING_LENGTH)
+          throw new ExpressionRuntimeError(`string longer than ${MAX_STRING_LENGTH} characters`);
         return s;
       }
-      case '..': return this.range(left, right);
+      case '..':
+        return this.range(left, right);
     }
-    if (!isNumber(left) || !isNumber(right)) throw new ExpressionRuntimeError(`'${op}' needs numbers, not ${typeName(left)} and ${typeName(right)}`);
+    if (!isNumber(left) || !isNumber(right))
+      throw new ExpressionRuntimeError(`'${op}' needs numbers, not ${typeName(left)} and ${typeName(right)}`);
     switch (op) {
-      case '+': return left + right;
-      case '-': return left - right;
-      case '*': return left * right;
-      case '**': return left ** right;
+      case '+':
+        return left + right;
+      case '-':
+        return left - right;
+      case '*':
+        return left * right;
+      case '**':
+        return left ** right;
       case '/':
         if (right === 0) throw new ExpressionRuntimeError('division by zero');
         return left / right;
@@ -230,7 +280,8 @@ class Evaluation {
         // PHP's % works on integers: both sides are truncated first.
         const a = Math.trunc(left);
         const b = Math.trunc(right);
-        if (b === 0 || !Number.isFinite(a) || !Number.isFinite(b)) throw new ExpressionRuntimeError('modulo by zero or by a non-finite number');
+        if (b === 0 || !Number.isFinite(a) || !Number.isFinite(b))
+          throw new ExpressionRuntimeError('modulo by zero or by a non-finite number');
         return a % b;
       }
     }
@@ -253,7 +304,8 @@ class Evaluation {
       throw new ExpressionRuntimeError(`'..' needs two numbers, not ${typeName(from)} and ${typeName(to)}`);
     }
     const size = Math.floor(Math.abs(to - from)) + 1;
-    if (size > MAX_RANGE_SIZE) throw new ExpressionRuntimeError(`range of ${size} elements (at most ${MAX_RANGE_SIZE})`);
+    if (size > MAX_RANGE_SIZE)
+      throw new ExpressionRuntimeError(`range of ${size} elements (at most ${MAX_RANGE_SIZE})`);
     spend(this.budget, size);
     const step = to >= from ? 1 : -1;
     return Array.from({ length: size }, (_, i) => from + i * step);
@@ -272,7 +324,8 @@ function memberKey(key: unknown): string {
 /** Reads an own data property (never a getter, a function or JavaScript's machinery). */
 function readMember(target: unknown, rawKey: unknown, lenient: boolean): unknown {
   const key = memberKey(rawKey);
-  if (typeof target !== 'object' || target === null) throw new ExpressionRuntimeError(`cannot read '${key}' of a ${typeName(target)}`);
+  if (typeof target !== 'object' || target === null)
+    throw new ExpressionRuntimeError(`cannot read '${key}' of a ${typeName(target)}`);
   if (FORBIDDEN_MEMBERS.has(key)) throw new ExpressionRuntimeError(`'${key}' cannot be read`);
   const isIndex = /^(?:0|[1-9]\d*)$/.test(key);
   const desc = Array.isArray(target) && !isIndex ? undefined : Object.getOwnPropertyDescriptor(target, key);
@@ -280,7 +333,8 @@ function readMember(target: unknown, rawKey: unknown, lenient: boolean): unknown
     if (lenient) return null;
     throw new ExpressionRuntimeError(`no member '${key}' (write '?? default' when it may be missing)`);
   }
-  if (!('value' in desc) || typeof desc.value === 'function') throw new ExpressionRuntimeError(`'${key}' is not a data member`);
+  if (!('value' in desc) || typeof desc.value === 'function')
+    throw new ExpressionRuntimeError(`'${key}' is not a data member`);
   return desc.value;
 }
 
@@ -308,8 +362,14 @@ function withTimeout<T>(value: T | Promise<T>): T | Promise<T> {
     waiting.add(entry);
     watchdog ??= setInterval(expireLateVoters, 250).unref();
     value.then(
-      (v) => { waiting.delete(entry); resolve(v); },
-      (e: unknown) => { waiting.delete(entry); reject(e); },
+      (v) => {
+        waiting.delete(entry);
+        resolve(v);
+      },
+      (e: unknown) => {
+        waiting.delete(entry);
+        reject(e);
+      },
     );
   });
 }

@@ -1,7 +1,7 @@
 /**
  * Hydra vocabulary in both forms: unprefixed (`member`, the 4.x default) or `hydra:`-prefixed,
  * chosen by the global `hydra_prefix`, overridable per operation through
- * `normalizationContext: { hydra_prefix: … }` (reference-behaviour §2.1, §2.4).
+ * `normalizationContext: { hydra_prefix: … }` (docs/behaviour.md, "Collections and pagination").
  */
 import { optionValue, perOperation } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';

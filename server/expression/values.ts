@@ -79,7 +79,8 @@ export function looseEquals(a: unknown, b: unknown, budget: Budget): boolean {
   if (typeof a === 'number' && typeof b === 'number') return a === b;
   if (typeof a === 'number' && typeof b === 'string') return isNumeric(b) ? a === Number(b) : phpNumberString(a) === b;
   if (typeof a === 'string' && typeof b === 'number') return looseEquals(b, a, budget);
-  if (typeof a === 'string' && typeof b === 'string') return isNumeric(a) && isNumeric(b) ? Number(a) === Number(b) : a === b;
+  if (typeof a === 'string' && typeof b === 'string')
+    return isNumeric(a) && isNumeric(b) ? Number(a) === Number(b) : a === b;
   if (isMap(a) && isMap(b)) {
     if (a === b) return true;
     const ka = Object.keys(a);
@@ -101,7 +102,9 @@ export function strictEquals(a: unknown, b: unknown, budget: Budget): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k, i) => kb[i] === k && strictEquals((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], budget));
+  return ka.every(
+    (k, i) => kb[i] === k && strictEquals((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], budget),
+  );
 }
 
 /** PHP 8 `<=>` for scalars: -1, 0, 1, or NaN when unordered (NAN). Arrays and objects cannot be ordered here. */
@@ -109,13 +112,18 @@ export function compare(a: unknown, b: unknown): number {
   a = a ?? null;
   b = b ?? null;
   if (isMap(a) || isMap(b)) throw new ExpressionRuntimeError(`cannot order ${typeName(a)} and ${typeName(b)}`);
-  const sign = (x: number, y: number): number => (x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN); // NaN: unordered
-  const text = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+  const sign = (x: number, y: number): number => {
+    if (x === y) return 0;
+    return Math.sign(x - y); // NaN: unordered
+  };
+  const text = (x: string, y: string): number => (x < y ? -1 : Number(x > y));
   if (a === null && typeof b === 'string') return text('', b);
   if (b === null && typeof a === 'string') return text(a, '');
-  if (typeof a === 'boolean' || typeof b === 'boolean' || a === null || b === null) return sign(Number(truthy(a)), Number(truthy(b)));
+  if (typeof a === 'boolean' || typeof b === 'boolean' || a === null || b === null)
+    return sign(Number(truthy(a)), Number(truthy(b)));
   if (typeof a === 'number' && typeof b === 'number') return sign(a, b);
-  if (typeof a === 'number' && typeof b === 'string') return isNumeric(b) ? sign(a, Number(b)) : text(phpNumberString(a), b);
+  if (typeof a === 'number' && typeof b === 'string')
+    return isNumeric(b) ? sign(a, Number(b)) : text(phpNumberString(a), b);
   if (typeof a === 'string' && typeof b === 'number') return -compare(b, a);
   const sa = a as string;
   const sb = b as string;

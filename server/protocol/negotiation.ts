@@ -1,5 +1,5 @@
 /**
- * Content negotiation (reference-behaviour §4.3): a URL extension is tried first and Accept
+ * Content negotiation (docs/behaviour.md, "Representations"): a URL extension is tried first and Accept
  * must then be compatible with it; otherwise Accept (q-values honoured, by `negotiator`)
  * picks among the configured formats, `*∕*` or none giving the first one.
  */
@@ -29,7 +29,12 @@ function allFormats(formats: Record<string, string[]>): Format[] {
 const withoutParameters = (accept: string): string =>
   accept
     .split(',')
-    .map((range) => range.split(';').filter((part, i) => i === 0 || /^\s*q\s*=/i.test(part)).join(';'))
+    .map((range) =>
+      range
+        .split(';')
+        .filter((part, i) => i === 0 || /^\s*q\s*=/i.test(part))
+        .join(';'),
+    )
     .join(',');
 
 /** Formats chosen, by format table, then extension and Accept: clients send the same few Accept headers. */
@@ -37,7 +42,11 @@ const chosenFormats = new WeakMap<Record<string, string[]>, Map<string, Format>>
 const CHOSEN_MAX = 256;
 
 /** The response format of a request, or a 404 (unknown extension) / 406 (unacceptable Accept). */
-export function negotiateOutput(formats: Record<string, string[]>, accept: string | undefined, extension: string | undefined): Format {
+export function negotiateOutput(
+  formats: Record<string, string[]>,
+  accept: string | undefined,
+  extension: string | undefined,
+): Format {
   let chosen = chosenFormats.get(formats);
   if (!chosen) chosenFormats.set(formats, (chosen = new Map()));
   const key = `${extension ?? ''}\u0000${accept ?? ''}`;
@@ -50,17 +59,26 @@ export function negotiateOutput(formats: Record<string, string[]>, accept: strin
   return format;
 }
 
-function negotiate(formats: Record<string, string[]>, accept: string | undefined, extension: string | undefined): Format {
+function negotiate(
+  formats: Record<string, string[]>,
+  accept: string | undefined,
+  extension: string | undefined,
+): Format {
   let candidates = allFormats(formats);
   if (extension !== undefined) {
     candidates = candidates.filter((f) => f.name === extension);
     if (candidates.length === 0) throw new HttpError(404, `Format "${extension}" is not supported`);
   }
   if (!accept || accept.trim() === '' || accept === '*/*') return candidates[0];
-  const chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(candidates.map((f) => f.mediaType));
+  const chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(
+    candidates.map((f) => f.mediaType),
+  );
   if (!chosen) {
     const requested = accept.split(',')[0].split(';')[0].trim();
-    throw new HttpError(406, `Requested format "${requested}" is not supported. Supported MIME types are ${list(candidates.map((f) => f.mediaType))}.`);
+    throw new HttpError(
+      406,
+      `Requested format "${requested}" is not supported. Supported MIME types are ${list(candidates.map((f) => f.mediaType))}.`,
+    );
   }
   return candidates.find((f) => f.mediaType === chosen)!;
 }
@@ -69,13 +87,22 @@ function negotiate(formats: Record<string, string[]>, accept: string | undefined
 export function checkInputType(contentType: string | undefined, accepted: string[], emptyHint?: string): void {
   if (!contentType) throw new HttpError(415, 'The "Content-Type" header must exist.');
   const type = contentType.split(';')[0].trim().toLowerCase();
-  if (accepted.length === 0 && emptyHint) throw new HttpError(415, `The content-type "${type}" is not supported. ${emptyHint}`);
-  if (!accepted.includes(type)) throw new HttpError(415, `The content-type "${type}" is not supported. Supported MIME types are ${list(accepted)}.`);
+  if (accepted.length === 0 && emptyHint)
+    throw new HttpError(415, `The content-type "${type}" is not supported. ${emptyHint}`);
+  if (!accepted.includes(type))
+    throw new HttpError(
+      415,
+      `The content-type "${type}" is not supported. Supported MIME types are ${list(accepted)}.`,
+    );
 }
 
 /** Error documents: plain problem JSON when the client prefers JSON, the Hydra error otherwise. */
 export function errorFlavour(accept: string | undefined): 'hydra' | 'problem' {
   if (!accept) return 'hydra';
-  const chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(['application/ld+json', 'application/problem+json', 'application/json']);
+  const chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType([
+    'application/ld+json',
+    'application/problem+json',
+    'application/json',
+  ]);
   return chosen === 'application/problem+json' || chosen === 'application/json' ? 'problem' : 'hydra';
 }

@@ -1,12 +1,12 @@
 /**
  * Request body → item, as API Platform denormalizes a JSON object: per property type, for POST ('create'),
- * PUT ('replace': the seed's PUT keeps absent properties) and PATCH ('merge-patch', RFC 7396).
+ * PUT ('replace': apidsl's PUT keeps absent properties) and PATCH ('merge-patch', RFC 7396).
  * A wrong type answers 400, or a 422 violation on a property with constraints (API Platform 4.4+).
  * Constraints themselves (NotBlank, Length, …) are validate.ts's job.
  */
-import { badRequest } from '../http/errors.js';
-import { iriPath } from '../http/iri.js';
-import type { Violation } from '../http/errors.js';
+import { badRequest } from '../protocol/errors.js';
+import { iriPath } from '../protocol/iri.js';
+import type { Violation } from '../protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { validationFailed, violation } from './violations.js';
@@ -173,7 +173,8 @@ function convertOne(property: PropertyMetadata, value: unknown, path: string, ir
 /** A relation holds an IRI of its target resource; these errors are 400 even on constrained properties. */
 function relation(property: PropertyMetadata, value: unknown, path: string, iri: IriResolver): string | Mismatch {
   const mismatch = (detail: string) => new Mismatch(detail, relationViolation(path, property.relation!, detail));
-  if (typeof value !== 'string') return mismatch(`Expected IRI or nested document for attribute "${property.name}", "${phpType(value)}" given.`);
+  if (typeof value !== 'string')
+    return mismatch(`Expected IRI or nested document for attribute "${property.name}", "${phpType(value)}" given.`);
   if (iri.resourceOf(value) !== property.relation) return mismatch(`Invalid IRI "${value}".`);
   return iriPath(value);
 }
@@ -220,7 +221,8 @@ export function storedForm(resource: ResourceMetadata, item: Item): Item {
     if (p.type !== 'datetime' || p.relation) continue;
     const one = (v: unknown): unknown => (typeof v === 'string' ? (normalizeDateTime(v) ?? v) : v);
     const value = out[p.name];
-    if (value !== undefined && value !== null) define(out, p.name, p.array && Array.isArray(value) ? value.map(one) : one(value));
+    if (value !== undefined && value !== null)
+      define(out, p.name, p.array && Array.isArray(value) ? value.map(one) : one(value));
   }
   return out;
 }
