@@ -4,5 +4,15 @@ declare module '@babel/code-frame' {
     start: { line: number; column?: number };
     end?: { line: number; column?: number };
   }
-  export function codeFrameColumns(rawLines: string, location: Location, options?: { highlightCode?: boolean; forceColor?: boolean; linesAbove?: number; linesBelow?: number; message?: string }): string;
+  export function codeFrameColumns(
+    rawLines: string,
+    location: Location,
+    options?: {
+      highlightCode?: boolean;
+      forceColor?: boolean;
+      linesAbove?: number;
+      linesBelow?: number;
+      message?: string;
+    },
+  ): string;
 }

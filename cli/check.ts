@@ -11,7 +11,10 @@ import { summary, toJson, toText, type FileDiagnostics } from './report.js';
 const FIX_PASSES = 10;
 
 /** Reads and checks one file; an unreadable file becomes a diagnostic-free failure. */
-export function checkFile(file: string, fix = false): (FileDiagnostics & { fixed: number }) | { file: string; error: string } {
+export function checkFile(
+  file: string,
+  fix = false,
+): (FileDiagnostics & { fixed: number }) | { file: string; error: string } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -23,7 +26,10 @@ export function checkFile(file: string, fix = false): (FileDiagnostics & { fixed
   let fixed = 0;
   for (let pass = 0; fix && pass < FIX_PASSES; pass++) {
     const fixes = automaticFixes(text, result);
-    const next = applyEdits(text, fixes.flatMap((f) => f.edits));
+    const next = applyEdits(
+      text,
+      fixes.flatMap((f) => f.edits),
+    );
     if (next === text) break;
     text = next;
     fixed += fixes.length;
@@ -50,11 +56,27 @@ export function runCheck(paths: string[], format: 'text' | 'json', fix = false):
   let warnings = 0;
   for (const r of results) {
     if ('error' in r) errors++;
-    else for (const d of r.diagnostics) d.severity === 'error' ? errors++ : d.severity === 'warning' ? warnings++ : undefined;
+    else {
+      errors += r.diagnostics.filter((d) => d.severity === 'error').length;
+      warnings += r.diagnostics.filter((d) => d.severity === 'warning').length;
+    }
   }
   if (format === 'json') {
     const out = results.flatMap((r) =>
-      'error' in r ? [{ file: r.file, line: 1, column: 1, endLine: 1, endColumn: 1, severity: 'error', code: 'unreadable-file', message: r.error }] : toJson(r),
+      'error' in r
+        ? [
+            {
+              file: r.file,
+              line: 1,
+              column: 1,
+              endLine: 1,
+              endColumn: 1,
+              severity: 'error',
+              code: 'unreadable-file',
+              message: r.error,
+            },
+          ]
+        : toJson(r),
     );
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
@@ -63,12 +85,16 @@ export function runCheck(paths: string[], format: 'text' | 'json', fix = false):
     for (const r of results) {
       if ('error' in r) process.stderr.write(`${r.file} - error unreadable-file: ${r.error}\n`);
       else {
-        if (r.fixed > 0) process.stdout.write(`${c.green('fixed')} ${r.fixed} problem${r.fixed === 1 ? '' : 's'} in ${r.file}\n`);
+        if (r.fixed > 0)
+          process.stdout.write(`${c.green('fixed')} ${r.fixed} problem${r.fixed === 1 ? '' : 's'} in ${r.file}\n`);
         if (r.diagnostics.length) process.stdout.write(`${toText(r, colour)}\n`);
       }
     }
     const line = summary(errors, warnings, files.length);
-    process.stdout.write(`${errors > 0 ? c.red(line) : warnings > 0 ? c.yellow(line) : c.green(line)}\n`);
+    let paint = c.green;
+    if (warnings > 0) paint = c.yellow;
+    if (errors > 0) paint = c.red;
+    process.stdout.write(`${paint(line)}\n`);
   }
   return errors > 0 ? 1 : 0;
 }

@@ -9,7 +9,8 @@ type Colors = ReturnType<typeof pc.createColors>;
 
 export function colourWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR) return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '')
+    return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   return stream.isTTY === true && env.TERM !== 'dumb';
 }
 

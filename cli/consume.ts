@@ -6,7 +6,8 @@ import { CodeLoadError } from '../server/metadata/code.js';
 import { CheckFailed } from '../server/serve.js';
 import { toText } from './report.js';
 import { serveLogger } from './request-log.js';
-import { stopSignal, type ServeCliOptions } from './serve.js';
+import type { ServeCliOptions } from './serve.js';
+import { stopSignal } from './signals.js';
 import { storageFor } from './store-flags.js';
 
 export async function runConsume(file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>): Promise<number> {
@@ -17,11 +18,18 @@ export async function runConsume(file: string, opts: Pick<ServeCliOptions, 'data
     consumer = await startConsumer({ file, storage, logger: serveLogger() });
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+      process.stderr.write(
+        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
+      );
       process.stderr.write(`apidsl consume: ${file} has errors; not starting.\n`);
       return 1;
     }
-    if (e instanceof MessengerConfigError || e instanceof CodeLoadError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
+    if (
+      e instanceof MessengerConfigError ||
+      e instanceof CodeLoadError ||
+      (e as NodeJS.ErrnoException).code === 'ENOENT' ||
+      (e as NodeJS.ErrnoException).code === 'ECONNREFUSED'
+    ) {
       process.stderr.write(`apidsl consume: ${(e as Error).message}\n`);
       return 1;
     }

@@ -23,7 +23,8 @@ export interface Opened {
 
 /** Loads the file and opens its store; throws CommandError (diagnostics already printed for a file with errors). */
 export async function openApiStore(file: string, flags: StoreFlags, why: string): Promise<Opened> {
-  if (flags.memory) throw new CommandError(`--memory ${why}; use the embedded store (default, or --data DIR) or --db URI.`);
+  if (flags.memory)
+    throw new CommandError(`--memory ${why}; use the embedded store (default, or --data DIR) or --db URI.`);
   const storage = storageOf(file, flags);
   if (typeof storage === 'string') throw new CommandError(storage);
   let api: ApiMetadata;
@@ -31,7 +32,9 @@ export async function openApiStore(file: string, flags: StoreFlags, why: string)
     api = await loadApi(file);
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+      process.stderr.write(
+        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
+      );
       throw new CommandError(`${file} has errors.`);
     }
     throw new CommandError((e as Error).message);
@@ -45,14 +48,19 @@ export async function openApiStore(file: string, flags: StoreFlags, why: string)
 
 /** The resource named `name` (its short name, any case), or a CommandError naming the closest one. */
 export function findResource(api: ApiMetadata, name: string): ResourceMetadata {
-  const resource = api.resources.find((r) => r.shortName === name) ?? api.resources.find((r) => r.shortName.toLowerCase() === name.toLowerCase());
+  const resource =
+    api.resources.find((r) => r.shortName === name) ??
+    api.resources.find((r) => r.shortName.toLowerCase() === name.toLowerCase());
   if (resource) return resource;
   const names = api.resources.map((r) => r.shortName);
   const near = closest(name, names);
-  throw new CommandError(`no resource named ${name}${near ? `; did you mean ${near}?` : ''} (resources: ${names.join(', ') || 'none'})`);
+  throw new CommandError(
+    `no resource named ${name}${near ? `; did you mean ${near}?` : ''} (resources: ${names.join(', ') || 'none'})`,
+  );
 }
 
-export const openCollection = (store: Store, resource: ResourceMetadata): Promise<Collection> => store.collection(storageSpec(resource));
+export const openCollection = (store: Store, resource: ResourceMetadata): Promise<Collection> =>
+  store.collection(storageSpec(resource));
 
 /** Runs a command body: a CommandError becomes its message on stderr and exit code 1. */
 export async function runCommand(command: string, body: () => Promise<number>): Promise<number> {

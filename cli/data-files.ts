@@ -41,7 +41,11 @@ export class UnreadableRecord {
  * The records of a file, in order. A record that cannot be parsed is yielded as an UnreadableRecord when
  * the rest of the file can still be read (an NDJSON line); a broken JSON array or CSV file throws.
  */
-export async function* readRecords(input: Readable, format: DataFormat, resource: ResourceMetadata): AsyncGenerator<DataRecord> {
+export async function* readRecords(
+  input: Readable,
+  format: DataFormat,
+  resource: ResourceMetadata,
+): AsyncGenerator<DataRecord> {
   if (format === 'ndjson') yield* readNdjson(input);
   else if (format === 'json') yield* readJsonArray(input);
   else yield* readCsv(input, resource);
@@ -84,7 +88,10 @@ async function* readCsv(input: Readable, resource: ResourceMetadata): AsyncGener
   const byName = new Map(resource.properties.map((p) => [p.name, p]));
   const parser = input.pipe(parse({ columns: true, info: true, bom: true, skip_empty_lines: true }));
   let n = 0;
-  for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+  for await (const { record, info } of parser as AsyncIterable<{
+    record: Record<string, string>;
+    info: { lines: number };
+  }>) {
     n++;
     const value: Record<string, unknown> = {};
     for (const [column, cell] of Object.entries(record)) {
@@ -99,8 +106,10 @@ async function* readCsv(input: Readable, resource: ResourceMetadata): AsyncGener
 function cellValue(property: PropertyMetadata | undefined, cell: string): unknown {
   if (!property) return cell;
   if (property.array || property.type === 'json') return parseJson(cell);
-  if (property.type === 'int' || property.type === 'number') return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(cell.trim()) ? Number(cell) : cell;
-  if (property.type === 'bool') return cell === 'true' ? true : cell === 'false' ? false : cell;
+  if (property.type === 'int' || property.type === 'number')
+    return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(cell.trim()) ? Number(cell) : cell;
+  if (property.type === 'bool' && (cell === 'true' || cell === 'false')) return cell === 'true';
+  if (property.type === 'bool') return cell;
   return cell;
 }
 
@@ -118,7 +127,11 @@ export interface RecordWriter {
   end(): Promise<void>;
 }
 
-export async function recordWriter(out: string | undefined, format: DataFormat, resource: ResourceMetadata): Promise<RecordWriter> {
+export async function recordWriter(
+  out: string | undefined,
+  format: DataFormat,
+  resource: ResourceMetadata,
+): Promise<RecordWriter> {
   const sink: Writable = out ? createWriteStream(out) : process.stdout;
   const put = async (text: string): Promise<void> => {
     if (!sink.write(text)) await once(sink, 'drain');
@@ -162,4 +175,4 @@ export async function recordWriter(out: string | undefined, format: DataFormat, 
 
 /** A value as a CSV cell: objects and arrays as JSON, nothing as an empty cell. */
 const cellText = (value: unknown): string =>
-  value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '');

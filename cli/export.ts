@@ -18,7 +18,10 @@ export interface ExportOptions extends StoreFlags {
 export function runExport(file: string, resourceName: string, opts: ExportOptions): Promise<number> {
   return runCommand('export', async () => {
     const format = opts.format ?? (opts.out ? formatOfFile(opts.out) : 'json');
-    if (!format) throw new CommandError(`cannot tell the format of ${opts.out}: name it .json, .ndjson or .csv, or give --format.`);
+    if (!format)
+      throw new CommandError(
+        `cannot tell the format of ${opts.out}: name it .json, .ndjson or .csv, or give --format.`,
+      );
     const { api, store } = await openApiStore(file, opts, 'would export a store that is empty at every start');
     try {
       const resource = findResource(api, resourceName);
@@ -46,4 +49,5 @@ export function runExport(file: string, resourceName: string, opts: ExportOption
 }
 
 /** The identifier first, as a reader expects it. */
-const ordered = (item: Item, id: string | undefined): Item => (id === undefined || !Object.hasOwn(item, id) ? item : { [id]: item[id], ...item });
+const ordered = (item: Item, id: string | undefined): Item =>
+  id === undefined || !Object.hasOwn(item, id) ? item : { [id]: item[id], ...item };

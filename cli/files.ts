@@ -19,7 +19,9 @@ export function apiFiles(paths: string[]): string[] {
 }
 
 function walk(dir: string): string[] {
-  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : Number(a.name > b.name),
+  );
   return entries.flatMap((e) => {
     const path = join(dir, e.name);
     if (e.isDirectory()) return SKIPPED(e.name) ? [] : walk(path);

@@ -7,7 +7,7 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { HttpError } from '../server/http/errors.js';
+import { HttpError } from '../server/protocol/errors.js';
 import { recordItem } from '../server/pipeline/record.js';
 import { StoreConflictError, type Item } from '../server/store/types.js';
 import { CommandError, findResource, openApiStore, openCollection, runCommand } from './data-command.js';
@@ -27,7 +27,10 @@ const REPORTED_ERRORS = 100;
 export function runImport(file: string, resourceName: string, dataFile: string, opts: ImportOptions): Promise<number> {
   return runCommand('import', async () => {
     const format = opts.format ?? formatOfFile(dataFile);
-    if (!format) throw new CommandError(`cannot tell the format of ${dataFile}: name it .json, .ndjson or .csv, or give --format (${DATA_FORMATS.join(', ')}).`);
+    if (!format)
+      throw new CommandError(
+        `cannot tell the format of ${dataFile}: name it .json, .ndjson or .csv, or give --format (${DATA_FORMATS.join(', ')}).`,
+      );
     const batchSize = count(opts.batchSize, '--batch-size', 1);
     const skip = count(opts.skip, '--skip', 0);
     let size: number;
@@ -36,7 +39,11 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
     } catch (e) {
       throw new CommandError(`cannot read ${dataFile}: ${(e as Error).message}`);
     }
-    const { api, store } = await openApiStore(file, opts, 'would import into a store that is gone when the command ends');
+    const { api, store } = await openApiStore(
+      file,
+      opts,
+      'would import into a store that is gone when the command ends',
+    );
     try {
       const resource = findResource(api, resourceName);
       const collection = await openCollection(store, resource);
@@ -55,8 +62,10 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
       let committed = skip;
       const refuse = (where: string, message: string): void => {
         refused++;
-        if (refused <= REPORTED_ERRORS) process.stderr.write(`${dataFile}:${where}: ${message.replaceAll('\n', '; ')}\n`);
-        else if (refused === REPORTED_ERRORS + 1) process.stderr.write(`(more refused records are counted, not shown)\n`);
+        if (refused <= REPORTED_ERRORS)
+          process.stderr.write(`${dataFile}:${where}: ${message.replaceAll('\n', '; ')}\n`);
+        else if (refused === REPORTED_ERRORS + 1)
+          process.stderr.write(`(more refused records are counted, not shown)\n`);
       };
       let batch: { item: Item; where: string }[] = [];
       let last = skip;
@@ -98,14 +107,18 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
         if (!interrupted) await flush();
       } catch (e) {
         progress.stop(`${imported} ${resource.shortName} items imported before the error.`);
-        throw new CommandError(`${dataFile}: ${(e as Error).message}${resumeHint(file, resourceName, dataFile, committed)}`);
+        throw new CommandError(
+          `${dataFile}: ${(e as Error).message}${resumeHint(file, resourceName, dataFile, committed)}`,
+        );
       } finally {
         process.off('SIGINT', interrupt);
         process.off('SIGTERM', interrupt);
         input.destroy();
       }
       const summary = `${imported} ${resource.shortName} item${imported === 1 ? '' : 's'} imported, ${refused} record${refused === 1 ? '' : 's'} refused.`;
-      progress.stop(interrupted ? `Interrupted: ${summary}${resumeHint(file, resourceName, dataFile, committed)}` : summary);
+      progress.stop(
+        interrupted ? `Interrupted: ${summary}${resumeHint(file, resourceName, dataFile, committed)}` : summary,
+      );
       return refused > 0 || interrupted ? 1 : 0;
     } finally {
       await store.close();
@@ -115,7 +128,8 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
 
 function count(text: string, flag: string, min: number): number {
   const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < min) throw new CommandError(`${flag} must be an integer of at least ${min} (got "${text}").`);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new CommandError(`${flag} must be an integer of at least ${min} (got "${text}").`);
   return n;
 }
 

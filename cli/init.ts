@@ -12,14 +12,17 @@ const STARTER = new URL('../../cli/starter/todos.api', import.meta.url);
 const FILES: Record<string, () => string> = {
   'todos.api': () => readFileSync(STARTER, 'utf8'),
   '.vscode/extensions.json': () => `${JSON.stringify({ recommendations: ['apidsl.apidsl'] }, null, 2)}\n`,
-  '.gitignore': () => '# the embedded store of `apidsl serve` (apidsl reset empties it)\n.apidsl-data/\nnode_modules/\n',
+  '.gitignore': () =>
+    '# the embedded store of `apidsl serve` (apidsl reset empties it)\n.apidsl-data/\nnode_modules/\n',
 };
 
 export function runInit(dir: string = '.'): number {
   const root = resolve(dir);
   const existing = Object.keys(FILES).filter((name) => existsSync(join(root, name)));
   if (existing.length > 0) {
-    process.stderr.write(`apidsl init: ${existing.map((name) => join(dir, name)).join(', ')} already exist${existing.length === 1 ? 's' : ''}; nothing written.\n`);
+    process.stderr.write(
+      `apidsl init: ${existing.map((name) => join(dir, name)).join(', ')} already exist${existing.length === 1 ? 's' : ''}; nothing written.\n`,
+    );
     return 1;
   }
   for (const [name, content] of Object.entries(FILES)) {

@@ -13,7 +13,10 @@ program
   .description('check .api files and print their diagnostics (exit 1 if any error)')
   .argument('<files...>', '.api files, or folders (every .api file inside, recursively)')
   .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-  .option('--fix', "apply the language server's quick fixes (did you mean…, double quotes, missing filters…) and report what remains")
+  .option(
+    '--fix',
+    "apply the language server's quick fixes (did you mean…, double quotes, missing filters…) and report what remains",
+  )
   .action(async (files: string[], opts: { format: 'text' | 'json'; fix?: boolean }) => {
     // Subcommands load their modules on demand, so `check` never loads the server.
     const { runCheck } = await import('./check.js');
@@ -41,7 +44,10 @@ program
   .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
   .option('--watch', 'reload when the file changes')
   .option('--consume', 'also handle the queued messages (embedded and amqp transports)')
-  .option('--workers <n>', 'processes serving the port (a number, or auto: one per core; default 1); needs --data or --db')
+  .option(
+    '--workers <n>',
+    'processes serving the port (a number, or auto: one per core; default 1); needs --data or --db',
+  )
   .option('--debug', 'show stack traces of unexpected errors in responses')
   .action(async (file: string, opts) => {
     const { runServe } = await import('./serve.js');
@@ -85,7 +91,8 @@ const storeOptions = (command: Command): Command =>
     .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
     .option('--memory', 'refused: an in-memory store is gone when the command ends')
     .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)');
-const dataFormat = (flags: string): Option => new Option(flags, 'data format (default: from the file name)').choices(['json', 'ndjson', 'csv']);
+const dataFormat = (flags: string): Option =>
+  new Option(flags, 'data format (default: from the file name)').choices(['json', 'ndjson', 'csv']);
 
 storeOptions(
   program
@@ -151,12 +158,19 @@ program
 
 program
   .command('token')
-  .description('print a JWT signed with the shared secret of the file\'s security { jwt { secret_env } } (for curl and tests)')
+  .description(
+    "print a JWT signed with the shared secret of the file's security { jwt { secret_env } } (for curl and tests)",
+  )
   .argument('<file>', '.api file')
-  .requiredOption('--sub <id>', 'the user\'s identifier (the user claim, sub by default)')
+  .requiredOption('--sub <id>', "the user's identifier (the user claim, sub by default)")
   .option('--roles <roles>', 'comma-separated roles, put in the configured roles claim')
   .option('--ttl <duration>', 'lifetime: 90s, 15m, 1h, 7d', '1h')
-  .option('--claim <key=value>', 'another claim (repeatable; the value is JSON when it parses)', (v: string, all: string[]) => [...all, v], [] as string[])
+  .option(
+    '--claim <key=value>',
+    'another claim (repeatable; the value is JSON when it parses)',
+    (v: string, all: string[]) => [...all, v],
+    [] as string[],
+  )
   .action(async (file: string, opts: { sub: string; roles?: string; ttl: string; claim: string[] }) => {
     const { runToken } = await import('./token.js');
     process.exitCode = await runToken(file, opts);

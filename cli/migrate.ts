@@ -33,7 +33,8 @@ export async function runMigrate(file: string, opts: MigrateCliOptions): Promise
     store = await openStore(storage);
     const specs = specsOf(api);
     const changes = await planStore(store, specs);
-    if (changes.length === 0) process.stdout.write(`${file}: the stored data already has this layout; nothing to change.\n`);
+    if (changes.length === 0)
+      process.stdout.write(`${file}: the stored data already has this layout; nothing to change.\n`);
     for (const c of changes) process.stdout.write(`${status(c)}${describeChange(c)}\n`);
     const refused = changes.filter((c) => !isSafe(c) && !c.fill);
     if (refused.length > 0) {
@@ -48,18 +49,28 @@ export async function runMigrate(file: string, opts: MigrateCliOptions): Promise
       if (isSafe(c) || !c.fill) continue;
       const spec = specs.find((s) => s.name === c.resource)!;
       const n = await store.fill(spec, c.fill.field, c.fill.value);
-      process.stdout.write(`filled ${c.resource}.${c.fill.field} with ${JSON.stringify(c.fill.value)} in ${n} stored item${n === 1 ? '' : 's'}\n`);
+      process.stdout.write(
+        `filled ${c.resource}.${c.fill.field} with ${JSON.stringify(c.fill.value)} in ${n} stored item${n === 1 ? '' : 's'}\n`,
+      );
     }
     for (const spec of specs) await store.collection(spec); // applies the layout and records it
-    if (changes.length > 0) process.stdout.write(`${file}: ${changes.length} change${changes.length === 1 ? '' : 's'} applied.\n`);
+    if (changes.length > 0)
+      process.stdout.write(`${file}: ${changes.length} change${changes.length === 1 ? '' : 's'} applied.\n`);
     return 0;
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+      process.stderr.write(
+        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
+      );
       process.stderr.write(`apidsl migrate: ${file} has errors; nothing changed.\n`);
       return 1;
     }
-    if (e instanceof StoreUnavailableError || e instanceof MongoConfigError || e instanceof LayoutConflictError || (e as NodeJS.ErrnoException).code === 'ENOENT') {
+    if (
+      e instanceof StoreUnavailableError ||
+      e instanceof MongoConfigError ||
+      e instanceof LayoutConflictError ||
+      (e as NodeJS.ErrnoException).code === 'ENOENT'
+    ) {
       process.stderr.write(`apidsl migrate: ${(e as Error).message.split('\n')[0]}\n`);
       return 1;
     }

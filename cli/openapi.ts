@@ -22,13 +22,17 @@ export async function runOpenapi(file: string, opts: OpenapiOptions): Promise<nu
   try {
     const doc = openApiDocument(await loadApi(file), { specVersion: version });
     const yaml = opts.out !== undefined && /\.ya?ml$/i.test(opts.out);
-    const text = yaml ? stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }) : `${JSON.stringify(doc, null, 2)}\n`;
+    const text = yaml
+      ? stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 })
+      : `${JSON.stringify(doc, null, 2)}\n`;
     if (opts.out === undefined) process.stdout.write(text);
     else writeFileSync(opts.out, text);
     return 0;
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+      process.stderr.write(
+        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
+      );
       return 1;
     }
     process.stderr.write(`apidsl openapi: ${(e as Error).message}\n`);

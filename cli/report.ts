@@ -48,7 +48,12 @@ export function toText(f: FileDiagnostics, colour = false): string {
       // A frame underlines the first line of the range only, so a long range stays readable.
       const endColumn = j.endLine === j.line ? Math.max(j.endColumn, j.column + 1) : j.column + 1;
       const location = { start: { line: j.line, column: j.column }, end: { line: j.line, column: endColumn } };
-      const frame = codeFrameColumns(f.text, location, { highlightCode: colour, forceColor: colour, linesAbove: 1, linesBelow: 1 });
+      const frame = codeFrameColumns(f.text, location, {
+        highlightCode: colour,
+        forceColor: colour,
+        linesAbove: 1,
+        linesBelow: 1,
+      });
       const severity = j.severity === 'error' ? c.bold(c.red('error')) : c.bold(c.yellow('warning'));
       return `${c.cyan(j.file)}:${c.yellow(String(j.line))}:${c.yellow(String(j.column))} - ${severity} ${c.gray(j.code)}: ${j.message}\n\n${frame}\n`;
     })

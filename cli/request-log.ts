@@ -25,14 +25,24 @@ export function serveLogger(): pino.Logger {
   const colors = process.stderr.hasColors();
   const paint = (style: Style, text: string): string => (colors ? styleText(style, text) : text);
   // pino writes each event as one JSON line to any object with a write method.
-  return pino({ base: undefined, timestamp: false }, { write: (line: string) => process.stderr.write(terminalLine(JSON.parse(line) as LogEvent, paint)) });
+  return pino(
+    { base: undefined, timestamp: false },
+    { write: (line: string) => process.stderr.write(terminalLine(JSON.parse(line) as LogEvent, paint)) },
+  );
+}
+
+/** A status's colour: red for server errors, yellow for client errors, cyan for redirections. */
+function statusStyle(status: number): Style {
+  if (status >= 500) return 'red';
+  if (status >= 400) return 'yellow';
+  return status >= 300 ? 'cyan' : 'green';
 }
 
 /** One event as a terminal line. */
 export function terminalLine(event: LogEvent, paint: (style: Style, text: string) => string): string {
   if (event.status !== undefined && event.level < ERROR_LEVEL) {
     const status = event.status;
-    const style: Style = status >= 500 ? 'red' : status >= 400 ? 'yellow' : status >= 300 ? 'cyan' : 'green';
+    const style = statusStyle(status);
     return `${paint('bold', (event.method ?? '').padEnd(6))} ${event.url} ${paint(style, String(status))} ${paint('dim', `${event.ms} ms`)}\n`;
   }
   const where = event.method ? ` (${event.method} ${event.url})` : '';

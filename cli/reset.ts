@@ -14,13 +14,17 @@ export function runReset(file: string, opts: ResetOptions): Promise<number> {
   return runCommand('reset', async () => {
     const { api, storage, store } = await openApiStore(file, opts, 'has nothing to reset');
     try {
-      const collections = await Promise.all(api.resources.map(async (r) => ({ name: r.shortName, collection: await openCollection(store, r) })));
+      const collections = await Promise.all(
+        api.resources.map(async (r) => ({ name: r.shortName, collection: await openCollection(store, r) })),
+      );
       const counts = await Promise.all(collections.map(({ collection }) => collection.count()));
       const total = counts.reduce((a, b) => a + b, 0);
       const what = `${total} item${total === 1 ? '' : 's'} of ${collections.map((c) => c.name).join(', ')} (${storageDescription(storage)})`;
       if (!opts.yes) {
         if (!process.stdin.isTTY || !process.stderr.isTTY) {
-          throw new CommandError(`this deletes ${what}; not on a terminal, so nothing was deleted: add --yes to confirm.`);
+          throw new CommandError(
+            `this deletes ${what}; not on a terminal, so nothing was deleted: add --yes to confirm.`,
+          );
         }
         const ask = createInterface({ input: process.stdin, output: process.stderr });
         const answer = await ask.question(`Delete ${what}? [y/N] `);

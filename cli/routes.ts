@@ -7,13 +7,22 @@ import { toText } from './report.js';
 export function routeTable(api: ApiMetadata): string {
   const rows = api.resources.flatMap((r) =>
     r.operations.map((o) => {
-      const flags = [o.hidden ? 'hidden' : '', o.options.deprecationReason ? 'deprecated' : ''].filter(Boolean).join(',');
+      const flags = [o.hidden ? 'hidden' : '', o.options.deprecationReason ? 'deprecated' : '']
+        .filter(Boolean)
+        .join(',');
       return [o.method, o.path, o.name, r.shortName, flags];
     }),
   );
   const header = ['METHOD', 'PATH', 'OPERATION', 'RESOURCE', 'FLAGS'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export async function runRoutes(file: string): Promise<number> {
@@ -22,7 +31,9 @@ export async function runRoutes(file: string): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+      process.stderr.write(
+        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
+      );
       return 1;
     }
     process.stderr.write(`apidsl routes: ${(e as Error).message}\n`);

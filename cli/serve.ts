@@ -3,7 +3,7 @@ import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
-import { SecurityConfigError } from '../server/security/settings.js';
+import { SecurityConfigError } from '../server/metadata/security-settings.js';
 import { CheckFailed, startService, type RunningService, type Storage } from '../server/serve.js';
 import { MongoConfigError, redactUri } from '../server/store/mongodb-errors.js';
 import { UnsafeSchemaChange } from '../server/store/layout.js';
@@ -12,6 +12,7 @@ import { toText } from './report.js';
 import { routeTable } from './routes.js';
 import { serveLogger } from './request-log.js';
 import { storageDescription, storageFor } from './store-flags.js';
+import { stopSignal } from './signals.js';
 import { announceListening, refusal, runPrimary, workerCount, workerNumber } from './workers.js';
 
 export interface ServeCliOptions {
@@ -64,12 +65,18 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   } catch (e) {
     if (e instanceof CheckFailed) {
       const errors = e.result.all.filter((d) => d.severity === 'error');
-      process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
-      process.stderr.write(`apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`);
+      process.stderr.write(
+        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
+      );
+      process.stderr.write(
+        `apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`,
+      );
       return 1;
     }
     if (e instanceof UnsafeSchemaChange || e instanceof LayoutConflictError) {
-      process.stderr.write(`apidsl serve: the stored data does not fit ${file}; not starting:\n${indent(e.message)}\n${wayOut(file, opts)}`);
+      process.stderr.write(
+        `apidsl serve: the stored data does not fit ${file}; not starting:\n${indent(e.message)}\n${wayOut(file, opts)}`,
+      );
       return 1;
     }
     if (e instanceof StoreUnavailableError || e instanceof MongoConfigError || e instanceof MessengerConfigError) {
@@ -82,7 +89,11 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       process.stderr.write(`apidsl serve: ${listenProblem(e as NodeJS.ErrnoException, opts.host, port)}\n`);
       return 1;
     }
-    if (e instanceof CodeLoadError || e instanceof SecurityConfigError || (e as NodeJS.ErrnoException).code === 'ENOENT') {
+    if (
+      e instanceof CodeLoadError ||
+      e instanceof SecurityConfigError ||
+      (e as NodeJS.ErrnoException).code === 'ENOENT'
+    ) {
       process.stderr.write(`apidsl serve: ${(e as Error).message}\n`);
       return 1;
     }
@@ -99,19 +110,6 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   // A worker's channel to the primary would keep it alive.
   if (worker !== undefined) process.disconnect();
   return 0;
-}
-
-/** Resolves at the first SIGINT or SIGTERM. */
-export function stopSignal(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 /** The start banner: the API's URL first (scripts and the tests read the first URL), then the route table. */
@@ -131,7 +129,8 @@ function banner(file: string, service: RunningService, storage: Storage, workers
 
 /** Why the server cannot listen, with what to do instead. */
 function listenProblem(e: NodeJS.ErrnoException, host: string, port: number): string {
-  if (e.code === 'EACCES') return `no permission to listen on ${host}:${port} (ports below 1024 need privileges); choose another with --port.`;
+  if (e.code === 'EACCES')
+    return `no permission to listen on ${host}:${port} (ports below 1024 need privileges); choose another with --port.`;
   return `port ${port} on ${host} is already in use (another apidsl serve, or another server). Stop it, choose another port with --port N (or PORT=N), or --port 0 to take any free port.`;
 }
 
@@ -148,9 +147,14 @@ function watchFile(file: string, service: RunningService): FSWatcher {
       process.stdout.write(`\napidsl reloaded ${file}\n\n${routeTable(api)}\n`);
     } catch (e) {
       if (e instanceof CheckFailed) {
-        process.stderr.write(`${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`);
+        process.stderr.write(
+          `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
+        );
         process.stderr.write(`apidsl serve: ${file} has errors; still serving the previous version.\n`);
-      } else process.stderr.write(`apidsl serve: cannot reload ${file}: ${(e as Error).message}; still serving the previous version.\n`);
+      } else
+        process.stderr.write(
+          `apidsl serve: cannot reload ${file}: ${(e as Error).message}; still serving the previous version.\n`,
+        );
     }
   };
   // The directory is watched, not the file: editors often replace a file rather than write it.
@@ -165,7 +169,9 @@ const indent = (text: string): string => text.replace(/^/gm, '  ');
 
 /** What to do about a refused schema change, with the same store flags. */
 function wayOut(file: string, opts: ServeCliOptions): string {
-  const flags = opts.data ? ` --data ${opts.data}` : opts.db ? ` --db ${redactUri(opts.db)}` : '';
+  let flags = '';
+  if (opts.data) flags = ` --data ${opts.data}`;
+  else if (opts.db) flags = ` --db ${redactUri(opts.db)}`;
   return (
     `To list every change with the items it affects: apidsl migrate ${file}${flags} --dry-run\n` +
     `To apply those that can be applied (e.g. fill a default): apidsl migrate ${file}${flags}\n` +

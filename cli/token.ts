@@ -29,7 +29,8 @@ const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 function seconds(ttl: string): number {
   const m = /^(\d+)\s*([smhd]?)$/.exec(ttl.trim());
   const value = m ? Number(m[1]) * UNITS[m[2] || 's'] : NaN;
-  if (!Number.isSafeInteger(value) || value <= 0) throw new TokenRefused(`--ttl "${ttl}" is not a duration such as 90s, 15m, 1h or 7d`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new TokenRefused(`--ttl "${ttl}" is not a duration such as 90s, 15m, 1h or 7d`);
   return value;
 }
 
@@ -68,7 +69,8 @@ async function mint(file: string, opts: TokenCliOptions): Promise<string> {
     process.stderr.write(`${toText({ file, text, lines: result.lines, diagnostics: result.all })}\n`);
     throw new TokenRefused(`${file} has errors`);
   }
-  const setting = (name: string): unknown => A.toPlain(configEntry(result.model.config, `security.jwt.${name}`)?.value) ?? undefined;
+  const setting = (name: string): unknown =>
+    A.toPlain(configEntry(result.model.config, `security.jwt.${name}`)?.value) ?? undefined;
   const secretEnv = setting('secret_env');
   if (typeof secretEnv !== 'string') {
     throw new TokenRefused(
@@ -77,10 +79,18 @@ async function mint(file: string, opts: TokenCliOptions): Promise<string> {
     );
   }
   const secret = process.env[secretEnv];
-  if (!secret) throw new TokenRefused(`the environment variable ${secretEnv} is not set: it holds the shared secret that signs the tokens of ${file}`);
+  if (!secret)
+    throw new TokenRefused(
+      `the environment variable ${secretEnv} is not set: it holds the shared secret that signs the tokens of ${file}`,
+    );
   const configured = setting('algorithms');
-  const algorithm = Array.isArray(configured) ? configured.find((a): a is string => (HMAC_ALGORITHMS as readonly unknown[]).includes(a)) : 'HS256';
-  if (!algorithm) throw new TokenRefused(`security.jwt.algorithms of ${file} allows no HS algorithm, so no token can be signed with the shared secret`);
+  const algorithm = Array.isArray(configured)
+    ? configured.find((a): a is string => (HMAC_ALGORITHMS as readonly unknown[]).includes(a))
+    : 'HS256';
+  if (!algorithm)
+    throw new TokenRefused(
+      `security.jwt.algorithms of ${file} allows no HS algorithm, so no token can be signed with the shared secret`,
+    );
 
   const payload: JWTPayload = {};
   for (const c of opts.claim) {
@@ -89,10 +99,17 @@ async function mint(file: string, opts: TokenCliOptions): Promise<string> {
   }
   const rolesClaim = setting('roles_claim');
   const userClaim = setting('user_claim');
-  if (opts.roles !== undefined) payload[typeof rolesClaim === 'string' ? rolesClaim : 'roles'] = opts.roles.split(',').map((r) => r.trim()).filter(Boolean);
+  if (opts.roles !== undefined)
+    payload[typeof rolesClaim === 'string' ? rolesClaim : 'roles'] = opts.roles
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean);
   payload[typeof userClaim === 'string' ? userClaim : 'sub'] = opts.sub;
   const issuedAt = Math.floor(Date.now() / 1000);
-  const jwt = new SignJWT(payload).setProtectedHeader({ alg: algorithm, typ: 'JWT' }).setIssuedAt(issuedAt).setExpirationTime(issuedAt + seconds(opts.ttl));
+  const jwt = new SignJWT(payload)
+    .setProtectedHeader({ alg: algorithm, typ: 'JWT' })
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + seconds(opts.ttl));
   const issuer = setting('issuer');
   const audience = setting('audience');
   if (typeof issuer === 'string') jwt.setIssuer(issuer);

@@ -10,7 +10,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { relayInvalidations } from '../server/cluster/invalidation.js';
 import type { Storage } from '../server/serve.js';
-import { stopSignal } from './serve.js';
+import { stopSignal } from './signals.js';
 
 /** Set in a worker's environment: its number (1 prints the banner and consumes messages). */
 export const WORKER_NUMBER = 'APIDSL_WORKER_NUMBER';
@@ -27,13 +27,15 @@ export function workerCount(value: string | undefined): number | string {
 
 /** Why `--workers` above 1 cannot serve this storage or these flags; undefined when it can. */
 export function refusal(storage: Storage, watch: boolean | undefined): string | undefined {
-  if (storage.kind === 'memory') return '--memory keeps the data inside one process; --workers above 1 needs a store every worker shares: --data DIR (embedded SQLite) or --db URI (MongoDB).';
+  if (storage.kind === 'memory')
+    return '--memory keeps the data inside one process; --workers above 1 needs a store every worker shares: --data DIR (embedded SQLite) or --db URI (MongoDB).';
   if (watch) return '--watch reloads one process; use it with --workers 1.';
   return undefined;
 }
 
 /** This worker's number, or undefined in a process that is not a worker of `serve --workers`. */
-export const workerNumber = (): number | undefined => (cluster.isWorker && process.env[WORKER_NUMBER] ? Number(process.env[WORKER_NUMBER]) : undefined);
+export const workerNumber = (): number | undefined =>
+  cluster.isWorker && process.env[WORKER_NUMBER] ? Number(process.env[WORKER_NUMBER]) : undefined;
 
 /**
  * Tells the primary this worker listens (the port goes to the next workers); resolves once every worker listens,
@@ -59,7 +61,9 @@ export async function runPrimary(count: number): Promise<number> {
     const worker = cluster.fork({ [WORKER_NUMBER]: String(number) });
     worker.on('exit', (code, signal) => {
       if (stopping || !serving) return;
-      process.stderr.write(`apidsl serve: worker ${number} stopped (${signal ?? `exit code ${code}`}); starting another.\n`);
+      process.stderr.write(
+        `apidsl serve: worker ${number} stopped (${signal ?? `exit code ${code}`}); starting another.\n`,
+      );
       fork(number);
     });
     return worker;

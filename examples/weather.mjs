@@ -55,8 +55,8 @@ export function currentWeather(ctx) {
   if (!Number.isInteger(placeId) || placeId < 1) return null;
 
   const units = queryParam(ctx.request?.query, 'units') === 'imperial' ? 'imperial' : 'metric';
-  const celsius = (mix(placeId, 1) % 450 - 100) / 10;      // -10.0 … 34.9 °C
-  const kmh = (mix(placeId, 2) % 800) / 10;                 //   0.0 … 79.9 km/h
+  const celsius = ((mix(placeId, 1) % 450) - 100) / 10; // -10.0 … 34.9 °C
+  const kmh = (mix(placeId, 2) % 800) / 10; //   0.0 … 79.9 km/h
   const stationCode = `ST-${String(mix(placeId, 3) % 10000).padStart(4, '0')}`;
 
   return {
@@ -65,9 +65,9 @@ export function currentWeather(ctx) {
     station: `/weather_stations/${stationCode}`,
     observedAt: OBSERVED_AT,
     units,
-    temperature: units === 'imperial' ? Math.round((celsius * 9 / 5 + 32) * 10) / 10 : celsius,
-    humidity: 20 + (mix(placeId, 4) % 81),                   // 20 … 100 %
-    windSpeed: units === 'imperial' ? Math.round(kmh / 1.609344 * 10) / 10 : kmh,
+    temperature: units === 'imperial' ? Math.round(((celsius * 9) / 5 + 32) * 10) / 10 : celsius,
+    humidity: 20 + (mix(placeId, 4) % 81), // 20 … 100 %
+    windSpeed: units === 'imperial' ? Math.round((kmh / 1.609344) * 10) / 10 : kmh,
     condition: CONDITIONS[mix(placeId, 5) % CONDITIONS.length],
   };
 }

@@ -18,14 +18,7 @@ export interface Name {
   range: Range;
 }
 
-export type Value =
-  | StringValue
-  | NumberValue
-  | BoolValue
-  | NullValue
-  | IdentValue
-  | ArrayValue
-  | ObjectValue;
+export type Value = StringValue | NumberValue | BoolValue | NullValue | IdentValue | ArrayValue | ObjectValue;
 
 export interface StringValue {
   kind: 'string';

@@ -37,7 +37,13 @@ class Builder {
   document(): A.Document {
     const comments: A.Comment[] = this.raw.comments.map((t) => {
       if (t.tokenType === UnterminatedComment) {
-        this.diagnostics.push(diagnostic('unterminated-comment', { start: t.startOffset, end: t.startOffset + 2 }, "'/*' comment is never closed with '*/'"));
+        this.diagnostics.push(
+          diagnostic(
+            'unterminated-comment',
+            { start: t.startOffset, end: t.startOffset + 2 },
+            "'/*' comment is never closed with '*/'",
+          ),
+        );
       }
       return { text: t.image, range: tokenRange(t), block: t.image.startsWith('/*') };
     });
@@ -55,7 +61,9 @@ class Builder {
         this.diagnostics.push(diagnostic('invalid-character', quoted.range, message, quoted.fixed));
         continue;
       }
-      this.diagnostics.push(diagnostic('invalid-character', { start: e.offset, end: e.offset + ch.length }, `unexpected character '${ch}'`));
+      this.diagnostics.push(
+        diagnostic('invalid-character', { start: e.offset, end: e.offset + ch.length }, `unexpected character '${ch}'`),
+      );
     }
     for (const e of this.raw.parseErrors) {
       const placed = this.placeParseError(e.token, e.previousToken, e.message);
@@ -68,7 +76,11 @@ class Builder {
    * means something is missing at the end of that earlier line: report it there. At the end
    * of the file, an unclosed bracket is reported at the bracket.
    */
-  private placeParseError(found: IToken, previous: IToken | undefined, message: string): { range: A.Range; message: string } {
+  private placeParseError(
+    found: IToken,
+    previous: IToken | undefined,
+    message: string,
+  ): { range: A.Range; message: string } {
     if (!isReal(found)) {
       const unclosed = this.unclosedBracket();
       if (unclosed) return { range: tokenRange(unclosed), message: `'${unclosed.image}' is never closed` };
@@ -80,8 +92,15 @@ class Builder {
       const open = this.openBracketBefore(found.startOffset);
       if (open) return { range: tokenRange(open), message: `'${open.image}' is never closed: ${message}` };
     }
-    if (isReal(previous) && message.startsWith('expected') && this.line(found.startOffset) > this.line(previous.startOffset + previous.image.length - 1)) {
-      return { range: tokenRange(previous), message: `${message.replace(/ but found .*$/, '')} after '${previous.image}'` };
+    if (
+      isReal(previous) &&
+      message.startsWith('expected') &&
+      this.line(found.startOffset) > this.line(previous.startOffset + previous.image.length - 1)
+    ) {
+      return {
+        range: tokenRange(previous),
+        message: `${message.replace(/ but found .*$/, '')} after '${previous.image}'`,
+      };
     }
     return { range: tokenRange(found), message };
   }
@@ -137,7 +156,12 @@ class Builder {
       else if (t.image === '}' || t.image === ']') {
         const open = stack.pop();
         const ownLine = this.lines.lineText(this.line(t.startOffset)).trim().startsWith(t.image);
-        if (open && ownLine && this.line(open.startOffset) !== this.line(t.startOffset) && indent(open.startOffset) !== indent(t.startOffset)) {
+        if (
+          open &&
+          ownLine &&
+          this.line(open.startOffset) !== this.line(t.startOffset) &&
+          indent(open.startOffset) !== indent(t.startOffset)
+        ) {
           suspects.push(open);
         }
       }

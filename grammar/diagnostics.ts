@@ -9,20 +9,35 @@ import type { Range } from './ast.js';
 export type Severity = 'error' | 'warning' | 'hint';
 
 export const DIAGNOSTIC_CODES = {
-  'syntax-error': { severity: 'error', doc: 'The text does not follow the grammar; the message says what was expected.' },
+  'syntax-error': {
+    severity: 'error',
+    doc: 'The text does not follow the grammar; the message says what was expected.',
+  },
   'missing-separator': { severity: 'error', doc: 'Two members on one line without a comma between them.' },
   'missing-colon': { severity: 'error', doc: "A key followed by a value without ':'." },
   'unterminated-string': { severity: 'error', doc: 'A string not closed on its line.' },
   'unterminated-comment': { severity: 'error', doc: "A '/*' comment never closed." },
   'invalid-escape': { severity: 'error', doc: 'A string escape JSON does not allow.' },
   'invalid-character': { severity: 'error', doc: 'A character that starts no token.' },
-  'nested-too-deeply': { severity: 'error', doc: 'Brackets nested deeper than the language allows (32 levels); what is inside is not read.' },
-  'unknown-declaration': { severity: 'error', doc: 'A top-level word that is not api, config, filter, resource or mutator.' },
+  'nested-too-deeply': {
+    severity: 'error',
+    doc: 'Brackets nested deeper than the language allows (32 levels); what is inside is not read.',
+  },
+  'unknown-declaration': {
+    severity: 'error',
+    doc: 'A top-level word that is not api, config, filter, resource or mutator.',
+  },
   'duplicate-declaration': { severity: 'error', doc: 'api or config declared more than once.' },
   'unknown-option': { severity: 'error', doc: 'An option, setting, constraint or filter field that does not exist.' },
-  'option-not-allowed': { severity: 'error', doc: 'An option used where the seed forbids it.' },
+  'option-not-allowed': {
+    severity: 'error',
+    doc: 'An option used where the language does not allow it (docs/options.md).',
+  },
   'option-ineffective': { severity: 'warning', doc: 'An option accepted where it has no effect.' },
-  'messenger-no-handler': { severity: 'error', doc: 'A resource dispatched to the message bus without a handler in config messenger.handlers.' },
+  'messenger-no-handler': {
+    severity: 'error',
+    doc: 'A resource dispatched to the message bus without a handler in config messenger.handlers.',
+  },
   'invalid-value': { severity: 'error', doc: 'A value of the wrong type or out of range.' },
   'duplicate-key': { severity: 'error', doc: 'The same option, setting or key twice in one block.' },
   'duplicate-resource': { severity: 'error', doc: 'Two resources with one name.' },
@@ -35,29 +50,86 @@ export const DIAGNOSTIC_CODES = {
   'unknown-filter-kind': { severity: 'error', doc: 'A filter kind that does not exist.' },
   'unknown-filter': { severity: 'error', doc: 'A reference to a filter that is not declared.' },
   'unknown-resource': { severity: 'error', doc: 'A reference to a resource that is not declared.' },
-  'unknown-operation': { severity: 'error', doc: 'A reference to an operation name or item uriTemplate that does not exist.' },
+  'unknown-operation': {
+    severity: 'error',
+    doc: 'A reference to an operation name or item uriTemplate that does not exist.',
+  },
   'unknown-property': { severity: 'error', doc: 'A reference to a property the resource does not declare.' },
   'missing-method': { severity: 'error', doc: 'An HttpOperation without a method.' },
-  'cursor-fields-missing': { severity: 'error', doc: 'paginationType "cursor" without paginationViaCursor: the collection would be paginated by pages.' },
-  'default-not-in-enum': { severity: 'error', doc: "A property's default that is not one of its enum values: every write omitting it would answer 422." },
-  'filter-property-type': { severity: 'error', doc: 'A filter on a property whose type it cannot compare (a range filter on a string).' },
-  'cursor-filters-missing': { severity: 'error', doc: 'Cursor pagination without a range and an order filter on a cursor field.' },
-  'invalid-requirement': { severity: 'error', doc: 'A requirements key that is not a placeholder of the route, or a pattern that is not a valid regular expression.' },
-  'invalid-expression': { severity: 'error', doc: 'A security expression that does not parse, calls a function with the wrong number of arguments, or gives `matches` a pattern that is not a valid delimited literal.' },
-  'unknown-function': { severity: 'error', doc: 'A security expression calls a function that is not is_granted, is_authenticated, is_fully_authenticated or has_role.' },
-  'unknown-variable': { severity: 'error', doc: 'A security expression reads a variable that is neither user, roles, object, previous_object, request nor a URI variable of the route.' },
-  'object-always-null': { severity: 'warning', doc: "A Post's `security` reads object or previous_object, which are always null there (nothing is read before a Post)." },
-  'security-without-authentication': { severity: 'warning', doc: 'A security expression while config has no authentication: every request is anonymous, so is_granted(\'ROLE_…\') always denies.' },
+  'cursor-fields-missing': {
+    severity: 'error',
+    doc: 'paginationType "cursor" without paginationViaCursor: the collection would be paginated by pages.',
+  },
+  'default-not-in-enum': {
+    severity: 'error',
+    doc: "A property's default that is not one of its enum values: every write omitting it would answer 422.",
+  },
+  'filter-property-type': {
+    severity: 'error',
+    doc: 'A filter on a property whose type it cannot compare (a range filter on a string).',
+  },
+  'cursor-filters-missing': {
+    severity: 'error',
+    doc: 'Cursor pagination without a range and an order filter on a cursor field.',
+  },
+  'invalid-requirement': {
+    severity: 'error',
+    doc: 'A requirements key that is not a placeholder of the route, or a pattern that is not a valid regular expression.',
+  },
+  'invalid-expression': {
+    severity: 'error',
+    doc: 'A security expression that does not parse, calls a function with the wrong number of arguments, or gives `matches` a pattern that is not a valid delimited literal.',
+  },
+  'unknown-function': {
+    severity: 'error',
+    doc: 'A security expression calls a function that is not is_granted, is_authenticated, is_fully_authenticated or has_role.',
+  },
+  'unknown-variable': {
+    severity: 'error',
+    doc: 'A security expression reads a variable that is neither user, roles, object, previous_object, request nor a URI variable of the route.',
+  },
+  'object-always-null': {
+    severity: 'warning',
+    doc: "A Post's `security` reads object or previous_object, which are always null there (nothing is read before a Post).",
+  },
+  'security-without-authentication': {
+    severity: 'warning',
+    doc: "A security expression while config has no authentication: every request is anonymous, so is_granted('ROLE_…') always denies.",
+  },
   'invalid-uri-template': { severity: 'error', doc: 'A uriTemplate that is not a path with {placeholders}.' },
-  'invalid-code-reference': { severity: 'error', doc: "A code reference that is not \"./file#export\" or names a missing file." },
-  'identifier-issue': { severity: 'error', doc: 'More than one identifier, or an identifier of a type that cannot be one.' },
-  'patch-disabled': { severity: 'warning', doc: 'A Patch operation while config patch_formats is empty: PATCH will answer 415.' },
+  'invalid-code-reference': {
+    severity: 'error',
+    doc: 'A code reference that is not "./file#export" or names a missing file.',
+  },
+  'identifier-issue': {
+    severity: 'error',
+    doc: 'More than one identifier, or an identifier of a type that cannot be one.',
+  },
+  'patch-disabled': {
+    severity: 'warning',
+    doc: 'A Patch operation while config patch_formats is empty: PATCH will answer 415.',
+  },
   'invalid-mutator': { severity: 'error', doc: "A mutator whose target kind is not 'resource' or 'operation'." },
-  'unbound-placeholder': { severity: 'error', doc: 'A route placeholder that is neither the identifier, nor a property, nor the parameterName of a link.' },
-  'no-effect': { severity: 'hint', doc: 'An option accepted for compatibility with API Platform that has no effect in apidsl.' },
-  'unsupported-guard': { severity: 'error', doc: 'An access guard apidsl does not enforce yet (a link\'s `security`): refused, so nothing is served less guarded than written.' },
-  'not-supported': { severity: 'warning', doc: 'An option (or a form of its value) apidsl accepts but does not implement yet: it has no effect.' },
-  'reserved-path': { severity: 'error', doc: 'A route under a path the service itself serves (/docs, /contexts, /errors, /.well-known).' },
+  'unbound-placeholder': {
+    severity: 'error',
+    doc: 'A route placeholder that is neither the identifier, nor a property, nor the parameterName of a link.',
+  },
+  'no-effect': {
+    severity: 'hint',
+    doc: 'An option accepted for compatibility with API Platform that has no effect in apidsl.',
+  },
+  'unsupported-guard': {
+    severity: 'error',
+    doc: "An access guard apidsl does not enforce yet (a link's `security`): refused, so nothing is served less guarded than written.",
+  },
+  'not-supported': {
+    severity: 'warning',
+    doc: 'An option (or a form of its value) apidsl accepts but does not implement yet: it has no effect.',
+  },
+  'reserved-path': {
+    severity: 'error',
+    doc: 'A route under a path the service itself serves (/docs, /contexts, /errors, /.well-known).',
+  },
 } as const satisfies Record<string, { severity: Severity; doc: string }>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -18,7 +18,10 @@ const FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULT
 export function compilePattern(literal: string): CompiledPattern {
   const delimiter = literal[0];
   if (delimiter === undefined || /[A-Za-z0-9\\\s]/.test(delimiter)) {
-    return { ok: false, message: `'${literal}' is not a delimited pattern: write it as '/…/' with optional flags (i, m, s, u)` };
+    return {
+      ok: false,
+      message: `'${literal}' is not a delimited pattern: write it as '/…/' with optional flags (i, m, s, u)`,
+    };
   }
   const closing = CLOSING[delimiter] ?? delimiter;
   const end = literal.lastIndexOf(closing);

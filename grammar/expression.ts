@@ -14,46 +14,120 @@ export const MAX_EXPRESSION_LENGTH = 8192;
 /** Deepest accepted tree (and parser recursion): a clear error instead of a stack overflow. */
 export const MAX_EXPRESSION_DEPTH = 128;
 
-export interface Span { start: number; end: number }
+export interface Span {
+  start: number;
+  end: number;
+}
 
-export type ExprNode = Span & (
-  | { kind: 'constant'; value: null | boolean | number | string }
-  | { kind: 'name'; name: string }
-  | { kind: 'array'; elements: ExprNode[] }
-  | { kind: 'hash'; entries: { key: ExprNode; value: ExprNode }[] }
-  | { kind: 'unary'; op: UnaryOperator; operand: ExprNode }
-  | { kind: 'binary'; op: BinaryOperator; left: ExprNode; right: ExprNode; opStart: number }
-  /** `a ? b : c`; `a ?: b` has no `consequent` (the test's value is the result); `a ? b` has a null `alternate`. */
-  | { kind: 'conditional'; test: ExprNode; consequent: ExprNode | null; alternate: ExprNode | null }
-  | { kind: 'coalesce'; left: ExprNode; right: ExprNode }
-  /** `a.b` / `a?.b` (`property` is the name, `nameStart` its offset). */
-  | { kind: 'member'; object: ExprNode; property: string; nameStart: number; nullSafe: boolean }
-  /** `a[b]`. */
-  | { kind: 'index'; object: ExprNode; index: ExprNode }
-  | { kind: 'call'; name: string; nameEnd: number; args: ExprNode[] }
-);
+export type ExprNode = Span &
+  (
+    | { kind: 'constant'; value: null | boolean | number | string }
+    | { kind: 'name'; name: string }
+    | { kind: 'array'; elements: ExprNode[] }
+    | { kind: 'hash'; entries: { key: ExprNode; value: ExprNode }[] }
+    | { kind: 'unary'; op: UnaryOperator; operand: ExprNode }
+    | { kind: 'binary'; op: BinaryOperator; left: ExprNode; right: ExprNode; opStart: number }
+    /** `a ? b : c`; `a ?: b` has no `consequent` (the test's value is the result); `a ? b` has a null `alternate`. */
+    | { kind: 'conditional'; test: ExprNode; consequent: ExprNode | null; alternate: ExprNode | null }
+    | { kind: 'coalesce'; left: ExprNode; right: ExprNode }
+    /** `a.b` / `a?.b` (`property` is the name, `nameStart` its offset). */
+    | { kind: 'member'; object: ExprNode; property: string; nameStart: number; nullSafe: boolean }
+    /** `a[b]`. */
+    | { kind: 'index'; object: ExprNode; index: ExprNode }
+    | { kind: 'call'; name: string; nameEnd: number; args: ExprNode[] }
+  );
 
 export type UnaryOperator = 'not' | '!' | '-' | '+';
 export type BinaryOperator =
-  | 'or' | '||' | 'and' | '&&'
-  | '==' | '===' | '!=' | '!==' | '<' | '>' | '<=' | '>=' | 'in' | 'not in' | 'matches'
-  | 'contains' | 'starts with' | 'ends with'
-  | '..' | '+' | '-' | '~' | '*' | '/' | '%' | '**';
+  | 'or'
+  | '||'
+  | 'and'
+  | '&&'
+  | '=='
+  | '==='
+  | '!='
+  | '!=='
+  | '<'
+  | '>'
+  | '<='
+  | '>='
+  | 'in'
+  | 'not in'
+  | 'matches'
+  | 'contains'
+  | 'starts with'
+  | 'ends with'
+  | '..'
+  | '+'
+  | '-'
+  | '~'
+  | '*'
+  | '/'
+  | '%'
+  | '**';
 
 /** Symfony's precedences: a higher number binds tighter. `**` is the only right-associative one. */
 const BINARY: Record<BinaryOperator, number> = {
-  'or': 10, '||': 10, 'and': 15, '&&': 15,
-  '==': 20, '===': 20, '!=': 20, '!==': 20, '<': 20, '>': 20, '<=': 20, '>=': 20,
-  'in': 20, 'not in': 20, 'matches': 20, 'contains': 20, 'starts with': 20, 'ends with': 20,
-  '..': 25, '+': 30, '-': 30, '~': 40, '*': 60, '/': 60, '%': 60, '**': 200,
+  or: 10,
+  '||': 10,
+  and: 15,
+  '&&': 15,
+  '==': 20,
+  '===': 20,
+  '!=': 20,
+  '!==': 20,
+  '<': 20,
+  '>': 20,
+  '<=': 20,
+  '>=': 20,
+  in: 20,
+  'not in': 20,
+  matches: 20,
+  contains: 20,
+  'starts with': 20,
+  'ends with': 20,
+  '..': 25,
+  '+': 30,
+  '-': 30,
+  '~': 40,
+  '*': 60,
+  '/': 60,
+  '%': 60,
+  '**': 200,
 };
 /** As in Symfony, `not`/`!` bind tighter than comparisons (`not a == b` is `(not a) == b`) and unary minus tighter than `**`. */
-const UNARY: Record<UnaryOperator, number> = { 'not': 50, '!': 50, '-': 500, '+': 500 };
+const UNARY: Record<UnaryOperator, number> = { not: 50, '!': 50, '-': 500, '+': 500 };
 
 /** Operators, longest first so that `!==` wins over `!=` and `!`. Word operators need a following space or `(`. */
 const OPERATORS = [
-  'starts with', 'ends with', 'contains', 'matches', 'not in', 'not', 'and', 'or', 'in',
-  '===', '!==', '==', '!=', '<=', '>=', '&&', '||', '**', '..', '<', '>', '+', '-', '*', '/', '%', '~', '!',
+  'starts with',
+  'ends with',
+  'contains',
+  'matches',
+  'not in',
+  'not',
+  'and',
+  'or',
+  'in',
+  '===',
+  '!==',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '**',
+  '..',
+  '<',
+  '>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '~',
+  '!',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -68,19 +142,32 @@ export interface ExpressionFunction {
 }
 
 export const EXPRESSION_FUNCTIONS: Readonly<Record<string, ExpressionFunction>> = {
-  is_granted: { params: 'attribute, subject = null', minArgs: 1, maxArgs: 2,
-    doc: 'True when the user holds the role ROLE_* (after the role hierarchy); any other attribute asks the voters about subject.' },
-  is_authenticated: { params: '', minArgs: 0, maxArgs: 0, doc: 'True when the request carries valid credentials (the user is not anonymous).' },
+  is_granted: {
+    params: 'attribute, subject = null',
+    minArgs: 1,
+    maxArgs: 2,
+    doc: 'True when the user holds the role ROLE_* (after the role hierarchy); any other attribute asks the voters about subject.',
+  },
+  is_authenticated: {
+    params: '',
+    minArgs: 0,
+    maxArgs: 0,
+    doc: 'True when the request carries valid credentials (the user is not anonymous).',
+  },
   is_fully_authenticated: { params: '', minArgs: 0, maxArgs: 0, doc: 'Same as is_authenticated().' },
-  has_role: { params: 'role', minArgs: 1, maxArgs: 1,
-    doc: 'Alias of is_granted(role): true when the user holds the role (after the role hierarchy).' },
+  has_role: {
+    params: 'role',
+    minArgs: 1,
+    maxArgs: 1,
+    doc: 'Alias of is_granted(role): true when the user holds the role (after the role hierarchy).',
+  },
 };
 
 /** The variables every expression sees. URI variables come on top; these names win on a clash. */
 export const EXPRESSION_VARIABLES: Readonly<Record<string, string>> = {
   user: 'The authenticated user {identifier, roles, claims}, or null for an anonymous request.',
   roles: "The user's roles after the role hierarchy (empty when anonymous).",
-  object: 'The item the operation works on (null for Post and before the read; the page\'s items for GetCollection).',
+  object: "The item the operation works on (null for Post and before the read; the page's items for GetCollection).",
   previous_object: 'The stored item before the request changed it (securityPostDenormalize), else a copy of object.',
   request: 'The request: {method, path, query, headers} with lower-case header names.',
 };
@@ -92,10 +179,19 @@ export const OBJECT_VARIABLES: ReadonlySet<string> = new Set(['object', 'previou
 // Tokenizer
 
 type TokenType = 'name' | 'number' | 'string' | 'operator' | 'punctuation' | 'eof';
-interface Token { type: TokenType; value: string | number; start: number; end: number }
+interface Token {
+  type: TokenType;
+  value: string | number;
+  start: number;
+  end: number;
+}
 
 export class ExpressionSyntaxError extends Error {
-  constructor(message: string, readonly start: number, readonly end: number = start + 1) {
+  constructor(
+    message: string,
+    readonly start: number,
+    readonly end: number = start + 1,
+  ) {
     super(message);
   }
 }
@@ -110,7 +206,10 @@ function tokenize(source: string): Token[] {
   let i = 0;
   while (i < source.length) {
     const c = source[i];
-    if (/\s/.test(c)) { i++; continue; }
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
     const start = i;
     if (/\d/.test(c) || (c === '.' && /\d/.test(source[i + 1] ?? '') && !/[\w)\]]/.test(source[i - 1] ?? ''))) {
       NUMBER.lastIndex = i;
@@ -138,8 +237,12 @@ function tokenize(source: string): Token[] {
       i = end;
       continue;
     }
-    const op = OPERATORS.find((o) => source.startsWith(o, i) && (!/[a-z]$/.test(o) || /^[\s(]/.test(source[i + o.length] ?? ' '))
-      && (!/^[a-z]/.test(o) || !isNameChar(source[i - 1] ?? ' ')));
+    const op = OPERATORS.find(
+      (o) =>
+        source.startsWith(o, i) &&
+        (!/[a-z]$/.test(o) || /^[\s(]/.test(source[i + o.length] ?? ' ')) &&
+        (!/^[a-z]/.test(o) || !isNameChar(source[i - 1] ?? ' ')),
+    );
     if (op) {
       i += op.length;
       tokens.push({ type: 'operator', value: op, start, end: i });
@@ -175,16 +278,37 @@ function readString(source: string, at: number): [string, number] {
   let out = '';
   let i = at + 1;
   while (i < source.length && source[i] !== quote) {
-    if (source[i] !== '\\') { out += source[i++]; continue; }
+    if (source[i] !== '\\') {
+      out += source[i++];
+      continue;
+    }
     const next = source[i + 1];
     if (next === undefined) break;
-    const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', v: '\v', f: '\f', a: '\x07', b: '\b', e: '\x1b' };
+    const simple: Record<string, string> = {
+      n: '\n',
+      t: '\t',
+      r: '\r',
+      v: '\v',
+      f: '\f',
+      a: '\x07',
+      b: '\b',
+      e: '\x1b',
+    };
     const hex = /^x([0-9A-Fa-f]{1,2})/.exec(source.slice(i + 1, i + 4));
     const oct = /^[0-7]{1,3}/.exec(source.slice(i + 1, i + 4));
-    if (next in simple) { out += simple[next]; i += 2; }
-    else if (hex) { out += String.fromCharCode(parseInt(hex[1], 16)); i += 1 + hex[0].length; }
-    else if (oct) { out += String.fromCharCode(parseInt(oct[0], 8) & 0xff); i += 1 + oct[0].length; }
-    else { out += next; i += 2; }
+    if (next in simple) {
+      out += simple[next];
+      i += 2;
+    } else if (hex) {
+      out += String.fromCharCode(parseInt(hex[1], 16));
+      i += 1 + hex[0].length;
+    } else if (oct) {
+      out += String.fromCharCode(parseInt(oct[0], 8) & 0xff);
+      i += 1 + oct[0].length;
+    } else {
+      out += next;
+      i += 2;
+    }
   }
   if (i >= source.length) throw new ExpressionSyntaxError('unterminated string', at);
   return [out, i + 1];
@@ -193,7 +317,10 @@ function readString(source: string, at: number): [string, number] {
 // ---------------------------------------------------------------------------------------------
 // Parser
 
-const describe = (t: Token): string => (t.type === 'eof' ? 'end of expression' : t.type === 'string' ? 'a string' : `'${t.value}'`);
+const describe = (t: Token): string => {
+  if (t.type === 'eof') return 'end of expression';
+  return t.type === 'string' ? 'a string' : `'${t.value}'`;
+};
 
 class Parser {
   private pos = 0;
@@ -212,7 +339,9 @@ class Parser {
     return node;
   }
 
-  private get current(): Token { return this.tokens[this.pos]; }
+  private get current(): Token {
+    return this.tokens[this.pos];
+  }
 
   private is(type: TokenType, value?: string): boolean {
     const t = this.current;
@@ -221,7 +350,8 @@ class Parser {
 
   private expect(value: string, what: string): Token {
     const t = this.current;
-    if (!this.is('punctuation', value)) throw new ExpressionSyntaxError(`${what}, found ${describe(t)}`, t.start, t.end);
+    if (!this.is('punctuation', value))
+      throw new ExpressionSyntaxError(`${what}, found ${describe(t)}`, t.start, t.end);
     return this.tokens[this.pos++];
   }
 
@@ -249,7 +379,11 @@ class Parser {
         this.pos++;
         const right = this.expression(t.value === '**' ? prec : prec + 1);
         const op = t.value as BinaryOperator;
-        left = this.node({ kind: 'binary', op, left, right, opStart: t.start, start: left.start, end: right.end }, left, right);
+        left = this.node(
+          { kind: 'binary', op, left, right, opStart: t.start, start: left.start, end: right.end },
+          left,
+          right,
+        );
       }
       return precedence === 0 ? this.conditional(left) : left;
     } finally {
@@ -268,7 +402,11 @@ class Parser {
       if (this.is('punctuation', ':')) {
         this.pos++;
         const alternate = this.expression(0);
-        expr = this.node({ kind: 'conditional', test: expr, consequent: null, alternate, start: expr.start, end: alternate.end }, expr, alternate);
+        expr = this.node(
+          { kind: 'conditional', test: expr, consequent: null, alternate, start: expr.start, end: alternate.end },
+          expr,
+          alternate,
+        );
         continue;
       }
       const consequent = this.expression(0);
@@ -278,7 +416,12 @@ class Parser {
         alternate = this.expression(0);
       }
       const end = (alternate ?? consequent).end;
-      expr = this.node({ kind: 'conditional', test: expr, consequent, alternate, start: expr.start, end }, expr, consequent, alternate);
+      expr = this.node(
+        { kind: 'conditional', test: expr, consequent, alternate, start: expr.start, end },
+        expr,
+        consequent,
+        alternate,
+      );
     }
     return expr;
   }
@@ -288,7 +431,9 @@ class Parser {
     if (t.type === 'operator' && t.value in UNARY) {
       this.pos++;
       const operand = this.expression(UNARY[t.value as UnaryOperator]);
-      return this.postfix(this.node({ kind: 'unary', op: t.value as UnaryOperator, operand, start: t.start, end: operand.end }, operand));
+      return this.postfix(
+        this.node({ kind: 'unary', op: t.value as UnaryOperator, operand, start: t.start, end: operand.end }, operand),
+      );
     }
     if (this.is('punctuation', '(')) {
       this.pos++;
@@ -305,8 +450,14 @@ class Parser {
         return this.postfix(this.node({ kind: 'constant', value: t.value as string, start: t.start, end: t.end }));
       case 'name': {
         const name = t.value as string;
-        const constant = ({ true: true, TRUE: true, false: false, FALSE: false, null: null, NULL: null } as Record<string, boolean | null>)[name];
-        if (constant !== undefined) return this.postfix(this.node({ kind: 'constant', value: constant, start: t.start, end: t.end }));
+        const constant = (
+          { true: true, TRUE: true, false: false, FALSE: false, null: null, NULL: null } as Record<
+            string,
+            boolean | null
+          >
+        )[name];
+        if (constant !== undefined)
+          return this.postfix(this.node({ kind: 'constant', value: constant, start: t.start, end: t.end }));
         if (this.is('punctuation', '(')) {
           const [args, end] = this.arguments();
           return this.postfix(this.node({ kind: 'call', name, nameEnd: t.end, args, start: t.start, end }, ...args));
@@ -317,7 +468,11 @@ class Parser {
         if (t.value === '[') return this.postfix(this.array(t));
         if (t.value === '{') return this.postfix(this.hash(t));
     }
-    throw new ExpressionSyntaxError(t.type === 'eof' ? 'unexpected end of expression' : `unexpected ${describe(t)}`, t.start, t.end);
+    throw new ExpressionSyntaxError(
+      t.type === 'eof' ? 'unexpected end of expression' : `unexpected ${describe(t)}`,
+      t.start,
+      t.end,
+    );
   }
 
   private arguments(): [ExprNode[], number] {
@@ -359,8 +514,11 @@ class Parser {
       } else if (k.type === 'punctuation' && k.value === '(') {
         key = this.expression(0);
       } else {
-        throw new ExpressionSyntaxError(`a hash key must be a name, a quoted string, a number or an expression in parentheses, not ${describe(k)}`,
-          k.start, k.end);
+        throw new ExpressionSyntaxError(
+          `a hash key must be a name, a quoted string, a number or an expression in parentheses, not ${describe(k)}`,
+          k.start,
+          k.end,
+        );
       }
       this.expect(':', "expected ':' after a hash key");
       const value = this.expression(0);
@@ -383,10 +541,24 @@ class Parser {
         if (!isName) throw new ExpressionSyntaxError(`expected a property name after '${t.value}'`, n.start, n.end);
         this.pos++;
         if (this.is('punctuation', '(')) {
-          throw new ExpressionSyntaxError(`method calls are not allowed ('${n.value}(…)'); read a property instead`, n.start, n.end);
+          throw new ExpressionSyntaxError(
+            `method calls are not allowed ('${n.value}(…)'); read a property instead`,
+            n.start,
+            n.end,
+          );
         }
-        node = this.node({ kind: 'member', object: node, property: String(n.value), nameStart: n.start, nullSafe: t.value === '?.',
-          start: node.start, end: n.end }, node);
+        node = this.node(
+          {
+            kind: 'member',
+            object: node,
+            property: String(n.value),
+            nameStart: n.start,
+            nullSafe: t.value === '?.',
+            start: node.start,
+            end: n.end,
+          },
+          node,
+        );
       } else if (t.type === 'punctuation' && t.value === '[') {
         this.pos++;
         const index = this.expression(0);
@@ -412,7 +584,12 @@ export function parseExpression(source: string): ParsedExpression {
     return { ok: true, ast: new Parser(tokenize(source)).parse() };
   } catch (e) {
     if (!(e instanceof ExpressionSyntaxError)) throw e;
-    return { ok: false, message: e.message, start: e.start, end: Math.min(Math.max(e.end, e.start + 1), Math.max(source.length, e.start + 1)) };
+    return {
+      ok: false,
+      message: e.message,
+      start: e.start,
+      end: Math.min(Math.max(e.end, e.start + 1), Math.max(source.length, e.start + 1)),
+    };
   }
 }
 
@@ -441,22 +618,35 @@ export function walkExpression(node: ExprNode, visit: (n: ExprNode) => void): vo
 
 function children(n: ExprNode): ExprNode[] {
   switch (n.kind) {
-    case 'constant': case 'name': return [];
-    case 'array': return n.elements;
-    case 'hash': return n.entries.flatMap((e) => [e.key, e.value]);
-    case 'unary': return [n.operand];
-    case 'binary': case 'coalesce': return [n.left, n.right];
-    case 'conditional': return [n.test, n.consequent, n.alternate].filter((c): c is ExprNode => c !== null);
-    case 'member': return [n.object];
-    case 'index': return [n.object, n.index];
-    case 'call': return n.args;
+    case 'constant':
+    case 'name':
+      return [];
+    case 'array':
+      return n.elements;
+    case 'hash':
+      return n.entries.flatMap((e) => [e.key, e.value]);
+    case 'unary':
+      return [n.operand];
+    case 'binary':
+    case 'coalesce':
+      return [n.left, n.right];
+    case 'conditional':
+      return [n.test, n.consequent, n.alternate].filter((c): c is ExprNode => c !== null);
+    case 'member':
+      return [n.object];
+    case 'index':
+      return [n.object, n.index];
+    case 'call':
+      return n.args;
   }
 }
 
 /** True when the expression reads `object` or `previous_object` anywhere. */
 export function usesObjectVariables(ast: ExprNode): boolean {
   let found = false;
-  walkExpression(ast, (n) => { if (n.kind === 'name' && OBJECT_VARIABLES.has(n.name)) found = true; });
+  walkExpression(ast, (n) => {
+    if (n.kind === 'name' && OBJECT_VARIABLES.has(n.name)) found = true;
+  });
   return found;
 }
 
@@ -465,14 +655,21 @@ export function analyzeExpression(ast: ExprNode, options: AnalyzeOptions = {}): 
   const variables = options.uriVariables ? [...Object.keys(EXPRESSION_VARIABLES), ...options.uriVariables] : undefined;
   // As in Symfony, a name right before `??` may be undefined (`tenant ?? null`).
   const coalesced = new Set<ExprNode>();
-  walkExpression(ast, (n) => { if (n.kind === 'coalesce' && n.left.kind === 'name') coalesced.add(n.left); });
+  walkExpression(ast, (n) => {
+    if (n.kind === 'coalesce' && n.left.kind === 'name') coalesced.add(n.left);
+  });
   walkExpression(ast, (n) => {
     if (n.kind === 'call') {
       const fn = Object.hasOwn(EXPRESSION_FUNCTIONS, n.name) ? EXPRESSION_FUNCTIONS[n.name] : undefined;
       if (!fn) {
         const suggestion = closest(n.name, Object.keys(EXPRESSION_FUNCTIONS));
-        issues.push({ code: 'unknown-function', message: `unknown function '${n.name}'; callable: ${Object.keys(EXPRESSION_FUNCTIONS).join(', ')}`,
-          start: n.start, end: n.nameEnd, suggestion });
+        issues.push({
+          code: 'unknown-function',
+          message: `unknown function '${n.name}'; callable: ${Object.keys(EXPRESSION_FUNCTIONS).join(', ')}`,
+          start: n.start,
+          end: n.nameEnd,
+          suggestion,
+        });
       } else if (n.args.length < fn.minArgs || n.args.length > fn.maxArgs) {
         const expected = fn.minArgs === fn.maxArgs ? `${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
         const message = `${n.name}(${fn.params}) takes ${expected} argument${fn.maxArgs === 1 ? '' : 's'}, not ${n.args.length}`;
@@ -484,11 +681,16 @@ export function analyzeExpression(ast: ExprNode, options: AnalyzeOptions = {}): 
       issues.push({ code: 'unknown-variable', message, start: n.start, end: n.end, suggestion });
     } else if (n.kind === 'binary' && n.op === 'matches') {
       if (n.right.kind !== 'constant' || typeof n.right.value !== 'string') {
-        issues.push({ code: 'invalid-pattern', message: "the right side of 'matches' must be a string literal such as '/^[a-z]+$/i'",
-          start: n.right.start, end: n.right.end });
+        issues.push({
+          code: 'invalid-pattern',
+          message: "the right side of 'matches' must be a string literal such as '/^[a-z]+$/i'",
+          start: n.right.start,
+          end: n.right.end,
+        });
       } else {
         const compiled = compilePattern(n.right.value);
-        if (!compiled.ok) issues.push({ code: 'invalid-pattern', message: compiled.message, start: n.right.start, end: n.right.end });
+        if (!compiled.ok)
+          issues.push({ code: 'invalid-pattern', message: compiled.message, start: n.right.start, end: n.right.end });
       }
     }
   });

@@ -24,13 +24,16 @@ function lineStart(text: string, offset: number): number {
   return i;
 }
 
-const indentOf = (text: string, offset: number): string => /^[ \t]*/.exec(text.slice(lineStart(text, offset)))?.[0] ?? '';
+const indentOf = (text: string, offset: number): string =>
+  /^[ \t]*/.exec(text.slice(lineStart(text, offset)))?.[0] ?? '';
 
 function suggestionFix(text: string, d: Diagnostic): Fix | undefined {
   if (d.suggestion === undefined) return undefined;
   const written = text.slice(d.range.start, d.range.end);
   const newText = written.startsWith('"') ? JSON.stringify(d.suggestion) : d.suggestion;
-  const title = written.startsWith("'") ? `Use double quotes: ${d.suggestion}` : `Change to '${d.suggestion}' (did you mean it?)`;
+  const title = written.startsWith("'")
+    ? `Use double quotes: ${d.suggestion}`
+    : `Change to '${d.suggestion}' (did you mean it?)`;
   return { title, edits: [{ range: d.range, newText }], preferred: true };
 }
 
@@ -44,11 +47,15 @@ function filterProperties(filter: A.FilterDecl): string[] {
 }
 
 /** The operation and resource whose (effective) paginationViaCursor holds a range. */
-function cursorOwner(model: ApiModel, range: A.Range): { resource: ModelResource; op: ModelOperation; cursor: A.Entry } | undefined {
+function cursorOwner(
+  model: ApiModel,
+  range: A.Range,
+): { resource: ModelResource; op: ModelOperation; cursor: A.Entry } | undefined {
   for (const resource of model.resources.values()) {
     for (const op of resource.operations) {
       const cursor = op.options.get('paginationViaCursor') ?? resource.options.get('paginationViaCursor');
-      if (cursor?.value && cursor.value.range.start <= range.start && range.end <= cursor.value.range.end) return { resource, op, cursor };
+      if (cursor?.value && cursor.value.range.start <= range.start && range.end <= cursor.value.range.end)
+        return { resource, op, cursor };
     }
   }
   return undefined;
@@ -59,11 +66,16 @@ function cursorFix(text: string, model: ApiModel, d: Diagnostic): Fix | undefine
   if (!owner) return undefined;
   const { resource, op, cursor } = owner;
   const items = cursor.value?.kind === 'array' ? cursor.value.items : [];
-  const fieldValue = items.flatMap((i) => (i.kind === 'object' ? i.entries : [])).find((e) => e.key.text === 'field' && e.value?.range.start === d.range.start)?.value;
+  const fieldValue = items
+    .flatMap((i) => (i.kind === 'object' ? i.entries : []))
+    .find((e) => e.key.text === 'field' && e.value?.range.start === d.range.start)?.value;
   const field = wordOf(fieldValue);
   if (field === undefined || field === '') return undefined;
   const filtersEntry = op.options.get('filters') ?? resource.options.get('filters');
-  const listed = filtersEntry?.value?.kind === 'array' ? filtersEntry.value.items.map(wordOf).filter((n): n is string => n !== undefined) : [];
+  const listed =
+    filtersEntry?.value?.kind === 'array'
+      ? filtersEntry.value.items.map(wordOf).filter((n): n is string => n !== undefined)
+      : [];
   const covers = (kind: string, name: string): boolean => {
     const f = model.filters.get(name);
     return f?.filterKind?.text === kind && filterProperties(f).includes(field);
@@ -79,7 +91,11 @@ function cursorFix(text: string, model: ApiModel, d: Diagnostic): Fix | undefine
       names.push(existing);
       continue;
     }
-    const base = `${resource.name[0].toLowerCase()}${resource.name.slice(1)}${field[0]?.toUpperCase() ?? ''}${field.slice(1)}${kind[0].toUpperCase()}${kind.slice(1)}`.replace(/[^A-Za-z0-9_]/g, '_');
+    const base =
+      `${resource.name[0].toLowerCase()}${resource.name.slice(1)}${field[0]?.toUpperCase() ?? ''}${field.slice(1)}${kind[0].toUpperCase()}${kind.slice(1)}`.replace(
+        /[^A-Za-z0-9_]/g,
+        '_',
+      );
     let name = base;
     for (let i = 2; model.filters.has(name) || names.includes(name); i++) name = `${base}${i}`;
     names.push(name);
@@ -97,8 +113,14 @@ function cursorFix(text: string, model: ApiModel, d: Diagnostic): Fix | undefine
     edits.push({ range: { start: at, end: at }, newText: last ? `, ${quoted}` : quoted });
   } else if (!filtersEntry) {
     const end = cursor.range.end;
-    const restOfLine = text.slice(end).split(/\r?\n|\r/)[0].trim();
-    const newText = restOfLine === '' || restOfLine.startsWith('//') ? `\n${indentOf(text, cursor.range.start)}filters: [${quoted}]` : `, filters: [${quoted}]`;
+    const restOfLine = text
+      .slice(end)
+      .split(/\r?\n|\r/)[0]
+      .trim();
+    const newText =
+      restOfLine === '' || restOfLine.startsWith('//')
+        ? `\n${indentOf(text, cursor.range.start)}filters: [${quoted}]`
+        : `, filters: [${quoted}]`;
     edits.push({ range: { start: end, end }, newText });
   } else return undefined;
   const what = missing.map((k) => `${k === 'range' ? 'a range' : 'an order'} filter`).join(' and ');
@@ -119,15 +141,24 @@ function patchFix(text: string, result: CheckResult): Fix {
   const existing = config?.body.entries.find((e) => e.key.text === 'patch_formats');
   if (existing?.value?.kind === 'array' && existing.value.items.length === 0) {
     const at = existing.value.range.start + 1;
-    return { title: 'Enable PATCH with application/merge-patch+json', edits: [{ range: { start: at, end: at }, newText: '"application/merge-patch+json"' }] };
+    return {
+      title: 'Enable PATCH with application/merge-patch+json',
+      edits: [{ range: { start: at, end: at }, newText: '"application/merge-patch+json"' }],
+    };
   }
   if (config && !existing && text[config.body.range.start] === '{') {
     const at = config.body.range.start + 1;
-    return { title: 'Enable PATCH: add patch_formats to config', edits: [{ range: { start: at, end: at }, newText: `\n  ${setting}` }] };
+    return {
+      title: 'Enable PATCH: add patch_formats to config',
+      edits: [{ range: { start: at, end: at }, newText: `\n  ${setting}` }],
+    };
   }
   const first = result.document.declarations.find((d) => d.kind !== 'api');
   const at = first ? lineStart(text, first.range.start) : text.length;
-  return { title: 'Enable PATCH: add a config with patch_formats', edits: [{ range: { start: at, end: at }, newText: `config {\n  ${setting}\n}\n\n` }] };
+  return {
+    title: 'Enable PATCH: add a config with patch_formats',
+    edits: [{ range: { start: at, end: at }, newText: `config {\n  ${setting}\n}\n\n` }],
+  };
 }
 
 /** The fixes for one diagnostic of `result`, computed on `text` (the text that was checked). */
@@ -142,7 +173,11 @@ export function fixesFor(text: string, result: CheckResult, d: Diagnostic): Fix[
       break;
     }
     case 'missing-colon':
-      fixes.push({ title: "Insert ':'", edits: [{ range: { start: d.range.end, end: d.range.end }, newText: ':' }], preferred: true });
+      fixes.push({
+        title: "Insert ':'",
+        edits: [{ range: { start: d.range.end, end: d.range.end }, newText: ':' }],
+        preferred: true,
+      });
       break;
     case 'missing-separator':
       fixes.push(separatorFix(text, d));
@@ -162,7 +197,8 @@ export function fixesFor(text: string, result: CheckResult, d: Diagnostic): Fix[
  */
 export function automaticFixes(text: string, result: CheckResult): Fix[] {
   const taken: Fix[] = [];
-  const clashes = (r: A.Range): boolean => taken.some((t) => t.edits.some((e) => r.start <= e.range.end && e.range.start <= r.end));
+  const clashes = (r: A.Range): boolean =>
+    taken.some((t) => t.edits.some((e) => r.start <= e.range.end && e.range.start <= r.end));
   for (const d of result.all) {
     const fixes = fixesFor(text, result, d);
     const fix = fixes.find((f) => f.preferred) ?? (fixes.length === 1 ? fixes[0] : undefined);
@@ -175,6 +211,7 @@ export function automaticFixes(text: string, result: CheckResult): Fix[] {
 /** A text with non-overlapping edits applied. */
 export function applyEdits(text: string, edits: { range: A.Range; newText: string }[]): string {
   let out = text;
-  for (const e of [...edits].sort((a, b) => b.range.start - a.range.start)) out = out.slice(0, e.range.start) + e.newText + out.slice(e.range.end);
+  for (const e of [...edits].sort((a, b) => b.range.start - a.range.start))
+    out = out.slice(0, e.range.start) + e.newText + out.slice(e.range.end);
   return out;
 }

@@ -78,7 +78,7 @@ const TRAILING = '\u0000';
 /** Aligns the trailing comments of each run of consecutive lines that end with one. */
 function alignTrailingComments(lines: string[]): string[] {
   const out = [...lines];
-  for (let i = 0; i < out.length; ) {
+  for (let i = 0; i < out.length;) {
     let j = i;
     while (j < out.length && out[j].includes(TRAILING)) j++;
     if (j === i) {
@@ -125,7 +125,11 @@ class Printer {
   ) {}
 
   print(doc: A.Document): string {
-    const file: Block = { open: -1, close: this.text.length, members: doc.declarations.map((d) => this.declaration(d)) };
+    const file: Block = {
+      open: -1,
+      close: this.text.length,
+      members: doc.declarations.map((d) => this.declaration(d)),
+    };
     const out: string[] = [];
     this.layoutMembers(file, 0, out, true);
     return out.length > 0 ? alignTrailingComments(out).join('\n') + '\n' : '';
@@ -144,14 +148,29 @@ class Printer {
       case 'resource': {
         const members = [
           ...d.options.map((e) => this.entry(e)),
-          ...d.propertiesBlocks.map((b) => this.section('properties', b.range, b.properties.map((p) => this.property(p)))),
-          ...d.operationsBlocks.map((b) => this.section('operations', b.range, b.operations.map((o) => this.operation(o)))),
+          ...d.propertiesBlocks.map((b) =>
+            this.section(
+              'properties',
+              b.range,
+              b.properties.map((p) => this.property(p)),
+            ),
+          ),
+          ...d.operationsBlocks.map((b) =>
+            this.section(
+              'operations',
+              b.range,
+              b.operations.map((o) => this.operation(o)),
+            ),
+          ),
         ].sort((a, b) => a.range.start - b.range.start);
         const open = this.braceAfter(d.name!.range.end);
         return { range: d.range, head: `resource ${d.name!.text} `, body: { open, close: d.range.end - 1, members } };
       }
       case 'mutator':
-        return { range: d.range, head: `mutator ${d.targetKind!.text} ${this.name(d.target!)}: ${JSON.stringify(d.ref!.value)}` };
+        return {
+          range: d.range,
+          head: `mutator ${d.targetKind!.text} ${this.name(d.target!)}: ${JSON.stringify(d.ref!.value)}`,
+        };
     }
   }
 
@@ -171,7 +190,11 @@ class Printer {
   }
 
   private operation(o: A.OperationDecl): Member {
-    return this.withBody(o.range, o.name ? `${o.opKind.text} ${o.name.text}` : o.opKind.text, o.body && this.object(o.body));
+    return this.withBody(
+      o.range,
+      o.name ? `${o.opKind.text} ${o.name.text}` : o.opKind.text,
+      o.body && this.object(o.body),
+    );
   }
 
   private entry(e: A.Entry): Member {
@@ -201,7 +224,8 @@ class Printer {
   /** The offset of the `{` after `from`; only blanks and comments lie between. */
   private braceAfter(from: number): number {
     let i = from;
-    while (i < this.text.length && this.text[i] !== '{') i = this.comments.find((c) => c.range.start === i)?.range.end ?? i + 1;
+    while (i < this.text.length && this.text[i] !== '{')
+      i = this.comments.find((c) => c.range.start === i)?.range.end ?? i + 1;
     return i;
   }
 
@@ -243,7 +267,9 @@ class Printer {
    * had one between two items; at the top level, one always follows a declaration.
    */
   private layoutMembers(b: Block, depth: number, out: string[], topLevel: boolean): void {
-    const free = this.comments.filter((c) => inBlock(b, c.range.start) && !b.members.some((m) => contains(m.range, c.range.start)));
+    const free = this.comments.filter(
+      (c) => inBlock(b, c.range.start) && !b.members.some((m) => contains(m.range, c.range.start)),
+    );
     let next = 0;
     let codeLine = b.open < 0 ? -1 : this.line(b.open); // source line of the code ending the last output line
     let prevEnd = 0; // source end of the last item placed
@@ -276,7 +302,9 @@ class Printer {
 
     for (const m of b.members) {
       commentsBefore(m.range.start);
-      const inHead = this.comments.filter((c) => contains(m.range, c.range.start) && !(m.body && inBlock(m.body, c.range.start)));
+      const inHead = this.comments.filter(
+        (c) => contains(m.range, c.range.start) && !(m.body && inBlock(m.body, c.range.start)),
+      );
       place([...inHead.map((c) => indent(depth) + commentText(c)), ...this.layout(m, depth)], m.range, true);
       codeLine = this.line(m.range.end - 1);
     }

@@ -5,18 +5,43 @@
  */
 import { createToken, Lexer, type TokenType } from 'chevrotain';
 
-export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\r\n\f\v\u00a0\ufeff]+/, group: Lexer.SKIPPED });
+export const WhiteSpace = createToken({
+  name: 'WhiteSpace',
+  pattern: /[ \t\r\n\f\v\u00a0\ufeff]+/,
+  group: Lexer.SKIPPED,
+});
 export const LineComment = createToken({ name: 'LineComment', pattern: /\/\/[^\n\r]*/, group: 'comments' });
-export const BlockComment = createToken({ name: 'BlockComment', pattern: /\/\*[\s\S]*?\*\//, group: 'comments', line_breaks: true });
+export const BlockComment = createToken({
+  name: 'BlockComment',
+  pattern: /\/\*[\s\S]*?\*\//,
+  group: 'comments',
+  line_breaks: true,
+});
 /** A `/*` that is never closed: kept as a comment so parsing goes on; the builder reports it. */
-export const UnterminatedComment = createToken({ name: 'UnterminatedComment', pattern: /\/\*[\s\S]*/, group: 'comments', line_breaks: true });
+export const UnterminatedComment = createToken({
+  name: 'UnterminatedComment',
+  pattern: /\/\*[\s\S]*/,
+  group: 'comments',
+  line_breaks: true,
+});
 
 /** Any name: identifiers and keywords (keywords may be used as keys, e.g. `filter:` in `parameters`). */
 export const Name = createToken({ name: 'Name', pattern: Lexer.NA, label: 'a name' });
-export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/, categories: [Name], label: 'a name' });
+export const Identifier = createToken({
+  name: 'Identifier',
+  pattern: /[A-Za-z_][A-Za-z0-9_]*/,
+  categories: [Name],
+  label: 'a name',
+});
 
 const keyword = (word: string, categories: TokenType[] = [Name]): TokenType =>
-  createToken({ name: word[0].toUpperCase() + word.slice(1), pattern: new RegExp(word), categories, longer_alt: Identifier, label: `'${word}'` });
+  createToken({
+    name: word[0].toUpperCase() + word.slice(1),
+    pattern: new RegExp(word),
+    categories,
+    longer_alt: Identifier,
+    label: `'${word}'`,
+  });
 
 export const Api = keyword('api');
 export const Config = keyword('config');
@@ -29,10 +54,23 @@ export const True = keyword('true', []);
 export const False = keyword('false', []);
 export const Null = keyword('null', []);
 
-export const StringLiteral = createToken({ name: 'StringLiteral', pattern: /"(?:[^"\\\r\n]|\\.)*"/, label: 'a string' });
+export const StringLiteral = createToken({
+  name: 'StringLiteral',
+  pattern: /"(?:[^"\\\r\n]|\\.)*"/,
+  label: 'a string',
+});
 /** A string cut off by the end of its line: still a string for the parser; the builder reports it. */
-export const UnterminatedString = createToken({ name: 'UnterminatedString', pattern: /"(?:[^"\\\r\n]|\\.)*\\?/, categories: [StringLiteral], label: 'a string' });
-export const NumberLiteral = createToken({ name: 'NumberLiteral', pattern: /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/, label: 'a number' });
+export const UnterminatedString = createToken({
+  name: 'UnterminatedString',
+  pattern: /"(?:[^"\\\r\n]|\\.)*\\?/,
+  categories: [StringLiteral],
+  label: 'a string',
+});
+export const NumberLiteral = createToken({
+  name: 'NumberLiteral',
+  pattern: /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/,
+  label: 'a number',
+});
 
 export const LCurly = createToken({ name: 'LCurly', pattern: /\{/, label: "'{'" });
 export const RCurly = createToken({ name: 'RCurly', pattern: /\}/, label: "'}'" });

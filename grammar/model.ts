@@ -97,10 +97,13 @@ function identifierOf(properties: Map<string, ModelProperty>): ModelProperty | u
 function buildOperation(resource: ModelResource, kind: string, decl: A.OperationDecl | undefined): ModelOperation {
   const options = entryMap(decl?.body?.entries);
   const known = (OPERATION_KINDS as readonly string[]).includes(kind);
-  const method = (wordOf(options.get('method')?.value) ?? (known ? KIND_METHOD[kind as OperationKind] : undefined))?.toUpperCase();
+  const method = (
+    wordOf(options.get('method')?.value) ?? (known ? KIND_METHOD[kind as OperationKind] : undefined)
+  )?.toUpperCase();
   const uriTemplate = wordOf(options.get('uriTemplate')?.value);
   const collection = COLLECTION_ROUTE_KINDS.has(kind);
-  const path = uriTemplate !== undefined ? joinPath(resource.routePrefix, uriTemplate) : collection ? resource.collectionPath : (resource.itemPath ?? resource.collectionPath);
+  const defaultPath = collection ? resource.collectionPath : (resource.itemPath ?? resource.collectionPath);
+  const path = uriTemplate !== undefined ? joinPath(resource.routePrefix, uriTemplate) : defaultPath;
   const explicitName = decl?.name?.text ?? wordOf(options.get('name')?.value);
   return {
     decl,
@@ -119,7 +122,8 @@ function buildOperation(resource: ModelResource, kind: string, decl: A.Operation
 
 export function buildModel(document: A.Document): ApiModel {
   const config = A.configs(document)[0]?.body;
-  const generator = wordOf(configEntry(config, 'path_segment_name_generator')?.value) === 'dash' ? 'dash' : 'underscore';
+  const generator =
+    wordOf(configEntry(config, 'path_segment_name_generator')?.value) === 'dash' ? 'dash' : 'underscore';
   const resources = new Map<string, ModelResource>();
   for (const decl of A.resources(document)) {
     if (!decl.name || resources.has(decl.name.text)) continue;
@@ -127,7 +131,13 @@ export function buildModel(document: A.Document): ApiModel {
     for (const block of decl.propertiesBlocks) {
       for (const p of block.properties) {
         if (properties.has(p.name.text)) continue;
-        properties.set(p.name.text, { name: p.name.text, decl: p, type: p.type?.name, array: p.type?.array ?? false, constraints: entryMap(p.constraints?.entries) });
+        properties.set(p.name.text, {
+          name: p.name.text,
+          decl: p,
+          type: p.type?.name,
+          array: p.type?.array ?? false,
+          constraints: entryMap(p.constraints?.entries),
+        });
       }
     }
     const options = entryMap(decl.options);
@@ -147,7 +157,8 @@ export function buildModel(document: A.Document): ApiModel {
       explicitOperations: decl.operationsBlocks.length > 0,
     };
     if (resource.explicitOperations) {
-      for (const block of decl.operationsBlocks) for (const op of block.operations) resource.operations.push(buildOperation(resource, op.opKind.text, op));
+      for (const block of decl.operationsBlocks)
+        for (const op of block.operations) resource.operations.push(buildOperation(resource, op.opKind.text, op));
     } else {
       const kinds = identifier ? DEFAULT_KINDS : DEFAULT_KINDS.filter((k) => COLLECTION_ROUTE_KINDS.has(k));
       for (const kind of kinds) resource.operations.push(buildOperation(resource, kind, undefined));
@@ -160,4 +171,5 @@ export function buildModel(document: A.Document): ApiModel {
 }
 
 /** Every operation of the file, in declaration order. */
-export const allOperations = (model: ApiModel): ModelOperation[] => [...model.resources.values()].flatMap((r) => r.operations);
+export const allOperations = (model: ApiModel): ModelOperation[] =>
+  [...model.resources.values()].flatMap((r) => r.operations);

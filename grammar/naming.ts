@@ -39,7 +39,7 @@ export function placeholders(template: string): string[] {
 }
 
 /**
- * The name of an operation declared without one (language.md): `_api_<path>_<method>` in
+ * The name of an operation declared without one (docs/behaviour.md, "Operations and routes"): `_api_<path>_<method>` in
  * lower case, with `_collection` appended for GetCollection.
  */
 export function defaultOperationName(path: string, method: string, kind: OperationKind | string): string {

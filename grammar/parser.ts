@@ -6,7 +6,14 @@
  * strings, unknown declarations, stray tokens. Chevrotain's own errors are placed by
  * build-ast.ts.
  */
-import { EmbeddedActionsParser, EOF, tokenMatcher, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import {
+  EmbeddedActionsParser,
+  EOF,
+  tokenMatcher,
+  type IParserErrorMessageProvider,
+  type IToken,
+  type TokenType,
+} from 'chevrotain';
 import type * as A from './ast.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import * as T from './lexer.js';
@@ -14,7 +21,9 @@ import type { LineIndex } from './positions.js';
 import { closest, didYouMean } from './suggest.js';
 
 const describeToken = (token: IToken): string =>
-  token.tokenType === EOF ? 'end of file' : `'${token.image.length > 30 ? token.image.slice(0, 30) + '…' : token.image}'`;
+  token.tokenType === EOF
+    ? 'end of file'
+    : `'${token.image.length > 30 ? token.image.slice(0, 30) + '…' : token.image}'`;
 
 const labelOf = (type: TokenType): string => type.LABEL ?? type.name;
 
@@ -25,7 +34,8 @@ const list = (labels: string[]): string => {
 
 /** Messages in the words of the language ("expected ':' but found '}'"). */
 const messages: IParserErrorMessageProvider = {
-  buildMismatchTokenMessage: ({ expected, actual }) => `expected ${labelOf(expected)} but found ${describeToken(actual)}`,
+  buildMismatchTokenMessage: ({ expected, actual }) =>
+    `expected ${labelOf(expected)} but found ${describeToken(actual)}`,
   buildNotAllInputParsedMessage: ({ firstRedundant }) => `unexpected ${describeToken(firstRedundant)}`,
   buildNoViableAltMessage: ({ expectedPathsPerAlt, actual, ruleName }) => {
     const firsts = expectedPathsPerAlt.flatMap((paths) => paths.map((path) => labelOf(path[0])));
@@ -48,7 +58,8 @@ function spanOf(...parts: (IToken | A.Range | undefined)[]): A.Range {
   let end = -Infinity;
   for (const p of parts) {
     if (!p) continue;
-    const r = 'image' in p ? (isRealToken(p) ? tokenRange(p) : undefined) : p;
+    let r = p as A.Range | undefined;
+    if ('image' in p) r = isRealToken(p) ? tokenRange(p) : undefined;
     if (r && Number.isFinite(r.start)) {
       if (r.start < start) start = r.start;
       if (r.end > end) end = r.end;
@@ -71,7 +82,16 @@ function decodeString(image: string): { value: string; badEscape?: number } {
       continue;
     }
     const e = body[++i];
-    const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+    const simple: Record<string, string> = {
+      '"': '"',
+      '\\': '\\',
+      '/': '/',
+      b: '\b',
+      f: '\f',
+      n: '\n',
+      r: '\r',
+      t: '\t',
+    };
     if (e !== undefined && e in simple) out += simple[e];
     else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(body.slice(i + 1, i + 5))) {
       out += String.fromCharCode(parseInt(body.slice(i + 1, i + 5), 16));
@@ -110,7 +130,10 @@ class ApiParser extends EmbeddedActionsParser {
    * skip ahead: at that point the region is complete, so there is nothing to recover.
    */
   private stopQuietly(): void {
-    const self = this as unknown as { attemptInRepetitionRecovery: (...args: unknown[]) => void; RULE_STACK_IDX: number };
+    const self = this as unknown as {
+      attemptInRepetitionRecovery: (...args: unknown[]) => void;
+      RULE_STACK_IDX: number;
+    };
     const attempt = self.attemptInRepetitionRecovery;
     self.attemptInRepetitionRecovery = (...args) => {
       if (this.stopToken !== undefined && self.RULE_STACK_IDX === 0 && this.LA(1) === this.stopToken) return;
@@ -155,7 +178,9 @@ class ApiParser extends EmbeddedActionsParser {
       if (next.start <= prev.start) continue;
       if (m.commas.some((o) => o >= prev.end && o < next.start)) continue;
       if (this.lineOf(prev.end - 1) === this.lineOf(next.start)) {
-        this.diagnostics.push(diagnostic('missing-separator', next, "expected ',' or a line break between two members on one line"));
+        this.diagnostics.push(
+          diagnostic('missing-separator', next, "expected ',' or a line break between two members on one line"),
+        );
       }
     }
   }
@@ -164,10 +189,18 @@ class ApiParser extends EmbeddedActionsParser {
     const range = tokenRange(t);
     const decoded = decodeString(t.image);
     if (t.tokenType === T.UnterminatedString) {
-      this.diagnostics.push(diagnostic('unterminated-string', range, 'unterminated string: add the closing \'"\' on this line'));
+      this.diagnostics.push(
+        diagnostic('unterminated-string', range, "unterminated string: add the closing '\"' on this line"),
+      );
     } else if (decoded.badEscape !== undefined) {
       const at = range.start + decoded.badEscape;
-      this.diagnostics.push(diagnostic('invalid-escape', { start: at, end: at + 2 }, `invalid escape '\\${t.image[decoded.badEscape + 1] ?? ''}' in string (JSON escapes only)`));
+      this.diagnostics.push(
+        diagnostic(
+          'invalid-escape',
+          { start: at, end: at + 2 },
+          `invalid escape '\\${t.image[decoded.badEscape + 1] ?? ''}' in string (JSON escapes only)`,
+        ),
+      );
     }
     return { kind: 'string', value: decoded.value, range };
   }
@@ -240,7 +273,13 @@ class ApiParser extends EmbeddedActionsParser {
     this.CONSUME(T.Colon);
     const kind = this.CONSUME2(T.Name);
     const body = this.OPTION(() => this.SUBRULE(this.object));
-    return this.ACTION(() => ({ kind: 'filter' as const, name: this.nameOf(name), filterKind: this.nameOf(kind), body, range: spanOf(kw, name, kind, body?.range) }));
+    return this.ACTION(() => ({
+      kind: 'filter' as const,
+      name: this.nameOf(name),
+      filterKind: this.nameOf(kind),
+      body,
+      range: spanOf(kw, name, kind, body?.range),
+    }));
   });
 
   private resourceDecl = this.RULE('resourceDecl', (): A.ResourceDecl => {
@@ -264,7 +303,14 @@ class ApiParser extends EmbeddedActionsParser {
     const close = this.CONSUME(T.RCurly);
     return this.ACTION(() => {
       this.checkSeparators(members);
-      return { kind: 'resource' as const, name: this.nameOf(name), options, propertiesBlocks, operationsBlocks, range: spanOf(kw, name, close, ...members.items.map((m) => m.range)) };
+      return {
+        kind: 'resource' as const,
+        name: this.nameOf(name),
+        options,
+        propertiesBlocks,
+        operationsBlocks,
+        range: spanOf(kw, name, close, ...members.items.map((m) => m.range)),
+      };
     });
   });
 
@@ -313,7 +359,12 @@ class ApiParser extends EmbeddedActionsParser {
       const n = this.nameOf(name);
       if (!n) return undefined;
       const type: A.TypeRef | undefined = isRealToken(typeName)
-        ? { name: typeName.image, array: isRealToken(brackets), nameRange: tokenRange(typeName), range: spanOf(typeName, brackets) }
+        ? {
+            name: typeName.image,
+            array: isRealToken(brackets),
+            nameRange: tokenRange(typeName),
+            range: spanOf(typeName, brackets),
+          }
         : undefined;
       return { name: n, type, constraints, range: spanOf(n.range, type?.range, constraints?.range) };
     });
@@ -335,7 +386,9 @@ class ApiParser extends EmbeddedActionsParser {
     const kind = this.CONSUME(T.Name);
     // The optional name must stand on the kind's line: `Get⏎ Put` is two operations.
     const name = this.OPTION({
-      GATE: () => this.LA(1).startOffset !== undefined && this.lineOf(this.LA(1).startOffset) === this.lineOf(kind.startOffset + kind.image.length - 1),
+      GATE: () =>
+        this.LA(1).startOffset !== undefined &&
+        this.lineOf(this.LA(1).startOffset) === this.lineOf(kind.startOffset + kind.image.length - 1),
       DEF: () => this.CONSUME2(T.Name),
     });
     const body = this.OPTION2(() => this.SUBRULE(this.object));
@@ -372,7 +425,12 @@ class ApiParser extends EmbeddedActionsParser {
       if (!isRealToken(word)) return;
       const suggestion = closest(word.image, T.DECLARATION_KEYWORDS);
       this.diagnostics.push(
-        diagnostic('unknown-declaration', tokenRange(word), `unknown declaration '${word.image}': expected api, config, filter, resource or mutator${didYouMean(suggestion)}`, suggestion),
+        diagnostic(
+          'unknown-declaration',
+          tokenRange(word),
+          `unknown declaration '${word.image}': expected api, config, filter, resource or mutator${didYouMean(suggestion)}`,
+          suggestion,
+        ),
       );
     });
     return undefined;
@@ -384,7 +442,18 @@ class ApiParser extends EmbeddedActionsParser {
     this.MANY(() =>
       this.OR([
         { ALT: () => this.SUBRULE(this.skippedBlock) },
-        ...[T.Name, T.StringLiteral, T.NumberLiteral, T.True, T.False, T.Null, T.Colon, T.Comma, T.LBracket, T.RBracket].map((t) => ({ ALT: () => this.CONSUME(t) })),
+        ...[
+          T.Name,
+          T.StringLiteral,
+          T.NumberLiteral,
+          T.True,
+          T.False,
+          T.Null,
+          T.Colon,
+          T.Comma,
+          T.LBracket,
+          T.RBracket,
+        ].map((t) => ({ ALT: () => this.CONSUME(t) })),
       ]),
     );
     this.CONSUME(T.RCurly);
@@ -394,12 +463,33 @@ class ApiParser extends EmbeddedActionsParser {
   /** A token that cannot start a declaration: consumed and reported, so parsing goes on. */
   private strayToken = this.RULE('strayToken', (): undefined => {
     const t = this.OR(
-      [T.RCurly, T.LCurly, T.RBracket, T.LBracket, T.Colon, T.Comma, T.StringLiteral, T.NumberLiteral, T.True, T.False, T.Null, T.Properties, T.Operations].map((tt) => ({
+      [
+        T.RCurly,
+        T.LCurly,
+        T.RBracket,
+        T.LBracket,
+        T.Colon,
+        T.Comma,
+        T.StringLiteral,
+        T.NumberLiteral,
+        T.True,
+        T.False,
+        T.Null,
+        T.Properties,
+        T.Operations,
+      ].map((tt) => ({
         ALT: () => this.CONSUME(tt),
       })),
     );
     this.ACTION(() => {
-      if (isRealToken(t)) this.diagnostics.push(diagnostic('syntax-error', tokenRange(t), `unexpected '${t.image}': expected a declaration (api, config, filter, resource or mutator)`));
+      if (isRealToken(t))
+        this.diagnostics.push(
+          diagnostic(
+            'syntax-error',
+            tokenRange(t),
+            `unexpected '${t.image}': expected a declaration (api, config, filter, resource or mutator)`,
+          ),
+        );
     });
     return undefined;
   });
@@ -427,7 +517,11 @@ class ApiParser extends EmbeddedActionsParser {
             {
               // A bare word on a later line is the next member, not this key's value:
               // `routePrefix:⏎ properties {…}` is a missing value.
-              GATE: () => !(tokenMatcher(this.LA(1), T.Name) && this.lineOf(this.LA(1).startOffset) > this.lineOf(colon.startOffset)),
+              GATE: () =>
+                !(
+                  tokenMatcher(this.LA(1), T.Name) &&
+                  this.lineOf(this.LA(1).startOffset) > this.lineOf(colon.startOffset)
+                ),
               ALT: () => this.SUBRULE(this.value),
             },
           ]);
@@ -455,7 +549,8 @@ class ApiParser extends EmbeddedActionsParser {
     return this.ACTION(() => {
       const k = this.nameOf(key);
       if (!k) return undefined;
-      if (colonMissing) this.diagnostics.push(diagnostic('missing-colon', k.range, `expected ':' between '${k.text}' and its value`));
+      if (colonMissing)
+        this.diagnostics.push(diagnostic('missing-colon', k.range, `expected ':' between '${k.text}' and its value`));
       return { key: k, value, block, range: spanOf(k.range, value?.range) };
     });
   });
@@ -542,7 +637,13 @@ function boundNesting(tokens: IToken[], diagnostics: Diagnostic[]): IToken[] {
       continue;
     }
     kept ??= tokens.slice(0, i);
-    diagnostics.push(diagnostic('nested-too-deeply', { start: t.startOffset, end: t.startOffset + 1 }, `nested too deeply: brackets may nest ${MAX_NESTING} levels; what follows is not read up to its closing bracket`));
+    diagnostics.push(
+      diagnostic(
+        'nested-too-deeply',
+        { start: t.startOffset, end: t.startOffset + 1 },
+        `nested too deeply: brackets may nest ${MAX_NESTING} levels; what follows is not read up to its closing bracket`,
+      ),
+    );
     // Skipped up to the bracket that brings the depth back to the limit, which is skipped too.
     for (i++; i < tokens.length && depth > MAX_NESTING; i++) {
       const type = tokens[i]!.tokenType;
@@ -586,11 +687,16 @@ export function parseRaw(text: string, lines: LineIndex, region?: Region): RawPa
   let stopped = false;
   const parseErrors = parser.errors
     .filter((e) => {
-      const atStop = parser.stopToken !== undefined && e.token === parser.stopToken && e.name === 'NotAllInputParsedException';
+      const atStop =
+        parser.stopToken !== undefined && e.token === parser.stopToken && e.name === 'NotAllInputParsedException';
       stopped ||= atStop;
       return !atStop;
     })
-    .map((e) => ({ message: e.message, token: e.token, previousToken: (e as { previousToken?: IToken }).previousToken }));
+    .map((e) => ({
+      message: e.message,
+      token: e.token,
+      previousToken: (e as { previousToken?: IToken }).previousToken,
+    }));
   parser.stopToken = undefined;
   return { declarations, tokens, comments, diagnostics: parser.diagnostics, lexErrors, parseErrors, stopped };
 }

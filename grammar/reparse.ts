@@ -21,11 +21,21 @@ function editBetween(before: string, after: string): { start: number; end: numbe
   const max = Math.min(before.length, after.length);
   const CHUNK = 1024; // whole chunks first: comparing slices is much faster than comparing characters
   let start = 0;
-  while (start + CHUNK <= max && before.slice(start, start + CHUNK) === after.slice(start, start + CHUNK)) start += CHUNK;
+  while (start + CHUNK <= max && before.slice(start, start + CHUNK) === after.slice(start, start + CHUNK))
+    start += CHUNK;
   while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;
   let same = 0;
-  while (same + CHUNK <= max - start && before.slice(before.length - same - CHUNK, before.length - same) === after.slice(after.length - same - CHUNK, after.length - same)) same += CHUNK;
-  while (same < max - start && before.charCodeAt(before.length - 1 - same) === after.charCodeAt(after.length - 1 - same)) same++;
+  while (
+    same + CHUNK <= max - start &&
+    before.slice(before.length - same - CHUNK, before.length - same) ===
+      after.slice(after.length - same - CHUNK, after.length - same)
+  )
+    same += CHUNK;
+  while (
+    same < max - start &&
+    before.charCodeAt(before.length - 1 - same) === after.charCodeAt(after.length - 1 - same)
+  )
+    same++;
   return { start, end: before.length - same, delta: after.length - before.length };
 }
 
@@ -59,19 +69,35 @@ export function reparse(previous: ParseResult, text: string): ParseResult | unde
   const end = next + 1 < decls.length ? decls[next + 1]!.range.start + edit.delta : text.length;
   const lines = new LineIndex(text);
   const raw = parseRaw(text, lines, { start, stop, end });
-  if (!regionStandsAlone(raw, start, stop, hasSuffix, first === 0 ? undefined : KEYWORD[decls[first]!.kind])) return undefined;
-  const region = buildParts({ ...raw, comments: raw.comments.filter((c) => c.startOffset < stop), lexErrors: raw.lexErrors.filter((e) => e.offset < stop) }, lines);
+  if (!regionStandsAlone(raw, start, stop, hasSuffix, first === 0 ? undefined : KEYWORD[decls[first]!.kind]))
+    return undefined;
+  const region = buildParts(
+    {
+      ...raw,
+      comments: raw.comments.filter((c) => c.startOffset < stop),
+      lexErrors: raw.lexErrors.filter((e) => e.offset < stop),
+    },
+    lines,
+  );
   if (region.diagnostics.some((d) => d.range.start < start || d.range.start >= stop)) return undefined;
 
   const suffixStart = hasSuffix ? decls[next]!.range.start : previous.text.length;
   const before = <N extends { range: A.Range }>(n: N): boolean => n.range.start < start;
   const after = <N extends { range: A.Range }>(n: N): boolean => n.range.start >= suffixStart;
-  const suffix = { declarations: decls.slice(next), comments: previous.document.comments.filter(after), diagnostics: previous.diagnostics.filter(after) };
+  const suffix = {
+    declarations: decls.slice(next),
+    comments: previous.document.comments.filter(after),
+    diagnostics: previous.diagnostics.filter(after),
+  };
   // Moved in place: `previous` is superseded by the result (its declarations are shared, not copied).
   if (edit.delta !== 0) shiftRanges(suffix, edit.delta, new Set());
   const declarations = [...decls.slice(0, first), ...region.document.declarations, ...suffix.declarations];
   const comments = [...previous.document.comments.filter(before), ...region.document.comments, ...suffix.comments];
-  const diagnostics: Diagnostic[] = [...previous.diagnostics.filter(before), ...region.diagnostics, ...suffix.diagnostics];
+  const diagnostics: Diagnostic[] = [
+    ...previous.diagnostics.filter(before),
+    ...region.diagnostics,
+    ...suffix.diagnostics,
+  ];
   const regionCuts = splitPoints(raw, region.document.declarations, text).before;
   return {
     document: { declarations, comments, range: { start: 0, end: text.length } },
@@ -88,7 +114,13 @@ export function reparse(previous: ParseResult, text: string): ParseResult | unde
  * suffix, no bracket or comment is left open across the cut, and nothing was read or placed against the
  * end of the file.
  */
-function regionStandsAlone(raw: RawParse & { stopped: boolean }, start: number, stop: number, hasSuffix: boolean, keyword: TokenType | undefined): boolean {
+function regionStandsAlone(
+  raw: RawParse & { stopped: boolean },
+  start: number,
+  stop: number,
+  hasSuffix: boolean,
+  keyword: TokenType | undefined,
+): boolean {
   if (keyword && (raw.tokens[0]?.startOffset !== start || raw.tokens[0].tokenType !== keyword)) return false;
   if (raw.stopped !== hasSuffix) return false;
   if (raw.diagnostics.some((d) => d.code === 'nested-too-deeply')) return false;

@@ -17,7 +17,10 @@ export function closest(word: string, candidates: Iterable<string>): string | un
     const cl = c.toLowerCase();
     const score = cl === lower ? 0.5 : editDistance(lower, cl) + (distance(word, c) > distance(lower, cl) ? 0.1 : 0);
     // Ties go to the candidate sharing the longer prefix (`DSC` → `DESC`, not `ASC`).
-    if (score < bestScore || (score === bestScore && best !== undefined && sharedPrefix(lower, cl) > sharedPrefix(lower, best.toLowerCase()))) {
+    if (
+      score < bestScore ||
+      (score === bestScore && best !== undefined && sharedPrefix(lower, cl) > sharedPrefix(lower, best.toLowerCase()))
+    ) {
       bestScore = score;
       best = c;
     }
@@ -30,7 +33,8 @@ export function closest(word: string, candidates: Iterable<string>): string | un
 }
 
 /** " (did you mean 'x'?)" or "" — appended to messages. */
-export const didYouMean = (suggestion: string | undefined): string => (suggestion ? `; did you mean '${suggestion}'?` : '');
+export const didYouMean = (suggestion: string | undefined): string =>
+  suggestion ? `; did you mean '${suggestion}'?` : '';
 
 /** Levenshtein distance, where two swapped neighbouring letters count as one edit (`Pots` → `Post`). */
 function editDistance(a: string, b: string): number {

@@ -129,7 +129,11 @@ class Scanner {
 }
 
 const endMember = (f: Frame): void => {
-  if (f.member.length > 0 && (f.member[0].kind === 'word' || f.member[0].kind === 'string' || f.member[0].kind === 'number')) f.keys.push(f.member[0].value);
+  if (
+    f.member.length > 0 &&
+    (f.member[0].kind === 'word' || f.member[0].kind === 'string' || f.member[0].kind === 'number')
+  )
+    f.keys.push(f.member[0].value);
   f.member = [];
 };
 
@@ -141,7 +145,9 @@ const endMember = (f: Frame): void => {
 function closesImplicitly(f: Frame, indent: number, closer: boolean): boolean {
   if (f.bracket === 'file' || !Number.isFinite(indent)) return false;
   if (closer) return indent < f.openerIndent;
-  return indent <= f.openerIndent && (f.inlineContent || (f.contentIndent !== undefined && f.contentIndent > f.openerIndent));
+  return (
+    indent <= f.openerIndent && (f.inlineContent || (f.contentIndent !== undefined && f.contentIndent > f.openerIndent))
+  );
 }
 
 function blockToken(f: Frame, end: number): Tok {
@@ -151,7 +157,16 @@ function blockToken(f: Frame, end: number): Tok {
 
 /** The frames open at the cursor (the file first) after reading the tokens before it. */
 function readFrames(scanner: Scanner, before: Tok[]): { stack: Frame[]; lastEnd: number } {
-  const file: Frame = { bracket: 'file', opener: [], openerIndent: -1, inlineContent: false, contentIndent: undefined, seenToken: false, member: [], keys: [] };
+  const file: Frame = {
+    bracket: 'file',
+    opener: [],
+    openerIndent: -1,
+    inlineContent: false,
+    contentIndent: undefined,
+    seenToken: false,
+    member: [],
+    keys: [],
+  };
   const stack: Frame[] = [file];
   let lastEnd = 0;
   for (const tok of before) {
@@ -230,12 +245,15 @@ function keysAfter(scanner: Scanner, after: Tok[], frame: Frame, from: number): 
 function enter(type: ValueType | undefined, bracket: '{' | '[', path: string[], base: ScopeBase): Scope {
   if (!type) return { kind: 'unknown', ...base };
   if (type.kind === 'oneOf') {
-    const alt = type.of.find((t) => (bracket === '{' ? ['record', 'map', 'phpArray', 'any'] : ['list', 'phpArray', 'any']).includes(t.kind));
+    const alt = type.of.find((t) =>
+      (bracket === '{' ? ['record', 'map', 'phpArray', 'any'] : ['list', 'phpArray', 'any']).includes(t.kind),
+    );
     return enter(alt, bracket, path, base);
   }
   if (bracket === '{') {
     if (type.kind === 'record' || type.kind === 'map') return { kind: 'object', type, path, ...base };
-    if (type.kind === 'phpArray' || type.kind === 'any') return { kind: 'object', type: { kind: 'any' }, path, ...base };
+    if (type.kind === 'phpArray' || type.kind === 'any')
+      return { kind: 'object', type: { kind: 'any' }, path, ...base };
   } else {
     if (type.kind === 'list') return { kind: 'array', type: type.of, path, ...base };
     if (type.kind === 'phpArray' || type.kind === 'any') return { kind: 'array', type: { kind: 'any' }, path, ...base };
@@ -277,11 +295,17 @@ export function keyType(scope: Scope, key: string): { type: ValueType; path: str
   }
 }
 
-const valueOfToken = (t: Tok | undefined): string | undefined => (t && (t.kind === 'word' || t.kind === 'string') ? t.value : undefined);
+const valueOfToken = (t: Tok | undefined): string | undefined =>
+  t && (t.kind === 'word' || t.kind === 'string') ? t.value : undefined;
 
 /** The scope a block opens, from its parent's scope and the member that opened it. */
 function child(scope: Scope, opener: Tok[], bracket: '{' | '['): Scope {
-  const ctx: ScopeBase = { resource: scope.resource, opKind: scope.opKind, filterName: scope.filterName, filterKind: scope.filterKind };
+  const ctx: ScopeBase = {
+    resource: scope.resource,
+    opKind: scope.opKind,
+    filterName: scope.filterName,
+    filterKind: scope.filterKind,
+  };
   const key = valueOfToken(opener[0]);
   const afterColon = (): string | undefined => {
     const i = opener.findIndex((t) => t.text === ':');
@@ -302,12 +326,15 @@ function child(scope: Scope, opener: Tok[], bracket: '{' | '['): Scope {
       if (bracket === '{' && opener.length === 1 && key === 'operations') return { kind: 'operations', ...ctx };
       break;
     case 'properties':
-      return bracket === '{' ? { kind: 'constraints', propertyType: afterColon(), ...ctx } : { kind: 'unknown', ...ctx };
+      return bracket === '{'
+        ? { kind: 'constraints', propertyType: afterColon(), ...ctx }
+        : { kind: 'unknown', ...ctx };
     case 'operations':
       return bracket === '{' ? { kind: 'operation', ...ctx, opKind: key } : { kind: 'unknown', ...ctx };
     case 'config': {
       const path = scope.prefix ? `${scope.prefix}.${key}` : key;
-      if (!settingByPath(path) && bracket === '{' && settingChildren(path).length > 0) return { kind: 'config', prefix: path, ...ctx };
+      if (!settingByPath(path) && bracket === '{' && settingChildren(path).length > 0)
+        return { kind: 'config', prefix: path, ...ctx };
       break;
     }
     default:
@@ -353,7 +380,12 @@ export function completionContext(text: string, offset: number): CompletionConte
   }
   const tokens = lexed.tokens.map(toTok);
   const current = tokens.find(
-    (t) => t.start < offset && offset <= t.end && (t.kind === 'word' || t.kind === 'number' || (t.kind === 'string' && (offset < t.end || !t.text.endsWith('"') || t.text.length < 2))),
+    (t) =>
+      t.start < offset &&
+      offset <= t.end &&
+      (t.kind === 'word' ||
+        t.kind === 'number' ||
+        (t.kind === 'string' && (offset < t.end || !t.text.endsWith('"') || t.text.length < 2))),
   );
   const before = tokens.filter((t) => t.end <= offset && t !== current);
   const after = tokens.filter((t) => t.start >= offset && t !== current);
@@ -366,8 +398,13 @@ export function completionContext(text: string, offset: number): CompletionConte
   const frame = stack[stack.length - 1];
   // An unterminated string runs to the end of its line: replace only what is before the cursor.
   const unterminated = current?.kind === 'string' && (current.text.length < 2 || !current.text.endsWith('"'));
-  const replace = current ? { start: current.start, end: unterminated ? offset : current.end } : { start: offset, end: offset };
-  const present = new Set([...frame.keys, ...(frame.bracket === 'file' ? [] : keysAfter(scanner, skipMember(scanner, after, offset), frame, offset))]);
+  const replace = current
+    ? { start: current.start, end: unterminated ? offset : current.end }
+    : { start: offset, end: offset };
+  const present = new Set([
+    ...frame.keys,
+    ...(frame.bracket === 'file' ? [] : keysAfter(scanner, skipMember(scanner, after, offset), frame, offset)),
+  ]);
   const rest = text.slice(replace.end);
   return {
     scope,

@@ -33,7 +33,16 @@ import { allOperations, buildModel, type ApiModel } from '../grammar/model.js';
 import type { Analysis } from './analysis.js';
 import { completionContext, keyType, type CompletionContext, type Scope, type Tok } from './completion-context.js';
 import { expressionCompletions } from './expressions.js';
-import { constraintMarkdown, fieldMarkdown, filterKindMarkdown, operationsUsingFilter, opKindMarkdown, optionMarkdown, propertyTypeMarkdown, settingMarkdown } from './docs.js';
+import {
+  constraintMarkdown,
+  fieldMarkdown,
+  filterKindMarkdown,
+  operationsUsingFilter,
+  opKindMarkdown,
+  optionMarkdown,
+  propertyTypeMarkdown,
+  settingMarkdown,
+} from './docs.js';
 import { toOffset, toRange } from './ranges.js';
 
 /** An item before it is placed: what to insert and how to present it. */
@@ -142,60 +151,114 @@ function valueItems(type: ValueType | undefined, env: Env, scope: Scope, default
   const out: Item[] = [];
   switch (type.kind) {
     case 'bool':
-      out.push({ label: 'true', text: 'true', kind: CompletionItemKind.Keyword }, { label: 'false', text: 'false', kind: CompletionItemKind.Keyword });
+      out.push(
+        { label: 'true', text: 'true', kind: CompletionItemKind.Keyword },
+        { label: 'false', text: 'false', kind: CompletionItemKind.Keyword },
+      );
       break;
     case 'false':
       out.push({ label: 'false', text: 'false', kind: CompletionItemKind.Keyword });
       break;
     case 'enum':
-      for (const v of type.values) out.push({ label: v, text: quote(v), kind: CompletionItemKind.EnumMember, detail: describeType(type) });
+      for (const v of type.values)
+        out.push({ label: v, text: quote(v), kind: CompletionItemKind.EnumMember, detail: describeType(type) });
       break;
     case 'oneOf':
       for (const t of type.of) out.push(...valueItems(t, env, scope));
       break;
     case 'filterRef':
-      for (const [name, f] of model?.filters ?? []) out.push({ label: name, text: quote(name), kind: CompletionItemKind.Reference, detail: `filter: ${f.filterKind?.text ?? '?'}` });
-      for (const name of env.declared.filters) if (!model?.filters.has(name)) out.push({ label: name, text: quote(name), kind: CompletionItemKind.Reference, detail: 'filter' });
+      for (const [name, f] of model?.filters ?? [])
+        out.push({
+          label: name,
+          text: quote(name),
+          kind: CompletionItemKind.Reference,
+          detail: `filter: ${f.filterKind?.text ?? '?'}`,
+        });
+      for (const name of env.declared.filters)
+        if (!model?.filters.has(name))
+          out.push({ label: name, text: quote(name), kind: CompletionItemKind.Reference, detail: 'filter' });
       break;
     case 'resourceRef':
-      for (const name of resourceNames(env)) out.push({ label: name, text: quote(name), kind: CompletionItemKind.Class, detail: 'resource' });
+      for (const name of resourceNames(env))
+        out.push({ label: name, text: quote(name), kind: CompletionItemKind.Class, detail: 'resource' });
       break;
     case 'codeRef':
-      for (const b of type.builtins ?? []) out.push({ label: b, text: quote(b), kind: CompletionItemKind.Value, detail: 'built-in' });
-      out.push({ label: '"./module.mjs#export"', text: '"./${1:module}.mjs#${2:export}"', snippet: true, kind: CompletionItemKind.Snippet, detail: 'code reference' });
+      for (const b of type.builtins ?? [])
+        out.push({ label: b, text: quote(b), kind: CompletionItemKind.Value, detail: 'built-in' });
+      out.push({
+        label: '"./module.mjs#export"',
+        text: '"./${1:module}.mjs#${2:export}"',
+        snippet: true,
+        kind: CompletionItemKind.Snippet,
+        detail: 'code reference',
+      });
       break;
     case 'httpMethod':
-      for (const m of HTTP_METHODS) out.push({ label: m, text: quote(m), kind: CompletionItemKind.Value, detail: 'HTTP method' });
+      for (const m of HTTP_METHODS)
+        out.push({ label: m, text: quote(m), kind: CompletionItemKind.Value, detail: 'HTTP method' });
       break;
     case 'uriTemplate': {
       const resource = scope.resource ? model?.resources.get(scope.resource) : undefined;
       const paths = new Set<string>();
       if (resource) {
         if (scope.kind === 'operation' && scope.opKind && ['GetCollection', 'Post'].includes(scope.opKind)) {
-          for (const o of resource.operations) if (!o.collection && o.method === 'GET') paths.add(o.uriTemplate ?? o.path);
+          for (const o of resource.operations)
+            if (!o.collection && o.method === 'GET') paths.add(o.uriTemplate ?? o.path);
         }
         paths.add(resource.collectionPath);
         if (resource.itemPath) paths.add(resource.itemPath);
       }
-      for (const p of paths) out.push({ label: quote(p), text: quote(p), kind: CompletionItemKind.Value, detail: 'route' });
+      for (const p of paths)
+        out.push({ label: quote(p), text: quote(p), kind: CompletionItemKind.Value, detail: 'route' });
       break;
     }
     case 'expression':
-      out.push({ label: `"is_granted('ROLE_USER')"`, text: `"is_granted('\${1:ROLE_USER}')"`, snippet: true, kind: CompletionItemKind.Snippet, detail: 'security expression' });
+      out.push({
+        label: `"is_granted('ROLE_USER')"`,
+        text: `"is_granted('\${1:ROLE_USER}')"`,
+        snippet: true,
+        kind: CompletionItemKind.Snippet,
+        detail: 'security expression',
+      });
       break;
     case 'list':
       if (type.of.kind === 'record') {
-        out.push({ label: '[{ … }]', text: `[${recordSnippet(type.of, env, scope)}]`, snippet: true, kind: CompletionItemKind.Snippet, detail: describeType(type) });
+        out.push({
+          label: '[{ … }]',
+          text: `[${recordSnippet(type.of, env, scope)}]`,
+          snippet: true,
+          kind: CompletionItemKind.Snippet,
+          detail: describeType(type),
+        });
       } else {
-        out.push({ label: '[ … ]', text: '[$1]', snippet: true, kind: CompletionItemKind.Snippet, detail: describeType(type), retrigger: suggestsValues(type.of) });
+        out.push({
+          label: '[ … ]',
+          text: '[$1]',
+          snippet: true,
+          kind: CompletionItemKind.Snippet,
+          detail: describeType(type),
+          retrigger: suggestsValues(type.of),
+        });
       }
       break;
     case 'record':
-      out.push({ label: '{ … }', text: recordSnippet(type, env, scope), snippet: true, kind: CompletionItemKind.Snippet, detail: describeType(type) });
+      out.push({
+        label: '{ … }',
+        text: recordSnippet(type, env, scope),
+        snippet: true,
+        kind: CompletionItemKind.Snippet,
+        detail: describeType(type),
+      });
       break;
     case 'map':
     case 'phpArray':
-      out.push({ label: '{ … }', text: '{ $1 }', snippet: true, kind: CompletionItemKind.Snippet, detail: describeType(type) });
+      out.push({
+        label: '{ … }',
+        text: '{ $1 }',
+        snippet: true,
+        kind: CompletionItemKind.Snippet,
+        detail: describeType(type),
+      });
       break;
     default:
       break;
@@ -212,11 +275,19 @@ function valueItems(type: ValueType | undefined, env: Env, scope: Scope, default
 
 /** Values for `key:` in a scope (by the key's catalogue type, or a property-name slot). */
 function valuesForKey(scope: Scope, key: string, env: Env): Item[] {
-  const props = (): Item[] => propertyNames(env, scope).map((p) => ({ label: p, text: quote(p), kind: CompletionItemKind.Field, detail: 'property' }));
+  const props = (): Item[] =>
+    propertyNames(env, scope).map((p) => ({
+      label: p,
+      text: quote(p),
+      kind: CompletionItemKind.Field,
+      detail: 'property',
+    }));
   if (scope.kind === 'object') {
     const path = scope.path.join('.');
-    if ((path === 'paginationViaCursor.[]' && key === 'field') || (path === 'parameters.*' && key === 'property')) return props();
-    if (scope.path[0] === 'order' && scope.path.length === 1) return valueItems({ kind: 'enum', values: ['ASC', 'DESC'] }, env, scope);
+    if ((path === 'paginationViaCursor.[]' && key === 'field') || (path === 'parameters.*' && key === 'property'))
+      return props();
+    if (scope.path[0] === 'order' && scope.path.length === 1)
+      return valueItems({ kind: 'enum', values: ['ASC', 'DESC'] }, env, scope);
   }
   const typed = keyType(scope, key);
   if (!typed) return [];
@@ -225,7 +296,16 @@ function valuesForKey(scope: Scope, key: string, env: Env): Item[] {
   if (scope.kind === 'config') defaultValue = settingByPath(typed.path[0])?.default;
   if (scope.kind === 'filter' && key === 'properties' && scope.filterKind) {
     const names = propertyNames(env, scope);
-    return [{ label: '[ … ]', text: names.length ? `[\${1|${names.map((n) => esc(quote(n))).join(',')}|}]` : '[$1]', snippet: true, kind: CompletionItemKind.Snippet, detail: describeType(typed.type), retrigger: !names.length }];
+    return [
+      {
+        label: '[ … ]',
+        text: names.length ? `[\${1|${names.map((n) => esc(quote(n))).join(',')}|}]` : '[$1]',
+        snippet: true,
+        kind: CompletionItemKind.Snippet,
+        detail: describeType(typed.type),
+        retrigger: !names.length,
+      },
+    ];
   }
   return valueItems(typed.type, env, scope, defaultValue);
 }
@@ -239,15 +319,33 @@ function arrayItems(scope: Extract<Scope, { kind: 'array' }>, env: Env): Item[] 
       .map((p) => ({ label: p, text: quote(p), kind: CompletionItemKind.Field, detail: 'property' }));
   }
   const items = valueItems(scope.type, env, scope);
-  if (scope.type.kind === 'filterRef' || scope.type.kind === 'resourceRef') return items.filter((i) => !env.ctx.present.has(i.label));
+  if (scope.type.kind === 'filterRef' || scope.type.kind === 'resourceRef')
+    return items.filter((i) => !env.ctx.present.has(i.label));
   return items;
 }
 
 // ---- keys ------------------------------------------------------------------------------
 
-function keyItem(env: Env, name: string, type: ValueType | undefined, kind: CompletionItemKind, doc: string, detail: string, sort = '1'): Item {
+function keyItem(
+  env: Env,
+  name: string,
+  type: ValueType | undefined,
+  kind: CompletionItemKind,
+  doc: string,
+  detail: string,
+  sort = '1',
+): Item {
   const text = env.ctx.colonAfter ? name : `${name}: ${snippetFor(type)}`;
-  return { label: name, text, kind, snippet: !env.ctx.colonAfter, detail, doc, sort, retrigger: !env.ctx.colonAfter && suggestsValues(type) };
+  return {
+    label: name,
+    text,
+    kind,
+    snippet: !env.ctx.colonAfter,
+    detail,
+    doc,
+    sort,
+    retrigger: !env.ctx.colonAfter && suggestsValues(type),
+  };
 }
 
 const blockItem = (name: string, doc: string, body = '$0'): Item => ({
@@ -265,31 +363,63 @@ function keyItems(scope: Scope, env: Env): Item[] {
   const fresh = <T extends { name: string }>(xs: readonly T[]): T[] => xs.filter((x) => !present.has(x.name));
   switch (scope.kind) {
     case 'resource': {
-      const items = fresh(OPTIONS.filter((o) => o.placement.resource)).map((o) => keyItem(env, o.name, o.type, CompletionItemKind.Property, optionMarkdown(o), describeType(o.type)));
-      if (!present.has('properties')) items.push(blockItem('properties', 'The properties of the resource: `name: type { constraint: value }`.', '${1:id}: ${2:int} { identifier: true }'));
-      if (!present.has('operations')) items.push(blockItem('operations', 'The operations of the resource (without this block: GetCollection, Post, Get, Patch, Delete).', '${1|GetCollection,Post,Get,Put,Patch,Delete,Query,HttpOperation|}'));
+      const items = fresh(OPTIONS.filter((o) => o.placement.resource)).map((o) =>
+        keyItem(env, o.name, o.type, CompletionItemKind.Property, optionMarkdown(o), describeType(o.type)),
+      );
+      if (!present.has('properties'))
+        items.push(
+          blockItem(
+            'properties',
+            'The properties of the resource: `name: type { constraint: value }`.',
+            '${1:id}: ${2:int} { identifier: true }',
+          ),
+        );
+      if (!present.has('operations'))
+        items.push(
+          blockItem(
+            'operations',
+            'The operations of the resource (without this block: GetCollection, Post, Get, Patch, Delete).',
+            '${1|GetCollection,Post,Get,Put,Patch,Delete,Query,HttpOperation|}',
+          ),
+        );
       return items;
     }
     case 'operation': {
       const kind = scope.opKind as OperationKind | undefined;
       const known = kind !== undefined && (OPERATION_KINDS as readonly string[]).includes(kind);
-      const allowed = OPTIONS.filter((o) => (known ? o.placement.operations.includes(kind) : o.placement.operations.length > 0));
+      const allowed = OPTIONS.filter((o) =>
+        known ? o.placement.operations.includes(kind) : o.placement.operations.length > 0,
+      );
       return fresh(allowed).map((o) => {
         const ineffective = known && o.placement.ineffectiveOn?.includes(kind);
-        return keyItem(env, o.name, o.type, CompletionItemKind.Property, optionMarkdown(o, kind), `${describeType(o.type)}${ineffective ? ` (no effect on ${kind})` : ''}`, ineffective ? '2' : '1');
+        return keyItem(
+          env,
+          o.name,
+          o.type,
+          CompletionItemKind.Property,
+          optionMarkdown(o, kind),
+          `${describeType(o.type)}${ineffective ? ` (no effect on ${kind})` : ''}`,
+          ineffective ? '2' : '1',
+        );
       });
     }
     case 'constraints': {
       const t = scope.propertyType;
       const builtin = t !== undefined && PROPERTY_TYPES.some((p) => p.name === t);
-      const applicable = CONSTRAINTS.filter((c) => !c.appliesTo || (builtin ? c.appliesTo.includes(t) : t === undefined));
-      return fresh(applicable).map((c) => keyItem(env, c.name, c.type, CompletionItemKind.Field, constraintMarkdown(c), describeType(c.type)));
+      const applicable = CONSTRAINTS.filter(
+        (c) => !c.appliesTo || (builtin ? c.appliesTo.includes(t) : t === undefined),
+      );
+      return fresh(applicable).map((c) =>
+        keyItem(env, c.name, c.type, CompletionItemKind.Field, constraintMarkdown(c), describeType(c.type)),
+      );
     }
     case 'filter': {
       const spec = scope.filterKind ? filterKind(scope.filterKind) : undefined;
       return Object.entries(spec?.fields ?? {})
         .filter(([name]) => !present.has(name))
-        .map(([name, f]) => keyItem(env, name, f.type, CompletionItemKind.Field, fieldMarkdown(name, f), describeType(f.type)));
+        .map(([name, f]) =>
+          keyItem(env, name, f.type, CompletionItemKind.Field, fieldMarkdown(name, f), describeType(f.type)),
+        );
     }
     case 'config':
       return settingChildren(scope.prefix)
@@ -298,21 +428,46 @@ function keyItems(scope: Scope, env: Env): Item[] {
           const path = scope.prefix ? `${scope.prefix}.${name}` : name;
           const leaf = settingByPath(path);
           const doc = settingMarkdown(path) ?? '';
-          return leaf ? keyItem(env, name, leaf.type, CompletionItemKind.Property, doc, describeType(leaf.type)) : { ...blockItem(name, doc), kind: CompletionItemKind.Module };
+          return leaf
+            ? keyItem(env, name, leaf.type, CompletionItemKind.Property, doc, describeType(leaf.type))
+            : { ...blockItem(name, doc), kind: CompletionItemKind.Module };
         });
     case 'api':
-      return ['version', 'description', 'title'].filter((n) => !present.has(n)).map((n) => keyItem(env, n, { kind: 'string' }, CompletionItemKind.Property, `**${n}** of the API documentation`, 'string'));
+      return ['version', 'description', 'title']
+        .filter((n) => !present.has(n))
+        .map((n) =>
+          keyItem(
+            env,
+            n,
+            { kind: 'string' },
+            CompletionItemKind.Property,
+            `**${n}** of the API documentation`,
+            'string',
+          ),
+        );
     case 'object': {
       const t = scope.type;
       const path = scope.path.join('.');
       if (t.kind === 'record') {
         return Object.entries(t.fields)
           .filter(([name]) => !present.has(name))
-          .map(([name, f]) => keyItem(env, name, f.type, CompletionItemKind.Field, fieldMarkdown(name, f), describeType(f.type), f.required ? '0' : '1'));
+          .map(([name, f]) =>
+            keyItem(
+              env,
+              name,
+              f.type,
+              CompletionItemKind.Field,
+              fieldMarkdown(name, f),
+              describeType(f.type),
+              f.required ? '0' : '1',
+            ),
+          );
       }
       const props = propertyNames(env, scope).filter((p) => !present.has(p));
       if (path === 'order' || (scope.filterKind && path === 'properties')) {
-        const setting = scope.filterKind ? filterKind(scope.filterKind)?.perProperty?.type : ({ kind: 'enum', values: ['ASC', 'DESC'] } as ValueType);
+        const setting = scope.filterKind
+          ? filterKind(scope.filterKind)?.perProperty?.type
+          : ({ kind: 'enum', values: ['ASC', 'DESC'] } as ValueType);
         return props.map((p) => keyItem(env, p, setting, CompletionItemKind.Field, `Property \`${p}\``, 'property'));
       }
       if (path === 'parameters') {
@@ -364,10 +519,24 @@ function topItems(env: Env): Item[] {
   ];
   const declared = new Set(model?.document.declarations.map((d) => d.kind));
   if (!declared.has('api') || env.ctx.current?.value === 'api') {
-    items.unshift({ label: 'api', text: 'api "${1:Title}" { version: "${2:1.0.0}" }', kind: CompletionItemKind.Module, snippet: true, detail: 'api "Title" { version: … }', doc: 'The API header (once).' });
+    items.unshift({
+      label: 'api',
+      text: 'api "${1:Title}" { version: "${2:1.0.0}" }',
+      kind: CompletionItemKind.Module,
+      snippet: true,
+      detail: 'api "Title" { version: … }',
+      doc: 'The API header (once).',
+    });
   }
   if (!declared.has('config') || env.ctx.current?.value === 'config') {
-    items.unshift({ ...blockItem('config', 'Global settings (snake_case), e.g. `defaults { pagination_items_per_page: 30 }`.', 'patch_formats: ["application/merge-patch+json"]$0'), kind: CompletionItemKind.Module });
+    items.unshift({
+      ...blockItem(
+        'config',
+        'Global settings (snake_case), e.g. `defaults { pagination_items_per_page: 30 }`.',
+        'patch_formats: ["application/merge-patch+json"]$0',
+      ),
+      kind: CompletionItemKind.Module,
+    });
   }
   return items;
 }
@@ -375,25 +544,58 @@ function topItems(env: Env): Item[] {
 function topMemberItems(member: Tok[], env: Env): { items: Item[]; colonAt?: number } {
   const words = member.map((t) => t.text);
   if (words[0] === 'filter') {
-    const kinds = FILTER_KINDS.map((k) => ({ label: k.name, text: k.name, kind: CompletionItemKind.TypeParameter, detail: 'filter kind', doc: filterKindMarkdown(k) }));
+    const kinds = FILTER_KINDS.map((k) => ({
+      label: k.name,
+      text: k.name,
+      kind: CompletionItemKind.TypeParameter,
+      detail: 'filter kind',
+      doc: filterKindMarkdown(k),
+    }));
     if (words.length === 3 && words[2] === ':') return { items: kinds };
     if (words.length === 2 && member[1].kind === 'word') return { items: kinds, colonAt: member[1].end };
   }
   if (words[0] === 'mutator') {
-    if (words.length === 1) return { items: ['resource', 'operation'].map((w) => ({ label: w, text: w, kind: CompletionItemKind.Keyword })) };
+    if (words.length === 1)
+      return { items: ['resource', 'operation'].map((w) => ({ label: w, text: w, kind: CompletionItemKind.Keyword })) };
     if (words.length === 2 && words[1] === 'resource') {
-      return { items: resourceNames(env).map((r) => ({ label: r, text: r, kind: CompletionItemKind.Class, detail: 'resource' })) };
+      return {
+        items: resourceNames(env).map((r) => ({
+          label: r,
+          text: r,
+          kind: CompletionItemKind.Class,
+          detail: 'resource',
+        })),
+      };
     }
     if (words.length === 2 && words[1] === 'operation' && env.model) {
-      return { items: allOperations(env.model).map((o) => ({ label: o.name, text: quote(o.name), kind: CompletionItemKind.Method, detail: `${o.method ?? '?'} ${o.path}` })) };
+      return {
+        items: allOperations(env.model).map((o) => ({
+          label: o.name,
+          text: quote(o.name),
+          kind: CompletionItemKind.Method,
+          detail: `${o.method ?? '?'} ${o.path}`,
+        })),
+      };
     }
   }
   return { items: [] };
 }
 
 function propertyTypeItems(env: Env): Item[] {
-  const builtins = PROPERTY_TYPES.map((t) => ({ label: t.name, text: t.name, kind: CompletionItemKind.TypeParameter, detail: 'property type', doc: propertyTypeMarkdown(t) }));
-  const relations = resourceNames(env).map((r) => ({ label: r, text: r, kind: CompletionItemKind.Class, detail: 'relation (IRI of the resource)', sort: '2' }));
+  const builtins = PROPERTY_TYPES.map((t) => ({
+    label: t.name,
+    text: t.name,
+    kind: CompletionItemKind.TypeParameter,
+    detail: 'property type',
+    doc: propertyTypeMarkdown(t),
+  }));
+  const relations = resourceNames(env).map((r) => ({
+    label: r,
+    text: r,
+    kind: CompletionItemKind.Class,
+    detail: 'relation (IRI of the resource)',
+    sort: '2',
+  }));
   return [...builtins, ...relations];
 }
 
@@ -402,7 +604,15 @@ function operationKindItems(): Item[] {
     const doc = opKindMarkdown(k);
     return [
       { label: k, text: k, kind: CompletionItemKind.Method, detail: 'operation kind', doc, sort: '0' },
-      { label: `${k} { … }`, text: `${k} {\n\t$0\n}`, kind: CompletionItemKind.Snippet, snippet: true, detail: 'operation with options', doc, sort: '1' },
+      {
+        label: `${k} { … }`,
+        text: `${k} {\n\t$0\n}`,
+        kind: CompletionItemKind.Snippet,
+        snippet: true,
+        detail: 'operation with options',
+        doc,
+        sort: '1',
+      },
     ];
   });
 }
@@ -438,7 +648,12 @@ function itemsAt(env: Env): { items: Item[]; colonAt?: number } {
  * level) without the line being typed: a half-written line can make the parser skip what
  * follows it.
  */
-function knownModel(text: string, offset: number, window: { start: number; end: number }, primary: ApiModel | undefined): ApiModel {
+function knownModel(
+  text: string,
+  offset: number,
+  window: { start: number; end: number },
+  primary: ApiModel | undefined,
+): ApiModel {
   const start = text.lastIndexOf('\n', offset - 1) + 1;
   const next = text.slice(offset).search(/[\r\n]/);
   const end = next < 0 ? text.length : offset + next;
@@ -460,7 +675,16 @@ export function completions(doc: TextDocument, analysis: Analysis | undefined, p
   const offset = toOffset(doc, position);
   const ctx = completionContext(text, offset);
   if (!ctx) return [];
-  const env: Env = { ctx, model: knownModel(text, offset, ctx.scope.kind === 'top' ? { start: 0, end: text.length } : ctx.window, analysis?.result.model), declared: declaredNames(text) };
+  const env: Env = {
+    ctx,
+    model: knownModel(
+      text,
+      offset,
+      ctx.scope.kind === 'top' ? { start: 0, end: text.length } : ctx.window,
+      analysis?.result.model,
+    ),
+    declared: declaredNames(text),
+  };
   const inExpression = expressionCompletions(doc, ctx, offset, env.model);
   if (inExpression) return inExpression;
   const { items, colonAt } = itemsAt(env);
@@ -469,8 +693,11 @@ export function completions(doc: TextDocument, analysis: Analysis | undefined, p
   // A missing colon is inserted after the key by a separate edit, or with the value when the
   // value touches the key; `key:value` with no blank keeps one after the colon.
   const separate = colonAt !== undefined && colonAt < ctx.replace.start;
-  const lead = colonAt !== undefined && !separate ? ': ' : ctx.charBefore === ':' ? ' ' : '';
-  const colonEdit: TextEdit[] = separate ? [{ range: toRange(doc, { start: colonAt, end: colonAt }), newText: ':' }] : [];
+  let lead = ctx.charBefore === ':' ? ' ' : '';
+  if (colonAt !== undefined && !separate) lead = ': ';
+  const colonEdit: TextEdit[] = separate
+    ? [{ range: toRange(doc, { start: colonAt, end: colonAt }), newText: ':' }]
+    : [];
   const seen = new Set<string>();
   return items
     .filter((i) => !seen.has(i.label) && seen.add(i.label))

@@ -6,11 +6,21 @@
  * result whose version is no longer the document's when it is ready is dropped, so an editor
  * never sees diagnostics of an outdated text.
  */
-import { DiagnosticSeverity, DiagnosticTag, type Connection, type Diagnostic as LspDiagnostic } from 'vscode-languageserver';
+import {
+  DiagnosticSeverity,
+  DiagnosticTag,
+  type Connection,
+  type Diagnostic as LspDiagnostic,
+} from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from '../grammar/diagnostics.js';
 import type { DocumentStore } from './documents.js';
 import { toRange } from './ranges.js';
+
+const SEVERITY: Partial<Record<Diagnostic['severity'], DiagnosticSeverity>> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+};
 
 /** What a diagnostic carries for code actions (LSP `data`). */
 export interface DiagnosticData {
@@ -20,7 +30,7 @@ export interface DiagnosticData {
 export function toLspDiagnostic(doc: TextDocument, d: Diagnostic): LspDiagnostic {
   const out: LspDiagnostic = {
     range: toRange(doc, d.range),
-    severity: d.severity === 'error' ? DiagnosticSeverity.Error : d.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Hint,
+    severity: SEVERITY[d.severity] ?? DiagnosticSeverity.Hint,
     code: d.code,
     source: 'apidsl',
     message: d.message,
@@ -88,8 +98,15 @@ export class DiagnosticsPublisher {
       const doc = this.store.get(uri);
       if (!doc) return;
       const message = `apidsl could not check this text (internal error: ${(e as Error).message}); please report it`;
-      const failed: LspDiagnostic = { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: DiagnosticSeverity.Error, source: 'apidsl', message };
-      await this.connection.sendDiagnostics({ uri, version: doc.version, diagnostics: [failed] }).catch(() => undefined);
+      const failed: LspDiagnostic = {
+        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+        severity: DiagnosticSeverity.Error,
+        source: 'apidsl',
+        message,
+      };
+      await this.connection
+        .sendDiagnostics({ uri, version: doc.version, diagnostics: [failed] })
+        .catch(() => undefined);
     }
   }
 }

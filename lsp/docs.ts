@@ -31,7 +31,15 @@ export function optionMarkdown(spec: OptionSpec, on?: string): string {
   if (spec.placement.resource) where.push('the resource');
   if (spec.placement.operations.length === OPERATION_KINDS.length) where.push('every operation');
   else if (spec.placement.operations.length) where.push(spec.placement.operations.join(', '));
-  const lines = [`**${spec.name}** — ${spec.group} option`, '', facts.join(' · '), '', spec.doc, '', `Allowed on ${where.join(' and ')}.`];
+  const lines = [
+    `**${spec.name}** — ${spec.group} option`,
+    '',
+    facts.join(' · '),
+    '',
+    spec.doc,
+    '',
+    `Allowed on ${where.join(' and ')}.`,
+  ];
   if (spec.placement.ineffectiveOn?.length) lines.push(`No effect on ${spec.placement.ineffectiveOn.join(', ')}.`);
   if (on && spec.placement.ineffectiveOn?.includes(on as OperationKind)) lines.push('', `_Has no effect on ${on}._`);
   return lines.join('\n');
@@ -47,14 +55,23 @@ export function constraintMarkdown(spec: ConstraintSpec): string {
 /** A setting by dotted path: a leaf with its type and default, or a block with its children. */
 export function settingMarkdown(path: string): string | undefined {
   const leaf = settingByPath(path);
-  if (leaf) return [`**${path}** — setting`, '', `${code(describeType(leaf.type))} · default ${code(formatDefault(leaf.default))}`, '', leaf.doc].join('\n');
+  if (leaf)
+    return [
+      `**${path}** — setting`,
+      '',
+      `${code(describeType(leaf.type))} · default ${code(formatDefault(leaf.default))}`,
+      '',
+      leaf.doc,
+    ].join('\n');
   const children = settingChildren(path);
   if (!children.length) return undefined;
   return [`**${path}** — block of settings`, '', children.map(code).join(', ')].join('\n');
 }
 
 export function fieldMarkdown(name: string, field: FieldSpec): string {
-  return [`**${name}**${field.required ? ' (required)' : ''}`, '', code(describeType(field.type)), '', field.doc].join('\n');
+  return [`**${name}**${field.required ? ' (required)' : ''}`, '', code(describeType(field.type)), '', field.doc].join(
+    '\n',
+  );
 }
 
 export function propertyTypeMarkdown(spec: PropertyTypeSpec): string {
@@ -65,7 +82,11 @@ export function propertyTypeMarkdown(spec: PropertyTypeSpec): string {
 
 export function filterKindMarkdown(spec: FilterKindSpec): string {
   const lines = [`**${spec.name}** — filter kind`, '', spec.doc];
-  if (spec.perProperty) lines.push('', `Per property: ${code(describeType(spec.perProperty.type))}, default ${code(spec.perProperty.default)} — ${spec.perProperty.doc}`);
+  if (spec.perProperty)
+    lines.push(
+      '',
+      `Per property: ${code(describeType(spec.perProperty.type))}, default ${code(spec.perProperty.default)} — ${spec.perProperty.doc}`,
+    );
   const fields = Object.keys(spec.fields);
   lines.push('', `Fields: ${fields.map(code).join(', ')}`);
   return lines.join('\n');
@@ -75,26 +96,40 @@ export function opKindMarkdown(kind: string): string | undefined {
   if (!(OPERATION_KINDS as readonly string[]).includes(kind)) return undefined;
   const k = kind as OperationKind;
   const method = KIND_METHOD[k] ?? 'any method (`method` is required)';
-  const route = k === 'HttpOperation' ? 'its `uriTemplate` (default the item path)' : COLLECTION_KINDS.includes(k) ? 'the collection path' : 'the item path';
+  let route = COLLECTION_KINDS.includes(k) ? 'the collection path' : 'the item path';
+  if (k === 'HttpOperation') route = 'its `uriTemplate` (default the item path)';
   return [`**${kind}** — operation kind`, '', `${method} on ${route}.`].join('\n');
 }
 
 export function operationMarkdown(op: ModelOperation): string {
-  const lines = [`**${op.kind}** ${code(op.name)}`, '', `${code(`${op.method ?? '?'} ${op.path}`)} — operation of ${code(op.resource.name)}`];
+  const lines = [
+    `**${op.kind}** ${code(op.name)}`,
+    '',
+    `${code(`${op.method ?? '?'} ${op.path}`)} — operation of ${code(op.resource.name)}`,
+  ];
   const kindDoc = opKindMarkdown(op.kind);
   if (kindDoc) lines.push('', kindDoc.split('\n').slice(2).join('\n'));
   return lines.join('\n');
 }
 
 export function resourceMarkdown(resource: ModelResource): string {
-  const props = [...resource.properties.values()].map((p) => `- ${code(p.name)}: ${code(`${p.type ?? '?'}${p.array ? '[]' : ''}`)}${p === resource.identifier ? ' (identifier)' : ''}`);
+  const props = [...resource.properties.values()].map(
+    (p) =>
+      `- ${code(p.name)}: ${code(`${p.type ?? '?'}${p.array ? '[]' : ''}`)}${p === resource.identifier ? ' (identifier)' : ''}`,
+  );
   const ops = resource.operations.map((o) => `- ${o.kind}: ${code(`${o.method ?? '?'} ${o.path}`)}`);
   const description = wordOf(resource.options.get('description')?.value);
   const lines = [`**resource ${resource.name}**`, ''];
   if (description) lines.push(description, '');
-  lines.push(`Collection ${code(resource.collectionPath)}${resource.itemPath ? ` · item ${code(resource.itemPath)}` : ' · no identifier, no item route'}`);
+  lines.push(
+    `Collection ${code(resource.collectionPath)}${resource.itemPath ? ` · item ${code(resource.itemPath)}` : ' · no identifier, no item route'}`,
+  );
   if (props.length) lines.push('', 'Properties:', ...props);
-  lines.push('', resource.explicitOperations ? 'Operations:' : 'Operations (the default set):', ...(ops.length ? ops : ['- none']));
+  lines.push(
+    '',
+    resource.explicitOperations ? 'Operations:' : 'Operations (the default set):',
+    ...(ops.length ? ops : ['- none']),
+  );
   return lines.join('\n');
 }
 
@@ -113,11 +148,13 @@ export function operationsUsingFilter(model: ApiModel, name: string): ModelOpera
 export function filterMarkdown(model: ApiModel, decl: A.FilterDecl): string {
   const name = decl.name?.text ?? '?';
   const props = decl.body?.entries.find((e) => e.key.text === 'properties')?.value;
-  const names =
-    props?.kind === 'array' ? props.items.map((i) => wordOf(i) ?? '?')
-    : props?.kind === 'object' ? props.entries.map((e) => `${e.key.text}${wordOf(e.value) ? ` (${wordOf(e.value)})` : ''}`)
-    : [];
-  const used = operationsUsingFilter(model, name).map((o) => `- ${code(o.resource.name)} ${o.kind}: ${code(`${o.method ?? '?'} ${o.path}`)}`);
+  let names: string[] = [];
+  if (props?.kind === 'array') names = props.items.map((i) => wordOf(i) ?? '?');
+  else if (props?.kind === 'object')
+    names = props.entries.map((e) => `${e.key.text}${wordOf(e.value) ? ` (${wordOf(e.value)})` : ''}`);
+  const used = operationsUsingFilter(model, name).map(
+    (o) => `- ${code(o.resource.name)} ${o.kind}: ${code(`${o.method ?? '?'} ${o.path}`)}`,
+  );
   const lines = [`**filter ${name}**: ${decl.filterKind?.text ?? '?'}`, ''];
   lines.push(names.length ? `Properties: ${names.map(code).join(', ')}` : 'No properties.');
   lines.push('', used.length ? 'Used by:' : 'Not used by any operation.', ...used);

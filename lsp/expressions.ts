@@ -9,8 +9,18 @@ import { CompletionItemKind, InsertTextFormat, MarkupKind, type CompletionItem }
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type * as A from '../grammar/ast.js';
 import { OPERATION_KINDS } from '../grammar/catalogue/index.js';
-import { PROPERTY_SECURITY_CONSTRAINTS, SECURITY_OPTIONS, operationUriVariables } from '../grammar/checker/rules/security.js';
-import { EXPRESSION_FUNCTIONS, EXPRESSION_VARIABLES, parseExpression, walkExpression, type ExprNode } from '../grammar/expression.js';
+import {
+  PROPERTY_SECURITY_CONSTRAINTS,
+  SECURITY_OPTIONS,
+  operationUriVariables,
+} from '../grammar/checker/rules/security.js';
+import {
+  EXPRESSION_FUNCTIONS,
+  EXPRESSION_VARIABLES,
+  parseExpression,
+  walkExpression,
+  type ExprNode,
+} from '../grammar/expression.js';
 import { configEntry, type ApiModel, type ModelResource } from '../grammar/model.js';
 import { placeholders } from '../grammar/naming.js';
 import { StringOffsets } from '../grammar/string-offsets.js';
@@ -25,7 +35,12 @@ const MEMBERS: Record<string, Record<string, string>> = {
     roles: 'The roles the credentials carry (before the hierarchy).',
     claims: 'The JWT payload, or what the authenticator returned.',
   },
-  request: { method: 'The HTTP method.', path: 'The request path.', query: 'The query parameters.', headers: 'The headers, by lower-case name.' },
+  request: {
+    method: 'The HTTP method.',
+    path: 'The request path.',
+    query: 'The query parameters.',
+    headers: 'The headers, by lower-case name.',
+  },
 };
 
 const functionDoc = (name: string): string => {
@@ -37,7 +52,10 @@ const uriVariableDoc = (name: string): string => `\`${name}\` — a URI variable
 
 /** Completion items when the cursor is inside a security expression string; undefined otherwise. */
 export function expressionCompletions(
-  doc: TextDocument, ctx: CompletionContext, offset: number, model: ApiModel | undefined,
+  doc: TextDocument,
+  ctx: CompletionContext,
+  offset: number,
+  model: ApiModel | undefined,
 ): CompletionItem[] | undefined {
   const current = ctx.current;
   if (current?.kind !== 'string' || offset <= current.start) return undefined;
@@ -52,15 +70,25 @@ export function expressionCompletions(
   let wordStart = offset;
   while (wordStart > current.start + 1 && /[A-Za-z0-9_]/.test(text[wordStart - 1])) wordStart--;
   const range = toRange(doc, { start: wordStart, end: offset });
-  const item = (label: string, kind: CompletionItemKind, detail: string, doc?: string, snippet?: string): CompletionItem => ({
-    label, kind, detail,
+  const item = (
+    label: string,
+    kind: CompletionItemKind,
+    detail: string,
+    doc?: string,
+    snippet?: string,
+  ): CompletionItem => ({
+    label,
+    kind,
+    detail,
     ...(doc ? { documentation: { kind: MarkupKind.Markdown, value: doc } } : {}),
     textEdit: { range, newText: snippet ?? label },
     insertTextFormat: snippet ? InsertTextFormat.Snippet : InsertTextFormat.PlainText,
   });
 
   if (insideQuotedArgument(before)) {
-    return roleNames(text, model).map((r) => item(r, CompletionItemKind.Constant, r.startsWith('ROLE_') ? 'role' : 'attribute'));
+    return roleNames(text, model).map((r) =>
+      item(r, CompletionItemKind.Constant, r.startsWith('ROLE_') ? 'role' : 'attribute'),
+    );
   }
   const word = before.slice(0, before.length - (offset - wordStart));
   const member = /([A-Za-z_][A-Za-z0-9_]*)\s*\??\.\s*$/.exec(word);
@@ -73,16 +101,19 @@ export function expressionCompletions(
     const args = f.maxArgs === 0 ? '()' : "('${1:ROLE_USER}')";
     out.push(item(name, CompletionItemKind.Function, `${name}(${f.params})`, functionDoc(name), `${name}${args}`));
   }
-  for (const name of Object.keys(EXPRESSION_VARIABLES)) out.push(item(name, CompletionItemKind.Variable, 'variable', variableDoc(name)));
+  for (const name of Object.keys(EXPRESSION_VARIABLES))
+    out.push(item(name, CompletionItemKind.Variable, 'variable', variableDoc(name)));
   for (const name of uriVariablesInScope(ctx, model)) {
-    if (!(name in EXPRESSION_VARIABLES)) out.push(item(name, CompletionItemKind.Variable, 'URI variable', uriVariableDoc(name)));
+    if (!(name in EXPRESSION_VARIABLES))
+      out.push(item(name, CompletionItemKind.Variable, 'URI variable', uriVariableDoc(name)));
   }
   return out;
 }
 
 /** The value typed so far, JSON escapes decoded where complete. */
 function decodePrefix(raw: string): string {
-  const decode = (e: string): string => (e[0] === 'u' ? String.fromCharCode(parseInt(e.slice(1), 16)) : JSON.parse(`"\\${e}"`));
+  const decode = (e: string): string =>
+    e[0] === 'u' ? String.fromCharCode(parseInt(e.slice(1), 16)) : JSON.parse(`"\\${e}"`);
   return raw.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, e: string) => decode(e));
 }
 
@@ -103,16 +134,22 @@ function uriVariablesInScope(ctx: CompletionContext, model: ApiModel | undefined
   const resource = ctx.scope.resource ? model?.resources.get(ctx.scope.resource) : undefined;
   if (!resource) return [];
   const opKind = ctx.scope.opKind;
-  const ops = ctx.scope.kind === 'operation' && opKind && (OPERATION_KINDS as readonly string[]).includes(opKind)
-    ? resource.operations.filter((o) => o.kind === opKind)
-    : resource.operations;
+  const ops =
+    ctx.scope.kind === 'operation' && opKind && (OPERATION_KINDS as readonly string[]).includes(opKind)
+      ? resource.operations.filter((o) => o.kind === opKind)
+      : resource.operations;
   // The line being typed may hide its operation from the model: the item route is the best guess then.
   if (!ops.length) return resource.itemPath ? placeholders(resource.itemPath) : [];
   return [...new Set(ops.flatMap(operationUriVariables))];
 }
 
 /** Attributes is_granted always knows (Symfony's AuthenticatedVoter). */
-const BUILT_IN_ATTRIBUTES = ['PUBLIC_ACCESS', 'IS_AUTHENTICATED', 'IS_AUTHENTICATED_FULLY', 'IS_AUTHENTICATED_REMEMBERED'];
+const BUILT_IN_ATTRIBUTES = [
+  'PUBLIC_ACCESS',
+  'IS_AUTHENTICATED',
+  'IS_AUTHENTICATED_FULLY',
+  'IS_AUTHENTICATED_REMEMBERED',
+];
 
 /** role_hierarchy's keys and values, every ROLE_* word of the file, the attributes its expressions test, the built-in ones. */
 function roleNames(text: string, model: ApiModel | undefined): string[] {
@@ -141,18 +178,25 @@ function roleNames(text: string, model: ApiModel | undefined): string[] {
 /** Every security expression string of the model. */
 function expressionStrings(model: ApiModel): A.StringValue[] {
   const out: A.StringValue[] = [];
-  const add = (v: A.Value | undefined): void => { if (v?.kind === 'string') out.push(v); };
+  const add = (v: A.Value | undefined): void => {
+    if (v?.kind === 'string') out.push(v);
+  };
   const fromResource = (r: ModelResource): void => {
     for (const name of SECURITY_OPTIONS) add(r.options.get(name)?.value);
     for (const op of r.operations) for (const name of SECURITY_OPTIONS) add(op.options.get(name)?.value);
-    for (const p of r.properties.values()) for (const name of PROPERTY_SECURITY_CONSTRAINTS) add(p.constraints.get(name)?.value);
+    for (const p of r.properties.values())
+      for (const name of PROPERTY_SECURITY_CONSTRAINTS) add(p.constraints.get(name)?.value);
   };
   for (const r of model.resources.values()) fromResource(r);
   return out;
 }
 
 /** Hover on a function or variable inside a security expression: its doc and its range in the text. */
-export function expressionHover(model: ApiModel, text: string, offset: number): { markdown: string; range: A.Range } | undefined {
+export function expressionHover(
+  model: ApiModel,
+  text: string,
+  offset: number,
+): { markdown: string; range: A.Range } | undefined {
   const value = expressionStrings(model).find((v) => v.range.start < offset && offset < v.range.end);
   if (!value) return undefined;
   const parsed = parseExpression(value.value);
@@ -166,8 +210,18 @@ export function expressionHover(model: ApiModel, text: string, offset: number): 
     } else if (n.kind === 'name' && n.start <= at && at <= n.end) {
       const doc = Object.hasOwn(EXPRESSION_VARIABLES, n.name) ? variableDoc(n.name) : uriVariableDoc(n.name);
       found = { markdown: doc, start: n.start, end: n.end };
-    } else if (n.kind === 'member' && n.nameStart <= at && at <= n.end && n.object.kind === 'name' && MEMBERS[n.object.name]?.[n.property]) {
-      found = { markdown: `\`${n.object.name}.${n.property}\` — ${MEMBERS[n.object.name][n.property]}`, start: n.nameStart, end: n.end };
+    } else if (
+      n.kind === 'member' &&
+      n.nameStart <= at &&
+      at <= n.end &&
+      n.object.kind === 'name' &&
+      MEMBERS[n.object.name]?.[n.property]
+    ) {
+      found = {
+        markdown: `\`${n.object.name}.${n.property}\` — ${MEMBERS[n.object.name][n.property]}`,
+        start: n.nameStart,
+        end: n.end,
+      };
     }
   });
   return found && { markdown: found.markdown, range: offsets.rangeInText(found.start, found.end) };

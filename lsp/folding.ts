@@ -26,7 +26,8 @@ export function foldingRanges(doc: TextDocument): FoldingRange[] {
   }
   let run: { start: number; end: number } | undefined;
   const flush = (): void => {
-    if (run && run.end > run.start) out.push({ startLine: run.start, endLine: run.end, kind: FoldingRangeKind.Comment });
+    if (run && run.end > run.start)
+      out.push({ startLine: run.start, endLine: run.end, kind: FoldingRangeKind.Comment });
     run = undefined;
   };
   for (const c of lexed.groups.comments ?? []) {

@@ -6,7 +6,13 @@
 import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type * as A from '../grammar/ast.js';
-import { constraintByName, filterKind, optionByName, propertyType, type ValueType } from '../grammar/catalogue/index.js';
+import {
+  constraintByName,
+  filterKind,
+  optionByName,
+  propertyType,
+  type ValueType,
+} from '../grammar/catalogue/index.js';
 import { allOperations, type ApiModel } from '../grammar/model.js';
 import type { Analysis } from './analysis.js';
 import {
@@ -31,7 +37,8 @@ interface Found {
   range: A.Range;
 }
 
-const inside = (r: A.Range | undefined, offset: number): r is A.Range => r !== undefined && r.start <= offset && offset <= r.end;
+const inside = (r: A.Range | undefined, offset: number): r is A.Range =>
+  r !== undefined && r.start <= offset && offset <= r.end;
 
 function occurrenceHover(model: ApiModel, occ: Occurrence): string | undefined {
   if (occ.kind === 'resource') {
@@ -54,7 +61,11 @@ function inValue(value: A.Value | undefined, type: ValueType, offset: number): F
     type,
     () => undefined,
     (k) => {
-      if (!found && inside(k.entry.key.range, offset)) found = { markdown: fieldMarkdown(k.entry.key.text, { type: k.type, doc: k.doc ?? '', required: k.required }), range: k.entry.key.range };
+      if (!found && inside(k.entry.key.range, offset))
+        found = {
+          markdown: fieldMarkdown(k.entry.key.text, { type: k.type, doc: k.doc ?? '', required: k.required }),
+          range: k.entry.key.range,
+        };
     },
   );
   return found;
@@ -91,7 +102,8 @@ function inResource(model: ApiModel, decl: A.ResourceDecl, offset: number): Foun
     for (const p of block.properties) {
       if (!inside(p.range, offset)) continue;
       const builtin = p.type && propertyType(p.type.name);
-      if (builtin && inside(p.type!.nameRange, offset)) return { markdown: propertyTypeMarkdown(builtin), range: p.type!.nameRange };
+      if (builtin && inside(p.type!.nameRange, offset))
+        return { markdown: propertyTypeMarkdown(builtin), range: p.type!.nameRange };
       for (const c of p.constraints?.entries ?? []) {
         const spec = constraintByName(c.key.text);
         if (spec && inside(c.key.range, offset)) return { markdown: constraintMarkdown(spec), range: c.key.range };
@@ -116,7 +128,8 @@ function inResource(model: ApiModel, decl: A.ResourceDecl, offset: number): Foun
 function inFilter(decl: A.FilterDecl, offset: number): Found | undefined {
   const kind = decl.filterKind ? filterKind(decl.filterKind.text) : undefined;
   if (!kind) return undefined;
-  if (inside(decl.filterKind!.range, offset)) return { markdown: filterKindMarkdown(kind), range: decl.filterKind!.range };
+  if (inside(decl.filterKind!.range, offset))
+    return { markdown: filterKindMarkdown(kind), range: decl.filterKind!.range };
   for (const e of decl.body?.entries ?? []) {
     const field = kind.fields[e.key.text];
     if (field && inside(e.key.range, offset)) return { markdown: fieldMarkdown(e.key.text, field), range: e.key.range };
@@ -143,12 +156,17 @@ function locate(analysis: Analysis, offset: number): Found | undefined {
         return inConfig(decl.body, '', offset);
       case 'api':
         for (const e of decl.body?.entries ?? []) {
-          if (inside(e.key.range, offset)) return { markdown: `**${e.key.text}** — of the API documentation (string)`, range: e.key.range };
+          if (inside(e.key.range, offset))
+            return { markdown: `**${e.key.text}** — of the API documentation (string)`, range: e.key.range };
         }
         return undefined;
       case 'mutator':
         if (inside(decl.targetKind?.range, offset)) {
-          return { markdown: '**mutator** — `resource <Name>` or `operation "<operation name>"`: a function `(metadata) => metadata` run once at load.', range: decl.targetKind!.range };
+          return {
+            markdown:
+              '**mutator** — `resource <Name>` or `operation "<operation name>"`: a function `(metadata) => metadata` run once at load.',
+            range: decl.targetKind!.range,
+          };
         }
         return undefined;
     }

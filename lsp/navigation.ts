@@ -20,7 +20,11 @@ import { toOffset, toRange } from './ranges.js';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function target(doc: TextDocument, analysis: Analysis, position: Position): { all: Occurrence[]; at: Occurrence } | undefined {
+function target(
+  doc: TextDocument,
+  analysis: Analysis,
+  position: Position,
+): { all: Occurrence[]; at: Occurrence } | undefined {
   const all = occurrences(analysis.result);
   const at = occurrenceAt(all, toOffset(doc, position));
   return at ? { all, at } : undefined;
@@ -46,7 +50,12 @@ export function definition(doc: TextDocument, analysis: Analysis, position: Posi
   return ranges.map((r) => ({ uri: doc.uri, range: toRange(doc, r) }));
 }
 
-export function references(doc: TextDocument, analysis: Analysis, position: Position, includeDeclaration: boolean): Location[] {
+export function references(
+  doc: TextDocument,
+  analysis: Analysis,
+  position: Position,
+  includeDeclaration: boolean,
+): Location[] {
   const found = target(doc, analysis, position);
   if (!found) return [];
   return sameSymbol(found.all, found.at)
@@ -64,26 +73,44 @@ export function highlights(doc: TextDocument, analysis: Analysis, position: Posi
 }
 
 /** Filters and resources can be renamed (operation names are strings without a declaration kind of their own). */
-function renameTarget(doc: TextDocument, analysis: Analysis, position: Position): { all: Occurrence[]; at: Occurrence } | undefined {
+function renameTarget(
+  doc: TextDocument,
+  analysis: Analysis,
+  position: Position,
+): { all: Occurrence[]; at: Occurrence } | undefined {
   const found = target(doc, analysis, position);
   if (!found || found.at.kind === 'operation') return undefined;
   const hasDeclaration = sameSymbol(found.all, found.at).some((o) => o.declaration);
   return hasDeclaration ? found : undefined;
 }
 
-export function prepareRename(doc: TextDocument, analysis: Analysis, position: Position): { range: Range; placeholder: string } | null {
+export function prepareRename(
+  doc: TextDocument,
+  analysis: Analysis,
+  position: Position,
+): { range: Range; placeholder: string } | null {
   const found = renameTarget(doc, analysis, position);
   if (!found) return null;
   return { range: toRange(doc, found.at.nameRange), placeholder: found.at.name };
 }
 
-export function rename(doc: TextDocument, analysis: Analysis, position: Position, newName: string): WorkspaceEdit | null {
+export function rename(
+  doc: TextDocument,
+  analysis: Analysis,
+  position: Position,
+  newName: string,
+): WorkspaceEdit | null {
   const found = renameTarget(doc, analysis, position);
   if (!found) return null;
   if (!IDENTIFIER.test(newName)) {
-    throw new ResponseError(-32602, `'${newName}' is not a valid ${found.at.kind} name: use letters, digits and _, not starting with a digit`);
+    throw new ResponseError(
+      -32602,
+      `'${newName}' is not a valid ${found.at.kind} name: use letters, digits and _, not starting with a digit`,
+    );
   }
-  const taken = found.all.some((o) => o.kind === found.at.kind && o.declaration && o.name === newName && newName !== found.at.name);
+  const taken = found.all.some(
+    (o) => o.kind === found.at.kind && o.declaration && o.name === newName && newName !== found.at.name,
+  );
   if (taken) throw new ResponseError(-32602, `a ${found.at.kind} named '${newName}' already exists`);
   const edits: TextEdit[] = sameSymbol(found.all, found.at)
     .filter((o) => o.renameable)

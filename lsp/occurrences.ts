@@ -3,7 +3,7 @@
  * reference (filter lists and `parameters`, relation types, mutator targets, resource-typed
  * options). Navigation, rename, highlights and semantic tokens all read this one index.
  */
-import * as A from '../grammar/ast.js';
+import type * as A from '../grammar/ast.js';
 import { PROPERTY_TYPES } from '../grammar/catalogue/index.js';
 import type { CheckResult } from '../grammar/checker/index.js';
 import { wordOf } from '../grammar/model.js';
@@ -43,7 +43,8 @@ export function occurrences(result: CheckResult): Occurrence[] {
     if (decl.kind === 'resource') {
       if (decl.name) add('resource', decl.name.text, decl.name.range, true);
       for (const block of decl.propertiesBlocks) {
-        for (const p of block.properties) if (p.type && !BUILTIN_TYPES.has(p.type.name)) add('resource', p.type.name, p.type.nameRange, false);
+        for (const p of block.properties)
+          if (p.type && !BUILTIN_TYPES.has(p.type.name)) add('resource', p.type.name, p.type.nameRange, false);
       }
     }
     if (decl.kind === 'mutator' && decl.target && decl.targetKind) {

@@ -30,6 +30,7 @@ export const contains = (range: A.Range, offset: number): boolean => range.start
 
 /** Does `inner` lie within `outer` (both LSP ranges)? */
 export function within(inner: Range, outer: Range): boolean {
-  const before = (a: Position, b: Position): boolean => a.line < b.line || (a.line === b.line && a.character <= b.character);
+  const before = (a: Position, b: Position): boolean =>
+    a.line < b.line || (a.line === b.line && a.character <= b.character);
   return before(outer.start, inner.start) && before(inner.end, outer.end);
 }

@@ -6,7 +6,13 @@
 import { SemanticTokensBuilder, type SemanticTokens, type SemanticTokensLegend } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type * as A from '../grammar/ast.js';
-import { OPERATION_KINDS, PROPERTY_TYPES, filterKind, optionByName, type ValueType } from '../grammar/catalogue/index.js';
+import {
+  OPERATION_KINDS,
+  PROPERTY_TYPES,
+  filterKind,
+  optionByName,
+  type ValueType,
+} from '../grammar/catalogue/index.js';
 import type { Analysis } from './analysis.js';
 import { occurrences } from './occurrences.js';
 import { walkTyped } from './walk.js';
@@ -15,6 +21,7 @@ const TYPES = ['class', 'type', 'function', 'method', 'property', 'enumMember', 
 const MODIFIERS = ['declaration', 'defaultLibrary'] as const;
 type TokenType = (typeof TYPES)[number];
 type Modifier = (typeof MODIFIERS)[number];
+const TOKEN_TYPE_OF: Partial<Record<string, TokenType>> = { resource: 'class', filter: 'function' };
 
 export const SEMANTIC_LEGEND: SemanticTokensLegend = { tokenTypes: [...TYPES], tokenModifiers: [...MODIFIERS] };
 
@@ -43,9 +50,11 @@ function collect(analysis: Analysis): Tok[] {
       (k) => add(k.entry.key.range, 'property'),
     );
   for (const occ of occurrences(analysis.result)) {
-    const declared = occ.kind === 'resource' ? model.resources.has(occ.name) : occ.kind === 'filter' ? model.filters.has(occ.name) : true;
+    const declared =
+      (occ.kind !== 'resource' || model.resources.has(occ.name)) &&
+      (occ.kind !== 'filter' || model.filters.has(occ.name));
     if (!declared || !occ.renameable) continue;
-    const type: TokenType = occ.kind === 'resource' ? 'class' : occ.kind === 'filter' ? 'function' : 'method';
+    const type: TokenType = TOKEN_TYPE_OF[occ.kind] ?? 'method';
     add(occ.range, type, ...(occ.declaration ? (['declaration'] as Modifier[]) : []));
   }
   const options = (entries: A.Entry[]): void => {

@@ -34,43 +34,47 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const publisher = new DiagnosticsPublisher(connection, store, log);
 
   /** Runs a handler; errors other than deliberate response errors become `fallback`. */
-  const guard = <P, R>(name: string, fallback: R, fn: (params: P) => R) => (params: P): R => {
-    try {
-      return fn(params);
-    } catch (e) {
-      if (e instanceof ResponseError) throw e;
-      log(`${name} failed: ${(e as Error).stack ?? String(e)}`);
-      return fallback;
-    }
-  };
+  const guard =
+    <P, R>(name: string, fallback: R, fn: (params: P) => R) =>
+    (params: P): R => {
+      try {
+        return fn(params);
+      } catch (e) {
+        if (e instanceof ResponseError) throw e;
+        log(`${name} failed: ${(e as Error).stack ?? String(e)}`);
+        return fallback;
+      }
+    };
 
   /** The document and its current analysis, for a request about a position or a document. */
-  const withDoc = <P extends { textDocument: { uri: string } }, R>(name: string, fallback: R, fn: (doc: TextDocument, analysis: Analysis, params: P) => R) =>
+  const withDoc = <P extends { textDocument: { uri: string } }, R>(
+    name: string,
+    fallback: R,
+    fn: (doc: TextDocument, analysis: Analysis, params: P) => R,
+  ) =>
     guard<P, R>(name, fallback, (params) => {
       const doc = store.get(params.textDocument.uri);
       const analysis = store.analysis(params.textDocument.uri);
       return doc && analysis ? fn(doc, analysis, params) : fallback;
     });
 
-  connection.onInitialize(
-    (): InitializeResult => ({
-      capabilities: {
-        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
-        completionProvider: { triggerCharacters: [':', '"', '[', '{', ','] },
-        hoverProvider: true,
-        definitionProvider: true,
-        referencesProvider: true,
-        documentHighlightProvider: true,
-        renameProvider: { prepareProvider: true },
-        documentSymbolProvider: true,
-        foldingRangeProvider: true,
-        documentFormattingProvider: true,
-        semanticTokensProvider: { legend: SEMANTIC_LEGEND, full: true },
-        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
-      },
-      serverInfo: { name: 'apidsl', ...(options.version ? { version: options.version } : {}) },
-    }),
-  );
+  connection.onInitialize((): InitializeResult => ({
+    capabilities: {
+      textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+      completionProvider: { triggerCharacters: [':', '"', '[', '{', ','] },
+      hoverProvider: true,
+      definitionProvider: true,
+      referencesProvider: true,
+      documentHighlightProvider: true,
+      renameProvider: { prepareProvider: true },
+      documentSymbolProvider: true,
+      foldingRangeProvider: true,
+      documentFormattingProvider: true,
+      semanticTokensProvider: { legend: SEMANTIC_LEGEND, full: true },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+    },
+    serverInfo: { name: 'apidsl', ...(options.version ? { version: options.version } : {}) },
+  }));
 
   store.documents.onDidOpen((e) => publisher.schedule(e.document.uri, true));
   store.documents.onDidChangeContent((e) => publisher.schedule(e.document.uri));
@@ -83,9 +87,15 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }),
   );
   connection.onHover(withDoc('hover', null, (doc, a, p: TextDocumentPositionParams) => hover(doc, a, p.position)));
-  connection.onDefinition(withDoc('definition', [], (doc, a, p: TextDocumentPositionParams) => definition(doc, a, p.position)));
-  connection.onReferences(withDoc('references', [], (doc, a, p) => references(doc, a, p.position, p.context.includeDeclaration)));
-  connection.onDocumentHighlight(withDoc('highlight', [], (doc, a, p: TextDocumentPositionParams) => highlights(doc, a, p.position)));
+  connection.onDefinition(
+    withDoc('definition', [], (doc, a, p: TextDocumentPositionParams) => definition(doc, a, p.position)),
+  );
+  connection.onReferences(
+    withDoc('references', [], (doc, a, p) => references(doc, a, p.position, p.context.includeDeclaration)),
+  );
+  connection.onDocumentHighlight(
+    withDoc('highlight', [], (doc, a, p: TextDocumentPositionParams) => highlights(doc, a, p.position)),
+  );
   connection.onPrepareRename(withDoc('prepareRename', null, (doc, a, p) => prepareRename(doc, a, p.position)));
   connection.onRenameRequest(withDoc('rename', null, (doc, a, p) => rename(doc, a, p.position, p.newName)));
   connection.onDocumentSymbol(withDoc('documentSymbol', [], (doc, a) => documentSymbols(doc, a)));

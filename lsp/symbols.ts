@@ -8,7 +8,15 @@ import type * as A from '../grammar/ast.js';
 import type { Analysis } from './analysis.js';
 import { toRange, within } from './ranges.js';
 
-function symbol(doc: TextDocument, name: string, kind: SymbolKind, range: A.Range, selection: A.Range | undefined, detail?: string, children?: DocumentSymbol[]): DocumentSymbol {
+function symbol(
+  doc: TextDocument,
+  name: string,
+  kind: SymbolKind,
+  range: A.Range,
+  selection: A.Range | undefined,
+  detail?: string,
+  children?: DocumentSymbol[],
+): DocumentSymbol {
   const full = toRange(doc, range);
   let sel = toRange(doc, selection ?? range);
   if (!within(sel, full)) sel = full;
@@ -32,16 +40,44 @@ export function documentSymbols(doc: TextDocument, analysis: Analysis): Document
   for (const decl of document.declarations) {
     switch (decl.kind) {
       case 'api':
-        out.push(symbol(doc, `api ${decl.title ? JSON.stringify(decl.title.value) : ''}`, SymbolKind.Module, decl.range, decl.title?.range));
+        out.push(
+          symbol(
+            doc,
+            `api ${decl.title ? JSON.stringify(decl.title.value) : ''}`,
+            SymbolKind.Module,
+            decl.range,
+            decl.title?.range,
+          ),
+        );
         break;
       case 'config':
-        out.push(symbol(doc, 'config', SymbolKind.Namespace, decl.range, undefined, undefined, settings(doc, decl.body)));
+        out.push(
+          symbol(doc, 'config', SymbolKind.Namespace, decl.range, undefined, undefined, settings(doc, decl.body)),
+        );
         break;
       case 'filter':
-        out.push(symbol(doc, decl.name?.text ?? 'filter', SymbolKind.Function, decl.range, decl.name?.range, decl.filterKind?.text));
+        out.push(
+          symbol(
+            doc,
+            decl.name?.text ?? 'filter',
+            SymbolKind.Function,
+            decl.range,
+            decl.name?.range,
+            decl.filterKind?.text,
+          ),
+        );
         break;
       case 'mutator':
-        out.push(symbol(doc, `mutator ${decl.targetKind?.text ?? ''} ${decl.target?.text ?? ''}`, SymbolKind.Event, decl.range, decl.target?.range, decl.ref?.value));
+        out.push(
+          symbol(
+            doc,
+            `mutator ${decl.targetKind?.text ?? ''} ${decl.target?.text ?? ''}`,
+            SymbolKind.Event,
+            decl.range,
+            decl.target?.range,
+            decl.ref?.value,
+          ),
+        );
         break;
       case 'resource': {
         const resource = decl.name ? model.resources.get(decl.name.text) : undefined;
@@ -61,7 +97,9 @@ export function documentSymbols(doc: TextDocument, analysis: Analysis): Document
           }
         }
         const detail = resource?.decl === decl ? resource.collectionPath : undefined;
-        out.push(symbol(doc, decl.name?.text ?? 'resource', SymbolKind.Class, decl.range, decl.name?.range, detail, children));
+        out.push(
+          symbol(doc, decl.name?.text ?? 'resource', SymbolKind.Class, decl.range, decl.name?.range, detail, children),
+        );
         break;
       }
     }

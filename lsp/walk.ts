@@ -2,7 +2,7 @@
  * Walking the AST with the catalogue's types: every option entry with where it stands, and
  * the values inside an option's value with the type the catalogue gives each of them.
  */
-import * as A from '../grammar/ast.js';
+import type * as A from '../grammar/ast.js';
 import { optionByName, type OptionSpec, type ValueType } from '../grammar/catalogue/index.js';
 import type { ApiModel, ModelOperation, ModelResource } from '../grammar/model.js';
 import { valueMatchesShape } from '../grammar/checker/context.js';
@@ -19,9 +19,11 @@ export interface OptionEntry {
 export function optionEntries(model: ApiModel): OptionEntry[] {
   const out: OptionEntry[] = [];
   for (const resource of model.resources.values()) {
-    for (const entry of resource.decl.options) out.push({ entry, spec: optionByName(entry.key.text), resource, operation: undefined });
+    for (const entry of resource.decl.options)
+      out.push({ entry, spec: optionByName(entry.key.text), resource, operation: undefined });
     for (const operation of resource.operations) {
-      for (const entry of operation.decl?.body?.entries ?? []) out.push({ entry, spec: optionByName(entry.key.text), resource, operation });
+      for (const entry of operation.decl?.body?.entries ?? [])
+        out.push({ entry, spec: optionByName(entry.key.text), resource, operation });
     }
   }
   return out;
@@ -52,8 +54,10 @@ export function walkTyped(
     return;
   }
   visit(value, type);
-  if (type.kind === 'list' && value.kind === 'array') for (const item of value.items) walkTyped(item, type.of, visit, visitKey);
-  else if (type.kind === 'map' && value.kind === 'object') for (const e of value.entries) walkTyped(e.value, type.of, visit, visitKey);
+  if (type.kind === 'list' && value.kind === 'array')
+    for (const item of value.items) walkTyped(item, type.of, visit, visitKey);
+  else if (type.kind === 'map' && value.kind === 'object')
+    for (const e of value.entries) walkTyped(e.value, type.of, visit, visitKey);
   else if (type.kind === 'record' && value.kind === 'object') {
     for (const e of value.entries) {
       const field = type.fields[e.key.text];

@@ -16,7 +16,11 @@ export interface RunningConsumer {
   stop(): Promise<void>;
 }
 
-export async function startConsumer(options: { file: string; storage: Storage; logger: Logger }): Promise<RunningConsumer> {
+export async function startConsumer(options: {
+  file: string;
+  storage: Storage;
+  logger: Logger;
+}): Promise<RunningConsumer> {
   const api = await loadApi(options.file);
   const store = await openStore(options.storage);
   try {
@@ -24,7 +28,10 @@ export async function startConsumer(options: { file: string; storage: Storage; l
     for (const r of api.resources) collections.set(r.shortName, await store.collection(storageSpec(r)));
     if (api.settings.mercure?.hub !== 'builtin') usePublisher(api, publisherFor(api, options.logger));
     const bus = createBus(api, store, storePersistence(api, collections, options.logger), options.logger);
-    if (!bus.hasQueues()) throw new MessengerConfigError('no message goes through a queue (messenger.transport and messenger.routing are all "sync"): nothing to consume');
+    if (!bus.hasQueues())
+      throw new MessengerConfigError(
+        'no message goes through a queue (messenger.transport and messenger.routing are all "sync"): nothing to consume',
+      );
     const consumer = await bus.consume();
     return {
       stop: async () => {

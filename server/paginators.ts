@@ -1,5 +1,5 @@
 /**
- * Paginators for custom providers and controllers (the seed's rule 10): a provider that
+ * Paginators for custom providers and controllers (docs/behaviour.md, "Collections and pagination"): a provider that
  * returns one of these gets the full collection document with its `view`; a plain array is
  * the whole, unpaginated collection. Custom code imports them from the package:
  * `import { ArrayPaginator } from 'apidsl'`, or returns any object of the same shape.
@@ -22,11 +22,14 @@ export interface PartialPaginator<T = Record<string, unknown>> {
   readonly hasNext?: boolean;
 }
 
-const lastPageOf = (total: number, perPage: number): number => (perPage > 0 ? Math.max(1, Math.ceil(total / perPage)) : 1);
+const lastPageOf = (total: number, perPage: number): number =>
+  perPage > 0 ? Math.max(1, Math.ceil(total / perPage)) : 1;
 
 function checkPage(currentPage: number, itemsPerPage: number): void {
-  if (!Number.isInteger(currentPage) || currentPage < 1) throw new RangeError(`currentPage must be an integer of 1 or more, not ${currentPage}`);
-  if (!Number.isInteger(itemsPerPage) || itemsPerPage < 0) throw new RangeError(`itemsPerPage must be an integer of 0 or more, not ${itemsPerPage}`);
+  if (!Number.isInteger(currentPage) || currentPage < 1)
+    throw new RangeError(`currentPage must be an integer of 1 or more, not ${currentPage}`);
+  if (!Number.isInteger(itemsPerPage) || itemsPerPage < 0)
+    throw new RangeError(`itemsPerPage must be an integer of 0 or more, not ${itemsPerPage}`);
 }
 
 /** One page of an array holding the whole collection. */

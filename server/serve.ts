@@ -88,7 +88,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     await refuseUnsafeChanges(store, specsOf(api));
     handler = (await createApp(api, store, { logger: options.logger, debug: options.debug })).callback();
     server = await new Promise((resolveServer, reject) => {
-      const s = createServer(serverOptions(api.settings.server), (req, res) => handler(req, res));
+      const s = createServer(serverOptions(api.settings.server), (req, res) => void handler(req, res));
       applyLimits(s, api.settings.server);
       s.listen(options.port, options.host, () => resolveServer(s));
       s.once('error', reject);

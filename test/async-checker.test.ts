@@ -37,9 +37,15 @@ resource Book { messenger: "later", properties { id: int } }`);
 
   it('warns that mercure has no effect without a hub, and that a string mercure is not supported', () => {
     expect(codes('resource Book { mercure: true, properties { id: int } }')).to.deep.equal([
-      ['option-ineffective', 'warning', `'mercure' has no effect: no hub is set (add config { mercure { hub: "builtin" } })`],
+      [
+        'option-ineffective',
+        'warning',
+        `'mercure' has no effect: no hub is set (add config { mercure { hub: "builtin" } })`,
+      ],
     ]);
-    const found = codes('config { mercure { hub: "builtin" } }\nresource Book { mercure: "@=iri(object)", properties { id: int } }');
+    const found = codes(
+      'config { mercure { hub: "builtin" } }\nresource Book { mercure: "@=iri(object)", properties { id: int } }',
+    );
     expect(found).to.have.length(1);
     expect(found[0].slice(0, 2)).to.deep.equal(['not-supported', 'warning']);
     expect(found[0][2]).to.contain('not supported yet');
@@ -47,7 +53,9 @@ resource Book { messenger: "later", properties { id: int } }`);
   });
 
   it('warns that elasticsearch is not supported, on resources and operations', () => {
-    const found = codes('resource Book { elasticsearch: true, properties { id: int }, operations { GetCollection { elasticsearch: false } } }');
+    const found = codes(
+      'resource Book { elasticsearch: true, properties { id: int }, operations { GetCollection { elasticsearch: false } } }',
+    );
     expect(found.map((f) => f.slice(0, 2))).to.deep.equal([
       ['not-supported', 'warning'],
       ['not-supported', 'warning'],
@@ -56,8 +64,12 @@ resource Book { messenger: "later", properties { id: int } }`);
   });
 
   it('reports a dispatched resource without a handler, and routing or handlers naming no resource', () => {
-    expect(codes('resource Book { properties { id: int }, operations { Post { messenger: true } } }').map((f) => f[0])).to.deep.equal(['messenger-no-handler']);
-    const found = codes('config { messenger { routing { Bok: "amqp" }, handlers { Book: "./h.mjs#on", Bok: "./h.mjs#on" } } }\nresource Book { properties { id: int } }');
+    expect(
+      codes('resource Book { properties { id: int }, operations { Post { messenger: true } } }').map((f) => f[0]),
+    ).to.deep.equal(['messenger-no-handler']);
+    const found = codes(
+      'config { messenger { routing { Bok: "amqp" }, handlers { Book: "./h.mjs#on", Bok: "./h.mjs#on" } } }\nresource Book { properties { id: int } }',
+    );
     expect(found.map((f) => f[0])).to.deep.equal(['unknown-resource', 'unknown-resource']);
     expect(found[0][2]).to.contain("did you mean 'Book'");
   });

@@ -54,6 +54,7 @@ const SHOWN_BY: Record<string, string[]> = {
   status: ['test/http/status.test.ts'],
   controller: ['test/http/controllers.test.ts'],
   allowCreate: ['test/http/crud.test.ts'],
+  bulk: ['test/http/bulk.test.ts', 'test/fixtures/bulk/bulk.api'],
   throwOnNotFound: ['test/http/iris.test.ts', 'test/fixtures/http/places.api'],
   parameters: ['test/http/parameters-strict.test.ts'],
   routePrefix: ['test/http/iris.test.ts'],
@@ -86,19 +87,27 @@ const SHOWN_BY: Record<string, string[]> = {
   securityPostDenormalize: ['test/http/security-stages.test.ts', 'test/fixtures/security/books.api'],
 };
 
-
-const ENTRIES = [...OPTIONS.map((o) => ({ name: o.name, effect: o.effect })), ...CONSTRAINTS.map((c) => ({ name: c.name, effect: undefined }))];
+const ENTRIES = [
+  ...OPTIONS.map((o) => ({ name: o.name, effect: o.effect })),
+  ...CONSTRAINTS.map((c) => ({ name: c.name, effect: undefined })),
+];
 
 describe('no inert option', () => {
   it('every option and constraint either has a test showing its effect or a catalogue marker', () => {
-    const orphans = ENTRIES.filter((e) => (!e.effect || e.effect.on === 'operation') && !SHOWN_BY[e.name]).map((e) => e.name);
+    const orphans = ENTRIES.filter((e) => (!e.effect || e.effect.on === 'operation') && !SHOWN_BY[e.name]).map(
+      (e) => e.name,
+    );
     expect(orphans, 'options with neither a covering test nor an effect marker').to.deep.equal([]);
   });
 
   it('every named test exists and writes the option, or serves the named fixture that writes it', () => {
-    const writes = (file: string, word: string): boolean => new RegExp(`\\b${word.replace(/[.]/g, '\\.')}\\b`).test(readFileSync(fromRoot(file), 'utf8'));
+    const writes = (file: string, word: string): boolean =>
+      new RegExp(`\\b${word.replace(/[.]/g, '\\.')}\\b`).test(readFileSync(fromRoot(file), 'utf8'));
     for (const [name, [test, fixture]] of Object.entries(SHOWN_BY)) {
-      expect(ENTRIES.some((e) => e.name === name), `${name} is not in the catalogue`).to.equal(true);
+      expect(
+        ENTRIES.some((e) => e.name === name),
+        `${name} is not in the catalogue`,
+      ).to.equal(true);
       if (fixture === undefined) expect(writes(test, name), `${test} for ${name}`).to.equal(true);
       else {
         expect(writes(fixture, name), `${fixture} for ${name}`).to.equal(true);
@@ -117,21 +126,28 @@ describe('no inert option', () => {
       const source = onResource
         ? `resource Book { ${o.name}: ${sample(o.name)}\n properties { id: int } }`
         : `resource Book { properties { id: int }\n operations { Get { ${o.name}: ${sample(o.name)} } } }`;
-      const found = check(source).all.filter((d) => d.code === (o.effect!.kind === 'compatibility' ? 'no-effect' : 'not-supported'));
+      const found = check(source).all.filter(
+        (d) => d.code === (o.effect!.kind === 'compatibility' ? 'no-effect' : 'not-supported'),
+      );
       expect(found, `${o.name}: ${JSON.stringify(check(source).all)}`).to.have.length(1);
       expect(found[0].severity).to.equal(o.effect!.kind === 'compatibility' ? 'hint' : 'warning');
-      expect(found[0].message).to.contain(o.effect!.kind === 'compatibility' ? COMPATIBILITY_HINT : UNSUPPORTED_WARNING);
+      expect(found[0].message).to.contain(
+        o.effect!.kind === 'compatibility' ? COMPATIBILITY_HINT : UNSUPPORTED_WARNING,
+      );
     }
   });
 
   it('link fields apidsl does not implement: a warning each, and an error for a link guard never enforced', () => {
-    const link = '{ parameterName: "authorId", fromClass: "Author", toProperty: "author", toClass: "Book", '
-      + 'compositeIdentifier: false, expandedValue: "x", security: "is_granted(\'ROLE_ADMIN\')", securityMessage: "No." }';
-    const source = 'config { security { jwt { secret_env: "S" } } }\n'
-      + 'resource Author { properties { id: int { identifier: true } } }\n'
-      + 'resource Book {\n  properties { id: int { identifier: true }, author: Author }\n'
-      + `  operations { GetCollection { uriTemplate: "/authors/{authorId}/books", links: [${link}] } }\n}\n`;
-    const found = check(source).all.filter((d) => ['not-supported', 'unsupported-guard'].includes(d.code))
+    const link =
+      '{ parameterName: "authorId", fromClass: "Author", toProperty: "author", toClass: "Book", ' +
+      'compositeIdentifier: false, expandedValue: "x", security: "is_granted(\'ROLE_ADMIN\')", securityMessage: "No." }';
+    const source =
+      'config { security { jwt { secret_env: "S" } } }\n' +
+      'resource Author { properties { id: int { identifier: true } } }\n' +
+      'resource Book {\n  properties { id: int { identifier: true }, author: Author }\n' +
+      `  operations { GetCollection { uriTemplate: "/authors/{authorId}/books", links: [${link}] } }\n}\n`;
+    const found = check(source)
+      .all.filter((d) => ['not-supported', 'unsupported-guard'].includes(d.code))
       .map((d) => [d.code, d.severity, source.slice(d.range.start, d.range.end)]);
     expect(found).to.deep.equal([
       ['not-supported', 'warning', 'toClass'],

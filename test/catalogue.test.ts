@@ -19,22 +19,73 @@ import {
 } from '../grammar/catalogue/index.js';
 import { renderOptionsReference } from '../grammar/catalogue/docs.js';
 
-// Copied from the seed (seed-resource-api-service.md), so that a missing option fails here.
+// API Platform's operation options, listed here independently of the catalogue, so that a missing option fails here.
 const SEED_OPERATION_OPTIONS = [
-  'resolver', 'args', 'links', 'shortName', 'class', 'paginationEnabled', 'paginationType',
-  'paginationItemsPerPage', 'paginationMaximumItemsPerPage', 'paginationPartial', 'paginationClientEnabled',
-  'paginationClientItemsPerPage', 'paginationClientPartial', 'paginationFetchJoinCollection',
-  'paginationUseOutputWalkers', 'paginationViaCursor', 'order', 'description', 'normalizationContext',
-  'denormalizationContext', 'collectDenormalizationErrors', 'security', 'securityMessage',
-  'securityPostDenormalize', 'securityPostDenormalizeMessage', 'securityPostValidation',
-  'securityPostValidationMessage', 'deprecationReason', 'filters', 'validationContext', 'input', 'output',
-  'mercure', 'messenger', 'elasticsearch', 'urlGenerationStrategy', 'read', 'deserialize', 'validate', 'write',
-  'serialize', 'fetchPartial', 'forceEager', 'priority', 'name', 'provider', 'processor', 'stateOptions',
-  'extraProperties', 'nested',
+  'resolver',
+  'args',
+  'links',
+  'shortName',
+  'class',
+  'paginationEnabled',
+  'paginationType',
+  'paginationItemsPerPage',
+  'paginationMaximumItemsPerPage',
+  'paginationPartial',
+  'paginationClientEnabled',
+  'paginationClientItemsPerPage',
+  'paginationClientPartial',
+  'paginationFetchJoinCollection',
+  'paginationUseOutputWalkers',
+  'paginationViaCursor',
+  'order',
+  'description',
+  'normalizationContext',
+  'denormalizationContext',
+  'collectDenormalizationErrors',
+  'security',
+  'securityMessage',
+  'securityPostDenormalize',
+  'securityPostDenormalizeMessage',
+  'securityPostValidation',
+  'securityPostValidationMessage',
+  'deprecationReason',
+  'filters',
+  'validationContext',
+  'input',
+  'output',
+  'mercure',
+  'messenger',
+  'elasticsearch',
+  'urlGenerationStrategy',
+  'read',
+  'deserialize',
+  'validate',
+  'write',
+  'serialize',
+  'fetchPartial',
+  'forceEager',
+  'priority',
+  'name',
+  'provider',
+  'processor',
+  'stateOptions',
+  'extraProperties',
+  'nested',
 ];
 const SEED_ROUTING_OPTIONS = [
-  'uriTemplate', 'itemUriTemplate', 'method', 'requirements', 'defaults', 'options', 'schemes', 'host', 'status',
-  'controller', 'allowCreate', 'throwOnNotFound', 'parameters',
+  'uriTemplate',
+  'itemUriTemplate',
+  'method',
+  'requirements',
+  'defaults',
+  'options',
+  'schemes',
+  'host',
+  'status',
+  'controller',
+  'allowCreate',
+  'throwOnNotFound',
+  'parameters',
 ];
 const SEED_RESOURCE_SETTINGS = ['routePrefix'];
 const SEED_GLOBAL_SETTINGS: Record<string, unknown> = {
@@ -71,7 +122,9 @@ describe('option catalogue', () => {
   it('derives the defaults.* settings from the options with a globalName', () => {
     const withGlobal = OPTIONS.filter((o) => o.globalName);
     expect(withGlobal.map((o) => `defaults.${o.globalName}`).sort()).to.deep.equal(
-      SETTINGS.filter((s) => s.path.startsWith('defaults.')).map((s) => s.path).sort(),
+      SETTINGS.filter((s) => s.path.startsWith('defaults.'))
+        .map((s) => s.path)
+        .sort(),
     );
     for (const o of withGlobal) expect(settingByPath(`defaults.${o.globalName}`)!.default).to.equal(o.default);
   });
@@ -122,30 +175,77 @@ describe('option catalogue', () => {
     expect(filterKind('range')!.perProperty).to.equal(undefined);
     expect(filterKind('order')!.fields).to.have.keys('properties', 'description', 'nulls_comparison');
     for (const k of FILTER_KINDS) expect(k.fields.properties!.required, k.name).to.equal(true);
-    expect(valueConforms({ title: 'partial', author: 'exact' }, filterKind('search')!.fields.properties!.type)).to
-      .equal(true);
+    expect(
+      valueConforms({ title: 'partial', author: 'exact' }, filterKind('search')!.fields.properties!.type),
+    ).to.equal(true);
     expect(valueConforms({ price: 'partial' }, filterKind('range')!.fields.properties!.type)).to.equal(false);
   });
 
   it('lists the children of config blocks', () => {
     expect(settingChildren('')).to.deep.equal([
-      'body_size_limit', 'collection', 'cors', 'defaults', 'error_formats', 'formats', 'http_cache', 'hydra_prefix', 'mercure',
-      'messenger', 'patch_formats', 'path_segment_name_generator', 'security', 'server', 'trusted_hosts',
+      'body_size_limit',
+      'bulk_max_items',
+      'collection',
+      'cors',
+      'defaults',
+      'error_formats',
+      'formats',
+      'http_cache',
+      'hydra_prefix',
+      'mercure',
+      'messenger',
+      'patch_formats',
+      'path_segment_name_generator',
+      'security',
+      'server',
+      'trusted_hosts',
     ]);
     expect(settingChildren('security')).to.deep.equal(['authenticator', 'jwt', 'role_hierarchy', 'voters']);
     expect(settingChildren('security.jwt')).to.deep.equal([
-      'algorithms', 'audience', 'issuer', 'jwks', 'leeway', 'public_key', 'roles_claim', 'secret_env', 'user_claim',
+      'algorithms',
+      'audience',
+      'issuer',
+      'jwks',
+      'leeway',
+      'public_key',
+      'roles_claim',
+      'secret_env',
+      'user_claim',
     ]);
     expect(settingChildren('http_cache')).to.deep.equal([
-      'etag', 'in_process', 'invalidation', 'max_age', 'public', 'shared_max_age', 'stale_while_revalidate', 'vary',
+      'etag',
+      'in_process',
+      'invalidation',
+      'max_age',
+      'public',
+      'shared_max_age',
+      'stale_while_revalidate',
+      'vary',
     ]);
-    expect(settingChildren('cors')).to.deep.equal(['allow_headers', 'allow_origin', 'credentials', 'expose_headers', 'max_age']);
-    expect(settingChildren('server')).to.deep.equal(['headers_timeout', 'keep_alive_timeout', 'max_connections', 'request_timeout']);
+    expect(settingChildren('cors')).to.deep.equal([
+      'allow_headers',
+      'allow_origin',
+      'credentials',
+      'expose_headers',
+      'max_age',
+    ]);
+    expect(settingChildren('server')).to.deep.equal([
+      'headers_timeout',
+      'keep_alive_timeout',
+      'max_connections',
+      'request_timeout',
+    ]);
     expect(settingChildren('collection')).to.deep.equal([
-      'exists_parameter_name', 'order', 'order_parameter_name', 'pagination',
+      'exists_parameter_name',
+      'order',
+      'order_parameter_name',
+      'pagination',
     ]);
     expect(settingChildren('collection.pagination')).to.deep.equal([
-      'enabled_parameter_name', 'items_per_page_parameter_name', 'page_parameter_name', 'partial_parameter_name',
+      'enabled_parameter_name',
+      'items_per_page_parameter_name',
+      'page_parameter_name',
+      'partial_parameter_name',
     ]);
     expect(settingChildren('defaults')).to.include('pagination_items_per_page');
     expect(settingChildren('formats')).to.deep.equal([]);

@@ -2,8 +2,12 @@
 import { expect } from 'chai';
 import { check } from '../grammar/checker/index.js';
 
-const withConfig = (config: string): string => `api "T" { version: "1" }\nconfig {\n${config}\n}\nresource Note { properties { id: int { identifier: true } } }\n`;
-const errors = (text: string): string[] => check(text).all.filter((d) => d.severity === 'error').map((d) => `${d.code}: ${d.message}`);
+const withConfig = (config: string): string =>
+  `api "T" { version: "1" }\nconfig {\n${config}\n}\nresource Note { properties { id: int { identifier: true } } }\n`;
+const errors = (text: string): string[] =>
+  check(text)
+    .all.filter((d) => d.severity === 'error')
+    .map((d) => `${d.code}: ${d.message}`);
 
 describe('checker: trusted_hosts and server limits', () => {
   it('accepts patterns and every server limit', () => {

@@ -18,10 +18,15 @@ function dirWith(files: Record<string, string>): string {
 /** The error messages of a config's security block, checked beside the given files. */
 function errors(security: string, files: Record<string, string> = {}): string[] {
   const text = `config { security { ${security} } }\n${RESOURCE}`;
-  return check(text, { baseDir: dirWith(files) }).all.filter((d) => d.severity === 'error').map((d) => d.message);
+  return check(text, { baseDir: dirWith(files) })
+    .all.filter((d) => d.severity === 'error')
+    .map((d) => d.message);
 }
 
-const PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+const PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({
+  type: 'spki',
+  format: 'pem',
+}) as string;
 
 describe('checker: config security settings', () => {
   it('a complete JWT configuration with a role hierarchy is clean', () => {
@@ -43,8 +48,12 @@ ${RESOURCE}`;
   });
 
   it('key files must exist and hold a PEM public key or a JWKS', () => {
-    expect(errors('jwt { public_key: "./missing.pem" }')[0]).to.match(/^security\.jwt\.public_key: file '\.\/missing\.pem' does not exist/);
-    expect(errors('jwt { public_key: "./k.pem" }', { 'k.pem': 'garbage' })).to.deep.equal(["security.jwt.public_key: './k.pem' does not hold a PEM public key"]);
+    expect(errors('jwt { public_key: "./missing.pem" }')[0]).to.match(
+      /^security\.jwt\.public_key: file '\.\/missing\.pem' does not exist/,
+    );
+    expect(errors('jwt { public_key: "./k.pem" }', { 'k.pem': 'garbage' })).to.deep.equal([
+      "security.jwt.public_key: './k.pem' does not hold a PEM public key",
+    ]);
     expect(errors('jwt { public_key: "./k.pem" }', { 'k.pem': PEM })).to.deep.equal([]);
     expect(errors('jwt { jwks: "./jwks.json" }', { 'jwks.json': '{"keys": []}' })[0]).to.contain('is not a JWKS');
     expect(errors('jwt { jwks: "./nope.json" }')[0]).to.contain('does not exist');
@@ -68,7 +77,9 @@ ${RESOURCE}`;
   });
 
   it('apidsl check exits 1 on such a file', () => {
-    const dir = dirWith({ 'api.api': `config { security { jwt { secret_env: "S", jwks: "./j.json" } } }\n${RESOURCE}` });
+    const dir = dirWith({
+      'api.api': `config { security { jwt { secret_env: "S", jwks: "./j.json" } } }\n${RESOURCE}`,
+    });
     const r = runCli(['check', join(dir, 'api.api')]);
     expect(r.status).to.equal(1);
     expect(r.stdout + r.stderr).to.contain('two key sources');

@@ -14,8 +14,8 @@ const AUTH = `config {
 /** Diagnostics as "code line:col-col message" (1-based lines and columns, end exclusive), optionally only these codes. */
 function diagnostics(text: string, codes?: string[]): { d: Diagnostic; at: string }[] {
   const lines = new LineIndex(text);
-  return check(text).all
-    .filter((d) => !codes || codes.includes(d.code))
+  return check(text)
+    .all.filter((d) => !codes || codes.includes(d.code))
     .map((d) => {
       const s = lines.position(d.range.start);
       const e = lines.position(d.range.end);
@@ -23,7 +23,13 @@ function diagnostics(text: string, codes?: string[]): { d: Diagnostic; at: strin
     });
 }
 
-const SECURITY_CODES = ['invalid-expression', 'unknown-function', 'unknown-variable', 'object-always-null', 'security-without-authentication'];
+const SECURITY_CODES = [
+  'invalid-expression',
+  'unknown-function',
+  'unknown-variable',
+  'object-always-null',
+  'security-without-authentication',
+];
 
 /** The column (1-based) of the n-th occurrence of `needle` in line `line` (1-based) of the text. */
 function column(text: string, line: number, needle: string, occurrence = 1): number {
@@ -91,7 +97,9 @@ describe('checker: security expressions', () => {
 }
 `;
     const found = diagnostics(text, SECURITY_CODES);
-    expect(found.map((x) => x.at)).to.deep.equal([`unknown-variable 9:${column(text, 9, 'id ==')}-9:${column(text, 9, 'id ==') + 2}`]);
+    expect(found.map((x) => x.at)).to.deep.equal([
+      `unknown-variable 9:${column(text, 9, 'id ==')}-9:${column(text, 9, 'id ==') + 2}`,
+    ]);
     expect(found[0].d.message).to.match(/unknown variable 'id'/);
   });
 
@@ -123,11 +131,19 @@ describe('checker: security expressions', () => {
 }
 `;
     const found = diagnostics(text, SECURITY_CODES);
-    expect(found.map((x) => x.d.message)).to.satisfy((m: string[]) =>
-      /is_granted\(attribute, subject = null\) takes 1 to 2 arguments, not 0/.test(m[0]) && /has_role\(role\) takes 1 argument, not 2/.test(m[1])
-      && /string literal/.test(m[2]) && /not valid/.test(m[3]));
-    expect(found[0].at).to.equal(`invalid-expression 8:${column(text, 8, 'is_granted')}-8:${column(text, 8, 'is_granted') + 'is_granted()'.length}`);
-    expect(found[2].at).to.equal(`invalid-expression 9:${column(text, 9, 'request.path')}-9:${column(text, 9, 'request.path') + 12}`);
+    expect(found.map((x) => x.d.message)).to.satisfy(
+      (m: string[]) =>
+        /is_granted\(attribute, subject = null\) takes 1 to 2 arguments, not 0/.test(m[0]) &&
+        /has_role\(role\) takes 1 argument, not 2/.test(m[1]) &&
+        /string literal/.test(m[2]) &&
+        /not valid/.test(m[3]),
+    );
+    expect(found[0].at).to.equal(
+      `invalid-expression 8:${column(text, 8, 'is_granted')}-8:${column(text, 8, 'is_granted') + 'is_granted()'.length}`,
+    );
+    expect(found[2].at).to.equal(
+      `invalid-expression 9:${column(text, 9, 'request.path')}-9:${column(text, 9, 'request.path') + 12}`,
+    );
   });
 
   it("warns when a Post's security reads object or previous_object", () => {

@@ -20,7 +20,9 @@ describe('apidsl check', () => {
     writeFileSync(file, 'resource Book {\n  paginationItemPerPage: 10\n  properties { id: int }\n}\n');
     const r = runCli(['check', file]);
     expect(r.status).to.equal(1);
-    expect(r.stdout).to.include(`${file}:2:3 - error unknown-option: unknown resource option 'paginationItemPerPage'; did you mean 'paginationItemsPerPage'?`);
+    expect(r.stdout).to.include(
+      `${file}:2:3 - error unknown-option: unknown resource option 'paginationItemPerPage'; did you mean 'paginationItemsPerPage'?`,
+    );
     expect(r.stdout).to.match(/> 2 \|\s+paginationItemPerPage: 10\n\s+\|\s+\^{21}/);
     expect(r.stdout).to.include('Found 1 error and 0 warnings in 1 file.');
   });
@@ -40,7 +42,8 @@ describe('apidsl check', () => {
         endColumn: 26,
         severity: 'warning',
         code: 'patch-disabled',
-        message: 'this Patch operation will answer 415: config patch_formats is empty (add patch_formats: ["application/merge-patch+json"] to config)',
+        message:
+          'this Patch operation will answer 415: config patch_formats is empty (add patch_formats: ["application/merge-patch+json"] to config)',
       },
     ]);
   });
@@ -59,7 +62,9 @@ describe('apidsl check', () => {
     writeFileSync(file, text);
     const json = runCli(['check', '--format', 'json', file]);
     expect(json.status, json.stderr).to.equal(1);
-    const deep = (JSON.parse(json.stdout) as { code: string; line: number; column: number; message: string }[]).filter((d) => d.code === 'nested-too-deeply');
+    const deep = (JSON.parse(json.stdout) as { code: string; line: number; column: number; message: string }[]).filter(
+      (d) => d.code === 'nested-too-deeply',
+    );
     expect(deep).to.have.length(1);
     // Four levels are open before the first '[' (resource, operations, Get, the object): the 29th is the 33rd level.
     expect(deep[0]).to.include({ line: 2, column: text.split('\n')[1]!.indexOf('[') + 29 });
@@ -75,7 +80,9 @@ describe('apidsl check', () => {
   });
 
   it('has --help and --version', () => {
-    expect(runCli(['--version']).stdout.trim()).to.equal(JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')).version);
+    expect(runCli(['--version']).stdout.trim()).to.equal(
+      JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')).version,
+    );
     const help = runCli(['check', '--help']);
     expect(help.status).to.equal(0);
     expect(help.stdout).to.include('--format <format>');
@@ -89,7 +96,10 @@ describe('apidsl fmt', () => {
   it('rewrites a file in the canonical layout, keeping comments, and is idempotent', () => {
     const dir = tmp();
     const file = join(dir, 'a.api');
-    writeFileSync(file, 'resource Book {   // the books\n properties { id: int { identifier: true }, title: string }\n operations { Get, Post }\n}');
+    writeFileSync(
+      file,
+      'resource Book {   // the books\n properties { id: int { identifier: true }, title: string }\n operations { Get, Post }\n}',
+    );
     const first = runCli(['fmt', file]);
     expect(first.status, first.stderr).to.equal(0);
     const formatted = readFileSync(file, 'utf8');
@@ -129,7 +139,9 @@ describe('apidsl fmt', () => {
     copyFileSync(fromRoot('examples/bookstore.api'), file);
     expect(runCli(['fmt', file]).status).to.equal(0);
     const comments = (t: string): string[] => t.match(/\/\/.*$/gm)!.map((c) => c.trimEnd());
-    expect(comments(readFileSync(file, 'utf8'))).to.deep.equal(comments(readFileSync(fromRoot('examples/bookstore.api'), 'utf8')));
+    expect(comments(readFileSync(file, 'utf8'))).to.deep.equal(
+      comments(readFileSync(fromRoot('examples/bookstore.api'), 'utf8')),
+    );
     expect(runCli(['fmt', '--check', file]).status).to.equal(0);
     expect(runCli(['check', file]).status).to.equal(0);
   });
@@ -191,7 +203,7 @@ describe('apidsl check and fmt on folders', () => {
 
 describe('apidsl check --fix', () => {
   const BROKEN = [
-    "api 'Shop' { version: \"1\" }",
+    'api \'Shop\' { version: "1" }',
     '',
     'resource Order {',
     '  properties {',
@@ -218,8 +230,12 @@ describe('apidsl check --fix', () => {
     const fixed = readFileSync(file, 'utf8');
     expect(fixed).to.include('api "Shop" { version: "1" }');
     expect(fixed).to.include('default: "open"');
-    expect(fixed).to.include('    GetCollection { paginationViaCursor: [{ field: "id", direction: "DESC" }], filters: ["orderIdRange", "orderIdOrder"] }');
-    expect(fixed).to.include('filter orderIdRange: range { properties: ["id"] }\nfilter orderIdOrder: order { properties: ["id"] }\n');
+    expect(fixed).to.include(
+      '    GetCollection { paginationViaCursor: [{ field: "id", direction: "DESC" }], filters: ["orderIdRange", "orderIdOrder"] }',
+    );
+    expect(fixed).to.include(
+      'filter orderIdRange: range { properties: ["id"] }\nfilter orderIdOrder: order { properties: ["id"] }\n',
+    );
     expect(fixed).to.include('    Post\n');
     expect(fixed).to.include('patch_formats: ["application/merge-patch+json"]');
     // Nothing left to fix: a second run changes nothing.
@@ -255,7 +271,11 @@ describe('apidsl check colours', () => {
   });
 
   it('prints plain text through a pipe, and under NO_COLOR even when forced', () => {
-    for (const env of [{ FORCE_COLOR: '', NO_COLOR: '' }, { FORCE_COLOR: '1', NO_COLOR: '1' }, { FORCE_COLOR: '0', NO_COLOR: '' }]) {
+    for (const env of [
+      { FORCE_COLOR: '', NO_COLOR: '' },
+      { FORCE_COLOR: '1', NO_COLOR: '1' },
+      { FORCE_COLOR: '0', NO_COLOR: '' },
+    ]) {
       const r = runCli(['check', file], { env: { ...env, CI: 'true' } });
       expect(r.stdout, JSON.stringify(env)).not.to.include('\u001b');
       expect(r.stdout).to.include(`${file}:1:27 - error unknown-operation-kind`);

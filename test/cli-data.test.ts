@@ -43,7 +43,9 @@ describe('CLI: init', function () {
     const api = join(dir, 'todos.api');
     const starter = readFileSync(api, 'utf8');
     expect(starter).to.include('patch_formats').and.include('resource Todo').and.include('docs/options.md');
-    expect(JSON.parse(readFileSync(join(dir, '.vscode/extensions.json'), 'utf8'))).to.deep.equal({ recommendations: ['apidsl.apidsl'] });
+    expect(JSON.parse(readFileSync(join(dir, '.vscode/extensions.json'), 'utf8'))).to.deep.equal({
+      recommendations: ['apidsl.apidsl'],
+    });
     expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).to.include('.apidsl-data/');
 
     const check = runCli(['check', api]);
@@ -110,7 +112,10 @@ describe('CLI: import, export, reset', function () {
   it('imports NDJSON (bad lines reported by line) and CSV (cells typed from the properties), keeping given identifiers', async () => {
     const { dir, api } = initProject();
     const ndjson = join(dir, 'todos.ndjson');
-    writeFileSync(ndjson, '{"id": 10, "title": "ten"}\n\n{"title": "oops"\n{"id": 10, "title": "again"}\n{"id": 11, "title": "eleven", "done": true}\n');
+    writeFileSync(
+      ndjson,
+      '{"id": 10, "title": "ten"}\n\n{"title": "oops"\n{"id": 10, "title": "again"}\n{"id": 11, "title": "eleven", "done": true}\n',
+    );
     const r1 = runCli(['import', api, 'Todo', ndjson]);
     expect(r1.status).to.equal(1);
     expect(r1.stderr).to.match(new RegExp(`${ndjson}:line 3: not JSON`));
@@ -118,7 +123,10 @@ describe('CLI: import, export, reset', function () {
     expect(r1.stderr).to.include('2 Todo items imported, 2 records refused.');
 
     const csv = join(dir, 'todos.csv');
-    writeFileSync(csv, 'id,title,done,dueAt\n20,"Call Bob, then Alice",true,\n21,"multi\nline",false,2031-05-06T07:08:09Z\n22,bad,maybe,\n');
+    writeFileSync(
+      csv,
+      'id,title,done,dueAt\n20,"Call Bob, then Alice",true,\n21,"multi\nline",false,2031-05-06T07:08:09Z\n22,bad,maybe,\n',
+    );
     const r2 = runCli(['import', api, 'Todo', csv]);
     expect(r2.status).to.equal(1);
     expect(r2.stderr).to.match(/todos\.csv:line 5: .*done/);
@@ -165,7 +173,12 @@ describe('CLI: import, export, reset', function () {
     expect(await todosIn(api, data)).to.deep.equal(todos);
     const csv = readFileSync(join(dir, 'out.csv'), 'utf8');
     expect(csv.split('\n')[0]).to.equal('id,title,done,dueAt');
-    expect(readFileSync(join(dir, 'out.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))).to.deep.equal(todos);
+    expect(
+      readFileSync(join(dir, 'out.ndjson'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).to.deep.equal(todos);
   });
 
   it('reset refuses without --yes when not on a terminal; --memory is refused; a wrong resource gets the closest name', async () => {
@@ -207,8 +220,15 @@ describe('CLI: import, export, reset', function () {
     const { dir, api, data } = initProject();
     const file = join(dir, 'many.ndjson');
     const total = 200_000;
-    writeFileSync(file, Array.from({ length: total }, (_, i) => JSON.stringify({ id: i + 1, title: `todo ${i + 1}` })).join('\n'));
-    const child = spawn(process.execPath, [fromRoot('bin/apidsl.js'), 'import', api, 'Todo', file, '--batch-size', '500'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    writeFileSync(
+      file,
+      Array.from({ length: total }, (_, i) => JSON.stringify({ id: i + 1, title: `todo ${i + 1}` })).join('\n'),
+    );
+    const child = spawn(
+      process.execPath,
+      [fromRoot('bin/apidsl.js'), 'import', api, 'Todo', file, '--batch-size', '500'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -231,7 +251,10 @@ describe('CLI: import, export, reset', function () {
     expect(rest.stderr).to.include(`${total - done} Todo items imported, 0 records refused.`);
     const out = join(dir, 'all.ndjson');
     expect(runCli(['export', api, 'Todo', '--out', out]).status).to.equal(0);
-    const ids = readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+    const ids = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: number }).id);
     expect(ids).to.have.length(total);
     expect(ids[total - 1]).to.equal(total);
     expect(new Set(ids).size).to.equal(total);
@@ -246,7 +269,9 @@ describe('CLI: import, export, reset', function () {
     const file = join(dir, 'some.ndjson');
     writeFileSync(file, Array.from({ length: 3_000 }, (_, i) => JSON.stringify({ title: `t${i}` })).join('\n'));
     // `script` runs the command on a pseudo-terminal and copies what it shows.
-    const cmd = [process.execPath, fromRoot('bin/apidsl.js'), 'import', api, 'Todo', file, '--batch-size', '100'].map((a) => `'${a}'`).join(' ');
+    const cmd = [process.execPath, fromRoot('bin/apidsl.js'), 'import', api, 'Todo', file, '--batch-size', '100']
+      .map((a) => `'${a}'`)
+      .join(' ');
     const r = runScript(cmd);
     expect(r).to.match(/items\/s/);
     expect(r).to.match(/ETA/);
@@ -275,5 +300,6 @@ function exported(api: string): unknown[] {
 }
 
 function runScript(cmd: string): string {
-  return spawnSync('script', ['-qefc', cmd, '/dev/null'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }).stdout;
+  return spawnSync('script', ['-qefc', cmd, '/dev/null'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+    .stdout;
 }

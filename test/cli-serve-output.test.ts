@@ -52,7 +52,8 @@ describe('CLI: serve output', function () {
           .map((l) => JSON.parse(l) as Record<string, unknown>)
           .filter((e) => e.msg === 'request');
       // The logger writes asynchronously: the last line may reach the pipe after the response.
-      for (let waited = 0; requests().length < 2 && waited < 5_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      for (let waited = 0; requests().length < 2 && waited < 5_000; waited += 50)
+        await new Promise((r) => setTimeout(r, 50));
       expect(requests().map((e) => [e.method, e.url, e.status])).to.deep.equal([
         ['GET', '/books?page=1', 200],
         ['GET', '/books/999', 404],
@@ -108,11 +109,18 @@ const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;?]*[A-Za-
 
 /** Runs `apidsl serve` on a pseudo-terminal (util-linux `script`), sends two requests and returns what it showed. */
 async function onTerminal(env: Record<string, string>): Promise<string> {
-  const cmd = [process.execPath, fromRoot('bin/apidsl.js'), 'serve', bookstore(), '--memory', '--port', '0'].map((a) => `'${a}'`).join(' ');
+  const cmd = [process.execPath, fromRoot('bin/apidsl.js'), 'serve', bookstore(), '--memory', '--port', '0']
+    .map((a) => `'${a}'`)
+    .join(' ');
   // CI is left out: Node draws no colours when it is set, and a person's terminal does not set it.
   const cleanEnv = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== ''));
   // Its own process group, so that stopping it stops the server `script` started.
-  const child = spawn('script', ['-qefc', cmd, '/dev/null'], { env: cleanEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true, cwd: tempDir() });
+  const child = spawn('script', ['-qefc', cmd, '/dev/null'], {
+    env: cleanEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+    cwd: tempDir(),
+  });
   let shown = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { parse } from '../grammar/build-ast.js';
 import { format } from '../grammar/format.js';
 
-// The normative example of /work/shared/spec/language.md, copied so the test stands alone.
+// A normative example of the language's layout, written out here so the test stands alone.
 const BOOKSTORE = `api "Bookstore" { version: "1.0.0" }
 
 config {
@@ -91,7 +91,11 @@ function fmt(text: string): string {
 function shape(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(shape);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'range' && k !== 'nameRange').map(([k, v]) => [k, shape(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'range' && k !== 'nameRange')
+      .map(([k, v]) => [k, shape(v)]),
+  );
 }
 
 /** Comment texts as a sorted multiset (the formatter trims trailing blanks of line comments). */
@@ -118,15 +122,21 @@ describe('format', () => {
   describe('the bookstore example', () => {
     it('keeps every comment, the AST, and is idempotent', () => {
       const output = expectFaithful(BOOKSTORE);
-      expect(parse(output).document.comments.map((c) => c.text)).to.deep.equal(parse(BOOKSTORE).document.comments.map((c) => c.text));
+      expect(parse(output).document.comments.map((c) => c.text)).to.deep.equal(
+        parse(BOOKSTORE).document.comments.map((c) => c.text),
+      );
       expect(parse(output).document.comments).to.have.length(13);
     });
 
     it('lays it out canonically', () => {
       const output = fmt(BOOKSTORE);
-      expect(output).to.contain('  paginationClientEnabled: true  // ?pagination=false is honoured for books\n\n  properties {\n');
+      expect(output).to.contain(
+        '  paginationClientEnabled: true  // ?pagination=false is honoured for books\n\n  properties {\n',
+      );
       expect(output).to.contain(`    Post${' '.repeat(65)}// POST /books\n`);
-      expect(output).to.contain(`    Query {${' '.repeat(62)}// QUERY /books\n      parameters: {\n        title: { filter: "bookSearch", property: "title" }\n`);
+      expect(output).to.contain(
+        `    Query {${' '.repeat(62)}// QUERY /books\n      parameters: {\n        title: { filter: "bookSearch", property: "title" }\n`,
+      );
       expect(output).to.contain('resource Event {\n  properties { id: int { identifier: true }, name: string }\n');
       expect(output).to.contain('filter bookOrder: order { properties: ["id", "title", "price"] }\nfilter bookPrice');
       expect(output).to.contain('  operations {}\n}\n');
@@ -136,20 +146,32 @@ describe('format', () => {
 
   describe('layout', () => {
     it('keeps short values inline, properties included, and breaks what does not fit', () => {
-      expect(fmt('resource A { x: {a:1,b:2}, y: [1,2,\n3], e: {}, f: [], properties { id: int {identifier: true}, n: string } }')).to.equal(
+      expect(
+        fmt(
+          'resource A { x: {a:1,b:2}, y: [1,2,\n3], e: {}, f: [], properties { id: int {identifier: true}, n: string } }',
+        ),
+      ).to.equal(
         'resource A {\n  x: { a: 1, b: 2 }\n  y: [1, 2, 3]\n  e: {}\n  f: []\n  properties { id: int { identifier: true }, n: string }\n}\n',
       );
     });
 
     it('applies one rule to every block: one line when written so, fitting, without comments', () => {
       // Written on one line and fitting: one line, whatever the block (resource, properties, defaults, option).
-      expect(fmt('resource A { properties { id: int }, operations { Get } }')).to.equal('resource A { properties { id: int }, operations { Get } }\n');
+      expect(fmt('resource A { properties { id: int }, operations { Get } }')).to.equal(
+        'resource A { properties { id: int }, operations { Get } }\n',
+      );
       expect(fmt('config { defaults { a: 1, b: 2 } }')).to.equal('config { defaults { a: 1, b: 2 } }\n');
       // Written one member per line: stays so, for `defaults` and `properties` alike.
-      expect(fmt('config {\n  defaults {\n    a: 1, b: 2\n  }\n}')).to.equal('config {\n  defaults {\n    a: 1\n    b: 2\n  }\n}\n');
-      expect(fmt('resource A {\n  properties {\n    id: int\n  }\n}')).to.equal('resource A {\n  properties {\n    id: int\n  }\n}\n');
+      expect(fmt('config {\n  defaults {\n    a: 1, b: 2\n  }\n}')).to.equal(
+        'config {\n  defaults {\n    a: 1\n    b: 2\n  }\n}\n',
+      );
+      expect(fmt('resource A {\n  properties {\n    id: int\n  }\n}')).to.equal(
+        'resource A {\n  properties {\n    id: int\n  }\n}\n',
+      );
       // A block inside written over several lines keeps every block around it over several lines.
-      expect(fmt('config { a: { b: {\n c: 1 } } }')).to.equal('config {\n  a: {\n    b: {\n      c: 1\n    }\n  }\n}\n');
+      expect(fmt('config { a: { b: {\n c: 1 } } }')).to.equal(
+        'config {\n  a: {\n    b: {\n      c: 1\n    }\n  }\n}\n',
+      );
       // The first member decides: on the bracket's line, the block may be joined.
       expect(fmt('config {\n  d { a: 1,\n b: 2 }\n}')).to.equal('config {\n  d { a: 1, b: 2 }\n}\n');
     });
@@ -157,7 +179,9 @@ describe('format', () => {
     it('breaks a value that does not fit in 100 columns, member by member', () => {
       const items = Array.from({ length: 8 }, (_, i) => `"item-number-${i}"`);
       const output = fmt(`config { list: [${items.join(', ')}], short: [${items.slice(0, 2).join(', ')}] }`);
-      expect(output).to.equal(`config {\n  list: [\n${items.map((i) => `    ${i}\n`).join('')}  ]\n  short: [${items.slice(0, 2).join(', ')}]\n}\n`);
+      expect(output).to.equal(
+        `config {\n  list: [\n${items.map((i) => `    ${i}\n`).join('')}  ]\n  short: [${items.slice(0, 2).join(', ')}]\n}\n`,
+      );
       expect(output.split('\n').every((l) => l.length <= 100)).to.equal(true);
     });
 
@@ -174,9 +198,9 @@ describe('format', () => {
     });
 
     it('re-serialises strings canonically and keeps numbers and bare words as written', () => {
-      expect(fmt('api "A\\u0042\\/c" { "quoted key": "tab\\u0009", n: 1.50, e: 2E3, d: DESC, z: null, t: false }')).to.equal(
-        'api "AB/c" { "quoted key": "tab\\t", n: 1.50, e: 2E3, d: DESC, z: null, t: false }\n',
-      );
+      expect(
+        fmt('api "A\\u0042\\/c" { "quoted key": "tab\\u0009", n: 1.50, e: 2E3, d: DESC, z: null, t: false }'),
+      ).to.equal('api "AB/c" { "quoted key": "tab\\t", n: 1.50, e: 2E3, d: DESC, z: null, t: false }\n');
     });
 
     it('writes operations, properties, filters and mutators on canonical lines', () => {
@@ -211,7 +235,9 @@ describe('format', () => {
     });
 
     it('collapses blank lines to at most one, and drops them after `{` and before `}`', () => {
-      expect(fmt('\n\nconfig {\n\n\n  a: 1\n\n\n\n  b: 2\n  c: 3\n\n}\n\n\n\napi "x"\n\n\n')).to.equal('config {\n  a: 1\n\n  b: 2\n  c: 3\n}\n\napi "x"\n');
+      expect(fmt('\n\nconfig {\n\n\n  a: 1\n\n\n\n  b: 2\n  c: 3\n\n}\n\n\n\napi "x"\n\n\n')).to.equal(
+        'config {\n  a: 1\n\n  b: 2\n  c: 3\n}\n\napi "x"\n',
+      );
     });
 
     it('formats an empty or blank file to the empty text', () => {
@@ -223,7 +249,11 @@ describe('format', () => {
       expect(fmt('api "x" filter f: order { properties: [id] }\nresource A { operations {} }')).to.equal(
         'api "x"\nfilter f: order { properties: [id] }\nresource A { operations {} }\n',
       );
-      expect(fmt('filter f: order { properties: [id] }\nresource A {\n  operations {}\n}\nfilter g: order {\n  properties: [id]\n}\nmutator resource A: "./m.mjs#r"')).to.equal(
+      expect(
+        fmt(
+          'filter f: order { properties: [id] }\nresource A {\n  operations {}\n}\nfilter g: order {\n  properties: [id]\n}\nmutator resource A: "./m.mjs#r"',
+        ),
+      ).to.equal(
         'filter f: order { properties: [id] }\n\nresource A {\n  operations {}\n}\n\nfilter g: order {\n  properties: [id]\n}\n\nmutator resource A: "./m.mjs#r"\n',
       );
     });
@@ -231,7 +261,8 @@ describe('format', () => {
 
   describe('comments', () => {
     it('aligns the trailing comments of consecutive lines one column after the longest code', () => {
-      const input = 'resource A {\n  operations {\n    Get { read: false } // one\n    Post   // two\n\n    Put // alone\n    Delete\n    Patch // three\n  }\n}';
+      const input =
+        'resource A {\n  operations {\n    Get { read: false } // one\n    Post   // two\n\n    Put // alone\n    Delete\n    Patch // three\n  }\n}';
       expect(fmt(input)).to.equal(
         'resource A {\n  operations {\n    Get { read: false }  // one\n    Post                 // two\n\n    Put  // alone\n    Delete\n    Patch  // three\n  }\n}\n',
       );
@@ -295,7 +326,9 @@ describe('format', () => {
     }
 
     it('formats a file that only the checker would reject', () => {
-      expect(fmt('resource A {\n  nosuchOption: 1, operations { Fly } }')).to.equal('resource A {\n  nosuchOption: 1\n  operations { Fly }\n}\n');
+      expect(fmt('resource A {\n  nosuchOption: 1, operations { Fly } }')).to.equal(
+        'resource A {\n  nosuchOption: 1\n  operations { Fly }\n}\n',
+      );
     });
   });
 
@@ -308,7 +341,17 @@ describe('format', () => {
       word,
     );
     // Every separator holds a comma or a line break, as two members on one line need one.
-    const sep = fc.constantFrom(', ', ',', '\n', ',\n', '\n\n\n', ' // trailing\n', ', /* inline */ ', '\n  // own line\n', '\n\n/* block\n  comment */\n');
+    const sep = fc.constantFrom(
+      ', ',
+      ',',
+      '\n',
+      ',\n',
+      '\n\n\n',
+      ' // trailing\n',
+      ', /* inline */ ',
+      '\n  // own line\n',
+      '\n\n/* block\n  comment */\n',
+    );
     const open = fc.constantFrom('', ' ', '\n', ' // after brace\n', '\n\n');
     const close = fc.constantFrom('', ' ', '\n', ',\n', '\n// before close\n', ', ');
     const block = (member: fc.Arbitrary<string>, [l, r] = ['{', '}']): fc.Arbitrary<string> =>
@@ -317,10 +360,17 @@ describe('format', () => {
         .map(([o, ms, c]) => l + o + ms.map(([m, s], i) => (i < ms.length - 1 ? m + s : m)).join('') + c + r);
 
     const { value, object } = fc.letrec<{ value: string; object: string; entry: string }>((tie) => ({
-      value: fc.oneof({ maxDepth: 3, depthIdentifier: 'value' }, scalar, block(tie('value'), ['[', ']']), tie('object')),
+      value: fc.oneof(
+        { maxDepth: 3, depthIdentifier: 'value' },
+        scalar,
+        block(tie('value'), ['[', ']']),
+        tie('object'),
+      ),
       object: block(tie('entry')),
       entry: fc.oneof(
-        fc.tuple(key, fc.constantFrom(': ', ':', ' : ', ': /* in head */ '), tie('value')).map(([k, c, v]) => k + c + v),
+        fc
+          .tuple(key, fc.constantFrom(': ', ':', ' : ', ': /* in head */ '), tie('value'))
+          .map(([k, c, v]) => k + c + v),
         fc.tuple(key, tie('object')).map(([k, o]) => `${k} ${o}`),
       ),
     }));
@@ -331,13 +381,23 @@ describe('format', () => {
     const operation = fc
       .tuple(fc.constantFrom('Get', 'Post', 'GetCollection'), fc.option(word), fc.option(object))
       .map(([k, n, b]) => `${k}${n ? ` ${n}` : ''}${b ? ` ${b}` : ''}`);
-    const resourceMember = fc.oneof(option, block(property).map((b) => `properties ${b}`), block(operation).map((b) => `operations ${b}`));
+    const resourceMember = fc.oneof(
+      option,
+      block(property).map((b) => `properties ${b}`),
+      block(operation).map((b) => `operations ${b}`),
+    );
     const declaration = fc.oneof(
       fc.option(object).map((b) => `api "T"${b ? ` ${b}` : ''}`),
       object.map((b) => `config ${b}`),
-      fc.tuple(word, fc.constantFrom('order', 'search'), fc.option(object)).map(([n, k, b]) => `filter ${n}: ${k}${b ? ` ${b}` : ''}`),
+      fc
+        .tuple(word, fc.constantFrom('order', 'search'), fc.option(object))
+        .map(([n, k, b]) => `filter ${n}: ${k}${b ? ` ${b}` : ''}`),
       fc.tuple(fc.constantFrom('Book', '/* r */ Book'), block(resourceMember)).map(([n, b]) => `resource ${n} ${b}`),
-      fc.constantFrom('mutator resource Book: "./m.mjs#f"', 'mutator operation "get book": "./m.mjs#g"', 'mutator operation getBook: "./m.mjs#h"'),
+      fc.constantFrom(
+        'mutator resource Book: "./m.mjs#f"',
+        'mutator operation "get book": "./m.mjs#g"',
+        'mutator operation getBook: "./m.mjs#h"',
+      ),
     );
     const topSep = fc.constantFrom('\n', ' ', '\n\n\n', ' // after\n', '\n// between\n\n', '\n/* x */\n');
     const documentText = fc
@@ -345,9 +405,12 @@ describe('format', () => {
       .map(([head, ds]) => head + ds.map(([d, s]) => d + s).join(''));
 
     it('generates valid documents', () => {
-      fc.assert(fc.property(documentText, (text) => {
+      fc.assert(
+        fc.property(documentText, (text) => {
           expect(parse(text).diagnostics, text).to.deep.equal([]);
-        }), { numRuns: 200 });
+        }),
+        { numRuns: 200 },
+      );
     });
 
     it('formats them idempotently, keeping the AST and every comment', () => {

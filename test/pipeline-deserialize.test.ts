@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { HttpError } from '../server/http/errors.js';
+import { HttpError } from '../server/protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../server/metadata/types.js';
-import { denormalize, normalizeDateTime } from '../server/pipeline/deserialize.js';
+import { denormalize, normalizeDateTime } from '../server/pipeline/denormalize.js';
 import { cloneJson } from '../server/pipeline/json-clone.js';
-import type { DenormalizeMode, IriResolver } from '../server/pipeline/deserialize.js';
+import type { DenormalizeMode, IriResolver } from '../server/pipeline/denormalize.js';
 import type { Item } from '../server/store/types.js';
 
 function property(name: string, type: string, extra: Partial<PropertyMetadata> = {}): PropertyMetadata {
@@ -57,7 +57,8 @@ const BOOK = resource('Book', [
 ]);
 
 const IRIS: IriResolver = {
-  resourceOf: (iri) => (/^\/authors\/\d+$/.test(iri) ? 'Author' : /^\/books\/\d+$/.test(iri) ? 'Book' : undefined),
+  resourceOf: (iri) =>
+    ({ authors: 'Author', books: 'Book' })[/^\/(authors|books)\/\d+$/.exec(iri)?.[1] as 'authors' | 'books'],
 };
 
 const create = (body: unknown, target = BOOK): Item => denormalize(target, body, 'create', null, IRIS);
@@ -121,7 +122,10 @@ describe('pipeline: denormalize', () => {
 
     it('takes a string identifier on create', () => {
       const tag = resource('Tag', [property('code', 'string', { identifier: true }), property('label', 'string')]);
-      expect(create({ code: 'sf', label: 'Science fiction' }, tag)).to.deep.equal({ code: 'sf', label: 'Science fiction' });
+      expect(create({ code: 'sf', label: 'Science fiction' }, tag)).to.deep.equal({
+        code: 'sf',
+        label: 'Science fiction',
+      });
     });
   });
 
@@ -196,7 +200,10 @@ describe('pipeline: denormalize', () => {
 
   describe('null', () => {
     it('stores null as absent', () => {
-      expect(create({ title: 'A', summary: null, meta: null, tags: null })).to.deep.equal({ title: 'A', status: 'draft' });
+      expect(create({ title: 'A', summary: null, meta: null, tags: null })).to.deep.equal({
+        title: 'A',
+        status: 'draft',
+      });
     });
 
     it('rejects an explicit null on a nullable: false property with a NotNull violation', () => {
@@ -204,7 +211,11 @@ describe('pipeline: denormalize', () => {
       expect(error.status).to.equal(422);
       expect(error.detail).to.equal('format: This value should not be null.');
       expect(error.options.violations).to.deep.equal([
-        { propertyPath: 'format', message: 'This value should not be null.', code: 'ad32d13f-c3d4-423b-909a-857b961eb720' },
+        {
+          propertyPath: 'format',
+          message: 'This value should not be null.',
+          code: 'ad32d13f-c3d4-423b-909a-857b961eb720',
+        },
       ]);
     });
 
@@ -232,7 +243,9 @@ describe('pipeline: denormalize', () => {
     });
 
     it('rejects a value that is not a string as API Platform does', () => {
-      expect(badRequest({ author: 1 })).to.equal('Expected IRI or nested document for attribute "author", "integer" given.');
+      expect(badRequest({ author: 1 })).to.equal(
+        'Expected IRI or nested document for attribute "author", "integer" given.',
+      );
       expect(badRequest({ author: { name: 'x' } })).to.equal(
         'Expected IRI or nested document for attribute "author", "array" given.',
       );
@@ -272,7 +285,14 @@ describe('pipeline: denormalize', () => {
     });
 
     it('rejects strings that are no date-time', () => {
-      for (const text of ['yesterday', '2024-02-30T00:00:00Z', '2023-02-29', '2024-01-03T24:00:00Z', '2024-13-01', '']) {
+      for (const text of [
+        'yesterday',
+        '2024-02-30T00:00:00Z',
+        '2023-02-29',
+        '2024-01-03T24:00:00Z',
+        '2024-13-01',
+        '',
+      ]) {
         expect(badRequest({ publishedAt: text })).to.equal(
           `The "publishedAt" attribute must be an ISO 8601 date-time, "${text}" given.`,
         );
@@ -284,7 +304,11 @@ describe('pipeline: denormalize', () => {
       const error = failure({ title: 'A', scheduledAt: 'soon' });
       expect(error.status).to.equal(422);
       expect(error.options.violations).to.deep.equal([
-        { propertyPath: 'scheduledAt', message: 'This value is not a valid datetime.', code: '1a9da513-2640-4f84-9b6a-4d99dcddc628' },
+        {
+          propertyPath: 'scheduledAt',
+          message: 'This value is not a valid datetime.',
+          code: '1a9da513-2640-4f84-9b6a-4d99dcddc628',
+        },
       ]);
       expect(failure({ scheduledAt: 5 }).detail).to.equal('scheduledAt: This value should be of type string.');
     });
@@ -365,7 +389,13 @@ describe('pipeline: denormalize', () => {
     });
 
     it('applies merge patch to the whole item', () => {
-      const item = denormalize(NOTE, { b: { c: null, e: 1 }, a: null }, 'merge-patch', { a: 1, b: { c: 2 }, f: 3 }, IRIS);
+      const item = denormalize(
+        NOTE,
+        { b: { c: null, e: 1 }, a: null },
+        'merge-patch',
+        { a: 1, b: { c: 2 }, f: 3 },
+        IRIS,
+      );
       expect(item).to.deep.equal({ b: { e: 1 }, f: 3 });
     });
 
@@ -379,7 +409,11 @@ describe('pipeline: denormalize', () => {
 });
 
 describe('pipeline: values nested deeper than the call stack', () => {
-  const NOTE = resource('Note', [property('id', 'int', { identifier: true }), property('title', 'string'), property('meta', 'json')]);
+  const NOTE = resource('Note', [
+    property('id', 'int', { identifier: true }),
+    property('title', 'string'),
+    property('meta', 'json'),
+  ]);
   let deep: unknown = 'x';
   for (let i = 0; i < 50_000; i++) deep = { a: deep };
   const stored = { id: 1, title: 'deep', meta: deep } as Item;

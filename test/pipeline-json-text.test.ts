@@ -16,7 +16,11 @@ describe('spliced JSON text', () => {
   it('is what JSON.stringify gives for the whole document, on 2,000 random documents', () => {
     fc.assert(
       fc.property(record, key, fc.jsonValue(), record, (head, key, value, tail) => {
-        fc.pre(!Object.hasOwn(head, key) && !Object.hasOwn(tail, key) && Object.keys(head).every((k) => !Object.hasOwn(tail, k)));
+        fc.pre(
+          !Object.hasOwn(head, key) &&
+            !Object.hasOwn(tail, key) &&
+            Object.keys(head).every((k) => !Object.hasOwn(tail, k)),
+        );
         const text = spliced(head, key, new JsonText(JSON.stringify(value)), tail).text;
         expect(text).to.equal(JSON.stringify({ ...head, [key]: value, ...tail }));
       }),

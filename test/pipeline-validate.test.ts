@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Violation } from '../server/http/errors.js';
+import type { Violation } from '../server/protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../server/metadata/types.js';
 import { validateItem } from '../server/pipeline/validate.js';
 import { constraintViolationDocument, validationFailed, violation } from '../server/pipeline/violations.js';
@@ -96,16 +96,32 @@ describe('pipeline: validateItem', () => {
 
   it('reports Length with Symfony plurals', () => {
     expect(check({ title: 'x'.repeat(256) })).to.deep.equal([
-      { propertyPath: 'title', message: 'This value is too long. It should have 255 characters or less.', code: CODES.tooLong },
+      {
+        propertyPath: 'title',
+        message: 'This value is too long. It should have 255 characters or less.',
+        code: CODES.tooLong,
+      },
     ]);
     expect(check({ code: 'ab' })).to.deep.equal([
-      { propertyPath: 'code', message: 'This value is too long. It should have 1 character or less.', code: CODES.tooLong },
+      {
+        propertyPath: 'code',
+        message: 'This value is too long. It should have 1 character or less.',
+        code: CODES.tooLong,
+      },
     ]);
     expect(check({ code: '' })).to.deep.equal([
-      { propertyPath: 'code', message: 'This value is too short. It should have 1 character or more.', code: CODES.tooShort },
+      {
+        propertyPath: 'code',
+        message: 'This value is too short. It should have 1 character or more.',
+        code: CODES.tooShort,
+      },
     ]);
     expect(check({ isbn: '12345' })).to.deep.equal([
-      { propertyPath: 'isbn', message: 'This value is too short. It should have 10 characters or more.', code: CODES.tooShort },
+      {
+        propertyPath: 'isbn',
+        message: 'This value is too short. It should have 10 characters or more.',
+        code: CODES.tooShort,
+      },
     ]);
   });
 
@@ -150,7 +166,11 @@ describe('pipeline: validateItem', () => {
 
   it('names array items tags[n]', () => {
     expect(check({ tags: ['ok', 'toolong', 'abc', 7] })).to.deep.equal([
-      { propertyPath: 'tags[1]', message: 'This value is too long. It should have 3 characters or less.', code: CODES.tooLong },
+      {
+        propertyPath: 'tags[1]',
+        message: 'This value is too long. It should have 3 characters or less.',
+        code: CODES.tooLong,
+      },
       { propertyPath: 'tags[3]', message: 'This value should be of type string.', code: CODES.type },
     ]);
   });
@@ -187,14 +207,18 @@ describe('pipeline: violations', () => {
     expect(validationFailed([violation('', 'NotNull')]).detail).to.equal('This value should not be null.');
   });
 
-  it('builds the Hydra document with the prefix (reference §4.4, exact)', () => {
+  it('builds the Hydra document with the prefix (as API Platform builds it, exact)', () => {
     expect(constraintViolationDocument([blank], { hydraPrefix: true, jsonld: true })).to.deep.equal({
       '@context': '/contexts/ConstraintViolation',
       '@id': '/validation_errors/c1051bb4-d103-4f74-8988-acbcafc7fdc3',
       '@type': 'ConstraintViolation',
       status: 422,
       violations: [
-        { propertyPath: 'name', message: 'This value should not be blank.', code: 'c1051bb4-d103-4f74-8988-acbcafc7fdc3' },
+        {
+          propertyPath: 'name',
+          message: 'This value should not be blank.',
+          code: 'c1051bb4-d103-4f74-8988-acbcafc7fdc3',
+        },
       ],
       detail: 'name: This value should not be blank.',
       'hydra:title': 'An error occurred',

@@ -1,9 +1,9 @@
 /**
- * The memory of verified tokens (server/security/verified-tokens.ts): a remembered token is given back only
+ * The memory of verified tokens (server/metadata/verified-tokens.ts): a remembered token is given back only
  * within its exp/nbf window (with the leeway), as a fresh copy, and the memory stays bounded.
  */
 import { expect } from 'chai';
-import { VerifiedTokens } from '../server/security/verified-tokens.js';
+import { VerifiedTokens } from '../server/metadata/verified-tokens.js';
 
 const NOW = 1_800_000_000;
 

@@ -10,7 +10,15 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { bookstore, PROBLEM_JSON, request, startServer, type RunningServer } from './http/harness.js';
 import { fromRoot } from './support/paths.js';
-import { findFerretdb, findMongod, freePort, mongoOrSkip, startLocalServer, withDatabase, type LocalServer } from './support/mongodb.js';
+import {
+  findFerretdb,
+  findMongod,
+  freePort,
+  mongoOrSkip,
+  startLocalServer,
+  withDatabase,
+  type LocalServer,
+} from './support/mongodb.js';
 
 /** How long a request may take to be answered 503: the 5 s operation timeout, plus room for a loaded machine. */
 const ANSWER_WITHIN_MS = 8_000;
@@ -43,7 +51,15 @@ describe('MongoDB store: a server that stops answering', function () {
     });
 
     it('apidsl serve reports it after the server selection timeout and exits at once', async () => {
-      const args = [fromRoot('bin/apidsl.js'), 'serve', bookstore(), '--db', `mongodb://127.0.0.1:${port}/silent`, '--port', '0'];
+      const args = [
+        fromRoot('bin/apidsl.js'),
+        'serve',
+        bookstore(),
+        '--db',
+        `mongodb://127.0.0.1:${port}/silent`,
+        '--port',
+        '0',
+      ];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       const started = Date.now();
       let output = '';
@@ -51,7 +67,8 @@ describe('MongoDB store: a server that stops answering', function () {
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
-        if (reportedAfter === undefined && output.includes('cannot reach MongoDB')) reportedAfter = Date.now() - started;
+        if (reportedAfter === undefined && output.includes('cannot reach MongoDB'))
+          reportedAfter = Date.now() - started;
       });
       const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -72,8 +89,11 @@ describe('MongoDB store: a server that stops answering', function () {
     before(async function () {
       await mongoOrSkip(this);
       if (!findMongod() && !findFerretdb()) {
-        if (process.env.CI === 'true') throw new Error('the frozen-server test needs a mongod or ferretdb binary to stop (CI installs FerretDB)');
-        process.stderr.write('\n!!! MongoDB frozen-server test SKIPPED: it needs a mongod or ferretdb binary to stop.\n\n');
+        if (process.env.CI === 'true')
+          throw new Error('the frozen-server test needs a mongod or ferretdb binary to stop (CI installs FerretDB)');
+        process.stderr.write(
+          '\n!!! MongoDB frozen-server test SKIPPED: it needs a mongod or ferretdb binary to stop.\n\n',
+        );
         this.skip();
       }
       mongo = await startLocalServer();
@@ -98,7 +118,11 @@ describe('MongoDB store: a server that stops answering', function () {
         timed(() => request(api!.url, 'GET', '/books')),
         timed(() => request(api!.url, 'POST', '/books', { body: { title: 'During' } })),
       ]);
-      for (const [label, r] of [['read', read], ['list', list], ['write', write]] as const) {
+      for (const [label, r] of [
+        ['read', read],
+        ['list', list],
+        ['write', write],
+      ] as const) {
         expect(r.value.status, `${label}: ${r.value.text}`).to.equal(503);
         expect(r.value.headers.get('content-type'), label).to.equal(PROBLEM_JSON);
         expect(r.value.headers.get('retry-after'), label).to.match(/^\d+$/);

@@ -5,7 +5,14 @@
  */
 import { expect } from 'chai';
 import { bookstore, PROBLEM_JSON, request, startServer, type RunningServer } from './http/harness.js';
-import { findFerretdb, findMongod, mongoOrSkip, startLocalServer, withDatabase, type LocalServer } from './support/mongodb.js';
+import {
+  findFerretdb,
+  findMongod,
+  mongoOrSkip,
+  startLocalServer,
+  withDatabase,
+  type LocalServer,
+} from './support/mongodb.js';
 
 describe('MongoDB store: losing the server while serving', function () {
   this.timeout(120_000);
@@ -16,8 +23,11 @@ describe('MongoDB store: losing the server while serving', function () {
     await mongoOrSkip(this);
     if (!findMongod() && !findFerretdb()) {
       // Only APIDSL_TEST_MONGODB_URI: a server this test cannot stop.
-      if (process.env.CI === 'true') throw new Error('the outage test needs a mongod or ferretdb binary to stop and restart (CI installs FerretDB)');
-      process.stderr.write('\n!!! MongoDB outage test SKIPPED: it needs a mongod or ferretdb binary to stop and restart.\n\n');
+      if (process.env.CI === 'true')
+        throw new Error('the outage test needs a mongod or ferretdb binary to stop and restart (CI installs FerretDB)');
+      process.stderr.write(
+        '\n!!! MongoDB outage test SKIPPED: it needs a mongod or ferretdb binary to stop and restart.\n\n',
+      );
       this.skip();
     }
     mongo = await startLocalServer();
@@ -44,7 +54,11 @@ describe('MongoDB store: losing the server while serving', function () {
     expect(write.status, write.text).to.equal(503);
     expect(write.headers.get('retry-after')).to.match(/^\d+$/);
 
-    mongo = await startLocalServer({ kind: mongo!.kind === 'mongod' ? 'mongod' : 'ferretdb', port: mongo!.port, dir: mongo!.dir });
+    mongo = await startLocalServer({
+      kind: mongo!.kind === 'mongod' ? 'mongod' : 'ferretdb',
+      port: mongo!.port,
+      dir: mongo!.dir,
+    });
     let back = await request(api!.url, 'GET', '/books/1');
     for (let i = 0; i < 40 && back.status === 503; i++) {
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -3,13 +3,33 @@
  * collection gets, including that the page and cursor queries the pipeline sends are served by those indexes.
  */
 import { expect } from 'chai';
-import { compileAfter, compileExists, compileFind, compileSort, compileWhere, escapeRegex, indexServesSort, indexSpecs, NOTHING, type SortDoc } from '../server/store/mongodb-query.js';
+import {
+  compileAfter,
+  compileExists,
+  compileFind,
+  compileSort,
+  compileWhere,
+  escapeRegex,
+  indexServesSort,
+  indexSpecs,
+  NOTHING,
+  type SortDoc,
+} from '../server/store/mongodb-query.js';
 import type { CollectionSpec, Condition, Sort } from '../server/store/types.js';
 
 const BOOK: CollectionSpec = {
   name: 'Book',
   identifier: { field: 'id', type: 'int' },
-  fields: { id: 'int', title: 'string', price: 'number', available: 'bool', publishedAt: 'datetime', tags: 'array', meta: 'json', _id: 'string' },
+  fields: {
+    id: 'int',
+    title: 'string',
+    price: 'number',
+    available: 'bool',
+    publishedAt: 'datetime',
+    tags: 'array',
+    meta: 'json',
+    _id: 'string',
+  },
   indexes: [['price'], ['publishedAt', 'id']],
 };
 
@@ -39,12 +59,23 @@ describe('MongoDB query compiler', () => {
       expect(where({ op: 'exists', field: 'meta', exists: false })).to.deep.equal({ meta: null });
       expect(where({ op: 'and', conditions: [] })).to.deep.equal({});
       expect(where({ op: 'or', conditions: [] })).to.deep.equal(NOTHING);
-      expect(where({ op: 'or', conditions: [{ op: 'lt', field: 'price', value: 6 }, { op: 'and', conditions: [] }] })).to.deep.equal({});
+      expect(
+        where({
+          op: 'or',
+          conditions: [
+            { op: 'lt', field: 'price', value: 6 },
+            { op: 'and', conditions: [] },
+          ],
+        }),
+      ).to.deep.equal({});
     });
 
     it('compiles match to an anchored, escaped regular expression (equality when exact and case-sensitive)', () => {
-      const m = (mode: 'exact' | 'partial' | 'start' | 'end' | 'word_start', value: string, caseInsensitive = false): unknown =>
-        where({ op: 'match', field: 'title', mode, value, caseInsensitive });
+      const m = (
+        mode: 'exact' | 'partial' | 'start' | 'end' | 'word_start',
+        value: string,
+        caseInsensitive = false,
+      ): unknown => where({ op: 'match', field: 'title', mode, value, caseInsensitive });
       expect(m('exact', 'a.b')).to.deep.equal({ title: { $eq: 'a.b' } });
       expect(m('exact', 'a.b', true)).to.deep.equal({ title: { $regex: '^a\\.b\\z', $options: 'i' } });
       expect(m('partial', '100%(x)')).to.deep.equal({ title: { $regex: '100%\\(x\\)' } });
@@ -71,13 +102,23 @@ describe('MongoDB query compiler', () => {
     it('ends every sort with _id in the last direction unless it holds the identifier', () => {
       expect(compileSort(BOOK, [])).to.deep.equal({ _id: 1 });
       expect(compileSort(BOOK, [{ field: 'price', direction: 'desc' }])).to.deep.equal({ price: -1, _id: -1 });
-      expect(compileSort(BOOK, [{ field: 'id', direction: 'desc' }, { field: 'price', direction: 'asc' }])).to.deep.equal({ _id: -1, price: 1 });
+      expect(
+        compileSort(BOOK, [
+          { field: 'id', direction: 'desc' },
+          { field: 'price', direction: 'asc' },
+        ]),
+      ).to.deep.equal({ _id: -1, price: 1 });
       expect(() => compileSort(BOOK, [{ field: 'meta', direction: 'asc' }])).to.throw(TypeError);
     });
 
     it('passes offset as skip and keeps a limit of 0 (MongoDB would read it as no limit)', () => {
       expect(compileFind(BOOK, { limit: 0 })).to.deep.equal({ filter: {}, sort: { _id: 1 }, limit: 0 });
-      expect(compileFind(BOOK, { offset: 20, limit: 10 })).to.deep.equal({ filter: {}, sort: { _id: 1 }, skip: 20, limit: 10 });
+      expect(compileFind(BOOK, { offset: 20, limit: 10 })).to.deep.equal({
+        filter: {},
+        sort: { _id: 1 },
+        skip: 20,
+        limit: 10,
+      });
       expect(() => compileFind(BOOK, { limit: -1 })).to.throw(TypeError);
       expect(() => compileFind(BOOK, { offset: 1.5 })).to.throw(TypeError);
       expect(compileExists(BOOK, { offset: 3, limit: 7 })).to.deep.equal({ filter: {}, skip: 3 });
@@ -86,20 +127,31 @@ describe('MongoDB query compiler', () => {
 
   describe('keyset (after)', () => {
     it('is a tuple comparison with a seek bound on the first field', () => {
-      const sort: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
+      const sort: Sort = [
+        { field: 'price', direction: 'asc' },
+        { field: 'id', direction: 'asc' },
+      ];
       expect(compileAfter(BOOK, sort, [10, 5])).to.deep.equal({
         $and: [{ price: { $gte: 10 } }, { $or: [{ price: { $gt: 10 } }, { price: { $eq: 10 }, _id: { $gt: 5 } }] }],
       });
     });
 
     it('puts nulls first: beyond every value in desc, behind every value in asc', () => {
-      const desc: Sort = [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }];
+      const desc: Sort = [
+        { field: 'price', direction: 'desc' },
+        { field: 'id', direction: 'asc' },
+      ];
       expect(compileAfter(BOOK, desc, [10, 5])).to.deep.equal({
         $or: [{ $or: [{ price: { $lt: 10 } }, { price: null }] }, { price: { $eq: 10 }, _id: { $gt: 5 } }],
       });
       expect(compileAfter(BOOK, desc, [null, 5])).to.deep.equal({ price: null, _id: { $gt: 5 } });
-      const asc: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'desc' }];
-      expect(compileAfter(BOOK, asc, [null, 5])).to.deep.equal({ $or: [{ price: { $ne: null } }, { price: null, _id: { $lt: 5 } }] });
+      const asc: Sort = [
+        { field: 'price', direction: 'asc' },
+        { field: 'id', direction: 'desc' },
+      ];
+      expect(compileAfter(BOOK, asc, [null, 5])).to.deep.equal({
+        $or: [{ price: { $ne: null } }, { price: null, _id: { $lt: 5 } }],
+      });
     });
 
     it('seeks _id alone for an identifier cursor', () => {
@@ -141,7 +193,10 @@ describe('MongoDB query compiler', () => {
 
     it('creates both directions of _id when the identifier is declared inside the cursor', () => {
       const spec: CollectionSpec = { ...BOOK, indexes: [['id', 'price']] };
-      expect(indexSpecs(spec).map((i) => i.key)).to.deep.equal([{ _id: 1, price: 1 }, { _id: 1, price: -1 }]);
+      expect(indexSpecs(spec).map((i) => i.key)).to.deep.equal([
+        { _id: 1, price: 1 },
+        { _id: 1, price: -1 },
+      ]);
     });
 
     it('creates the ascending pattern only beyond four patterns', () => {
@@ -161,17 +216,39 @@ describe('MongoDB query compiler', () => {
       ['page by price desc', BOOK, [{ field: 'price', direction: 'desc' }]],
       ['page by identifier', BOOK, []],
       ['cursor id desc', BOOK, [{ field: 'id', direction: 'desc' }]],
-      ['cursor publishedAt desc, id desc', BOOK, [{ field: 'publishedAt', direction: 'desc' }, { field: 'id', direction: 'desc' }]],
-      ['cursor publishedAt asc, id asc (previous page)', BOOK, [{ field: 'publishedAt', direction: 'asc' }, { field: 'id', direction: 'asc' }]],
+      [
+        'cursor publishedAt desc, id desc',
+        BOOK,
+        [
+          { field: 'publishedAt', direction: 'desc' },
+          { field: 'id', direction: 'desc' },
+        ],
+      ],
+      [
+        'cursor publishedAt asc, id asc (previous page)',
+        BOOK,
+        [
+          { field: 'publishedAt', direction: 'asc' },
+          { field: 'id', direction: 'asc' },
+        ],
+      ],
       [
         'cursor title asc, price desc, id desc',
         { ...BOOK, indexes: [['title', 'price', 'id']] },
-        [{ field: 'title', direction: 'asc' }, { field: 'price', direction: 'desc' }, { field: 'id', direction: 'desc' }],
+        [
+          { field: 'title', direction: 'asc' },
+          { field: 'price', direction: 'desc' },
+          { field: 'id', direction: 'desc' },
+        ],
       ],
       [
         'the same cursor reversed',
         { ...BOOK, indexes: [['title', 'price', 'id']] },
-        [{ field: 'title', direction: 'desc' }, { field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }],
+        [
+          { field: 'title', direction: 'desc' },
+          { field: 'price', direction: 'asc' },
+          { field: 'id', direction: 'asc' },
+        ],
       ],
     ];
     for (const [label, spec, sort] of shapes) {
@@ -182,7 +259,8 @@ describe('MongoDB query compiler', () => {
         const serving = candidates.filter((key) => indexServesSort(key, q.sort));
         expect(serving, `no index serves ${JSON.stringify(q.sort)}`).to.not.be.empty;
         const first = Object.keys(q.sort)[0]!;
-        if (sort.length) expect(JSON.stringify(q.filter), 'the filter bounds the first sort field').to.contain(`"${first}"`);
+        if (sort.length)
+          expect(JSON.stringify(q.filter), 'the filter bounds the first sort field').to.contain(`"${first}"`);
       });
     }
   });

@@ -78,7 +78,16 @@ describe('MongoDB store', function () {
         indexes: [['_id']],
       };
       const odd = await store.collection(spec);
-      const item = { id: 'k', _id: 'mine', __x: 2, _j: 'not internal', meta: { $set: 1, 'a.b': { '': [{ $x: 'y' }] } }, list: [{ 'x.y': 1 }], 'weird.key': 1, $dollar: true };
+      const item = {
+        id: 'k',
+        _id: 'mine',
+        __x: 2,
+        _j: 'not internal',
+        meta: { $set: 1, 'a.b': { '': [{ $x: 'y' }] } },
+        list: [{ 'x.y': 1 }],
+        'weird.key': 1,
+        $dollar: true,
+      };
       expect(await odd.insert(item)).to.deep.equal(item);
       expect(await odd.get('k')).to.deep.equal(item);
       expect(await odd.find({ where: [{ op: 'eq', field: '_id', value: 'mine' }] })).to.deep.equal([item]);
@@ -110,7 +119,9 @@ describe('MongoDB store', function () {
       try {
         const a = await store.collection(BOOK);
         const b = await other.collection(BOOK);
-        const made = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).insert({ title: `t${i}` })));
+        const made = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).insert({ title: `t${i}` })),
+        );
         expect(new Set(made.map((x) => x.id)).size).to.equal(40);
       } finally {
         await other.close();
@@ -128,7 +139,10 @@ describe('MongoDB store', function () {
       await books.upsert(100, { title: 'c' });
       expect((await books.insert({ title: 'd' })).id).to.equal(101);
       // With the sequence behind the data (another program wrote), an insert that collides skips past the largest key.
-      await client.db().collection(SEQUENCES).updateOne({ _id: 'Book' as never }, { $set: { n: 40 } });
+      await client
+        .db()
+        .collection(SEQUENCES)
+        .updateOne({ _id: 'Book' as never }, { $set: { n: 40 } });
       expect((await books.insert({ title: 'e' })).id).to.equal(102);
     });
 
@@ -139,7 +153,10 @@ describe('MongoDB store', function () {
       await books.delete(1);
       const hello = await client.db('admin').command({ hello: 1 });
       const transactions = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
-      const row = await client.db().collection(COUNTS).findOne({ _id: 'Book' as never });
+      const row = await client
+        .db()
+        .collection(COUNTS)
+        .findOne({ _id: 'Book' as never });
       if (transactions) expect(row).to.deep.include({ n: 1 });
       else expect(row).to.equal(null);
       expect(await books.count()).to.equal(1);
@@ -149,9 +166,17 @@ describe('MongoDB store', function () {
       const { store: counted, uri: countedUri } = await openFresh('document');
       const direct = new MongoClient(countedUri);
       try {
-        await direct.db().collection('Book').insertMany([{ _id: 1 as never, title: 'imported' }, { _id: 2 as never }]);
+        await direct
+          .db()
+          .collection('Book')
+          .insertMany([{ _id: 1 as never, title: 'imported' }, { _id: 2 as never }]);
         const books = await counted.collection(BOOK);
-        expect(await direct.db().collection(COUNTS).findOne({ _id: 'Book' as never })).to.deep.include({ n: 2 });
+        expect(
+          await direct
+            .db()
+            .collection(COUNTS)
+            .findOne({ _id: 'Book' as never }),
+        ).to.deep.include({ n: 2 });
         expect(await books.count()).to.equal(2);
         await direct.db().collection(COUNTS).deleteMany({});
         await books.insert({ title: 'c' });
@@ -165,14 +190,38 @@ describe('MongoDB store', function () {
     it('page and cursor queries sort along an index the server holds (and, on mongod, its planner uses it)', async () => {
       const spec: CollectionSpec = { ...BOOK, name: 'Plan', indexes: [['price'], ['publishedAt', 'id']] };
       const plans = await store.collection(spec);
-      for (let i = 0; i < 300; i++) await plans.insert({ price: i % 7, publishedAt: `2024-01-0${1 + (i % 4)}T00:00:00.000Z`, title: `t${i}` });
+      for (let i = 0; i < 300; i++)
+        await plans.insert({ price: i % 7, publishedAt: `2024-01-0${1 + (i % 4)}T00:00:00.000Z`, title: `t${i}` });
       const onServer = await client.db().collection('Plan').listIndexes().toArray();
       const cases: [Query, string][] = [
-        [{ sort: [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }], after: { values: [2, 17] }, limit: 10 }, 'price_1__id_1'],
+        [
+          {
+            sort: [
+              { field: 'price', direction: 'asc' },
+              { field: 'id', direction: 'asc' },
+            ],
+            after: { values: [2, 17] },
+            limit: 10,
+          },
+          'price_1__id_1',
+        ],
         [{ sort: [{ field: 'price', direction: 'desc' }], limit: 30, offset: 30 }, 'price_1__id_1'],
-        [{ sort: [{ field: 'publishedAt', direction: 'desc' }, { field: 'id', direction: 'desc' }], after: { values: ['2024-01-03T00:00:00.000Z', 17] }, limit: 10 }, 'publishedAt_1__id_1'],
+        [
+          {
+            sort: [
+              { field: 'publishedAt', direction: 'desc' },
+              { field: 'id', direction: 'desc' },
+            ],
+            after: { values: ['2024-01-03T00:00:00.000Z', 17] },
+            limit: 10,
+          },
+          'publishedAt_1__id_1',
+        ],
         [{ sort: [{ field: 'id', direction: 'desc' }], after: { values: [100] }, limit: 10 }, '_id_'],
-        [{ where: [{ op: 'gte', field: 'price', value: 3 }], sort: [{ field: 'price', direction: 'asc' }], limit: 10 }, 'price_1__id_1'],
+        [
+          { where: [{ op: 'gte', field: 'price', value: 3 }], sort: [{ field: 'price', direction: 'asc' }], limit: 10 },
+          'price_1__id_1',
+        ],
       ];
       for (const [q, name] of cases) {
         const c = compileFind(spec, q);
@@ -185,7 +234,14 @@ describe('MongoDB store', function () {
         expect(sort, JSON.stringify(q)).to.deep.equal(key.slice(0, sort.length).map(([k, d]) => [k, d * sign]));
         // FerretDB's explain describes its own SQL plan, not MongoDB's planner: read it on mongod only.
         if (!server.realMongo) continue;
-        const cursor = client.db().collection('Plan').find(c.filter, { sort: c.sort, ...(c.skip ? { skip: c.skip } : {}), ...(c.limit ? { limit: c.limit } : {}) });
+        const cursor = client
+          .db()
+          .collection('Plan')
+          .find(c.filter, {
+            sort: c.sort,
+            ...(c.skip ? { skip: c.skip } : {}),
+            ...(c.limit ? { limit: c.limit } : {}),
+          });
         const plan = JSON.stringify((await cursor.explain('queryPlanner')).queryPlanner.winningPlan);
         expect(plan, JSON.stringify(q)).to.contain(`"indexName":"${name}"`);
         expect(plan, JSON.stringify(q)).to.not.match(/"stage":"SORT"/);
@@ -198,20 +254,37 @@ describe('MongoDB store', function () {
     it('rejects with StoreUnavailableError, quickly, when nothing listens', async () => {
       const port = await freePort();
       const started = Date.now();
-      const error = await rejection(openMongoStore({ uri: `mongodb://127.0.0.1:${port}/x?serverSelectionTimeoutMS=500` }));
+      const error = await rejection(
+        openMongoStore({ uri: `mongodb://127.0.0.1:${port}/x?serverSelectionTimeoutMS=500` }),
+      );
       expect(error).to.be.instanceOf(StoreUnavailableError);
       expect((error as Error).message).to.contain(`cannot reach MongoDB at mongodb://127.0.0.1:${port}/x`);
       expect(Date.now() - started).to.be.below(5_000);
     });
 
     it('refuses unacknowledged writes and malformed connection strings', async () => {
-      expect(String(await rejection(openMongoStore({ uri: `${withDatabase(server.uri, 'x')}${server.uri.includes('?') ? '&' : '?'}w=0` })))).to.contain('w=0');
-      expect(String(await rejection(openMongoStore({ uri: 'mongodb://' })))).to.contain('invalid MongoDB connection string');
+      expect(
+        String(
+          await rejection(
+            openMongoStore({ uri: `${withDatabase(server.uri, 'x')}${server.uri.includes('?') ? '&' : '?'}w=0` }),
+          ),
+        ),
+      ).to.contain('w=0');
+      expect(String(await rejection(openMongoStore({ uri: 'mongodb://' })))).to.contain(
+        'invalid MongoDB connection string',
+      );
     });
 
     it('apidsl serve --db: one clear line and exit code 1 when the server is unreachable', async () => {
       const port = await freePort();
-      const r = runCli(['serve', fromRoot('examples/bookstore.api'), '--port', '0', '--db', `mongodb://u:secret@127.0.0.1:${port}/shop?serverSelectionTimeoutMS=300`]);
+      const r = runCli([
+        'serve',
+        fromRoot('examples/bookstore.api'),
+        '--port',
+        '0',
+        '--db',
+        `mongodb://u:secret@127.0.0.1:${port}/shop?serverSelectionTimeoutMS=300`,
+      ]);
       expect(r.status, r.stderr).to.equal(1);
       expect(r.stdout).to.equal('');
       const lines = r.stderr.trim().split('\n');

@@ -69,7 +69,12 @@ describe('SQLite store: unfiltered counts', () => {
 
   it('keeps one count per collection, for string and internal keys too', async () => {
     const books = await store.collection(BOOK);
-    const tags = await store.collection({ name: 'Tag', identifier: { field: 'id', type: 'string' }, fields: { label: 'string' }, indexes: [] });
+    const tags = await store.collection({
+      name: 'Tag',
+      identifier: { field: 'id', type: 'string' },
+      fields: { label: 'string' },
+      indexes: [],
+    });
     const logs = await store.collection({ name: 'Log', fields: { line: 'string' }, indexes: [] });
     for (let i = 0; i < 5; i++) await tags.insert({ label: `t${i}` });
     for (let i = 0; i < 3; i++) await logs.insert({ line: `l${i}` });
@@ -95,7 +100,9 @@ describe('SQLite store: unfiltered counts', () => {
   });
 
   it('reserves the _apidsl_ prefix for resource names', async () => {
-    expect(await rejection(store.collection({ name: '_apidsl_counts', fields: {}, indexes: [] }))).to.be.instanceOf(TypeError);
+    expect(await rejection(store.collection({ name: '_apidsl_counts', fields: {}, indexes: [] }))).to.be.instanceOf(
+      TypeError,
+    );
   });
 });
 
@@ -140,7 +147,9 @@ describe('SQLite file store: unfiltered counts', () => {
     await store.collection(BOOK);
     await store.close();
     const { sql, params } = compileTotal(BOOK);
-    const plan = raw((db) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n'));
+    const plan = raw((db) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n'),
+    );
     expect(plan).to.match(/^SEARCH _apidsl_counts USING PRIMARY KEY \(collection=\?\)$/);
     expect(plan).not.to.contain('Book');
     expect(plan).not.to.contain('SCAN');
@@ -177,7 +186,9 @@ describe('SQLite file store: unfiltered counts', () => {
     } finally {
       await store.close();
     }
-    expect(raw((db) => db.prepare(`SELECT "n" FROM "_apidsl_counts" WHERE "collection" = 'Book'`).get())).to.deep.equal({ n: 41 });
+    expect(raw((db) => db.prepare(`SELECT "n" FROM "_apidsl_counts" WHERE "collection" = 'Book'`).get())).to.deep.equal(
+      { n: 41 },
+    );
   });
 
   it('recounts when the count row or a trigger was removed by hand', async () => {

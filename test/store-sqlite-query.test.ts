@@ -28,7 +28,10 @@ describe('SQLite query compiler', () => {
   });
 
   it('compiles a mixed-direction cursor to a tuple comparison', () => {
-    const sort: Sort = [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }];
+    const sort: Sort = [
+      { field: 'price', direction: 'desc' },
+      { field: 'id', direction: 'asc' },
+    ];
     const { sql, params } = compileFind(BOOK, { sort, after: { values: [10, 5] } });
     // price < 10 OR (price = 10 AND id > 5); a missing price sorts last in desc order, so it is after too.
     expect(sql).to.contain(`WHERE ((${PRICE} < ? OR ${PRICE} IS NULL) OR (${PRICE} = ? AND "key" > ?))`);
@@ -37,14 +40,20 @@ describe('SQLite query compiler', () => {
   });
 
   it('puts a seekable range on the first field in front of the tuple comparison', () => {
-    const sort: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
+    const sort: Sort = [
+      { field: 'price', direction: 'asc' },
+      { field: 'id', direction: 'asc' },
+    ];
     const { sql, params } = compileFind(BOOK, { sort, after: { values: [10, 5] } });
     expect(sql).to.contain(`WHERE (${PRICE} >= ? AND (${PRICE} > ? OR (${PRICE} = ? AND "key" > ?)))`);
     expect(params).to.deep.equal([10, 10, 10, 5]);
   });
 
   it('compares a null cursor value with IS NULL', () => {
-    const sort: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
+    const sort: Sort = [
+      { field: 'price', direction: 'asc' },
+      { field: 'id', direction: 'asc' },
+    ];
     const { sql, params } = compileFind(BOOK, { sort, after: { values: [null, 5] } });
     expect(sql).to.contain(`WHERE (${PRICE} IS NOT NULL OR (${PRICE} IS NULL AND "key" > ?))`);
     expect(params).to.deep.equal([5]);
@@ -64,9 +73,14 @@ describe('SQLite query compiler', () => {
   it('rejects unknown fields, unsafe names, opaque fields and bad values', () => {
     expect(() => compileCount(BOOK, [{ op: 'eq', field: 'nope', value: 1 }])).to.throw(TypeError, /unknown field/);
     expect(() => compileCount(BOOK, [{ op: 'exists', field: 'toString', exists: true }])).to.throw(TypeError);
-    expect(() => compileCount({ ...BOOK, fields: { 'a"b': 'string' } }, [{ op: 'exists', field: 'a"b', exists: true }])).to.throw(TypeError);
+    expect(() =>
+      compileCount({ ...BOOK, fields: { 'a"b': 'string' } }, [{ op: 'exists', field: 'a"b', exists: true }]),
+    ).to.throw(TypeError);
     expect(() => compileCount({ ...BOOK, name: 'Book"; --' })).to.throw(TypeError);
-    expect(() => compileFind(BOOK, { sort: [{ field: 'tags', direction: 'asc' }] })).to.throw(TypeError, /only 'exists'/);
+    expect(() => compileFind(BOOK, { sort: [{ field: 'tags', direction: 'asc' }] })).to.throw(
+      TypeError,
+      /only 'exists'/,
+    );
     expect(() => compileCount(BOOK, [{ op: 'lt', field: 'price', value: Number.NaN }])).to.throw(TypeError);
     expect(() => compileCount(BOOK, [{ op: 'eq', field: 'price', value: { a: 1 } }])).to.throw(TypeError);
     expect(() => compileFind(BOOK, { after: { values: [] } })).to.throw(TypeError);
@@ -74,7 +88,9 @@ describe('SQLite query compiler', () => {
   });
 
   it('allows exists on opaque fields', () => {
-    expect(compileCount(BOOK, [{ op: 'exists', field: 'tags', exists: false }]).sql).to.match(/'\$\."tags"'\) IS NULL$/);
+    expect(compileCount(BOOK, [{ op: 'exists', field: 'tags', exists: false }]).sql).to.match(
+      /'\$\."tags"'\) IS NULL$/,
+    );
   });
 
   it('reads the unfiltered count from the counts table, never from the resource table', () => {
@@ -88,13 +104,25 @@ describe('SQLite query compiler', () => {
   });
 
   it('probes existence with SELECT 1 … LIMIT 1, keeping the offset and the cursor, without ORDER BY', () => {
-    const sort: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
-    const { sql, params } = compileExists(BOOK, { where: [{ op: 'gt', field: 'price', value: 1 }], sort, after: { values: [10, 5] }, limit: 0, offset: 3 });
+    const sort: Sort = [
+      { field: 'price', direction: 'asc' },
+      { field: 'id', direction: 'asc' },
+    ];
+    const { sql, params } = compileExists(BOOK, {
+      where: [{ op: 'gt', field: 'price', value: 1 }],
+      sort,
+      after: { values: [10, 5] },
+      limit: 0,
+      offset: 3,
+    });
     expect(sql).to.equal(
       `SELECT 1 AS found FROM "Book" WHERE (${PRICE} > ? AND (${PRICE} >= ? AND (${PRICE} > ? OR (${PRICE} = ? AND "key" > ?)))) LIMIT 1 OFFSET +?`,
     );
     expect(params).to.deep.equal([1, 10, 10, 10, 5, 3]);
-    expect(() => compileExists(BOOK, { sort: [{ field: 'tags', direction: 'asc' }] })).to.throw(TypeError, /only 'exists'/);
+    expect(() => compileExists(BOOK, { sort: [{ field: 'tags', direction: 'asc' }] })).to.throw(
+      TypeError,
+      /only 'exists'/,
+    );
   });
 
   it('selects the order values for a stream and resumes after them on the total order, without the offset', () => {

@@ -13,8 +13,14 @@ import type { Collection, CollectionSpec, Item, Query, Rendering, Store } from '
 import { BOOK } from './support/store-contract.js';
 
 /** A rendering whose text shows the version and the whole stored item (key order included). */
-const rendering = (version: string): Rendering => ({ version, render: (item: Item) => `${version}:${JSON.stringify(item)}` });
-const withRendering = (spec: CollectionSpec, version = 'v1'): CollectionSpec => ({ ...spec, rendering: rendering(version) });
+const rendering = (version: string): Rendering => ({
+  version,
+  render: (item: Item) => `${version}:${JSON.stringify(item)}`,
+});
+const withRendering = (spec: CollectionSpec, version = 'v1'): CollectionSpec => ({
+  ...spec,
+  rendering: rendering(version),
+});
 
 /** What findRendered must equal: find's items, rendered with `version`. */
 async function expected(books: Collection, q: Query, version = 'v1'): Promise<string[]> {
@@ -50,12 +56,33 @@ describe('SQLite store: rendered texts', () => {
   it('answers in find order with conditions, sort, limit and offset', async () => {
     for (let i = 1; i <= 25; i++) await books.insert({ title: `t${i % 4}`, price: i % 7 });
     const queries: Query[] = [
-      { sort: [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }], limit: 10, offset: 5 },
-      { where: [{ op: 'gte', field: 'price', value: 3 }], sort: [{ field: 'title', direction: 'asc' }, { field: 'id', direction: 'desc' }] },
+      {
+        sort: [
+          { field: 'price', direction: 'desc' },
+          { field: 'id', direction: 'asc' },
+        ],
+        limit: 10,
+        offset: 5,
+      },
+      {
+        where: [{ op: 'gte', field: 'price', value: 3 }],
+        sort: [
+          { field: 'title', direction: 'asc' },
+          { field: 'id', direction: 'desc' },
+        ],
+      },
       { where: [{ op: 'eq', field: 'title', value: 'none' }], limit: 5 },
-      { sort: [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }], after: { values: [3, 10] }, limit: 4 },
+      {
+        sort: [
+          { field: 'price', direction: 'asc' },
+          { field: 'id', direction: 'asc' },
+        ],
+        after: { values: [3, 10] },
+        limit: 4,
+      },
     ];
-    for (const q of queries) expect(await books.findRendered!(q), JSON.stringify(q)).to.deep.equal(await expected(books, q));
+    for (const q of queries)
+      expect(await books.findRendered!(q), JSON.stringify(q)).to.deep.equal(await expected(books, q));
   });
 
   it('has no texts to give for a collection without a rendering', async () => {

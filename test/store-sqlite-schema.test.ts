@@ -18,7 +18,9 @@ describe('SQLite schema', () => {
 
   it('keys integer identifiers and identifier-less collections by the rowid', () => {
     const [table] = schemaStatements({ name: 'Log', fields: {}, indexes: [] });
-    expect(table).to.equal('CREATE TABLE IF NOT EXISTS "Log" ("key" INTEGER PRIMARY KEY, "doc" TEXT NOT NULL, "rendered" TEXT)');
+    expect(table).to.equal(
+      'CREATE TABLE IF NOT EXISTS "Log" ("key" INTEGER PRIMARY KEY, "doc" TEXT NOT NULL, "rendered" TEXT)',
+    );
   });
 
   it('adds the rendered column to a table made before it', () => {
@@ -30,7 +32,10 @@ describe('SQLite schema', () => {
   it('rejects unsafe names and unknown index fields', () => {
     expect(() => schemaStatements({ name: 'a b', fields: {}, indexes: [] })).to.throw(TypeError);
     expect(() => schemaStatements({ name: 'A', fields: { "x'": 'string' }, indexes: [] })).to.throw(TypeError);
-    expect(() => schemaStatements({ name: 'A', fields: {}, indexes: [['missing']] })).to.throw(TypeError, /unknown field/);
+    expect(() => schemaStatements({ name: 'A', fields: {}, indexes: [['missing']] })).to.throw(
+      TypeError,
+      /unknown field/,
+    );
   });
 });
 
@@ -45,7 +50,9 @@ describe('SQLite counts schema', () => {
       `CREATE TRIGGER IF NOT EXISTS "Book:count:insert" AFTER INSERT ON "Book" BEGIN UPDATE "_apidsl_counts" SET "n" = "n" + 1 WHERE "collection" = 'Book'; END`,
       `CREATE TRIGGER IF NOT EXISTS "Book:count:delete" AFTER DELETE ON "Book" BEGIN UPDATE "_apidsl_counts" SET "n" = "n" - 1 WHERE "collection" = 'Book'; END`,
     ]);
-    expect(counts.seed).to.equal(`INSERT OR REPLACE INTO "_apidsl_counts" ("collection", "n") SELECT 'Book', count(*) FROM "Book"`);
+    expect(counts.seed).to.equal(
+      `INSERT OR REPLACE INTO "_apidsl_counts" ("collection", "n") SELECT 'Book', count(*) FROM "Book"`,
+    );
   });
 
   it('reserves the _apidsl_ prefix, in any case, and rejects unsafe names', () => {

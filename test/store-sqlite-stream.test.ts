@@ -44,12 +44,23 @@ describe('SQLite store: stream', () => {
     await store.close();
   });
 
-  const priceAsc: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
+  const priceAsc: Sort = [
+    { field: 'price', direction: 'asc' },
+    { field: 'id', direction: 'asc' },
+  ];
   const queries: [string, Query][] = [
     ['everything', {}],
     ['sorted by an indexed field', { sort: priceAsc }],
     ['sorted desc without the identifier (the key breaks ties)', { sort: [{ field: 'price', direction: 'desc' }] }],
-    ['sorted by an unindexed field, then desc identifier', { sort: [{ field: 'category', direction: 'asc' }, { field: 'id', direction: 'desc' }] }],
+    [
+      'sorted by an unindexed field, then desc identifier',
+      {
+        sort: [
+          { field: 'category', direction: 'asc' },
+          { field: 'id', direction: 'desc' },
+        ],
+      },
+    ],
     ['filtered', { where: [{ op: 'eq', field: 'category', value: 'dvd' }], sort: priceAsc }],
     ['after a cursor', { sort: priceAsc, after: { values: [20, 100] } }],
     ['limit and offset across batches', { sort: [{ field: 'category', direction: 'desc' }], limit: 777, offset: 321 }],
@@ -151,7 +162,8 @@ describe('SQLite store: stream', () => {
     }
     expect(seen).to.equal(N);
     expect(sum).to.equal((N * (N - 1)) / 2);
-    if (process.env.APIDSL_STREAM_RSS) console.log(`      peak RSS while streaming: ${(peakRss / 2 ** 20).toFixed(1)} MiB`);
+    if (process.env.APIDSL_STREAM_RSS)
+      console.log(`      peak RSS while streaming: ${(peakRss / 2 ** 20).toFixed(1)} MiB`);
   });
 });
 
@@ -169,7 +181,10 @@ describe('SQLite store: exists', () => {
   it('answers whether find({ ...q, limit: 1 }) would return an item', async () => {
     expect(await products.exists({})).to.equal(false);
     for (let i = 1; i <= 30; i++) await products.insert(product(i));
-    const sort: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
+    const sort: Sort = [
+      { field: 'price', direction: 'asc' },
+      { field: 'id', direction: 'asc' },
+    ];
     const all = await products.find({ sort });
     const last = all.at(-1)!;
     const cases: Query[] = [
@@ -193,7 +208,9 @@ describe('SQLite store: exists', () => {
   });
 
   it('rejects what find rejects', async () => {
-    expect(await rejection(products.exists({ sort: [{ field: 'nope', direction: 'asc' }] }))).to.be.instanceOf(TypeError);
+    expect(await rejection(products.exists({ sort: [{ field: 'nope', direction: 'asc' }] }))).to.be.instanceOf(
+      TypeError,
+    );
     expect(await rejection(products.exists({ offset: -1 }))).to.be.instanceOf(TypeError);
   });
 });

@@ -36,7 +36,13 @@ describe('SQLite file store', () => {
 
     store = await openSqliteStore({ file });
     books = await store.collection(BOOK);
-    expect(await books.get(1)).to.deep.equal({ id: 1, title: 'kept', price: 3, tags: ['a'], meta: { deep: [1, { x: null }] } });
+    expect(await books.get(1)).to.deep.equal({
+      id: 1,
+      title: 'kept',
+      price: 3,
+      tags: ['a'],
+      meta: { deep: [1, { x: null }] },
+    });
     expect((await books.insert({ title: 'six' })).id).to.equal(6);
     expect(await books.count()).to.equal(3);
     await store.close();
@@ -55,12 +61,15 @@ describe('SQLite file store', () => {
       const file = join(dir, `${spec.name}.sqlite`);
       const store = await openSqliteStore({ file });
       const collection = await store.collection(spec);
-      for (let i = 0; i < 50; i++) await collection.insert({ price: i % 5, createdAt: `2024-01-0${1 + (i % 4)}T00:00:00.000Z` });
+      for (let i = 0; i < 50; i++)
+        await collection.insert({ price: i % 5, createdAt: `2024-01-0${1 + (i % 4)}T00:00:00.000Z` });
       await store.close();
       const db = new Database(file, { readonly: true });
       try {
         const { sql, params } = compileFind(spec, query);
-        return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n');
+        return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+          .map((r) => r.detail)
+          .join('\n');
       } finally {
         db.close();
       }
@@ -74,7 +83,10 @@ describe('SQLite file store', () => {
 
     it('seeks the index for a keyset page, without sorting', async () => {
       const detail = await plan(spec('int'), {
-        sort: [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }],
+        sort: [
+          { field: 'price', direction: 'asc' },
+          { field: 'id', direction: 'asc' },
+        ],
         after: { values: [2, 17] },
         limit: 10,
       });
@@ -84,7 +96,10 @@ describe('SQLite file store', () => {
 
     it('reads a compound index backwards for a descending cursor', async () => {
       const detail = await plan(spec('int'), {
-        sort: [{ field: 'createdAt', direction: 'desc' }, { field: 'id', direction: 'desc' }],
+        sort: [
+          { field: 'createdAt', direction: 'desc' },
+          { field: 'id', direction: 'desc' },
+        ],
         after: { values: ['2024-01-03T00:00:00.000Z', 17] },
         limit: 10,
       });
@@ -94,7 +109,10 @@ describe('SQLite file store', () => {
 
     it('uses a single-field index for a sort made total by a string identifier', async () => {
       const detail = await plan(spec('string'), {
-        sort: [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }],
+        sort: [
+          { field: 'price', direction: 'asc' },
+          { field: 'id', direction: 'asc' },
+        ],
         after: { values: [2, '0190'] },
         limit: 10,
       });

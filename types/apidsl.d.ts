@@ -29,7 +29,7 @@ export interface ApiOperation {
 
 export type Item = Record<string, unknown>;
 
-/** A page of results with its total (the full paginator of the seed's rule 10). */
+/** A page of results with its total (the full paginator of docs/behaviour.md, "Collections and pagination"). */
 export interface Paginator {
   items: Iterable<Item>;
   currentPage: number;
@@ -73,7 +73,9 @@ export interface ControllerContext extends ProcessorContext {
 }
 
 /** `(ctx) => data | null | paginator`: null answers 404 (see throwOnNotFound). */
-export type Provider = (ctx: ProviderContext) => Item | Item[] | Paginator | null | Promise<Item | Item[] | Paginator | null>;
+export type Provider = (
+  ctx: ProviderContext,
+) => Item | Item[] | Paginator | null | Promise<Item | Item[] | Paginator | null>;
 /** `(data, ctx) => result`: replaces the default write. */
 export type Processor = (data: Item | null, ctx: ProcessorContext) => unknown;
 /** `(ctx) => data | paginator`. */
@@ -95,6 +97,13 @@ export interface AuthenticationRequest {
  */
 export type Authenticator = (
   request: AuthenticationRequest,
-) => { identifier: string | number; roles?: string[]; [claim: string]: unknown } | null | Promise<{ identifier: string | number; roles?: string[]; [claim: string]: unknown } | null>;
+) =>
+  | { identifier: string | number; roles?: string[]; [claim: string]: unknown }
+  | null
+  | Promise<{ identifier: string | number; roles?: string[]; [claim: string]: unknown } | null>;
 /** `(attribute, subject, user) => true | false | undefined` (undefined abstains); one true grants. */
-export type Voter = (attribute: string, subject: unknown, user: User | null) => boolean | undefined | Promise<boolean | undefined>;
+export type Voter = (
+  attribute: string,
+  subject: unknown,
+  user: User | null,
+) => boolean | undefined | Promise<boolean | undefined>;

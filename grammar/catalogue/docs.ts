@@ -56,12 +56,21 @@ function whereAllowed(p: Placement): string {
 function meaning(o: OptionSpec): string {
   if (!o.effect) return o.doc;
   const where = o.effect.on === 'operation' ? ' on an operation' : '';
-  const note = o.effect.kind === 'compatibility' ? '**Compatibility only: no effect in apidsl** (hint).' : `**Not supported yet${where}** (warning).`;
+  const note =
+    o.effect.kind === 'compatibility'
+      ? '**Compatibility only: no effect in apidsl** (hint).'
+      : `**Not supported yet${where}** (warning).`;
   return `${o.doc} ${note}`;
 }
 
 function optionRows(options: readonly OptionSpec[]): string[][] {
-  return options.map((o) => [code(o.name), typeCell(o.type), whereAllowed(o.placement), defaultCell(o.default), meaning(o)]);
+  return options.map((o) => [
+    code(o.name),
+    typeCell(o.type),
+    whereAllowed(o.placement),
+    defaultCell(o.default),
+    meaning(o),
+  ]);
 }
 
 export function renderOptionsReference(): string {
@@ -81,7 +90,7 @@ export function renderOptionsReference(): string {
     '## Resource and operation options',
     '',
     'Written in a `resource` block (as the default for all of its operations) or in an operation block;',
-    'the operation\'s own value wins. Options with a global default are also set under `config { defaults { … } }`.',
+    "the operation's own value wins. Options with a global default are also set under `config { defaults { … } }`.",
     '',
     ...table(optionHead, optionRows(OPTIONS.filter((o) => o.group !== 'routing'))),
     '',
@@ -115,8 +124,12 @@ export function renderOptionsReference(): string {
           t.doc,
         ]),
         [code('T[]'), code('array'), 'no', 'A list of values of type `T` (`string[]`, `Author[]`).'],
-        [code('<Resource>'), code('string, format iri-reference'), 'no',
-          'A relation: the name of a declared resource; the value is that resource\'s IRI.'],
+        [
+          code('<Resource>'),
+          code('string, format iri-reference'),
+          'no',
+          "A relation: the name of a declared resource; the value is that resource's IRI.",
+        ],
       ],
     ),
     '',
@@ -134,9 +147,9 @@ export function renderOptionsReference(): string {
     '',
     '## Filter kinds',
     '',
-    'Declared as `filter <name>: <kind> { properties: … }` and named in an operation\'s `filters` or `parameters`.',
+    "Declared as `filter <name>: <kind> { properties: … }` and named in an operation's `filters` or `parameters`.",
     '`properties` (required) is a list of property names or, where a per-property setting exists, a map from',
-    'property name to that setting; a name given in a list takes the setting\'s default.',
+    "property name to that setting; a name given in a list takes the setting's default.",
     '',
     ...table(
       ['Kind', 'Per-property setting', 'Setting default', 'Other fields', 'Query syntax and meaning'],

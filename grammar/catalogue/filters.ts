@@ -4,9 +4,19 @@
  */
 import type { FieldSpec, FilterKindSpec, ValueType } from './types.js';
 
+/** The operators of a range filter (`price[gt]=10`, `price[between]=10..20`), in the order the documents list them. */
+export const RANGE_OPERATORS = ['between', 'gt', 'gte', 'lt', 'lte'] as const;
+/** The operators of a date filter (`publishedAt[after]=…`): `before` and `after` include the date. */
+export const DATE_OPERATORS = ['before', 'strictly_before', 'after', 'strictly_after'] as const;
+export type RangeOperator = (typeof RANGE_OPERATORS)[number];
+export type DateOperator = (typeof DATE_OPERATORS)[number];
+
 const NAMES: ValueType = { kind: 'list', of: { kind: 'string' } };
 
-const DESCRIPTION: FieldSpec = { type: { kind: 'string' }, doc: 'Shown in the documentation of the filter parameters.' };
+const DESCRIPTION: FieldSpec = {
+  type: { kind: 'string' },
+  doc: 'Shown in the documentation of the filter parameters.',
+};
 
 function namesOnly(): Record<string, FieldSpec> {
   return {
@@ -36,9 +46,9 @@ const NULL_STRATEGY: ValueType = {
   values: ['exclude_null', 'include_null_before', 'include_null_after', 'include_null_before_and_after'],
 };
 
-export const FILTER_KINDS: readonly FilterKindSpec[] = [
+const FILTER_KIND_SPECS = [
   {
-    name: 'search',
+    name: 'search' as const,
     doc: '`?title=Foo` (or `?title[]=A&title[]=B`): equality or text match by strategy; on a relation, IRI or id.',
     perProperty: {
       type: SEARCH_STRATEGY,
@@ -48,12 +58,12 @@ export const FILTER_KINDS: readonly FilterKindSpec[] = [
     fields: withSetting(SEARCH_STRATEGY, 'strategy'),
   },
   {
-    name: 'range',
+    name: 'range' as const,
     doc: '`?price[gt]=10`, `[gte]`, `[lt]`, `[lte]`, `[between]=10..20`: numeric bounds, combined with AND.',
     fields: namesOnly(),
   },
   {
-    name: 'order',
+    name: 'order' as const,
     doc: '`?order[title]=desc&order[id]=asc`: sort; the order of the keys sets the priority.',
     perProperty: { type: DIRECTION, default: 'ASC', doc: 'Direction used when the client sends no value.' },
     fields: {
@@ -65,17 +75,17 @@ export const FILTER_KINDS: readonly FilterKindSpec[] = [
     },
   },
   {
-    name: 'exists',
+    name: 'exists' as const,
     doc: '`?exists[publishedAt]=true|false|1|0`: the property is (not) null.',
     fields: namesOnly(),
   },
   {
-    name: 'boolean',
+    name: 'boolean' as const,
     doc: '`?available=true|false|1|0`: boolean equality.',
     fields: namesOnly(),
   },
   {
-    name: 'date',
+    name: 'date' as const,
     doc: '`?publishedAt[after]=2024-01-01`, `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`.',
     perProperty: {
       type: NULL_STRATEGY,
@@ -84,4 +94,9 @@ export const FILTER_KINDS: readonly FilterKindSpec[] = [
     },
     fields: withSetting(NULL_STRATEGY, 'null strategy'),
   },
-];
+] satisfies readonly FilterKindSpec[];
+
+export const FILTER_KINDS: readonly FilterKindSpec[] = FILTER_KIND_SPECS;
+
+/** The filter kinds' names: the runtime's table of filter modules is typed by them. */
+export type FilterKindName = (typeof FILTER_KIND_SPECS)[number]['name'];

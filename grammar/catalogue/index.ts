@@ -5,20 +5,20 @@ import { FILTER_KINDS } from './filters.js';
 import { OPTIONS } from './options.js';
 import { CONSTRAINTS, PROPERTY_TYPES } from './properties.js';
 import { SETTINGS } from './settings.js';
-import type {
-  ConstraintSpec,
-  FilterKindSpec,
-  OptionSpec,
-  PropertyTypeSpec,
-  SettingSpec,
-  ValueType,
-} from './types.js';
+import type { ConstraintSpec, FilterKindSpec, OptionSpec, PropertyTypeSpec, SettingSpec, ValueType } from './types.js';
 
 export * from './types.js';
 export { OPTIONS } from './options.js';
 export { SETTINGS } from './settings.js';
 export { PROPERTY_TYPES, CONSTRAINTS, VALIDATION_FORM } from './properties.js';
-export { FILTER_KINDS } from './filters.js';
+export {
+  DATE_OPERATORS,
+  FILTER_KINDS,
+  RANGE_OPERATORS,
+  type DateOperator,
+  type FilterKindName,
+  type RangeOperator,
+} from './filters.js';
 
 // Lookups by name, built once: the checker asks for every option, constraint and type on each analysis.
 const OPTIONS_BY_NAME = new Map(OPTIONS.map((o) => [o.name, o]));
@@ -77,49 +77,82 @@ function recordText(fields: Record<string, { required?: boolean }>, open?: boole
 /** Plural noun phrase for the items of a list or the values of a map. */
 function plural(t: ValueType): string {
   switch (t.kind) {
-    case 'string': return 'strings';
-    case 'int': return `ints${range(t)}`;
-    case 'number': return `numbers${range(t)}`;
-    case 'bool': return 'bools';
-    case 'list': return `lists of ${plural(t.of)}`;
-    case 'map': return `maps of ${plural(t.of)}`;
-    case 'phpArray': return 'lists or objects';
-    case 'record': return `objects ${recordText(t.fields, t.open)}`;
-    case 'expression': return 'security expressions';
-    case 'codeRef': return 'code references';
-    case 'filterRef': return 'filter names';
-    case 'resourceRef': return 'resource names';
-    case 'httpMethod': return 'HTTP methods';
-    case 'uriTemplate': return 'URI templates';
-    case 'any': return 'any values';
-    default: return `(${describeType(t)})`;
+    case 'string':
+      return 'strings';
+    case 'int':
+      return `ints${range(t)}`;
+    case 'number':
+      return `numbers${range(t)}`;
+    case 'bool':
+      return 'bools';
+    case 'list':
+      return `lists of ${plural(t.of)}`;
+    case 'map':
+      return `maps of ${plural(t.of)}`;
+    case 'phpArray':
+      return 'lists or objects';
+    case 'record':
+      return `objects ${recordText(t.fields, t.open)}`;
+    case 'expression':
+      return 'security expressions';
+    case 'codeRef':
+      return 'code references';
+    case 'filterRef':
+      return 'filter names';
+    case 'resourceRef':
+      return 'resource names';
+    case 'httpMethod':
+      return 'HTTP methods';
+    case 'uriTemplate':
+      return 'URI templates';
+    case 'any':
+      return 'any values';
+    default:
+      return `(${describeType(t)})`;
   }
 }
 
 /** Human text for a type, used in error messages and docs: `int (0 or more)`, `"page" | "cursor"`. */
 export function describeType(t: ValueType): string {
   switch (t.kind) {
-    case 'string': return 'string';
-    case 'int': return `int${range(t)}`;
-    case 'number': return `number${range(t)}`;
-    case 'bool': return 'bool';
-    case 'enum': return t.values.map((v) => JSON.stringify(v)).join(' | ');
-    case 'list': return `list of ${plural(t.of)}`;
-    case 'map': return `map of ${plural(t.of)}`;
-    case 'phpArray': return 'list or object';
-    case 'record': return `object ${recordText(t.fields, t.open)}`;
-    case 'false': return 'false';
-    case 'oneOf': return t.of.map(describeType).join(' or ');
-    case 'expression': return 'security expression';
+    case 'string':
+      return 'string';
+    case 'int':
+      return `int${range(t)}`;
+    case 'number':
+      return `number${range(t)}`;
+    case 'bool':
+      return 'bool';
+    case 'enum':
+      return t.values.map((v) => JSON.stringify(v)).join(' | ');
+    case 'list':
+      return `list of ${plural(t.of)}`;
+    case 'map':
+      return `map of ${plural(t.of)}`;
+    case 'phpArray':
+      return 'list or object';
+    case 'record':
+      return `object ${recordText(t.fields, t.open)}`;
+    case 'false':
+      return 'false';
+    case 'oneOf':
+      return t.of.map(describeType).join(' or ');
+    case 'expression':
+      return 'security expression';
     case 'codeRef':
       return t.builtins && t.builtins.length > 0
         ? `"<file>#<export>" or ${t.builtins.map((b) => JSON.stringify(b)).join(' or ')}`
         : '"<file>#<export>"';
-    case 'filterRef': return 'filter name';
-    case 'resourceRef': return 'resource name';
-    case 'httpMethod': return 'HTTP method';
-    case 'uriTemplate': return 'URI template';
-    case 'any': return 'any value';
+    case 'filterRef':
+      return 'filter name';
+    case 'resourceRef':
+      return 'resource name';
+    case 'httpMethod':
+      return 'HTTP method';
+    case 'uriTemplate':
+      return 'URI template';
+    case 'any':
+      return 'any value';
   }
 }
 
@@ -156,25 +189,40 @@ export function valueConforms(v: unknown, t: ValueType): boolean {
     case 'filterRef':
     case 'resourceRef':
       return typeof v === 'string';
-    case 'int': return Number.isInteger(v) && inRange(v as number, t);
-    case 'number': return typeof v === 'number' && Number.isFinite(v) && inRange(v, t);
-    case 'bool': return typeof v === 'boolean';
+    case 'int':
+      return Number.isInteger(v) && inRange(v as number, t);
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v) && inRange(v, t);
+    case 'bool':
+      return typeof v === 'boolean';
     case 'enum':
-      return typeof v === 'string' &&
-        t.values.some((x) => (t.caseInsensitive ? x.toLowerCase() === v.toLowerCase() : x === v));
-    case 'list': return Array.isArray(v) && v.every((x) => valueConforms(x, t.of));
-    case 'map': return isPlainObject(v) && Object.values(v).every((x) => valueConforms(x, t.of));
-    case 'phpArray': return Array.isArray(v) || isPlainObject(v);
+      return (
+        typeof v === 'string' &&
+        t.values.some((x) => (t.caseInsensitive ? x.toLowerCase() === v.toLowerCase() : x === v))
+      );
+    case 'list':
+      return Array.isArray(v) && v.every((x) => valueConforms(x, t.of));
+    case 'map':
+      return isPlainObject(v) && Object.values(v).every((x) => valueConforms(x, t.of));
+    case 'phpArray':
+      return Array.isArray(v) || isPlainObject(v);
     case 'record':
-      return isPlainObject(v) &&
+      return (
+        isPlainObject(v) &&
         Object.entries(t.fields).every(([k, f]) => (k in v ? valueConforms(v[k], f.type) : !f.required)) &&
-        (t.open === true || Object.keys(v).every((k) => k in t.fields));
-    case 'false': return v === false;
-    case 'oneOf': return t.of.some((x) => valueConforms(v, x));
+        (t.open === true || Object.keys(v).every((k) => k in t.fields))
+      );
+    case 'false':
+      return v === false;
+    case 'oneOf':
+      return t.of.some((x) => valueConforms(v, x));
     case 'codeRef':
       return typeof v === 'string' && ((t.builtins ?? []).includes(v) || /^[^#]+#[^#]+$/.test(v));
-    case 'httpMethod': return typeof v === 'string' && /^[A-Za-z]+$/.test(v);
-    case 'uriTemplate': return typeof v === 'string' && v.startsWith('/');
-    case 'any': return v !== undefined;
+    case 'httpMethod':
+      return typeof v === 'string' && /^[A-Za-z]+$/.test(v);
+    case 'uriTemplate':
+      return typeof v === 'string' && v.startsWith('/');
+    case 'any':
+      return v !== undefined;
   }
 }

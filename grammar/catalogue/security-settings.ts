@@ -11,30 +11,72 @@ export const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
 export const RSA_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const;
 export const EC_ALGORITHMS = ['ES256', 'ES384', 'ES512'] as const;
 export const OKP_ALGORITHMS = ['EdDSA', 'Ed25519'] as const;
-export const JWT_ALGORITHMS: readonly string[] = [...HMAC_ALGORITHMS, ...RSA_ALGORITHMS, ...EC_ALGORITHMS, ...OKP_ALGORITHMS];
+export const JWT_ALGORITHMS: readonly string[] = [
+  ...HMAC_ALGORITHMS,
+  ...RSA_ALGORITHMS,
+  ...EC_ALGORITHMS,
+  ...OKP_ALGORITHMS,
+];
 
 /** The settings that say where the verification key comes from: exactly one is required. */
 export const JWT_KEY_SOURCES = ['secret_env', 'public_key', 'jwks'] as const;
 
 export const SECURITY_SETTINGS: readonly SettingSpec[] = [
-  { path: 'security.jwt.secret_env', type: STRING,
-    doc: 'Bearer JWTs signed with HS256/384/512: the name of the environment variable holding the shared secret.' },
-  { path: 'security.jwt.public_key', type: STRING,
-    doc: 'Bearer JWTs signed with RS*/PS*/ES*/EdDSA: a PEM public key file (path relative to the .api file).' },
-  { path: 'security.jwt.jwks', type: STRING,
-    doc: 'Bearer JWTs verified by a local JWKS file (path relative to the .api file); the token\'s `kid` selects the key.' },
-  { path: 'security.jwt.algorithms', type: { kind: 'list', of: { kind: 'enum', values: JWT_ALGORITHMS } },
-    doc: 'Accepted signature algorithms (default: every one the key type allows); `apidsl token` signs with the first.' },
-  { path: 'security.jwt.issuer', type: STRING, doc: 'When set, a token\'s `iss` must equal it.' },
-  { path: 'security.jwt.audience', type: STRING, doc: 'When set, a token\'s `aud` must contain it.' },
-  { path: 'security.jwt.roles_claim', type: STRING, default: 'roles',
-    doc: 'Claim holding the user\'s roles: an array of strings or a space-separated string (a dotted path reaches nested claims).' },
-  { path: 'security.jwt.user_claim', type: STRING, default: 'sub', doc: 'Claim holding the user\'s identifier (required in every token).' },
-  { path: 'security.jwt.leeway', type: { kind: 'int', min: 0 }, default: 0, doc: 'Seconds of clock skew accepted on `exp` and `nbf`.' },
-  { path: 'security.authenticator', type: { kind: 'codeRef' },
-    doc: 'Custom authentication `(request) => user | null` (may be async) for API keys or sessions; throwing rejects the request (401).' },
-  { path: 'security.role_hierarchy', type: { kind: 'map', of: { kind: 'list', of: STRING } }, default: {},
-    doc: 'Roles that grant other roles, transitively: `{ ROLE_ADMIN: ["ROLE_USER"] }`.' },
-  { path: 'security.voters', type: { kind: 'list', of: { kind: 'codeRef' } }, default: [],
-    doc: '`is_granted(attribute, subject)` for attributes other than roles: `(attribute, subject, user) => true | false | undefined`; one true grants.' },
+  {
+    path: 'security.jwt.secret_env',
+    type: STRING,
+    doc: 'Bearer JWTs signed with HS256/384/512: the name of the environment variable holding the shared secret.',
+  },
+  {
+    path: 'security.jwt.public_key',
+    type: STRING,
+    doc: 'Bearer JWTs signed with RS*/PS*/ES*/EdDSA: a PEM public key file (path relative to the .api file).',
+  },
+  {
+    path: 'security.jwt.jwks',
+    type: STRING,
+    doc: "Bearer JWTs verified by a local JWKS file (path relative to the .api file); the token's `kid` selects the key.",
+  },
+  {
+    path: 'security.jwt.algorithms',
+    type: { kind: 'list', of: { kind: 'enum', values: JWT_ALGORITHMS } },
+    doc: 'Accepted signature algorithms (default: every one the key type allows); `apidsl token` signs with the first.',
+  },
+  { path: 'security.jwt.issuer', type: STRING, doc: "When set, a token's `iss` must equal it." },
+  { path: 'security.jwt.audience', type: STRING, doc: "When set, a token's `aud` must contain it." },
+  {
+    path: 'security.jwt.roles_claim',
+    type: STRING,
+    default: 'roles',
+    doc: "Claim holding the user's roles: an array of strings or a space-separated string (a dotted path reaches nested claims).",
+  },
+  {
+    path: 'security.jwt.user_claim',
+    type: STRING,
+    default: 'sub',
+    doc: "Claim holding the user's identifier (required in every token).",
+  },
+  {
+    path: 'security.jwt.leeway',
+    type: { kind: 'int', min: 0 },
+    default: 0,
+    doc: 'Seconds of clock skew accepted on `exp` and `nbf`.',
+  },
+  {
+    path: 'security.authenticator',
+    type: { kind: 'codeRef' },
+    doc: 'Custom authentication `(request) => user | null` (may be async) for API keys or sessions; throwing rejects the request (401).',
+  },
+  {
+    path: 'security.role_hierarchy',
+    type: { kind: 'map', of: { kind: 'list', of: STRING } },
+    default: {},
+    doc: 'Roles that grant other roles, transitively: `{ ROLE_ADMIN: ["ROLE_USER"] }`.',
+  },
+  {
+    path: 'security.voters',
+    type: { kind: 'list', of: { kind: 'codeRef' } },
+    default: [],
+    doc: '`is_granted(attribute, subject)` for attributes other than roles: `(attribute, subject, user) => true | false | undefined`; one true grants.',
+  },
 ];

@@ -48,7 +48,7 @@ export type ValueType =
   | { kind: 'list'; of: ValueType }
   /** An object with free keys whose values all have type `of`. */
   | { kind: 'map'; of: ValueType }
-  /** The seed's `array`: like a PHP array, a list or an object, any content. */
+  /** The language's `array`: like a PHP array, a list or an object, any content. */
   | { kind: 'phpArray' }
   /** An object with known keys. */
   | { kind: 'record'; fields: Record<string, FieldSpec>; open?: boolean }
@@ -112,7 +112,7 @@ export interface OptionSpec {
    * yet (the checker warns "not supported yet"). `on: 'operation'`: only when written on an operation.
    */
   effect?: { kind: 'compatibility' | 'unsupported'; on?: 'operation' };
-  /** One line, from the seed where it says something. */
+  /** One line, for docs/options.md and hovers. */
   doc: string;
   /** Accepted but not supported: the checker warns (for values of these AST kinds, or these number values, only, when given). */
   unsupported?: { message: string; valueKinds?: readonly string[]; values?: readonly number[] };

@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type * as A from '../ast.js';
 import { describeType, type ValueType } from '../catalogue/index.js';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.js';
-import type { ApiModel } from '../model.js';
+import { wordOf, type ApiModel } from '../model.js';
 import { closest, didYouMean } from '../suggest.js';
 
 export interface CheckEnv {
@@ -38,14 +38,20 @@ export class CheckContext {
   /** Reports a name not among `candidates`, proposing the closest one (else adding `hint`). */
   unknown(code: DiagnosticCode, name: A.Name, what: string, candidates: Iterable<string>, hint = ''): void {
     const suggestion = closest(name.text, candidates);
-    this.report(code, name.range, `unknown ${what} '${name.text}'${suggestion ? didYouMean(suggestion) : hint}`, suggestion);
+    this.report(
+      code,
+      name.range,
+      `unknown ${what} '${name.text}'${suggestion ? didYouMean(suggestion) : hint}`,
+      suggestion,
+    );
   }
 
   /** Reports the second and later entries of a block that repeat a key. */
   duplicateKeys(entries: A.Entry[], what: string): void {
     const seen = new Set<string>();
     for (const e of entries) {
-      if (seen.has(e.key.text)) this.report('duplicate-key', e.key.range, `${what} '${e.key.text}' is given twice in this block`);
+      if (seen.has(e.key.text))
+        this.report('duplicate-key', e.key.range, `${what} '${e.key.text}' is given twice in this block`);
       seen.add(e.key.text);
     }
   }
@@ -67,7 +73,9 @@ export class CheckContext {
       case 'number': {
         if (value.kind !== 'number' || (type.kind === 'int' && !Number.isInteger(value.value))) return mismatch();
         if ((type.min !== undefined && value.value < type.min) || (type.max !== undefined && value.value > type.max)) {
-          const bounds = type.max === undefined ? `${type.min} or more` : type.min === undefined ? `${type.max} or less` : `from ${type.min} to ${type.max}`;
+          let bounds = `from ${type.min} to ${type.max}`;
+          if (type.max === undefined) bounds = `${type.min} or more`;
+          else if (type.min === undefined) bounds = `${type.max} or less`;
           this.report('invalid-value', value.range, `${where} must be ${bounds}, not ${value.raw}`);
         }
         return;
@@ -79,12 +87,19 @@ export class CheckContext {
         if (value.kind !== 'bool' || value.value) mismatch();
         return;
       case 'enum': {
-        const word = value.kind === 'string' ? value.value : value.kind === 'ident' ? value.name : undefined;
+        const word = wordOf(value);
         if (word === undefined) return mismatch();
-        const ok = type.values.some((v) => (type.caseInsensitive ? v.toLowerCase() === word.toLowerCase() : v === word));
+        const ok = type.values.some((v) =>
+          type.caseInsensitive ? v.toLowerCase() === word.toLowerCase() : v === word,
+        );
         if (!ok) {
           const suggestion = closest(word, type.values);
-          this.report('invalid-value', value.range, `${where} must be ${describeType(type)}, not '${word}'${didYouMean(suggestion)}`, suggestion);
+          this.report(
+            'invalid-value',
+            value.range,
+            `${where} must be ${describeType(type)}, not '${word}'${didYouMean(suggestion)}`,
+            suggestion,
+          );
         }
         return;
       }
@@ -107,12 +122,27 @@ export class CheckContext {
         for (const e of value.entries) {
           const field = type.fields[e.key.text];
           if (field?.unsupported?.refuse) {
-            this.report('unsupported-guard', e.key.range, `'${e.key.text}' of ${where} is not supported yet, and a guard that is not enforced would leave the route open: write the expression in the operation's \`security\` (it sees URI variables by name)`);
+            this.report(
+              'unsupported-guard',
+              e.key.range,
+              `'${e.key.text}' of ${where} is not supported yet, and a guard that is not enforced would leave the route open: write the expression in the operation's \`security\` (it sees URI variables by name)`,
+            );
           } else if (field?.unsupported) {
-            this.report('not-supported', e.key.range, `'${e.key.text}' of ${where} is not supported yet: it has no effect in apidsl`);
+            this.report(
+              'not-supported',
+              e.key.range,
+              `'${e.key.text}' of ${where} is not supported yet: it has no effect in apidsl`,
+            );
           }
           if (field) this.value(e.value, field.type, `'${e.key.text}'`);
-          else if (!type.open) this.unknown('unknown-option', e.key, `field of ${where}`, Object.keys(type.fields), `; expected ${Object.keys(type.fields).join(', ')}`);
+          else if (!type.open)
+            this.unknown(
+              'unknown-option',
+              e.key,
+              `field of ${where}`,
+              Object.keys(type.fields),
+              `; expected ${Object.keys(type.fields).join(', ')}`,
+            );
         }
         for (const [name, field] of Object.entries(type.fields)) {
           if (field.required && !value.entries.some((e) => e.key.text === name)) {
@@ -123,7 +153,11 @@ export class CheckContext {
       }
       case 'oneOf': {
         if (type.of.some((t) => valueMatchesShape(value, t))) {
-          this.value(value, type.of.find((t) => valueMatchesShape(value, t))!, where);
+          this.value(
+            value,
+            type.of.find((t) => valueMatchesShape(value, t))!,
+            where,
+          );
         } else mismatch();
         return;
       }
@@ -137,19 +171,21 @@ export class CheckContext {
         this.codeRef(value.kind === 'string' ? value.value : value.name, value.range, where, type.builtins ?? []);
         return;
       case 'filterRef': {
-        const name = value.kind === 'string' ? value.value : value.kind === 'ident' ? value.name : undefined;
+        const name = wordOf(value);
         if (name === undefined) return mismatch();
-        if (!this.model.filters.has(name)) this.unknown('unknown-filter', { text: name, range: value.range }, 'filter', this.model.filters.keys());
+        if (!this.model.filters.has(name))
+          this.unknown('unknown-filter', { text: name, range: value.range }, 'filter', this.model.filters.keys());
         return;
       }
       case 'resourceRef': {
-        const name = value.kind === 'string' ? value.value : value.kind === 'ident' ? value.name : undefined;
+        const name = wordOf(value);
         if (name === undefined) return mismatch();
-        if (!this.model.resources.has(name)) this.unknown('unknown-resource', { text: name, range: value.range }, 'resource', this.model.resources.keys());
+        if (!this.model.resources.has(name))
+          this.unknown('unknown-resource', { text: name, range: value.range }, 'resource', this.model.resources.keys());
         return;
       }
       case 'httpMethod': {
-        const word = value.kind === 'string' ? value.value : value.kind === 'ident' ? value.name : undefined;
+        const word = wordOf(value);
         if (word === undefined || !/^[A-Za-z]+$/.test(word)) mismatch();
         return;
       }
@@ -162,19 +198,32 @@ export class CheckContext {
     const m = /^(.+)#([A-Za-z_$][\w$]*)$/.exec(ref);
     if (!m) {
       const extra = builtins.length ? ` or ${builtins.map((b) => `"${b}"`).join(', ')}` : '';
-      this.report('invalid-code-reference', range, `${where} must be "<file relative to the .api file>#<export>"${extra}, not "${ref}"`);
+      this.report(
+        'invalid-code-reference',
+        range,
+        `${where} must be "<file relative to the .api file>#<export>"${extra}, not "${ref}"`,
+      );
       return;
     }
     if (this.env.baseDir === undefined) return;
     const file = isAbsolute(m[1]) ? m[1] : resolve(this.env.baseDir, m[1]);
-    if (!(this.env.fileExists ?? existsSync)(file)) this.report('invalid-code-reference', range, `${where}: module file '${m[1]}' does not exist (looked for ${file})`);
+    if (!(this.env.fileExists ?? existsSync)(file))
+      this.report(
+        'invalid-code-reference',
+        range,
+        `${where}: module file '${m[1]}' does not exist (looked for ${file})`,
+      );
   }
 
   uriTemplate(value: A.StringValue | A.IdentValue, where: string): void {
     const t = value.kind === 'string' ? value.value : value.name; // a bare word is no template either
     if (!t.startsWith('/')) this.report('invalid-uri-template', value.range, `${where} must start with '/': "${t}"`);
     else if (!/^(?:[^{}]|\{[A-Za-z_][A-Za-z0-9_]*\})*$/.test(t)) {
-      this.report('invalid-uri-template', value.range, `${where} has a malformed placeholder: write {name} with a name of letters, digits and _`);
+      this.report(
+        'invalid-uri-template',
+        value.range,
+        `${where} has a malformed placeholder: write {name} with a name of letters, digits and _`,
+      );
     }
   }
 }

@@ -19,7 +19,14 @@ export type { CheckEnv } from './context.js';
 
 // checkSecurity runs last: it checks the expressions the other rules met.
 const RULES = [
-  checkDeclarations, checkConfig, checkSecurityConfig, checkFilters, checkResources, checkOperations, checkAsync, checkSecurity,
+  checkDeclarations,
+  checkConfig,
+  checkSecurityConfig,
+  checkFilters,
+  checkResources,
+  checkOperations,
+  checkAsync,
+  checkSecurity,
 ];
 
 export interface CheckResult extends ParseResult {
@@ -32,7 +39,9 @@ export function checkParsed(parsed: ParseResult, env: CheckEnv = {}): CheckResul
   const model = buildModel(parsed.document);
   const ctx = new CheckContext(model, env, parsed.text);
   for (const rule of RULES) rule(ctx);
-  const all = [...parsed.diagnostics, ...ctx.diagnostics].sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
+  const all = [...parsed.diagnostics, ...ctx.diagnostics].sort(
+    (a, b) => a.range.start - b.range.start || a.range.end - b.range.end,
+  );
   return { ...parsed, model, all };
 }
 

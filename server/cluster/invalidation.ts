@@ -80,7 +80,9 @@ export function relayInvalidations(): void {
   cluster.on('message', (from: Worker, m: unknown) => {
     if (!isMessage(m)) return;
     if (m.type === INVALIDATED) return settle(m.id, from.id);
-    const peers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && w.id !== from.id && w.isConnected());
+    const peers = Object.values(cluster.workers ?? {}).filter(
+      (w): w is Worker => !!w && w.id !== from.id && w.isConnected(),
+    );
     const answer = (): void => {
       if (from.isConnected()) from.send({ type: INVALIDATED, id: m.id } satisfies InvalidatedMessage);
     };

@@ -26,13 +26,13 @@ import { HUB_PATH } from '../realtime/hub.js';
 import { contextDocument, entrypoint } from './documents.js';
 import { hydraDocumentation } from './hydra-docs.js';
 import { registerDocumentation } from './docs-html.js';
-import { HttpError, notFound } from './errors.js';
-import { fillTemplate, fromRecord } from './iri.js';
-import { errorFlavour, negotiateOutput } from './negotiation.js';
-import { errorDocument, errorResource, errorResourcePage } from './problem.js';
-import { parseQuery } from './query.js';
+import { HttpError, notFound } from '../protocol/errors.js';
+import { fillTemplate, fromRecord } from '../protocol/iri.js';
+import { errorFlavour, negotiateOutput } from '../protocol/negotiation.js';
+import { errorDocument, errorResource, errorResourcePage } from '../protocol/problem.js';
+import { parseQuery } from '../protocol/query.js';
 import { jsonApiQuery } from '../pipeline/jsonapi-query.js';
-import { checkHost, trustedHostPatterns } from './host.js';
+import { checkHost, trustedHostPatterns } from '../protocol/host.js';
 import { readBody, settleUnreadBody } from './request-body.js';
 import { routeHeaders, send } from './respond.js';
 import { newRouter, routeMatcher, routeOrder, routerPath, routeTemplates, type RouteMatcher } from './router.js';
@@ -111,10 +111,15 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   router.get('/errors/:status{.:format}', (ctx) => sendErrorResource(ctx, api));
   app.use(router.routes());
   app.use((ctx) => {
-    const allowed = [...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method))];
+    const allowed = [
+      ...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method)),
+    ];
     // The documentation routes (entrypoint, /docs…, contexts) answer GET and HEAD.
     // (An operation's own route may match the path and still refuse it: its `requirements`; that stays a 404.)
-    if (allowed.length === 0 && router.match(ctx.path, 'GET').pathAndMethod.some((layer) => !operationPaths.has(layer.path))) {
+    if (
+      allowed.length === 0 &&
+      router.match(ctx.path, 'GET').pathAndMethod.some((layer) => !operationPaths.has(layer.path))
+    ) {
       allowed.push('GET');
     }
     const target = `${ctx.method} ${originOf(ctx)}${ctx.path}`;
@@ -125,13 +130,15 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
       ctx.status = 204;
       return;
     }
-    throw new HttpError(405, `No route found for "${target}": Method Not Allowed (Allow: ${allowed.join(', ')})`, { headers: { Allow: allowed.join(', ') } });
+    throw new HttpError(405, `No route found for "${target}": Method Not Allowed (Allow: ${allowed.join(', ')})`, {
+      headers: { Allow: allowed.join(', ') },
+    });
   });
   return app;
 }
 
 /**
- * What every response gets: API Platform's common headers, errors included (reference-behaviour §4.2,
+ * What every response gets: API Platform's common headers, errors included (docs/behaviour.md, "Representations";
  * §11); errors turned into their documents; one log line.
  */
 function everyResponse(api: ApiMetadata, options: AppOptions) {
@@ -150,14 +157,19 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
       await next();
     } catch (e) {
       const error = e instanceof HttpError ? e : unexpected(e, options);
-      if (!(e instanceof HttpError) || error.status >= 500) options.logger.error({ err: e, method: ctx.method, url: ctx.url }, 'request failed');
+      if (!(e instanceof HttpError) || error.status >= 500)
+        options.logger.error({ err: e, method: ctx.method, url: ctx.url }, 'request failed');
       const flavour = errorFlavour(ctx.get('accept') || undefined);
       const jsonApi = wantsJsonApi(api.settings.formats, ctx.get('accept') || undefined);
-      const body = jsonApi
-        ? jsonApiErrorDocument(error)
-        : error.options.violations
-        ? constraintViolationDocument(error.options.violations, { hydraPrefix: api.settings.hydraPrefix, jsonld: flavour === 'hydra' })
-        : errorDocument(error, flavour, api.settings.hydraPrefix);
+      const violations = error.options.violations;
+      let body;
+      if (jsonApi) body = jsonApiErrorDocument(error);
+      else if (violations)
+        body = constraintViolationDocument(violations, {
+          hydraPrefix: api.settings.hydraPrefix,
+          jsonld: flavour === 'hydra',
+        });
+      else body = errorDocument(error, flavour, api.settings.hydraPrefix);
       ctx.status = error.status;
       ctx.set(error.options.headers ?? {});
       ctx.remove('Content-Location');
@@ -168,7 +180,16 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
       ctx.body = JSON.stringify(body);
     } finally {
       settleUnreadBody(ctx);
-      if (logged) options.logger.info({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+      if (logged)
+        options.logger.info(
+          {
+            method: ctx.method,
+            url: ctx.url,
+            status: ctx.status,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+          },
+          'request',
+        );
     }
   };
 }
@@ -191,7 +212,13 @@ function authentication(api: ApiMetadata, logger: Logger) {
       ctx.state.principal = ANONYMOUS;
       return next();
     }
-    const request = () => ({ method: ctx.method, url: ctx.url, path: ctx.path, headers: ctx.headers, query: parseQuery(ctx.querystring) });
+    const request = () => ({
+      method: ctx.method,
+      url: ctx.url,
+      path: ctx.path,
+      headers: ctx.headers,
+      query: parseQuery(ctx.querystring),
+    });
     ctx.state.principal = principalOf(security, await authenticate(security, ctx.headers, request, logger));
     return next();
   };
@@ -210,13 +237,23 @@ function wantsJsonApi(formats: Record<string, string[]>, accept: string | undefi
 /** Anything not thrown as an HttpError is a bug: 500, with details only in debug mode. */
 function unexpected(e: unknown, options: AppOptions): HttpError {
   const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
-  if ((e as Error)?.name === 'StoreUnavailableError') return new HttpError(503, 'The data store cannot be reached; retry later.', { headers: { 'Retry-After': '5' } });
+  if ((e as Error)?.name === 'StoreUnavailableError')
+    return new HttpError(503, 'The data store cannot be reached; retry later.', { headers: { 'Retry-After': '5' } });
   // Errors from Koa and body parsing carry a client status (400, 413…); keep it.
-  if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) return new HttpError(err.status, err.expose && err.message ? err.message : 'Bad Request');
+  if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500)
+    return new HttpError(err.status, err.expose && err.message ? err.message : 'Bad Request');
   return new HttpError(500, options.debug ? String(err?.stack ?? err) : 'Internal Server Error');
 }
 
-function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collections: Map<string, Collection>, params: Record<string, string>, extension: string | undefined, logger: Logger): OperationState {
+function newState(
+  ctx: Context,
+  api: ApiMetadata,
+  op: OperationMetadata,
+  collections: Map<string, Collection>,
+  params: Record<string, string>,
+  extension: string | undefined,
+  logger: Logger,
+): OperationState {
   const output = negotiateOutput(api.settings.formats, ctx.get('accept') || undefined, extension);
   const defaults = (op.options.defaults as Record<string, unknown> | undefined) ?? {};
   const uriVariables: Record<string, string> = {};
@@ -258,7 +295,11 @@ function newState(ctx: Context, api: ApiMetadata, op: OperationMetadata, collect
 }
 
 function sendDocument(ctx: Context, doc: unknown, extension?: string): void {
-  const format = negotiateOutput({ jsonld: ['application/ld+json'], json: ['application/json'] }, ctx.get('accept') || undefined, extension);
+  const format = negotiateOutput(
+    { jsonld: ['application/ld+json'], json: ['application/json'] },
+    ctx.get('accept') || undefined,
+    extension,
+  );
   ctx.type = `${format.mediaType}; charset=utf-8`;
   ctx.body = JSON.stringify(doc);
 }
@@ -270,16 +311,21 @@ function sendErrorResource(ctx: Context, api: ApiMetadata): void {
   const status = Number(ctx.params.status);
   if (!/^[45]\d\d$/.test(ctx.params.status)) throw notFound();
   const extension = ctx.params.format as string | undefined;
-  if (extension !== undefined && !ERROR_EXTENSIONS.has(extension)) throw notFound(`Format "${extension}" is not supported`);
+  if (extension !== undefined && !ERROR_EXTENSIONS.has(extension))
+    throw notFound(`Format "${extension}" is not supported`);
   const accept = ctx.get('accept') || undefined;
   ctx.status = status;
-  const browser = extension === undefined && ctx.accepts('application/ld+json', 'application/problem+json', 'application/json', 'text/html') === 'text/html';
+  const browser =
+    extension === undefined &&
+    ctx.accepts('application/ld+json', 'application/problem+json', 'application/json', 'text/html') === 'text/html';
   if (extension === 'html' || browser) {
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = errorResourcePage(status);
     return;
   }
-  const flavour = extension === 'json' ? 'problem' : extension === 'jsonld' ? 'hydra' : errorFlavour(accept);
+  let flavour = errorFlavour(accept);
+  if (extension === 'json') flavour = 'problem';
+  else if (extension === 'jsonld') flavour = 'hydra';
   ctx.type = 'application/problem+json; charset=utf-8';
   ctx.body = JSON.stringify(errorResource(status, flavour, api.settings.hydraPrefix));
 }

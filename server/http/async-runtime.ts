@@ -20,7 +20,12 @@ export interface AsyncRuntime {
   mount(router: ReturnType<typeof newRouter>): void;
 }
 
-export function startAsyncRuntime(api: ApiMetadata, store: Store, collections: Map<string, Collection>, logger: Logger): AsyncRuntime {
+export function startAsyncRuntime(
+  api: ApiMetadata,
+  store: Store,
+  collections: Map<string, Collection>,
+  logger: Logger,
+): AsyncRuntime {
   const publisher = publisherFor(api, logger);
   usePublisher(api, publisher);
   createBus(api, store, storePersistence(api, collections, logger), logger);

@@ -57,6 +57,12 @@ export class InvalidatingCollection implements Collection {
     await this.invalidate(writeTags(this.resource, saved));
     return saved;
   }
+  async insertMany(items: Item[]): Promise<Item[]> {
+    const saved = await this.inner.insertMany(items);
+    // One invalidation for the whole batch: the tags every created item touches, each once.
+    await this.invalidate([...new Set(saved.flatMap((item) => writeTags(this.resource, item)))]);
+    return saved;
+  }
   async replace(id: Id, item: Item): Promise<Item | null> {
     const saved = await this.inner.replace(id, item);
     if (saved) await this.invalidate(writeTags(this.resource, saved));

@@ -13,7 +13,7 @@ import type { ResourceMetadata } from '../metadata/types.js';
 import { uriBindings } from '../pipeline/links.js';
 import { isItem, type OperationState } from '../pipeline/state.js';
 import type { Item } from '../store/types.js';
-import { iriPath, itemIri, itemOperation } from './iri.js';
+import { iriPath, itemIri, itemOperation } from '../protocol/iri.js';
 
 /** The IRI of a rendered member text (rendering.ts: it starts with its `@id`). */
 const MEMBER_ID = /^\{"@id":("(?:[^"\\]|\\.)*")/;
@@ -67,10 +67,12 @@ export function writeTags(resource: ResourceMetadata, item: Item): string[] {
   return [...tags];
 }
 
-const canonicalIri = (resource: ResourceMetadata, item: Item): string => itemIri(resource, item, itemOperation(resource));
+const canonicalIri = (resource: ResourceMetadata, item: Item): string =>
+  itemIri(resource, item, itemOperation(resource));
 
 function linkedCollections(state: OperationState): string[] {
   const tags: string[] = [];
-  for (const binding of uriBindings(state.api, state.operation)) if ('from' in binding) tags.push(binding.from.collectionPath);
+  for (const binding of uriBindings(state.api, state.operation))
+    if ('from' in binding) tags.push(binding.from.collectionPath);
   return tags;
 }

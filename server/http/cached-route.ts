@@ -19,15 +19,25 @@ const KEPT = ['content-type', 'etag', 'allow', 'accept-post', 'accept-patch', 'c
 export const cacheableOperation = perOperation(
   (op: OperationMetadata): boolean =>
     op.method === 'GET' &&
-    !op.provider && !op.processor && !op.controller &&
-    !Object.entries(op.options).some(([name, value]) => name.startsWith('security') && value !== undefined && value !== null) &&
+    !op.provider &&
+    !op.processor &&
+    !op.controller &&
+    !Object.entries(op.options).some(
+      ([name, value]) => name.startsWith('security') && value !== undefined && value !== null,
+    ) &&
     !op.resource.properties.some((p) => p.security || p.securityPostDenormalize),
 );
 
 /** The key of a request whose response may be cached, or undefined when it may not. */
 export function cacheKey(ctx: Context, op: OperationMetadata, settings: Settings): string | undefined {
   const headers = ctx.req.headers;
-  if (ctx.method !== 'GET' || headers.authorization !== undefined || headers.cookie !== undefined || ctx.state.principal !== ANONYMOUS) return undefined;
+  if (
+    ctx.method !== 'GET' ||
+    headers.authorization !== undefined ||
+    headers.cookie !== undefined ||
+    ctx.state.principal !== ANONYMOUS
+  )
+    return undefined;
   const varied = cacheHeadersOf(op, settings).vary.map((name) => headers[name.toLowerCase()] ?? '');
   return JSON.stringify([ctx.url, headers.host ?? '', headers.accept ?? '', ...varied]);
 }

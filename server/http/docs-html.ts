@@ -18,8 +18,8 @@ import type { ApiMetadata } from '../metadata/types.js';
 import type { Principal } from '../security/access.js';
 import { hasPropertySecurity, hiddenSchemaProperties } from '../security/visibility.js';
 import { DEFAULT_SPEC_VERSION, isSpecVersion, openApiCache, type SpecVersion } from '../openapi/index.js';
-import { badRequest, notFound } from './errors.js';
-import { negotiateOutput } from './negotiation.js';
+import { badRequest, notFound } from '../protocol/errors.js';
+import { negotiateOutput } from '../protocol/negotiation.js';
 
 export const ASSETS_PATH = '/docs/assets';
 export const OPENAPI_MEDIA_TYPE = 'application/vnd.openapi+json';
@@ -92,7 +92,8 @@ function loadAssets(): Map<string, Asset> {
   if (swaggerAssets) return swaggerAssets;
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets = new Map<string, Asset>();
-  for (const [file, type] of Object.entries(SWAGGER_FILES)) assets.set(file, { type, body: readFileSync(join(dir, file)) });
+  for (const [file, type] of Object.entries(SWAGGER_FILES))
+    assets.set(file, { type, body: readFileSync(join(dir, file)) });
   assets.set('init.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(INIT_JS, 'utf8') });
   swaggerAssets = assets;
   return assets;
@@ -112,14 +113,29 @@ function specVersionOf(ctx: Context): SpecVersion {
  * Registers `/docs.json`, `/docs` and `/docs/assets/:file`. `hydra` builds the Hydra API
  * documentation of a request (the one `/docs.jsonld` serves).
  */
-export function registerDocumentation(router: Router, api: ApiMetadata, hydra: (ctx: Context) => unknown, logger: Logger): void {
+export function registerDocumentation(
+  router: Router,
+  api: ApiMetadata,
+  hydra: (ctx: Context) => unknown,
+  logger: Logger,
+): void {
   const cache = openApiCache(api);
   const perUser = hasPropertySecurity(api);
   // The schemas leave out what this reader may not see (property `security`).
   const openapi = async (ctx: Context, version: SpecVersion): Promise<string> => {
     if (!perUser) return cache(version);
-    const facts = { security: api.security, principal: ctx.state.principal as Principal, logger, uriVariables: {},
-      request: { method: ctx.method, path: ctx.path, query: { ...ctx.query }, headers: ctx.headers as Record<string, string> } };
+    const facts = {
+      security: api.security,
+      principal: ctx.state.principal as Principal,
+      logger,
+      uriVariables: {},
+      request: {
+        method: ctx.method,
+        path: ctx.path,
+        query: { ...ctx.query },
+        headers: ctx.headers as Record<string, string>,
+      },
+    };
     return cache(version, await hiddenSchemaProperties(api, facts));
   };
   const assets = loadAssets();
@@ -138,7 +154,7 @@ export function registerDocumentation(router: Router, api: ApiMetadata, hydra: (
       // The document's relative IRIs (`#Book`) name /docs.jsonld#Book, as its @vocab does: served
       // from /docs, it says so with @base (and Content-Location), or they would resolve to /docs#Book.
       const doc = hydra(ctx) as Record<string, unknown>;
-      const context = doc['@context'] === undefined ? [] : Array.isArray(doc['@context']) ? doc['@context'] : [doc['@context']];
+      const context = doc['@context'] === undefined ? [] : [doc['@context']].flat();
       ctx.type = 'application/ld+json; charset=utf-8';
       ctx.set('Content-Location', '/docs.jsonld');
       ctx.body = JSON.stringify({ ...doc, '@context': [...context, { '@base': '/docs.jsonld' }] });

@@ -1,8 +1,8 @@
 /**
  * The JSON-LD documents around the resources: the entrypoint (`/`) and the contexts
  * (`/contexts/{Name}`). Contexts map every key we serve, the Hydra collection terms included
- * (API Platform leaves `member`, `view`… unmapped; reference-behaviour's deliberate
- * differences), and point `@vocab` at our own documentation on the request's host.
+ * (API Platform leaves `member`, `view`… unmapped; one of our deliberate
+ * differences, docs/behaviour.md), and point `@vocab` at our own documentation on the request's host.
  */
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 
@@ -50,7 +50,7 @@ export function entrypoint(api: ApiMetadata): Record<string, unknown> {
     const path = collectionPathOf(r);
     if (path) links.push([lcfirst(r.shortName), path]);
   }
-  links.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  links.sort(([a], [b]) => (a < b ? -1 : Number(a > b)));
   return { '@context': '/contexts/Entrypoint', '@id': '/', '@type': 'Entrypoint', ...Object.fromEntries(links) };
 }
 
@@ -59,7 +59,9 @@ export function contextDocument(api: ApiMetadata, name: string, origin: string):
   const base = { '@vocab': `${origin}/docs.jsonld#`, hydra: HYDRA };
   if (name === 'Entrypoint') {
     const terms = Object.fromEntries(
-      api.resources.filter(collectionPathOf).map((r) => [lcfirst(r.shortName), { '@id': `Entrypoint/${lcfirst(r.shortName)}`, '@type': '@id' }]),
+      api.resources
+        .filter(collectionPathOf)
+        .map((r) => [lcfirst(r.shortName), { '@id': `Entrypoint/${lcfirst(r.shortName)}`, '@type': '@id' }]),
     );
     // `Entrypoint` itself is left to @vocab: it names the documentation's own #Entrypoint class.
     return { '@context': { ...base, ...terms } };
@@ -70,7 +72,12 @@ export function contextDocument(api: ApiMetadata, name: string, origin: string):
   const resource = api.resource(name);
   if (!resource) return undefined;
   const props = Object.fromEntries(
-    resource.properties.filter((p) => !p.writeOnly).map((p) => [p.name, p.relation ? { '@id': `${resource.shortName}/${p.name}`, '@type': '@id' } : `${resource.shortName}/${p.name}`]),
+    resource.properties
+      .filter((p) => !p.writeOnly)
+      .map((p) => [
+        p.name,
+        p.relation ? { '@id': `${resource.shortName}/${p.name}`, '@type': '@id' } : `${resource.shortName}/${p.name}`,
+      ]),
   );
   return { '@context': { ...base, ...HYDRA_TERMS, ...props } };
 }

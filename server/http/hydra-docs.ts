@@ -1,11 +1,17 @@
 /**
- * The Hydra API documentation (`/docs.jsonld`, reference-behaviour §11): one class per
+ * The Hydra API documentation (`/docs.jsonld`, docs/behaviour.md, "OpenAPI and the HTML reference"): one class per
  * resource with its properties and item operations, the entrypoint class whose properties
  * carry the collection operations, hidden routes left out, deprecations as `owl:deprecated`.
  * The context is inlined and self-contained (no remote context URL).
  */
 import { acceptedProperties, shownProperties } from '../metadata/property-access.js';
-import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
+import type {
+  ApiMetadata,
+  OperationMetadata,
+  PropertyMetadata,
+  ResourceMetadata,
+  Settings,
+} from '../metadata/types.js';
 import { hubNote } from '../realtime/index.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -62,18 +68,25 @@ const ACTIONS: Record<string, { type: string | string[]; verb: string }> = {
 };
 
 const lcfirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
-const sortKeys = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+const sortKeys = (o: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<string, unknown> {
   const name = op.resource.shortName;
   const action = ACTIONS[op.method] ?? { type: 'Operation', verb: `${op.method} on the {} resource.` };
   const collectionGet = op.kind === 'GetCollection';
+  const defaultDescription = collectionGet
+    ? `Retrieves the collection of ${name} resources.`
+    : action.verb.replace('{}', name);
+  const returned = op.collection ? 'Collection' : name;
   const doc: Record<string, unknown> = {
     '@type': action.type,
     method: op.method,
-    title: op.name.startsWith('_api_') ? `${op.method.toLowerCase()}${name}${collectionGet ? 'Collection' : ''}` : op.name,
-    description: typeof op.options.description === 'string' ? op.options.description : collectionGet ? `Retrieves the collection of ${name} resources.` : action.verb.replace('{}', name),
-    returns: op.method === 'DELETE' || op.options.output === false ? 'owl:Nothing' : op.collection ? 'Collection' : name,
+    title: op.name.startsWith('_api_')
+      ? `${op.method.toLowerCase()}${name}${collectionGet ? 'Collection' : ''}`
+      : op.name,
+    description: typeof op.options.description === 'string' ? op.options.description : defaultDescription,
+    returns: op.method === 'DELETE' || op.options.output === false ? 'owl:Nothing' : returned,
   };
   if (['POST', 'PUT', 'PATCH'].includes(op.method) && op.options.input !== false) doc.expects = name;
   if (op.method === 'PATCH') doc.expectsHeader = [{ headerName: 'Content-Type', possibleValue: patchFormats }];
@@ -101,7 +114,8 @@ function propertyDoc(resource: ResourceMetadata, p: PropertyMetadata, settings: 
     title: p.name,
     required: p.required,
     readable: ops.some((o) => shownProperties(o, settings).includes(p)),
-    writeable: !p.identifier && ops.some((o) => BODY_METHODS.has(o.method) && acceptedProperties(o, settings).includes(p)),
+    writeable:
+      !p.identifier && ops.some((o) => BODY_METHODS.has(o.method) && acceptedProperties(o, settings).includes(p)),
   };
   if (p.description) doc.description = p.description;
   return doc;
@@ -114,7 +128,9 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
       '@id': `#${r.shortName}`,
       '@type': 'Class',
       title: r.shortName,
-      ...(r.description || hubNote(r, api.settings, origin) ? { description: [r.description, hubNote(r, api.settings, origin)].filter(Boolean).join(' ') } : {}),
+      ...(r.description || hubNote(r, api.settings, origin)
+        ? { description: [r.description, hubNote(r, api.settings, origin)].filter(Boolean).join(' ') }
+        : {}),
       supportedProperty: r.properties.map((p) => propertyDoc(r, p, api.settings)),
       supportedOperation: visible(r)
         .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))
@@ -127,7 +143,9 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
     .filter((r) => visible(r).some((o) => o.kind === 'GetCollection'))
     .map((r) => {
       const key = lcfirst(r.shortName);
-      const ops = visible(r).filter((o) => o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath));
+      const ops = visible(r).filter(
+        (o) => o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath),
+      );
       const doc: Record<string, unknown> = {
         '@type': 'SupportedProperty',
         property: {
@@ -139,7 +157,12 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
           // Hydra's member assertion (API Platform 4); a read-only resource has no POST to tell it otherwise.
           range: [
             'hydra:Collection',
-            { 'owl:equivalentClass': { 'owl:onProperty': { '@id': 'hydra:member' }, 'owl:allValuesFrom': { '@id': `#${r.shortName}` } } },
+            {
+              'owl:equivalentClass': {
+                'owl:onProperty': { '@id': 'hydra:member' },
+                'owl:allValuesFrom': { '@id': `#${r.shortName}` },
+              },
+            },
           ],
           memberAssertion: { property: 'rdf:type', object: { '@id': `#${r.shortName}` } },
           supportedOperation: ops.map((o) => operationDoc(o, api.settings.patchFormats)),
@@ -156,7 +179,15 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
     '@type': 'Class',
     title: 'Entrypoint',
     supportedProperty: entrypointProperties,
-    supportedOperation: [{ '@type': 'Operation', method: 'GET', title: 'index', description: 'The API entrypoint.', returns: '#Entrypoint' }],
+    supportedOperation: [
+      {
+        '@type': 'Operation',
+        method: 'GET',
+        title: 'index',
+        description: 'The API entrypoint.',
+        returns: '#Entrypoint',
+      },
+    ],
   });
   return {
     '@context': [

@@ -8,9 +8,15 @@ import type { Server } from 'node:http';
 import type { ServerLimits } from '../metadata/types.js';
 
 /** Options for `createServer` that only take effect there: how often the timeouts are enforced. */
-export function serverOptions(limits: ServerLimits): { connectionsCheckingInterval: number; requireHostHeader: boolean } {
+export function serverOptions(limits: ServerLimits): {
+  connectionsCheckingInterval: number;
+  requireHostHeader: boolean;
+} {
   const shortest = Math.min(limits.headersTimeout, limits.requestTimeout);
-  return { connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(shortest / 4))), requireHostHeader: true };
+  return {
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(shortest / 4))),
+    requireHostHeader: true,
+  };
 }
 
 /** Applies the limits (again on reload: they are plain properties of the server). */

@@ -22,7 +22,13 @@ interface PurgeFormat {
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
 const FORMATS: Record<HttpCacheSettings['invalidation']['purger'], PurgeFormat> = {
-  'varnish-ban': { method: 'BAN', header: 'ApiPlatform-Ban-Regex', glue: '|', maxLength: 8000, value: (tags) => `(${tags.map(escapeRegex).join('|')})($|\\,)` },
+  'varnish-ban': {
+    method: 'BAN',
+    header: 'ApiPlatform-Ban-Regex',
+    glue: '|',
+    maxLength: 8000,
+    value: (tags) => `(${tags.map(escapeRegex).join('|')})($|\\,)`,
+  },
   'varnish-xkey': { method: 'PURGE', header: 'xkey', glue: ' ', maxLength: 8000, value: (tags) => tags.join(' ') },
   souin: { method: 'PURGE', header: 'Surrogate-Key', glue: ', ', maxLength: 1500, value: (tags) => tags.join(', ') },
 };
@@ -58,9 +64,14 @@ export function purger(settings: HttpCacheSettings['invalidation'], logger: Logg
 
   async function send(url: string, format: PurgeFormat, tags: string[]): Promise<void> {
     try {
-      const response = await fetch(url, { method: format.method, headers: { [format.header]: format.value(tags) }, signal: AbortSignal.timeout(settings.timeout) });
+      const response = await fetch(url, {
+        method: format.method,
+        headers: { [format.header]: format.value(tags) },
+        signal: AbortSignal.timeout(settings.timeout),
+      });
       await response.arrayBuffer();
-      if (!response.ok) logger.error({ url, status: response.status, purger: settings.purger }, 'http cache: purge refused');
+      if (!response.ok)
+        logger.error({ url, status: response.status, purger: settings.purger }, 'http cache: purge refused');
     } catch (e) {
       logger.error({ url, err: e, purger: settings.purger }, 'http cache: purge failed');
     }

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import { HttpError, badRequest } from './errors.js';
+import { HttpError, badRequest } from '../protocol/errors.js';
 
 /** A body left unread up to this many bytes is read and discarded; a larger one closes the connection. */
 export const UNREAD_BODY_DRAIN_LIMIT = 8 * 1024 * 1024;
@@ -18,7 +18,8 @@ export async function readBody(ctx: Context, limit: number): Promise<string> {
     bytes = await getRawBody(ctx.req, { limit });
   } catch (e) {
     const err = e as { type?: string; status?: number };
-    if (err.type === 'entity.too.large') throw new HttpError(413, `The request body is larger than the limit of ${limit} bytes.`);
+    if (err.type === 'entity.too.large')
+      throw new HttpError(413, `The request body is larger than the limit of ${limit} bytes.`);
     throw new HttpError(err.status && err.status < 500 ? err.status : 400, 'The request body could not be read.');
   }
   try {
@@ -39,7 +40,8 @@ export function settleUnreadBody(ctx: Context): void {
   const req = ctx.req;
   if (req.complete || !hasBody(ctx)) return;
   const length = Number(ctx.get('content-length'));
-  const bounded = ctx.get('transfer-encoding') === '' && Number.isSafeInteger(length) && length <= UNREAD_BODY_DRAIN_LIMIT;
+  const bounded =
+    ctx.get('transfer-encoding') === '' && Number.isSafeInteger(length) && length <= UNREAD_BODY_DRAIN_LIMIT;
   if (!bounded) {
     ctx.set('Connection', 'close');
     lingerOnClose(ctx);

@@ -1,14 +1,16 @@
 /**
- * The response of an operation (reference-behaviour §4.1–4.2): the status (runtime
+ * The response of an operation (docs/behaviour.md, "The request pipeline": Status): the status (runtime
  * `_api_response_status` > the operation's `status` > the method's default) and the
  * operation headers (Allow, Accept-Post, Accept-Patch, Location, Content-Location).
  */
 import { hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
+import { successStatus } from '../metadata/operation-facts.js';
 import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import { jsonText } from '../pipeline/json-text.js';
+import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
 import { JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
 import { cacheHeadersOf } from './cache-headers.js';
 import { responseTags } from './cache-tags.js';
@@ -17,23 +19,23 @@ import type { OperationState } from '../pipeline/state.js';
 export function responseStatus(state: OperationState): number {
   const runtime = state.request.attributes.get('_api_response_status');
   if (typeof runtime === 'number' && Number.isInteger(runtime)) return runtime;
-  const op = state.operation;
-  const configured = op.options.status;
-  if (typeof configured === 'number') return configured;
-  if (op.options.output === false) return 204;
-  if (state.dispatched) return 202;
-  if (op.method === 'POST') return 201;
-  if (op.method === 'DELETE') return 204;
-  if (op.method === 'PUT' && state.created) return 201;
-  return 200;
+  return successStatus(state.operation, state);
 }
 
 /** `Allow`, `Accept-Post` and `Accept-Patch` of an operation, computed once per operation. */
-export function routeHeaders(op: OperationMetadata, all: OperationMetadata[], formats: Record<string, string[]>, patchFormats: string[]): Record<string, string> {
+export function routeHeaders(
+  op: OperationMetadata,
+  all: OperationMetadata[],
+  formats: Record<string, string[]>,
+  patchFormats: string[],
+): Record<string, string> {
   const samePath = all.filter((o) => !o.hidden && o.path === op.path);
   const methods = ['OPTIONS', 'HEAD', ...new Set(samePath.map((o) => o.method))];
   const headers: Record<string, string> = { Allow: methods.join(', ') };
-  if (samePath.some((o) => o.method === 'POST')) headers['Accept-Post'] = [...new Set(Object.values(formats).flat())].join(', ');
+  if (samePath.some((o) => o.method === 'POST')) {
+    const bulk = samePath.some((o) => o.method === 'POST' && o.options.bulk === true) ? [NDJSON_MEDIA_TYPE] : [];
+    headers['Accept-Post'] = [...new Set(Object.values(formats).flat()), ...bulk].join(', ');
+  }
   const hasPatch = op.resource.operations.some((o) => o.method === 'PATCH' && !o.hidden);
   if (hasPatch && !op.collection && patchFormats.length) headers['Accept-Patch'] = patchFormats.join(', ');
   return headers;
@@ -45,10 +47,17 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
   ctx.status = status;
   ctx.set(routeHeaderValues);
   const query = ctx.querystring ? `?${ctx.querystring}` : '';
-  if (op.method === 'POST' && state.iri && (status === 201 || (status >= 300 && status < 400))) ctx.set('Location', state.iri);
+  if (op.method === 'POST' && state.iri && (status === 201 || (status >= 300 && status < 400)))
+    ctx.set('Location', state.iri);
   const located = op.collection ? state.collectionIri : state.iri;
-  if (op.method !== 'GET' && op.method !== 'HEAD' && located) ctx.set('Content-Location', `${located}.${state.output.name}${query}`);
-  const noBody = status === 204 || status === 205 || status === 304 || state.body === undefined || optionValue(op, state.api.settings, 'serialize') === false;
+  if (op.method !== 'GET' && op.method !== 'HEAD' && located)
+    ctx.set('Content-Location', `${located}.${state.output.name}${query}`);
+  const noBody =
+    status === 204 ||
+    status === 205 ||
+    status === 304 ||
+    state.body === undefined ||
+    optionValue(op, state.api.settings, 'serialize') === false;
   if (noBody) {
     ctx.body = null;
     ctx.status = status; // Koa turns a null body into 204 unless the status is set again

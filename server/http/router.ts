@@ -32,13 +32,17 @@ export function routeMatcher(op: OperationMetadata): RouteMatcher {
     ([name, pattern]) => [name, new RegExp(`^(?:${String(pattern)})$`, 'u')] as const,
   );
   const host = typeof op.options.host === 'string' ? hostPattern(op.options.host) : undefined;
-  const schemes = Array.isArray(op.options.schemes) ? op.options.schemes.map((s) => String(s).toLowerCase()) : undefined;
+  const schemes = Array.isArray(op.options.schemes)
+    ? op.options.schemes.map((s) => String(s).toLowerCase())
+    : undefined;
   const pathRegex = new RegExp(
     `^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^{}]+)\}/g, '(?<$1>[^/]+?)')}(?:\\.[^/.]+)?$`,
   );
-  const satisfies = (params: Record<string, string>): boolean => requirements.every(([name, re]) => params[name] === undefined || re.test(params[name]));
+  const satisfies = (params: Record<string, string>): boolean =>
+    requirements.every(([name, re]) => params[name] === undefined || re.test(params[name]));
   return {
-    accepts: (ctx, params) => satisfies(params) && (!host || host.test(ctx.hostname)) && (!schemes || schemes.includes(ctx.protocol)),
+    accepts: (ctx, params) =>
+      satisfies(params) && (!host || host.test(ctx.hostname)) && (!schemes || schemes.includes(ctx.protocol)),
     matchesPath: (path) => {
       const m = pathRegex.exec(path);
       if (!m) return false;
@@ -63,7 +67,8 @@ const safeDecode = (v: string): string => {
  */
 export function routeOrder(ops: OperationMetadata[]): OperationMetadata[] {
   const rank = (o: OperationMetadata): number => (o.hidden ? 1000 : 0) + o.uriVariables.length;
-  const priority = (o: OperationMetadata): number => (o.hidden || typeof o.options.priority !== 'number' ? 0 : o.options.priority);
+  const priority = (o: OperationMetadata): number =>
+    o.hidden || typeof o.options.priority !== 'number' ? 0 : o.options.priority;
   return ops
     .map((o, i) => [o, i] as const)
     .sort(([a, i], [b, j]) => priority(b) - priority(a) || rank(a) - rank(b) || i - j)
@@ -88,4 +93,3 @@ export function routeTemplates(op: OperationMetadata): string[] {
 export function newRouter(): Router {
   return new Router({ methods: ROUTER_METHODS });
 }
-

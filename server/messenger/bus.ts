@@ -79,7 +79,10 @@ export class MessageBus {
     else if (name === 'amqp') transport = new AmqpTransport(settings, this.logger);
     else {
       const queue = this.store.messageQueue?.();
-      if (!queue) throw new MessengerConfigError('the embedded message transport needs the embedded store (not MongoDB): choose "amqp" or "sync"');
+      if (!queue)
+        throw new MessengerConfigError(
+          'the embedded message transport needs the embedded store (not MongoDB): choose "amqp" or "sync"',
+        );
       transport = new EmbeddedTransport(queue, settings, this.logger);
     }
     this.transports.set(name, transport);

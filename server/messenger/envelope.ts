@@ -19,15 +19,25 @@ export interface Envelope {
   };
 }
 
-export function newEnvelope(messageClass: string, message: unknown, headers: Omit<Envelope['headers'], 'dispatchedAt'>): Envelope {
-  return { id: uuidv7(), class: messageClass, message, headers: { ...headers, dispatchedAt: new Date().toISOString() } };
+export function newEnvelope(
+  messageClass: string,
+  message: unknown,
+  headers: Omit<Envelope['headers'], 'dispatchedAt'>,
+): Envelope {
+  return {
+    id: uuidv7(),
+    class: messageClass,
+    message,
+    headers: { ...headers, dispatchedAt: new Date().toISOString() },
+  };
 }
 
 export const envelopeText = (envelope: Envelope): string => JSON.stringify(envelope);
 
 export function parseEnvelope(text: string): Envelope {
   const value = JSON.parse(text) as Envelope;
-  if (typeof value !== 'object' || value === null || typeof value.class !== 'string') throw new Error('not a message envelope');
+  if (typeof value !== 'object' || value === null || typeof value.class !== 'string')
+    throw new Error('not a message envelope');
   value.headers ??= { dispatchedAt: '' };
   return value;
 }

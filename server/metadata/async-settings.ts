@@ -5,8 +5,7 @@
 import * as A from '../../grammar/ast.js';
 import { SETTINGS } from '../../grammar/catalogue/index.js';
 import { configEntry } from '../../grammar/model.js';
-import { loadCode } from './code.js';
-import type { CodeFunction } from './types.js';
+import { loadCode, type CodeFunction } from './code.js';
 
 export type TransportName = 'sync' | 'embedded' | 'amqp';
 
@@ -68,7 +67,10 @@ export function resolveMercure(config: A.ObjectValue | undefined): MercureSettin
   };
 }
 
-export function resolveMessenger(config: A.ObjectValue | undefined, env: NodeJS.ProcessEnv = process.env): MessengerSettings {
+export function resolveMessenger(
+  config: A.ObjectValue | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): MessengerSettings {
   const get = getter(config);
   const queue = get<string>('messenger.queue');
   return {
@@ -88,9 +90,13 @@ export function resolveMessenger(config: A.ObjectValue | undefined, env: NodeJS.
 }
 
 /** The handlers of `messenger.handlers`, by message class. */
-export async function loadHandlers(config: A.ObjectValue | undefined, baseDir: string): Promise<Map<string, CodeFunction>> {
+export async function loadHandlers(
+  config: A.ObjectValue | undefined,
+  baseDir: string,
+): Promise<Map<string, CodeFunction>> {
   const refs = getter(config)<Record<string, string> | undefined>('messenger.handlers') ?? {};
   const out = new Map<string, CodeFunction>();
-  for (const [name, ref] of Object.entries(refs)) out.set(name, await loadCode(ref, baseDir, `message handler of ${name}`));
+  for (const [name, ref] of Object.entries(refs))
+    out.set(name, await loadCode(ref, baseDir, `message handler of ${name}`));
   return out;
 }

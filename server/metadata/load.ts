@@ -1,27 +1,52 @@
 /**
  * Loads the runtime metadata of a checked `.api` file, once: resources and their properties,
  * operations (declared or default) with resource-level options merged under their own,
- * resource then operation mutators applied (the seed's rule 12: at load, result cached),
+ * resource then operation mutators applied (at load, result cached; README "The language at a glance"),
  * routes and the hidden IRI routes, custom code imported, storage specs derived.
  */
 import * as A from '../../grammar/ast.js';
-import { COLLECTION_KINDS, FILTER_KINDS, LISTING_KINDS, OPTIONS, type OperationKind } from '../../grammar/catalogue/index.js';
+import {
+  COLLECTION_KINDS,
+  FILTER_KINDS,
+  LISTING_KINDS,
+  OPTIONS,
+  type OperationKind,
+} from '../../grammar/catalogue/index.js';
 import type { ApiModel, ModelProperty, ModelResource } from '../../grammar/model.js';
 import { defaultOperationName, joinPath, pathSegment, placeholders } from '../../grammar/naming.js';
-import { compileGuard } from '../security/guard.js';
-import { resolveSecurity } from '../security/settings.js';
+import { compileGuard } from '../expression/guard.js';
+import { resolveSecurity } from './security-settings.js';
 import type { CollectionSpec, FieldRules, FieldType } from '../store/types.js';
 import { loadHandlers } from './async-settings.js';
 import { loadCode } from './code.js';
 import { resolveSettings } from './settings.js';
-import type { ApiMetadata, CodeFunction, FilterKind, FilterMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata, Settings } from './types.js';
+import type {
+  ApiMetadata,
+  CodeFunction,
+  FilterKind,
+  FilterMetadata,
+  OperationMetadata,
+  PropertyMetadata,
+  ResourceMetadata,
+  Settings,
+} from './types.js';
 
 /** Operation options a resource passes down to its operations (routing options stay per operation). */
 const INHERITED = new Set(OPTIONS.filter((o) => o.group === 'operation' && o.placement.resource).map((o) => o.name));
-const VALIDATION_CONSTRAINTS = ['required', 'nullable', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'];
+const VALIDATION_CONSTRAINTS = [
+  'required',
+  'nullable',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'enum',
+];
 
 export const NOT_EXPOSED_DETAIL = 'This route does not aim to be called.';
-export const GENID_DETAIL = 'This route is not exposed on purpose. It generates an IRI for a collection resource without identifier nor item operation.';
+export const GENID_DETAIL =
+  'This route is not exposed on purpose. It generates an IRI for a collection resource without identifier nor item operation.';
 export const GENID_PATH = '/.well-known/genid/{id}';
 
 type Plain = Record<string, unknown>;
@@ -42,7 +67,10 @@ function unwrapValidation(c: Plain): PropertyMetadata['validation'] {
     const { value, groups, message } = form as Plain;
     c[name] = value;
     out ??= {};
-    out[name] = { groups: Array.isArray(groups) ? groups.map(String) : ['Default'], ...(typeof message === 'string' ? { message } : {}) };
+    out[name] = {
+      groups: Array.isArray(groups) ? groups.map(String) : ['Default'],
+      ...(typeof message === 'string' ? { message } : {}),
+    };
   }
   return out;
 }
@@ -64,10 +92,21 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     throwOnAccessDenied: c.throwOnAccessDenied === true,
   };
   if (typeof c.security === 'string') meta.security = compileGuard(c.security);
-  if (typeof c.securityPostDenormalize === 'string') meta.securityPostDenormalize = compileGuard(c.securityPostDenormalize);
+  if (typeof c.securityPostDenormalize === 'string')
+    meta.securityPostDenormalize = compileGuard(c.securityPostDenormalize);
   if (resources.has(type)) meta.relation = type;
   if (validation) meta.validation = validation;
-  for (const key of ['default', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum', 'groups', 'description'] as const) {
+  for (const key of [
+    'default',
+    'minimum',
+    'maximum',
+    'minLength',
+    'maxLength',
+    'pattern',
+    'enum',
+    'groups',
+    'description',
+  ] as const) {
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
   }
   return meta;
@@ -94,7 +133,9 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
   const id = resource.identifier?.name;
   const out: string[][] = [];
   const add = (fields: string[]): void => {
-    const valid = fields.filter((f) => resource.properties.some((p) => p.name === f && !p.array && fieldType(p) !== 'json'));
+    const valid = fields.filter((f) =>
+      resource.properties.some((p) => p.name === f && !p.array && fieldType(p) !== 'json'),
+    );
     if (valid.length && !out.some((x) => x.join() === valid.join())) out.push(valid);
   };
   for (const op of resource.operations) {
@@ -105,7 +146,9 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
       for (const f of Array.isArray(props) ? props : Object.keys((props as Plain) ?? {})) add([String(f)]);
     }
     // Sub-resources select by their URI variables' properties (links.ts).
-    const links = Array.isArray(op.options.links) ? (op.options.links as { parameterName?: unknown; toProperty?: unknown }[]) : [];
+    const links = Array.isArray(op.options.links)
+      ? (op.options.links as { parameterName?: unknown; toProperty?: unknown }[])
+      : [];
     for (const name of op.uriVariables) {
       const link = links.find((l) => l?.parameterName === name);
       if (name !== id) add([typeof link?.toProperty === 'string' ? link.toProperty : name]);
@@ -138,7 +181,11 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
   const operationMutators = new Map<string, Mutator[]>();
   for (const m of A.mutators(model.document)) {
     if (!m.target || !m.ref) continue;
-    const fn = (await loadCode(m.ref.value, options.baseDir, `mutator ${m.targetKind?.text} ${m.target.text}`)) as Mutator;
+    const fn = (await loadCode(
+      m.ref.value,
+      options.baseDir,
+      `mutator ${m.targetKind?.text} ${m.target.text}`,
+    )) as Mutator;
     const map = m.targetKind?.text === 'resource' ? resourceMutators : operationMutators;
     map.set(m.target.text, [...(map.get(m.target.text) ?? []), fn]);
   }
@@ -154,7 +201,9 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
     resource.storage.indexes = indexes(resource, model);
     resources.push(resource);
   }
-  const api = A.resources(model.document).length ? model.document.declarations.find((d): d is A.ApiDecl => d.kind === 'api') : undefined;
+  const api = A.resources(model.document).length
+    ? model.document.declarations.find((d): d is A.ApiDecl => d.kind === 'api')
+    : undefined;
   const apiFields = plainEntries(api?.body?.entries);
   const byName = new Map(resources.map((r) => [r.shortName, r]));
   return {
@@ -177,7 +226,10 @@ async function loadResource(
   resourceMutators: Map<string, Mutator[]>,
   operationMutators: Map<string, Mutator[]>,
 ): Promise<ResourceMetadata> {
-  const mutated = await applyMutators({ shortName: source.name, ...plainEntries(source.decl.options) }, resourceMutators.get(source.name) ?? []);
+  const mutated = await applyMutators(
+    { shortName: source.name, ...plainEntries(source.decl.options) },
+    resourceMutators.get(source.name) ?? [],
+  );
   const shortName = String(mutated.shortName ?? source.name);
   const routePrefix = typeof mutated.routePrefix === 'string' ? mutated.routePrefix : undefined;
   const properties = [...source.properties.values()].map((p) => property(p, model.resources, p === source.identifier));
@@ -196,7 +248,9 @@ async function loadResource(
     options: resourceOptions,
     storage: {
       name: shortName,
-      identifier: identifier ? { field: identifier.name, type: identifier.type === 'int' ? 'int' : 'string' } : undefined,
+      identifier: identifier
+        ? { field: identifier.name, type: identifier.type === 'int' ? 'int' : 'string' }
+        : undefined,
       fields: Object.fromEntries(properties.map((p) => [p.name, fieldType(p)])),
       indexes: [],
       rules: Object.fromEntries(properties.filter((p) => !p.identifier).map((p) => [p.name, fieldRules(p)])),
@@ -208,12 +262,20 @@ async function loadResource(
   for (const op of source.operations) {
     const kind = op.kind as OperationKind;
     const own = plainEntries(op.decl?.body?.entries);
-    const before: Plain = { ...inherited, ...own, name: op.name, kind, method: op.method, uriTemplate: own.uriTemplate };
+    const before: Plain = {
+      ...inherited,
+      ...own,
+      name: op.name,
+      kind,
+      method: op.method,
+      uriTemplate: own.uriTemplate,
+    };
     const after = await applyMutators(before, operationMutators.get(op.name) ?? []);
     const method = String(after.method ?? op.method ?? 'GET').toUpperCase();
     const template = typeof after.uriTemplate === 'string' ? after.uriTemplate : undefined;
     const isCollectionRoute = COLLECTION_KINDS.includes(kind);
-    const path = template !== undefined ? joinPath(routePrefix, template) : isCollectionRoute ? collectionPath : (resource.itemPath ?? collectionPath);
+    const defaultPath = isCollectionRoute ? collectionPath : (resource.itemPath ?? collectionPath);
+    const path = template !== undefined ? joinPath(routePrefix, template) : defaultPath;
     const opts: Plain = { ...after };
     for (const k of ['name', 'kind', 'method', 'uriTemplate']) delete opts[k];
     const controllerRef = opts.controller;
@@ -229,14 +291,24 @@ async function loadResource(
       options: opts,
       provider: await codeOf(opts.provider, baseDir, `provider of ${op.name}`),
       processor: await codeOf(opts.processor, baseDir, `processor of ${op.name}`),
-      controller: controllerRef === 'NotFoundAction' ? 'NotFoundAction' : await codeOf(controllerRef, baseDir, `controller of ${op.name}`),
+      controller:
+        controllerRef === 'NotFoundAction'
+          ? 'NotFoundAction'
+          : await codeOf(controllerRef, baseDir, `controller of ${op.name}`),
     };
     resource.operations.push(meta);
   }
   // The seed: a resource with an identifier and no item Get still has item IRIs, served by a
   // hidden route that always answers 404.
   if (resource.itemPath && !resource.operations.some((o) => o.method === 'GET' && !o.collection)) {
-    resource.operations.push(hiddenOperation(resource, resource.itemPath, `_api_${resource.itemPath}_get_not_exposed`.toLowerCase(), NOT_EXPOSED_DETAIL));
+    resource.operations.push(
+      hiddenOperation(
+        resource,
+        resource.itemPath,
+        `_api_${resource.itemPath}_get_not_exposed`.toLowerCase(),
+        NOT_EXPOSED_DETAIL,
+      ),
+    );
   }
   return resource;
 }
@@ -249,7 +321,9 @@ function loadFilters(model: ApiModel): Map<string, FilterMetadata> {
     const props = A.toPlain(A.entryOf(decl.body, 'properties')?.value);
     const properties = Array.isArray(props)
       ? props.map((p) => ({ name: String(p) }))
-      : Object.entries((props as Plain) ?? {}).map(([p, setting]) => (typeof setting === 'string' ? { name: p, setting } : { name: p }));
+      : Object.entries((props as Plain) ?? {}).map(([p, setting]) =>
+          typeof setting === 'string' ? { name: p, setting } : { name: p },
+        );
     const description = A.toPlain(A.entryOf(decl.body, 'description')?.value);
     out.set(name, { name, kind, properties, ...(typeof description === 'string' ? { description } : {}) });
   }
@@ -270,4 +344,3 @@ function hiddenOperation(resource: ResourceMetadata, path: string, name: string,
     options: {},
   };
 }
-

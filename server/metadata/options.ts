@@ -10,7 +10,9 @@ import type { OperationMetadata, Settings } from './types.js';
  * `compute` made once per operation and remembered: metadata does not change once loaded (a reload
  * under --watch builds new operation objects).
  */
-export function perOperation<T>(compute: (op: OperationMetadata, settings: Settings) => T): (op: OperationMetadata, settings: Settings) => T {
+export function perOperation<T>(
+  compute: (op: OperationMetadata, settings: Settings) => T,
+): (op: OperationMetadata, settings: Settings) => T {
   const made = new WeakMap<OperationMetadata, { value: T }>();
   return (op, settings) => {
     let entry = made.get(op);

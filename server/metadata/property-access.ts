@@ -35,5 +35,6 @@ export const acceptedProperties = perOperation((op: OperationMetadata): readonly
 
 /** Whether the operation shows fewer properties than the resource's default rendering (no write-only ones). */
 export const restrictsOutput = perOperation(
-  (op: OperationMetadata, settings): boolean => shownProperties(op, settings).length < op.resource.properties.filter((p) => !p.writeOnly).length,
+  (op: OperationMetadata, settings): boolean =>
+    shownProperties(op, settings).length < op.resource.properties.filter((p) => !p.writeOnly).length,
 );

@@ -30,6 +30,7 @@ export function resolveSettings(config: A.ObjectValue | undefined): Settings {
     errorFormats: get('error_formats'),
     hydraPrefix: get('hydra_prefix'),
     bodySizeLimit: get('body_size_limit'),
+    bulkMaxItems: get('bulk_max_items'),
     cors: {
       allowOrigin: get('cors.allow_origin'),
       allowHeaders: get('cors.allow_headers'),

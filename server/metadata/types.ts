@@ -4,9 +4,11 @@
  * load.ts; read by routing, the pipeline, serialization and documentation.
  */
 import type { OperationKind } from '../../grammar/catalogue/types.js';
-import type { CompiledExpression } from '../security/expression.js';
+import type { FilterKindName } from '../../grammar/catalogue/filters.js';
+import type { CompiledExpression } from '../expression/expression.js';
 import type { CollectionSpec, FieldRules } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
+import type { CodeFunction } from './code.js';
 
 /** Global settings of `config`, resolved with their defaults. */
 export interface Settings {
@@ -23,6 +25,8 @@ export interface Settings {
   errorFormats: Record<string, string[]>;
   hydraPrefix: boolean;
   bodySizeLimit: number;
+  /** `bulk_max_items`: most items one bulk POST may create. */
+  bulkMaxItems: number;
   cors: CorsSettings;
   /** `trusted_hosts`: patterns the Host header must match (none: any valid host). */
   trustedHosts: string[];
@@ -108,9 +112,7 @@ export interface PropertyMetadata extends FieldRules {
   constrained: boolean;
 }
 
-// Custom code is user JavaScript: its signatures are documented in types/apidsl.d.ts.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type CodeFunction = (...args: any[]) => unknown;
+export type { CodeFunction } from './code.js';
 
 export interface OperationMetadata {
   name: string;
@@ -153,7 +155,7 @@ export interface ResourceMetadata {
   storage: CollectionSpec;
 }
 
-export type FilterKind = 'search' | 'range' | 'order' | 'exists' | 'boolean' | 'date';
+export type FilterKind = FilterKindName;
 
 /** A declared filter: its kind and, per property, the setting of a map-form `properties`. */
 export interface FilterMetadata {

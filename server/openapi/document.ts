@@ -7,15 +7,23 @@
  * responses, deprecations. QUERY operations go under the path item's `query` field in 3.2;
  * 3.1 has no place for them, so they are left out there and listed in `x-apidsl-omitted`.
  */
-import { operationHydraKeys } from '../http/hydra.js';
+import { operationHydraKeys } from '../protocol/hydra.js';
+import { dispatchesOnly, readsItem, successStatus, throwsOnNotFound } from '../metadata/operation-facts.js';
 import { optionValue } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
+import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
-import { isGuarded } from '../pipeline/security.js';
+import { isGuarded } from '../pipeline/guards.js';
 import { jsonApiDocument } from './jsonapi-schemas.js';
-import { filterParameters, paginationParameters, pathParameters, queryBodySchema, type ParameterObject } from './parameters.js';
+import {
+  filterParameters,
+  paginationParameters,
+  pathParameters,
+  queryBodySchema,
+  type ParameterObject,
+} from './parameters.js';
 import { bodyExample } from './examples.js';
 import { joinText, SchemaRegistry } from './schemas.js';
 
@@ -51,22 +59,13 @@ export function isSpecVersion(value: unknown): value is SpecVersion {
  * braces (`_api_/books/{id}_get` → `api_books_id_get`); a name the file gives stays as it is.
  */
 export function operationId(name: string): string {
-  return name.replace(/\{\._format\}/g, '').replace(/\//g, '').replace(/\{/g, '_').replace(/\}/g, '').replace(/^_/, '');
+  return name
+    .replace(/\{\._format\}/g, '')
+    .replace(/\//g, '')
+    .replace(/\{/g, '_')
+    .replace(/\}/g, '')
+    .replace(/^_/, '');
 }
-
-/** The pipeline's default answer for a successful request. */
-function successStatus(op: OperationMetadata): number {
-  if (typeof op.options.status === 'number') return op.options.status;
-  if (op.options.output === false) return 204;
-  if (dispatchesOnly(op)) return 202;
-  if (op.method === 'POST') return 201;
-  if (op.method === 'DELETE') return 204;
-  return 200;
-}
-
-/** `messenger: true` or `"input"` on a write: the item goes to the message bus and the answer is 202. */
-const dispatchesOnly = (op: OperationMetadata): boolean =>
-  ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) && (op.options.messenger === true || op.options.messenger === 'input');
 
 /** Whether the operation reads one item by the identifier in its path (and so may answer 404). */
 function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
@@ -74,26 +73,25 @@ function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
   if (optionValue<boolean>(op, api.settings, 'read') === false) return false;
   const explicit = op.options.throwOnNotFound;
   if (op.provider) return explicit === true || (explicit === undefined && !op.collection && op.method !== 'POST');
-  const id = op.resource.identifier?.name;
-  const readsItem = id !== undefined && op.uriVariables.includes(id) && !op.collection;
-  if (!readsItem) return false;
-  if (typeof explicit === 'boolean') return explicit;
-  if (op.method === 'POST') return false;
-  if (op.method === 'PUT' && op.options.allowCreate === true) return false;
-  return true;
+  return readsItem(op) && throwsOnNotFound(op);
 }
 
 function summaryOf(op: OperationMetadata): string {
   const name = op.resource.shortName;
   if (op.kind === 'GetCollection') return `Retrieves the collection of ${name} resources.`;
-  if (op.method === 'QUERY') return op.collection ? `Queries the collection of ${name} resources with criteria in the request body.` : `Queries the ${name} resource with criteria in the request body.`;
+  if (op.method === 'QUERY')
+    return op.collection
+      ? `Queries the collection of ${name} resources with criteria in the request body.`
+      : `Queries the ${name} resource with criteria in the request body.`;
   switch (op.method) {
     case 'GET':
       return `Retrieves a ${name} resource.`;
     case 'POST':
       return `Creates a ${name} resource.`;
     case 'PUT':
-      return op.options.allowCreate === true ? `Replaces the ${name} resource, or creates it when it does not exist.` : `Replaces the ${name} resource.`;
+      return op.options.allowCreate === true
+        ? `Replaces the ${name} resource, or creates it when it does not exist.`
+        : `Replaces the ${name} resource.`;
     case 'PATCH':
       return `Updates the ${name} resource.`;
     case 'DELETE':
@@ -113,7 +111,16 @@ export const BEARER_SCHEME = 'bearerAuth';
  */
 function securitySchemes(api: ApiMetadata): Record<string, unknown> {
   if (!api.security.jwt) return {};
-  return { securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT in the Authorization header: `Bearer <token>`.' } } };
+  return {
+    securitySchemes: {
+      [BEARER_SCHEME]: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'A JWT in the Authorization header: `Bearer <token>`.',
+      },
+    },
+  };
 }
 
 class Builder {
@@ -152,36 +159,43 @@ class Builder {
 
   /** With the JSON:API format, errors a client asking for it gets as a JSON:API error document. */
   private jsonApiErrors(): Record<string, unknown> {
-    return this.api.settings.formats[JSONAPI_FORMAT] ? { [JSONAPI_MEDIA_TYPE]: { schema: this.registry.errorJsonApi() } } : {};
+    return this.api.settings.formats[JSONAPI_FORMAT]
+      ? { [JSONAPI_MEDIA_TYPE]: { schema: this.registry.errorJsonApi() } }
+      : {};
   }
 
   private violationResponse(): Record<string, unknown> {
     const r = this.registry;
     return {
       description: 'Validation failed (constraint violations).',
-      content: { 'application/problem+json': { schema: { anyOf: [r.constraintViolationJsonLd(), r.constraintViolation()] } }, ...this.jsonApiErrors() },
+      content: {
+        'application/problem+json': { schema: { anyOf: [r.constraintViolationJsonLd(), r.constraintViolation()] } },
+        ...this.jsonApiErrors(),
+      },
     };
   }
 
-  /** The body of a successful answer, per output format. */
+  /** The body of a successful answer, per output format (a bulk POST: the item, or the collection a batch creates). */
   private outputContent(op: OperationMetadata): Record<string, unknown> {
     const r = this.registry;
     const content: Record<string, unknown> = {};
     for (const [format, types] of Object.entries(this.api.settings.formats)) {
       const jsonld = format === 'jsonld';
+      const collection = (): JsonSchema => {
+        if (!jsonld) return { type: 'array', items: r.output(op) };
+        const keys = operationHydraKeys(op, this.api.settings);
+        return {
+          allOf: [
+            r.hydraCollection(keys.prefixed),
+            { type: 'object', properties: { [keys.member]: { type: 'array', items: r.outputJsonLd(op) } } },
+          ],
+        };
+      };
+      const item = (): JsonSchema => (jsonld ? r.outputJsonLd(op) : r.output(op));
       let schema: JsonSchema;
       if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), op.collection);
-      else if (op.collection) {
-        if (jsonld) {
-          const keys = operationHydraKeys(op, this.api.settings);
-          schema = {
-            allOf: [
-              r.hydraCollection(keys.prefixed),
-              { type: 'object', properties: { [keys.member]: { type: 'array', items: r.outputJsonLd(op) } } },
-            ],
-          };
-        } else schema = { type: 'array', items: r.output(op) };
-      } else schema = jsonld ? r.outputJsonLd(op) : r.output(op);
+      else if (op.collection) schema = collection();
+      else schema = op.options.bulk === true ? { oneOf: [item(), collection()] } : item();
       for (const type of types) content[type] = { schema };
     }
     return content;
@@ -190,25 +204,60 @@ class Builder {
   private requestBody(op: OperationMetadata): Record<string, unknown> | undefined {
     const settings = this.api.settings;
     if (op.method === 'QUERY') return this.queryBody(op);
-    if (!BODY_METHODS.has(op.method) || op.options.input === false || optionValue<boolean>(op, settings, 'deserialize') === false) return undefined;
+    if (
+      !BODY_METHODS.has(op.method) ||
+      op.options.input === false ||
+      optionValue<boolean>(op, settings, 'deserialize') === false
+    )
+      return undefined;
     const resource = op.resource;
     const example = bodyExample(resource, this.api, op.method);
     if (op.method === 'PATCH') {
       if (settings.patchFormats.length === 0) return undefined;
       const schema = this.registry.mergePatch(op);
       const patch = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
-      return { description: `The changes to the ${resource.shortName} resource.`, required: true, content: Object.fromEntries(settings.patchFormats.map((t) => [t, patch(t)])) };
+      return {
+        description: `The changes to the ${resource.shortName} resource.`,
+        required: true,
+        content: Object.fromEntries(settings.patchFormats.map((t) => [t, patch(t)])),
+      };
     }
     const schema = this.registry.input(op);
     const types = [...new Set(Object.values(settings.formats).flat())];
+    if (op.method === 'POST' && op.options.bulk === true) return this.bulkBody(op, schema, example);
     const body = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
-    const what = op.method === 'POST' ? `The new ${resource.shortName} resource.` : `The ${resource.shortName} resource: properties absent from the body keep their values, null removes one.`;
+    const what =
+      op.method === 'POST'
+        ? `The new ${resource.shortName} resource.`
+        : `The ${resource.shortName} resource: properties absent from the body keep their values, null removes one.`;
     return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, body(t)])) };
   }
 
   /** A JSON:API request document: its `data` is the resource object (pipeline/jsonapi.ts reads it). */
   private jsonApiBody(op: OperationMetadata): JsonSchema {
     return { type: 'object', required: ['data'], properties: { data: this.registry.inputJsonApi(op) } };
+  }
+
+  /** `bulk: true`: one item, an array of them, or NDJSON lines (README "Bulk writes"). */
+  private bulkBody(op: OperationMetadata, schema: JsonSchema, example: unknown): Record<string, unknown> {
+    const settings = this.api.settings;
+    const types = [...new Set(Object.values(settings.formats).flat())];
+    const batch: JsonSchema = { type: 'array', items: schema, minItems: 1, maxItems: settings.bulkMaxItems };
+    const name = op.resource.shortName;
+    const content: Record<string, unknown> = Object.fromEntries(
+      types.map((t) => [t, { schema: { oneOf: [schema, batch] }, example }]),
+    );
+    // OpenAPI 3.2 describes a sequential media type by the schema of each item; 3.1 has no such field.
+    const lines = `One ${name} object per line (JSON), at most ${settings.bulkMaxItems} lines.`;
+    content[NDJSON_MEDIA_TYPE] =
+      this.version === '3.2'
+        ? { itemSchema: schema, description: lines }
+        : { schema: { type: 'string', description: lines } };
+    return {
+      description: `The new ${name} resource, or an array of them (or NDJSON lines) created together: all of them or none.`,
+      required: true,
+      content,
+    };
   }
 
   private queryBody(op: OperationMetadata): Record<string, unknown> {
@@ -229,49 +278,93 @@ class Builder {
     const name = op.resource.shortName;
     const responses: Record<string, unknown> = {};
     if (op.controller === 'NotFoundAction') {
-      responses['404'] = this.errorResponse('Not found: this route exists to give the items their IRIs and always answers 404.');
+      responses['404'] = this.errorResponse(
+        'Not found: this route exists to give the items their IRIs and always answers 404.',
+      );
       return responses;
     }
-    const status = successStatus(op);
-    const hasBody = status !== 204 && op.options.output !== false && optionValue<boolean>(op, this.api.settings, 'serialize') !== false;
+    const status = successStatus(op, { dispatched: dispatchesOnly(op) });
+    const hasBody =
+      status !== 204 &&
+      op.options.output !== false &&
+      optionValue<boolean>(op, this.api.settings, 'serialize') !== false;
     const hub = resourcePublishes(op.resource, this.api.settings) ? hubUrl(this.api.settings, '') : undefined;
-    const hubLink = hub ? { Link: { description: `Includes <${hub}>; rel="mercure": the Mercure hub publishing the changes of ${name} items.`, schema: { type: 'string' } } } : undefined;
+    const hubLink = hub
+      ? {
+          Link: {
+            description: `Includes <${hub}>; rel="mercure": the Mercure hub publishing the changes of ${name} items.`,
+            schema: { type: 'string' },
+          },
+        }
+      : undefined;
     const success = (description: string, headers?: Record<string, unknown>): Record<string, unknown> => ({
       description: status === 202 ? `${name} accepted: dispatched to the message bus.` : description,
       ...(headers || hubLink ? { headers: { ...headers, ...hubLink } } : {}),
       ...(hasBody ? { content: this.outputContent(op) } : {}),
     });
-    const location = { Location: { description: 'The IRI of the item.', schema: { type: 'string', format: 'iri-reference' } } };
+    const location = {
+      Location: { description: 'The IRI of the item.', schema: { type: 'string', format: 'iri-reference' } },
+    };
     if (op.collection && op.method !== 'POST') responses[status] = success(`${name} collection.`);
-    else if (op.method === 'POST') responses[status] = success(`${name} resource created.`, status === 201 ? location : undefined);
+    else if (op.method === 'POST')
+      responses[status] = success(`${name} resource created.`, status === 201 ? location : undefined);
     else if (op.method === 'PUT' || op.method === 'PATCH') responses[status] = success(`${name} resource updated.`);
-    else if (op.method === 'DELETE') responses[status] = { description: `${name} resource deleted.`, ...(hubLink ? { headers: hubLink } : {}) };
+    else if (op.method === 'DELETE')
+      responses[status] = { description: `${name} resource deleted.`, ...(hubLink ? { headers: hubLink } : {}) };
     else responses[status] = success(`${name} resource.`);
     if (op.method === 'PUT' && op.options.allowCreate === true && op.options.status === undefined) {
       responses['201'] = { ...success(`${name} resource created (it did not exist).`, location) };
     }
 
-    const patchDisabled = op.method === 'PATCH' && this.api.settings.patchFormats.length === 0 && op.options.input !== false && optionValue<boolean>(op, this.api.settings, 'deserialize') !== false;
+    const patchDisabled =
+      op.method === 'PATCH' &&
+      this.api.settings.patchFormats.length === 0 &&
+      op.options.input !== false &&
+      optionValue<boolean>(op, this.api.settings, 'deserialize') !== false;
     const bodyRead = this.requestBody(op) !== undefined && op.method !== 'QUERY';
     const paginated = paginationParameters(this.api, op).length > 0 && op.collection;
     if (op.method === 'QUERY') {
-      responses['400'] = this.errorResponse('The body is not valid JSON, does not decode to a JSON object, or a pagination parameter is invalid.');
-    } else if (bodyRead) responses['400'] = this.errorResponse('Invalid input: malformed JSON, a value of the wrong type or an invalid IRI.');
-    else if (paginated) responses['400'] = this.errorResponse('Invalid pagination parameter (a page below 1, a negative page size…).');
+      responses['400'] = this.errorResponse(
+        'The body is not valid JSON, does not decode to a JSON object, or a pagination parameter is invalid.',
+      );
+    } else if (bodyRead)
+      responses['400'] = this.errorResponse(
+        'Invalid input: malformed JSON, a value of the wrong type or an invalid IRI.',
+      );
+    else if (paginated)
+      responses['400'] = this.errorResponse('Invalid pagination parameter (a page below 1, a negative page size…).');
     if (notFoundPossible(op, this.api)) responses['404'] = this.errorResponse(`${name} resource not found.`);
-    if (bodyRead) responses['413'] = this.errorResponse(`The request body is larger than ${this.api.settings.bodySizeLimit} bytes.`);
+    if (bodyRead)
+      responses['413'] = this.errorResponse(
+        `The request body is larger than ${this.api.settings.bodySizeLimit} bytes.`,
+      );
     if (op.method === 'QUERY') {
       responses['415'] = this.errorResponse('No Content-Type, or one that is neither JSON nor a form.', {
-        'Accept-Query': { description: 'The media types a QUERY body may have.', schema: { type: 'string', const: 'application/x-www-form-urlencoded, application/json' } },
+        'Accept-Query': {
+          description: 'The media types a QUERY body may have.',
+          schema: { type: 'string', const: 'application/x-www-form-urlencoded, application/json' },
+        },
       });
-    } else if (patchDisabled) responses['415'] = this.errorResponse('PATCH is not enabled: the patch_formats setting is empty, so every PATCH answers 415.');
+    } else if (patchDisabled)
+      responses['415'] = this.errorResponse(
+        'PATCH is not enabled: the patch_formats setting is empty, so every PATCH answers 415.',
+      );
     else if (bodyRead) responses['415'] = this.errorResponse('Missing or unsupported Content-Type.');
-    if (bodyRead && BODY_METHODS.has(op.method) && optionValue<boolean>(op, this.api.settings, 'validate') !== false) responses['422'] = this.violationResponse();
+    if (bodyRead && BODY_METHODS.has(op.method) && optionValue<boolean>(op, this.api.settings, 'validate') !== false)
+      responses['422'] = this.violationResponse();
     if (isGuarded(op, this.api.settings)) {
-      responses['401'] = this.errorResponse('Not authenticated: the request has no credentials (and a security rule denies it) or invalid ones.', {
-        'WWW-Authenticate': { description: '`Bearer`, or `Bearer error="invalid_token"` for invalid credentials.', schema: { type: 'string' } },
-      });
-      responses['403'] = this.errorResponse('Access denied: a security rule of this operation denies the authenticated user.');
+      responses['401'] = this.errorResponse(
+        'Not authenticated: the request has no credentials (and a security rule denies it) or invalid ones.',
+        {
+          'WWW-Authenticate': {
+            description: '`Bearer`, or `Bearer error="invalid_token"` for invalid credentials.',
+            schema: { type: 'string' },
+          },
+        },
+      );
+      responses['403'] = this.errorResponse(
+        'Access denied: a security rule of this operation denies the authenticated user.',
+      );
     }
     return responses;
   }
@@ -281,11 +374,17 @@ class Builder {
     if (op.collection && op.method !== 'POST') {
       parameters.push(...paginationParameters(this.api, op));
       // GET reads the criteria from the URL; QUERY from its body.
-      if (op.method !== 'QUERY') parameters.push(...filterParameters(this.api, op).filter((p) => !parameters.some((q) => q.name === p.name && q.in === p.in)));
+      if (op.method !== 'QUERY')
+        parameters.push(
+          ...filterParameters(this.api, op).filter((p) => !parameters.some((q) => q.name === p.name && q.in === p.in)),
+        );
     }
     const deprecation = typeof op.options.deprecationReason === 'string' ? op.options.deprecationReason : undefined;
     // A description the resource passes down to its operations describes the resource, not the operation.
-    const own = typeof op.options.description === 'string' && op.options.description !== op.resource.description ? op.options.description : undefined;
+    const own =
+      typeof op.options.description === 'string' && op.options.description !== op.resource.description
+        ? op.options.description
+        : undefined;
     const description = joinText(own, deprecation && `Deprecated: ${deprecation}`);
     const body = this.requestBody(op);
     return {
@@ -306,7 +405,8 @@ class Builder {
     const tags: Record<string, unknown>[] = [];
     for (const resource of this.api.resources) {
       const visible = resource.operations.filter((o) => !o.hidden);
-      if (visible.length) tags.push({ name: resource.shortName, ...(resource.description ? { description: resource.description } : {}) });
+      if (visible.length)
+        tags.push({ name: resource.shortName, ...(resource.description ? { description: resource.description } : {}) });
       for (const op of visible) this.place(paths, op);
     }
     const omittedNote =
@@ -333,12 +433,19 @@ class Builder {
       this.omitted.push({ method: op.method, path: op.path, operationId: id, reason });
     };
     if (FIXED_METHODS[this.version].includes(method)) {
-      if (method in item) return omit(`Another operation (${(item[method] as { operationId: string }).operationId}) has the same method and path.`);
+      if (method in item)
+        return omit(
+          `Another operation (${(item[method] as { operationId: string }).operationId}) has the same method and path.`,
+        );
       item[method] = this.operation(op, id);
       return;
     }
     if (this.version === '3.1') {
-      return omit(op.method === 'QUERY' ? 'OpenAPI 3.1 has no QUERY method (OpenAPI 3.2 adds the path item field `query`).' : `OpenAPI 3.1 has no place for the ${op.method} method (OpenAPI 3.2 has additionalOperations).`);
+      return omit(
+        op.method === 'QUERY'
+          ? 'OpenAPI 3.1 has no QUERY method (OpenAPI 3.2 adds the path item field `query`).'
+          : `OpenAPI 3.1 has no place for the ${op.method} method (OpenAPI 3.2 has additionalOperations).`,
+      );
     }
     const additional = (item.additionalOperations ??= {}) as Record<string, unknown>;
     if (op.method in additional) return omit('Another operation has the same method and path.');
@@ -364,7 +471,9 @@ const CACHED_VARIANTS = 32;
  * Documents of an API by version and by what the reader may not see, built once each (the metadata
  * never changes while serving).
  */
-export function openApiCache(api: ApiMetadata): (version: SpecVersion, hidden?: ReadonlyMap<string, readonly string[]>) => string {
+export function openApiCache(
+  api: ApiMetadata,
+): (version: SpecVersion, hidden?: ReadonlyMap<string, readonly string[]>) => string {
   const cache = new Map<string, string>();
   return (version, hidden) => {
     const key = hidden?.size ? `${version} ${JSON.stringify([...hidden])}` : version;

@@ -5,7 +5,7 @@
  * a relation's target on its real route), and per request body an object of such values.
  */
 import RandExp from 'randexp';
-import { itemOperation } from '../http/iri.js';
+import { itemOperation } from '../protocol/iri.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 
 const DATE_TIME = '2024-01-15T10:30:00+00:00';
@@ -19,7 +19,11 @@ function patternExample(pattern: string, min = 0, max = Infinity): string | unde
   } catch {
     return undefined;
   }
-  for (const pick of [(a: number, b: number) => a + Math.floor((b - a) / 2), (a: number) => a, (_a: number, b: number) => b]) {
+  for (const pick of [
+    (a: number, b: number) => a + Math.floor((b - a) / 2),
+    (a: number) => a,
+    (_a: number, b: number) => b,
+  ]) {
     const gen = new RandExp(pattern);
     gen.max = Math.max(2, Math.min(8, max));
     gen.randInt = pick;

@@ -11,7 +11,12 @@ const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
 const ANY_OBJECT: JsonSchema = { type: 'object' };
 
 /** The resource object of `schema`'s properties: with `id` and `type` in responses, `id` optional in requests. */
-export function jsonApiResourceObject(api: ApiMetadata, resource: ResourceMetadata, schema: JsonSchema, direction: 'output' | 'input'): JsonSchema {
+export function jsonApiResourceObject(
+  api: ApiMetadata,
+  resource: ResourceMetadata,
+  schema: JsonSchema,
+  direction: 'output' | 'input',
+): JsonSchema {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const attributes: Record<string, JsonSchema> = {};
   const relationships: Record<string, JsonSchema> = {};
@@ -36,22 +41,40 @@ export function jsonApiResourceObject(api: ApiMetadata, resource: ResourceMetada
       id: IRI,
       type: { type: 'string', enum: [resource.shortName] },
       ...(Object.keys(attributes).length > 0 ? { attributes: { type: 'object', properties: attributes } } : {}),
-      ...(Object.keys(relationships).length > 0 ? { relationships: { type: 'object', properties: relationships } } : {}),
+      ...(Object.keys(relationships).length > 0
+        ? { relationships: { type: 'object', properties: relationships } }
+        : {}),
     },
   };
 }
 
 /** A document whose primary data is `object` (or a list of them, with the collection's links and meta). */
 export function jsonApiDocument(object: JsonSchema, collection: boolean): JsonSchema {
-  if (!collection) return { type: 'object', required: ['data'], properties: { data: object, included: { type: 'array', items: ANY_OBJECT } } };
+  if (!collection)
+    return {
+      type: 'object',
+      required: ['data'],
+      properties: { data: object, included: { type: 'array', items: ANY_OBJECT } },
+    };
   const link = { type: 'string', format: 'uri-reference' };
   return {
     type: 'object',
     required: ['data', 'links'],
     properties: {
       data: { type: 'array', items: object },
-      links: { type: 'object', required: ['self'], properties: { self: link, first: link, last: link, prev: link, next: link } },
-      meta: { type: 'object', properties: { totalItems: { type: 'integer' }, itemsPerPage: { type: 'integer' }, currentPage: { type: 'integer' } } },
+      links: {
+        type: 'object',
+        required: ['self'],
+        properties: { self: link, first: link, last: link, prev: link, next: link },
+      },
+      meta: {
+        type: 'object',
+        properties: {
+          totalItems: { type: 'integer' },
+          itemsPerPage: { type: 'integer' },
+          currentPage: { type: 'integer' },
+        },
+      },
       included: { type: 'array', items: ANY_OBJECT },
     },
   };

@@ -34,7 +34,11 @@ export class SchemaRegistry {
    * The resource's schema over `selected` (default: every property) less what the reader may not see, with
    * an `examples` entry on each property that can have one.
    */
-  private resource(resource: ResourceMetadata, mode: SchemaMode, selected: readonly PropertyMetadata[] = resource.properties): JsonSchema {
+  private resource(
+    resource: ResourceMetadata,
+    mode: SchemaMode,
+    selected: readonly PropertyMetadata[] = resource.properties,
+  ): JsonSchema {
     const names = this.hidden?.get(resource.shortName);
     const shown = names ? selected.filter((p) => !names.includes(p.name)) : selected;
     const schema = resourceSchema(resource, mode, shown);
@@ -81,13 +85,17 @@ export class SchemaRegistry {
   /** A resource object in responses as JSON:API writes it (jsonapi-schemas.ts): `Book.jsonapi-read`. */
   outputJsonApi(op: OperationMetadata): JsonSchema {
     const groups = contextGroups(op.options.normalizationContext);
-    return this.add(`${op.resource.shortName}.jsonapi${groupSuffix(groups)}`, () => jsonApiResourceObject(this.api, op.resource, this.outputSchema(op, groups), 'output'));
+    return this.add(`${op.resource.shortName}.jsonapi${groupSuffix(groups)}`, () =>
+      jsonApiResourceObject(this.api, op.resource, this.outputSchema(op, groups), 'output'),
+    );
   }
 
   /** The resource object a JSON:API request body's `data` holds: `Book.jsonapi.input-write`. */
   inputJsonApi(op: OperationMetadata): JsonSchema {
     const groups = contextGroups(op.options.denormalizationContext);
-    return this.add(`${op.resource.shortName}.jsonapi.input${groupSuffix(groups)}`, () => jsonApiResourceObject(this.api, op.resource, this.inputSchema(op, groups), 'input'));
+    return this.add(`${op.resource.shortName}.jsonapi.input${groupSuffix(groups)}`, () =>
+      jsonApiResourceObject(this.api, op.resource, this.inputSchema(op, groups), 'input'),
+    );
   }
 
   /** The JSON:API error document. */
@@ -106,7 +114,13 @@ export class SchemaRegistry {
     const groups = contextGroups(op.options.denormalizationContext);
     return this.add(`${op.resource.shortName}.jsonMergePatch${groupSuffix(groups)}`, () => {
       const { required: _required, ...schema } = this.inputSchema(op, groups);
-      return { ...schema, description: joinText(schema.description as string | undefined, 'JSON Merge Patch (RFC 7396): the properties to change; null removes an optional value.') };
+      return {
+        ...schema,
+        description: joinText(
+          schema.description as string | undefined,
+          'JSON Merge Patch (RFC 7396): the properties to change; null removes an optional value.',
+        ),
+      };
     });
   }
 
@@ -127,10 +141,15 @@ export class SchemaRegistry {
         '@context': IRI,
         '@id': IRI,
         '@type': { type: 'string', const: k('Collection') },
-        [k('totalItems')]: { type: 'integer', minimum: 0, description: 'How many items the whole collection holds (absent under partial pagination).' },
+        [k('totalItems')]: {
+          type: 'integer',
+          minimum: 0,
+          description: 'How many items the whole collection holds (absent under partial pagination).',
+        },
         [k('view')]: {
           type: 'object',
-          description: 'The page this document shows and its neighbours (absent when the collection is not paginated and no parameter applies).',
+          description:
+            'The page this document shows and its neighbours (absent when the collection is not paginated and no parameter applies).',
           properties: {
             '@id': IRI,
             '@type': { type: 'string', const: k('PartialCollectionView') },
@@ -212,7 +231,10 @@ export class SchemaRegistry {
           items: {
             type: 'object',
             properties: {
-              propertyPath: { type: 'string', description: 'The property that violates a constraint (empty for the whole item).' },
+              propertyPath: {
+                type: 'string',
+                description: 'The property that violates a constraint (empty for the whole item).',
+              },
               message: { type: 'string', description: 'The message of the constraint.' },
               code: { type: 'string', description: 'The stable code of the constraint (a UUID).' },
             },
@@ -244,7 +266,8 @@ export class SchemaRegistry {
           required: ['@id', '@type'],
         },
         this.schemas.ConstraintViolation,
-      ));
+      ),
+    );
   }
 }
 
@@ -261,7 +284,10 @@ const HYDRA_ITEM: JsonSchema = {
 
 /** One object schema with the properties and required names of both (`base` first). */
 function merged(base: JsonSchema, schema: JsonSchema): JsonSchema {
-  const required = [...((base.required as string[] | undefined) ?? []), ...((schema.required as string[] | undefined) ?? [])];
+  const required = [
+    ...((base.required as string[] | undefined) ?? []),
+    ...((schema.required as string[] | undefined) ?? []),
+  ];
   return {
     ...schema,
     type: 'object',
@@ -274,7 +300,8 @@ function merged(base: JsonSchema, schema: JsonSchema): JsonSchema {
  * `-read_list` for the groups `["read", "list"]`: one schema per set of groups. Characters a component
  * name may not hold (OpenAPI allows `A-Z a-z 0-9 . _ -`) become `_`: `book:read` → `book_read`.
  */
-const groupSuffix = (groups: string[] | undefined): string => (groups ? `-${groups.join('_')}`.replace(/[^A-Za-z0-9._-]/g, '_') : '');
+const groupSuffix = (groups: string[] | undefined): string =>
+  groups ? `-${groups.join('_')}`.replace(/[^A-Za-z0-9._-]/g, '_') : '';
 
 export function joinText(...parts: (string | undefined)[]): string {
   return parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');

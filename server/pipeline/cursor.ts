@@ -1,18 +1,19 @@
 /**
  * Cursor pagination (`paginationViaCursor`), correct where API Platform is not (its issues
  * #7799, #6477). The cursor is the tuple of the cursor fields plus the identifier as
- * tie-breaker, written in links in the range-filter form of reference-behaviour §7
+ * tie-breaker, written in links in the range-filter form
  * (`id[lt]=8` for a DESC cursor's next page). Bounds on every field of the tuple are read as
  * one tuple comparison, so ties are never skipped or repeated; a bound against the cursor
  * direction (`id[gt]` on a DESC cursor) asks for the page just before it, read backwards.
  * Every page is an indexed keyset scan (never an offset), with exact `next`/`previous`.
  */
-import { buildLink, without, type QueryParams } from '../http/query.js';
+import { buildLink, without, type QueryParams } from '../protocol/query.js';
 import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata } from '../metadata/types.js';
 import type { Condition, Item, Sort } from '../store/types.js';
-import { filterQuery, typedValue } from './filters.js';
-import type { Page, PageRequest } from './pagination.js';
+import { filterQuery } from './filters/query.js';
+import { typedValue } from './filters/values.js';
+import type { CursorLinks, Page, PageRequest } from './page.js';
 import type { OperationState } from './state.js';
 
 type Direction = 'asc' | 'desc';
@@ -31,7 +32,11 @@ const OPS: Record<Direction, { forward: 'gt' | 'lt'; backward: 'gt' | 'lt' }> = 
 /** The cursor of an operation, or undefined when it paginates by page. */
 export function cursorOf(state: OperationState): CursorField[] | undefined {
   const op: OperationMetadata = state.operation;
-  const declared = optionValue<{ field?: unknown; direction?: unknown }[]>(op, state.api.settings, 'paginationViaCursor');
+  const declared = optionValue<{ field?: unknown; direction?: unknown }[]>(
+    op,
+    state.api.settings,
+    'paginationViaCursor',
+  );
   if (!Array.isArray(declared) || declared.length === 0) return undefined;
   // The client's order[field] may turn a cursor field around; the links follow it.
   const order = state.criteria[state.api.settings.orderParameter];
@@ -39,11 +44,13 @@ export function cursorOf(state: OperationState): CursorField[] | undefined {
   const fields: CursorField[] = declared.map((c) => {
     const field = String(c.field);
     const client = String(clientOrder[field] ?? '').toLowerCase();
-    const direction: Direction = client === 'asc' || client === 'desc' ? client : String(c.direction).toLowerCase() === 'asc' ? 'asc' : 'desc';
+    const declaredDirection: Direction = String(c.direction).toLowerCase() === 'asc' ? 'asc' : 'desc';
+    const direction: Direction = client === 'asc' || client === 'desc' ? client : declaredDirection;
     return { field, direction };
   });
   const id = op.resource.identifier?.name;
-  if (id && !fields.some((f) => f.field === id)) fields.push({ field: id, direction: fields[fields.length - 1].direction });
+  if (id && !fields.some((f) => f.field === id))
+    fields.push({ field: id, direction: fields[fields.length - 1].direction });
   return fields;
 }
 
@@ -57,15 +64,18 @@ interface Bound {
  * one by its backward operator (a previous page). Anything else is left to the range filters.
  */
 function boundOf(state: OperationState, fields: CursorField[]): Bound | undefined {
-  const props = (name: string): PropertyMetadata | undefined => state.operation.resource.properties.find((p) => p.name === name);
+  const props = (name: string): PropertyMetadata | undefined =>
+    state.operation.resource.properties.find((p) => p.name === name);
   for (const backward of [false, true]) {
     const values: unknown[] = [];
     for (const f of fields) {
       const given = state.criteria[f.field];
-      const ops = given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : undefined;
+      const ops =
+        given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : undefined;
       const op = backward ? OPS[f.direction].backward : OPS[f.direction].forward;
       const prop = props(f.field);
-      const value = ops && prop ? typedValue({ api: state.api, resource: state.operation.resource }, prop, ops[op]) : undefined;
+      const value =
+        ops && prop ? typedValue({ api: state.api, resource: state.operation.resource }, prop, ops[op]) : undefined;
       if (value === undefined) break;
       values.push(value);
     }
@@ -74,7 +84,8 @@ function boundOf(state: OperationState, fields: CursorField[]): Bound | undefine
   return undefined;
 }
 
-const reversed = (sort: Sort): Sort => sort.map((s) => ({ field: s.field, direction: s.direction === 'asc' ? 'desc' : 'asc' }));
+const reversed = (sort: Sort): Sort =>
+  sort.map((s) => ({ field: s.field, direction: s.direction === 'asc' ? 'desc' : 'asc' }));
 const tuple = (item: Item, fields: CursorField[]): unknown[] => fields.map((f) => item[f.field] ?? null);
 
 /** Criteria without the strict bounds (`lt`, `gt`) of the cursor fields: those are the cursor. */
@@ -92,13 +103,13 @@ function withoutCursorOps(criteria: QueryParams, fields: CursorField[]): QueryPa
   return out;
 }
 
-export interface CursorLinks {
-  next?: string;
-  previous?: string;
-}
-
 /** One page of a cursor-paginated collection, with exact links. */
-export async function readCursorPage(state: OperationState, fields: CursorField[], request: PageRequest, uriWhere: Condition[]): Promise<Page> {
+export async function readCursorPage(
+  state: OperationState,
+  fields: CursorField[],
+  request: PageRequest,
+  uriWhere: Condition[],
+): Promise<Page> {
   const bound = boundOf(state, fields);
   // The bound's operators are the cursor, not range filters; the client's other bounds on the
   // same fields (`id[gte]=3`) stay filters.
@@ -111,15 +122,24 @@ export async function readCursorPage(state: OperationState, fields: CursorField[
   let hasNext: boolean;
   let hasPrevious: boolean;
   if (!bound || !bound.backward) {
-    const rows = n === 0 ? [] : await store.find({ where, sort, limit: n + 1, ...(bound ? { after: { values: bound.values } } : {}) });
+    const rows =
+      n === 0
+        ? []
+        : await store.find({ where, sort, limit: n + 1, ...(bound ? { after: { values: bound.values } } : {}) });
     hasNext = rows.length > n;
     items = rows.slice(0, n);
-    hasPrevious = bound !== undefined && items.length > 0 && (await store.exists({ where, sort: reversed(sort), after: { values: tuple(items[0], fields) } }));
+    hasPrevious =
+      bound !== undefined &&
+      items.length > 0 &&
+      (await store.exists({ where, sort: reversed(sort), after: { values: tuple(items[0], fields) } }));
   } else {
-    const rows = n === 0 ? [] : await store.find({ where, sort: reversed(sort), limit: n + 1, after: { values: bound.values } });
+    const rows =
+      n === 0 ? [] : await store.find({ where, sort: reversed(sort), limit: n + 1, after: { values: bound.values } });
     hasPrevious = rows.length > n;
     items = rows.slice(0, n).reverse();
-    hasNext = items.length > 0 && (await store.exists({ where, sort, after: { values: tuple(items[items.length - 1], fields) } }));
+    hasNext =
+      items.length > 0 &&
+      (await store.exists({ where, sort, after: { values: tuple(items[items.length - 1], fields) } }));
   }
   const total = request.partial ? undefined : await store.count(where);
   const links: CursorLinks = {};

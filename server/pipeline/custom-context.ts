@@ -1,14 +1,14 @@
 /**
- * The context custom code receives (language.md "Custom code"): the operation, URI variables,
+ * The context custom code receives (README, "The language at a glance"; types/apidsl.d.ts): the operation, URI variables,
  * filters, the request (with its attributes Map), the data at hand, the user, and the default
  * persistence as `persist`/`remove`.
  */
 import type { OperationMetadata } from '../metadata/types.js';
-import type { SecurityUser } from '../security/expression.js';
+import type { SecurityUser } from '../expression/expression.js';
 import type { Item } from '../store/types.js';
 import type { OperationState, PublicRequest } from './state.js';
-import { storedForm } from './deserialize.js';
-import { persistItem, removeItem } from './write.js';
+import { storedForm } from './denormalize.js';
+import { persistItem, removeItem } from './persist.js';
 
 export interface PublicOperation {
   name: string;
@@ -33,7 +33,14 @@ export interface CustomContext {
 }
 
 export function publicOperation(op: OperationMetadata): PublicOperation {
-  return { name: op.name, kind: op.kind, method: op.method, uriTemplate: op.path, resource: op.resource.shortName, options: op.options };
+  return {
+    name: op.name,
+    kind: op.kind,
+    method: op.method,
+    uriTemplate: op.path,
+    resource: op.resource.shortName,
+    options: op.options,
+  };
 }
 
 export function customContext(state: OperationState): CustomContext {

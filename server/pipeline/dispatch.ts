@@ -3,7 +3,7 @@
  * received) dispatched to the message bus. A broker that cannot take it answers 503; a sync handler's
  * failure is the request's.
  */
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
 import { busOf, newEnvelope, TransportUnavailableError } from '../messenger/index.js';
 import { requestOrigin } from './publish.js';
 import type { OperationState } from './state.js';
@@ -12,12 +12,20 @@ export async function dispatchData(state: OperationState, input: boolean): Promi
   const op = state.operation;
   const bus = busOf(state.api);
   if (!bus) throw new Error('no message bus for this API');
-  const message = input ? state.request.body : op.method === 'DELETE' ? (state.previousData ?? state.data) : state.data;
-  const envelope = newEnvelope(op.resource.shortName, message, { operation: op.name, method: op.method, origin: requestOrigin(state.request.headers) });
+  let message = op.method === 'DELETE' ? (state.previousData ?? state.data) : state.data;
+  if (input) message = state.request.body;
+  const envelope = newEnvelope(op.resource.shortName, message, {
+    operation: op.name,
+    method: op.method,
+    origin: requestOrigin(state.request.headers),
+  });
   try {
     await bus.dispatch(envelope);
   } catch (e) {
-    if (e instanceof TransportUnavailableError) throw new HttpError(503, 'The message broker cannot be reached; retry later.', { headers: { 'Retry-After': '5' } });
+    if (e instanceof TransportUnavailableError)
+      throw new HttpError(503, 'The message broker cannot be reached; retry later.', {
+        headers: { 'Retry-After': '5' },
+      });
     throw e;
   }
 }

@@ -4,7 +4,7 @@
  * and a body nested thousands deep would exhaust the stack there. The depth is counted by one linear
  * scan of the text, before JSON.parse builds anything.
  */
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../protocol/errors.js';
 
 export const MAX_JSON_DEPTH = 128;
 
@@ -27,7 +27,8 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

@@ -22,4 +22,5 @@ export function cloneJson<T>(value: T): T {
   return root as T;
 }
 
-const emptyLike = (value: object): Record<string, unknown> | unknown[] => (Array.isArray(value) ? new Array<unknown>(value.length) : {});
+const emptyLike = (value: object): Record<string, unknown> | unknown[] =>
+  Array.isArray(value) ? new Array<unknown>(value.length) : {};

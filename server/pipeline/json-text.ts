@@ -8,7 +8,12 @@ export class JsonText {
  * of that key's value: two JSON.stringify calls around the text copied in. No key may be an array index
  * ('0'), which JS objects would put first.
  */
-export function spliced(head: Record<string, unknown>, key: string, value: JsonText, tail: Record<string, unknown>): JsonText {
+export function spliced(
+  head: Record<string, unknown>,
+  key: string,
+  value: JsonText,
+  tail: Record<string, unknown>,
+): JsonText {
   const before = JSON.stringify(head);
   const after = JSON.stringify(tail);
   const opening = before === '{}' ? '{' : `${before.slice(0, -1)},`;

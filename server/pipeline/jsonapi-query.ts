@@ -7,8 +7,8 @@
  * - `include=author,coauthors` names relations whose items join the document's `included` (one level: a
  *   dotted path answers 400), `fields[Book]=title,author` keeps only those members of that type's objects.
  */
-import { badRequest } from '../http/errors.js';
-import type { QueryParams } from '../http/query.js';
+import { badRequest } from '../protocol/errors.js';
+import type { QueryParams } from '../protocol/query.js';
 import { shownProperties } from '../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 
@@ -20,7 +20,11 @@ export interface JsonApiRequest {
 }
 
 /** The query the pipeline reads (pagination and order filter), and what it asks of the document. */
-export function jsonApiQuery(api: ApiMetadata, op: OperationMetadata, query: QueryParams): { query: QueryParams; request: JsonApiRequest } {
+export function jsonApiQuery(
+  api: ApiMetadata,
+  op: OperationMetadata,
+  query: QueryParams,
+): { query: QueryParams; request: JsonApiRequest } {
   const out: QueryParams = { ...query };
   const page = query.page;
   if (isObject(page)) {
@@ -29,18 +33,24 @@ export function jsonApiQuery(api: ApiMetadata, op: OperationMetadata, query: Que
   }
   if (query.sort !== undefined) {
     delete out.sort;
-    out[api.settings.orderParameter] = { ...(isObject(query[api.settings.orderParameter]) ? (query[api.settings.orderParameter] as object) : {}), ...sortOrder(api, op, query.sort) };
+    out[api.settings.orderParameter] = {
+      ...(isObject(query[api.settings.orderParameter]) ? (query[api.settings.orderParameter] as object) : {}),
+      ...sortOrder(api, op, query.sort),
+    };
   }
   const include = typeof query.include === 'string' && query.include !== '' ? query.include.split(',') : [];
   const shown = shownProperties(op, api.settings);
   for (const name of include) {
     if (!shown.some((p) => p.name === name && p.relation)) {
-      throw badRequest(`The relationship path "${name}" cannot be included: it is not a relationship ${op.resource.shortName} shows.`);
+      throw badRequest(
+        `The relationship path "${name}" cannot be included: it is not a relationship ${op.resource.shortName} shows.`,
+      );
     }
   }
   const fields = new Map<string, Set<string>>();
   if (query.fields !== undefined) {
-    if (!isObject(query.fields)) throw badRequest('The "fields" parameter must name a type: fields[Book]=title,author.');
+    if (!isObject(query.fields))
+      throw badRequest('The "fields" parameter must name a type: fields[Book]=title,author.');
     for (const [type, list] of Object.entries(query.fields)) {
       if (typeof list !== 'string') throw badRequest(`The "fields[${type}]" parameter must be a comma-separated list.`);
       fields.set(type, new Set(list.split(',').filter((f) => f !== '')));
@@ -60,7 +70,8 @@ function sortOrder(api: ApiMetadata, op: OperationMetadata, sort: unknown): Reco
   const order: Record<string, string> = {};
   for (const entry of sort.split(',')) {
     const field = entry.startsWith('-') ? entry.slice(1) : entry;
-    if (!sortable.has(field)) throw badRequest(`Sorting by "${field}" is not supported: no order filter of this operation covers it.`);
+    if (!sortable.has(field))
+      throw badRequest(`Sorting by "${field}" is not supported: no order filter of this operation covers it.`);
     order[field] = entry.startsWith('-') ? 'desc' : 'asc';
   }
   return order;

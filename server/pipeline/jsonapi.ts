@@ -12,7 +12,7 @@
  * - a request body is a document whose `data` holds `attributes` and `relationships`: it is turned
  *   into the plain JSON object the rest of the pipeline reads.
  */
-import { badRequest, type HttpError, type Violation } from '../http/errors.js';
+import { badRequest, type HttpError, type Violation } from '../protocol/errors.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import type { RelationOutput } from './normalize.js';
@@ -25,7 +25,12 @@ const RESERVED = new Set(['id', 'type', 'links', 'relationships', 'included']);
 const MEMBER_NAME = /^[a-zA-Z0-9](?:[-\w]*[a-zA-Z0-9])?$/;
 export const isAttributeName = (name: string): boolean => !RESERVED.has(name) && MEMBER_NAME.test(name);
 
-export type JsonApiResource = { id: string; type: string; attributes?: Record<string, unknown>; relationships?: Record<string, unknown> };
+export type JsonApiResource = {
+  id: string;
+  type: string;
+  attributes?: Record<string, unknown>;
+  relationships?: Record<string, unknown>;
+};
 
 /** One item as a JSON:API resource object, with the properties the operation shows. */
 export function resourceObject(
@@ -38,13 +43,15 @@ export function resourceObject(
 ): JsonApiResource {
   const attributes: Record<string, unknown> = {};
   const relationships: Record<string, unknown> = {};
-  const properties = resource.properties.length > 0 ? shown : Object.keys(item).map((name) => ({ name }) as PropertyMetadata);
+  const properties =
+    resource.properties.length > 0 ? shown : Object.keys(item).map((name) => ({ name }) as PropertyMetadata);
   for (const p of properties) {
     const value = p.relation && relation && item[p.name] != null ? relation(p, item[p.name]) : item[p.name];
     if (p.relation) {
       const type = api.resource(p.relation)?.shortName ?? p.relation;
       const identifier = (id: unknown) => ({ type, id: String(id) });
-      if (p.array) relationships[p.name] = { data: Array.isArray(value) ? [...new Set(value.map(String))].map(identifier) : [] };
+      if (p.array)
+        relationships[p.name] = { data: Array.isArray(value) ? [...new Set(value.map(String))].map(identifier) : [] };
       else relationships[p.name] = { data: value === undefined || value === null ? null : identifier(value) };
     } else if (value !== undefined && value !== null && !p.identifier && isAttributeName(p.name)) {
       attributes[p.name] = value;
@@ -69,7 +76,13 @@ export function collectionEnvelope(
 }
 
 /** The Hydra view keys under their JSON:API names, for pageView(). */
-export const JSONAPI_VIEW_KEYS = { viewType: 'PartialCollectionView', first: 'first', last: 'last', previous: 'prev', next: 'next' };
+export const JSONAPI_VIEW_KEYS = {
+  viewType: 'PartialCollectionView',
+  first: 'first',
+  last: 'last',
+  previous: 'prev',
+  next: 'next',
+};
 
 /** An error as a JSON:API error document; violations become one error object each, pointing at their attribute. */
 export function errorDocument(error: HttpError): Record<string, unknown> {
@@ -114,7 +127,8 @@ export function requestBody(resource: ResourceMetadata, body: unknown): Record<s
   if (data.relationships !== undefined) {
     if (!isObject(data.relationships)) throw badRequest('The "relationships" member must be an object.');
     for (const [name, relationship] of Object.entries(data.relationships)) {
-      if (!isObject(relationship) || !('data' in relationship)) throw badRequest(`The relationship "${name}" must have a "data" member.`);
+      if (!isObject(relationship) || !('data' in relationship))
+        throw badRequest(`The relationship "${name}" must have a "data" member.`);
       out[name] = linkage(name, relationship.data);
     }
   }
@@ -124,7 +138,8 @@ export function requestBody(resource: ResourceMetadata, body: unknown): Record<s
 function linkage(name: string, data: unknown): unknown {
   if (data === null) return null;
   if (Array.isArray(data)) return data.map((d) => linkage(name, d));
-  if (!isObject(data) || typeof data.id !== 'string') throw badRequest(`The relationship "${name}" must hold resource identifiers with a string "id".`);
+  if (!isObject(data) || typeof data.id !== 'string')
+    throw badRequest(`The relationship "${name}" must hold resource identifiers with a string "id".`);
   return data.id;
 }
 

@@ -9,7 +9,7 @@
  * - a plain property: the items whose property equals the variable (as the property's type).
  * A variable that binds to nothing is a checker error; at run time it matches nothing.
  */
-import { itemIri } from '../http/iri.js';
+import { itemIri } from '../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Condition, Item } from '../store/types.js';
 
@@ -52,7 +52,8 @@ function makeBindings(api: ApiMetadata, op: OperationMetadata): UriBinding[] {
 
 function propertyBinding(api: ApiMetadata, resource: ResourceMetadata, variable: string): UriBinding {
   const property = resource.properties.find((p) => p.name === variable);
-  if (!property || property.type === 'json' || (property.array && !property.relation)) return { variable, kind: 'none' };
+  if (!property || property.type === 'json' || (property.array && !property.relation))
+    return { variable, kind: 'none' };
   if (!property.relation) return { variable, kind: 'equal', property };
   if (property.array) return { variable, kind: 'none' }; // a list of IRIs cannot be compared (use links with fromProperty)
   const from = api.resource(property.relation);
@@ -70,9 +71,12 @@ function linkBinding(api: ApiMetadata, resource: ResourceMetadata, variable: str
     if (!property?.relation || property.array || !target || !field) return { variable, kind: 'none' };
     return { variable, kind: 'toProperty', property, from: target, fromField: field };
   }
-  if (link.fromProperty && from && fromField) return { variable, kind: 'fromProperty', fromProperty: link.fromProperty, from, fromField };
+  if (link.fromProperty && from && fromField)
+    return { variable, kind: 'fromProperty', fromProperty: link.fromProperty, from, fromField };
   const property = resource.properties.find((p) => p.name === (link.identifiers?.[0] ?? variable));
-  return property && !property.relation && property.type !== 'json' && !property.array ? { variable, kind: 'equal', property } : { variable, kind: 'none' };
+  return property && !property.relation && property.type !== 'json' && !property.array
+    ? { variable, kind: 'equal', property }
+    : { variable, kind: 'none' };
 }
 
 /** A URI variable as the property's type (an int only matches digits); undefined when it cannot match. */
@@ -112,7 +116,9 @@ export async function linkConditions(ctx: LinkContext): Promise<Condition[] | un
       continue;
     }
     // fromProperty: the from item lists the IRIs of the items.
-    const [fromItem] = await ctx.collectionOf(binding.from).find({ where: [{ op: 'eq', field: binding.fromField, value: fromValue }], limit: 1 });
+    const [fromItem] = await ctx
+      .collectionOf(binding.from)
+      .find({ where: [{ op: 'eq', field: binding.fromField, value: fromValue }], limit: 1 });
     const iris = listed(fromItem, binding.fromProperty);
     const idProp = resource.identifier;
     if (!idProp) return undefined;
@@ -125,11 +131,16 @@ export async function linkConditions(ctx: LinkContext): Promise<Condition[] | un
 
 function listed(item: Item | undefined, property: string): string[] {
   const value = item?.[property];
-  return (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]).filter((v): v is string => typeof v === 'string');
+  return [value ?? []].flat().filter((v): v is string => typeof v === 'string');
 }
 
 /** The identifier an item IRI of the resource carries (its last path segment), typed. */
 function idFromIri(resource: ResourceMetadata, iri: string): unknown {
-  const segment = decodeURIComponent(iri.replace(/[?#].*$/, '').split('/').pop() ?? '');
+  const segment = decodeURIComponent(
+    iri
+      .replace(/[?#].*$/, '')
+      .split('/')
+      .pop() ?? '',
+  );
   return typedValue(resource.identifier, segment);
 }

@@ -21,7 +21,8 @@ export function storePersistence(api: ApiMetadata, collections: Map<string, Coll
     return typeof v === 'string' || typeof v === 'number' ? v : undefined;
   };
   /** The operation whose `mercure` option governs updates made by handlers: the first that publishes. */
-  const publishing = (resource: ResourceMetadata): OperationMetadata | undefined => resource.operations.find((o) => mercureOptions(o, api.settings));
+  const publishing = (resource: ResourceMetadata): OperationMetadata | undefined =>
+    resource.operations.find((o) => mercureOptions(o, api.settings));
   return {
     async persist(messageClass, item, origin) {
       const { resource, collection } = target(messageClass);

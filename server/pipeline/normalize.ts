@@ -2,7 +2,7 @@
  * One item as a response shows it: JSON-LD (`@id`, `@type`, then the properties; write-only ones and
  * nulls left out) or plain JSON, and the operation whose route builds the IRIs of the items shown.
  */
-import { itemOperation } from '../http/iri.js';
+import { itemOperation } from '../protocol/iri.js';
 import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 
@@ -10,12 +10,15 @@ import type { Item } from '../store/types.js';
 export function iriOperation(op: OperationMetadata): OperationMetadata | undefined {
   const template = op.options.itemUriTemplate;
   if (typeof template === 'string') {
-    const named = op.resource.operations.find((o) => !o.collection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)));
+    const named = op.resource.operations.find(
+      (o) => !o.collection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)),
+    );
     if (named) return named;
   }
   // An item read by an item Get keeps that Get's URL as its @id; any other operation (a PUT, a PATCH
   // or a custom route, whose URL may answer 405 to GET) shows the canonical item IRI.
-  if (!op.collection && op.method === 'GET' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000')) return op;
+  if (!op.collection && op.method === 'GET' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000'))
+    return op;
   return itemOperation(op.resource);
 }
 
@@ -40,7 +43,8 @@ export function normalizeItem(
   if (declared) {
     for (const p of shown) {
       const v = item[p.name];
-      if (v !== undefined && v !== null && !hidden?.has(p.name)) out[p.name] = relation && p.relation ? relation(p, v) : v;
+      if (v !== undefined && v !== null && !hidden?.has(p.name))
+        out[p.name] = relation && p.relation ? relation(p, v) : v;
     }
   } else {
     for (const [k, v] of Object.entries(item)) if (v !== undefined && v !== null && !k.startsWith('@')) out[k] = v;

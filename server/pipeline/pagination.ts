@@ -1,35 +1,13 @@
 /**
- * Page-based pagination (reference-behaviour §2.2–§3): what the request asks for (with the
+ * Page-based pagination (docs/behaviour.md, "Collections and pagination"): what the request asks for (with the
  * client switches honoured only when enabled, PHP's casts and the 400s), the store query for
  * one page, and the `view` of the collection document.
  */
-import { badRequest } from '../http/errors.js';
-import { buildLink, phpBool, phpInt, without, type QueryParams } from '../http/query.js';
+import { badRequest } from '../protocol/errors.js';
+import { buildLink, phpBool, phpInt, without, type QueryParams } from '../protocol/query.js';
 import { optionValue, perOperation } from '../metadata/options.js';
-import type { CursorLinks } from './cursor.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
-
-export interface PageRequest {
-  enabled: boolean;
-  partial: boolean;
-  page: number;
-  itemsPerPage: number;
-}
-
-/** A page of results; `total` is undefined under partial pagination (no count query). */
-export interface Page {
-  items: unknown[];
-  request: PageRequest;
-  total?: number;
-  /** Set for cursor pagination: its links, computed from the page's first and last items. */
-  cursor?: CursorLinks;
-  /** A partial paginator's own word on whether a next page exists. */
-  hasNext?: boolean;
-  /** `items` are the members' JSON-LD texts as the store rendered them (rendering.ts), not items. */
-  rendered?: boolean;
-  /** Unpaginated store reads: the items, streamed (then `items` is empty and `total` unknown). */
-  stream?: AsyncIterable<unknown>;
-}
+import type { Page, PageRequest } from './page.js';
 
 /** The largest offset we accept: beyond it `(page - 1) * limit` would not be exact. */
 const MAX_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
@@ -78,10 +56,17 @@ export function pageRequest(op: OperationMetadata, settings: Settings, query: Qu
   return { enabled, partial, page: enabled ? Number(page) : 1, itemsPerPage: Number(itemsPerPage) };
 }
 
-export const lastPage = (total: number, itemsPerPage: number): number => (itemsPerPage > 0 ? Math.max(1, Math.ceil(total / itemsPerPage)) : 1);
+export const lastPage = (total: number, itemsPerPage: number): number =>
+  itemsPerPage > 0 ? Math.max(1, Math.ceil(total / itemsPerPage)) : 1;
 
 /** The `view` object of a page-paginated collection document, or undefined when it has none. */
-export function pageView(page: Page, path: string, query: QueryParams, settings: Settings, keys: ViewKeys): Record<string, unknown> | undefined {
+export function pageView(
+  page: Page,
+  path: string,
+  query: QueryParams,
+  settings: Settings,
+  keys: ViewKeys,
+): Record<string, unknown> | undefined {
   const params = without(query, settings.pageParameter);
   if (page.cursor) {
     // Cursor pages always have a view (a partial paginator counts as paginated), never first/last.
@@ -96,14 +81,19 @@ export function pageView(page: Page, path: string, query: QueryParams, settings:
   const paginated = request.enabled && (request.partial || last !== 1);
   if (!applied && !paginated) return undefined;
   const link = (n: number): string => buildLink(path, params, [[settings.pageParameter, n]]);
-  const view: Record<string, unknown> = { '@id': paginated ? link(request.page) : buildLink(path, params), '@type': keys.viewType };
+  const view: Record<string, unknown> = {
+    '@id': paginated ? link(request.page) : buildLink(path, params),
+    '@type': keys.viewType,
+  };
   if (!paginated) return view;
   if (!request.partial && last !== undefined) {
     view[keys.first] = link(1);
     view[keys.last] = link(last);
   }
   if (request.page !== 1) view[keys.previous] = link(request.page - 1);
-  const hasNext = request.partial ? (page.hasNext ?? (page.items.length >= request.itemsPerPage && request.itemsPerPage > 0)) : last !== undefined && request.page < last;
+  const hasNext = request.partial
+    ? (page.hasNext ?? (page.items.length >= request.itemsPerPage && request.itemsPerPage > 0))
+    : last !== undefined && request.page < last;
   if (hasNext) view[keys.next] = link(request.page + 1);
   return view;
 }

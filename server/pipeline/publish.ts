@@ -1,17 +1,15 @@
 /**
- * Stage "publish": the Mercure updates of the changes a write committed. A saved item is published as the
- * document its item Get answers (the same serializer run on the Get operation), a removed one as
- * `{"@id": …}`. Runs after "write", so only committed changes are published; publishing never waits.
+ * The Mercure updates of committed changes (the "publish" stage's, and a message handler's): a saved item
+ * is published as the document its item Get answers (the same serializer run on the Get operation), a
+ * removed one as `{"@id": …}`. Publishing never waits.
  */
 import type { Logger } from 'pino';
-import { itemIri, itemOperation } from '../http/iri.js';
+import { itemIri, itemOperation } from '../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import { changeUpdate, mercureOptions, type Publisher } from '../realtime/index.js';
 import type { Item } from '../store/types.js';
-import { serialize } from './serialize.js';
-import type { OperationState } from './state.js';
-
-export type Change = { kind: 'saved' | 'removed'; item: Item };
+import { serialize } from './stages/serialize.js';
+import type { Change, OperationState } from './state.js';
 
 const publishers = new WeakMap<ApiMetadata, Publisher>();
 
@@ -24,21 +22,22 @@ export function usePublisher(api: ApiMetadata, publisher: Publisher | undefined)
 export const requestOrigin = (headers: Record<string, string | string[] | undefined>): string | undefined =>
   typeof headers.host === 'string' && headers.host ? `http://${headers.host}` : undefined;
 
-export function publishUpdates(state: OperationState): void {
-  if (!state.changes?.length) return;
-  const origin = requestOrigin(state.request.headers);
-  for (const change of state.changes) publishChange(state.api, state.operation, change, origin);
-}
-
 /** Publishes one committed change when `op` (the operation that made it) has Mercure on. */
-export function publishChange(api: ApiMetadata, op: OperationMetadata, change: Change, origin: string | undefined, logger?: Logger): void {
+export function publishChange(
+  api: ApiMetadata,
+  op: OperationMetadata,
+  change: Change,
+  origin: string | undefined,
+  logger?: Logger,
+): void {
   const publisher = publishers.get(api);
   const options = publisher && mercureOptions(op, api.settings);
   if (!publisher || !options) return;
   const resource = op.resource;
   try {
     const iri = itemIri(resource, change.item, itemOperation(resource));
-    const data = change.kind === 'removed' ? JSON.stringify({ '@id': iri }) : documentAsGet(api, resource, change.item, origin);
+    const data =
+      change.kind === 'removed' ? JSON.stringify({ '@id': iri }) : documentAsGet(api, resource, change.item, origin);
     publisher.publish(changeUpdate(options, iri, origin, data));
   } catch (e) {
     logger?.error({ err: e }, 'mercure: update not built');

@@ -4,11 +4,11 @@
  * (validateItem). One difference: a given identifier is kept even when the property is read-only, so
  * that an export imports back with its identifiers.
  */
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
-import { denormalize } from './deserialize.js';
-import { iriResolver } from './input.js';
+import { iriResolver } from '../protocol/iri.js';
+import { denormalize } from './denormalize.js';
 import { isItem } from './state.js';
 import { validateItem } from './validate.js';
 import { validationFailed } from './violations.js';
@@ -22,7 +22,10 @@ export function recordItem(api: ApiMetadata, resource: ResourceMetadata, record:
   if (id) delete body[id.name];
   const item = denormalize(resource, body, 'create', null, iriResolver(api));
   if (id && given !== undefined) {
-    const valid = id.type === 'int' ? Number.isSafeInteger(given) && (given as number) > 0 : typeof given === 'string' && given !== '';
+    const valid =
+      id.type === 'int'
+        ? Number.isSafeInteger(given) && (given as number) > 0
+        : typeof given === 'string' && given !== '';
     if (!valid) throw new HttpError(400, `Invalid identifier value: ${JSON.stringify(given)}.`);
     item[id.name] = given;
   }

@@ -4,11 +4,11 @@
  * "Relations"). IRIs of another resource or that match no item route were already refused by
  * denormalize(); values the write leaves as they were are not looked up again.
  */
-import { badRequest, type Violation } from '../http/errors.js';
-import type { IriResolver } from '../http/iri.js';
+import { badRequest, type Violation } from '../protocol/errors.js';
+import type { IriResolver } from '../protocol/iri.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
-import { relationViolation } from './deserialize.js';
+import { relationViolation } from './denormalize.js';
 import { typedValue } from './links.js';
 
 /**
@@ -31,14 +31,25 @@ export async function checkRelations(
       if (typeof iri !== 'string' || before.has(iri) || (await exists(iri, iris, collectionOf))) continue;
       const detail = `Item not found for "${iri}".`;
       if (!collected) throw badRequest(detail);
-      collected.push(relationViolation(Array.isArray(value) ? `${property.name}[${index}]` : property.name, property.relation, detail));
+      collected.push(
+        relationViolation(
+          Array.isArray(value) ? `${property.name}[${index}]` : property.name,
+          property.relation,
+          detail,
+        ),
+      );
     }
   }
 }
 
-const iriList = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+const iriList = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
 
-async function exists(iri: string, iris: IriResolver, collectionOf: (resource: ResourceMetadata) => Collection): Promise<boolean> {
+async function exists(
+  iri: string,
+  iris: IriResolver,
+  collectionOf: (resource: ResourceMetadata) => Collection,
+): Promise<boolean> {
   const match = iris.match(iri);
   const id = match?.resource.identifier;
   if (!match || !id) return false;
@@ -46,9 +57,21 @@ async function exists(iri: string, iris: IriResolver, collectionOf: (resource: R
   if (value === undefined) return false;
   // Other route variables (`/authors/{authorId}/books/{id}`) must hold on the item as well.
   const where = Object.entries(match.variables)
-    .filter(([name]) => name !== id.name && match.resource.properties.some((p) => p.name === name && !p.relation && !p.array))
-    .map(([name, raw]) => ({ op: 'eq' as const, field: name, value: typedValue(match.resource.properties.find((p) => p.name === name), raw) }));
+    .filter(
+      ([name]) => name !== id.name && match.resource.properties.some((p) => p.name === name && !p.relation && !p.array),
+    )
+    .map(([name, raw]) => ({
+      op: 'eq' as const,
+      field: name,
+      value: typedValue(
+        match.resource.properties.find((p) => p.name === name),
+        raw,
+      ),
+    }));
   if (where.some((c) => c.value === undefined)) return false;
-  const found = await collectionOf(match.resource).find({ where: [{ op: 'eq', field: id.name, value }, ...where], limit: 1 });
+  const found = await collectionOf(match.resource).find({
+    where: [{ op: 'eq', field: id.name, value }, ...where],
+    limit: 1,
+  });
   return found.length > 0;
 }

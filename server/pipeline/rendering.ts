@@ -10,14 +10,14 @@
  * `security` that reads the items (what such a page shows depends on the user).
  */
 import { createHash } from 'node:crypto';
-import { itemIri, itemOperation } from '../http/iri.js';
+import { itemIri, itemOperation } from '../protocol/iri.js';
 import { perOperation } from '../metadata/options.js';
 import { restrictsOutput } from '../metadata/property-access.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { CollectionSpec, Item, Rendering } from '../store/types.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { iriOperation, normalizeItem } from './normalize.js';
-import { securityReadsObject } from './security.js';
+import { securityReadsObject } from './guards.js';
 
 /**
  * Part of every rendering version, with the package's: bump it when normalizeItem or itemIri change what
@@ -35,7 +35,14 @@ function memberRendering(resource: ResourceMetadata): Rendering | undefined {
   const via = itemOperation(resource);
   const idName = resource.identifier?.name;
   if (!via || idName === undefined || via.uriVariables.some((name) => name !== idName)) return undefined;
-  const recipe = [RECIPE, PACKAGE_VERSION, resource.shortName, via.path, idName, resource.properties.map((p) => [p.name, p.writeOnly])];
+  const recipe = [
+    RECIPE,
+    PACKAGE_VERSION,
+    resource.shortName,
+    via.path,
+    idName,
+    resource.properties.map((p) => [p.name, p.writeOnly]),
+  ];
   return {
     version: createHash('sha1').update(JSON.stringify(recipe)).digest('base64url'),
     render: (item: Item) => JSON.stringify(normalizeItem(resource, item, true, () => itemIri(resource, item, via))),
@@ -45,10 +52,15 @@ function memberRendering(resource: ResourceMetadata): Rendering | undefined {
 /** Whether the operation's page may be the stored member texts (the store still decides whether it has them). */
 export const showsRenderedMembers = perOperation(
   (op, settings): boolean =>
-    op.collection && !op.provider && !op.processor && !op.controller && iriOperation(op) === itemOperation(op.resource) &&
+    op.collection &&
+    !op.provider &&
+    !op.processor &&
+    !op.controller &&
+    iriOperation(op) === itemOperation(op.resource) &&
     !restrictsOutput(op, settings) &&
     // What a member shows (or whether the page is shown) may depend on the user.
-    !op.resource.properties.some((p) => p.security) && !securityReadsObject(op, settings),
+    !op.resource.properties.some((p) => p.security) &&
+    !securityReadsObject(op, settings),
 );
 
 /** The plain JSON member of a rendered JSON-LD member: the same text without its `@id` and `@type`. */

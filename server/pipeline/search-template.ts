@@ -1,29 +1,15 @@
 /**
- * The Hydra `search` IriTemplate of a collection (reference-behaviour §2.1): one variable per
+ * The Hydra `search` IriTemplate of a collection (docs/behaviour.md, "Filters and QUERY"): one variable per
  * query parameter the operation's filters and parameters understand, as API Platform's
  * filter descriptions name them (`title`, `title[]`, `price[gt]`, `order[title]`, …).
  */
-import type { HydraKeys } from '../http/hydra.js';
+import type { HydraKeys } from '../protocol/hydra.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata } from '../metadata/types.js';
+import { filterKind } from './filters/index.js';
 
-/** The query parameter names of one filter on one property, with the property they act on. */
-export function filterVariables(api: ApiMetadata, filter: FilterMetadata, property: string): string[] {
-  const s = api.settings;
-  switch (filter.kind) {
-    case 'search':
-      return [property, `${property}[]`];
-    case 'range':
-      return ['between', 'gt', 'gte', 'lt', 'lte'].map((op) => `${property}[${op}]`);
-    case 'date':
-      return ['before', 'strictly_before', 'after', 'strictly_after'].map((op) => `${property}[${op}]`);
-    case 'order':
-      return [`${s.orderParameter}[${property}]`];
-    case 'exists':
-      return [`${s.existsParameter}[${property}]`];
-    case 'boolean':
-      return [property];
-  }
-}
+/** The query parameter names of one filter on one property (its kind's module says which). */
+export const filterVariables = (api: ApiMetadata, filter: FilterMetadata, property: string): string[] =>
+  filterKind(filter.kind).variables(api.settings, property);
 
 type Variable = { variable: string; property: string; required: boolean };
 const variablesOf = new WeakMap<OperationMetadata, Variable[]>();
@@ -43,23 +29,36 @@ function computeVariables(api: ApiMetadata, op: OperationMetadata): Variable[] {
     if (!filter) continue;
     for (const { name: property } of filter.properties) {
       if (!known.has(property)) continue;
-      for (const variable of filterVariables(api, filter, property)) if (!out.has(variable)) out.set(variable, { variable, property, required: false });
+      for (const variable of filterVariables(api, filter, property))
+        if (!out.has(variable)) out.set(variable, { variable, property, required: false });
     }
   }
-  const parameters = (op.options.parameters as Record<string, { property?: string; required?: boolean }> | undefined) ?? {};
+  const parameters =
+    (op.options.parameters as Record<string, { property?: string; required?: boolean }> | undefined) ?? {};
   for (const [variable, spec] of Object.entries(parameters)) {
-    if (!out.has(variable)) out.set(variable, { variable, property: spec?.property ?? variable, required: spec?.required === true });
+    if (!out.has(variable))
+      out.set(variable, { variable, property: spec?.property ?? variable, required: spec?.required === true });
   }
   return [...out.values()];
 }
 
-export function searchTemplate(api: ApiMetadata, op: OperationMetadata, path: string, keys: HydraKeys): Record<string, unknown> | undefined {
+export function searchTemplate(
+  api: ApiMetadata,
+  op: OperationMetadata,
+  path: string,
+  keys: HydraKeys,
+): Record<string, unknown> | undefined {
   const variables = operationVariables(api, op);
   if (variables.length === 0) return undefined;
   return {
     '@type': keys.iriTemplateType,
     [keys.template]: `${path}{?${variables.map((v) => v.variable).join(',')}}`,
     [keys.variableRepresentation]: 'BasicRepresentation',
-    [keys.mapping]: variables.map((v) => ({ '@type': 'IriTemplateMapping', variable: v.variable, property: v.property, required: v.required })),
+    [keys.mapping]: variables.map((v) => ({
+      '@type': 'IriTemplateMapping',
+      variable: v.variable,
+      property: v.property,
+      required: v.required,
+    })),
   };
 }

@@ -3,15 +3,24 @@
  * (its public shape is declared in types/apidsl.d.ts).
  */
 import type { Logger } from 'pino';
-import type { Format } from '../http/negotiation.js';
-import type { QueryParams } from '../http/query.js';
+import type { Format } from '../protocol/negotiation.js';
+import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';
-import type { IncludedItem } from './jsonapi-include.js';
 import type { JsonApiRequest } from './jsonapi-query.js';
-import type { Page } from './pagination.js';
-import type { Change } from './publish.js';
+import type { Page } from './page.js';
+
+/** An item of the `included` member: its resource, the operation whose shape it takes, its IRI (a path). */
+export interface IncludedItem {
+  resource: ResourceMetadata;
+  via: OperationMetadata;
+  item: Item;
+  iri: string;
+}
+
+/** An item a write committed: stored (`saved`) or deleted (`removed`), for the "publish" stage. */
+export type Change = { kind: 'saved' | 'removed'; item: Item };
 
 /** The request as custom code sees it. */
 export interface PublicRequest {

@@ -5,7 +5,7 @@
  * 2 (REL_PATH) is warned by the checker as not supported yet, and served as absolute paths.
  * IRIs are stored and matched as absolute paths (iri.ts `iriPath`), whatever style wrote them.
  */
-import { itemOperation } from '../http/iri.js';
+import { itemOperation } from '../protocol/iri.js';
 import { optionValue } from '../metadata/options.js';
 import type { RelationOutput } from './normalize.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
@@ -20,9 +20,12 @@ const asPath: UrlStyle = (path) => path;
 
 /** The style of an operation's strategy, for a request whose origin is `origin` (`http://host:port`). */
 export function urlStyle(op: OperationMetadata | undefined, settings: Settings, origin: string): UrlStyle {
-  const strategy = op ? optionValue<number>(op, settings, 'urlGenerationStrategy') : settings.defaults.urlGenerationStrategy;
+  const strategy = op
+    ? optionValue<number>(op, settings, 'urlGenerationStrategy')
+    : settings.defaults.urlGenerationStrategy;
   if (strategy === ABS_URL) return (path) => (path.startsWith('/') ? origin + path : path);
-  if (strategy === NET_PATH) return (path) => (path.startsWith('/') ? origin.replace(/^[a-z][a-z0-9+.-]*:/i, '') + path : path);
+  if (strategy === NET_PATH)
+    return (path) => (path.startsWith('/') ? origin.replace(/^[a-z][a-z0-9+.-]*:/i, '') + path : path);
   return asPath;
 }
 
@@ -36,13 +39,20 @@ export const itemStyle = (resource: ResourceMetadata | undefined, settings: Sett
  */
 export function showsPathsOnly(op: OperationMetadata, api: ApiMetadata): boolean {
   const targets = op.resource.properties.filter((p) => p.relation).map((p) => api.resource(p.relation!));
-  return [op, itemOperation(op.resource), ...targets.map((r) => r && itemOperation(r))].every((o) => urlStyle(o, api.settings, '') === asPath);
+  return [op, itemOperation(op.resource), ...targets.map((r) => r && itemOperation(r))].every(
+    (o) => urlStyle(o, api.settings, '') === asPath,
+  );
 }
 
 /** Stored relation values (an IRI or a list of them) in the style of their targets' item IRIs; undefined when all are paths. */
-export function relationOutput(api: ApiMetadata, resource: ResourceMetadata, origin: string): RelationOutput | undefined {
+export function relationOutput(
+  api: ApiMetadata,
+  resource: ResourceMetadata,
+  origin: string,
+): RelationOutput | undefined {
   const styles = new Map<string, UrlStyle>();
-  for (const p of resource.properties) if (p.relation) styles.set(p.name, itemStyle(api.resource(p.relation), api.settings, origin));
+  for (const p of resource.properties)
+    if (p.relation) styles.set(p.name, itemStyle(api.resource(p.relation), api.settings, origin));
   if ([...styles.values()].every((s) => s === asPath)) return undefined;
   return (p, value) => {
     const style = styles.get(p.name) ?? asPath;
@@ -52,7 +62,12 @@ export function relationOutput(api: ApiMetadata, resource: ResourceMetadata, ori
 }
 
 /** A page's `view` with its links (every value that is an absolute path) in the style. */
-export function styledView(view: Record<string, unknown> | undefined, style: UrlStyle): Record<string, unknown> | undefined {
+export function styledView(
+  view: Record<string, unknown> | undefined,
+  style: UrlStyle,
+): Record<string, unknown> | undefined {
   if (!view || style === asPath) return view;
-  return Object.fromEntries(Object.entries(view).map(([k, v]) => [k, typeof v === 'string' && v.startsWith('/') ? style(v) : v]));
+  return Object.fromEntries(
+    Object.entries(view).map(([k, v]) => [k, typeof v === 'string' && v.startsWith('/') ? style(v) : v]),
+  );
 }

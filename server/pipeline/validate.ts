@@ -5,7 +5,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { DefinedError, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { Violation } from '../http/errors.js';
+import type { Violation } from '../protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { resourceSchema } from './schema.js';
@@ -35,11 +35,18 @@ const GROUPED_CONSTRAINTS = ['required', 'minimum', 'maximum', 'minLength', 'max
  * left out (the short form is in `Default`).
  */
 function inGroups(resource: ResourceMetadata, groups: readonly string[]): ResourceMetadata {
-  if (!resource.properties.some((p) => p.validation)) return groups.includes('Default') ? resource : withoutConstraints(resource, () => true);
-  return withoutConstraints(resource, (p, name) => !(p.validation?.[name]?.groups ?? ['Default']).some((g) => groups.includes(g)));
+  if (!resource.properties.some((p) => p.validation))
+    return groups.includes('Default') ? resource : withoutConstraints(resource, () => true);
+  return withoutConstraints(
+    resource,
+    (p, name) => !(p.validation?.[name]?.groups ?? ['Default']).some((g) => groups.includes(g)),
+  );
 }
 
-function withoutConstraints(resource: ResourceMetadata, drop: (p: PropertyMetadata, name: string) => boolean): ResourceMetadata {
+function withoutConstraints(
+  resource: ResourceMetadata,
+  drop: (p: PropertyMetadata, name: string) => boolean,
+): ResourceMetadata {
   const properties = resource.properties.map((p) => {
     const copy: PropertyMetadata = { ...p };
     for (const name of GROUPED_CONSTRAINTS) {
@@ -73,7 +80,11 @@ function compile(resource: ResourceMetadata, groups: readonly string[]): Compile
  * The violations of an item under the validation groups (default `Default`), ordered by property
  * declaration, with the custom messages of constraints written in object form; empty when valid.
  */
-export function validateItem(resource: ResourceMetadata, item: Item, groups: readonly string[] = ['Default']): Violation[] {
+export function validateItem(
+  resource: ResourceMetadata,
+  item: Item,
+  groups: readonly string[] = ['Default'],
+): Violation[] {
   const { validate, required, order } = compile(resource, groups);
   // A null is an absent property (denormalize() already drops them; custom code may not).
   const present = Object.fromEntries(Object.entries(item).filter(([, value]) => value !== null));
@@ -138,7 +149,8 @@ function propertyPath(pointer: string): string {
   let path = '';
   for (const segment of pointer.split('/').slice(1)) {
     const name = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-    path = /^\d+$/.test(name) && path !== '' ? `${path}[${name}]` : path === '' ? name : `${path}.${name}`;
+    if (path === '') path = name;
+    else path = /^\d+$/.test(name) ? `${path}[${name}]` : `${path}.${name}`;
   }
   return path;
 }

@@ -1,9 +1,9 @@
 /**
  * Symfony constraint violations as API Platform reports them: the constraints' messages and codes, the 422
- * HttpError that carries violations, and the ConstraintViolation error document (reference-behaviour.md §4.4).
+ * HttpError that carries violations, and the ConstraintViolation error document (docs/behaviour.md, "The request pipeline": validate).
  */
-import { HttpError } from '../http/errors.js';
-import type { Violation } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
+import type { Violation } from '../protocol/errors.js';
 
 /**
  * Symfony's code and English message per constraint. `a|b` is Symfony's plural form: `a` when the
@@ -76,7 +76,12 @@ export function constraintViolationDocument(
 ): Record<string, unknown> {
   const type = validationErrorIri(violations);
   const detail = violationsDetail(violations);
-  const list = violations.map(({ propertyPath, message, code, hint }) => ({ propertyPath, message, code, ...(hint ? { hint } : {}) }));
+  const list = violations.map(({ propertyPath, message, code, hint }) => ({
+    propertyPath,
+    message,
+    code,
+    ...(hint ? { hint } : {}),
+  }));
   if (!opts.jsonld) return { status: 422, violations: list, detail, type, title: 'An error occurred' };
   const prefix = opts.hydraPrefix ? 'hydra:' : '';
   return {

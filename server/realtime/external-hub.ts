@@ -65,7 +65,10 @@ export class ExternalHubPublisher implements Publisher {
         return;
       } catch (e) {
         if (attempt >= this.settings.publishRetries || this.closed) {
-          this.logger.error({ err: e, topics: update.topics, attempts: attempt + 1 }, 'mercure: update not published; dropped');
+          this.logger.error(
+            { err: e, topics: update.topics, attempts: attempt + 1 },
+            'mercure: update not published; dropped',
+          );
           return;
         }
         this.logger.warn({ err: (e as Error).message, attempt: attempt + 1 }, 'mercure: publishing failed; retrying');
@@ -98,7 +101,8 @@ export class ExternalHubPublisher implements Publisher {
     const ready = this.env[this.settings.publisherJwtEnv];
     if (ready) return ready;
     const secret = this.env[this.settings.publisherJwtSecretEnv];
-    if (!secret) throw new Error(`neither ${this.settings.publisherJwtEnv} nor ${this.settings.publisherJwtSecretEnv} is set`);
+    if (!secret)
+      throw new Error(`neither ${this.settings.publisherJwtEnv} nor ${this.settings.publisherJwtSecretEnv} is set`);
     return publisherToken(secret);
   }
 }

@@ -52,7 +52,8 @@ export class BuiltinHub implements Publisher {
   publish(update: Update, id = `urn:uuid:${uuidv7()}`): string {
     const event: Dispatched = { ...update, id };
     this.history.push(event);
-    if (this.history.length > this.settings.historySize) this.history.splice(0, this.history.length - this.settings.historySize);
+    if (this.history.length > this.settings.historySize)
+      this.history.splice(0, this.history.length - this.settings.historySize);
     const text = eventText(event);
     for (const s of this.subscribers) if (this.deliverable(s, event)) this.write(s, text);
     return id;
@@ -103,7 +104,8 @@ export class BuiltinHub implements Publisher {
     if (lastEventId !== undefined) headers['Last-Event-ID'] = replay.preceding;
     res.writeHead(200, headers);
     res.write(':\n\n'); // sends the headers now: EventSource clients report "open" on them
-    for (const event of replay.events) if (this.deliverable(subscriber, event)) this.write(subscriber, eventText(event));
+    for (const event of replay.events)
+      if (this.deliverable(subscriber, event)) this.write(subscriber, eventText(event));
     if (res.destroyed) return;
     this.subscribers.add(subscriber);
     res.on('close', () => this.subscribers.delete(subscriber));
@@ -134,7 +136,8 @@ export class BuiltinHub implements Publisher {
     }
     const topics = form.getAll('topic');
     if (topics.length === 0) return plain(res, 400, 'Missing "topic" parameter.');
-    if (!topics.every((t) => anyMatches(allowed, [t]))) return plain(res, 403, 'Forbidden: the publisher JWT does not allow these topics.');
+    if (!topics.every((t) => anyMatches(allowed, [t])))
+      return plain(res, 403, 'Forbidden: the publisher JWT does not allow these topics.');
     const givenId = form.get('id');
     if (givenId?.startsWith('#')) return plain(res, 400, 'An update id must not start with "#".');
     const retry = form.get('retry');

@@ -48,8 +48,10 @@ export function hubUrl(settings: Settings, origin: string): string | undefined {
 /** What the API documentation says of a publishing resource: where its changes are pushed. */
 export function hubNote(resource: ResourceMetadata, settings: Settings, origin: string): string | undefined {
   if (!resourcePublishes(resource, settings)) return undefined;
-  return `Every create, update and delete of a ${resource.shortName} is published to the Mercure hub ${hubUrl(settings, origin)} `
-    + '(topic: the item IRI; responses carry it as Link rel="mercure").';
+  return (
+    `Every create, update and delete of a ${resource.shortName} is published to the Mercure hub ${hubUrl(settings, origin)} ` +
+    '(topic: the item IRI; responses carry it as Link rel="mercure").'
+  );
 }
 
 /**
@@ -74,7 +76,8 @@ export function publisherFor(api: ApiMetadata, logger: Logger): Publisher | unde
   const key = JSON.stringify(settings);
   let publisher = publishers.get(key);
   if (!publisher) {
-    publisher = settings.hub === 'builtin' ? new BuiltinHub(settings, logger) : new ExternalHubPublisher(settings, logger);
+    publisher =
+      settings.hub === 'builtin' ? new BuiltinHub(settings, logger) : new ExternalHubPublisher(settings, logger);
     publishers.set(key, publisher);
   }
   return publisher;

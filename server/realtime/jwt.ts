@@ -9,7 +9,11 @@ export class InvalidToken extends Error {}
 const ALGORITHMS = ['HS256', 'HS384', 'HS512'];
 
 /** The selectors of `mercure.<claim>` in a token signed with `secret`; throws InvalidToken. */
-export async function claimedSelectors(token: string, secret: string | undefined, claim: 'subscribe' | 'publish'): Promise<string[]> {
+export async function claimedSelectors(
+  token: string,
+  secret: string | undefined,
+  claim: 'subscribe' | 'publish',
+): Promise<string[]> {
   if (!secret) throw new InvalidToken('no key is configured to verify this token');
   let payload: Record<string, unknown>;
   try {
@@ -32,11 +36,15 @@ export async function publisherToken(secret: string): Promise<string> {
 }
 
 /** The token of a request: Authorization header, else `authorization` query parameter, else cookie. */
-export function requestToken(headers: Record<string, string | string[] | undefined>, query: URLSearchParams): string | undefined {
+export function requestToken(
+  headers: Record<string, string | string[] | undefined>,
+  query: URLSearchParams,
+): string | undefined {
   const header = headers.authorization;
   if (typeof header === 'string' && header) return /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
   const param = query.get('authorization');
   if (param !== null) return param;
-  const cookie = typeof headers.cookie === 'string' ? /(?:^|;\s*)mercureAuthorization=([^;]*)/.exec(headers.cookie)?.[1] : undefined;
+  const cookie =
+    typeof headers.cookie === 'string' ? /(?:^|;\s*)mercureAuthorization=([^;]*)/.exec(headers.cookie)?.[1] : undefined;
   return cookie ? decodeURIComponent(cookie) : undefined;
 }

@@ -5,9 +5,9 @@
  * can never grant.
  */
 import type { Logger } from 'pino';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
 import type { SecurityMetadata } from '../metadata/types.js';
-import type { CompiledExpression, SecurityContext, SecurityUser } from './expression.js';
+import type { CompiledExpression, SecurityContext, SecurityUser } from '../expression/expression.js';
 
 /** Who is asking: null user = anonymous (no roles). */
 export interface Principal {
@@ -34,7 +34,12 @@ const AUTHENTICATED_ATTRIBUTES = new Set(['IS_AUTHENTICATED', 'IS_AUTHENTICATED_
  * that throws makes the whole evaluation fail (and so deny). Answered synchronously when no voter
  * is asked (no promise, no voter watchdog on a role check).
  */
-export function isGranted(security: SecurityMetadata, principal: Principal, attribute: unknown, subject: unknown): boolean | Promise<boolean> {
+export function isGranted(
+  security: SecurityMetadata,
+  principal: Principal,
+  attribute: unknown,
+  subject: unknown,
+): boolean | Promise<boolean> {
   if (typeof attribute !== 'string') return false;
   if (attribute.startsWith('ROLE_')) return principal.roles.includes(attribute);
   if (attribute === 'PUBLIC_ACCESS') return true;
@@ -42,7 +47,12 @@ export function isGranted(security: SecurityMetadata, principal: Principal, attr
   return askVoters(security, principal, attribute, subject);
 }
 
-async function askVoters(security: SecurityMetadata, principal: Principal, attribute: string, subject: unknown): Promise<boolean> {
+async function askVoters(
+  security: SecurityMetadata,
+  principal: Principal,
+  attribute: string,
+  subject: unknown,
+): Promise<boolean> {
   for (const voter of security.voters) {
     if ((await voter(attribute, subject, principal.user)) === true) return true;
   }
@@ -59,7 +69,12 @@ export interface RequestFacts {
 }
 
 /** Evaluates an expression; false on any error (logged). */
-export async function allows(expression: CompiledExpression, facts: RequestFacts, object: unknown, previousObject: unknown): Promise<boolean> {
+export async function allows(
+  expression: CompiledExpression,
+  facts: RequestFacts,
+  object: unknown,
+  previousObject: unknown,
+): Promise<boolean> {
   const context: SecurityContext = {
     user: facts.principal.user,
     roles: [...facts.principal.roles],
@@ -83,4 +98,3 @@ export function accessDenied(principal: Principal, message: string | undefined):
   if (principal.user === null) return new HttpError(401, detail, { headers: { 'WWW-Authenticate': 'Bearer' } });
   return new HttpError(403, detail);
 }
-

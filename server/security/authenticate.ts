@@ -3,12 +3,12 @@
  * is configured, else the custom authenticator, else nobody (anonymous). Credentials that are
  * present but cannot be verified answer 401 `invalid_token` on every route: a request is never
  * treated as anonymous because its credentials failed. A token already verified is remembered by
- * the verifier of its keys, within its exp/nbf window (verified-tokens.ts), so none outlives a key change.
+ * the verifier of its keys, within its exp/nbf window (metadata/verified-tokens.ts), so none outlives a key change.
  */
 import type { Logger } from 'pino';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../protocol/errors.js';
 import type { SecurityMetadata } from '../metadata/types.js';
-import type { SecurityUser } from './expression.js';
+import type { SecurityUser } from '../expression/expression.js';
 
 /** The request as the authenticator sees it (header names in lower case). */
 export interface AuthenticationRequest {
@@ -25,10 +25,16 @@ export const invalidCredentials = (detail: string): HttpError =>
   new HttpError(401, detail, { headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE } });
 
 /** True when some authentication is configured (else every request is anonymous). */
-export const authenticates = (security: SecurityMetadata): boolean => security.jwt !== undefined || security.authenticator !== undefined;
+export const authenticates = (security: SecurityMetadata): boolean =>
+  security.jwt !== undefined || security.authenticator !== undefined;
 
 /** `request` is made only when the authenticator needs it (a JWT-only service never parses the query for it). */
-export async function authenticate(security: SecurityMetadata, headers: AuthenticationRequest['headers'], request: () => AuthenticationRequest, logger: Logger): Promise<SecurityUser | null> {
+export async function authenticate(
+  security: SecurityMetadata,
+  headers: AuthenticationRequest['headers'],
+  request: () => AuthenticationRequest,
+  logger: Logger,
+): Promise<SecurityUser | null> {
   const header = headers.authorization;
   const authorization = Array.isArray(header) ? header[0] : header;
   if (security.jwt && authorization !== undefined) {
@@ -51,12 +57,16 @@ export async function authenticate(security: SecurityMetadata, headers: Authenti
   }
   if (returned === null || returned === undefined) {
     // An Authorization header neither the JWT check nor the authenticator accepted is not anonymous.
-    if (security.jwt && authorization !== undefined) throw invalidCredentials('The Authorization header must be "Bearer <token>".');
+    if (security.jwt && authorization !== undefined)
+      throw invalidCredentials('The Authorization header must be "Bearer <token>".');
     return null;
   }
   const user = authenticatorUser(returned);
   if (!user) {
-    logger.error({ method: asked.method, url: asked.url }, 'authenticator returned neither null nor an object with a string identifier');
+    logger.error(
+      { method: asked.method, url: asked.url },
+      'authenticator returned neither null nor an object with a string identifier',
+    );
     throw invalidCredentials('The credentials could not be verified.');
   }
   return user;
@@ -72,7 +82,8 @@ async function jwtUser(security: SecurityMetadata, token: string): Promise<Secur
     throw invalidCredentials(reason(e));
   }
   const id = claim(payload, jwt.userClaim);
-  if (typeof id !== 'string' && typeof id !== 'number') throw invalidCredentials(`The token has no "${jwt.userClaim}" claim.`);
+  if (typeof id !== 'string' && typeof id !== 'number')
+    throw invalidCredentials(`The token has no "${jwt.userClaim}" claim.`);
   return { identifier: String(id), roles: rolesOf(claim(payload, jwt.rolesClaim)), claims: payload };
 }
 

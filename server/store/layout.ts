@@ -11,7 +11,15 @@ export interface Layout {
   indexes: string[][];
 }
 
-export type ChangeKind = 'identifier' | 'new-property' | 'removed-property' | 'type' | 'required' | 'constraint' | 'new-index' | 'removed-index';
+export type ChangeKind =
+  | 'identifier'
+  | 'new-property'
+  | 'removed-property'
+  | 'type'
+  | 'required'
+  | 'constraint'
+  | 'new-index'
+  | 'removed-index';
 
 export interface Change {
   resource: string;
@@ -72,16 +80,23 @@ export async function planChanges(spec: CollectionSpec, stored: StoredCollection
   const resource = spec.name;
   const checks: Check[] = [];
   const changes: Change[] = [];
-  const note = (change: Omit<Change, 'affected' | 'resource'>): void => void changes.push({ resource, affected: 0, ...change });
+  const note = (change: Omit<Change, 'affected' | 'resource'>): void =>
+    void changes.push({ resource, affected: 0, ...change });
 
   const idBefore = before ? (before.identifier?.type ?? 'int') : undefined;
   const idAfter = after.identifier?.type ?? 'int';
   if (idBefore !== idAfter) {
     // Without a recorded layout the stored keys themselves tell.
     const field = after.identifier?.field;
-    const fits = (value: unknown): boolean => (idAfter === 'string' ? typeof value === 'string' : Number.isSafeInteger(value));
+    const fits = (value: unknown): boolean =>
+      idAfter === 'string' ? typeof value === 'string' : Number.isSafeInteger(value);
     checks.push({
-      change: { resource, subject: field ?? '(internal key)', kind: 'identifier', detail: `identifier type ${idBefore ?? 'as stored'} → ${idAfter}` },
+      change: {
+        resource,
+        subject: field ?? '(internal key)',
+        kind: 'identifier',
+        detail: `identifier type ${idBefore ?? 'as stored'} → ${idAfter}`,
+      },
       // Items without an identifier field are keyed by the store's integer key.
       fails: (item) => (field === undefined ? idAfter !== 'int' : !fits(item[field])),
     });
@@ -92,7 +107,12 @@ export async function planChanges(spec: CollectionSpec, stored: StoredCollection
     if (before && !old) note({ subject: name, kind: 'new-property', detail: `new property (${field.type})` });
     if (!old || old.type !== field.type) {
       checks.push({
-        change: { resource, subject: name, kind: 'type', detail: old ? `type ${old.type} → ${field.type}` : `values must be ${field.type}` },
+        change: {
+          resource,
+          subject: name,
+          kind: 'type',
+          detail: old ? `type ${old.type} → ${field.type}` : `values must be ${field.type}`,
+        },
         fails: (item) => !fitsType(field.type, item[name]),
       });
     }
@@ -114,13 +134,16 @@ export async function planChanges(spec: CollectionSpec, stored: StoredCollection
     }
   }
   for (const name of Object.keys(before?.fields ?? {})) {
-    if (!(name in after.fields)) note({ subject: name, kind: 'removed-property', detail: 'removed (values kept in the stored items)' });
+    if (!(name in after.fields))
+      note({ subject: name, kind: 'removed-property', detail: 'removed (values kept in the stored items)' });
   }
   const key = (fields: string[]): string => fields.join(',');
   const oldIndexes = new Set((before?.indexes ?? []).map(key));
   const newIndexes = new Set(after.indexes.map(key));
-  for (const index of newIndexes) if (!oldIndexes.has(index)) note({ subject: `(${index})`, kind: 'new-index', detail: 'new index' });
-  for (const index of oldIndexes) if (!newIndexes.has(index)) note({ subject: `(${index})`, kind: 'removed-index', detail: 'index dropped' });
+  for (const index of newIndexes)
+    if (!oldIndexes.has(index)) note({ subject: `(${index})`, kind: 'new-index', detail: 'new index' });
+  for (const index of oldIndexes)
+    if (!newIndexes.has(index)) note({ subject: `(${index})`, kind: 'removed-index', detail: 'index dropped' });
 
   const counts = checks.map(() => 0);
   if (checks.length > 0 && stored.count > 0) {

@@ -62,7 +62,8 @@ function all(parts: Doc[]): Doc {
   if (nonEmpty.length === 0) return {};
   if (nonEmpty.length === 1) return nonEmpty[0]!;
   const keys = nonEmpty.flatMap((p) => Object.keys(p));
-  if (new Set(keys).size === keys.length && !keys.some((k) => k.startsWith('$'))) return Object.assign({}, ...nonEmpty) as Doc;
+  if (new Set(keys).size === keys.length && !keys.some((k) => k.startsWith('$')))
+    return Object.assign({}, ...nonEmpty) as Doc;
   return { $and: nonEmpty };
 }
 
@@ -84,7 +85,13 @@ function match(path: string, c: Extract<Condition, { op: 'match' }>): Doc {
   if (c.mode === 'exact' && !c.caseInsensitive) return { [path]: { $eq: c.value } };
   const text = escapeRegex(c.value);
   // \z, not $: without the multiline flag PCRE's $ also matches before a final newline.
-  const pattern = { exact: `^${text}\\z`, partial: text, start: `^${text}`, end: `${text}\\z`, word_start: `(?:^| )${text}` }[c.mode];
+  const pattern = {
+    exact: `^${text}\\z`,
+    partial: text,
+    start: `^${text}`,
+    end: `${text}\\z`,
+    word_start: `(?:^| )${text}`,
+  }[c.mode];
   return { [path]: c.caseInsensitive ? { $regex: pattern, $options: 'i' } : { $regex: pattern } };
 }
 
@@ -123,7 +130,8 @@ function sortTerms(spec: CollectionSpec, sort: Sort): Term[] {
 /** The sort, then the key when the sort lacks it (in the last field's direction), so the order is total. */
 function orderTerms(spec: CollectionSpec, sort: Sort): Term[] {
   const terms = sortTerms(spec, sort);
-  if (!terms.some((t) => t.path === KEY)) terms.push({ path: KEY, nullable: false, opaque: false, direction: sort.at(-1)?.direction ?? 'asc' });
+  if (!terms.some((t) => t.path === KEY))
+    terms.push({ path: KEY, nullable: false, opaque: false, direction: sort.at(-1)?.direction ?? 'asc' });
   return terms;
 }
 
@@ -165,7 +173,9 @@ function tupleAfter(terms: Term[], values: unknown[]): Doc {
   const first = terms[0]!;
   const seekable = terms.length > 1 && values[0] !== null && (first.direction === 'asc' || !first.nullable);
   if (!seekable) return any(disjuncts);
-  return { $and: [{ [first.path]: { [first.direction === 'asc' ? '$gte' : '$lte']: value(values[0]) } }, any(disjuncts)] };
+  return {
+    $and: [{ [first.path]: { [first.direction === 'asc' ? '$gte' : '$lte']: value(values[0]) } }, any(disjuncts)],
+  };
 }
 
 function nonNegative(n: number | undefined, what: string): number | undefined {

@@ -15,6 +15,7 @@
 //   need a replica set or a sharded cluster; on a standalone server (and FerretDB) there is no counts document
 //   and an unfiltered count is countDocuments({}) (exact, linear). See README "Using MongoDB".
 import {
+  MongoBulkWriteError,
   MongoClient,
   MongoError,
   MongoNetworkError,
@@ -32,7 +33,17 @@ import {
 } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import { MongoConfigError, redactUri } from './mongodb-errors.js';
-import { checkName, compileExists, compileFind, compileWhere, indexSpecs, isInternal, itemName, KEY, storedName } from './mongodb-query.js';
+import {
+  checkName,
+  compileExists,
+  compileFind,
+  compileWhere,
+  indexSpecs,
+  isInternal,
+  itemName,
+  KEY,
+  storedName,
+} from './mongodb-query.js';
 import { layoutText } from './layout.js';
 import { StoreConflictError, StoreUnavailableError } from './types.js';
 import type { Collection, CollectionSpec, Condition, Id, Item, Query, Store, StoredCollection } from './types.js';
@@ -95,11 +106,20 @@ function isUnavailable(e: unknown): boolean {
     e instanceof MongoTopologyClosedError ||
     e instanceof MongoWriteConcernError ||
     (e instanceof MongoServerError && typeof e.code === 'number' && UNAVAILABLE_CODES.has(e.code)) ||
-    (e instanceof MongoError && e.hasErrorLabel('TransientTransactionError') && !(e instanceof MongoServerError && e.code === DUPLICATE_KEY))
+    (e instanceof MongoError &&
+      e.hasErrorLabel('TransientTransactionError') &&
+      !(e instanceof MongoServerError && e.code === DUPLICATE_KEY))
   );
 }
 
 const isDuplicateKey = (e: unknown): boolean => e instanceof MongoServerError && e.code === DUPLICATE_KEY;
+
+/** The index of the document an ordered insertMany stopped at, when the server said which. */
+function failedIndex(e: unknown): number | undefined {
+  if (!(e instanceof MongoBulkWriteError)) return undefined;
+  const errors = Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors];
+  return typeof errors[0]?.index === 'number' ? errors[0].index : undefined;
+}
 
 /** Driver errors as store errors: unreachable → StoreUnavailableError; anything else unchanged. */
 function storeError(e: unknown, what = 'MongoDB cannot be reached'): unknown {
@@ -116,7 +136,10 @@ async function guard<T>(run: () => Promise<T>, deadlineMs?: number): Promise<T> 
     if (deadlineMs === undefined) return await operation;
     operation.catch(() => undefined); // a late failure, after the deadline answered, is of no interest
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(`MongoDB did not answer within ${deadlineMs} ms`)), deadlineMs);
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError(`MongoDB did not answer within ${deadlineMs} ms`)),
+        deadlineMs,
+      );
     });
     return await Promise.race([operation, expired]);
   } catch (e) {
@@ -129,11 +152,13 @@ async function guard<T>(run: () => Promise<T>, deadlineMs?: number): Promise<T> 
 export async function openMongoStore(options: MongoStoreOptions): Promise<Store> {
   const { uri } = options;
   const clientOptions: MongoClientOptions = { ignoreUndefined: true };
-  if (!hasParam(uri, 'serverSelectionTimeoutMS')) clientOptions.serverSelectionTimeoutMS = DEFAULT_SERVER_SELECTION_TIMEOUT_MS;
+  if (!hasParam(uri, 'serverSelectionTimeoutMS'))
+    clientOptions.serverSelectionTimeoutMS = DEFAULT_SERVER_SELECTION_TIMEOUT_MS;
   if (!hasParam(uri, 'connectTimeoutMS')) clientOptions.connectTimeoutMS = DEFAULT_CONNECT_TIMEOUT_MS;
   if (!hasParam(uri, 'socketTimeoutMS')) {
     // A socket a frozen server never answers on is given up eventually, releasing its pooled connection.
-    clientOptions.socketTimeoutMS = SOCKET_TIMEOUT_FACTOR * (clientOptions.serverSelectionTimeoutMS ?? DEFAULT_SERVER_SELECTION_TIMEOUT_MS);
+    clientOptions.socketTimeoutMS =
+      SOCKET_TIMEOUT_FACTOR * (clientOptions.serverSelectionTimeoutMS ?? DEFAULT_SERVER_SELECTION_TIMEOUT_MS);
   }
   if (!hasParam(uri, 'appName')) clientOptions.appName = 'apidsl';
   let client: MongoClient;
@@ -144,7 +169,10 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
     throw new MongoConfigError(`invalid MongoDB connection string ${redactUri(uri)}: ${(e as Error).message}`);
   }
   const w = client.options.writeConcern?.w;
-  if (w === 0) throw new MongoConfigError('w=0 (unacknowledged writes) is not supported: apidsl answers a write only once MongoDB acknowledged it');
+  if (w === 0)
+    throw new MongoConfigError(
+      'w=0 (unacknowledged writes) is not supported: apidsl answers a write only once MongoDB acknowledged it',
+    );
   try {
     await client.connect();
     const hello = (await client.db('admin').command({ hello: 1 })) as Document;
@@ -155,10 +183,13 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
     // On a replica set a write is acknowledged once a majority has it, unless the URI chose otherwise.
     const db = client.db(databaseName(uri), replicated && w === undefined ? { writeConcern: { w: 'majority' } } : {});
     const requested = options.counts ?? 'auto';
-    const mode: Exclude<CountMode, 'auto'> = requested === 'auto' ? (transactions ? 'document' : 'scan') : requested;
+    const automatic = transactions ? 'document' : 'scan';
+    const mode: Exclude<CountMode, 'auto'> = requested === 'auto' ? automatic : requested;
     // Snapshot reads (the counts seed counts what it sees); commits acknowledged by a majority unless the URI says.
     const transaction: TransactionOptions | undefined =
-      transactions && mode === 'document' ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } } : undefined;
+      transactions && mode === 'document'
+        ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } }
+        : undefined;
     return new MongoStore(client, db, mode, transaction, ferretdb);
   } catch (e) {
     // Not awaited: closing waits for a silent host's pending handshake (connectTimeoutMS); the error is known now.
@@ -170,8 +201,10 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
 /** A stored item: `_id` is the identifier or the internal key. */
 type StoredDoc = Document & { _id: Id };
 
-/** Runs writes together: in one transaction when the store has them, else one after the other. */
-type Atomically = <T>(run: (session: ClientSession | undefined) => Promise<T>) => Promise<T>;
+/** Runs writes together: in one transaction when the store has them (`transactional`), else one after the other. */
+type Atomically = (<T>(run: (session: ClientSession | undefined) => Promise<T>) => Promise<T>) & {
+  transactional: boolean;
+};
 
 class MongoStore implements Store {
   private readonly atomically: Atomically;
@@ -187,13 +220,20 @@ class MongoStore implements Store {
     private readonly ferretdb: boolean,
   ) {
     this.atomically = transaction
-      ? (run) => client.withSession((session) => session.withTransaction(() => run(session), transaction))
-      : (run) => run(undefined);
+      ? Object.assign(
+          <T>(run: (session: ClientSession | undefined) => Promise<T>) =>
+            client.withSession((session) => session.withTransaction(() => run(session), transaction)),
+          { transactional: true },
+        )
+      : Object.assign(<T>(run: (session: ClientSession | undefined) => Promise<T>) => run(undefined), {
+          transactional: false,
+        });
   }
 
   async collection(spec: CollectionSpec): Promise<Collection> {
     checkName(spec.name, 'resource');
-    if (/^_apidsl_/i.test(spec.name)) throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
+    if (/^_apidsl_/i.test(spec.name))
+      throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
     if (spec.identifier) checkName(spec.identifier.field, 'identifier');
     for (const field of Object.keys(spec.fields)) checkName(field, 'field');
     const indexes = indexSpecs(spec);
@@ -211,7 +251,8 @@ class MongoStore implements Store {
       // indexes already exists, so the existing ones are never sent again.
       const existing = new Set((await items.listIndexes().toArray()).map((index) => String(index.name)));
       // Indexes of an earlier layout that this one no longer has (`_id_` is MongoDB's own).
-      for (const name of existing) if (name !== '_id_' && !indexes.some((index) => index.name === name)) await items.dropIndex(name);
+      for (const name of existing)
+        if (name !== '_id_' && !indexes.some((index) => index.name === name)) await items.dropIndex(name);
       const missing = indexes.filter((index) => !existing.has(index.name));
       if (missing.length > 0) await items.createIndexes(missing.map(({ key, name }) => ({ key, name })));
       if (spec.identifier?.type !== 'string') {
@@ -243,12 +284,22 @@ class MongoStore implements Store {
     await guard(() => this.layouts().replaceOne({ _id: spec.name }, { layout: layoutText(spec) }, { upsert: true }));
     const deadline = this.client.options.serverSelectionTimeoutMS;
     const lock = this.ferretdb ? serially() : undefined;
-    return new MongoCollection(spec, items, counts, sequences, this.mode === 'document', this.atomically, deadline, lock);
+    return new MongoCollection(
+      spec,
+      items,
+      counts,
+      sequences,
+      this.mode === 'document',
+      this.atomically,
+      deadline,
+      lock,
+    );
   }
 
   async inspect(spec: CollectionSpec): Promise<StoredCollection | undefined> {
     return guard(async () => {
-      if ((await this.db.listCollections({ name: spec.name }, { nameOnly: true }).toArray()).length === 0) return undefined;
+      if ((await this.db.listCollections({ name: spec.name }, { nameOnly: true }).toArray()).length === 0)
+        return undefined;
       const items = this.db.collection<StoredDoc>(spec.name);
       const layout = (await this.layouts().findOne({ _id: spec.name }))?.layout;
       const count = await items.countDocuments({});
@@ -270,9 +321,14 @@ class MongoStore implements Store {
 
   async fill(spec: CollectionSpec, field: string, value: unknown): Promise<number> {
     checkName(field, 'field');
-    if (!storable(value)) throw new TypeError(`${spec.name}.${field}: its default cannot be filled into MongoDB documents`);
+    if (!storable(value))
+      throw new TypeError(`${spec.name}.${field}: its default cannot be filled into MongoDB documents`);
     // `{ field: null }` matches documents where it is null or absent.
-    const result = await guard(() => this.db.collection<StoredDoc>(spec.name).updateMany({ [storedName(field)]: null }, { $set: { [storedName(field)]: value } }));
+    const result = await guard(() =>
+      this.db
+        .collection<StoredDoc>(spec.name)
+        .updateMany({ [storedName(field)]: null }, { $set: { [storedName(field)]: value } }),
+    );
     return result.modifiedCount;
   }
 
@@ -341,7 +397,9 @@ class MongoCollection implements Collection {
   async find(q: Query): Promise<Item[]> {
     const c = compileFind(this.spec, q);
     if (c.limit === 0) return [];
-    const docs = await this.guard(() => this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit }).toArray());
+    const docs = await this.guard(() =>
+      this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit }).toArray(),
+    );
     return docs.map((doc) => this.toItem(doc));
   }
 
@@ -413,6 +471,76 @@ class MongoCollection implements Collection {
     }
   }
 
+  async insertMany(items: Item[]): Promise<Item[]> {
+    for (let attempt = 1; ; attempt++) {
+      const { keys, assigned } = await this.batchKeys(items);
+      const docs = items.map((item, i) => this.toDoc(keys[i], item));
+      try {
+        await this.insertManyCounted(docs);
+      } catch (e) {
+        const failed = e instanceof StoreConflictError ? failedIndex(e.cause) : undefined;
+        if (failed === undefined || !assigned[failed] || attempt >= ASSIGN_ATTEMPTS) throw e;
+        // An assigned key was taken (as in `insert`): skip the sequence past the stored keys, assign again.
+        await this.raiseSequence(await this.largestKey());
+        continue;
+      }
+      return docs.map((doc) => this.toItem(doc));
+    }
+  }
+
+  /**
+   * The key of each item, as `insert` in turn would choose it: integer keys are taken from the sequence in
+   * blocks, one per run of items without a key, and a given key raises the sequence before the items after it.
+   */
+  private async batchKeys(items: Item[]): Promise<{ keys: Id[]; assigned: boolean[] }> {
+    const field = this.spec.identifier?.field;
+    const given = items.map((item) => (field === undefined ? undefined : item[field]));
+    const assigned = given.map((v) => v === undefined || v === null);
+    const keys: Id[] = new Array(items.length);
+    const integers = this.spec.identifier?.type !== 'string';
+    let run: number[] = []; // indexes of items waiting for an integer key
+    const flush = async (): Promise<void> => {
+      if (run.length === 0) return;
+      const last = await this.nextKey(run.length);
+      run.forEach((index, i) => (keys[index] = last - run.length + 1 + i));
+      run = [];
+    };
+    for (const [i, value] of given.entries()) {
+      if (!assigned[i]) {
+        keys[i] = this.checkKey(value);
+        if (typeof keys[i] === 'number' && run.length > 0) await flush();
+        if (typeof keys[i] === 'number') await this.raiseSequence(keys[i] as number);
+      } else if (integers) run.push(i);
+      else keys[i] = uuidv7();
+    }
+    await flush();
+    return { keys, assigned };
+  }
+
+  /**
+   * One ordered insertMany and the count, in a transaction when the deployment has them. Without one, a
+   * failing document leaves those before it written: they are deleted again (the compensating delete of
+   * Collection.insertMany), unless the failure left unknown which were written (the server was lost).
+   */
+  private async insertManyCounted(docs: StoredDoc[]): Promise<void> {
+    try {
+      await this.guard(() =>
+        this.atomically(async (session) => {
+          await this.items.insertMany(docs, { ordered: true, session });
+          await this.addToCount(docs.length, session);
+        }),
+      );
+    } catch (e) {
+      const failed = failedIndex(e);
+      if (!this.atomically.transactional && failed !== undefined && failed > 0) {
+        const written = docs.slice(0, failed).map((doc) => doc._id);
+        await this.guard(() => this.items.deleteMany({ _id: { $in: written } }));
+      }
+      if (isDuplicateKey(e)) throw new StoreConflictError(`${this.spec.name} identifier already exists`, { cause: e });
+      throw e;
+    }
+  }
+
   async replace(id: Id, item: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.toDoc(id, item);
@@ -458,7 +586,8 @@ class MongoCollection implements Collection {
     return guard(async () => {
       const { deletedCount } = await this.items.deleteMany({});
       if (this.counted) await this.counts.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
-      if (this.spec.identifier?.type !== 'string') await this.sequences.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
+      if (this.spec.identifier?.type !== 'string')
+        await this.sequences.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
       return deletedCount;
     });
   }
@@ -482,18 +611,28 @@ class MongoCollection implements Collection {
     if (this.counted) await this.counts.updateOne({ _id: this.spec.name }, { $inc: { n: delta } }, { session });
   }
 
-  private async nextKey(): Promise<number> {
+  /** The last of `count` new integer keys (the sequence moves by `count`). */
+  private async nextKey(count = 1): Promise<number> {
     const increment = (): Promise<{ n: number } | null> =>
-      this.sequences.findOneAndUpdate({ _id: this.spec.name }, { $inc: { n: 1 } }, { upsert: true, returnDocument: 'after' });
+      this.sequences.findOneAndUpdate(
+        { _id: this.spec.name },
+        { $inc: { n: count } },
+        { upsert: true, returnDocument: 'after' },
+      );
     // The document exists from collection(); if it was deleted meanwhile, two upserts may race to create it.
-    const row = await this.sequenceUpdate(() => increment().catch((e: unknown) => (isDuplicateKey(e) ? increment() : Promise.reject(e))));
-    if (!row || typeof row.n !== 'number') throw new Error(`the ${SEQUENCES} document of ${this.spec.name} is malformed`);
+    const row = await this.sequenceUpdate(() =>
+      increment().catch((e: unknown) => (isDuplicateKey(e) ? increment() : Promise.reject(e))),
+    );
+    if (!row || typeof row.n !== 'number')
+      throw new Error(`the ${SEQUENCES} document of ${this.spec.name} is malformed`);
     return row.n;
   }
 
   /** Keeps the next assigned key above `key` (as SQLite's max + 1 does). */
   private async raiseSequence(key: number): Promise<void> {
-    await this.sequenceUpdate(() => this.sequences.updateOne({ _id: this.spec.name }, { $max: { n: key } }, { upsert: true }));
+    await this.sequenceUpdate(() =>
+      this.sequences.updateOne({ _id: this.spec.name }, { $max: { n: key } }, { upsert: true }),
+    );
   }
 
   private sequenceUpdate<T>(run: () => Promise<T>): Promise<T> {

@@ -171,7 +171,8 @@ function sortTerms(spec: CollectionSpec, sort: Sort): OrderTerm[] {
 function orderTerms(spec: CollectionSpec, sort: Sort): OrderTerm[] {
   const terms = sortTerms(spec, sort);
   const hasIdentifier = spec.identifier !== undefined && sort.some((s) => s.field === spec.identifier!.field);
-  if (!hasIdentifier) terms.push({ expr: KEY_COLUMN, nullable: false, opaque: false, direction: sort.at(-1)?.direction ?? 'asc' });
+  if (!hasIdentifier)
+    terms.push({ expr: KEY_COLUMN, nullable: false, opaque: false, direction: sort.at(-1)?.direction ?? 'asc' });
   return terms;
 }
 
@@ -294,7 +295,10 @@ export function compileExists(spec: CollectionSpec, q: Query): CompiledSql {
   orderTerms(spec, q.sort ?? []);
   const where = whereClause(filters(spec, q));
   const offset = nonNegative(q.offset, 'offset');
-  return { sql: `SELECT 1 AS found FROM ${table(spec)}${where.sql} LIMIT 1 OFFSET +?`, params: [...where.params, offset ?? 0] };
+  return {
+    sql: `SELECT 1 AS found FROM ${table(spec)}${where.sql} LIMIT 1 OFFSET +?`,
+    params: [...where.params, offset ?? 0],
+  };
 }
 
 /** Counts with COUNT(*); see compileTotal for the unfiltered count. */

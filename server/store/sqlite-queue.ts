@@ -56,12 +56,17 @@ export function sqliteMessageQueue(db: Database.Database, beforeWrite: () => voi
   );
   const stamp = db.prepare(`UPDATE ${QUEUE_TABLE} SET delivered_at = ? WHERE id = ?`);
   const remove = db.prepare(`DELETE FROM ${QUEUE_TABLE} WHERE id = ?`);
-  const putBack = db.prepare(`UPDATE ${QUEUE_TABLE} SET delivered_at = NULL, attempts = attempts + 1, available_at = ? WHERE id = ?`);
-  const moveTo = db.prepare(`UPDATE ${QUEUE_TABLE} SET queue = ?, delivered_at = NULL, attempts = attempts + 1, available_at = ? WHERE id = ?`);
+  const putBack = db.prepare(
+    `UPDATE ${QUEUE_TABLE} SET delivered_at = NULL, attempts = attempts + 1, available_at = ? WHERE id = ?`,
+  );
+  const moveTo = db.prepare(
+    `UPDATE ${QUEUE_TABLE} SET queue = ?, delivered_at = NULL, attempts = attempts + 1, available_at = ? WHERE id = ?`,
+  );
   const count = db.prepare(`SELECT count(*) AS n FROM ${QUEUE_TABLE} WHERE queue = ?`);
   const takeTx = db.transaction((queue: string, redeliverAfterMs: number): QueuedMessage | undefined => {
     const now = Date.now();
-    const row = next.get(queue, now, now - redeliverAfterMs) as (Omit<QueuedMessage, 'redelivered'> & { redelivered: number }) | undefined;
+    const row = next.get(queue, now, now - redeliverAfterMs) as
+      (Omit<QueuedMessage, 'redelivered'> & { redelivered: number }) | undefined;
     if (!row) return undefined;
     stamp.run(now, row.id);
     return { ...row, redelivered: row.redelivered === 1 };

@@ -1,19 +1,30 @@
 // DDL for one collection: a table keyed by the identifier (or an internal integer key) with the rest of the
 // item as JSON and the item's rendered text, expression indexes on the same JSON paths the query compiler
 // emits, and the triggers that keep its row count in the counts table.
-import { checkName, COUNTS_TABLE, DOC_COLUMN, fieldColumn, KEY_COLUMN, quoteIdent, RENDERED_COLUMN } from './sqlite-query.js';
+import {
+  checkName,
+  COUNTS_TABLE,
+  DOC_COLUMN,
+  fieldColumn,
+  KEY_COLUMN,
+  quoteIdent,
+  RENDERED_COLUMN,
+} from './sqlite-query.js';
 import type { CollectionSpec } from './types.js';
 
 /** Idempotent statements that create the table and its indexes. */
 export function schemaStatements(spec: CollectionSpec): string[] {
   const table = quoteIdent(checkName(spec.name, 'resource'));
   // SQLite names are case-insensitive: a resource called _apidsl_counts would be the counts table.
-  if (/^_apidsl_/i.test(spec.name)) throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
+  if (/^_apidsl_/i.test(spec.name))
+    throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
   if (spec.identifier) checkName(spec.identifier.field, 'identifier');
   for (const field of Object.keys(spec.fields)) checkName(field, 'field');
   // INTEGER PRIMARY KEY aliases the rowid: a NULL key is assigned max + 1 by SQLite.
   const key = spec.identifier?.type === 'string' ? 'TEXT NOT NULL PRIMARY KEY' : 'INTEGER PRIMARY KEY';
-  const statements = [`CREATE TABLE IF NOT EXISTS ${table} (${KEY_COLUMN} ${key}, ${DOC_COLUMN} TEXT NOT NULL, ${RENDERED_COLUMN} TEXT)`];
+  const statements = [
+    `CREATE TABLE IF NOT EXISTS ${table} (${KEY_COLUMN} ${key}, ${DOC_COLUMN} TEXT NOT NULL, ${RENDERED_COLUMN} TEXT)`,
+  ];
   for (const fields of spec.indexes) {
     // Every index ends with the key: the caller makes sorts total with the identifier, and so does the
     // compiler with the key, so ORDER BY field, key can read the index in order.
@@ -75,5 +86,7 @@ export const renderingsSchema = `CREATE TABLE IF NOT EXISTS ${RENDERINGS_TABLE} 
 
 /** Adds the rendered column to a table made before it existed; undefined when the table has it. */
 export function renderedColumnUpgrade(spec: CollectionSpec, columns: string[]): string | undefined {
-  return columns.includes(RENDERED_COLUMN.slice(1, -1)) ? undefined : `ALTER TABLE ${quoteIdent(checkName(spec.name, 'resource'))} ADD COLUMN ${RENDERED_COLUMN} TEXT`;
+  return columns.includes(RENDERED_COLUMN.slice(1, -1))
+    ? undefined
+    : `ALTER TABLE ${quoteIdent(checkName(spec.name, 'resource'))} ADD COLUMN ${RENDERED_COLUMN} TEXT`;
 }

@@ -36,7 +36,17 @@ import {
 import type { StreamResume } from './sqlite-query.js';
 import { sqliteMessageQueue, type MessageQueue } from './sqlite-queue.js';
 import { LayoutConflictError, StoreConflictError } from './types.js';
-import type { Collection, CollectionSpec, Condition, Id, Item, Query, Rendering, Store, StoredCollection } from './types.js';
+import type {
+  Collection,
+  CollectionSpec,
+  Condition,
+  Id,
+  Item,
+  Query,
+  Rendering,
+  Store,
+  StoredCollection,
+} from './types.js';
 
 export type SqliteStoreOptions = { file: string } | { memory: true };
 
@@ -101,12 +111,16 @@ class SqliteStore implements Store {
       .transaction(() => {
         this.dropOutdated(spec);
         statements.forEach((s) => this.db.exec(s));
-        const columns = (this.db.pragma(`table_info(${quoteIdent(spec.name)})`) as { name: string }[]).map((c) => c.name);
+        const columns = (this.db.pragma(`table_info(${quoteIdent(spec.name)})`) as { name: string }[]).map(
+          (c) => c.name,
+        );
         const upgrade = renderedColumnUpgrade(spec, columns);
         if (upgrade) this.db.exec(upgrade);
         this.syncRendering(spec);
         this.db.exec(counts.table);
-        const triggers = this.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger' AND name IN (?, ?)`);
+        const triggers = this.prepare(
+          `SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger' AND name IN (?, ?)`,
+        );
         const hadTriggers = (triggers.get(...counts.triggerNames) as { n: number }).n === counts.triggerNames.length;
         const total = compileTotal(spec);
         if (!hadTriggers || this.prepare(total.sql).get(...total.params) === undefined) {
@@ -114,7 +128,10 @@ class SqliteStore implements Store {
           this.db.exec(counts.seed);
         }
         this.db.exec(layoutsSchema);
-        this.prepare(`INSERT OR REPLACE INTO ${LAYOUTS_TABLE} ("collection", "layout") VALUES (?, ?)`).run(spec.name, layoutText(spec));
+        this.prepare(`INSERT OR REPLACE INTO ${LAYOUTS_TABLE} ("collection", "layout") VALUES (?, ?)`).run(
+          spec.name,
+          layoutText(spec),
+        );
       })
       .immediate();
     return new SqliteCollection(this.connection, spec);
@@ -130,7 +147,8 @@ class SqliteStore implements Store {
     if (!this.tableExists(spec.name)) return undefined;
     const table = quoteIdent(spec.name);
     const layout = this.tableExists(LAYOUTS_TABLE.slice(1, -1))
-      ? (this.db.prepare(`SELECT "layout" FROM ${LAYOUTS_TABLE} WHERE "collection" = ?`).pluck().get(spec.name) as string | undefined)
+      ? (this.db.prepare(`SELECT "layout" FROM ${LAYOUTS_TABLE} WHERE "collection" = ?`).pluck().get(spec.name) as
+          string | undefined)
       : undefined;
     const count = this.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
     const db = this.db;
@@ -157,7 +175,8 @@ class SqliteStore implements Store {
         const sql = `UPDATE ${table} SET ${DOC_COLUMN} = json_set(${DOC_COLUMN}, ${path}, json(?)) WHERE coalesce(json_type(${DOC_COLUMN}, ${path}), 'null') = 'null'`;
         const { changes } = this.db.prepare(sql).run(JSON.stringify(value));
         // The rendered texts no longer show the items: forget their version so the next opening renders them again.
-        if (changes > 0 && this.tableExists(RENDERINGS_TABLE.slice(1, -1))) this.db.prepare(`DELETE FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).run(spec.name);
+        if (changes > 0 && this.tableExists(RENDERINGS_TABLE.slice(1, -1)))
+          this.db.prepare(`DELETE FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).run(spec.name);
         return changes;
       })
       .immediate();
@@ -175,18 +194,26 @@ class SqliteStore implements Store {
     if (!this.tableExists(spec.name)) return;
     const table = quoteIdent(spec.name);
     const wanted = new Set(spec.indexes.map((fields) => indexName(spec, fields)));
-    const indexes = this.db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).pluck().all(spec.name) as string[];
+    const indexes = this.db
+      .prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`)
+      .pluck()
+      .all(spec.name) as string[];
     for (const name of indexes) if (!wanted.has(name)) this.db.exec(`DROP INDEX ${quoteIdent(name)}`);
-    const key = (this.db.pragma(`table_info(${table})`) as { name: string; type: string }[]).find((c) => c.name === KEY_COLUMN.slice(1, -1));
+    const key = (this.db.pragma(`table_info(${table})`) as { name: string; type: string }[]).find(
+      (c) => c.name === KEY_COLUMN.slice(1, -1),
+    );
     const keyType = spec.identifier?.type === 'string' ? 'TEXT' : 'INTEGER';
     if (!key || key.type.toUpperCase() === keyType) return;
     const rows = this.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
     if (rows > 0) {
-      throw new LayoutConflictError(`${spec.name}: the identifier type changed to ${spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`);
+      throw new LayoutConflictError(
+        `${spec.name}: the identifier type changed to ${spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`,
+      );
     }
     this.db.exec(`DROP TABLE ${table}`); // its indexes and triggers go with it
     for (const bookkeeping of [COUNTS_TABLE, RENDERINGS_TABLE]) {
-      if (this.tableExists(bookkeeping.slice(1, -1))) this.db.prepare(`DELETE FROM ${bookkeeping} WHERE "collection" = ?`).run(spec.name);
+      if (this.tableExists(bookkeeping.slice(1, -1)))
+        this.db.prepare(`DELETE FROM ${bookkeeping} WHERE "collection" = ?`).run(spec.name);
     }
   }
 
@@ -225,17 +252,26 @@ class SqliteStore implements Store {
       this.prepare(`DELETE FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).run(spec.name);
       return;
     }
-    const stored = this.prepare(`SELECT "version" FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`).pluck().get(spec.name) as string | undefined;
+    const stored = this.prepare(`SELECT "version" FROM ${RENDERINGS_TABLE} WHERE "collection" = ?`)
+      .pluck()
+      .get(spec.name) as string | undefined;
     if (stored === rendering.version) return;
-    const first = this.db.prepare(`SELECT rowid AS "row", ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} ORDER BY rowid LIMIT ${RENDER_BATCH}`);
-    const next = this.db.prepare(`SELECT rowid AS "row", ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ${RENDER_BATCH}`);
+    const first = this.db.prepare(
+      `SELECT rowid AS "row", ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} ORDER BY rowid LIMIT ${RENDER_BATCH}`,
+    );
+    const next = this.db.prepare(
+      `SELECT rowid AS "row", ${KEY_COLUMN}, ${DOC_COLUMN} FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ${RENDER_BATCH}`,
+    );
     const update = this.db.prepare(`UPDATE ${table} SET ${RENDERED_COLUMN} = ? WHERE rowid = ?`);
     let rows = first.all() as (Row & { row: number | bigint })[];
     while (rows.length > 0) {
       for (const row of rows) update.run(rendering.render(rowItem(spec, row)), row.row);
       rows = next.all(rows.at(-1)!.row) as (Row & { row: number | bigint })[];
     }
-    this.prepare(`INSERT OR REPLACE INTO ${RENDERINGS_TABLE} ("collection", "version") VALUES (?, ?)`).run(spec.name, rendering.version);
+    this.prepare(`INSERT OR REPLACE INTO ${RENDERINGS_TABLE} ("collection", "version") VALUES (?, ?)`).run(
+      spec.name,
+      rendering.version,
+    );
   }
 
   private prepare(sql: string): Database.Statement {
@@ -252,7 +288,15 @@ class SqliteStore implements Store {
 }
 
 class SqliteCollection implements Collection {
-  private readonly sql: { get: string; insert: string; update: string; rendered: string; delete: string; clear: string };
+  private readonly sql: {
+    get: string;
+    insert: string;
+    update: string;
+    rendered: string;
+    delete: string;
+    clear: string;
+    largestKey: string;
+  };
   private readonly rendering: Rendering | undefined;
 
   private readonly db: Database.Database;
@@ -273,6 +317,7 @@ class SqliteCollection implements Collection {
       rendered: `UPDATE ${table} SET ${RENDERED_COLUMN} = ? WHERE ${KEY_COLUMN} = ?`,
       delete: `DELETE FROM ${table} WHERE ${KEY_COLUMN} = ?`,
       clear: `DELETE FROM ${table}`,
+      largestKey: `SELECT max(${KEY_COLUMN}) FROM ${table}`,
     };
   }
 
@@ -285,7 +330,9 @@ class SqliteCollection implements Collection {
     if (!this.rendering) return undefined;
     const { sql, params } = compileFind(this.spec, q, [RENDERED_COLUMN]);
     // One column, plucked: better-sqlite3 builds no row object, the cheapest read it has.
-    const texts = this.prepare(sql).pluck().all(...params) as (string | null)[];
+    const texts = this.prepare(sql)
+      .pluck()
+      .all(...params) as (string | null)[];
     // NULL: a row some other writer stored without its text (an older apidsl on the same file).
     return texts.includes(null) ? undefined : (texts as string[]);
   }
@@ -326,7 +373,8 @@ class SqliteCollection implements Collection {
           last = next.value;
           batch.push(this.toItem(last as unknown as Row));
         }
-        if (last) resume = { values: first.orderColumns.map((c) => last![c]), read: (resume?.read ?? 0) + batch.length };
+        if (last)
+          resume = { values: first.orderColumns.map((c) => last![c]), read: (resume?.read ?? 0) + batch.length };
         if (done) {
           this.connection.cursors.delete(close);
           rows = null;
@@ -365,25 +413,53 @@ class SqliteCollection implements Collection {
   }
 
   async insert(item: Item): Promise<Item> {
-    const given = this.spec.identifier ? item[this.spec.identifier.field] : undefined;
-    let key: Id | null = null;
-    if (given !== undefined && given !== null) key = this.checkKey(given);
-    else if (this.spec.identifier?.type === 'string') key = uuidv7();
-    const doc = this.docOf(item);
     this.connection.quiesce();
+    const key = this.newKey(item);
+    // Without a key, SQLite assigns it and the text is rendered afterwards: two statements, one transaction.
+    if (key === null && this.rendering) return this.db.transaction(() => this.insertRow(item, key)).immediate();
+    return this.insertRow(item, key);
+  }
+
+  async insertMany(items: Item[]): Promise<Item[]> {
+    this.connection.quiesce();
+    // One transaction: the count triggers and the rendered texts are kept row by row inside it, all or none.
+    return this.db
+      .transaction(() => {
+        if (this.spec.identifier?.type === 'string')
+          return items.map((item) => this.insertRow(item, this.newKey(item)));
+        // Integer keys assigned here as SQLite would (the largest key + 1, the write lock held), so that each
+        // row is inserted with its rendered text in one statement rather than inserted, then rendered.
+        let top = (this.prepare(this.sql.largestKey).pluck().get() as number | null) ?? 0;
+        return items.map((item) => {
+          const key = this.newKey(item) ?? ++top;
+          if (typeof key === 'number' && key > top) top = key;
+          return this.insertRow(item, key);
+        });
+      })
+      .immediate();
+  }
+
+  /** The key an insert stores: the item's identifier, a new UUID v7, or null (SQLite assigns the next integer). */
+  private newKey(item: Item): Id | null {
+    const given = this.spec.identifier ? item[this.spec.identifier.field] : undefined;
+    if (given !== undefined && given !== null) return this.checkKey(given);
+    return this.spec.identifier?.type === 'string' ? uuidv7() : null;
+  }
+
+  /** Inserts one row with its rendered text (synchronous; the caller quiesced the connection). */
+  private insertRow(item: Item, key: Id | null): Item {
+    const doc = this.docOf(item);
     if (key === null && this.rendering) {
       // The key SQLite assigns is part of the item the text is rendered from: insert, then render.
-      return this.db
-        .transaction(() => {
-          const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
-          const stored = this.toItem({ key: Number(lastInsertRowid), doc });
-          this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
-          return stored;
-        })
-        .immediate();
+      const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
+      const stored = this.toItem({ key: Number(lastInsertRowid), doc });
+      this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
+      return stored;
     }
     const stored = key === null ? undefined : this.toItem({ key, doc });
-    const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(key, doc, stored ? this.render(stored) : null));
+    const { lastInsertRowid } = this.write(() =>
+      this.prepare(this.sql.insert).run(key, doc, stored ? this.render(stored) : null),
+    );
     return stored ?? this.toItem({ key: Number(lastInsertRowid), doc });
   }
 

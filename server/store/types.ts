@@ -130,6 +130,15 @@ export interface Collection {
    * Rejects with StoreConflictError when the identifier is taken.
    */
   insert(item: Item): Promise<Item>;
+  /**
+   * Inserts the items in order, each as `insert` would (identifiers assigned the same way), and returns them as
+   * stored. All or none: the SQLite store writes them in one transaction (a StoreConflictError on any item rolls
+   * back every one). The MongoDB store runs one ordered `insertMany`, inside a transaction where the deployment
+   * has them; without one (standalone server, FerretDB) a failure on item k leaves items 0…k-1 written until it
+   * deletes them again (a compensating delete: readers may see them meanwhile, and they stay if the server is lost
+   * in between). See README "Bulk writes".
+   */
+  insertMany(items: Item[]): Promise<Item[]>;
   /** Replaces the whole item; null when there is none with this identifier. */
   replace(id: Id, item: Item): Promise<Item | null>;
   /** Atomic create-or-replace. */

@@ -27,6 +27,12 @@ declare module 'autocannon' {
     duration?: number;
     pipelining?: number;
     headers?: Record<string, string>;
+    method?: string;
+    body?: string;
+    /** Stop after this many requests (duration is then ignored). */
+    amount?: number;
+    /** Seconds before a request counts as an error. */
+    timeout?: number;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

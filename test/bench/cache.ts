@@ -32,18 +32,27 @@ const progress = (message: string): void => {
   process.stderr.write(`[bench] ${message}\n`);
 };
 const num = (v: number): string => Math.round(v).toLocaleString('en-US');
-const makeBook = (i: number): Item => ({ id: i, title: `Book ${i}`, author: `Author ${i % 97}`, price: (i % 5_000) / 100 });
+const makeBook = (i: number): Item => ({
+  id: i,
+  title: `Book ${i}`,
+  author: `Author ${i % 97}`,
+  price: (i % 5_000) / 100,
+});
 
 function load(url: string, duration: number): Promise<LoadResult> {
   const request: LoadRequest = { url, connections: LOAD.connections, duration };
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL('./load-process.js', import.meta.url)), [JSON.stringify(request)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(new URL('./load-process.js', import.meta.url)), [JSON.stringify(request)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let result: LoadResult | undefined;
     child.once('message', (message) => {
       result = message as LoadResult;
     });
     child.once('error', reject);
-    child.once('exit', (code) => (result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`))));
+    child.once('exit', (code) =>
+      result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`)),
+    );
   });
 }
 
@@ -56,30 +65,42 @@ function median(values: number[]): number {
 /** Runs every named URL once per pair, in turn; the median req/s of each and its runs. */
 async function pairs(label: string, urls: Record<string, string>): Promise<Record<string, LoadResult[]>> {
   const runs: Record<string, LoadResult[]> = Object.fromEntries(Object.keys(urls).map((k) => [k, []]));
-  progress(`${label}: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} rounds of ${LOAD.duration} s runs (${Object.keys(urls).join(', ')})`);
+  progress(
+    `${label}: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} rounds of ${LOAD.duration} s runs (${Object.keys(urls).join(', ')})`,
+  );
   for (const url of Object.values(urls)) await load(url, LOAD.warmup);
   for (let pair = 1; pair <= LOAD.pairs; pair++) {
     for (const [name, url] of Object.entries(urls)) {
       const result = await load(url, LOAD.duration);
-      if (result.non2xx || result.errors) throw new Error(`${label} ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+      if (result.non2xx || result.errors)
+        throw new Error(`${label} ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
       runs[name].push(result);
     }
-    progress(`  round ${pair}: ${Object.keys(urls).map((n) => `${n} ${num(runs[n][pair - 1].rps)}`).join(', ')} req/s`);
+    progress(
+      `  round ${pair}: ${Object.keys(urls)
+        .map((n) => `${n} ${num(runs[n][pair - 1].rps)}`)
+        .join(', ')} req/s`,
+    );
   }
   return runs;
 }
 
 const rps = (runs: LoadResult[]): string => `${num(median(runs.map((r) => r.rps)))} req/s`;
 const ratio = (a: LoadResult[], b: LoadResult[]): number => median(a.map((r, i) => r.rps / b[i].rps));
-const cell = (value: number, bar?: number): string => `${value.toFixed(2)}×${bar === undefined ? '' : ` (bar ≥ ${bar}×: ${value >= bar ? 'met' : 'MISSED'})`}`;
+const cell = (value: number, bar?: number): string =>
+  `${value.toFixed(2)}×${bar === undefined ? '' : ` (bar ≥ ${bar}×: ${value >= bar ? 'met' : 'MISSED'})`}`;
 
 async function seed(store: Store): Promise<void> {
   const api = await loadApi(FIXTURE);
   const collection = await store.collection(storageSpec(api.resources[0]));
-  const insertMany = (collection as typeof collection & { insertMany?: (items: Item[]) => Promise<unknown> }).insertMany;
+  const insertMany = (collection as typeof collection & { insertMany?: (items: Item[]) => Promise<unknown> })
+    .insertMany;
   const items = Array.from({ length: BOOKS }, (_, i) => makeBook(i + 1));
   if (insertMany) await insertMany.call(collection, items);
-  else if (store.transaction) await store.transaction(async () => { for (const item of items) await collection.insert(item); });
+  else if (store.transaction)
+    await store.transaction(async () => {
+      for (const item of items) await collection.insert(item);
+    });
   else for (const item of items) await collection.insert(item);
 }
 
@@ -99,16 +120,24 @@ async function startBareKoa(precomputed: boolean): Promise<{ url: string; close(
   const address = server.address();
   return {
     url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    close: () => new Promise<void>((done) => { server.close(() => done()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
   };
 }
 
 /** `apidsl serve FILE --data DIR --workers N` as a child process, resolved with its URL once it printed it. */
 function serveWorkers(file: string, dir: string, workers: number): Promise<{ url: string; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', file, '--data', dir, '--port', '0', '--workers', String(workers)], {
-    stdio: ['ignore', 'pipe', 'ignore'], // the request log (stderr) is dropped
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BIN, 'serve', file, '--data', dir, '--port', '0', '--workers', String(workers)],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'], // the request log (stderr) is dropped
+      env: { ...process.env, NO_COLOR: '1' },
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8');
@@ -118,7 +147,14 @@ function serveWorkers(file: string, dir: string, workers: number): Promise<{ url
       if (match && out.includes('\n', match.index)) {
         child.stdout!.removeAllListeners('data');
         child.stdout!.resume(); // request log lines are dropped
-        resolve({ url: match[0], stop: () => new Promise<void>((done) => { child.once('exit', () => done()); child.kill('SIGTERM'); }) });
+        resolve({
+          url: match[0],
+          stop: () =>
+            new Promise<void>((done) => {
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        });
       }
     });
     child.once('exit', (code) => reject(new Error(`apidsl serve --workers ${workers} exited with ${code}`)));
@@ -133,8 +169,22 @@ export async function runCacheBench(): Promise<void> {
   progress(`seeding ${num(BOOKS)} books`);
   await seed(store);
   const logger = pino({ level: 'silent' });
-  const cached = await startService({ file: FIXTURE, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger, store });
-  const uncached = await startService({ file: uncachedFile, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger, store });
+  const cached = await startService({
+    file: FIXTURE,
+    port: 0,
+    host: '127.0.0.1',
+    storage: { kind: 'memory' },
+    logger,
+    store,
+  });
+  const uncached = await startService({
+    file: uncachedFile,
+    port: 0,
+    host: '127.0.0.1',
+    storage: { kind: 'memory' },
+    logger,
+    store,
+  });
   const [bare, precomputed] = await Promise.all([startBareKoa(false), startBareKoa(true)]);
   try {
     for (const url of [cached.url, uncached.url]) {
@@ -151,12 +201,22 @@ export async function runCacheBench(): Promise<void> {
       `\nHTTP cache: ${cpus().length} CPUs shared with the load generator, node ${process.version}; ${LOAD.connections} connections, ${LOAD.pairs} rounds of ` +
         `${LOAD.duration} s runs after a ${LOAD.warmup} s warm-up each (values: median req/s; ratios: median of the rounds' ratios)\n`,
     );
-    console.log('| measurement | value | ratio to bare Koa (stringified per request) | ratio to bare Koa (precomputed body) |');
+    console.log(
+      '| measurement | value | ratio to bare Koa (stringified per request) | ratio to bare Koa (precomputed body) |',
+    );
     console.log('|---|---:|---|---|');
-    console.log(`| bare Koa, page 2 stringified per request | ${rps(runs.bare)} | 1.00× (baseline) | ${cell(ratio(runs.bare, runs.precomputed))} |`);
-    console.log(`| bare Koa, page 2 precomputed | ${rps(runs.precomputed)} | ${cell(ratio(runs.precomputed, runs.bare))} | 1.00× (baseline) |`);
-    console.log(`| apidsl GET /books?page=2, in-process cache on | ${rps(runs.cached)} | ${cell(ratio(runs.cached, runs.bare), 0.8)} | ${cell(ratio(runs.cached, runs.precomputed))} |`);
-    console.log(`| apidsl GET /books?page=2, cache off | ${rps(runs.uncached)} | ${cell(ratio(runs.uncached, runs.bare), 0.5)} | ${cell(ratio(runs.uncached, runs.precomputed))} |`);
+    console.log(
+      `| bare Koa, page 2 stringified per request | ${rps(runs.bare)} | 1.00× (baseline) | ${cell(ratio(runs.bare, runs.precomputed))} |`,
+    );
+    console.log(
+      `| bare Koa, page 2 precomputed | ${rps(runs.precomputed)} | ${cell(ratio(runs.precomputed, runs.bare))} | 1.00× (baseline) |`,
+    );
+    console.log(
+      `| apidsl GET /books?page=2, in-process cache on | ${rps(runs.cached)} | ${cell(ratio(runs.cached, runs.bare), 0.8)} | ${cell(ratio(runs.cached, runs.precomputed))} |`,
+    );
+    console.log(
+      `| apidsl GET /books?page=2, cache off | ${rps(runs.uncached)} | ${cell(ratio(runs.uncached, runs.bare), 0.5)} | ${cell(ratio(runs.uncached, runs.precomputed))} |`,
+    );
   } finally {
     await Promise.all([cached.close(), uncached.close(), bare.close(), precomputed.close()]);
   }
@@ -168,7 +228,9 @@ export async function runCacheBench(): Promise<void> {
     });
     try {
       const runs = await pairs('workers', { one: `${one.url}/books?page=2`, two: `${two.url}/books?page=2` });
-      console.log(`\nworkers: apidsl serve --data, cache off; ${cpus().length} CPUs shared by the workers and the load generator (one autocannon process)\n`);
+      console.log(
+        `\nworkers: apidsl serve --data, cache off; ${cpus().length} CPUs shared by the workers and the load generator (one autocannon process)\n`,
+      );
       console.log('| measurement | value | ratio |');
       console.log('|---|---:|---|');
       console.log(`| --workers 1: GET /books?page=2 | ${rps(runs.one)} | 1.00× (baseline) |`);

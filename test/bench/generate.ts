@@ -1,7 +1,13 @@
 /** A large, valid .api file for benchmarks: `resources` resources of about 50 lines each. */
 export function generateApi(lines: number): string {
-  const out: string[] = ['api "Bench" { version: "1.0.0" }', 'config {', '  patch_formats: ["application/merge-patch+json"]', '  defaults { pagination_items_per_page: 30 }',
-    '  security { jwt { secret_env: "APIDSL_JWT_SECRET" } }', '}'];
+  const out: string[] = [
+    'api "Bench" { version: "1.0.0" }',
+    'config {',
+    '  patch_formats: ["application/merge-patch+json"]',
+    '  defaults { pagination_items_per_page: 30 }',
+    '  security { jwt { secret_env: "APIDSL_JWT_SECRET" } }',
+    '}',
+  ];
   let i = 0;
   while (out.length < lines) {
     const r = `Res${i++}`;

@@ -9,7 +9,12 @@
  * bench runner as `runLspBench()`.
  */
 import { pathToFileURL } from 'node:url';
-import { CompletionRequest, DocumentSymbolRequest, HoverRequest, SemanticTokensRequest } from 'vscode-languageserver-protocol/node';
+import {
+  CompletionRequest,
+  DocumentSymbolRequest,
+  HoverRequest,
+  SemanticTokensRequest,
+} from 'vscode-languageserver-protocol/node';
 import { fromRoot } from '../support/paths.js';
 import { LspClient } from '../lsp/client.js';
 import { generateApi } from './generate.js';
@@ -40,7 +45,11 @@ interface Latency {
 }
 
 /** One round: a fresh server, the file opened, CHANGES edits each waited for until its diagnostics. */
-async function changeLatency(text: string, server: string, requests?: (client: LspClient, uri: string, line: number, character: number) => Promise<void>): Promise<Latency> {
+async function changeLatency(
+  text: string,
+  server: string,
+  requests?: (client: LspClient, uri: string, line: number, character: number) => Promise<void>,
+): Promise<Latency> {
   const rows = text.split('\n');
   const client = await LspClient.start([server, 'lsp', '--stdio']);
   try {
@@ -68,11 +77,15 @@ async function changeLatency(text: string, server: string, requests?: (client: L
 async function otherRequests(client: LspClient, uri: string, line: number, character: number): Promise<void> {
   const textDocument = { uri };
   const position = { line, character: character + 3 };
-  const completion = await median(() => client.connection.sendRequest(CompletionRequest.type, { textDocument, position: { line, character: 0 } }));
+  const completion = await median(() =>
+    client.connection.sendRequest(CompletionRequest.type, { textDocument, position: { line, character: 0 } }),
+  );
   const hover = await median(() => client.connection.sendRequest(HoverRequest.type, { textDocument, position }));
   const symbols = await median(() => client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument }));
   const tokens = await median(() => client.connection.sendRequest(SemanticTokensRequest.type, { textDocument }));
-  console.log(`  completion ${completion.toFixed(1)} ms, hover ${hover.toFixed(1)} ms, document symbols ${symbols.toFixed(1)} ms, semantic tokens ${tokens.toFixed(1)} ms (median of ${RUNS})`);
+  console.log(
+    `  completion ${completion.toFixed(1)} ms, hover ${hover.toFixed(1)} ms, document symbols ${symbols.toFixed(1)} ms, semantic tokens ${tokens.toFixed(1)} ms (median of ${RUNS})`,
+  );
 }
 
 const middle = (xs: number[]): number => percentile(xs, 0.5);
@@ -82,18 +95,26 @@ export async function runLspBench(lines = 5000, baseline?: string): Promise<void
   const text = generateApi(lines);
   const servers: [string, string][] = [['this checkout', fromRoot('bin/apidsl.js')]];
   if (baseline) servers.push(['baseline', baseline]);
-  console.log(`language server, ${text.split('\n').length} lines, change → publishDiagnostics over stdio (${CHANGES} changes a round, ${ROUNDS} rounds):`);
+  console.log(
+    `language server, ${text.split('\n').length} lines, change → publishDiagnostics over stdio (${CHANGES} changes a round, ${ROUNDS} rounds):`,
+  );
   const results = new Map<string, Latency[]>(servers.map(([name]) => [name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? [...servers].reverse() : servers;
     for (const [name, server] of order) {
-      const latency = await changeLatency(text, server, round === 0 && name === 'this checkout' ? otherRequests : undefined);
+      const latency = await changeLatency(
+        text,
+        server,
+        round === 0 && name === 'this checkout' ? otherRequests : undefined,
+      );
       results.get(name)!.push(latency);
       console.log(`  round ${round + 1}, ${name}: ${show(latency)}`);
     }
   }
   for (const [name, rounds] of results) {
-    console.log(`  ${name}: median of rounds ${show({ p50: middle(rounds.map((r) => r.p50)), p95: middle(rounds.map((r) => r.p95)) })}`);
+    console.log(
+      `  ${name}: median of rounds ${show({ p50: middle(rounds.map((r) => r.p50)), p95: middle(rounds.map((r) => r.p95)) })}`,
+    );
   }
 }
 

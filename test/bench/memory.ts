@@ -36,7 +36,12 @@ export async function measureStreamMemory(url: string): Promise<StreamMemory> {
         res.on('error', reject);
       }).on('error', reject);
     });
-    return { baselineMb, peakMb: Math.max(peakMb, rssMb()), documentMb: bytes / 1024 / 1024, seconds: (performance.now() - started) / 1000 };
+    return {
+      baselineMb,
+      peakMb: Math.max(peakMb, rssMb()),
+      documentMb: bytes / 1024 / 1024,
+      seconds: (performance.now() - started) / 1000,
+    };
   } finally {
     clearInterval(sampler);
   }

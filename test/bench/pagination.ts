@@ -48,7 +48,12 @@ const progress = (message: string): void => {
 type InsertMany = (items: Item[]) => Promise<unknown>;
 
 /** Inserts `count` items made by `make(i)` (i from 1), through a bulk API when the store has one. */
-async function seed(collection: Collection, count: number, make: (i: number) => Item, label: string): Promise<{ ms: number; bulk: boolean }> {
+async function seed(
+  collection: Collection,
+  count: number,
+  make: (i: number) => Item,
+  label: string,
+): Promise<{ ms: number; bulk: boolean }> {
   const insertMany = (collection as Collection & { insertMany?: InsertMany }).insertMany;
   const bulk = typeof insertMany === 'function';
   const step = Math.max(1, Math.floor(count / 10));
@@ -82,7 +87,12 @@ const makeItem = (i: number): Item => ({
   price: (i % 10_000) / 100,
   createdAt: `${new Date(EPOCH + i * 60_000).toISOString().slice(0, 19)}+00:00`,
 });
-const makeBook = (i: number): Item => ({ id: i, title: `Book ${i}`, author: `Author ${i % 97}`, price: (i % 5_000) / 100 });
+const makeBook = (i: number): Item => ({
+  id: i,
+  title: `Book ${i}`,
+  author: `Author ${i % 97}`,
+  price: (i % 5_000) / 100,
+});
 
 async function collectionOf(store: Store, api: ApiMetadata, name: string): Promise<Collection> {
   const resource = api.resources.find((r) => r.storage.name === name);
@@ -126,24 +136,30 @@ const totalOf = (doc: Record<string, unknown>): unknown => doc.totalItems ?? doc
 function expectPage(firstId: number, total?: number | 'absent'): (doc: Record<string, unknown>) => void {
   return (doc) => {
     const members = membersOf(doc);
-    if (!Array.isArray(members) || members.length !== PAGE) throw new Error(`expected ${PAGE} members, got ${JSON.stringify(members?.length)}`);
-    if (members[0].id !== firstId) throw new Error(`expected the page to start at id ${firstId}, got ${JSON.stringify(members[0].id)}`);
-    if (total === 'absent' && totalOf(doc) !== undefined) throw new Error(`expected no totalItems, got ${JSON.stringify(totalOf(doc))}`);
-    if (typeof total === 'number' && totalOf(doc) !== total) throw new Error(`expected totalItems ${total}, got ${JSON.stringify(totalOf(doc))}`);
+    if (!Array.isArray(members) || members.length !== PAGE)
+      throw new Error(`expected ${PAGE} members, got ${JSON.stringify(members?.length)}`);
+    if (members[0].id !== firstId)
+      throw new Error(`expected the page to start at id ${firstId}, got ${JSON.stringify(members[0].id)}`);
+    if (total === 'absent' && totalOf(doc) !== undefined)
+      throw new Error(`expected no totalItems, got ${JSON.stringify(totalOf(doc))}`);
+    if (typeof total === 'number' && totalOf(doc) !== total)
+      throw new Error(`expected totalItems ${total}, got ${JSON.stringify(totalOf(doc))}`);
   };
 }
 
 function expectCount(total: number): (doc: Record<string, unknown>) => void {
   return (doc) => {
     const members = membersOf(doc);
-    if (!Array.isArray(members) || members.length !== 0) throw new Error(`expected no members, got ${JSON.stringify(members?.length)}`);
+    if (!Array.isArray(members) || members.length !== 0)
+      throw new Error(`expected no members, got ${JSON.stringify(members?.length)}`);
     if (totalOf(doc) !== total) throw new Error(`expected totalItems ${total}, got ${JSON.stringify(totalOf(doc))}`);
   };
 }
 
 async function verify(probe: Probe): Promise<void> {
   const res = await get(probe.url);
-  if (res.status !== 200) throw new Error(`${probe.name}: GET ${probe.url} answered ${res.status}: ${res.body.slice(0, 500)}`);
+  if (res.status !== 200)
+    throw new Error(`${probe.name}: GET ${probe.url} answered ${res.status}: ${res.body.slice(0, 500)}`);
   try {
     probe.check(JSON.parse(res.body) as Record<string, unknown>);
   } catch (error) {
@@ -189,7 +205,9 @@ function load(url: string, duration: number): Promise<LoadResult> {
       result = message as LoadResult;
     });
     child.once('error', reject);
-    child.once('exit', (code) => (result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`))));
+    child.once('exit', (code) =>
+      result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`)),
+    );
   });
 }
 
@@ -240,7 +258,9 @@ function table(title: string, rows: [string, string, string][]): void {
 /** Parts of this benchmark: `large` (depth, memory and totals on 1,000,000 items) and `throughput`. */
 export type PaginationPart = 'large' | 'throughput';
 
-export async function runPaginationBench(parts: ReadonlySet<PaginationPart> = new Set(['large', 'throughput'])): Promise<void> {
+export async function runPaginationBench(
+  parts: ReadonlySet<PaginationPart> = new Set(['large', 'throughput']),
+): Promise<void> {
   const started = performance.now();
   const api = await loadApi(FIXTURE);
   const services: RunningService[] = [];
@@ -250,7 +270,14 @@ export async function runPaginationBench(parts: ReadonlySet<PaginationPart> = ne
     const small = await openSqliteStore({ memory: true });
     const smallSeed = await seed(await collectionOf(small, api, 'Item'), SMALL_ITEMS, makeItem, 'small items');
     await seed(await collectionOf(small, api, 'Book'), BOOKS, makeBook, 'books');
-    const smallService = await startService({ file: FIXTURE, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger, store: small });
+    const smallService = await startService({
+      file: FIXTURE,
+      port: 0,
+      host: '127.0.0.1',
+      storage: { kind: 'memory' },
+      logger,
+      store: small,
+    });
     services.push(smallService);
 
     console.log(`\npagination and throughput on ${cpus().length} CPUs, node ${process.version}, servers on 127.0.0.1`);
@@ -258,11 +285,22 @@ export async function runPaginationBench(parts: ReadonlySet<PaginationPart> = ne
       progress(`seeding ${num(DEEP_ITEMS)} items`);
       const big = await openSqliteStore({ memory: true });
       const bigSeed = await seed(await collectionOf(big, api, 'Item'), DEEP_ITEMS, makeItem, 'items');
-      progress(`seeded ${num(DEEP_ITEMS)} items in ${(bigSeed.ms / 1000).toFixed(1)} s (${bigSeed.bulk ? 'insertMany' : 'one insert at a time'})`);
-      const bigService = await startService({ file: FIXTURE, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger, store: big });
+      progress(
+        `seeded ${num(DEEP_ITEMS)} items in ${(bigSeed.ms / 1000).toFixed(1)} s (${bigSeed.bulk ? 'insertMany' : 'one insert at a time'})`,
+      );
+      const bigService = await startService({
+        file: FIXTURE,
+        port: 0,
+        host: '127.0.0.1',
+        storage: { kind: 'memory' },
+        logger,
+        store: big,
+      });
       services.push(bigService);
 
-      console.log(`single requests: median of ${HTTP_RUNS} runs after ${HTTP_WARMUP} warm-up runs, each on a keep-alive connection`);
+      console.log(
+        `single requests: median of ${HTTP_RUNS} runs after ${HTTP_WARMUP} warm-up runs, each on a keep-alive connection`,
+      );
       console.log(
         `seeding (memory store, ${bigSeed.bulk ? 'insertMany in chunks of 10,000' : 'one insert at a time'}): ` +
           `${num(DEEP_ITEMS)} items in ${(bigSeed.ms / 1000).toFixed(1)} s (${num(DEEP_ITEMS / (bigSeed.ms / 1000))} items/s); ` +
@@ -274,29 +312,51 @@ export async function runPaginationBench(parts: ReadonlySet<PaginationPart> = ne
       const big$ = bigService.url;
       const depth = await timeProbes([
         { name: 'offset first', url: `${big$}/items?itemsPerPage=${PAGE}`, check: expectPage(1, DEEP_ITEMS) },
-        { name: 'offset deep', url: `${big$}/items?itemsPerPage=${PAGE}&page=${DEPTH / PAGE + 1}`, check: expectPage(DEPTH + 1, DEEP_ITEMS) },
+        {
+          name: 'offset deep',
+          url: `${big$}/items?itemsPerPage=${PAGE}&page=${DEPTH / PAGE + 1}`,
+          check: expectPage(DEPTH + 1, DEEP_ITEMS),
+        },
         { name: 'cursor first', url: `${big$}/items-by-cursor?itemsPerPage=${PAGE}`, check: expectPage(1, 'absent') },
-        { name: 'cursor deep', url: `${big$}/items-by-cursor?itemsPerPage=${PAGE}&id[gt]=${DEPTH}`, check: expectPage(DEPTH + 1, 'absent') },
+        {
+          name: 'cursor deep',
+          url: `${big$}/items-by-cursor?itemsPerPage=${PAGE}&id[gt]=${DEPTH}`,
+          check: expectPage(DEPTH + 1, 'absent'),
+        },
       ]);
       const d = (name: string): number => depth.get(name)!;
-      table(`depth: ${num(DEEP_ITEMS)} items, ${PAGE} per page, page at depth ${num(DEPTH)} against the first (ratio = deep / first)`, [
-        [`offset, first page: GET /items?itemsPerPage=${PAGE}`, ms(d('offset first')), '1.00× (baseline)'],
-        [`offset, deep page: GET /items?itemsPerPage=${PAGE}&page=${DEPTH / PAGE + 1}`, ms(d('offset deep')), `${ratio(d('offset deep') / d('offset first'))} (no bar)`],
-        [`cursor, first page: GET /items-by-cursor?itemsPerPage=${PAGE}`, ms(d('cursor first')), '1.00× (baseline)'],
-        [`cursor, deep page: GET /items-by-cursor?itemsPerPage=${PAGE}&id[gt]=${DEPTH}`, ms(d('cursor deep')), barCell(d('cursor deep') / d('cursor first'), { op: '≤', limit: 1.5 })],
-      ]);
+      table(
+        `depth: ${num(DEEP_ITEMS)} items, ${PAGE} per page, page at depth ${num(DEPTH)} against the first (ratio = deep / first)`,
+        [
+          [`offset, first page: GET /items?itemsPerPage=${PAGE}`, ms(d('offset first')), '1.00× (baseline)'],
+          [
+            `offset, deep page: GET /items?itemsPerPage=${PAGE}&page=${DEPTH / PAGE + 1}`,
+            ms(d('offset deep')),
+            `${ratio(d('offset deep') / d('offset first'))} (no bar)`,
+          ],
+          [`cursor, first page: GET /items-by-cursor?itemsPerPage=${PAGE}`, ms(d('cursor first')), '1.00× (baseline)'],
+          [
+            `cursor, deep page: GET /items-by-cursor?itemsPerPage=${PAGE}&id[gt]=${DEPTH}`,
+            ms(d('cursor deep')),
+            barCell(d('cursor deep') / d('cursor first'), { op: '≤', limit: 1.5 }),
+          ],
+        ],
+      );
 
       // Memory: the whole 1,000,000-item collection in one document, streamed.
       progress(`memory: GET /items?pagination=false on ${num(DEEP_ITEMS)} items`);
       const memory = await measureStreamMemory(`${big$}/items?pagination=false`);
-      table(`memory: the whole collection in one response (?pagination=false), ${num(DEEP_ITEMS)} items, server RSS sampled every 10 ms`, [
-        ['resident set before the request', `${memory.baselineMb.toFixed(0)} MB`, '1.00× (baseline)'],
+      table(
+        `memory: the whole collection in one response (?pagination=false), ${num(DEEP_ITEMS)} items, server RSS sampled every 10 ms`,
         [
-          `peak during the response (${memory.documentMb.toFixed(0)} MB of JSON-LD in ${memory.seconds.toFixed(1)} s)`,
-          `${memory.peakMb.toFixed(0)} MB`,
-          `${(memory.peakMb / memory.baselineMb).toFixed(2)}× (growth ${(memory.peakMb - memory.baselineMb).toFixed(0)} MB for a ${memory.documentMb.toFixed(0)} MB document)`,
+          ['resident set before the request', `${memory.baselineMb.toFixed(0)} MB`, '1.00× (baseline)'],
+          [
+            `peak during the response (${memory.documentMb.toFixed(0)} MB of JSON-LD in ${memory.seconds.toFixed(1)} s)`,
+            `${memory.peakMb.toFixed(0)} MB`,
+            `${(memory.peakMb / memory.baselineMb).toFixed(2)}× (growth ${(memory.peakMb - memory.baselineMb).toFixed(0)} MB for a ${memory.documentMb.toFixed(0)} MB document)`,
+          ],
         ],
-      ]);
+      );
 
       // b. Totals
       progress(`totals: itemsPerPage=0 on ${num(SMALL_ITEMS)} and ${num(DEEP_ITEMS)} items`);
@@ -329,12 +389,18 @@ export async function runPaginationBench(parts: ReadonlySet<PaginationPart> = ne
         await load(booksUrl, LOAD.warmup);
         await load(bare.url, LOAD.warmup);
         for (let run = 1; run <= LOAD.runs; run++) {
-          for (const [name, url] of [['apidsl', booksUrl], ['bare', bare.url]] as const) {
+          for (const [name, url] of [
+            ['apidsl', booksUrl],
+            ['bare', bare.url],
+          ] as const) {
             const result = await load(url, LOAD.duration);
-            if (result.non2xx || result.errors) throw new Error(`throughput ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+            if (result.non2xx || result.errors)
+              throw new Error(`throughput ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
             runs[name].push(result);
           }
-          progress(`  pair ${run}: apidsl ${num(runs.apidsl[run - 1].rps)}, bare ${num(runs.bare[run - 1].rps)} req/s, ratio ${ratio(runs.apidsl[run - 1].rps / runs.bare[run - 1].rps)}`);
+          progress(
+            `  pair ${run}: apidsl ${num(runs.apidsl[run - 1].rps)}, bare ${num(runs.bare[run - 1].rps)} req/s, ratio ${ratio(runs.apidsl[run - 1].rps / runs.bare[run - 1].rps)}`,
+          );
         }
         const rps = (name: 'apidsl' | 'bare'): number => median(runs[name].map((r) => r.rps));
         // The ratio is the median of the pairs' ratios: the two runs of a pair are seconds apart, so a
@@ -344,8 +410,16 @@ export async function runPaginationBench(parts: ReadonlySet<PaginationPart> = ne
           `throughput: ${LOAD.connections} connections, ${LOAD.runs} pairs of ${LOAD.duration} s runs after a ${LOAD.warmup} s warm-up each, ` +
             `load generated in a child process (values: median req/s; ratio: median of the pairs' apidsl / bare)`,
           [
-            [`bare Koa, page 2 sliced from a precomputed array (the stack's ceiling)`, `${num(rps('bare'))} req/s`, '1.00× (baseline)'],
-            [`apidsl: GET /books?page=2, ${num(BOOKS)} books`, `${num(rps('apidsl'))} req/s`, barCell(pairRatio, { op: '≥', limit: 0.5 })],
+            [
+              `bare Koa, page 2 sliced from a precomputed array (the stack's ceiling)`,
+              `${num(rps('bare'))} req/s`,
+              '1.00× (baseline)',
+            ],
+            [
+              `apidsl: GET /books?page=2, ${num(BOOKS)} books`,
+              `${num(rps('apidsl'))} req/s`,
+              barCell(pairRatio, { op: '≥', limit: 0.5 }),
+            ],
           ],
         );
       } finally {

@@ -2,20 +2,22 @@
  * `npm run bench`: front-end speed on a generated 10,000-line file, median of several runs,
  * with the Chevrotain lexer alone as the baseline measured in the same run; then the pagination
  * and throughput benchmarks of pagination.ts, the cost of security (security.ts), then the language
- * server's latency (lsp.ts), the HTTP cache and the workers (cache.ts). `npm run bench -- throughput` (or front-end, large, security, cache, lsp, several
- * allowed) runs only those parts.
+ * server's latency (lsp.ts), the HTTP cache and the workers (cache.ts), then bulk writes against single POSTs
+ * (bulk.ts). `npm run bench -- throughput` (or front-end, large, security, cache, lsp, bulk, several allowed)
+ * runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
 import { parse } from '../../grammar/build-ast.js';
 import { check } from '../../grammar/checker/index.js';
 import { apiLexer } from '../../grammar/lexer.js';
+import { runBulkBench } from './bulk.js';
 import { generateApi } from './generate.js';
 import { runCacheBench } from './cache.js';
 import { runLspBench } from './lsp.js';
 import { runPaginationBench, type PaginationPart } from './pagination.js';
 import { runSecurityBench } from './security.js';
 
-const PARTS = ['front-end', 'large', 'throughput', 'security', 'cache', 'lsp'] as const;
+const PARTS = ['front-end', 'large', 'throughput', 'security', 'cache', 'lsp', 'bulk'] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(PARTS as readonly string[]).includes(a));
 if (unknown.length) throw new Error(`unknown benchmark part ${unknown.join(', ')}: choose among ${PARTS.join(', ')}`);
@@ -41,6 +43,7 @@ if (pagination.size) await runPaginationBench(pagination);
 if (parts.has('security')) await runSecurityBench();
 if (parts.has('cache')) await runCacheBench();
 if (parts.has('lsp')) await runLspBench();
+if (parts.has('bulk')) await runBulkBench();
 
 function runFrontEndBench(): void {
   const text = generateApi(10_000);
@@ -58,5 +61,8 @@ function runFrontEndBench(): void {
   console.log(`front end on a generated file: ${lineCount} lines, ${mb.toFixed(2)} MB, median of ${RUNS} runs\n`);
   console.log('| step | ms | MB/s | ratio to baseline |');
   console.log('|---|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${(r.ms / base).toFixed(2)}x |`);
+  for (const r of rows)
+    console.log(
+      `| ${r.name} | ${r.ms.toFixed(1)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${(r.ms / base).toFixed(2)}x |`,
+    );
 }

@@ -5,7 +5,7 @@
  * the same process and store (pages of the same size), under autocannon in a child process; pairs of runs
  * seconds apart, ratio as the median of the pairs' ratios (as pagination.ts does). Every request carries
  * the same token, as a client would: its signature is checked on the first and then remembered by its exact
- * text (server/security/verified-tokens.ts; exp and nbf still checked on each request).
+ * text (server/metadata/verified-tokens.ts; exp and nbf still checked on each request).
  */
 import { fork } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -31,13 +31,17 @@ const progress = (message: string): void => {
 function load(url: string, duration: number, headers: Record<string, string>): Promise<LoadResult> {
   const request: LoadRequest = { url, connections: LOAD.connections, duration, headers };
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL('./load-process.js', import.meta.url)), [JSON.stringify(request)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(new URL('./load-process.js', import.meta.url)), [JSON.stringify(request)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let result: LoadResult | undefined;
     child.once('message', (message) => {
       result = message as LoadResult;
     });
     child.once('error', reject);
-    child.once('exit', (code) => (result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`))));
+    child.once('exit', (code) =>
+      result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`)),
+    );
   });
 }
 
@@ -57,12 +61,25 @@ export async function runSecurityBench(): Promise<void> {
   progress(`seeding ${BOOKS.toLocaleString('en-US')} books in each resource`);
   for (const resource of api.resources) {
     const collection = await store.collection(storageSpec(resource));
-    const insertMany = (collection as typeof collection & { insertMany?: (items: Item[]) => Promise<unknown> }).insertMany;
-    const items = Array.from({ length: BOOKS }, (_, i): Item => ({ id: i + 1, title: `Book ${i + 1}`, author: `Author ${i % 97}`, price: (i % 5_000) / 100 }));
+    const insertMany = (collection as typeof collection & { insertMany?: (items: Item[]) => Promise<unknown> })
+      .insertMany;
+    const items = Array.from({ length: BOOKS }, (_, i): Item => ({
+      id: i + 1,
+      title: `Book ${i + 1}`,
+      author: `Author ${i % 97}`,
+      price: (i % 5_000) / 100,
+    }));
     if (insertMany) await insertMany.call(collection, items);
     else for (const item of items) await collection.insert(item);
   }
-  const service = await startService({ file: FIXTURE, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger: pino({ level: 'silent' }), store });
+  const service = await startService({
+    file: FIXTURE,
+    port: 0,
+    host: '127.0.0.1',
+    storage: { kind: 'memory' },
+    logger: pino({ level: 'silent' }),
+    store,
+  });
   const token = await new SignJWT({ roles: ['ROLE_ADMIN'] })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject('bench')
@@ -74,30 +91,44 @@ export async function runSecurityBench(): Promise<void> {
   const plain = `${service.url}/public_books?page=2`;
   const guarded = `${service.url}/secure_books?page=2`;
   try {
-    for (const [url, headers] of [[plain, {}], [guarded, auth]] as const) {
+    for (const [url, headers] of [
+      [plain, {}],
+      [guarded, auth],
+    ] as const) {
       const res = await fetch(url, { headers });
       const doc = (await res.json()) as { member?: { id: number }[] };
-      if (res.status !== 200 || doc.member?.length !== PAGE || doc.member[0].id !== PAGE + 1) throw new Error(`GET ${url} answered ${res.status}`);
+      if (res.status !== 200 || doc.member?.length !== PAGE || doc.member[0].id !== PAGE + 1)
+        throw new Error(`GET ${url} answered ${res.status}`);
     }
     const denied = await fetch(guarded);
     if (denied.status !== 401) throw new Error(`GET ${guarded} without a token answered ${denied.status}, not 401`);
-    progress(`security: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} pairs of ${LOAD.duration} s runs (guarded, then unguarded)`);
+    progress(
+      `security: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} pairs of ${LOAD.duration} s runs (guarded, then unguarded)`,
+    );
     await load(guarded, LOAD.warmup, auth);
     await load(plain, LOAD.warmup, {});
     const runs = { guarded: [] as Run[], plain: [] as Run[] };
     for (let pair = 1; pair <= LOAD.pairs; pair++) {
-      for (const [name, url, headers] of [['guarded', guarded, auth], ['plain', plain, {}]] as const) {
+      for (const [name, url, headers] of [
+        ['guarded', guarded, auth],
+        ['plain', plain, {}],
+      ] as const) {
         const cpu = process.cpuUsage();
         const result = await load(url, LOAD.duration, headers);
         const { user, system } = process.cpuUsage(cpu);
-        if (result.non2xx || result.errors) throw new Error(`security ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+        if (result.non2xx || result.errors)
+          throw new Error(`security ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
         runs[name].push({ ...result, cpuPerRequest: (user + system) / result.requests });
       }
       const [g, p] = [runs.guarded[pair - 1], runs.plain[pair - 1]];
-      progress(`  pair ${pair}: guarded ${Math.round(g.rps)}, unguarded ${Math.round(p.rps)} req/s; server CPU ${Math.round(g.cpuPerRequest)}, ${Math.round(p.cpuPerRequest)} µs/request`);
+      progress(
+        `  pair ${pair}: guarded ${Math.round(g.rps)}, unguarded ${Math.round(p.rps)} req/s; server CPU ${Math.round(g.cpuPerRequest)}, ${Math.round(p.cpuPerRequest)} µs/request`,
+      );
     }
-    const rps = (name: 'guarded' | 'plain'): string => `${Math.round(median(runs[name].map((r) => r.rps))).toLocaleString('en-US')} req/s`;
-    const cpu = (name: 'guarded' | 'plain'): string => `${Math.round(median(runs[name].map((r) => r.cpuPerRequest)))} µs`;
+    const rps = (name: 'guarded' | 'plain'): string =>
+      `${Math.round(median(runs[name].map((r) => r.rps))).toLocaleString('en-US')} req/s`;
+    const cpu = (name: 'guarded' | 'plain'): string =>
+      `${Math.round(median(runs[name].map((r) => r.cpuPerRequest)))} µs`;
     const ratio = median(runs.guarded.map((r, i) => r.rps / runs.plain[i].rps));
     const cpuRatio = median(runs.guarded.map((r, i) => runs.plain[i].cpuPerRequest / r.cpuPerRequest));
     console.log(
@@ -106,7 +137,9 @@ export async function runSecurityBench(): Promise<void> {
     );
     console.log('| measurement | value | ratio | server CPU per request | CPU ratio |');
     console.log('|---|---:|---|---:|---|');
-    console.log(`| unguarded: GET /public_books?page=2, ${BOOKS.toLocaleString('en-US')} books | ${rps('plain')} | 1.00× (baseline) | ${cpu('plain')} | 1.00× |`);
+    console.log(
+      `| unguarded: GET /public_books?page=2, ${BOOKS.toLocaleString('en-US')} books | ${rps('plain')} | 1.00× (baseline) | ${cpu('plain')} | 1.00× |`,
+    );
     const met = ratio >= 0.9 ? 'met' : 'MISSED';
     console.log(
       `| guarded: GET /secure_books?page=2 with a Bearer JWT (HS256, verified once then remembered; is_granted('ROLE_USER')) | ${rps('guarded')} | ` +

@@ -5,7 +5,39 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fromRoot } from '../support/paths.js';
 
-export const PIECES = ['{', '}', '[', ']', ':', ',', '"', '/*', '*/', '//', '\n', ' ', 'resource', 'Get', 'x', '-1', '📚', 'é', '\\', 'null', 'properties', 'operations {', 'filters: [', 'paginationViaCursor: [{', 'filter f: order {', '{{{{', '[[[[', '\u0000', '1e999', 'security: "', 'mutator'];
+export const PIECES = [
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  ',',
+  '"',
+  '/*',
+  '*/',
+  '//',
+  '\n',
+  ' ',
+  'resource',
+  'Get',
+  'x',
+  '-1',
+  '📚',
+  'é',
+  '\\',
+  'null',
+  'properties',
+  'operations {',
+  'filters: [',
+  'paginationViaCursor: [{',
+  'filter f: order {',
+  '{{{{',
+  '[[[[',
+  '\u0000',
+  '1e999',
+  'security: "',
+  'mutator',
+];
 
 /** The example files, the seeds of the mutants. */
 export function exampleTexts(): string[] {
@@ -33,7 +65,12 @@ const pick = <T>(rnd: () => number, list: readonly T[]): T => list[Math.floor(rn
 /** Deeply nested text in a place where a value is expected (depth up to a few thousand). */
 function deep(rnd: () => number): string {
   const depth = 50 + Math.floor(rnd() * (rnd() < 0.5 ? 300 : 5000));
-  const [open, close] = pick(rnd, [['[', ']'], ['{', '}'], ['{a: ', '}'], ['[{', '}]']] as const);
+  const [open, close] = pick(rnd, [
+    ['[', ']'],
+    ['{', '}'],
+    ['{a: ', '}'],
+    ['[{', '}]'],
+  ] as const);
   const closed = rnd() < 0.5 ? close.repeat(depth) : close.repeat(Math.floor(rnd() * depth));
   return open.repeat(depth) + closed;
 }
@@ -49,8 +86,12 @@ export function mutant(seed: number, n: number, examples: string[]): string {
     const kind = rnd();
     let insert: string;
     if (kind < 0.55) insert = pick(rnd, PIECES);
-    else if (kind < 0.7) insert = String.fromCharCode(...Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => 32 + Math.floor(rnd() * 95)));
-    else if (kind < 0.85) insert = text.slice(Math.floor(rnd() * text.length)).slice(0, Math.floor(rnd() * 200)); // a duplicated slice
+    else if (kind < 0.7)
+      insert = String.fromCharCode(
+        ...Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => 32 + Math.floor(rnd() * 95)),
+      );
+    else if (kind < 0.85)
+      insert = text.slice(Math.floor(rnd() * text.length)).slice(0, Math.floor(rnd() * 200)); // a duplicated slice
     else if (kind < 0.93) insert = '';
     else insert = deep(rnd);
     text = text.slice(0, at) + insert + text.slice(at + del);

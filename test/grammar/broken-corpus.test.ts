@@ -18,11 +18,17 @@ interface Expected {
 }
 
 function expectations(text: string): Expected[] {
-  return [...text.matchAll(/\/\/ expect(?:-also)?: (\S+) (\d+:\d+)(?: (\S+))?/g)].map((m) => ({ code: m[1], at: m[2], ...(m[3] ? { suggestion: m[3] } : {}) }));
+  return [...text.matchAll(/\/\/ expect(?:-also)?: (\S+) (\d+:\d+)(?: (\S+))?/g)].map((m) => ({
+    code: m[1],
+    at: m[2],
+    ...(m[3] ? { suggestion: m[3] } : {}),
+  }));
 }
 
 describe('broken files: each defect reported with its code, line and column', () => {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.api')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.api'))
+    .sort();
   it('the corpus is not empty', () => expect(files.length).to.be.greaterThan(30));
   for (const file of files) {
     it(file, () => {
@@ -34,7 +40,9 @@ describe('broken files: each defect reported with its code, line and column', ()
       });
       const wanted = expectations(text);
       expect(wanted, 'fixture has expectations').to.not.be.empty;
-      expect(actual.map((a) => `${a.code} ${a.at}`).sort(), JSON.stringify(actual, null, 1)).to.deep.equal(wanted.map((w) => `${w.code} ${w.at}`).sort());
+      expect(actual.map((a) => `${a.code} ${a.at}`).sort(), JSON.stringify(actual, null, 1)).to.deep.equal(
+        wanted.map((w) => `${w.code} ${w.at}`).sort(),
+      );
       for (const w of wanted.filter((x) => x.suggestion)) {
         const d = actual.find((a) => a.code === w.code && a.at === w.at)!;
         expect(d.suggestion).to.equal(w.suggestion);

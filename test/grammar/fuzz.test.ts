@@ -11,7 +11,30 @@ import { exampleTexts, mutant } from '../fuzz/mutants.js';
 import { fromRoot } from '../support/paths.js';
 
 const seed = readFileSync(fromRoot('examples/bookstore.api'), 'utf8');
-const pieces = ['{', '}', '[', ']', ':', ',', '"', '/*', '*/', '//', '\n', ' ', 'resource', 'Get', 'x', '-1', '📚', 'é', '\\', 'null', 'properties', 'operations {'];
+const pieces = [
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  ',',
+  '"',
+  '/*',
+  '*/',
+  '//',
+  '\n',
+  ' ',
+  'resource',
+  'Get',
+  'x',
+  '-1',
+  '📚',
+  'é',
+  '\\',
+  'null',
+  'properties',
+  'operations {',
+];
 
 type Mutation = { at: number; del: number; insert: string };
 
@@ -44,7 +67,10 @@ function assertFormats(text: string): void {
 function assertValid(text: string): void {
   const result = check(text);
   for (const d of result.all) {
-    expect(Number.isInteger(d.range.start) && Number.isInteger(d.range.end), `${d.code} ${JSON.stringify(d.range)}`).to.equal(true);
+    expect(
+      Number.isInteger(d.range.start) && Number.isInteger(d.range.end),
+      `${d.code} ${JSON.stringify(d.range)}`,
+    ).to.equal(true);
     expect(d.range.start).to.be.within(0, text.length);
     expect(d.range.end).to.be.within(d.range.start, text.length);
     expect(d.message).to.be.a('string').and.not.empty;
@@ -54,13 +80,18 @@ function assertValid(text: string): void {
 describe('fuzzing the front end', () => {
   it('never throws or yields an invalid range on mutated files', () => {
     fc.assert(
-      fc.property(fc.array(mutation, { minLength: 1, maxLength: 8 }), (mutations) => assertValid(apply(seed, mutations))),
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 8 }), (mutations) =>
+        assertValid(apply(seed, mutations)),
+      ),
       { numRuns: 400 },
     );
   });
 
   it('never throws on arbitrary text', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 300 }), (text) => assertValid(text)), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (text) => assertValid(text)),
+      { numRuns: 300 },
+    );
   });
 
   it('never throws on token soup', () => {
@@ -84,7 +115,12 @@ describe('fuzzing the front end', () => {
   });
 
   it('reports brackets nested too deeply, with their position, in check and refuses to format them', () => {
-    for (const [open, close] of [['[', ']'], ['{', '}'], ['{a: ', '}'], ['[{', '}]']]) {
+    for (const [open, close] of [
+      ['[', ']'],
+      ['{', '}'],
+      ['{a: ', '}'],
+      ['[{', '}]'],
+    ]) {
       for (const closed of [true, false]) {
         const prefix = 'resource Book {\n  operations { Get { x: ';
         const text = `${prefix}${open.repeat(5000)}${closed ? close.repeat(5000) : ''} } }\n}\n`;
@@ -93,7 +129,9 @@ describe('fuzzing the front end', () => {
         expect(Date.now() - started).to.be.below(5000);
         expect(deep, `${open} ${closed}`).to.have.length(1);
         expect(deep[0]!.message).to.contain('nested too deeply');
-        expect(deep[0]!.range.start).to.be.above(prefix.length).and.below(prefix.length + 32 * open.length + 1);
+        expect(deep[0]!.range.start)
+          .to.be.above(prefix.length)
+          .and.below(prefix.length + 32 * open.length + 1);
         const formatted = format(text);
         expect(formatted.ok).to.equal(false);
         expect(!formatted.ok && formatted.reason).to.match(/^line 2: /);

@@ -11,7 +11,8 @@ const at = (text: string, offset: number): string => {
 
 describe('parser and AST', () => {
   it('gives every node the range of its text', () => {
-    const text = 'resource Book {\n  routePrefix: "/library"\n  properties { id: int { identifier: true }, tags: string[] }\n  operations { Get weather { uriTemplate: "/w/{id}" } }\n}\n';
+    const text =
+      'resource Book {\n  routePrefix: "/library"\n  properties { id: int { identifier: true }, tags: string[] }\n  operations { Get weather { uriTemplate: "/w/{id}" } }\n}\n';
     const { document, diagnostics } = parse(text);
     expect(diagnostics).to.deep.equal([]);
     const book = A.resources(document)[0];
@@ -28,7 +29,7 @@ describe('parser and AST', () => {
     expect(text.slice(op.range.start, op.range.end)).to.equal('Get weather { uriTemplate: "/w/{id}" }');
   });
 
-  it('reads an operation name only on the kind\'s line', () => {
+  it("reads an operation name only on the kind's line", () => {
     const { document } = parse('resource A { operations {\n Get\n Put\n} }');
     const ops = A.resources(document)[0].operationsBlocks[0].operations;
     expect(ops.map((o) => [o.opKind.text, o.name?.text])).to.deep.equal([
@@ -48,7 +49,11 @@ describe('parser and AST', () => {
   it('keeps comments with their ranges', () => {
     const text = '// one\nresource A { /* two */ properties { id: int } } // three\n';
     const { document } = parse(text);
-    expect(document.comments.map((c) => text.slice(c.range.start, c.range.end))).to.deep.equal(['// one', '/* two */', '// three']);
+    expect(document.comments.map((c) => text.slice(c.range.start, c.range.end))).to.deep.equal([
+      '// one',
+      '/* two */',
+      '// three',
+    ]);
   });
 
   it('reports three separate defects in one file, each on its own line', () => {
@@ -68,9 +73,22 @@ describe('parser and AST', () => {
   });
 
   it('reports several independent syntax errors', () => {
-    const text = ['resource A {', '  a: 1 b: 2', '  c:', '  properties { id: int }', '}', 'filter f: search { properties: ["x" "y"] }', 'api "t" @'].join('\n');
+    const text = [
+      'resource A {',
+      '  a: 1 b: 2',
+      '  c:',
+      '  properties { id: int }',
+      '}',
+      'filter f: search { properties: ["x" "y"] }',
+      'api "t" @',
+    ].join('\n');
     const codes = parse(text).diagnostics.map((d) => `${d.code}@${at(text, d.range.start)}`);
-    expect(codes).to.deep.equal(['missing-separator@2:8', 'syntax-error@3:4', 'missing-separator@6:37', 'invalid-character@7:9']);
+    expect(codes).to.deep.equal([
+      'missing-separator@2:8',
+      'syntax-error@3:4',
+      'missing-separator@6:37',
+      'invalid-character@7:9',
+    ]);
   });
 
   it('counts positions in UTF-16 code units after multibyte text', () => {

@@ -27,7 +27,10 @@ export async function hammer(base: string, options: { writes: number; readers: n
     while (next < options.writes) {
       const n = ++next;
       // Versions are patched in order, so the stored title only grows.
-      const patched = await request(base, 'PATCH', '/books/1', { body: JSON.stringify({ title: `v${n}` }), headers: MERGE });
+      const patched = await request(base, 'PATCH', '/books/1', {
+        body: JSON.stringify({ title: `v${n}` }),
+        headers: MERGE,
+      });
       expect(patched.status, patched.text).to.equal(200);
       acknowledged = Math.max(acknowledged, n);
       const added = await request(base, 'POST', '/books', { body: { title: `extra ${n}`, author: '/authors/1' } });

@@ -1,6 +1,6 @@
 /**
- * Issue 3, item 2: the Hydra collection document, default page size 30 and its `view`
- * (reference §2.1, §2.2), and the bare array of the JSON format.
+ * The Hydra collection document, default page size 30 and its `view`
+ * (docs/behaviour.md, "Collections and pagination"), and the bare array of the JSON format.
  */
 import { expect } from 'chai';
 import { bookstore, JSON_UTF8, JSONLD, request, startServer, type RunningServer } from './harness.js';
@@ -50,7 +50,9 @@ describe('HTTP collections: 31 books, pages of 30', () => {
     expect(r.json['@type']).to.equal('Collection');
     expect(r.json.totalItems).to.equal(31);
     expect(r.json.member).to.be.an('array').with.lengthOf(30);
-    expect(r.json.member.map((m: { '@id': string }) => m['@id'])).to.deep.equal(Array.from({ length: 30 }, (_, i) => `/books/${i + 1}`));
+    expect(r.json.member.map((m: { '@id': string }) => m['@id'])).to.deep.equal(
+      Array.from({ length: 30 }, (_, i) => `/books/${i + 1}`),
+    );
   });
 
   it('members are full item documents without @context', async () => {
@@ -127,7 +129,7 @@ describe('HTTP collections: 31 books, pages of 30', () => {
     expect(r.status).to.equal(200);
     expect(r.json.totalItems).to.equal(31);
     expect(r.json.member).to.have.lengthOf(31);
-    // reference §2.2 table (`?pagination=0`): no view at all; the enable parameter is not a filter.
+    // Pagination disabled (`?pagination=0`): no view at all; the enable parameter is not a filter.
     expect(r.json).to.not.have.property('view');
   });
 

@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 9: custom controllers on HttpOperations, and the built-in NotFoundAction
+ * Custom controllers on HttpOperations, and the built-in NotFoundAction
  * (fixture pipeline.api, resource Article).
  */
 import { expect } from 'chai';
@@ -16,7 +16,7 @@ describe('HTTP controllers (fixture pipeline.api)', () => {
     await server?.stop();
   });
 
-  it('POST /articles/1/publish answers 200 with the controller\'s data serialized as an Article', async () => {
+  it("POST /articles/1/publish answers 200 with the controller's data serialized as an Article", async () => {
     const r = await request(server.url, 'POST', '/articles/1/publish', { body: {} });
     expect(r.status, r.text).to.equal(200);
     expect(r.headers.get('content-type')).to.equal(JSONLD);
@@ -28,8 +28,11 @@ describe('HTTP controllers (fixture pipeline.api)', () => {
     expect(r.json.status).to.equal('published');
   });
 
-  it('the controller\'s data follows content negotiation (Accept: application/json)', async () => {
-    const r = await request(server.url, 'POST', '/articles/1/publish', { body: {}, headers: { Accept: 'application/json' } });
+  it("the controller's data follows content negotiation (Accept: application/json)", async () => {
+    const r = await request(server.url, 'POST', '/articles/1/publish', {
+      body: {},
+      headers: { Accept: 'application/json' },
+    });
     expect(r.status, r.text).to.equal(200);
     expect(r.json).to.deep.equal({ id: 1, title: 'Article 1', status: 'published' });
   });

@@ -16,8 +16,15 @@ import { bookstore, startServer, type RunningServer } from './harness.js';
 const CHROMIUM = '/usr/bin/chromium';
 const FOREIGN_HOST = 'front.test';
 const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', `--host-resolver-rules=MAP ${FOREIGN_HOST} 127.0.0.1`,
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  `--host-resolver-rules=MAP ${FOREIGN_HOST} 127.0.0.1`,
 ];
 
 /** What a page's fetch() saw: the status and body it could read, or the error the browser raised. */
@@ -38,15 +45,22 @@ async function pageServer(): Promise<{ server: Server; port: number }> {
   return { server, port: (server.address() as AddressInfo).port };
 }
 
-async function callFrom(page: Page, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Seen> {
-  return page.evaluate(async ([u, i]) => {
-    try {
-      const r = await fetch(u, i);
-      return { status: r.status, body: await r.text(), location: r.headers.get('Location') };
-    } catch (e) {
-      return { error: String(e) };
-    }
-  }, [url, init] as const);
+async function callFrom(
+  page: Page,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Seen> {
+  return page.evaluate(
+    async ([u, i]) => {
+      try {
+        const r = await fetch(u, i);
+        return { status: r.status, body: await r.text(), location: r.headers.get('Location') };
+      } catch (e) {
+        return { error: String(e) };
+      }
+    },
+    [url, init] as const,
+  );
 }
 
 describe('CORS in a browser: a page on another origin calls the API', function () {
@@ -57,7 +71,8 @@ describe('CORS in a browser: a page on another origin calls the API', function (
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
-      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
+      if (process.env.CI === 'true')
+        throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
       console.error(`\n*** SKIPPED the browser CORS test: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`);
       this.skip();
     }
@@ -104,7 +119,9 @@ describe('CORS in a browser: a page on another origin calls the API', function (
       body: JSON.stringify({ price: -1 }),
     });
     expect(invalid.status, 'the 422 is readable').to.equal(422);
-    expect(JSON.parse(invalid.body!).violations.map((v: { propertyPath: string }) => v.propertyPath)).to.include.members(['title', 'price']);
+    expect(
+      JSON.parse(invalid.body!).violations.map((v: { propertyPath: string }) => v.propertyPath),
+    ).to.include.members(['title', 'price']);
 
     const missing = await callFrom(page, `${api!.url}/books/999`);
     expect(missing.status).to.equal(404);

@@ -25,8 +25,18 @@ describe('CORS with the default settings', function () {
       const r = await request(server.url, 'OPTIONS', '/books', { headers: preflight(origin) });
       expect(r.status).to.equal(204);
       expect(r.headers.get('access-control-allow-origin')).to.equal(origin);
-      expect(headerList(r.headers, 'access-control-allow-methods')).to.include.members(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY']);
-      expect(headerList(r.headers, 'access-control-allow-headers').map((h) => h.toLowerCase())).to.include.members(['content-type', 'authorization']);
+      expect(headerList(r.headers, 'access-control-allow-methods')).to.include.members([
+        'GET',
+        'POST',
+        'PUT',
+        'PATCH',
+        'DELETE',
+        'QUERY',
+      ]);
+      expect(headerList(r.headers, 'access-control-allow-headers').map((h) => h.toLowerCase())).to.include.members([
+        'content-type',
+        'authorization',
+      ]);
       expect(r.headers.get('access-control-max-age')).to.equal('3600');
       expect(r.headers.get('access-control-allow-credentials')).to.equal(null);
       expect(headerList(r.headers, 'vary')).to.include('Origin');
@@ -34,7 +44,13 @@ describe('CORS with the default settings', function () {
     });
   }
 
-  for (const origin of ['http://example.com', 'http://localhost.evil.com', 'http://evil.com?localhost', 'http://127.0.0.2:80', 'null']) {
+  for (const origin of [
+    'http://example.com',
+    'http://localhost.evil.com',
+    'http://evil.com?localhost',
+    'http://127.0.0.2:80',
+    'null',
+  ]) {
     it(`refuses ${origin}: no CORS header, so the browser keeps the answer from the page`, async () => {
       const pre = await request(server.url, 'OPTIONS', '/books', { headers: preflight(origin) });
       expect(pre.headers.get('access-control-allow-origin')).to.equal(null);
@@ -45,7 +61,21 @@ describe('CORS with the default settings', function () {
     });
   }
 
-  for (const path of ['/books', '/books/1', '/books/999', '/books/1.jsonld', '/geo/places', '/', '/index.jsonld', '/docs', '/docs.json', '/docs.jsonld', '/contexts/Book', '/events', '/nowhere']) {
+  for (const path of [
+    '/books',
+    '/books/1',
+    '/books/999',
+    '/books/1.jsonld',
+    '/geo/places',
+    '/',
+    '/index.jsonld',
+    '/docs',
+    '/docs.json',
+    '/docs.jsonld',
+    '/contexts/Book',
+    '/events',
+    '/nowhere',
+  ]) {
     it(`a preflight on ${path} answers 204 with the CORS headers`, async () => {
       const r = await request(server.url, 'OPTIONS', path, { headers: preflight('http://localhost:8080', 'GET') });
       expect(r.status).to.equal(204);
@@ -54,7 +84,16 @@ describe('CORS with the default settings', function () {
     });
   }
 
-  for (const path of ['/books', '/books/1', '/books/999', '/geo/places', '/', '/docs', '/docs.jsonld', '/contexts/Book']) {
+  for (const path of [
+    '/books',
+    '/books/1',
+    '/books/999',
+    '/geo/places',
+    '/',
+    '/docs',
+    '/docs.jsonld',
+    '/contexts/Book',
+  ]) {
     it(`a plain OPTIONS on ${path} answers 204 with Allow, never 405`, async () => {
       const r = await request(server.url, 'OPTIONS', path);
       expect(r.status).to.equal(204);
@@ -63,8 +102,19 @@ describe('CORS with the default settings', function () {
   }
 
   it('a plain OPTIONS lists the methods of the route', async () => {
-    expect(headerList((await request(server.url, 'OPTIONS', '/books/1')).headers, 'allow')).to.deep.equal(['OPTIONS', 'HEAD', 'GET', 'PUT', 'PATCH', 'DELETE']);
-    expect(headerList((await request(server.url, 'OPTIONS', '/books')).headers, 'allow')).to.include.members(['GET', 'POST', 'QUERY']);
+    expect(headerList((await request(server.url, 'OPTIONS', '/books/1')).headers, 'allow')).to.deep.equal([
+      'OPTIONS',
+      'HEAD',
+      'GET',
+      'PUT',
+      'PATCH',
+      'DELETE',
+    ]);
+    expect(headerList((await request(server.url, 'OPTIONS', '/books')).headers, 'allow')).to.include.members([
+      'GET',
+      'POST',
+      'QUERY',
+    ]);
   });
 
   it('a plain OPTIONS on an unknown path is still 404', async () => {
@@ -72,10 +122,18 @@ describe('CORS with the default settings', function () {
   });
 
   it('an actual request from an allowed origin gets the origin and the exposed headers', async () => {
-    const r = await request(server.url, 'POST', '/books', { headers: { Origin: 'http://localhost:5173' }, body: { title: 'Dune' } });
+    const r = await request(server.url, 'POST', '/books', {
+      headers: { Origin: 'http://localhost:5173' },
+      body: { title: 'Dune' },
+    });
     expect(r.status).to.equal(201);
     expect(r.headers.get('access-control-allow-origin')).to.equal('http://localhost:5173');
-    expect(headerList(r.headers, 'access-control-expose-headers')).to.include.members(['Link', 'Location', 'Content-Location', 'ETag']);
+    expect(headerList(r.headers, 'access-control-expose-headers')).to.include.members([
+      'Link',
+      'Location',
+      'Content-Location',
+      'ETag',
+    ]);
     expect(headerList(r.headers, 'vary')).to.include.members(['Accept', 'Origin']);
   });
 
@@ -87,7 +145,10 @@ describe('CORS with the default settings', function () {
     ['a 405 wrong method', 'DELETE', '/books', undefined, 405],
   ] as const) {
     it(`${what} keeps the CORS headers, so the page can read the problem`, async () => {
-      const headers: Record<string, string> = { Origin: 'http://127.0.0.1:4000', 'Content-Type': 'application/ld+json' };
+      const headers: Record<string, string> = {
+        Origin: 'http://127.0.0.1:4000',
+        'Content-Type': 'application/ld+json',
+      };
       const r = await request(server.url, method, path, { headers, body });
       expect(r.status).to.equal(status);
       expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
@@ -116,7 +177,13 @@ describe('CORS with configured origins and credentials', function () {
     });
   }
 
-  for (const origin of ['http://localhost:3000', 'http://app.example.com', 'https://app.example.com:8443', 'https://a.b.example.org', 'https://shop.example.org.evil.net']) {
+  for (const origin of [
+    'http://localhost:3000',
+    'http://app.example.com',
+    'https://app.example.com:8443',
+    'https://a.b.example.org',
+    'https://shop.example.org.evil.net',
+  ]) {
     it(`refuses ${origin}`, async () => {
       const r = await request(server.url, 'GET', '/notes', { headers: { Origin: origin } });
       expect(r.headers.get('access-control-allow-origin')).to.equal(null);

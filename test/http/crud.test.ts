@@ -1,9 +1,19 @@
 /**
- * Issue 3, item 1: create, read, update (PUT with the seed's semantics, upsert, merge patch) and
+ * Create, read, update (PUT with apidsl's semantics, upsert, merge patch) and
  * delete on the bookstore example, plus the variants that need their own configuration.
  */
 import { expect } from 'chai';
-import { bookstore, bookstoreWithDune, errorDoc, fixture, JSONLD, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
+import {
+  bookstore,
+  bookstoreWithDune,
+  errorDoc,
+  fixture,
+  JSONLD,
+  PROBLEM_JSON,
+  request,
+  startServer,
+  type RunningServer,
+} from './harness.js';
 
 const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
 
@@ -42,13 +52,25 @@ describe('HTTP CRUD: POST and GET on the bookstore', () => {
     });
     expect(r.status, r.text).to.equal(201);
     expect(r.headers.get('location')).to.equal('/books/2');
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/2', '@type': 'Book', id: 2, title: 'Hyperion' });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Book',
+      '@id': '/books/2',
+      '@type': 'Book',
+      id: 2,
+      title: 'Hyperion',
+    });
   });
 
   it('ignores unknown attributes of the body silently', async () => {
     const r = await request(server.url, 'POST', '/books', { body: { title: 'Solaris', colour: 'blue' } });
     expect(r.status, r.text).to.equal(201);
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/3', '@type': 'Book', id: 3, title: 'Solaris' });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Book',
+      '@id': '/books/3',
+      '@type': 'Book',
+      id: 3,
+      title: 'Solaris',
+    });
   });
 
   it('GET /books/1 answers 200 with the same document and no Content-Location', async () => {
@@ -111,16 +133,37 @@ describe('HTTP CRUD: PUT keeps absent properties, null removes, allowCreate upse
   it('PUT with an explicit null removes that property, and a GET confirms it', async () => {
     const r = await request(server.url, 'PUT', '/books/1', { body: { author: null } });
     expect(r.status, r.text).to.equal(200);
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/1', '@type': 'Book', id: 1, title: 'Dune', price: 12.5 });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Book',
+      '@id': '/books/1',
+      '@type': 'Book',
+      id: 1,
+      title: 'Dune',
+      price: 12.5,
+    });
     const g = await request(server.url, 'GET', '/books/1');
-    expect(g.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/1', '@type': 'Book', id: 1, title: 'Dune', price: 12.5 });
+    expect(g.json).to.deep.equal({
+      '@context': '/contexts/Book',
+      '@id': '/books/1',
+      '@type': 'Book',
+      id: 1,
+      title: 'Dune',
+      price: 12.5,
+    });
   });
 
   it('PUT on a missing id with allowCreate answers 201 and the item takes the identifier of the URI', async () => {
     const r = await request(server.url, 'PUT', '/books/42', { body: { title: 'Created by PUT', price: 1 } });
     expect(r.status, r.text).to.equal(201);
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/42', '@type': 'Book', id: 42, title: 'Created by PUT', price: 1 });
-    // reference §4.2: Location is not sent for a PUT that creates.
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Book',
+      '@id': '/books/42',
+      '@type': 'Book',
+      id: 42,
+      title: 'Created by PUT',
+      price: 1,
+    });
+    // Location is not sent for a PUT that creates.
     expect(r.headers.get('location')).to.equal(null);
     const g = await request(server.url, 'GET', '/books/42');
     expect(g.status).to.equal(200);
@@ -130,7 +173,14 @@ describe('HTTP CRUD: PUT keeps absent properties, null removes, allowCreate upse
   it('a second PUT on the item it created is an update (200)', async () => {
     const r = await request(server.url, 'PUT', '/books/42', { body: { price: 2 } });
     expect(r.status, r.text).to.equal(200);
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/42', '@type': 'Book', id: 42, title: 'Created by PUT', price: 2 });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Book',
+      '@id': '/books/42',
+      '@type': 'Book',
+      id: 42,
+      title: 'Created by PUT',
+      price: 2,
+    });
   });
 });
 
@@ -150,7 +200,14 @@ describe('HTTP CRUD: PATCH with JSON Merge Patch', () => {
     });
     expect(r.status, r.text).to.equal(200);
     expect(r.headers.get('content-type')).to.equal(JSONLD);
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/1', '@type': 'Book', id: 1, title: 'Dune Messiah', author: 'Frank Herbert' });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Book',
+      '@id': '/books/1',
+      '@type': 'Book',
+      id: 1,
+      title: 'Dune Messiah',
+      author: 'Frank Herbert',
+    });
     const g = await request(server.url, 'GET', '/books/1');
     expect(g.json).to.deep.equal(r.json);
   });
@@ -163,20 +220,31 @@ describe('HTTP CRUD: PATCH with JSON Merge Patch', () => {
     expect(r.status).to.equal(415);
     expect(r.headers.get('content-type')).to.equal(PROBLEM_JSON);
     expect(r.json).to.deep.equal(
-      errorDoc(415, 'The content-type "application/json" is not supported. Supported MIME types are "application/merge-patch+json".'),
+      errorDoc(
+        415,
+        'The content-type "application/json" is not supported. Supported MIME types are "application/merge-patch+json".',
+      ),
     );
     const g = await request(server.url, 'GET', '/books/1');
     expect(g.json.title).to.equal('Dune Messiah');
   });
 
   it('PATCH with Content-Type application/ld+json answers 415 as well', async () => {
-    const r = await request(server.url, 'PATCH', '/books/1', { headers: { 'Content-Type': 'application/ld+json' }, body: JSON.stringify({ title: 'Nope' }) });
+    const r = await request(server.url, 'PATCH', '/books/1', {
+      headers: { 'Content-Type': 'application/ld+json' },
+      body: JSON.stringify({ title: 'Nope' }),
+    });
     expect(r.status).to.equal(415);
-    expect(r.json.detail).to.equal('The content-type "application/ld+json" is not supported. Supported MIME types are "application/merge-patch+json".');
+    expect(r.json.detail).to.equal(
+      'The content-type "application/ld+json" is not supported. Supported MIME types are "application/merge-patch+json".',
+    );
   });
 
   it('PATCH on a missing item answers 404', async () => {
-    const r = await request(server.url, 'PATCH', '/books/999', { headers: MERGE_PATCH, body: JSON.stringify({ title: 'x' }) });
+    const r = await request(server.url, 'PATCH', '/books/999', {
+      headers: MERGE_PATCH,
+      body: JSON.stringify({ title: 'x' }),
+    });
     expect(r.status).to.equal(404);
     expect(r.json).to.deep.equal(errorDoc(404, 'Not Found'));
   });
@@ -236,7 +304,14 @@ describe('HTTP CRUD: PUT without allowCreate, PATCH without patch_formats (fixtu
   it('PUT on an existing id still updates it (200)', async () => {
     const r = await request(server.url, 'PUT', '/articles/1', { body: { body: 'Text' } });
     expect(r.status, r.text).to.equal(200);
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Article', '@id': '/articles/1', '@type': 'Article', id: 1, title: 'First', body: 'Text' });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Article',
+      '@id': '/articles/1',
+      '@type': 'Article',
+      id: 1,
+      title: 'First',
+      body: 'Text',
+    });
   });
 
   it('PATCH answers 415 naming the patch_formats setting when it is empty', async () => {

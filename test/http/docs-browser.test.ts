@@ -1,5 +1,5 @@
 /**
- * Issue 7: the HTML API reference at /docs, opened in headless Chromium (Debian's `chromium`,
+ * The HTML API reference at /docs, opened in headless Chromium (Debian's `chromium`,
  * driven by playwright-core): every documented operation is listed, QUERY included, hidden routes
  * are not, and the page asks nothing of any other host; schemas are drawn as objects, and "Try it out"
  * sends a POST body the API accepts. On a secured API, the Authorize button takes a Bearer token that
@@ -14,7 +14,16 @@ import { bookstore, get, request, startServer, type RunningServer } from './harn
 import { as, securityFixture, token } from './security-helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = fromRoot('test-artifacts');
 
 describe('HTML API reference in a browser', function () {
@@ -24,8 +33,11 @@ describe('HTML API reference in a browser', function () {
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
-      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
-      console.error(`\n*** SKIPPED the browser test of /docs: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`);
+      if (process.env.CI === 'true')
+        throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
+      console.error(
+        `\n*** SKIPPED the browser test of /docs: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`,
+      );
       this.skip();
     }
     server = await startServer(bookstore());
@@ -59,21 +71,38 @@ describe('HTML API reference in a browser', function () {
     const listed: string[] = await page.$$eval('.opblock-summary', (blocks) =>
       blocks.map((b) => {
         const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';
-        const path = b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? b.querySelector('.opblock-summary-path')?.textContent?.trim() ?? '';
+        const path =
+          b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ??
+          b.querySelector('.opblock-summary-path')?.textContent?.trim() ??
+          '';
         return `${method} ${path}`;
       }),
     );
 
     const doc = (await get(base, '/docs.json')).json as { paths: Record<string, Record<string, unknown>> };
-    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(documented).to.include('QUERY /books');
     expect(listed.sort()).to.deep.equal(documented.sort());
-    expect(listed).to.include.members(['GET /books', 'POST /books', 'QUERY /books', 'GET /books/{id}', 'PUT /books/{id}', 'PATCH /books/{id}', 'DELETE /books/{id}', 'GET /events', 'GET /geo/places/{id}']);
+    expect(listed).to.include.members([
+      'GET /books',
+      'POST /books',
+      'QUERY /books',
+      'GET /books/{id}',
+      'PUT /books/{id}',
+      'PATCH /books/{id}',
+      'DELETE /books/{id}',
+      'GET /events',
+      'GET /geo/places/{id}',
+    ]);
 
     // The QUERY operation opens on its request body, in JSON or a form.
     await page.click('.opblock-query .opblock-summary');
     await page.waitForSelector('.opblock-query .opblock-section-request-body', { timeout: 30_000 });
-    const bodyTypes = await page.$$eval('.opblock-query .opblock-section-request-body select option', (options) => options.map((o) => o.textContent));
+    const bodyTypes = await page.$$eval('.opblock-query .opblock-section-request-body select option', (options) =>
+      options.map((o) => o.textContent),
+    );
     expect(bodyTypes).to.include.members(['application/json', 'application/x-www-form-urlencoded']);
 
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -92,7 +121,8 @@ describe('HTML API reference in a browser', function () {
     await page.locator('section.models', { hasText: 'Book.jsonld' }).waitFor({ timeout: 60_000 });
     const schemas = (await page.textContent('section.models')) ?? '';
     expect(schemas, 'a schema drawn as a combination').not.to.match(/\(any|any\)|& any/);
-    for (const name of ['Book.jsonld', 'Book.input', 'ConstraintViolation.jsonld']) expect(schemas).to.match(new RegExp(`${name.replace('.', '\\.')}Expand all\\s*object`));
+    for (const name of ['Book.jsonld', 'Book.input', 'ConstraintViolation.jsonld'])
+      expect(schemas).to.match(new RegExp(`${name.replace('.', '\\.')}Expand all\\s*object`));
 
     await page.click('#operations-Book-api_books_post .opblock-summary');
     await page.click('#operations-Book-api_books_post .try-out__btn');
@@ -116,12 +146,17 @@ describe('HTML API reference in a browser: Authorize with a Bearer token', funct
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
-      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
-      console.error(`\n*** SKIPPED the browser test of /docs: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`);
+      if (process.env.CI === 'true')
+        throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
+      console.error(
+        `\n*** SKIPPED the browser test of /docs: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`,
+      );
       this.skip();
     }
     server = await startServer(securityFixture('books.api'));
-    const created = await as(await token({ sub: 'root', roles: ['ROLE_ADMIN'] }), server.url, 'POST', '/secrets', { body: { text: 'launch codes' } });
+    const created = await as(await token({ sub: 'root', roles: ['ROLE_ADMIN'] }), server.url, 'POST', '/secrets', {
+      body: { text: 'launch codes' },
+    });
     expect(created.status, created.text).to.equal(201);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   });
@@ -159,7 +194,10 @@ describe('HTML API reference in a browser: Authorize with a Bearer token', funct
     await dialog.locator('input').first().fill(admin);
     await dialog.locator('button[type=submit]').click();
     await dialog.locator('button.btn-done').click();
-    await operation.locator('.btn-clear').click().catch(() => undefined);
+    await operation
+      .locator('.btn-clear')
+      .click()
+      .catch(() => undefined);
     expect(await tryIt()).to.match(/^200/);
     expect(sent).to.deep.equal([undefined, `Bearer ${admin}`]);
     const body = await operation.locator('.live-responses-table .response-col_description pre').first().textContent();

@@ -1,5 +1,5 @@
 /**
- * Issue 7: the documentation routes over real HTTP — `/docs.json` (OpenAPI 3.2, or 3.1 with
+ * The documentation routes over real HTTP — `/docs.json` (OpenAPI 3.2, or 3.1 with
  * `?spec_version=3.1`), `/docs` by Accept (HTML, OpenAPI, Hydra), the HTML reference's assets
  * served from node_modules with no other host involved — and live responses that match the
  * schemas the document gives them, parameters that match the Hydra search template.
@@ -12,7 +12,6 @@ import { fromRoot } from '../support/paths.js';
 import { hyperjump, ResponseChecker, responsePointer, seriousme } from '../openapi/validators.js';
 import { apiDocLink, bookstore, get, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 const OPENAPI = 'application/vnd.openapi+json';
@@ -107,8 +106,16 @@ describe('HTTP docs: /docs.json and /docs', () => {
     const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     expect(refs.filter((u) => /^(https?:)?\/\//.test(u))).to.deep.equal([]);
     const assets = refs.filter((u) => u.startsWith('/docs/assets/'));
-    expect(assets).to.include.members(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/init.js']);
-    const types: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8', png: 'image/png' };
+    expect(assets).to.include.members([
+      '/docs/assets/swagger-ui.css',
+      '/docs/assets/swagger-ui-bundle.js',
+      '/docs/assets/init.js',
+    ]);
+    const types: Record<string, string> = {
+      css: 'text/css; charset=utf-8',
+      js: 'text/javascript; charset=utf-8',
+      png: 'image/png',
+    };
     for (const asset of assets) {
       const r = await fetch(server.url + asset);
       expect(r.status, asset).to.equal(200);
@@ -142,7 +149,16 @@ describe('HTTP docs: live responses match the documented schemas', () => {
     checker = new ResponseChecker(doc);
     for (const author of [{ name: 'Frank Herbert' }]) await request(server.url, 'POST', '/authors', { body: author });
     for (const book of [
-      { title: 'Dune', subtitle: 'One', author: '/authors/1', price: 9.5, pages: 412, available: true, publishedAt: '1965-08-01T00:00:00+00:00', releasedOn: '1965-08-01' },
+      {
+        title: 'Dune',
+        subtitle: 'One',
+        author: '/authors/1',
+        price: 9.5,
+        pages: 412,
+        available: true,
+        publishedAt: '1965-08-01T00:00:00+00:00',
+        releasedOn: '1965-08-01',
+      },
       { title: 'Messiah', price: 8 },
       { title: 'Children', price: 12 },
     ]) {
@@ -166,19 +182,37 @@ describe('HTTP docs: live responses match the documented schemas', () => {
     const all = await get(server.url, '/books?itemsPerPage=2');
     expect(all.json.view).to.have.property('next');
     conforms('/books', 'get', 200, 'application/ld+json', all.json);
-    conforms('/books', 'get', 200, 'application/json', (await get(server.url, '/books', { Accept: 'application/json' })).json);
+    conforms(
+      '/books',
+      'get',
+      200,
+      'application/json',
+      (await get(server.url, '/books', { Accept: 'application/json' })).json,
+    );
     conforms('/named', 'get', 200, 'application/ld+json', (await get(server.url, '/named?q=dune')).json);
   });
 
   it('items, JSON-LD and JSON', async () => {
     conforms('/books/{id}', 'get', 200, 'application/ld+json', (await get(server.url, '/books/1')).json);
-    conforms('/books/{id}', 'get', 200, 'application/json', (await get(server.url, '/books/1', { Accept: 'application/json' })).json);
-    const patched = await request(server.url, 'PATCH', '/books/2', { body: { pages: 256 }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    conforms(
+      '/books/{id}',
+      'get',
+      200,
+      'application/json',
+      (await get(server.url, '/books/1', { Accept: 'application/json' })).json,
+    );
+    const patched = await request(server.url, 'PATCH', '/books/2', {
+      body: { pages: 256 },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
     conforms('/books/{id}', 'patch', 200, 'application/ld+json', patched.json);
   });
 
   it('QUERY answers the documented collection', async () => {
-    const r = await request(server.url, 'QUERY', '/books?itemsPerPage=2', { body: JSON.stringify({ price: { gte: 9 } }), headers: { 'Content-Type': 'application/json' } });
+    const r = await request(server.url, 'QUERY', '/books?itemsPerPage=2', {
+      body: JSON.stringify({ price: { gte: 9 } }),
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(r.status).to.equal(200);
     conforms('/books', 'query', 200, 'application/ld+json', r.json);
   });
@@ -191,7 +225,10 @@ describe('HTTP docs: live responses match the documented schemas', () => {
       const noType = await request(server.url, 'QUERY', '/books', { headers: { Accept: accept } });
       expect(noType.status).to.equal(415);
       conforms('/books', 'query', 415, 'application/problem+json', noType.json);
-      const notJson = await request(server.url, 'QUERY', '/books', { body: '{', headers: { Accept: accept, 'Content-Type': 'application/json' } });
+      const notJson = await request(server.url, 'QUERY', '/books', {
+        body: '{',
+        headers: { Accept: accept, 'Content-Type': 'application/json' },
+      });
       expect(notJson.status).to.equal(400);
       conforms('/books', 'query', 400, 'application/problem+json', notJson.json);
       const invalid = await request(server.url, 'POST', '/books', { body: { title: '' }, headers: { Accept: accept } });
@@ -210,7 +247,10 @@ describe('HTTP docs: live responses match the documented schemas', () => {
       const variables = search.mapping.map((m: Any) => m.variable).sort();
       const op = doc.paths[path].get;
       const pagination = ['page', 'itemsPerPage', 'pagination', 'partial'];
-      const documented = op.parameters.filter((p: Any) => p.in === 'query' && !pagination.includes(p.name)).map((p: Any) => p.name).sort();
+      const documented = op.parameters
+        .filter((p: Any) => p.in === 'query' && !pagination.includes(p.name))
+        .map((p: Any) => p.name)
+        .sort();
       expect(documented, path).to.deep.equal(variables);
     }
   });
@@ -236,10 +276,16 @@ describe('HTTP docs: prefixed Hydra collections match the documented schemas', (
     expect(checker.check(responsePointer('/dummies', 'get', 200, 'application/ld+json'), prefixed)).to.equal(undefined);
     const plain = (await get(server.url, '/plain_dummies?page=2')).json;
     expect(plain).to.have.property('member');
-    expect(checker.check(responsePointer('/plain_dummies', 'get', 200, 'application/ld+json'), plain)).to.equal(undefined);
+    expect(checker.check(responsePointer('/plain_dummies', 'get', 200, 'application/ld+json'), plain)).to.equal(
+      undefined,
+    );
     // And not the other way round: the schemas tell the two vocabularies apart.
-    expect(checker.check(responsePointer('/dummies', 'get', 200, 'application/ld+json'), plain)).to.not.equal(undefined);
+    expect(checker.check(responsePointer('/dummies', 'get', 200, 'application/ld+json'), plain)).to.not.equal(
+      undefined,
+    );
     const missing = (await get(server.url, '/dummies/99')).json;
-    expect(checker.check(responsePointer('/dummies/{id}', 'get', 404, 'application/problem+json'), missing)).to.equal(undefined);
+    expect(checker.check(responsePointer('/dummies/{id}', 'get', 404, 'application/problem+json'), missing)).to.equal(
+      undefined,
+    );
   });
 });

@@ -1,10 +1,19 @@
 /**
- * Issue 3, items 5 and 6: routing errors (405 with Allow, 404 for unknown paths), validation errors
- * (422 ConstraintViolation documents, reference §4.4) and the other request errors of the status
+ * Routing errors (405 with Allow, 404 for unknown paths), validation errors
+ * (422 ConstraintViolation documents, docs/behaviour.md) and the other request errors of the status
  * table, on the bookstore.
  */
 import { expect } from 'chai';
-import { bookstore, errorDoc, headerList, NOT_BLANK, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
+import {
+  bookstore,
+  errorDoc,
+  headerList,
+  NOT_BLANK,
+  PROBLEM_JSON,
+  request,
+  startServer,
+  type RunningServer,
+} from './harness.js';
 
 describe('HTTP errors: routing', () => {
   let server: RunningServer;
@@ -142,7 +151,9 @@ describe('HTTP errors: validation (422)', () => {
   it('a wrong type on a property without constraints answers 400', async () => {
     const r = await request(server.url, 'POST', '/books', { body: { title: 'Typed', author: 42 } });
     expect(r.status).to.equal(400);
-    expect(r.json).to.deep.equal(errorDoc(400, 'The type of the "author" attribute must be "string", "integer" given.'));
+    expect(r.json).to.deep.equal(
+      errorDoc(400, 'The type of the "author" attribute must be "string", "integer" given.'),
+    );
   });
 
   it('an @id in a POST body answers 400 "Update is not allowed for this operation."', async () => {
@@ -168,7 +179,14 @@ describe('HTTP errors: validation (422)', () => {
 
   it('none of the rejected writes changed the stored data', async () => {
     const item = await request(server.url, 'GET', '/books/1');
-    expect(item.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/1', '@type': 'Book', id: 1, title: 'Dune', price: 5 });
+    expect(item.json).to.deep.equal({
+      '@context': '/contexts/Book',
+      '@id': '/books/1',
+      '@type': 'Book',
+      id: 1,
+      title: 'Dune',
+      price: 5,
+    });
     const list = await request(server.url, 'GET', '/books');
     expect(list.json.totalItems).to.equal(2);
   });

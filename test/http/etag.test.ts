@@ -1,5 +1,5 @@
 /**
- * HTTP caching (reference §1, `http_cache.etag`): successful GETs carry an ETag of their body;
+ * HTTP caching (API Platform's `http_cache.etag`): successful GETs carry an ETag of their body;
  * a request whose If-None-Match matches gets 304 with no body; any change makes a new ETag.
  */
 import { expect } from 'chai';
@@ -16,7 +16,8 @@ describe('HTTP ETag and conditional GET', () => {
   });
 
   it('GET item and collection carry a quoted ETag; writes and errors carry none', async () => {
-    for (const path of ['/books/1', '/books']) expect((await request(server.url, 'GET', path)).headers.get('etag')).to.match(/^"[A-Za-z0-9_-]+"$/);
+    for (const path of ['/books/1', '/books'])
+      expect((await request(server.url, 'GET', path)).headers.get('etag')).to.match(/^"[A-Za-z0-9_-]+"$/);
     const created = await request(server.url, 'POST', '/books', { body: { title: 'Other' } });
     expect(created.headers.get('etag')).to.equal(null);
     expect((await request(server.url, 'GET', '/books/999')).headers.get('etag')).to.equal(null);
@@ -35,9 +36,14 @@ describe('HTTP ETag and conditional GET', () => {
 
   it('the ETag changes with the item and differs between formats', async () => {
     const before = (await request(server.url, 'GET', '/books/1')).headers.get('etag');
-    const json = (await request(server.url, 'GET', '/books/1', { headers: { Accept: 'application/json' } })).headers.get('etag');
+    const json = (
+      await request(server.url, 'GET', '/books/1', { headers: { Accept: 'application/json' } })
+    ).headers.get('etag');
     expect(json).to.not.equal(before);
-    const patched = await request(server.url, 'PATCH', '/books/1', { body: '{"price": 3}', headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const patched = await request(server.url, 'PATCH', '/books/1', {
+      body: '{"price": 3}',
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
     expect(patched.status, patched.text).to.equal(200);
     const after = await request(server.url, 'GET', '/books/1', { headers: { 'If-None-Match': before! } });
     expect(after.status).to.equal(200);

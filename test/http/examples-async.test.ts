@@ -21,13 +21,17 @@ describe('examples: live-books.api and async-books.api', function () {
     const hub = `${server.url}/.well-known/mercure`;
     const books = subscribe(hub, ['/books/{id}']);
     const anonymous = subscribe(hub, ['/reviews/{id}']);
-    const reviewer = subscribe(hub, ['/reviews/{id}'], { Authorization: `Bearer ${await mercureJwt(process.env.MERCURE_SUBSCRIBER_JWT_KEY, { subscribe: ['/reviews/{id}'] })}` });
+    const reviewer = subscribe(hub, ['/reviews/{id}'], {
+      Authorization: `Bearer ${await mercureJwt(process.env.MERCURE_SUBSCRIBER_JWT_KEY, { subscribe: ['/reviews/{id}'] })}`,
+    });
     try {
       await Promise.all([books.opened, anonymous.opened, reviewer.opened]);
       const created = await request(server.url, 'POST', '/books', { body: { title: 'Dune' } });
       expect(created.status).to.equal(201);
       expect(JSON.parse((await books.waitFor(1))[0].data)).to.include({ title: 'Dune', '@id': created.json['@id'] });
-      expect((await request(server.url, 'POST', '/reviews', { body: { book: created.json['@id'], rating: 5 } })).status).to.equal(201);
+      expect(
+        (await request(server.url, 'POST', '/reviews', { body: { book: created.json['@id'], rating: 5 } })).status,
+      ).to.equal(201);
       expect(JSON.parse((await reviewer.waitFor(1))[0].data).rating).to.equal(5);
       await new Promise((r) => setTimeout(r, 300));
       expect(anonymous.events).to.have.length(0);
@@ -40,11 +44,17 @@ describe('examples: live-books.api and async-books.api', function () {
 
   it('async-books.api with --consume: 202 at once, the worker stores the processed book and the imports', async () => {
     // --data: the embedded queue needs the embedded store (also when the suite runs against MongoDB).
-    const server = await startServer(fromRoot('examples/async-books.api'), ['--data', mkdtempSync(join(tmpdir(), 'apidsl-async-books-')), '--consume']);
+    const server = await startServer(fromRoot('examples/async-books.api'), [
+      '--data',
+      mkdtempSync(join(tmpdir(), 'apidsl-async-books-')),
+      '--consume',
+    ]);
     try {
       const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune' } });
       expect(r.status).to.equal(202);
-      expect((await request(server.url, 'POST', '/imports', { body: { titles: ['Emma', 'Ulysses'] } })).status).to.equal(202);
+      expect(
+        (await request(server.url, 'POST', '/imports', { body: { titles: ['Emma', 'Ulysses'] } })).status,
+      ).to.equal(202);
       type Books = { member: { title: string; status: string }[] };
       const books = await eventually<Books>(server.url, '/books', (b) => b.member.length === 3);
       expect(books.member.map((b) => [b.title, b.status]).sort()).to.deep.equal([

@@ -1,5 +1,5 @@
 /**
- * Issue 7: the date filter over real HTTP — after and before (inclusive), strictly_after and
+ * The date filter over real HTTP — after and before (inclusive), strictly_after and
  * strictly_before, dates and date-times with offsets, date properties, and each null strategy
  * (exclude_null, include_null_before, include_null_after, include_null_before_and_after);
  * malformed dates are ignored. Fixture: test/fixtures/filters/filters.api (publishedAt: book 1
@@ -96,7 +96,9 @@ describe('HTTP filters: date null strategies', () => {
       expect(await ids(server, `${path}?publishedAt[strictly_after]=1966-01-01`)).to.deep.equal(afterIds);
     });
     it(`${name}: after and before together`, async () => {
-      expect(await ids(server, `${path}?publishedAt[after]=1966-01-01&publishedAt[before]=1970-01-01`)).to.deep.equal(both);
+      expect(await ids(server, `${path}?publishedAt[after]=1966-01-01&publishedAt[before]=1970-01-01`)).to.deep.equal(
+        both,
+      );
     });
     it(`${name}: no bound, no filtering`, async () => {
       expect(await ids(server, path)).to.deep.equal(ALL);

@@ -1,5 +1,5 @@
 /**
- * Issue 7: the exists and boolean filters over real HTTP, and the exists parameter under the name
+ * The exists and boolean filters over real HTTP, and the exists parameter under the name
  * `collection.exists_parameter_name` gives it (test/fixtures/filters/renamed.api: `has`, with the
  * order parameter renamed `sort`). Fixture: test/fixtures/filters/filters.api.
  */
@@ -35,17 +35,31 @@ describe('HTTP filters: exists', () => {
     });
   }
 
-  for (const query of ['exists[subtitle]=maybe', 'exists[subtitle]=', 'exists[subtitle][]=true', 'exists[isbn]=true', 'exists[nothing]=true', 'exists=subtitle', 'has[subtitle]=true']) {
+  for (const query of [
+    'exists[subtitle]=maybe',
+    'exists[subtitle]=',
+    'exists[subtitle][]=true',
+    'exists[isbn]=true',
+    'exists[nothing]=true',
+    'exists=subtitle',
+    'has[subtitle]=true',
+  ]) {
     it(`ignored: ${query}`, async () => {
       expect(await ids(server, `/books?${query}`)).to.deep.equal(ALL);
     });
   }
 
   it('a property cleared by PATCH no longer exists', async () => {
-    const r = await request(server.url, 'PATCH', '/books/5', { body: { subtitle: null }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const r = await request(server.url, 'PATCH', '/books/5', {
+      body: { subtitle: null },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
     expect(r.status, r.text).to.equal(200);
     expect(await ids(server, '/books?exists[subtitle]=true')).to.deep.equal([1]);
-    const back = await request(server.url, 'PATCH', '/books/5', { body: { subtitle: 'Sand' }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const back = await request(server.url, 'PATCH', '/books/5', {
+      body: { subtitle: 'Sand' },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
     expect(back.status, back.text).to.equal(200);
   });
 });

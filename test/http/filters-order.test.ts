@@ -1,5 +1,5 @@
 /**
- * Issue 7: the order filter over real HTTP — directions in either case, several keys whose order
+ * The order filter over real HTTP — directions in either case, several keys whose order
  * in the URL sets their priority, the per-property default direction for an empty value, invalid
  * directions and unknown properties ignored, nulls sorted as the smallest values, and links that
  * keep the order. Fixture: test/fixtures/filters/filters.api.
@@ -49,7 +49,16 @@ describe('HTTP filters: order', () => {
     });
   }
 
-  const ignored = ['order[price]=sideways', 'order[price]=', 'order[price]=ascending', 'order[price][]=desc', 'order[unknown]=desc', 'order[subtitle]=desc', 'order=price', 'order[]=price'];
+  const ignored = [
+    'order[price]=sideways',
+    'order[price]=',
+    'order[price]=ascending',
+    'order[price][]=desc',
+    'order[unknown]=desc',
+    'order[subtitle]=desc',
+    'order=price',
+    'order[]=price',
+  ];
   for (const query of ignored) {
     it(`ignored: ${query}`, async () => {
       expect(await ids(server, `/books?${query}`)).to.deep.equal(ALL);
@@ -57,7 +66,9 @@ describe('HTTP filters: order', () => {
   }
 
   it('an invalid direction next to a valid one: the valid one sorts', async () => {
-    expect(await ids(server, '/books?order[title]=sideways&order[price]=asc')).to.deep.equal([5, 2, 1, 3, 6, 7, 8, 9, 10, 4]);
+    expect(await ids(server, '/books?order[title]=sideways&order[price]=asc')).to.deep.equal([
+      5, 2, 1, 3, 6, 7, 8, 9, 10, 4,
+    ]);
   });
 
   it('the listing without the order filter ignores order[…]', async () => {
@@ -90,7 +101,9 @@ describe('HTTP filters: order with default directions ({ title: "DESC", price: "
 
   it('an explicit direction wins over the default', async () => {
     expect(await ids(server, '/ordered-with-defaults?order[title]=asc')).to.deep.equal([...TITLE_DESC].reverse());
-    expect(await ids(server, '/ordered-with-defaults?order[price]=desc')).to.deep.equal([4, 10, 9, 8, 7, 6, 3, 1, 2, 5]);
+    expect(await ids(server, '/ordered-with-defaults?order[price]=desc')).to.deep.equal([
+      4, 10, 9, 8, 7, 6, 3, 1, 2, 5,
+    ]);
   });
 
   it('no order parameter: the default directions do not sort by themselves', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 7: named `parameters` (one filter on one property each, GET /named) and unknown query
+ * Named `parameters` (one filter on one property each, GET /named) and unknown query
  * parameters, which filter nothing but stay in the links. Fixture: test/fixtures/filters/filters.api.
  */
 import { expect } from 'chai';
@@ -42,14 +42,29 @@ describe('HTTP filters: named parameters', () => {
     });
   }
 
-  for (const query of ['cost[gt]=abc', 'cost=5', 'inStock=maybe', 'hasSubtitle=perhaps', 'sortByPrice=sideways', 'published[after]=never', 'published=1970-01-01']) {
+  for (const query of [
+    'cost[gt]=abc',
+    'cost=5',
+    'inStock=maybe',
+    'hasSubtitle=perhaps',
+    'sortByPrice=sideways',
+    'published[after]=never',
+    'published=1970-01-01',
+  ]) {
     it(`malformed: ${query} is ignored`, async () => {
       expect(await ids(server, `/named?${query}`)).to.deep.equal(ALL);
     });
   }
 
   it("the filters' own syntax does not apply where only named parameters are declared", async () => {
-    for (const query of ['title=Dune', 'price[gt]=10', 'order[price]=desc', 'exists[subtitle]=true', 'available=true', 'author=1']) {
+    for (const query of [
+      'title=Dune',
+      'price[gt]=10',
+      'order[price]=desc',
+      'exists[subtitle]=true',
+      'available=true',
+      'author=1',
+    ]) {
       expect(await ids(server, `/named?${query}`), query).to.deep.equal(ALL);
     }
   });

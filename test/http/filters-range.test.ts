@@ -1,5 +1,5 @@
 /**
- * Issue 7: the range filter over real HTTP — lt, lte, gt, gte, between (both bounds included),
+ * The range filter over real HTTP — lt, lte, gt, gte, between (both bounds included),
  * on numbers, integers and date-times, combined with AND; malformed values are ignored.
  * Fixture: test/fixtures/filters/filters.api (prices 9.5, 8, 12.25, 30, 5, 15, 16, 17, 18, 20).
  */
@@ -68,7 +68,8 @@ describe('HTTP filters: range', () => {
   }
 
   it('numbers are read as PHP is_numeric() reads them: hexadecimal, binary, octal literals are malformed', async () => {
-    for (const value of ['0x10', '0b101', '0o7', '1_000']) expect(await ids(server, `/books?price[gt]=${value}`), value).to.deep.equal(ALL);
+    for (const value of ['0x10', '0b101', '0o7', '1_000'])
+      expect(await ids(server, `/books?price[gt]=${value}`), value).to.deep.equal(ALL);
     expect(await ids(server, '/books?price[gt]=1.7e1')).to.deep.equal([4, 9, 10]);
     expect(await ids(server, '/books?price[gt]=.5e2')).to.deep.equal([]);
   });

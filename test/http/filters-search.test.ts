@@ -1,5 +1,5 @@
 /**
- * Issue 7: the search filter over real HTTP — every strategy and its case-insensitive variant,
+ * The search filter over real HTTP — every strategy and its case-insensitive variant,
  * arrays of values, literal text (`%`, `_`, `\` and regular-expression metacharacters match
  * themselves), other property types compared for equality, relations by IRI or by id.
  * Fixture: test/fixtures/filters/filters.api, seeded with test/fixtures/filters/seed.json.
@@ -72,7 +72,12 @@ describe('HTTP filters: search with several values (title[]=…)', () => {
 
   it('exact: any of the values', async () => {
     expect(await ids(server, '/strategies/exact?title[]=Dune&title[]=DUNES')).to.deep.equal([1, 5]);
-    expect(await ids(server, `/strategies/exact?${encodeURIComponent('title[]')}=Dune&${encodeURIComponent('title[]')}=Nothing`)).to.deep.equal([1]);
+    expect(
+      await ids(
+        server,
+        `/strategies/exact?${encodeURIComponent('title[]')}=Dune&${encodeURIComponent('title[]')}=Nothing`,
+      ),
+    ).to.deep.equal([1]);
   });
 
   it('iexact, partial, ipartial, start, end, word_start: any of the values', async () => {

@@ -15,7 +15,10 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
   describe(`HTTP serialization groups (${storage[0]})`, () => {
     let server: RunningServer;
     before(async () => {
-      server = await startServer(fixture('groups.api'), storage.map((a) => (a === 'DIR' ? tempDir() : a)));
+      server = await startServer(
+        fixture('groups.api'),
+        storage.map((a) => (a === 'DIR' ? tempDir() : a)),
+      );
       const created = await request(server.url, 'POST', '/books', {
         body: { title: 'Dune', isbn: '978-0441013593', internalNote: 'secret', price: 9 },
       });
@@ -26,7 +29,9 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
     });
 
     it('POST shows the read group only and ignores properties outside the write group', async () => {
-      const r = await request(server.url, 'POST', '/books', { body: { title: 'Emma', isbn: 'x', internalNote: 'n', price: 3 } });
+      const r = await request(server.url, 'POST', '/books', {
+        body: { title: 'Emma', isbn: 'x', internalNote: 'n', price: 3 },
+      });
       expect(r.status, r.text).to.equal(201);
       // price is readable but not writable; isbn writable but not readable; internalNote in no group.
       expect(r.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/2', '@type': 'Book', title: 'Emma' });
@@ -41,14 +46,29 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
     });
 
     it('PATCH with its own write group sets price and ignores title', async () => {
-      const r = await request(server.url, 'PATCH', '/books/1', { headers: MERGE_PATCH, body: { price: 12, title: 'Changed' } });
+      const r = await request(server.url, 'PATCH', '/books/1', {
+        headers: MERGE_PATCH,
+        body: { price: 12, title: 'Changed' },
+      });
       expect(r.status, r.text).to.equal(200);
-      expect(r.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/1', '@type': 'Book', title: 'Dune', price: 12 });
+      expect(r.json).to.deep.equal({
+        '@context': '/contexts/Book',
+        '@id': '/books/1',
+        '@type': 'Book',
+        title: 'Dune',
+        price: 12,
+      });
     });
 
     it('GET item in JSON-LD and JSON: the read group, @id and @type always', async () => {
       const ld = await get(server.url, '/books/1');
-      expect(ld.json).to.deep.equal({ '@context': '/contexts/Book', '@id': '/books/1', '@type': 'Book', title: 'Dune', price: 12 });
+      expect(ld.json).to.deep.equal({
+        '@context': '/contexts/Book',
+        '@id': '/books/1',
+        '@type': 'Book',
+        title: 'Dune',
+        price: 12,
+      });
       const plain = await get(server.url, '/books/1', JSON_ACCEPT);
       expect(plain.json).to.deep.equal({ title: 'Dune', price: 12 });
     });
@@ -68,14 +88,28 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
     it('OpenAPI: per-group schemas named after the groups, matching the served documents key for key', async () => {
       const doc = (await get(server.url, '/docs.json')).json;
       const schemas = doc.components.schemas;
-      expect(Object.keys(schemas)).to.include.members(['Book-book_read', 'Book.jsonld-book_read', 'Book-_', 'Book.input-book_write', 'Book.jsonMergePatch-price']);
+      expect(Object.keys(schemas)).to.include.members([
+        'Book-book_read',
+        'Book.jsonld-book_read',
+        'Book-_',
+        'Book.input-book_write',
+        'Book.jsonMergePatch-price',
+      ]);
       expect(Object.keys(schemas['Book-book_read'].properties)).to.have.members(['title', 'price']);
-      expect(Object.keys(schemas['Book-_'].properties)).to.have.members(['id', 'title', 'isbn', 'internalNote', 'price']);
+      expect(Object.keys(schemas['Book-_'].properties)).to.have.members([
+        'id',
+        'title',
+        'isbn',
+        'internalNote',
+        'price',
+      ]);
       expect(Object.keys(schemas['Book.input-book_write'].properties)).to.have.members(['title', 'isbn']);
       expect(Object.keys(schemas['Book.jsonMergePatch-price'].properties)).to.have.members(['price']);
       const checker = new ResponseChecker(doc);
       const item = (await get(server.url, '/books/1')).json;
-      expect(checker.check(responsePointer('/books/{id}', 'get', 200, 'application/ld+json'), item)).to.equal(undefined);
+      expect(checker.check(responsePointer('/books/{id}', 'get', 200, 'application/ld+json'), item)).to.equal(
+        undefined,
+      );
       const shown = Object.keys(item).filter((k) => !k.startsWith('@'));
       expect(Object.keys(schemas['Book-book_read'].properties)).to.include.members(shown);
     });

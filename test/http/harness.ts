@@ -50,7 +50,9 @@ const bin = (): string => process.env.APIDSL_TEST_BIN || fromRoot('bin/apidsl.js
  * takes the place of `--memory` (chosen or implied); `--data DIR` keeps meaning the embedded store.
  */
 async function storageArgs(extraArgs: string[]): Promise<{ storage: string[]; rest: string[] }> {
-  const storageChosen = extraArgs.some((a) => a === '--memory' || a === '--data' || a === '--db' || a.startsWith('--data=') || a.startsWith('--db='));
+  const storageChosen = extraArgs.some(
+    (a) => a === '--memory' || a === '--data' || a === '--db' || a.startsWith('--data=') || a.startsWith('--db='),
+  );
   if (process.env.APIDSL_TEST_STORE === 'mongodb' && (!storageChosen || extraArgs.includes('--memory'))) {
     return { storage: ['--db', await freshDatabaseUri()], rest: extraArgs.filter((a) => a !== '--memory') };
   }
@@ -65,7 +67,10 @@ async function serveArgs(apiFile: string, extraArgs: string[]): Promise<string[]
   return [bin(), 'serve', apiFile, ...storage, '--port', '0', '--host', '127.0.0.1', ...rest];
 }
 
-async function spawnServe(apiFile: string, extraArgs: string[]): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
+async function spawnServe(
+  apiFile: string,
+  extraArgs: string[],
+): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, await serveArgs(apiFile, extraArgs), {
     cwd: fromRoot('.'),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -113,7 +118,11 @@ function stopper(child: ChildProcess, exited: Promise<number | null>): () => Pro
  * server printed its URL on stdout. Rejects with the captured output when it exits first or prints
  * nothing within 15 s (the child is then killed).
  */
-export async function startServer(apiFile: string, extraArgs: string[] = [], startupTimeoutMs = STARTUP_TIMEOUT_MS): Promise<RunningServer> {
+export async function startServer(
+  apiFile: string,
+  extraArgs: string[] = [],
+  startupTimeoutMs = STARTUP_TIMEOUT_MS,
+): Promise<RunningServer> {
   const { child, output, exited } = await spawnServe(apiFile, extraArgs);
   const stop = stopper(child, exited);
   return new Promise<RunningServer>((resolve, reject) => {
@@ -139,11 +148,17 @@ export async function startServer(apiFile: string, extraArgs: string[] = [], sta
     const timer = setTimeout(() => {
       finish(() => {
         child.kill('SIGKILL');
-        reject(new Error(`server did not print its URL within ${startupTimeoutMs / 1000} s; output: ${output() || '(none)'}`));
+        reject(
+          new Error(
+            `server did not print its URL within ${startupTimeoutMs / 1000} s; output: ${output() || '(none)'}`,
+          ),
+        );
       });
     }, startupTimeoutMs);
     void exited.then((code) => {
-      finish(() => reject(new Error(`server exited with code ${code} before printing its URL; output: ${output() || '(none)'}`)));
+      finish(() =>
+        reject(new Error(`server exited with code ${code} before printing its URL; output: ${output() || '(none)'}`)),
+      );
     });
   });
 }
@@ -189,7 +204,6 @@ export interface HttpResponse {
   headers: Headers;
   text: string;
   /** The parsed body when it is non-empty JSON, else undefined. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 
@@ -207,7 +221,12 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
   return Object.keys(headers).some((k) => k.toLowerCase() === name.toLowerCase());
 }
 
-export async function request(base: string, method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse> {
+export async function request(
+  base: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<HttpResponse> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   let body: Uint8Array | undefined;
   if (options.body !== undefined) {
@@ -232,15 +251,24 @@ export async function request(base: string, method: string, path: string, option
 }
 
 /** Shorthands. */
-export const get = (base: string, path: string, headers: Record<string, string> = {}): Promise<HttpResponse> => request(base, 'GET', path, { headers });
-export const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> =>
-  request(base, 'POST', path, { headers, body });
+export const get = (base: string, path: string, headers: Record<string, string> = {}): Promise<HttpResponse> =>
+  request(base, 'GET', path, { headers });
+export const post = (
+  base: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> => request(base, 'POST', path, { headers, body });
 
 /**
  * Sends raw bytes over a TCP connection and resolves with the status code of the first response
  * line (null when the connection closes without one). For requests fetch refuses to send.
  */
-export function rawRequest(base: string, raw: string, timeoutMs = 5_000): Promise<{ status: number | null; text: string }> {
+export function rawRequest(
+  base: string,
+  raw: string,
+  timeoutMs = 5_000,
+): Promise<{ status: number | null; text: string }> {
   const url = new URL(base);
   return new Promise((resolve) => {
     let data = '';
@@ -264,9 +292,9 @@ export function rawRequest(base: string, raw: string, timeoutMs = 5_000): Promis
 }
 
 // ---------------------------------------------------------------------------------------------
-// Documents and headers of the reference (reference-behaviour.md §4)
+// Documents and headers of the reference (API Platform's, docs/behaviour.md)
 
-/** The Hydra error document of reference §4.4 (prefix off). */
+/** The Hydra error document as API Platform answers it (prefix off). */
 export function errorDoc(status: number, detail: string): Record<string, unknown> {
   return {
     '@context': '/contexts/Error',
@@ -287,7 +315,8 @@ export const JSON_UTF8 = 'application/json; charset=utf-8';
 export const NOT_BLANK = 'c1051bb4-d103-4f74-8988-acbcafc7fdc3';
 
 /** The `Link` value pointing at the Hydra API documentation, absolute, for this server. */
-export const apiDocLink = (base: string): string => `<${base}/docs.jsonld>; rel="http://www.w3.org/ns/hydra/core#apiDocumentation"`;
+export const apiDocLink = (base: string): string =>
+  `<${base}/docs.jsonld>; rel="http://www.w3.org/ns/hydra/core#apiDocumentation"`;
 
 /** Splits a comma-separated header (Vary, Allow, Link) into trimmed parts. */
 export function headerList(headers: Headers, name: string): string[] {
@@ -310,7 +339,9 @@ export const bookstore = (): string => fromRoot('examples/bookstore.api');
 /** The bookstore served with one book, Dune by Frank Herbert at 9.99 (id 1), as several suites start. */
 export async function bookstoreWithDune(): Promise<RunningServer> {
   const server = await startServer(bookstore());
-  const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune', author: 'Frank Herbert', price: 9.99 } });
+  const r = await request(server.url, 'POST', '/books', {
+    body: { title: 'Dune', author: 'Frank Herbert', price: 9.99 },
+  });
   if (r.status !== 201) {
     await server.stop();
     throw new Error(`seeding Dune answered ${r.status}: ${r.text}`);

@@ -1,10 +1,18 @@
 /**
- * Issue 3, item 4: response headers of API operations (reference §4.2, §4.4, §11): Vary, the two
+ * Response headers of API operations (docs/behaviour.md, "Representations"): Vary, the two
  * security headers and the Hydra Link on every response, errors included; Allow, Accept-Post and
  * Accept-Patch.
  */
 import { expect } from 'chai';
-import { apiDocLink, bookstore, headerList, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
+import {
+  apiDocLink,
+  bookstore,
+  headerList,
+  request,
+  startServer,
+  type HttpResponse,
+  type RunningServer,
+} from './harness.js';
 
 const HYDRA_ERROR_LINK = '<http://www.w3.org/ns/hydra/error>; rel="http://www.w3.org/ns/json-ld#error"';
 
@@ -23,7 +31,11 @@ describe('HTTP headers', () => {
   const cases: { name: string; send: () => Promise<HttpResponse>; status: number }[] = [
     { name: 'GET item (200)', send: () => request(server.url, 'GET', '/books/1'), status: 200 },
     { name: 'GET collection (200)', send: () => request(server.url, 'GET', '/books'), status: 200 },
-    { name: 'POST (201)', send: () => request(server.url, 'POST', '/books', { body: { title: 'Headers' } }), status: 201 },
+    {
+      name: 'POST (201)',
+      send: () => request(server.url, 'POST', '/books', { body: { title: 'Headers' } }),
+      status: 201,
+    },
     {
       name: 'DELETE (204)',
       send: async () => {
@@ -35,9 +47,21 @@ describe('HTTP headers', () => {
     { name: 'missing item (404)', send: () => request(server.url, 'GET', '/books/999'), status: 404 },
     { name: 'unknown path (404)', send: () => request(server.url, 'GET', '/no-such-path'), status: 404 },
     { name: 'method not allowed (405)', send: () => request(server.url, 'DELETE', '/books'), status: 405 },
-    { name: 'not acceptable (406)', send: () => request(server.url, 'GET', '/books/1', { headers: { Accept: 'text/plain' } }), status: 406 },
-    { name: 'unsupported media type (415)', send: () => request(server.url, 'POST', '/books', { body: '{"title":"x"}' }), status: 415 },
-    { name: 'validation (422)', send: () => request(server.url, 'POST', '/books', { body: { author: 'nobody' } }), status: 422 },
+    {
+      name: 'not acceptable (406)',
+      send: () => request(server.url, 'GET', '/books/1', { headers: { Accept: 'text/plain' } }),
+      status: 406,
+    },
+    {
+      name: 'unsupported media type (415)',
+      send: () => request(server.url, 'POST', '/books', { body: '{"title":"x"}' }),
+      status: 415,
+    },
+    {
+      name: 'validation (422)',
+      send: () => request(server.url, 'POST', '/books', { body: { author: 'nobody' } }),
+      status: 422,
+    },
   ];
 
   for (const c of cases) {
@@ -70,7 +94,7 @@ describe('HTTP headers', () => {
 
   it('Allow on the collection route starts with OPTIONS, HEAD, GET, POST', async () => {
     const r = await request(server.url, 'GET', '/books');
-    // QUERY may follow (reference §5: UNCONFIRMED), so only the known prefix is asserted.
+    // QUERY may follow (unconfirmed in API Platform), so only the known prefix is asserted.
     expect(headerList(r.headers, 'allow').slice(0, 4)).to.deep.equal(['OPTIONS', 'HEAD', 'GET', 'POST']);
   });
 

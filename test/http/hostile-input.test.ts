@@ -74,7 +74,8 @@ describe('hostile input (fixture hostile.api)', function () {
     await server?.stop();
   });
 
-  const count = async (): Promise<number> => (await request(server.url, 'GET', '/notes?pagination=false')).json.totalItems;
+  const count = async (): Promise<number> =>
+    (await request(server.url, 'GET', '/notes?pagination=false')).json.totalItems;
 
   describe('a body the server does not read leaves the connection usable', () => {
     let agent: Agent;
@@ -92,9 +93,17 @@ describe('hostile input (fixture hostile.api)', function () {
       return r.statusCode;
     };
 
-    for (const [label, size] of [['5 MB (drained)', 5 * 1024 * 1024], ['20 MB (connection closed)', 20 * 1024 * 1024]] as const) {
+    for (const [label, size] of [
+      ['5 MB (drained)', 5 * 1024 * 1024],
+      ['20 MB (connection closed)', 20 * 1024 * 1024],
+    ] as const) {
       it(`a pooled client: after a 413 for ${label}, the next request on the pool is answered`, async () => {
-        const r = await poolRequest(`${server.url}/notes`, { method: 'POST', dispatcher: agent, headers: LD, body: Buffer.alloc(size, 0x20) });
+        const r = await poolRequest(`${server.url}/notes`, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: LD,
+          body: Buffer.alloc(size, 0x20),
+        });
         expect(r.statusCode).to.equal(413);
         expect(r.headers['content-type']).to.equal(PROBLEM_JSON);
         expect(JSON.parse(await r.body.text()).status).to.equal(413);
@@ -103,10 +112,20 @@ describe('hostile input (fixture hostile.api)', function () {
     }
 
     it('a pooled client: after a 415 and a 404 on requests with bodies, the next request is answered', async () => {
-      const unsupported = await poolRequest(`${server.url}/notes`, { method: 'POST', dispatcher: agent, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(200_000) });
+      const unsupported = await poolRequest(`${server.url}/notes`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'Content-Type': 'text/plain' },
+        body: 'x'.repeat(200_000),
+      });
       expect(unsupported.statusCode).to.equal(415);
       await unsupported.body.text();
-      const missing = await poolRequest(`${server.url}/nowhere`, { method: 'POST', dispatcher: agent, headers: LD, body: 'x'.repeat(200_000) });
+      const missing = await poolRequest(`${server.url}/nowhere`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: LD,
+        body: 'x'.repeat(200_000),
+      });
       expect(missing.statusCode).to.equal(404);
       await missing.body.text();
       expect(await next()).to.equal(200);
@@ -114,20 +133,28 @@ describe('hostile input (fixture hostile.api)', function () {
 
     it('a raw socket: a 5 MB body answered 413 is drained, and the next request on the socket is answered', async () => {
       const size = 5 * 1024 * 1024;
-      const r = await exchange(server.url, [
-        `POST /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/ld+json\r\nContent-Length: ${size}\r\n\r\n`,
-        Buffer.alloc(size, 0x20),
-        `GET /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
-      ], 5_000);
+      const r = await exchange(
+        server.url,
+        [
+          `POST /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/ld+json\r\nContent-Length: ${size}\r\n\r\n`,
+          Buffer.alloc(size, 0x20),
+          `GET /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+        ],
+        5_000,
+      );
       expect(statusLines(r.data)).to.deep.equal([413, 200]);
     });
 
     it('a raw socket: a 20 MB body is answered 413 with Connection: close, and the connection is closed', async () => {
       const size = 20 * 1024 * 1024;
-      const r = await exchange(server.url, [
-        `POST /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/ld+json\r\nContent-Length: ${size}\r\n\r\n`,
-        Buffer.alloc(size, 0x20),
-      ], 5_000);
+      const r = await exchange(
+        server.url,
+        [
+          `POST /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/ld+json\r\nContent-Length: ${size}\r\n\r\n`,
+          Buffer.alloc(size, 0x20),
+        ],
+        5_000,
+      );
       expect(statusLines(r.data)).to.deep.equal([413]);
       expect(r.data).to.match(/\r\nConnection: close\r\n/i);
       expect(r.closedAfter, 'closed by the server').to.not.equal(null);
@@ -200,7 +227,14 @@ describe('hostile input (fixture hostile.api)', function () {
       const deepPatch = `{"meta":${'{"a":'.repeat(3_000)}1${'}'.repeat(3_000)}}`;
       expect((await request(server.url, 'PATCH', iri, { headers: MERGE, body: deepPatch })).status).to.equal(400);
       expect((await request(server.url, 'PUT', iri, { headers: LD, body: nestedBody(3_000) })).status).to.equal(400);
-      expect((await request(server.url, 'QUERY', '/notes', { headers: QUERY_JSON, body: `{"title":${'['.repeat(3_000)}${']'.repeat(3_000)}}` })).status).to.equal(400);
+      expect(
+        (
+          await request(server.url, 'QUERY', '/notes', {
+            headers: QUERY_JSON,
+            body: `{"title":${'['.repeat(3_000)}${']'.repeat(3_000)}}`,
+          })
+        ).status,
+      ).to.equal(400);
       const patched = await request(server.url, 'PATCH', iri, { headers: MERGE, body: { title: 'patched' } });
       expect(patched.status, patched.text).to.equal(200);
       expect(JSON.stringify(patched.json.meta)).to.have.length(2 * 119 + 3);
@@ -219,7 +253,11 @@ describe('hostile input (fixture hostile.api)', function () {
       second = (await request(server.url, 'POST', '/notes', { body: { title: 'second' } })).json['@id'];
     });
 
-    for (const [label, id] of [['another item', () => first], ['another resource', () => '/tags/2'], ['no IRI at all', () => 42]] as const) {
+    for (const [label, id] of [
+      ['another item', () => first],
+      ['another resource', () => '/tags/2'],
+      ['no IRI at all', () => 42],
+    ] as const) {
       it(`naming ${label}: 400, neither item changes`, async () => {
         const r = await request(server.url, 'PUT', second, { body: { '@id': id(), title: 'overwritten' } });
         expect(r.status, r.text).to.equal(400);
@@ -283,25 +321,41 @@ describe('hostile input (fixture hostile.api)', function () {
 
   describe('filter values a store cannot take', () => {
     before(async () => {
-      for (const [title, price] of [['alpha', 1], ['beta', 2], ['gamma', 3]] as const) {
+      for (const [title, price] of [
+        ['alpha', 1],
+        ['beta', 2],
+        ['gamma', 3],
+      ] as const) {
         await request(server.url, 'POST', '/notes', { body: { title, price } });
       }
     });
 
     it('range values that overflow to ±Infinity are ignored (200, unfiltered)', async () => {
       const all = (await request(server.url, 'GET', '/notes?pagination=false')).json.totalItems;
-      for (const q of ['price[gt]=1e400', 'price[lt]=-1e400', 'price[gte]=-1e999&price[lte]=1e999', 'price[between]=1e400..2', 'price[between]=-1e400..1e400']) {
+      for (const q of [
+        'price[gt]=1e400',
+        'price[lt]=-1e400',
+        'price[gte]=-1e999&price[lte]=1e999',
+        'price[between]=1e400..2',
+        'price[between]=-1e400..1e400',
+      ]) {
         const r = await request(server.url, 'GET', `/notes?pagination=false&${q}`);
         expect(r.status, `${q}: ${r.text}`).to.equal(200);
         expect(r.json.totalItems, q).to.equal(all);
       }
       const kept = await request(server.url, 'GET', '/notes?pagination=false&price[gt]=1e400&price[lt]=2.5');
-      expect(kept.json.member.map((m: { title: string }) => m.title).sort()).to.include.members(['alpha', 'beta']).and.not.include('gamma');
+      expect(kept.json.member.map((m: { title: string }) => m.title).sort())
+        .to.include.members(['alpha', 'beta'])
+        .and.not.include('gamma');
     });
 
     it('QUERY bodies with overflowing numbers: ignored (200)', async () => {
       const all = (await request(server.url, 'GET', '/notes?pagination=false')).json.totalItems;
-      for (const body of ['{"price":{"gt":"1e400"}}', '{"price":{"gt":1e400}}', '{"price":{"between":"1e400..1e401"}}']) {
+      for (const body of [
+        '{"price":{"gt":"1e400"}}',
+        '{"price":{"gt":1e400}}',
+        '{"price":{"between":"1e400..1e401"}}',
+      ]) {
         const r = await request(server.url, 'QUERY', '/notes?pagination=false', { headers: QUERY_JSON, body });
         expect(r.status, `${body}: ${r.text}`).to.equal(200);
         expect(r.json.totalItems, body).to.equal(all);
@@ -312,17 +366,27 @@ describe('hostile input (fixture hostile.api)', function () {
       const values = Array.from({ length: 998 }, (_, i) => `title[]=zz${i}`).concat('title[]=amm');
       const r = await request(server.url, 'GET', `/notes?pagination=false&${values.join('&')}`);
       expect(r.status, r.text).to.equal(200);
-      expect(r.json.member.map((m: { title: string }) => m.title)).to.include('gamma').and.not.include('beta');
+      expect(r.json.member.map((m: { title: string }) => m.title))
+        .to.include('gamma')
+        .and.not.include('beta');
     });
 
     it('a QUERY body with 1,000 values is answered; with 5,000, a 400 that says why', async () => {
-      const ok = await request(server.url, 'QUERY', '/notes', { headers: QUERY_JSON, body: { title: [...Array.from({ length: 999 }, (_, i) => `zz${i}`), 'eta'] } });
+      const ok = await request(server.url, 'QUERY', '/notes', {
+        headers: QUERY_JSON,
+        body: { title: [...Array.from({ length: 999 }, (_, i) => `zz${i}`), 'eta'] },
+      });
       expect(ok.status, ok.text).to.equal(200);
       expect(ok.json.member.map((m: { title: string }) => m.title)).to.deep.equal(['beta']);
-      const many = await request(server.url, 'QUERY', '/notes', { headers: QUERY_JSON, body: { title: Array.from({ length: 5_000 }, (_, i) => `v${i}`) } });
+      const many = await request(server.url, 'QUERY', '/notes', {
+        headers: QUERY_JSON,
+        body: { title: Array.from({ length: 5_000 }, (_, i) => `v${i}`) },
+      });
       expect(many.status, many.text).to.equal(400);
       expect(many.headers.get('content-type')).to.equal(PROBLEM_JSON);
-      expect(many.json.detail).to.equal('Too many values for the "title" filter: 5000 given, at most 1000 are accepted.');
+      expect(many.json.detail).to.equal(
+        'Too many values for the "title" filter: 5000 given, at most 1000 are accepted.',
+      );
     });
   });
 
@@ -330,7 +394,15 @@ describe('hostile input (fixture hostile.api)', function () {
     const get = (host: string): Promise<{ status: number | null; text: string }> =>
       rawRequest(server.url, `GET /notes HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
 
-    for (const host of ['a>; rel="x", <http://evil.example', '', 'example.com:99999', 'exa mple.com', 'example.com/path', 'user@example.com', '[::1']) {
+    for (const host of [
+      'a>; rel="x", <http://evil.example',
+      '',
+      'example.com:99999',
+      'exa mple.com',
+      'example.com/path',
+      'user@example.com',
+      '[::1',
+    ]) {
       it(`"${host}": 400, nothing built from it`, async () => {
         const r = await get(host);
         expect(r.status, r.text).to.equal(400);
@@ -367,27 +439,44 @@ describe('hostile input: trusted hosts and server limits (fixture hostile-limits
   });
 
   it('trusted_hosts: a Host no pattern matches answers 400 "Untrusted Host"', async () => {
-    const bad = await rawRequest(server.url, 'GET /notes HTTP/1.1\r\nHost: evil.example\r\nAccept: application/json\r\nConnection: close\r\n\r\n');
+    const bad = await rawRequest(
+      server.url,
+      'GET /notes HTTP/1.1\r\nHost: evil.example\r\nAccept: application/json\r\nConnection: close\r\n\r\n',
+    );
     expect(bad.status).to.equal(400);
     expect(bad.text).to.contain('Untrusted Host \\"evil.example\\"');
     expect(bad.text).to.not.contain('evil.example/docs.jsonld');
     // Patterns are anchored by the user: `^api\.example\.com$` does not take a longer name.
-    expect((await rawRequest(server.url, 'GET /notes HTTP/1.1\r\nHost: api.example.com.evil\r\nConnection: close\r\n\r\n')).status).to.equal(400);
-    expect((await rawRequest(server.url, 'GET /notes HTTP/1.1\r\nHost: API.Example.com:8443\r\nConnection: close\r\n\r\n')).status).to.equal(200);
+    expect(
+      (await rawRequest(server.url, 'GET /notes HTTP/1.1\r\nHost: api.example.com.evil\r\nConnection: close\r\n\r\n'))
+        .status,
+    ).to.equal(400);
+    expect(
+      (await rawRequest(server.url, 'GET /notes HTTP/1.1\r\nHost: API.Example.com:8443\r\nConnection: close\r\n\r\n'))
+        .status,
+    ).to.equal(200);
     expect((await request(server.url, 'GET', '/notes')).status).to.equal(200);
   });
 
   it('a client that never finishes its headers is cut off after headers_timeout (500 ms)', async () => {
-    const r = await exchange(server.url, [`GET /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`, 200, 'X-Slow: 1\r\n'], 5_000);
+    const r = await exchange(
+      server.url,
+      [`GET /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`, 200, 'X-Slow: 1\r\n'],
+      5_000,
+    );
     expect(r.closedAfter, 'closed by the server').to.not.equal(null);
     expect(r.closedAfter!).to.be.below(2_500);
     expect(statusLines(r.data)).to.deep.equal([408]);
   });
 
   it('a Content-Length larger than the body sent is cut off after request_timeout (1 s)', async () => {
-    const r = await exchange(server.url, [
-      `POST /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/ld+json\r\nContent-Length: 100\r\n\r\n{"title":`,
-    ], 6_000);
+    const r = await exchange(
+      server.url,
+      [
+        `POST /notes HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/ld+json\r\nContent-Length: 100\r\n\r\n{"title":`,
+      ],
+      6_000,
+    );
     expect(r.closedAfter, 'closed by the server').to.not.equal(null);
     expect(r.closedAfter!).to.be.within(800, 3_500);
     expect((await request(server.url, 'GET', '/notes?pagination=false')).json.totalItems).to.equal(0);

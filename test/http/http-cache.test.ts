@@ -17,7 +17,9 @@ const mongodb = process.env.APIDSL_TEST_STORE === 'mongodb';
 
 async function seed(url: string): Promise<void> {
   expect((await request(url, 'POST', '/authors', { body: { name: 'Ann' } })).status).to.equal(201);
-  expect((await request(url, 'POST', '/books', { body: { title: 'Dune', author: '/authors/1' } })).status).to.equal(201);
+  expect((await request(url, 'POST', '/books', { body: { title: 'Dune', author: '/authors/1' } })).status).to.equal(
+    201,
+  );
 }
 
 describe('HTTP cache: headers', function () {
@@ -33,7 +35,12 @@ describe('HTTP cache: headers', function () {
     for (const path of ['/books', '/books/1']) {
       const r = await request(server.url, 'GET', path);
       expect(r.headers.get('cache-control'), path).to.equal('public, max-age=60, s-maxage=3600');
-      expect(headerList(r.headers, 'vary'), path).to.include.members(['Accept', 'Content-Type', 'Authorization', 'Origin']);
+      expect(headerList(r.headers, 'vary'), path).to.include.members([
+        'Accept',
+        'Content-Type',
+        'Authorization',
+        'Origin',
+      ]);
       expect(r.headers.get('etag'), path).to.match(/^"/);
     }
   });
@@ -61,73 +68,92 @@ describe('HTTP cache: headers', function () {
 /** The same file without the in-process cache, serving the same data: writes it makes are unseen by the cache. */
 function uncachedTwin(dir: string): string {
   const file = join(dir, 'twin.api');
-  writeFileSync(file, readFileSync(FIXTURE, 'utf8').replace(/in_process \{ max_bytes: \d+ \}/, 'in_process { max_bytes: 0 }'));
+  writeFileSync(
+    file,
+    readFileSync(FIXTURE, 'utf8').replace(/in_process \{ max_bytes: \d+ \}/, 'in_process { max_bytes: 0 }'),
+  );
   return file;
 }
 
-(mongodb ? describe.skip : describe)('HTTP cache: the in-process response cache (two servers on one --data directory)', function () {
-  this.timeout(60_000); // two servers start
-  let cached: RunningServer;
-  let twin: RunningServer;
-  before(async () => {
-    const dir = tempDir();
-    cached = await startServer(FIXTURE, ['--data', join(dir, 'data')]);
-    await seed(cached.url);
-    expect((await request(cached.url, 'POST', '/vaults', { body: { label: 'first', secret: 's' } })).status).to.equal(201);
-    twin = await startServer(uncachedTwin(dir), ['--data', join(dir, 'data')]);
-  });
-  after(async () => {
-    await twin?.stop();
-    await cached?.stop();
-  });
-  const title = async (base: string, headers: Record<string, string> = {}): Promise<string> => (await request(base, 'GET', '/books/1', { headers })).json.title;
+(mongodb ? describe.skip : describe)(
+  'HTTP cache: the in-process response cache (two servers on one --data directory)',
+  function () {
+    this.timeout(60_000); // two servers start
+    let cached: RunningServer;
+    let twin: RunningServer;
+    before(async () => {
+      const dir = tempDir();
+      cached = await startServer(FIXTURE, ['--data', join(dir, 'data')]);
+      await seed(cached.url);
+      expect((await request(cached.url, 'POST', '/vaults', { body: { label: 'first', secret: 's' } })).status).to.equal(
+        201,
+      );
+      twin = await startServer(uncachedTwin(dir), ['--data', join(dir, 'data')]);
+    });
+    after(async () => {
+      await twin?.stop();
+      await cached?.stop();
+    });
+    const title = async (base: string, headers: Record<string, string> = {}): Promise<string> =>
+      (await request(base, 'GET', '/books/1', { headers })).json.title;
 
-  it('keeps a GET: a change it did not make is not seen until a write through it touches the page', async () => {
-    expect(await title(cached.url)).to.equal('Dune');
-    expect((await request(twin.url, 'PATCH', '/books/1', { body: '{"title":"Elsewhere"}', headers: MERGE })).status).to.equal(200);
-    expect(await title(cached.url), 'served from the cache').to.equal('Dune');
-    // A write through the cached server to another item leaves the page; one to this item drops it.
-    expect((await request(cached.url, 'POST', '/books', { body: { title: 'Third', author: '/authors/1' } })).status).to.equal(201);
-    expect(await title(cached.url)).to.equal('Dune');
-    expect((await request(cached.url, 'PATCH', '/books/1', { body: '{"title":"Here"}', headers: MERGE })).status).to.equal(200);
-    expect(await title(cached.url)).to.equal('Here');
-  });
+    it('keeps a GET: a change it did not make is not seen until a write through it touches the page', async () => {
+      expect(await title(cached.url)).to.equal('Dune');
+      expect(
+        (await request(twin.url, 'PATCH', '/books/1', { body: '{"title":"Elsewhere"}', headers: MERGE })).status,
+      ).to.equal(200);
+      expect(await title(cached.url), 'served from the cache').to.equal('Dune');
+      // A write through the cached server to another item leaves the page; one to this item drops it.
+      expect(
+        (await request(cached.url, 'POST', '/books', { body: { title: 'Third', author: '/authors/1' } })).status,
+      ).to.equal(201);
+      expect(await title(cached.url)).to.equal('Dune');
+      expect(
+        (await request(cached.url, 'PATCH', '/books/1', { body: '{"title":"Here"}', headers: MERGE })).status,
+      ).to.equal(200);
+      expect(await title(cached.url)).to.equal('Here');
+    });
 
-  it('the collection page, the sub-resource collection and the item are dropped by a write to a member', async () => {
-    const before = (await request(cached.url, 'GET', '/authors/1/books')).json.totalItems;
-    await request(cached.url, 'GET', '/books');
-    expect((await request(cached.url, 'POST', '/books', { body: { title: 'Fourth', author: '/authors/1' } })).status).to.equal(201);
-    expect((await request(cached.url, 'GET', '/authors/1/books')).json.totalItems).to.equal(before + 1);
-    expect((await request(cached.url, 'GET', '/books')).json.totalItems).to.equal(before + 1);
-  });
+    it('the collection page, the sub-resource collection and the item are dropped by a write to a member', async () => {
+      const before = (await request(cached.url, 'GET', '/authors/1/books')).json.totalItems;
+      await request(cached.url, 'GET', '/books');
+      expect(
+        (await request(cached.url, 'POST', '/books', { body: { title: 'Fourth', author: '/authors/1' } })).status,
+      ).to.equal(201);
+      expect((await request(cached.url, 'GET', '/authors/1/books')).json.totalItems).to.equal(before + 1);
+      expect((await request(cached.url, 'GET', '/books')).json.totalItems).to.equal(before + 1);
+    });
 
-  it('requests with Authorization or Cookie are neither served from the cache nor kept', async () => {
-    await title(cached.url);
-    expect((await request(twin.url, 'PATCH', '/books/1', { body: '{"title":"Private"}', headers: MERGE })).status).to.equal(200);
-    expect(await title(cached.url, { Authorization: 'Bearer abc' })).to.equal('Private');
-    expect(await title(cached.url, { Cookie: 'session=1' })).to.equal('Private');
-    expect(await title(cached.url), 'the anonymous page is still the cached one').to.equal('Here');
-  });
+    it('requests with Authorization or Cookie are neither served from the cache nor kept', async () => {
+      await title(cached.url);
+      expect(
+        (await request(twin.url, 'PATCH', '/books/1', { body: '{"title":"Private"}', headers: MERGE })).status,
+      ).to.equal(200);
+      expect(await title(cached.url, { Authorization: 'Bearer abc' })).to.equal('Private');
+      expect(await title(cached.url, { Cookie: 'session=1' })).to.equal('Private');
+      expect(await title(cached.url), 'the anonymous page is still the cached one').to.equal('Here');
+    });
 
-  it('each Accept is its own entry, and a cached entry answers If-None-Match with 304', async () => {
-    const json = await request(cached.url, 'GET', '/books/1', { headers: { Accept: 'application/json' } });
-    expect(json.json.title, 'first JSON read: not the JSON-LD entry').to.equal('Private');
-    expect(json.json['@id']).to.equal(undefined);
-    const etag = (await request(cached.url, 'GET', '/books/1')).headers.get('etag')!;
-    const again = await request(cached.url, 'GET', '/books/1', { headers: { 'If-None-Match': etag } });
-    expect(again.status).to.equal(304);
-    expect(again.text).to.equal('');
-  });
+    it('each Accept is its own entry, and a cached entry answers If-None-Match with 304', async () => {
+      const json = await request(cached.url, 'GET', '/books/1', { headers: { Accept: 'application/json' } });
+      expect(json.json.title, 'first JSON read: not the JSON-LD entry').to.equal('Private');
+      expect(json.json['@id']).to.equal(undefined);
+      const etag = (await request(cached.url, 'GET', '/books/1')).headers.get('etag')!;
+      const again = await request(cached.url, 'GET', '/books/1', { headers: { 'If-None-Match': etag } });
+      expect(again.status).to.equal(304);
+      expect(again.text).to.equal('');
+    });
 
-  it('never keeps what depends on the user: a resource with property security is read fresh', async () => {
-    expect((await request(cached.url, 'GET', '/vaults/1')).json.label).to.equal('first');
-    expect((await request(twin.url, 'GET', '/vaults/1')).status).to.equal(200);
-    // The twin has no Patch on vaults: a new vault shows in the collection read through the cached server.
-    expect((await request(cached.url, 'GET', '/vaults')).json.totalItems).to.equal(1);
-    expect((await request(twin.url, 'POST', '/vaults', { body: { label: 'second' } })).status).to.equal(201);
-    expect((await request(cached.url, 'GET', '/vaults')).json.totalItems).to.equal(2);
-  });
-});
+    it('never keeps what depends on the user: a resource with property security is read fresh', async () => {
+      expect((await request(cached.url, 'GET', '/vaults/1')).json.label).to.equal('first');
+      expect((await request(twin.url, 'GET', '/vaults/1')).status).to.equal(200);
+      // The twin has no Patch on vaults: a new vault shows in the collection read through the cached server.
+      expect((await request(cached.url, 'GET', '/vaults')).json.totalItems).to.equal(1);
+      expect((await request(twin.url, 'POST', '/vaults', { body: { label: 'second' } })).status).to.equal(201);
+      expect((await request(cached.url, 'GET', '/vaults')).json.totalItems).to.equal(2);
+    });
+  },
+);
 
 describe('HTTP cache: tags and purge requests (invalidation)', function () {
   this.timeout(60_000);
@@ -142,7 +168,10 @@ describe('HTTP cache: tags and purge requests (invalidation)', function () {
     const urls = JSON.stringify([varnish.url, broken.url, hanging.url, 'http://127.0.0.1:9']);
     writeFileSync(
       file,
-      readFileSync(FIXTURE, 'utf8').replace('http_cache {', `http_cache {\n    invalidation { enabled: true, urls: ${urls}, purger: "varnish-ban", timeout: 300 }`),
+      readFileSync(FIXTURE, 'utf8').replace(
+        'http_cache {',
+        `http_cache {\n    invalidation { enabled: true, urls: ${urls}, purger: "varnish-ban", timeout: 300 }`,
+      ),
     );
     server = await startServer(file);
     await seed(server.url);
@@ -153,10 +182,20 @@ describe('HTTP cache: tags and purge requests (invalidation)', function () {
   });
 
   it('GET responses list the IRIs they show in Cache-Tags: the collection and each member, or the item', async () => {
-    expect((await request(server.url, 'POST', '/books', { body: { title: 'Two', author: '/authors/1' } })).status).to.equal(201);
-    expect((await request(server.url, 'GET', '/books')).headers.get('cache-tags')!.split(',')).to.have.members(['/books', '/books/1', '/books/2']);
-    expect((await request(server.url, 'GET', '/books/1')).headers.get('cache-tags')!.split(',')).to.have.members(['/books/1']);
-    expect((await request(server.url, 'GET', '/authors/1/books')).headers.get('cache-tags')!.split(',')).to.have.members(['/authors/1/books', '/books', '/authors', '/books/1', '/books/2']);
+    expect(
+      (await request(server.url, 'POST', '/books', { body: { title: 'Two', author: '/authors/1' } })).status,
+    ).to.equal(201);
+    expect((await request(server.url, 'GET', '/books')).headers.get('cache-tags')!.split(',')).to.have.members([
+      '/books',
+      '/books/1',
+      '/books/2',
+    ]);
+    expect((await request(server.url, 'GET', '/books/1')).headers.get('cache-tags')!.split(',')).to.have.members([
+      '/books/1',
+    ]);
+    expect(
+      (await request(server.url, 'GET', '/authors/1/books')).headers.get('cache-tags')!.split(','),
+    ).to.have.members(['/authors/1/books', '/books', '/authors', '/books/1', '/books/2']);
   });
 
   it('every write BANs the item, its collection and its related items; failing, refused and silent endpoints never fail the write', async () => {
@@ -182,7 +221,8 @@ describe('HTTP cache: JSON:API compound documents', function () {
   before(async () => {
     // The cache fixture with the JSON:API format added.
     const file = join(tempDir(), 'http-cache-jsonapi.api');
-    const formats = 'formats { jsonld: ["application/ld+json"], jsonapi: ["application/vnd.api+json"] }\n  patch_formats:';
+    const formats =
+      'formats { jsonld: ["application/ld+json"], jsonapi: ["application/vnd.api+json"] }\n  patch_formats:';
     writeFileSync(file, readFileSync(FIXTURE, 'utf8').replace('patch_formats:', formats));
     server = await startServer(file);
     await seed(server.url);
@@ -191,10 +231,14 @@ describe('HTTP cache: JSON:API compound documents', function () {
 
   it('a write to an included item drops the cached document that includes it', async () => {
     const accept = { Accept: 'application/vnd.api+json' };
-    const name = async () => (await request(server.url, 'GET', '/books/1?include=author', { headers: accept })).json.included[0].attributes.name;
+    const name = async () =>
+      (await request(server.url, 'GET', '/books/1?include=author', { headers: accept })).json.included[0].attributes
+        .name;
     expect(await name()).to.equal('Ann');
     expect(await name(), 'served again').to.equal('Ann');
-    expect((await request(server.url, 'PATCH', '/authors/1', { body: '{"name":"Bob"}', headers: MERGE })).status).to.equal(200);
+    expect(
+      (await request(server.url, 'PATCH', '/authors/1', { body: '{"name":"Bob"}', headers: MERGE })).status,
+    ).to.equal(200);
     expect(await name()).to.equal('Bob');
   });
 });

@@ -16,7 +16,9 @@ describe('Hydra clients read the bookstore', function () {
   let server: RunningServer;
   before(async () => {
     server = await startServer(bookstore());
-    const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune', author: 'Frank Herbert', price: 9.99 } });
+    const r = await request(server.url, 'POST', '/books', {
+      body: { title: 'Dune', author: 'Frank Herbert', price: 9.99 },
+    });
     if (r.status !== 201) throw new Error(`seeding answered ${r.status}: ${r.text}`);
   });
   after(async () => {
@@ -61,8 +63,18 @@ describe('Hydra clients read the bookstore', function () {
     });
 
     it('finds every operation', () => {
-      const ops = (name: string): string[] => resource(name).operations!.map((o) => `${o.type} ${o.method}`).sort();
-      expect(ops('books')).to.include.members(['list GET', 'create POST', 'show GET', 'edit PUT', 'edit PATCH', 'delete DELETE']);
+      const ops = (name: string): string[] =>
+        resource(name)
+          .operations!.map((o) => `${o.type} ${o.method}`)
+          .sort();
+      expect(ops('books')).to.include.members([
+        'list GET',
+        'create POST',
+        'show GET',
+        'edit PUT',
+        'edit PATCH',
+        'delete DELETE',
+      ]);
       expect(ops('events')).to.deep.equal(['list GET', 'show GET']);
       expect(ops('geo/places')).to.deep.equal(['create POST', 'list GET', 'show GET']);
     });
@@ -70,18 +82,30 @@ describe('Hydra clients read the bookstore', function () {
     it('finds every filter of a collection', async () => {
       const variables = (await resource('books').getParameters!()).map((p) => p.variable).sort();
       expect(variables).to.include.members([
-        'order[id]', 'order[title]', 'order[price]',
-        'price[between]', 'price[gt]', 'price[gte]', 'price[lt]', 'price[lte]',
-        'title', 'title[]', 'author', 'author[]',
+        'order[id]',
+        'order[title]',
+        'order[price]',
+        'price[between]',
+        'price[gt]',
+        'price[gte]',
+        'price[lt]',
+        'price[lte]',
+        'title',
+        'title[]',
+        'author',
+        'author[]',
       ]);
-      expect((await resource('events').getParameters!()).map((p) => p.variable).sort()).to.include.members(['order[id]', 'id[gt]']);
+      expect((await resource('events').getParameters!()).map((p) => p.variable).sort()).to.include.members([
+        'order[id]',
+        'id[gt]',
+      ]);
     });
   });
 
   describe('alcaeus', () => {
     const client = () => new Environment(create(), { parent: rdf }).hydra;
 
-    it('loads the entrypoint as the documentation\'s Entrypoint class and follows its links to every collection', async () => {
+    it("loads the entrypoint as the documentation's Entrypoint class and follows its links to every collection", async () => {
       const hydra = client();
       const { response, representation } = await hydra.loadResource(`${server.url}/`);
       expect(response?.xhr.status).to.equal(200);
@@ -91,7 +115,9 @@ describe('Hydra clients read the bookstore', function () {
       const classes = hydra.apiDocumentations[0]!.root!.supportedClass.map((c) => c.id.value);
       expect(classes).to.include.members([`${server.url}/docs.jsonld#Book`, `${server.url}/docs.jsonld#Entrypoint`]);
 
-      const links = root.getLinks().map((l) => [l.supportedProperty.property!.id.value, l.resources.map((r) => r.id.value)]);
+      const links = root
+        .getLinks()
+        .map((l) => [l.supportedProperty.property!.id.value, l.resources.map((r) => r.id.value)]);
       expect(links).to.deep.equal([
         [`${server.url}/docs.jsonld#Entrypoint/book`, [`${server.url}/books`]],
         [`${server.url}/docs.jsonld#Entrypoint/event`, [`${server.url}/events`]],
@@ -101,14 +127,20 @@ describe('Hydra clients read the bookstore', function () {
         const loaded = await hydra.loadResource(target as string);
         expect(loaded.response?.xhr.status, String(target)).to.equal(200);
         const collection = loaded.representation!.root!;
-        expect([...collection.types.values()].map((t) => t.id.value), String(target)).to.include('http://www.w3.org/ns/hydra/core#Collection');
+        expect(
+          [...collection.types.values()].map((t) => t.id.value),
+          String(target),
+        ).to.include('http://www.w3.org/ns/hydra/core#Collection');
       }
     });
 
     it('reads the members of a collection and follows a member to its item', async () => {
       const hydra = client();
       const { representation } = await hydra.loadResource(`${server.url}/books`);
-      const collection = representation!.root! as unknown as { member: { id: { value: string } }[]; totalItems: number };
+      const collection = representation!.root! as unknown as {
+        member: { id: { value: string } }[];
+        totalItems: number;
+      };
       expect(collection.totalItems).to.equal(1);
       expect(collection.member.map((m) => m.id.value)).to.deep.equal([`${server.url}/books/1`]);
       const item = await hydra.loadResource(collection.member[0]!.id.value);

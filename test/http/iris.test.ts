@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 7: IRIs and routes (seed "Path shapes" and rules 6–8, reference §6): routePrefix,
+ * IRIs and routes (docs/behaviour.md, "Operations and routes"): routePrefix,
  * hidden item routes, automatic IRI routes (/{resources}/{id} and /.well-known/genid/…), resources
  * without routes, requirements, itemUriTemplate, the first Get, sub-resources with a provider, and
  * throwOnNotFound.
@@ -22,7 +22,13 @@ describe('HTTP IRIs: bookstore (routePrefix, hidden item route, no routes)', () 
     const r = await request(server.url, 'POST', '/geo/places', { body: { name: 'Lyon' } });
     expect(r.status, r.text).to.equal(201);
     expect(r.headers.get('location')).to.equal('/geo/places/1');
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Place', '@id': '/geo/places/1', '@type': 'Place', id: 1, name: 'Lyon' });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Place',
+      '@id': '/geo/places/1',
+      '@type': 'Place',
+      id: 1,
+      name: 'Lyon',
+    });
   });
 
   it('GET /geo/places lists it with its IRI', async () => {
@@ -68,7 +74,13 @@ describe('HTTP IRIs: automatic IRI routes, first Get, itemUriTemplate (fixture i
       const r = await request(server.url, 'POST', '/tables', { body: { seats: 4 } });
       expect(r.status, r.text).to.equal(201);
       expect(r.headers.get('location')).to.equal('/tables/1');
-      expect(r.json).to.deep.equal({ '@context': '/contexts/Table', '@id': '/tables/1', '@type': 'Table', id: 1, seats: 4 });
+      expect(r.json).to.deep.equal({
+        '@context': '/contexts/Table',
+        '@id': '/tables/1',
+        '@type': 'Table',
+        id: 1,
+        seats: 4,
+      });
     });
 
     it('members of /tables have /tables/{id} IRIs', async () => {
@@ -112,7 +124,10 @@ describe('HTTP IRIs: automatic IRI routes, first Get, itemUriTemplate (fixture i
       const r = await request(server.url, 'GET', first);
       expect(r.status).to.equal(404);
       expect(r.json).to.deep.equal(
-        errorDoc(404, 'This route is not exposed on purpose. It generates an IRI for a collection resource without identifier nor item operation.'),
+        errorDoc(
+          404,
+          'This route is not exposed on purpose. It generates an IRI for a collection resource without identifier nor item operation.',
+        ),
       );
     });
 
@@ -137,7 +152,13 @@ describe('HTTP IRIs: automatic IRI routes, first Get, itemUriTemplate (fixture i
     it('both item routes answer; each item requested through its own route keeps its URL as @id', async () => {
       const a = await request(server.url, 'GET', '/harbour/boats/1');
       expect(a.status).to.equal(200);
-      expect(a.json).to.deep.equal({ '@context': '/contexts/Boat', '@id': '/harbour/boats/1', '@type': 'Boat', id: 1, name: 'Calypso' });
+      expect(a.json).to.deep.equal({
+        '@context': '/contexts/Boat',
+        '@id': '/harbour/boats/1',
+        '@type': 'Boat',
+        id: 1,
+        name: 'Calypso',
+      });
       const b = await request(server.url, 'GET', '/boats/1');
       expect(b.status).to.equal(200);
       expect(b.json['@id']).to.equal('/boats/1');
@@ -176,7 +197,14 @@ describe('HTTP IRIs: automatic IRI routes, first Get, itemUriTemplate (fixture i
     it('the item route named by itemUriTemplate answers with that IRI', async () => {
       const r = await request(server.url, 'GET', '/brands/renault/cars/3');
       expect(r.status).to.equal(200);
-      expect(r.json).to.deep.equal({ '@context': '/contexts/Car', '@id': '/brands/renault/cars/3', '@type': 'Car', id: 3, brand: 'renault', model: 'Zoe' });
+      expect(r.json).to.deep.equal({
+        '@context': '/contexts/Car',
+        '@id': '/brands/renault/cars/3',
+        '@type': 'Car',
+        id: 3,
+        brand: 'renault',
+        model: 'Zoe',
+      });
     });
 
     it('the other URI variable is an equality condition: a car of another brand is 404 there', async () => {
@@ -199,7 +227,13 @@ describe('HTTP IRIs: requirements, sub-resource provider, throwOnNotFound (fixtu
   it('GET /places/1 (matches \\d+) answers 200', async () => {
     const r = await request(server.url, 'GET', '/places/1');
     expect(r.status).to.equal(200);
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Place', '@id': '/places/1', '@type': 'Place', id: 1, name: 'Lyon' });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Place',
+      '@id': '/places/1',
+      '@type': 'Place',
+      id: 1,
+      name: 'Lyon',
+    });
   });
 
   it('GET /places/abc does not match the requirement: 404', async () => {
@@ -208,7 +242,7 @@ describe('HTTP IRIs: requirements, sub-resource provider, throwOnNotFound (fixtu
     expect(r.json['@type']).to.equal('Error');
   });
 
-  it('the sub-resource GET /places/5/weather answers 200 with the provider\'s data', async () => {
+  it("the sub-resource GET /places/5/weather answers 200 with the provider's data", async () => {
     const r = await request(server.url, 'GET', '/places/5/weather');
     expect(r.status, r.text).to.equal(200);
     expect(r.json).to.deep.equal({

@@ -31,14 +31,21 @@ function expectValid(doc: unknown): void {
 
 // Relationships without `included` resources are read as their identifiers.
 const deserialize = (doc: unknown): Promise<unknown> =>
-  new JsonApiSerializer.Deserializer({ keyForAttribute: 'camelCase', Author: { valueForRelationship: (rel: { id: string }) => ({ id: rel.id }) } }).deserialize(doc);
+  new JsonApiSerializer.Deserializer({
+    keyForAttribute: 'camelCase',
+    Author: { valueForRelationship: (rel: { id: string }) => ({ id: rel.id }) },
+  }).deserialize(doc);
 
 for (const storage of [['--memory'], ['--data', 'DIR']]) {
   describe(`HTTP JSON:API format (${storage[0]})`, () => {
     let server: RunningServer;
     before(async () => {
-      server = await startServer(fixture('jsonapi.api'), storage.map((a) => (a === 'DIR' ? tempDir() : a)));
-      for (const name of ['Le Guin', 'Herbert']) expect((await request(server.url, 'POST', '/authors', { body: { name } })).status).to.equal(201);
+      server = await startServer(
+        fixture('jsonapi.api'),
+        storage.map((a) => (a === 'DIR' ? tempDir() : a)),
+      );
+      for (const name of ['Le Guin', 'Herbert'])
+        expect((await request(server.url, 'POST', '/authors', { body: { name } })).status).to.equal(201);
     });
     after(async () => {
       await server?.stop();
@@ -51,7 +58,10 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
           data: {
             type: 'Book',
             attributes: { title: 'Earthsea' },
-            relationships: { author: { data: { type: 'Author', id: '/authors/1' } }, coauthors: { data: [{ type: 'Author', id: '/authors/2' }] } },
+            relationships: {
+              author: { data: { type: 'Author', id: '/authors/1' } },
+              coauthors: { data: [{ type: 'Author', id: '/authors/2' }] },
+            },
           },
         },
       });
@@ -73,7 +83,10 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       const ld = await get(server.url, '/books/1');
       expect(ld.json).to.include({ id: 1, title: 'Earthsea', author: '/authors/1' });
       // A property JSON:API reserves (`type`) is no attribute: set in JSON, left out of JSON:API documents.
-      await request(server.url, 'PATCH', '/books/1', { headers: { 'Content-Type': 'application/merge-patch+json' }, body: { type: 'novel' } });
+      await request(server.url, 'PATCH', '/books/1', {
+        headers: { 'Content-Type': 'application/merge-patch+json' },
+        body: { type: 'novel' },
+      });
       const again = await get(server.url, '/books/1', { Accept: MEDIA });
       expectValid(again.json);
       expect(again.json.data.attributes).to.deep.equal({ title: 'Earthsea' });
@@ -90,18 +103,31 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
 
     it('collections: data, pagination links and meta', async () => {
       for (const title of ['Dune', 'Solaris']) {
-        const r = await request(server.url, 'POST', '/books', { headers: JSONAPI, body: { data: { type: 'Book', attributes: { title } } } });
+        const r = await request(server.url, 'POST', '/books', {
+          headers: JSONAPI,
+          body: { data: { type: 'Book', attributes: { title } } },
+        });
         expect(r.status, r.text).to.equal(201);
       }
       const first = await get(server.url, '/books', { Accept: MEDIA });
       expect(first.status).to.equal(200);
       expectValid(first.json);
-      expect(first.json.links).to.deep.equal({ self: '/books?page=1', first: '/books?page=1', last: '/books?page=2', next: '/books?page=2' });
+      expect(first.json.links).to.deep.equal({
+        self: '/books?page=1',
+        first: '/books?page=1',
+        last: '/books?page=2',
+        next: '/books?page=2',
+      });
       expect(first.json.meta).to.deep.equal({ totalItems: 3, itemsPerPage: 2, currentPage: 1 });
       expect(first.json.data.map((d: { id: string }) => d.id)).to.deep.equal(['/books/1', '/books/2']);
       const second = await get(server.url, first.json.links.next, { Accept: MEDIA });
       expectValid(second.json);
-      expect(second.json.links).to.deep.equal({ self: '/books?page=2', first: '/books?page=1', last: '/books?page=2', prev: '/books?page=1' });
+      expect(second.json.links).to.deep.equal({
+        self: '/books?page=2',
+        first: '/books?page=1',
+        last: '/books?page=2',
+        prev: '/books?page=1',
+      });
       const books = (await deserialize(second.json)) as { title: string }[];
       expect(books.map((b) => b.title)).to.deep.equal(['Solaris']);
       // A relation left empty is a null (to-one) or empty (to-many) linkage.
@@ -111,22 +137,39 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
     it('PATCH with a JSON:API body changes the attributes and relationships it holds, and only those', async () => {
       const r = await request(server.url, 'PATCH', '/books/1', {
         headers: JSONAPI,
-        body: { data: { type: 'Book', id: '/books/1', attributes: { title: 'A Wizard of Earthsea' }, relationships: { author: { data: { type: 'Author', id: '/authors/2' } } } } },
+        body: {
+          data: {
+            type: 'Book',
+            id: '/books/1',
+            attributes: { title: 'A Wizard of Earthsea' },
+            relationships: { author: { data: { type: 'Author', id: '/authors/2' } } },
+          },
+        },
       });
       expect(r.status, r.text).to.equal(200);
       expectValid(r.json);
       expect(r.json.data.attributes).to.deep.equal({ title: 'A Wizard of Earthsea' });
       expect(r.json.data.relationships.author).to.deep.equal({ data: { type: 'Author', id: '/authors/2' } });
-      expect((await get(server.url, '/books/1')).json).to.include({ title: 'A Wizard of Earthsea', author: '/authors/2', type: 'novel' });
+      expect((await get(server.url, '/books/1')).json).to.include({
+        title: 'A Wizard of Earthsea',
+        author: '/authors/2',
+        type: 'novel',
+      });
     });
 
     it('errors: JSON:API error objects, a violation pointing at its attribute', async () => {
-      const invalid = await request(server.url, 'POST', '/books', { headers: JSONAPI, body: { data: { type: 'Book', attributes: { title: 'x'.repeat(30) } } } });
+      const invalid = await request(server.url, 'POST', '/books', {
+        headers: JSONAPI,
+        body: { data: { type: 'Book', attributes: { title: 'x'.repeat(30) } } },
+      });
       expect(invalid.status).to.equal(422);
       expect(invalid.headers.get('content-type')).to.equal(MEDIA);
       expectValid(invalid.json);
       expect(invalid.json.errors).to.have.length(1);
-      expect(invalid.json.errors[0]).to.include({ status: '422', detail: 'This value is too long. It should have 20 characters or less.' });
+      expect(invalid.json.errors[0]).to.include({
+        status: '422',
+        detail: 'This value is too long. It should have 20 characters or less.',
+      });
       expect(invalid.json.errors[0].source).to.deep.equal({ pointer: '/data/attributes/title' });
       const missing = await get(server.url, '/books/99', { Accept: MEDIA });
       expect(missing.status).to.equal(404);
@@ -134,7 +177,13 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expect(missing.json.errors[0]).to.include({ status: '404' });
       const dangling = await request(server.url, 'POST', '/books', {
         headers: JSONAPI,
-        body: { data: { type: 'Book', attributes: { title: 'X' }, relationships: { author: { data: { type: 'Author', id: '/authors/9' } } } } },
+        body: {
+          data: {
+            type: 'Book',
+            attributes: { title: 'X' },
+            relationships: { author: { data: { type: 'Author', id: '/authors/9' } } },
+          },
+        },
       });
       expect(dangling.status).to.equal(400);
       expectValid(dangling.json);
@@ -147,7 +196,12 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expectValid(r.json);
       expect(r.json.meta).to.deep.equal({ totalItems: 3, itemsPerPage: 1, currentPage: 2 });
       expect(r.json.data.map((d: { id: string }) => d.id)).to.deep.equal(['/books/2']);
-      expect(r.json.links).to.include({ first: '/books?itemsPerPage=1&page=1', last: '/books?itemsPerPage=1&page=3', prev: '/books?itemsPerPage=1&page=1', next: '/books?itemsPerPage=1&page=3' });
+      expect(r.json.links).to.include({
+        first: '/books?itemsPerPage=1&page=1',
+        last: '/books?itemsPerPage=1&page=3',
+        prev: '/books?itemsPerPage=1&page=1',
+        next: '/books?itemsPerPage=1&page=3',
+      });
       const next = await get(server.url, r.json.links.next, { Accept: MEDIA });
       expect(next.json.data.map((d: { id: string }) => d.id)).to.deep.equal(['/books/3']);
     });
@@ -156,9 +210,17 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       const r = await get(server.url, '/books?sort=-title&page[itemsPerPage]=3', { Accept: MEDIA });
       expect(r.status, r.text).to.equal(200);
       expectValid(r.json);
-      expect(r.json.data.map((d: { attributes: { title: string } }) => d.attributes.title)).to.deep.equal(['Solaris', 'Dune', 'A Wizard of Earthsea']);
+      expect(r.json.data.map((d: { attributes: { title: string } }) => d.attributes.title)).to.deep.equal([
+        'Solaris',
+        'Dune',
+        'A Wizard of Earthsea',
+      ]);
       const asc = await get(server.url, '/books?sort=title,-id&page[itemsPerPage]=3', { Accept: MEDIA });
-      expect(asc.json.data.map((d: { attributes: { title: string } }) => d.attributes.title)).to.deep.equal(['A Wizard of Earthsea', 'Dune', 'Solaris']);
+      expect(asc.json.data.map((d: { attributes: { title: string } }) => d.attributes.title)).to.deep.equal([
+        'A Wizard of Earthsea',
+        'Dune',
+        'Solaris',
+      ]);
       for (const path of ['/books?sort=type', '/notes?sort=text']) {
         const bad = await get(server.url, path, { Accept: MEDIA });
         expect(bad.status, path).to.equal(400);
@@ -171,17 +233,21 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       const r = await get(server.url, '/books/1?include=author,coauthors', { Accept: MEDIA });
       expect(r.status, r.text).to.equal(200);
       expectValid(r.json);
-      expect(r.json.included).to.deep.equal([
-        { id: '/authors/2', type: 'Author', attributes: { name: 'Herbert' } },
-      ]);
+      expect(r.json.included).to.deep.equal([{ id: '/authors/2', type: 'Author', attributes: { name: 'Herbert' } }]);
       const list = await get(server.url, '/books?include=author,coauthors&page[itemsPerPage]=3', { Accept: MEDIA });
       expectValid(list.json);
       expect(list.json.included.map((i: { id: string }) => i.id)).to.deep.equal(['/authors/2']);
-      const book = (await new JsonApiSerializer.Deserializer({ keyForAttribute: 'camelCase' }).deserialize(r.json)) as { author: { name: string } };
+      const book = (await new JsonApiSerializer.Deserializer({ keyForAttribute: 'camelCase' }).deserialize(r.json)) as {
+        author: { name: string };
+      };
       expect(book.author).to.include({ name: 'Herbert' });
       const review = await request(server.url, 'POST', '/reviews', { body: { text: 'Good' } });
       expect(review.status, review.text).to.equal(201);
-      for (const path of ['/books/1?include=title', '/books/1?include=author.books', `${review.json['@id']}?include=secret`]) {
+      for (const path of [
+        '/books/1?include=title',
+        '/books/1?include=author.books',
+        `${review.json['@id']}?include=secret`,
+      ]) {
         const bad = await get(server.url, path, { Accept: MEDIA });
         expect(bad.status, path).to.equal(400);
         expectValid(bad.json);
@@ -189,14 +255,24 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
     });
 
     it('sparse fieldsets: fields[type] keeps only the named members, in data and in included', async () => {
-      const r = await get(server.url, '/books/1?include=author&fields[Book]=author&fields[Author]=id', { Accept: MEDIA });
+      const r = await get(server.url, '/books/1?include=author&fields[Book]=author&fields[Author]=id', {
+        Accept: MEDIA,
+      });
       expect(r.status, r.text).to.equal(200);
       expectValid(r.json);
-      expect(r.json.data).to.deep.equal({ id: '/books/1', type: 'Book', relationships: { author: { data: { type: 'Author', id: '/authors/2' } } } });
+      expect(r.json.data).to.deep.equal({
+        id: '/books/1',
+        type: 'Book',
+        relationships: { author: { data: { type: 'Author', id: '/authors/2' } } },
+      });
       expect(r.json.included).to.deep.equal([{ id: '/authors/2', type: 'Author' }]);
       const titles = await get(server.url, '/books?fields[Book]=title', { Accept: MEDIA });
       expectValid(titles.json);
-      expect(titles.json.data[0]).to.deep.equal({ id: '/books/1', type: 'Book', attributes: { title: 'A Wizard of Earthsea' } });
+      expect(titles.json.data[0]).to.deep.equal({
+        id: '/books/1',
+        type: 'Book',
+        attributes: { title: 'A Wizard of Earthsea' },
+      });
     });
 
     it('OpenAPI: application/vnd.api+json schemas that the served documents match, and a valid OpenAPI document', async () => {
@@ -214,7 +290,10 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
         expect(r.status, path).to.equal(status);
         expect(checker.check(responsePointer(template, method, status, MEDIA), r.json), path).to.equal(undefined);
       }
-      const invalid = await request(server.url, 'POST', '/books', { headers: JSONAPI, body: { data: { type: 'Book', attributes: { title: 'x'.repeat(30) } } } });
+      const invalid = await request(server.url, 'POST', '/books', {
+        headers: JSONAPI,
+        body: { data: { type: 'Book', attributes: { title: 'x'.repeat(30) } } },
+      });
       expect(checker.check(responsePointer('/books', 'post', 422, MEDIA), invalid.json)).to.equal(undefined);
       const post = doc.paths['/books'].post.requestBody.content[MEDIA].schema;
       expect(post.properties.data.$ref).to.equal('#/components/schemas/Book.jsonapi.input');
@@ -222,11 +301,18 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expect(Object.keys(object.properties.attributes.properties)).to.have.members(['title']);
       expect(Object.keys(object.properties.relationships.properties)).to.have.members(['author', 'coauthors']);
       // A schema that could not fail would prove nothing: a plain JSON-LD item does not match.
-      expect(checker.check(responsePointer('/books/{id}', 'get', 200, MEDIA), (await get(server.url, '/books/1')).json)).to.not.equal(undefined);
+      expect(
+        checker.check(responsePointer('/books/{id}', 'get', 200, MEDIA), (await get(server.url, '/books/1')).json),
+      ).to.not.equal(undefined);
     });
 
     it('a body that is not a JSON:API document, or of another type, answers 400', async () => {
-      for (const body of [{ title: 'plain' }, { data: [] }, { data: { type: 'Author', attributes: { title: 'X' } } }, { data: { type: 'Book', relationships: { author: {} } } }]) {
+      for (const body of [
+        { title: 'plain' },
+        { data: [] },
+        { data: { type: 'Author', attributes: { title: 'X' } } },
+        { data: { type: 'Book', relationships: { author: {} } } },
+      ]) {
         const r = await request(server.url, 'POST', '/books', { headers: JSONAPI, body });
         expect(r.status, JSON.stringify(body)).to.equal(400);
         expectValid(r.json);

@@ -15,8 +15,12 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
   describe(`HTTP links and sub-resources (${storage[0]})`, () => {
     let server: RunningServer;
     before(async () => {
-      server = await startServer(fixture('links.api'), storage.map((a) => (a === 'DIR' ? tempDir() : a)));
-      for (const name of ['Le Guin', 'Herbert']) expect((await request(server.url, 'POST', '/authors', { body: { name } })).status).to.equal(201);
+      server = await startServer(
+        fixture('links.api'),
+        storage.map((a) => (a === 'DIR' ? tempDir() : a)),
+      );
+      for (const name of ['Le Guin', 'Herbert'])
+        expect((await request(server.url, 'POST', '/authors', { body: { name } })).status).to.equal(201);
       const books = [
         { title: 'Earthsea', author: '/authors/1' },
         { title: 'Dune', author: '/authors/2' },
@@ -58,7 +62,7 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expect(r.json.totalItems).to.equal(1);
     });
 
-    it('an item under a link is 404 when it is not the parent\'s', async () => {
+    it("an item under a link is 404 when it is not the parent's", async () => {
       const mine = await get(server.url, '/authors/1/books/3');
       expect(mine.status, mine.text).to.equal(200);
       expect(mine.json.title).to.equal('The Dispossessed');
@@ -80,7 +84,10 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       const post = await request(server.url, 'POST', '/books', { body: { title: 'X', author: '/authors/99' } });
       expect(post.status).to.equal(400);
       expect(post.json.detail).to.equal('Item not found for "/authors/99".');
-      const patch = await request(server.url, 'PATCH', '/books/1', { headers: MERGE_PATCH, body: { author: '/authors/42' } });
+      const patch = await request(server.url, 'PATCH', '/books/1', {
+        headers: MERGE_PATCH,
+        body: { author: '/authors/42' },
+      });
       expect(patch.status).to.equal(400);
       expect(patch.json.detail).to.equal('Item not found for "/authors/42".');
       const shelf = await request(server.url, 'POST', '/shelves', { body: { books: ['/books/1', '/books/77'] } });
@@ -104,7 +111,10 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expect(book.status).to.equal(201);
       expect((await request(server.url, 'DELETE', iri)).status).to.equal(204);
       expect((await get(server.url, book.json['@id'])).json.author).to.equal(iri);
-      const keep = await request(server.url, 'PATCH', book.json['@id'], { headers: MERGE_PATCH, body: { title: 'Orphan 2' } });
+      const keep = await request(server.url, 'PATCH', book.json['@id'], {
+        headers: MERGE_PATCH,
+        body: { title: 'Orphan 2' },
+      });
       expect(keep.status, keep.text).to.equal(200);
       const set = await request(server.url, 'POST', '/books', { body: { title: 'New', author: iri } });
       expect(set.status).to.equal(400);
@@ -128,7 +138,9 @@ describe('checker: route placeholders must bind to something', () => {
   it('accepts a placeholder bound by links or naming a property', () => {
     const linked = source('/authors/{writer}/books', ', links: [{ parameterName: "writer", toProperty: "title" }]');
     expect(check(linked).all.filter((d) => d.code === 'unbound-placeholder')).to.deep.equal([]);
-    expect(check(source('/titles/{title}/books')).all.filter((d) => d.code === 'unbound-placeholder')).to.deep.equal([]);
+    expect(check(source('/titles/{title}/books')).all.filter((d) => d.code === 'unbound-placeholder')).to.deep.equal(
+      [],
+    );
   });
 });
 
@@ -136,7 +148,10 @@ describe('checker: placeholders read by custom code', () => {
   it('are not reported when a provider, a controller or read: false takes the variables', () => {
     for (const option of ['provider: "./p.mjs#p"', 'controller: "./p.mjs#p"', 'read: false']) {
       const src = `resource Book {\n  properties { id: int { identifier: true } }\n  operations { GetCollection other { uriTemplate: "/x/{free}/books", ${option} } }\n}`;
-      expect(check(src).all.filter((d) => d.code === 'unbound-placeholder'), option).to.deep.equal([]);
+      expect(
+        check(src).all.filter((d) => d.code === 'unbound-placeholder'),
+        option,
+      ).to.deep.equal([]);
     }
   });
 });

@@ -58,9 +58,15 @@ const official = findMercure();
 const hubs: { name: string; start: (port?: number) => Promise<RunningHub> }[] = [
   { name: 'our built-in hub in a separate process', start: startBuiltinHubProcess },
 ];
-if (official) hubs.unshift({ name: `the official Mercure hub (${official})`, start: (port) => startOfficialHub(official, { publisher: PUBLISHER_KEY, subscriber: SUBSCRIBER_KEY }, port) });
-else if (process.env.CI === 'true') throw new Error('CI=true and no `mercure` binary (.ci/run builds it into $(go env GOPATH)/bin)');
-else console.warn('[mercure-external] no official `mercure` binary found; testing against the built-in hub process only');
+if (official)
+  hubs.unshift({
+    name: `the official Mercure hub (${official})`,
+    start: (port) => startOfficialHub(official, { publisher: PUBLISHER_KEY, subscriber: SUBSCRIBER_KEY }, port),
+  });
+else if (process.env.CI === 'true')
+  throw new Error('CI=true and no `mercure` binary (.ci/run builds it into $(go env GOPATH)/bin)');
+else
+  console.warn('[mercure-external] no official `mercure` binary found; testing against the built-in hub process only');
 
 for (const kind of hubs) {
   describe(`Mercure: external hub — ${kind.name}`, function () {
@@ -91,7 +97,10 @@ for (const kind of hubs) {
       expect(created.status).to.equal(201);
       expect(created.headers.get('link')).to.contain(`<${hub.url}>; rel="mercure"`);
       const iri = created.json['@id'] as string;
-      await request(server.url, 'PATCH', iri, { body: { title: 'Farther' }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+      await request(server.url, 'PATCH', iri, {
+        body: { title: 'Farther' },
+        headers: { 'Content-Type': 'application/merge-patch+json' },
+      });
       const got = await request(server.url, 'GET', iri);
       await request(server.url, 'DELETE', iri);
       const events = await s.waitFor(3, 15_000);

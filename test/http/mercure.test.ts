@@ -39,7 +39,11 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
   let server: RunningServer;
   let hub: string;
   const open: Subscription[] = [];
-  const sub = async (topics: string[], headers: Record<string, string> = {}, types: string[] = []): Promise<Subscription> => {
+  const sub = async (
+    topics: string[],
+    headers: Record<string, string> = {},
+    types: string[] = [],
+  ): Promise<Subscription> => {
     const s = subscribe(hub, topics, headers, types);
     open.push(s);
     await s.opened;
@@ -61,7 +65,9 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
 
   it('a subscriber sees create, update and delete in order, each as the GET document (delete as {"@id"})', async () => {
     const s = await sub([`${server.url}/books/{id}`]);
-    const created = await request(server.url, 'POST', '/books', { body: { title: 'Dune', secretCode: 'x', shelf: 'A3' } });
+    const created = await request(server.url, 'POST', '/books', {
+      body: { title: 'Dune', secretCode: 'x', shelf: 'A3' },
+    });
     expect(created.status).to.equal(201);
     expect(created.json.shelf, 'a guarded property the writer may see').to.equal('A3');
     const iri = created.json['@id'] as string;
@@ -96,8 +102,16 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
 
   it('private updates reach only subscribers whose JWT allows the topic', async () => {
     const anonymous = await sub(['/secrets/{id}'], {}, ['secret']);
-    const allowed = await sub(['/secrets/{id}'], { Authorization: `Bearer ${await mercureJwt(SUBSCRIBER_KEY, { subscribe: ['/secrets/{id}'] })}` }, ['secret']);
-    const otherTopics = await sub(['/secrets/{id}'], { Authorization: `Bearer ${await mercureJwt(SUBSCRIBER_KEY, { subscribe: ['/books/{id}'] })}` }, ['secret']);
+    const allowed = await sub(
+      ['/secrets/{id}'],
+      { Authorization: `Bearer ${await mercureJwt(SUBSCRIBER_KEY, { subscribe: ['/secrets/{id}'] })}` },
+      ['secret'],
+    );
+    const otherTopics = await sub(
+      ['/secrets/{id}'],
+      { Authorization: `Bearer ${await mercureJwt(SUBSCRIBER_KEY, { subscribe: ['/books/{id}'] })}` },
+      ['secret'],
+    );
     const created = await request(server.url, 'POST', '/secrets', { body: { text: 'psst' } });
     expect(created.status).to.equal(201);
     const [event] = await allowed.waitFor(1);
@@ -134,7 +148,9 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
     await request(server.url, 'DELETE', created.json['@id']);
     expect(JSON.parse((await again.waitFor(3))[2].data)).to.deep.equal({ '@id': created.json['@id'] });
     // The lastEventID query parameter works as the header does, and the response says where replay starts.
-    const r = await fetch(`${hub}?topic=${encodeURIComponent('/books/{id}')}&lastEventID=${encodeURIComponent(seen.id)}`);
+    const r = await fetch(
+      `${hub}?topic=${encodeURIComponent('/books/{id}')}&lastEventID=${encodeURIComponent(seen.id)}`,
+    );
     expect(r.headers.get('last-event-id')).to.equal(seen.id);
     await r.body?.cancel();
   });
@@ -147,13 +163,19 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
       await s.opened;
       const created = await request(server.url, 'POST', '/books', { body: { title: 'Before the cut' } });
       await s.waitFor(1);
-      const reconnecting = new Promise<void>((resolve) => s.source.addEventListener('error', () => resolve(), { once: true }));
+      const reconnecting = new Promise<void>((resolve) =>
+        s.source.addEventListener('error', () => resolve(), { once: true }),
+      );
       relay.cut();
       await reconnecting; // EventSource noticed, and will reconnect on its own (sending Last-Event-ID)
       await patch(server.url, created.json['@id'], { title: 'During the cut' });
       await request(server.url, 'DELETE', created.json['@id']);
       const events = await s.waitFor(3, 10_000);
-      expect(events.map((e) => JSON.parse(e.data).title ?? JSON.parse(e.data)['@id'])).to.deep.equal(['Before the cut', 'During the cut', created.json['@id']]);
+      expect(events.map((e) => JSON.parse(e.data).title ?? JSON.parse(e.data)['@id'])).to.deep.equal([
+        'Before the cut',
+        'During the cut',
+        created.json['@id'],
+      ]);
     } finally {
       relay.close();
     }
@@ -166,7 +188,9 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
     for (let i = 0; i < 25; i++) await request(server.url, 'POST', '/notes', { body: { text: 'filler' } });
     for (let i = 0; i < 21; i++) await request(server.url, 'POST', '/secrets', { body: { text: `s${i}` } });
     await request(server.url, 'POST', '/books', { body: { title: 'New' } });
-    const r = await fetch(`${hub}?topic=${encodeURIComponent('/books/{id}')}`, { headers: { 'Last-Event-ID': old.id } });
+    const r = await fetch(`${hub}?topic=${encodeURIComponent('/books/{id}')}`, {
+      headers: { 'Last-Event-ID': old.id },
+    });
     expect(r.headers.get('last-event-id')).to.equal('earliest');
     await r.body?.cancel();
     const replay = await sub(['/books/{id}'], { 'Last-Event-ID': old.id });
@@ -177,10 +201,21 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
     const s = await sub(['urn:example:topic']);
     const form = (topic: string) => new URLSearchParams({ topic, data: 'hello' }).toString();
     const post = async (token: string | undefined, topic: string) =>
-      fetch(hub, { method: 'POST', body: form(topic), headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(token ? { Authorization: `Bearer ${token}` } : {}) } });
+      fetch(hub, {
+        method: 'POST',
+        body: form(topic),
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        },
+      });
     expect((await post(undefined, 'urn:example:topic')).status).to.equal(401);
-    expect((await post(await mercureJwt(SUBSCRIBER_KEY, { publish: ['*'] }), 'urn:example:topic')).status).to.equal(401);
-    expect((await post(await mercureJwt(PUBLISHER_KEY, { publish: ['urn:other'] }), 'urn:example:topic')).status).to.equal(403);
+    expect((await post(await mercureJwt(SUBSCRIBER_KEY, { publish: ['*'] }), 'urn:example:topic')).status).to.equal(
+      401,
+    );
+    expect(
+      (await post(await mercureJwt(PUBLISHER_KEY, { publish: ['urn:other'] }), 'urn:example:topic')).status,
+    ).to.equal(403);
     const ok = await post(await mercureJwt(PUBLISHER_KEY, { publish: ['urn:example:{x}'] }), 'urn:example:topic');
     expect(ok.status).to.equal(200);
     const id = await ok.text();
@@ -194,7 +229,8 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
     const reader = r.body!.getReader();
     let text = '';
     const until = Date.now() + 2500;
-    while (Date.now() < until && (text.match(/:\n\n/g) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+    while (Date.now() < until && (text.match(/:\n\n/g) ?? []).length < 2)
+      text += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
     expect((text.match(/:\n\n/g) ?? []).length).to.be.at.least(2); // the opening comment, then a heartbeat
   });
@@ -234,7 +270,9 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
     expect(openapi.json.paths['/notes'].post.responses['201'].headers?.Link).to.equal(undefined);
     const hydra = await request(server.url, 'GET', '/docs.jsonld');
     const classes = hydra.json['hydra:supportedClass'] ?? hydra.json.supportedClass;
-    const book = (classes as { '@id': string; 'hydra:description'?: string; description?: string }[]).find((c) => c['@id'] === '#Book')!;
+    const book = (classes as { '@id': string; 'hydra:description'?: string; description?: string }[]).find(
+      (c) => c['@id'] === '#Book',
+    )!;
     expect(book['hydra:description'] ?? book.description).to.contain(hub);
   });
 

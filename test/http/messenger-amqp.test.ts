@@ -9,7 +9,15 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { request, startServer, type RunningServer } from './harness.js';
-import { eventually, handlerLog, messengerFixture, startConsumer, waitForFile, type ConsumerProcess, type MessengerFixture } from './messenger-fixture.js';
+import {
+  eventually,
+  handlerLog,
+  messengerFixture,
+  startConsumer,
+  waitForFile,
+  type ConsumerProcess,
+  type MessengerFixture,
+} from './messenger-fixture.js';
 
 const BROKER = process.env.MESSENGER_TRANSPORT_DSN || 'amqp://guest:guest@127.0.0.1:5672/%2f';
 
@@ -26,7 +34,8 @@ describe('Messenger: AMQP transport (RabbitMQ)', function () {
     consumers.push(c);
     return c;
   };
-  const titles = async (): Promise<string[]> => ((await request(server.url, 'GET', '/tasks?itemsPerPage=100')).json as Collection).member.map((m) => m.title);
+  const titles = async (): Promise<string[]> =>
+    ((await request(server.url, 'GET', '/tasks?itemsPerPage=100')).json as Collection).member.map((m) => m.title);
 
   before(async () => {
     // The broker must be there: under CI=true its absence fails the suite rather than skipping it.
@@ -42,7 +51,8 @@ describe('Messenger: AMQP transport (RabbitMQ)', function () {
     await server?.stop();
     const connection = await amqp.connect(BROKER);
     const channel = await connection.createChannel();
-    for (const q of [queue, `${queue}.failed`, `${queue}.delay.100`, `${queue}.delay.200`]) await channel.deleteQueue(q).catch(() => undefined);
+    for (const q of [queue, `${queue}.failed`, `${queue}.delay.100`, `${queue}.delay.200`])
+      await channel.deleteQueue(q).catch(() => undefined);
     await connection.close();
   });
 
@@ -60,7 +70,9 @@ describe('Messenger: AMQP transport (RabbitMQ)', function () {
       await connection.close();
     }
     await consume();
-    const c = await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) => x.member.some((m) => m.title === 'via rabbit'));
+    const c = await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) =>
+      x.member.some((m) => m.title === 'via rabbit'),
+    );
     expect(c.member.find((m) => m.title === 'via rabbit')).to.include({ handledBy: 'amqp', attempts: 1 });
   });
 
@@ -72,7 +84,9 @@ describe('Messenger: AMQP transport (RabbitMQ)', function () {
     await first.stop();
     expect(await titles()).to.not.include('hang-amqp');
     await consume();
-    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) => x.member.some((m) => m.title === 'hang-amqp'));
+    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) =>
+      x.member.some((m) => m.title === 'hang-amqp'),
+    );
     const calls = handlerLog(f).filter((l) => l.title === 'hang-amqp');
     expect(calls.map((c) => c.attempt)).to.deep.equal([1, 2]);
     expect(calls[0].pid).to.not.equal(calls[1].pid);
@@ -82,11 +96,22 @@ describe('Messenger: AMQP transport (RabbitMQ)', function () {
     await consume();
     await request(server.url, 'POST', '/tasks', { body: { title: 'flaky-amqp' } });
     await request(server.url, 'POST', '/tasks', { body: { title: 'fail-amqp' } });
-    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) => x.member.some((m) => m.title === 'flaky-amqp'));
+    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) =>
+      x.member.some((m) => m.title === 'flaky-amqp'),
+    );
     const until = Date.now() + 15_000;
-    while (handlerLog(f).filter((l) => l.title === 'fail-amqp').length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    expect(handlerLog(f).filter((l) => l.title === 'flaky-amqp').map((l) => l.attempt)).to.deep.equal([1, 2, 3]);
-    expect(handlerLog(f).filter((l) => l.title === 'fail-amqp').map((l) => l.attempt)).to.deep.equal([1, 2, 3]);
+    while (handlerLog(f).filter((l) => l.title === 'fail-amqp').length < 3 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(
+      handlerLog(f)
+        .filter((l) => l.title === 'flaky-amqp')
+        .map((l) => l.attempt),
+    ).to.deep.equal([1, 2, 3]);
+    expect(
+      handlerLog(f)
+        .filter((l) => l.title === 'fail-amqp')
+        .map((l) => l.attempt),
+    ).to.deep.equal([1, 2, 3]);
     const connection = await amqp.connect(BROKER);
     try {
       const channel = await connection.createChannel();

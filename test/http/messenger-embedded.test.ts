@@ -7,9 +7,20 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { request, startServer, type RunningServer } from './harness.js';
-import { eventually, handlerLog, messengerFixture, startConsumer, waitForFile, type ConsumerProcess, type MessengerFixture } from './messenger-fixture.js';
+import {
+  eventually,
+  handlerLog,
+  messengerFixture,
+  startConsumer,
+  waitForFile,
+  type ConsumerProcess,
+  type MessengerFixture,
+} from './messenger-fixture.js';
 
-type Collection = { totalItems: number; member: { title: string; handledBy?: string; attempts?: number; raw?: string; text?: string }[] };
+type Collection = {
+  totalItems: number;
+  member: { title: string; handledBy?: string; attempts?: number; raw?: string; text?: string }[];
+};
 
 describe('Messenger: embedded queue', function () {
   this.timeout(60_000);
@@ -22,7 +33,8 @@ describe('Messenger: embedded queue', function () {
     consumers.push(c);
     return c;
   };
-  const titles = async (): Promise<string[]> => ((await request(server.url, 'GET', '/tasks?itemsPerPage=100')).json as Collection).member.map((m) => m.title);
+  const titles = async (): Promise<string[]> =>
+    ((await request(server.url, 'GET', '/tasks?itemsPerPage=100')).json as Collection).member.map((m) => m.title);
 
   before(async () => {
     f = messengerFixture('embedded', 'tasks');
@@ -44,7 +56,9 @@ describe('Messenger: embedded queue', function () {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await titles()).to.not.include('write report');
     await consume();
-    const done = await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (c) => c.member.some((m) => m.title === 'write report'));
+    const done = await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (c) =>
+      c.member.some((m) => m.title === 'write report'),
+    );
     expect(done.member.find((m) => m.title === 'write report')).to.include({ handledBy: 'embedded', attempts: 1 });
   });
 
@@ -72,7 +86,9 @@ describe('Messenger: embedded queue', function () {
     await first.stop();
     expect(await titles()).to.not.include('hang-embedded');
     await consume();
-    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (c) => c.member.some((m) => m.title === 'hang-embedded'));
+    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (c) =>
+      c.member.some((m) => m.title === 'hang-embedded'),
+    );
     const calls = handlerLog(f).filter((l) => l.title === 'hang-embedded');
     expect(calls.map((c) => c.attempt)).to.deep.equal([1, 2]);
     expect(calls[0].pid).to.not.equal(calls[1].pid);
@@ -82,16 +98,29 @@ describe('Messenger: embedded queue', function () {
     await consume();
     await request(server.url, 'POST', '/tasks', { body: { title: 'flaky-embedded' } });
     await request(server.url, 'POST', '/tasks', { body: { title: 'fail-embedded' } });
-    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (c) => c.member.some((m) => m.title === 'flaky-embedded'));
+    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (c) =>
+      c.member.some((m) => m.title === 'flaky-embedded'),
+    );
     const until = Date.now() + 10_000;
-    while (handlerLog(f).filter((l) => l.title === 'fail-embedded').length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    while (handlerLog(f).filter((l) => l.title === 'fail-embedded').length < 3 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(handlerLog(f).filter((l) => l.title === 'flaky-embedded').map((l) => l.attempt)).to.deep.equal([1, 2, 3]);
-    expect(handlerLog(f).filter((l) => l.title === 'fail-embedded').map((l) => l.attempt)).to.deep.equal([1, 2, 3]); // max_retries: 2
+    expect(
+      handlerLog(f)
+        .filter((l) => l.title === 'flaky-embedded')
+        .map((l) => l.attempt),
+    ).to.deep.equal([1, 2, 3]);
+    expect(
+      handlerLog(f)
+        .filter((l) => l.title === 'fail-embedded')
+        .map((l) => l.attempt),
+    ).to.deep.equal([1, 2, 3]); // max_retries: 2
     expect(await titles()).to.not.include('fail-embedded');
     const db = new Database(join(data, 'apidsl.sqlite'), { readonly: true });
     try {
-      const parked = db.prepare(`SELECT body FROM _apidsl_messages WHERE queue = 'tasks.failed'`).all() as { body: string }[];
+      const parked = db.prepare(`SELECT body FROM _apidsl_messages WHERE queue = 'tasks.failed'`).all() as {
+        body: string;
+      }[];
       expect(parked.map((p) => JSON.parse(p.body).message.title)).to.deep.equal(['fail-embedded']);
     } finally {
       db.close();
@@ -102,11 +131,13 @@ describe('Messenger: embedded queue', function () {
     await consume();
     const r = await request(server.url, 'POST', '/signups', { body: { name: 'Ada' } });
     expect(r.status).to.equal(202);
-    const c = await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) => x.member.some((m) => m.title === 'welcome Ada'));
+    const c = await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) =>
+      x.member.some((m) => m.title === 'welcome Ada'),
+    );
     expect(JSON.parse(c.member.find((m) => m.title === 'welcome Ada')!.raw!)).to.deep.equal({ name: 'Ada' });
   });
 
-  it('the sync transport handles the message inside the request; its failure is the request\'s (500)', async () => {
+  it("the sync transport handles the message inside the request; its failure is the request's (500)", async () => {
     const r = await request(server.url, 'POST', '/notes', { body: { text: 'now' } });
     expect(r.status).to.equal(202);
     const notes = (await request(server.url, 'GET', '/notes')).json as Collection;
@@ -120,7 +151,9 @@ describe('Messenger: embedded queue', function () {
     const other = await startServer(f.file, ['--data', join(f.dir, 'data-inprocess'), '--consume']);
     try {
       expect((await request(other.url, 'POST', '/tasks', { body: { title: 'in process' } })).status).to.equal(202);
-      const c = await eventually<Collection>(other.url, '/tasks', (x) => x.member.some((m) => m.title === 'in process'));
+      const c = await eventually<Collection>(other.url, '/tasks', (x) =>
+        x.member.some((m) => m.title === 'in process'),
+      );
       expect(c.totalItems).to.equal(1);
     } finally {
       await other.stop();

@@ -88,7 +88,12 @@ resource Note {
 /** The handler calls logged so far. */
 export function handlerLog(f: MessengerFixture): { title: string; attempt: number; transport: string; pid: number }[] {
   const path = join(f.markers, 'log');
-  return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
 }
 
 export interface ConsumerProcess {
@@ -100,7 +105,10 @@ export interface ConsumerProcess {
 
 /** Starts `apidsl consume FILE [args]`; resolves once it says it is consuming. */
 export function startConsumer(file: string, args: string[]): Promise<ConsumerProcess> {
-  const child = spawn(process.execPath, [fromRoot('bin/apidsl.js'), 'consume', file, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
+  const child = spawn(process.execPath, [fromRoot('bin/apidsl.js'), 'consume', file, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env },
+  });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
@@ -131,7 +139,12 @@ export function startConsumer(file: string, args: string[]): Promise<ConsumerPro
 }
 
 /** Polls `GET path` until `accept(json)` holds; returns the last document. */
-export async function eventually<T>(base: string, path: string, accept: (json: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  base: string,
+  path: string,
+  accept: (json: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: T | undefined;
   while (Date.now() < until) {

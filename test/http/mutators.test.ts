@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 12: metadata mutators (seed rule 12, language.md "Custom code"): a resource mutator
+ * Metadata mutators (README, "The language at a glance"): a resource mutator
  * and an operation mutator selected by name change what is served; a mutator reference to a
  * missing export or to a non-function makes `serve` refuse to start.
  */
@@ -60,7 +60,7 @@ describe('HTTP mutators (fixture mutators.api)', () => {
     expect(r.json.view.last).to.equal('/crates?page=3');
   });
 
-  it('the resource mutator\'s description is the one documented (Hydra API documentation)', async () => {
+  it("the resource mutator's description is the one documented (Hydra API documentation)", async () => {
     const r = await request(server.url, 'GET', '/docs.jsonld');
     expect(r.status).to.equal(200);
     const classes = r.json.supportedClass as { '@id': string; description?: string }[];

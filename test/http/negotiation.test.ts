@@ -1,9 +1,20 @@
 /**
- * Issue 3, item 3: content negotiation (reference §4.3): output formats by Accept and by URL
+ * Content negotiation (docs/behaviour.md, "Representations"): output formats by Accept and by URL
  * extension, 406, unknown extensions, input Content-Type (415), syntax errors (400), body limit (413).
  */
 import { expect } from 'chai';
-import { bookstore, bookstoreWithDune, errorDoc, fixture, JSON_UTF8, JSONLD, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
+import {
+  bookstore,
+  bookstoreWithDune,
+  errorDoc,
+  fixture,
+  JSON_UTF8,
+  JSONLD,
+  PROBLEM_JSON,
+  request,
+  startServer,
+  type RunningServer,
+} from './harness.js';
 
 const DUNE_JSONLD = {
   '@context': '/contexts/Book',
@@ -53,7 +64,9 @@ describe('HTTP content negotiation: output formats', () => {
   });
 
   it('q-values are honoured', async () => {
-    const r = await request(server.url, 'GET', '/books/1', { headers: { Accept: 'application/ld+json;q=0.5, application/json' } });
+    const r = await request(server.url, 'GET', '/books/1', {
+      headers: { Accept: 'application/ld+json;q=0.5, application/json' },
+    });
     expect(r.status).to.equal(200);
     expect(r.headers.get('content-type')).to.equal(JSON_UTF8);
     expect(r.json).to.deep.equal(DUNE_JSON);
@@ -78,14 +91,19 @@ describe('HTTP content negotiation: output formats', () => {
     expect(r.status).to.equal(406);
     expect(r.headers.get('content-type')).to.equal(PROBLEM_JSON);
     expect(r.json).to.deep.equal(
-      errorDoc(406, 'Requested format "text/plain" is not supported. Supported MIME types are "application/ld+json", "application/json".'),
+      errorDoc(
+        406,
+        'Requested format "text/plain" is not supported. Supported MIME types are "application/ld+json", "application/json".',
+      ),
     );
   });
 
-  it('an extension with an incompatible Accept answers 406 naming only the extension\'s type', async () => {
+  it("an extension with an incompatible Accept answers 406 naming only the extension's type", async () => {
     const r = await request(server.url, 'GET', '/books/1.json', { headers: { Accept: 'text/xml' } });
     expect(r.status).to.equal(406);
-    expect(r.json.detail).to.equal('Requested format "text/xml" is not supported. Supported MIME types are "application/json".');
+    expect(r.json.detail).to.equal(
+      'Requested format "text/xml" is not supported. Supported MIME types are "application/json".',
+    );
   });
 
   it('an unknown extension /books/1.invalid answers 404', async () => {
@@ -113,10 +131,16 @@ describe('HTTP content negotiation: request bodies', () => {
   });
 
   it('POST with Content-Type text/plain answers 415 listing the input MIME types', async () => {
-    const r = await request(server.url, 'POST', '/books', { headers: { 'Content-Type': 'text/plain' }, body: '{"title":"Plain"}' });
+    const r = await request(server.url, 'POST', '/books', {
+      headers: { 'Content-Type': 'text/plain' },
+      body: '{"title":"Plain"}',
+    });
     expect(r.status).to.equal(415);
     expect(r.json).to.deep.equal(
-      errorDoc(415, 'The content-type "text/plain" is not supported. Supported MIME types are "application/ld+json", "application/json".'),
+      errorDoc(
+        415,
+        'The content-type "text/plain" is not supported. Supported MIME types are "application/ld+json", "application/json".',
+      ),
     );
   });
 
@@ -130,14 +154,20 @@ describe('HTTP content negotiation: request bodies', () => {
   });
 
   it('malformed JSON answers 400 "Syntax error"', async () => {
-    const r = await request(server.url, 'POST', '/books', { headers: { 'Content-Type': 'application/ld+json' }, body: '{"title": "Dune",' });
+    const r = await request(server.url, 'POST', '/books', {
+      headers: { 'Content-Type': 'application/ld+json' },
+      body: '{"title": "Dune",',
+    });
     expect(r.status).to.equal(400);
     expect(r.headers.get('content-type')).to.equal(PROBLEM_JSON);
     expect(r.json).to.deep.equal(errorDoc(400, 'Syntax error'));
   });
 
   it('an empty body answers 400 "Syntax error"', async () => {
-    const r = await request(server.url, 'POST', '/books', { headers: { 'Content-Type': 'application/ld+json' }, body: '' });
+    const r = await request(server.url, 'POST', '/books', {
+      headers: { 'Content-Type': 'application/ld+json' },
+      body: '',
+    });
     expect(r.status).to.equal(400);
     expect(r.json.detail).to.equal('Syntax error');
   });

@@ -8,7 +8,6 @@ import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
 import { get, request, startServer, type RunningServer } from './harness.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 interface Write {
@@ -55,7 +54,10 @@ for (const example of ['catalogue.api', 'places.api', 'bookstore.api', 'event-lo
         const left: Write[] = [];
         failures.length = 0;
         for (const w of pending) {
-          const r = await request(server.url, 'POST', w.path, { body: JSON.stringify(w.example), headers: { 'Content-Type': w.contentType, Accept: 'application/ld+json' } });
+          const r = await request(server.url, 'POST', w.path, {
+            body: JSON.stringify(w.example),
+            headers: { 'Content-Type': w.contentType, Accept: 'application/ld+json' },
+          });
           if (r.status >= 200 && r.status < 300) {
             if (r.json?.['@id'] && !created.has(w.resource)) created.set(w.resource, r.json);
           } else {
@@ -74,10 +76,16 @@ for (const example of ['catalogue.api', 'places.api', 'bookstore.api', 'event-lo
       for (const w of writes(doc).filter((x) => x.method !== 'POST' || x.path.includes('{'))) {
         const item = created.get(w.resource);
         if (!item) continue; // a resource without a collection POST has nothing to write to
-        const path = w.path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(String(item[name] ?? item['@id'].split('/').pop())));
-        const r = await request(server.url, w.method, path, { body: JSON.stringify(w.example), headers: { 'Content-Type': w.contentType } });
+        const path = w.path.replace(/\{([^{}]+)\}/g, (_, name: string) =>
+          encodeURIComponent(String(item[name] ?? item['@id'].split('/').pop())),
+        );
+        const r = await request(server.url, w.method, path, {
+          body: JSON.stringify(w.example),
+          headers: { 'Content-Type': w.contentType },
+        });
         sent++;
-        if (r.status < 200 || r.status >= 300) failures.push(`${w.method} ${path} ${JSON.stringify(w.example)} → ${r.status} ${r.text}`);
+        if (r.status < 200 || r.status >= 300)
+          failures.push(`${w.method} ${path} ${JSON.stringify(w.example)} → ${r.status} ${r.text}`);
       }
       expect(failures, failures.join('\n')).to.deep.equal([]);
       if (example !== 'event-log.api') expect(sent).to.be.greaterThan(0);
@@ -90,13 +98,18 @@ for (const example of ['catalogue.api', 'places.api', 'bookstore.api', 'event-lo
           if (s.format === 'iri-reference' && typeof value === 'string' && !prop.startsWith('@')) {
             // An IRI path; where it is on a documented item route of a resource an item was created for, it is that item.
             expect(value, `${name}.${prop}`).to.match(/^\/[^\s]*$/);
-            const route = Object.entries<Any>(doc.paths).find(([p, item]) => item.get && new RegExp(`^${p.replace(/\{[^{}]+\}/g, '[^/]+')}$`).test(value));
-            if (route && created.has(route[1].get.tags[0])) expect((await get(server.url, value)).status, `${name}.${prop} example ${value}`).to.equal(200);
+            const route = Object.entries<Any>(doc.paths).find(
+              ([p, item]) => item.get && new RegExp(`^${p.replace(/\{[^{}]+\}/g, '[^/]+')}$`).test(value),
+            );
+            if (route && created.has(route[1].get.tags[0]))
+              expect((await get(server.url, value)).status, `${name}.${prop} example ${value}`).to.equal(200);
           }
           if (Array.isArray(s.enum) && value !== undefined) expect(s.enum, `${name}.${prop}`).to.deep.include(value);
-          if (s.format === 'date-time' && value !== undefined) expect(Number.isNaN(Date.parse(value)), `${name}.${prop}`).to.equal(false);
+          if (s.format === 'date-time' && value !== undefined)
+            expect(Number.isNaN(Date.parse(value)), `${name}.${prop}`).to.equal(false);
           if (s.format === 'date' && value !== undefined) expect(value).to.match(/^\d{4}-\d{2}-\d{2}$/);
-          if (typeof s.pattern === 'string' && typeof value === 'string') expect(value).to.match(new RegExp(s.pattern, 'u'));
+          if (typeof s.pattern === 'string' && typeof value === 'string')
+            expect(value).to.match(new RegExp(s.pattern, 'u'));
         }
       }
     });

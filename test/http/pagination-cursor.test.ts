@@ -1,5 +1,5 @@
 /**
- * Issue 4, item 4: cursor pagination (`paginationViaCursor`, reference-behaviour §7), where we
+ * Cursor pagination (`paginationViaCursor`), where we
  * must be correct and API Platform is not (the first lines of the reference, docs/behaviour.md):
  * no item skipped or repeated while following `next`, even with ties on the cursor field;
  * `previous` returns exactly the page before; no `next` when nothing follows; no `previous` on the
@@ -23,7 +23,12 @@ import {
 
 const VIEW = 'PartialCollectionView';
 
-const event = (id: number): Record<string, unknown> => ({ '@id': `/events/${id}`, '@type': 'Event', id, name: `Event ${id}` });
+const event = (id: number): Record<string, unknown> => ({
+  '@id': `/events/${id}`,
+  '@type': 'Event',
+  id,
+  name: `Event ${id}`,
+});
 const events = (n: number): Record<string, unknown>[] => range(1, n).map((i) => ({ name: `Event ${i}` }));
 
 /** Asserts the walk's pages, seen as the reverse walk saw them, are the same pages. */
@@ -41,7 +46,7 @@ describe('HTTP cursor pagination on the identifier, DESC (cursor-id.api: 10 even
     await svc?.stop();
   });
 
-  describe('reference §7 examples (our links only where items exist)', () => {
+  describe('the documented examples (our links only where items exist)', () => {
     it('GET /events?order[id]=desc: 10, 9, 8; @id without page; next id[lt]=8 appended; no previous on the first page', async () => {
       const doc = await getDoc(svc.url, '/events?order[id]=desc');
       expect(withoutSearch(doc)).to.deep.equal({
@@ -64,7 +69,8 @@ describe('HTTP cursor pagination on the identifier, DESC (cursor-id.api: 10 even
       expect(doc.view).to.not.have.property('last');
       // Whether an empty page links onwards is not settled (API Platform synthesises id[lt]=10, which
       // would skip item 10). If we give a next link, it must lead to 10, 9, 8.
-      if (doc.view.next !== undefined) expect(memberIds(await getDoc(svc.url, doc.view.next))).to.deep.equal([10, 9, 8]);
+      if (doc.view.next !== undefined)
+        expect(memberIds(await getDoc(svc.url, doc.view.next))).to.deep.equal([10, 9, 8]);
     });
   });
 
@@ -110,19 +116,31 @@ describe('HTTP cursor pagination on the identifier, DESC (cursor-id.api: 10 even
     it('previous of the second page is the first page, which has no previous', async () => {
       const first = await getDoc(svc.url, '/events?id%5Bgt%5D=7&order%5Bid%5D=desc');
       expect(memberIds(first)).to.deep.equal([10, 9, 8]);
-      expect(first.view).to.deep.equal({ '@id': '/events?id%5Bgt%5D=7&order%5Bid%5D=desc', '@type': VIEW, next: '/events?id%5Blt%5D=8&order%5Bid%5D=desc' });
+      expect(first.view).to.deep.equal({
+        '@id': '/events?id%5Bgt%5D=7&order%5Bid%5D=desc',
+        '@type': VIEW,
+        next: '/events?id%5Blt%5D=8&order%5Bid%5D=desc',
+      });
     });
 
     it('the last page (item 1) has previous and no next', async () => {
       const doc = await getDoc(svc.url, '/events?id[lt]=2&order[id]=desc');
       expect(memberIds(doc)).to.deep.equal([1]);
-      expect(doc.view).to.deep.equal({ '@id': '/events?id%5Blt%5D=2&order%5Bid%5D=desc', '@type': VIEW, previous: '/events?id%5Bgt%5D=1&order%5Bid%5D=desc' });
+      expect(doc.view).to.deep.equal({
+        '@id': '/events?id%5Blt%5D=2&order%5Bid%5D=desc',
+        '@type': VIEW,
+        previous: '/events?id%5Bgt%5D=1&order%5Bid%5D=desc',
+      });
     });
 
     it('a full last page (id[lt]=4 gives 3, 2, 1) has no next', async () => {
       const doc = await getDoc(svc.url, '/events?id[lt]=4');
       expect(memberIds(doc)).to.deep.equal([3, 2, 1]);
-      expect(doc.view).to.deep.equal({ '@id': '/events?id%5Blt%5D=4', '@type': VIEW, previous: '/events?id%5Bgt%5D=3' });
+      expect(doc.view).to.deep.equal({
+        '@id': '/events?id%5Blt%5D=4',
+        '@type': VIEW,
+        previous: '/events?id%5Bgt%5D=3',
+      });
     });
 
     it('walking next from the first page: 10..1 once each, in order; first has no previous, last no next', async () => {
@@ -142,7 +160,11 @@ describe('HTTP cursor pagination on the identifier, DESC (cursor-id.api: 10 even
     it('?order[id]=asc turns the cursor around: 1, 2, 3 with next id[gt]=3, and the walk ascends', async () => {
       const doc = await getDoc(svc.url, '/events?order[id]=asc');
       expect(memberIds(doc)).to.deep.equal([1, 2, 3]);
-      expect(doc.view).to.deep.equal({ '@id': '/events?order%5Bid%5D=asc', '@type': VIEW, next: '/events?order%5Bid%5D=asc&id%5Bgt%5D=3' });
+      expect(doc.view).to.deep.equal({
+        '@id': '/events?order%5Bid%5D=asc',
+        '@type': VIEW,
+        next: '/events?order%5Bid%5D=asc&id%5Bgt%5D=3',
+      });
       const pages = await walk(svc.url, '/events?order[id]=asc', 'next');
       expect(pages.map((p) => p.ids)).to.deep.equal([[1, 2, 3], [4, 5, 6], [7, 8, 9], [10]]);
       const backward = await walk(svc.url, pages[pages.length - 1].path, 'previous');
@@ -169,7 +191,11 @@ describe('HTTP cursor pagination on the identifier, DESC (cursor-id.api: 10 even
     it('are kept and sorted, the new cursor key goes at the end', async () => {
       const doc = await getDoc(svc.url, '/events?zeta=1&alpha=2');
       expect(memberIds(doc)).to.deep.equal([10, 9, 8]);
-      expect(doc.view).to.deep.equal({ '@id': '/events?alpha=2&zeta=1', '@type': VIEW, next: '/events?alpha=2&zeta=1&id%5Blt%5D=8' });
+      expect(doc.view).to.deep.equal({
+        '@id': '/events?alpha=2&zeta=1',
+        '@type': VIEW,
+        next: '/events?alpha=2&zeta=1&id%5Blt%5D=8',
+      });
       const next = await getDoc(svc.url, doc.view.next);
       expect(next.view).to.deep.equal({
         '@id': '/events?alpha=2&id%5Blt%5D=8&zeta=1',
@@ -217,7 +243,7 @@ describe('HTTP cursor pagination: the empty collection (cursor-id.api, nothing s
     await svc?.stop();
   });
 
-  it('GET /events: member [], a view with only @id and @type (reference §7), no totalItems, no count', async () => {
+  it('GET /events: member [], a view with only @id and @type, no totalItems, no count', async () => {
     const before = svc.counts('Event');
     const doc = await getDoc(svc.url, '/events');
     expect(withoutSearch(doc)).to.deep.equal({
@@ -283,7 +309,8 @@ function tieDirection(sequence: Scored[]): 'asc' | 'desc' {
   return [...dirs][0] as 'asc' | 'desc';
 }
 
-const scoredOf = (pages: WalkedPage[]): Scored[] => pages.flatMap((p) => p.doc.member.map((m: Doc) => ({ id: m.id, score: m.score })));
+const scoredOf = (pages: WalkedPage[]): Scored[] =>
+  pages.flatMap((p) => p.doc.member.map((m: Doc) => ({ id: m.id, score: m.score })));
 
 describe('HTTP cursor pagination on a non-unique field (cursor-ties.api)', () => {
   let svc: SpiedService;
@@ -304,7 +331,10 @@ describe('HTTP cursor pagination on a non-unique field (cursor-ties.api)', () =>
       const seq = scoredOf(pages);
       const ids = seq.map((x) => x.id);
       expect(duplicates(ids), 'repeated').to.deep.equal([]);
-      expect([...ids].sort((a, b) => a - b), 'skipped').to.deep.equal(range(1, 60));
+      expect(
+        [...ids].sort((a, b) => a - b),
+        'skipped',
+      ).to.deep.equal(range(1, 60));
       expect(ids).to.deep.equal(expectedOrder(rankings, 'desc', tieDirection(seq)));
       expect(pages.map((p) => p.ids.length)).to.deep.equal(Array(15).fill(4));
       expect(pages[0].doc.view).to.not.have.property('previous');
@@ -342,7 +372,10 @@ describe('HTTP cursor pagination on a non-unique field (cursor-ties.api)', () =>
       for (const size of [12, 13, 1]) {
         const pages = await walk(svc.url, `/rankings?itemsPerPage=${size}`, 'next');
         const seq = scoredOf(pages);
-        expect(seq.map((x) => x.id), `itemsPerPage=${size}`).to.deep.equal(expectedOrder(rankings, 'desc', tieDirection(seq)));
+        expect(
+          seq.map((x) => x.id),
+          `itemsPerPage=${size}`,
+        ).to.deep.equal(expectedOrder(rankings, 'desc', tieDirection(seq)));
         expect(pages.length, `itemsPerPage=${size}`).to.equal(Math.ceil(60 / size));
         const backward = await walk(svc.url, pages[pages.length - 1].path, 'previous');
         expectSamePagesReversed(backward, pages);

@@ -1,5 +1,5 @@
 /**
- * Issue 4, item 1: the Hydra collection document of reference-behaviour §2 — `member`,
+ * The Hydra collection document of `member`,
  * `totalItems`, `view` and its links — on the reference's own test set-up (30 dummies, 3 per page,
  * every client switch on), in both the unprefixed and the `hydra:`-prefixed forms, and the bare
  * array of `application/json`. Range and order filters on their own on this page-paginated
@@ -12,7 +12,11 @@ import { dummy, getDoc, memberIds, named, pfixture, range, seed, withoutSearch }
 const VIEW = 'PartialCollectionView';
 
 /** The whole page-paginated document of /dummies for these member ids and this view. */
-const dummiesDoc = (ids: number[], view: Record<string, unknown> | undefined, totalItems: number | null = 30): Record<string, unknown> => {
+const dummiesDoc = (
+  ids: number[],
+  view: Record<string, unknown> | undefined,
+  totalItems: number | null = 30,
+): Record<string, unknown> => {
   const doc: Record<string, unknown> = { '@context': '/contexts/Dummy', '@id': '/dummies', '@type': 'Collection' };
   if (totalItems !== null) doc.totalItems = totalItems; // null: none (partial pagination)
   doc.member = ids.map((id) => dummy(id));
@@ -32,13 +36,19 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     await server?.stop();
   });
 
-  describe('reference §2.2 table', () => {
+  describe('the documented table', () => {
     it('GET /dummies: the whole document, page 1 with first, last and next, no previous', async () => {
       const r = await request(server.url, 'GET', '/dummies');
       expect(r.status).to.equal(200);
       expect(r.headers.get('content-type')).to.equal(JSONLD);
       expect(withoutSearch(r.json)).to.deep.equal(
-        dummiesDoc([1, 2, 3], { '@id': '/dummies?page=1', '@type': VIEW, first: '/dummies?page=1', last: '/dummies?page=10', next: '/dummies?page=2' }),
+        dummiesDoc([1, 2, 3], {
+          '@id': '/dummies?page=1',
+          '@type': VIEW,
+          first: '/dummies?page=1',
+          last: '/dummies?page=10',
+          next: '/dummies?page=2',
+        }),
       );
     });
 
@@ -59,7 +69,13 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     it('GET /dummies?page=10: the last page, previous 9 and no next', async () => {
       const doc = await getDoc(server.url, '/dummies?page=10');
       expect(withoutSearch(doc)).to.deep.equal(
-        dummiesDoc([28, 29, 30], { '@id': '/dummies?page=10', '@type': VIEW, first: '/dummies?page=1', last: '/dummies?page=10', previous: '/dummies?page=9' }),
+        dummiesDoc([28, 29, 30], {
+          '@id': '/dummies?page=10',
+          '@type': VIEW,
+          first: '/dummies?page=1',
+          last: '/dummies?page=10',
+          previous: '/dummies?page=9',
+        }),
       );
     });
 
@@ -93,7 +109,16 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     it('GET /dummies?page=7&partial=1: previous and next only, no first/last, no totalItems', async () => {
       const doc = await getDoc(server.url, '/dummies?page=7&partial=1');
       expect(withoutSearch(doc)).to.deep.equal(
-        dummiesDoc([19, 20, 21], { '@id': '/dummies?partial=1&page=7', '@type': VIEW, previous: '/dummies?partial=1&page=6', next: '/dummies?partial=1&page=8' }, null),
+        dummiesDoc(
+          [19, 20, 21],
+          {
+            '@id': '/dummies?partial=1&page=7',
+            '@type': VIEW,
+            previous: '/dummies?partial=1&page=6',
+            next: '/dummies?partial=1&page=8',
+          },
+          null,
+        ),
       );
     });
 
@@ -104,7 +129,9 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
 
     it('GET /dummies?name=Dummy%20%238: the @id keeps the %20%23 encoding', async () => {
       const doc = await getDoc(server.url, '/dummies?name=Dummy%20%238');
-      expect(withoutSearch(doc)).to.deep.equal(dummiesDoc([8], { '@id': '/dummies?name=Dummy%20%238', '@type': VIEW }, 1));
+      expect(withoutSearch(doc)).to.deep.equal(
+        dummiesDoc([8], { '@id': '/dummies?name=Dummy%20%238', '@type': VIEW }, 1),
+      );
     });
 
     it('GET /dummies?id=%2fdummies%2f8: the @id is re-encoded with upper-case hex', async () => {
@@ -118,7 +145,13 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     it('an empty collection with no query: no view, totalItems 0, member []', async () => {
       const r = await request(server.url, 'GET', '/nothings');
       expect(r.status).to.equal(200);
-      expect(withoutSearch(r.json)).to.deep.equal({ '@context': '/contexts/Nothing', '@id': '/nothings', '@type': 'Collection', totalItems: 0, member: [] });
+      expect(withoutSearch(r.json)).to.deep.equal({
+        '@context': '/contexts/Nothing',
+        '@id': '/nothings',
+        '@type': 'Collection',
+        totalItems: 0,
+        member: [],
+      });
     });
 
     it('an empty collection with a filter: a view with only @id and @type', async () => {
@@ -144,18 +177,30 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     });
   });
 
-  describe('consequences of reference §2.2 and §2.3', () => {
+  describe('consequences of the documented table', () => {
     it('a page past the end: 200, member [], first, last, previous of the last page, no next', async () => {
       const doc = await getDoc(server.url, '/dummies?page=11');
       expect(withoutSearch(doc)).to.deep.equal(
-        dummiesDoc([], { '@id': '/dummies?page=11', '@type': VIEW, first: '/dummies?page=1', last: '/dummies?page=10', previous: '/dummies?page=10' }),
+        dummiesDoc([], {
+          '@id': '/dummies?page=11',
+          '@type': VIEW,
+          first: '/dummies?page=1',
+          last: '/dummies?page=10',
+          previous: '/dummies?page=10',
+        }),
       );
     });
 
     it('far past the end (?page=500): previous is page 499, as the reference computes it', async () => {
       const doc = await getDoc(server.url, '/dummies?page=500');
       expect(doc.member).to.deep.equal([]);
-      expect(doc.view).to.deep.equal({ '@id': '/dummies?page=500', '@type': VIEW, first: '/dummies?page=1', last: '/dummies?page=10', previous: '/dummies?page=499' });
+      expect(doc.view).to.deep.equal({
+        '@id': '/dummies?page=500',
+        '@type': VIEW,
+        first: '/dummies?page=1',
+        last: '/dummies?page=10',
+        previous: '/dummies?page=499',
+      });
     });
 
     it('a collection that fits in one page: no view', async () => {
@@ -174,7 +219,13 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
 
     it('?page=2 on a one-page collection: 200, member [], totalItems 2 and no view', async () => {
       const doc = await getDoc(server.url, '/pairs?page=2');
-      expect(withoutSearch(doc)).to.deep.equal({ '@context': '/contexts/Pair', '@id': '/pairs', '@type': 'Collection', totalItems: 2, member: [] });
+      expect(withoutSearch(doc)).to.deep.equal({
+        '@context': '/contexts/Pair',
+        '@id': '/pairs',
+        '@type': 'Collection',
+        totalItems: 2,
+        member: [],
+      });
     });
 
     it('a filtered single page: a view with only @id and @type', async () => {
@@ -191,7 +242,9 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
 
     it('pagination disabled by the client with a filter: all matches, a view with @id (keeping pagination) and @type', async () => {
       const doc = await getDoc(server.url, '/dummies?pagination=false&id[lte]=5');
-      expect(withoutSearch(doc)).to.deep.equal(dummiesDoc(range(1, 5), { '@id': '/dummies?id%5Blte%5D=5&pagination=false', '@type': VIEW }, 5));
+      expect(withoutSearch(doc)).to.deep.equal(
+        dummiesDoc(range(1, 5), { '@id': '/dummies?id%5Blte%5D=5&pagination=false', '@type': VIEW }, 5),
+      );
     });
 
     it('a filter spanning several pages: page links keep the filter', async () => {
@@ -208,8 +261,9 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     });
   });
 
-  describe('link building (reference §2.2)', () => {
-    const viewId = async (query: string): Promise<string> => (await getDoc(server.url, `/dummies?${query}`)).view['@id'];
+  describe('link building', () => {
+    const viewId = async (query: string): Promise<string> =>
+      (await getDoc(server.url, `/dummies?${query}`)).view['@id'];
 
     it('other parameters are sorted by key and the page parameter goes last', async () => {
       expect(await viewId('zeta=1&alpha=2&page=2')).to.equal('/dummies?alpha=2&zeta=1&page=2');
@@ -255,7 +309,9 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     });
 
     it('only top-level keys are sorted: the keys inside order[...] keep their (priority) order', async () => {
-      expect(await viewId('order[name]=asc&order[id]=desc')).to.equal('/dummies?order%5Bname%5D=asc&order%5Bid%5D=desc&page=1');
+      expect(await viewId('order[name]=asc&order[id]=desc')).to.equal(
+        '/dummies?order%5Bname%5D=asc&order%5Bid%5D=desc&page=1',
+      );
     });
 
     it('the page parameter holds the page read (PHP int cast): ?page=2abc and ?page=1.9', async () => {
@@ -270,7 +326,9 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
 
     it('links are absolute paths (no scheme or host)', async () => {
       const doc = await getDoc(server.url, '/dummies?page=2');
-      for (const link of Object.entries(doc.view).filter(([k]) => k !== '@type').map(([, v]) => v as string)) {
+      for (const link of Object.entries(doc.view)
+        .filter(([k]) => k !== '@type')
+        .map(([, v]) => v as string)) {
         expect(link.startsWith('/dummies?'), link).to.equal(true);
       }
     });
@@ -337,7 +395,9 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
     });
 
     it('Accept: application/json with ?pagination=false: every item in a bare array', async () => {
-      const r = await request(server.url, 'GET', '/dummies?pagination=false', { headers: { Accept: 'application/json' } });
+      const r = await request(server.url, 'GET', '/dummies?pagination=false', {
+        headers: { Accept: 'application/json' },
+      });
       expect(r.status).to.equal(200);
       expect(r.json).to.deep.equal(range(1, 30).map((id) => ({ id, name: `Dummy #${id}` })));
     });
@@ -425,7 +485,13 @@ describe('HTTP pagination: the global hydra_prefix: true', () => {
       '@type': 'Collection',
       totalItems: 4,
       member: [1, 2, 3].map((id) => dummy(id, '/plain_dummies', 'PlainDummy', 'Plain #')),
-      view: { '@id': '/plain_dummies?page=1', '@type': VIEW, first: '/plain_dummies?page=1', last: '/plain_dummies?page=2', next: '/plain_dummies?page=2' },
+      view: {
+        '@id': '/plain_dummies?page=1',
+        '@type': VIEW,
+        first: '/plain_dummies?page=1',
+        last: '/plain_dummies?page=2',
+        next: '/plain_dummies?page=2',
+      },
     });
   });
 

@@ -14,7 +14,6 @@ import { errorDoc, PROBLEM_JSON, request, type HttpResponse } from './harness.js
 /** Path of a fixture of this suite (test/fixtures/pagination/). */
 export const pfixture = (name: string): string => fromRoot(`test/fixtures/pagination/${name}`);
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Doc = any;
 
 /** POSTs the items one after the other (ids 1, 2, 3… in that order); throws on any answer but 201. */
@@ -29,7 +28,12 @@ export async function seed(base: string, path: string, items: Record<string, unk
 }
 
 /** POSTs many items with some requests in flight at once (ids then follow no particular order). */
-export async function seedConcurrently(base: string, path: string, items: Record<string, unknown>[], concurrency = 32): Promise<void> {
+export async function seedConcurrently(
+  base: string,
+  path: string,
+  items: Record<string, unknown>[],
+  concurrency = 32,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
@@ -42,7 +46,8 @@ export async function seedConcurrently(base: string, path: string, items: Record
 }
 
 /** `count` items named `${prefix}1` … */
-export const named = (count: number, prefix: string): Record<string, unknown>[] => Array.from({ length: count }, (_, i) => ({ name: `${prefix}${i + 1}` }));
+export const named = (count: number, prefix: string): Record<string, unknown>[] =>
+  Array.from({ length: count }, (_, i) => ({ name: `${prefix}${i + 1}` }));
 
 /** The ids of a collection document's members (either prefix form). */
 export const memberIds = (doc: Doc): number[] => (doc.member ?? doc['hydra:member']).map((m: { id: number }) => m.id);
@@ -58,7 +63,7 @@ export const dummy = (id: number, path = '/dummies', type = 'Dummy', prefix = 'D
 export const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 /**
- * The collection document without `search`: the search template (reference §2.1) is not part of
+ * The collection document without `search`: the search template is not part of
  * pagination, so documents are compared without it.
  */
 export function withoutSearch(doc: Doc): Doc {
@@ -77,7 +82,7 @@ export async function getDoc(base: string, path: string, headers: Record<string,
   return r.json;
 }
 
-/** Expects the 400 of reference §3 with this detail (Hydra error document, problem+json). */
+/** Expects a pagination 400 with this detail (Hydra error document, problem+json). */
 export function expectPaginationError(r: HttpResponse, detail: string, path: string): void {
   expect(r.status, `${path}: ${r.text.slice(0, 300)}`).to.equal(400);
   expect(r.headers.get('content-type'), path).to.equal(PROBLEM_JSON);
@@ -101,12 +106,14 @@ export async function walk(base: string, start: string, rel: 'next' | 'previous'
   const pages: WalkedPage[] = [];
   let path: string | undefined = start;
   while (path !== undefined) {
-    if (pages.length >= max) throw new Error(`more than ${max} pages following ${rel} from ${start}: a loop? last ${path}`);
+    if (pages.length >= max)
+      throw new Error(`more than ${max} pages following ${rel} from ${start}: a loop? last ${path}`);
     const doc = await getDoc(base, path);
     pages.push({ path, doc, ids: memberIds(doc) });
     const view = doc.view ?? doc['hydra:view'];
     const link: unknown = view?.[rel] ?? view?.[`hydra:${rel}`];
-    if (link !== undefined && typeof link !== 'string') throw new Error(`${rel} of ${path} is not a string: ${JSON.stringify(link)}`);
+    if (link !== undefined && typeof link !== 'string')
+      throw new Error(`${rel} of ${path} is not a string: ${JSON.stringify(link)}`);
     path = link as string | undefined;
   }
   return pages;
@@ -161,7 +168,14 @@ export async function startSpiedService(file: string): Promise<SpiedService> {
     fill: (spec, field, value) => inner.fill(spec, field, value),
     close: () => inner.close(),
   };
-  const running = await startService({ file, port: 0, host: '127.0.0.1', storage: { kind: 'memory' }, logger: pino({ level: 'silent' }), store });
+  const running = await startService({
+    file,
+    port: 0,
+    host: '127.0.0.1',
+    storage: { kind: 'memory' },
+    logger: pino({ level: 'silent' }),
+    store,
+  });
   return {
     url: running.url,
     calls,

@@ -1,11 +1,22 @@
 /**
- * Issue 4, item 3: partial pagination (reference-behaviour §2.2 rule 6, §3) — no `totalItems`, no
+ * Partial pagination (docs/behaviour.md, "Collections and pagination") — no `totalItems`, no
  * `first`/`last`, and no count query, proved with a store that counts the calls it receives; `next`
  * on a page that is not the last, and none on the last page even when it is full (our documented
  * choice, docs/behaviour.md; API Platform shows one there, its "assumed bug").
  */
 import { expect } from 'chai';
-import { dummy, getDoc, memberIds, named, pfixture, range, seed, startSpiedService, withoutSearch, type SpiedService } from './pagination-helpers.js';
+import {
+  dummy,
+  getDoc,
+  memberIds,
+  named,
+  pfixture,
+  range,
+  seed,
+  startSpiedService,
+  withoutSearch,
+  type SpiedService,
+} from './pagination-helpers.js';
 
 const VIEW = 'PartialCollectionView';
 
@@ -48,7 +59,12 @@ describe('HTTP pagination: partial pagination (in process, counting store calls)
     const { result, counts } = await countsDuring(() => getDoc(svc.url, '/dummies?partial=1&page=9'));
     expect(memberIds(result)).to.deep.equal([25, 26, 27]);
     expect(result).to.not.have.property('totalItems');
-    expect(result.view).to.deep.equal({ '@id': '/dummies?partial=1&page=9', '@type': VIEW, previous: '/dummies?partial=1&page=8', next: '/dummies?partial=1&page=10' });
+    expect(result.view).to.deep.equal({
+      '@id': '/dummies?partial=1&page=9',
+      '@type': VIEW,
+      previous: '/dummies?partial=1&page=8',
+      next: '/dummies?partial=1&page=10',
+    });
     expect(counts).to.equal(0);
   });
 
@@ -56,21 +72,33 @@ describe('HTTP pagination: partial pagination (in process, counting store calls)
     const { result, counts } = await countsDuring(() => getDoc(svc.url, '/dummies?partial=1&page=10'));
     expect(memberIds(result)).to.deep.equal([28, 29, 30]);
     expect(result).to.not.have.property('totalItems');
-    expect(result.view).to.deep.equal({ '@id': '/dummies?partial=1&page=10', '@type': VIEW, previous: '/dummies?partial=1&page=9' });
+    expect(result.view).to.deep.equal({
+      '@id': '/dummies?partial=1&page=10',
+      '@type': VIEW,
+      previous: '/dummies?partial=1&page=9',
+    });
     expect(counts).to.equal(0);
   });
 
   it('?partial=1&page=11 (past the end): member [], previous, no next', async () => {
     const { result, counts } = await countsDuring(() => getDoc(svc.url, '/dummies?partial=1&page=11'));
     expect(result.member).to.deep.equal([]);
-    expect(result.view).to.deep.equal({ '@id': '/dummies?partial=1&page=11', '@type': VIEW, previous: '/dummies?partial=1&page=10' });
+    expect(result.view).to.deep.equal({
+      '@id': '/dummies?partial=1&page=11',
+      '@type': VIEW,
+      previous: '/dummies?partial=1&page=10',
+    });
     expect(counts).to.equal(0);
   });
 
   it('a partial last page that is not full: no next', async () => {
     const doc = await getDoc(svc.url, '/dummies?partial=1&itemsPerPage=7&page=5');
     expect(memberIds(doc)).to.deep.equal([29, 30]);
-    expect(doc.view).to.deep.equal({ '@id': '/dummies?itemsPerPage=7&partial=1&page=5', '@type': VIEW, previous: '/dummies?itemsPerPage=7&partial=1&page=4' });
+    expect(doc.view).to.deep.equal({
+      '@id': '/dummies?itemsPerPage=7&partial=1&page=5',
+      '@type': VIEW,
+      previous: '/dummies?itemsPerPage=7&partial=1&page=4',
+    });
   });
 
   it('a filtered partial collection that fits in one page: the view still holds @id with the page, no links, no count', async () => {
@@ -125,7 +153,11 @@ describe('HTTP pagination: partial pagination from the options (in process, coun
   it('the last page (items 9, 10) has no next', async () => {
     const doc = await getDoc(svc.url, '/partial_resources?page=3');
     expect(memberIds(doc)).to.deep.equal([9, 10]);
-    expect(doc.view).to.deep.equal({ '@id': '/partial_resources?page=3', '@type': VIEW, previous: '/partial_resources?page=2' });
+    expect(doc.view).to.deep.equal({
+      '@id': '/partial_resources?page=3',
+      '@type': VIEW,
+      previous: '/partial_resources?page=2',
+    });
   });
 
   it('operation paginationPartial: false over the resource true: one count query', async () => {

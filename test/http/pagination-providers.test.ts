@@ -1,5 +1,5 @@
 /**
- * Issue 4, item 5: collections from custom providers (seed rule 10, docs/behaviour.md): a plain
+ * Collections from custom providers (docs/behaviour.md): a plain
  * array is not paginated; a paginator object gets the full or partial document; the package's
  * `ArrayPaginator` (`import { ArrayPaginator } from 'apidsl'` in the fixture's module) too.
  */
@@ -8,7 +8,12 @@ import { startServer, type RunningServer } from './harness.js';
 import { getDoc, memberIds, pfixture, range, withoutSearch } from './pagination-helpers.js';
 
 const VIEW = 'PartialCollectionView';
-const gadget = (id: number): Record<string, unknown> => ({ '@id': `/gadgets/${id}`, '@type': 'Gadget', id, name: `Gadget ${id}` });
+const gadget = (id: number): Record<string, unknown> => ({
+  '@id': `/gadgets/${id}`,
+  '@type': 'Gadget',
+  id,
+  name: `Gadget ${id}`,
+});
 
 describe('HTTP pagination: custom providers (providers.api)', () => {
   let server: RunningServer;
@@ -74,7 +79,12 @@ describe('HTTP pagination: custom providers (providers.api)', () => {
   it('{ …, hasNext: true }: partial with next', async () => {
     const doc = await getDoc(server.url, '/gadgets/partial-next');
     expect(doc).to.not.have.property('totalItems');
-    expect(doc.view).to.deep.equal({ '@id': '/gadgets/partial-next?page=2', '@type': VIEW, previous: '/gadgets/partial-next?page=1', next: '/gadgets/partial-next?page=3' });
+    expect(doc.view).to.deep.equal({
+      '@id': '/gadgets/partial-next?page=2',
+      '@type': VIEW,
+      previous: '/gadgets/partial-next?page=1',
+      next: '/gadgets/partial-next?page=3',
+    });
   });
 
   it("ArrayPaginator imported from 'apidsl': page 1 of 10, the full view", async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 4, items 6 and 7: pagination off on a larger collection (the server streams that document;
+ * Pagination off on a larger collection (the server streams that document;
  * compared as parsed JSON, key order aside), and hostile query strings, which must never give a
  * 500.
  */
@@ -14,7 +14,11 @@ describe(`HTTP pagination off on ${LARGE} items (dummies-switches-on.api)`, func
   let server: RunningServer;
   before(async () => {
     server = await startServer(pfixture('dummies-switches-on.api'));
-    await seedConcurrently(server.url, '/dummies', range(1, LARGE).map((i) => ({ name: `Dummy #${i}` })));
+    await seedConcurrently(
+      server.url,
+      '/dummies',
+      range(1, LARGE).map((i) => ({ name: `Dummy #${i}` })),
+    );
   });
   after(async () => {
     await server?.stop();
@@ -28,7 +32,12 @@ describe(`HTTP pagination off on ${LARGE} items (dummies-switches-on.api)`, func
     // The `search` template is the filters' business (asserted with them), not pagination's.
     const { member, search, ...rest } = r.json;
     expect(search).to.be.an('object');
-    expect(rest).to.deep.equal({ '@context': '/contexts/Dummy', '@id': '/dummies', '@type': 'Collection', totalItems: LARGE });
+    expect(rest).to.deep.equal({
+      '@context': '/contexts/Dummy',
+      '@id': '/dummies',
+      '@type': 'Collection',
+      totalItems: LARGE,
+    });
     const ids = member.map((m: { id: number }) => m.id);
     expect(duplicates(ids)).to.deep.equal([]);
     expect(ids).to.deep.equal(range(1, LARGE));
@@ -44,7 +53,10 @@ describe(`HTTP pagination off on ${LARGE} items (dummies-switches-on.api)`, func
     expect(r.status).to.equal(200);
     expect(r.json.totalItems).to.equal(LARGE - 1000);
     expect(memberIds(r.json)).to.deep.equal(range(1001, LARGE));
-    expect(r.json.view).to.deep.equal({ '@id': '/dummies?id%5Bgt%5D=1000&pagination=false', '@type': 'PartialCollectionView' });
+    expect(r.json.view).to.deep.equal({
+      '@id': '/dummies?id%5Bgt%5D=1000&pagination=false',
+      '@type': 'PartialCollectionView',
+    });
   });
 
   it('?pagination=false&order[id]=desc: all, in reverse', async () => {
@@ -55,7 +67,9 @@ describe(`HTTP pagination off on ${LARGE} items (dummies-switches-on.api)`, func
   });
 
   it('?pagination=false in JSON: a bare array of all items', async () => {
-    const r = await request(server.url, 'GET', '/dummies?pagination=false', { headers: { Accept: 'application/json' } });
+    const r = await request(server.url, 'GET', '/dummies?pagination=false', {
+      headers: { Accept: 'application/json' },
+    });
     expect(r.status).to.equal(200);
     expect(r.headers.get('content-type')).to.equal(JSON_UTF8);
     expect(r.json).to.be.an('array').with.lengthOf(LARGE);
@@ -72,7 +86,10 @@ describe(`HTTP pagination off on ${LARGE} items (dummies-switches-on.api)`, func
   });
 
   it('two unpaginated reads at once while items are written: both complete with valid JSON', async () => {
-    const reads = [request(server.url, 'GET', '/dummies?pagination=false'), request(server.url, 'GET', '/dummies?pagination=false')];
+    const reads = [
+      request(server.url, 'GET', '/dummies?pagination=false'),
+      request(server.url, 'GET', '/dummies?pagination=false'),
+    ];
     const writes = range(1, 20).map((i) => request(server.url, 'POST', '/dummies', { body: { name: `Late ${i}` } }));
     const [a, b] = await Promise.all(reads);
     for (const w of await Promise.all(writes)) expect(w.status).to.equal(201);
@@ -96,8 +113,11 @@ describe('HTTP pagination: hostile query strings never give a 500', () => {
     for (let i = 1; i <= 10; i++) {
       const a = await request(server.url, 'POST', '/dummies', { body: { name: `Dummy #${i}` } });
       const b = await request(cursor.url, 'POST', '/rankings', { body: { score: i % 3, label: `R${i}` } });
-      const c = await request(cursor.url, 'POST', '/moments', { body: { at: `2024-01-0${(i % 9) + 1}T12:00:00+00:00` } });
-      if (a.status !== 201 || b.status !== 201 || c.status !== 201) throw new Error(`seeding failed: ${a.text} ${b.text} ${c.text}`);
+      const c = await request(cursor.url, 'POST', '/moments', {
+        body: { at: `2024-01-0${(i % 9) + 1}T12:00:00+00:00` },
+      });
+      if (a.status !== 201 || b.status !== 201 || c.status !== 201)
+        throw new Error(`seeding failed: ${a.text} ${b.text} ${c.text}`);
     }
   });
   after(async () => {

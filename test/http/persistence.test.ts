@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 11: storage across restarts (cli.md): `--data DIR` keeps the data, `--memory`
+ * Storage across restarts (README, "The command"): `--data DIR` keeps the data, `--memory`
  * starts empty every time; SIGTERM stops the server with exit code 0.
  */
 import { expect } from 'chai';
@@ -85,7 +85,9 @@ describe('HTTP persistence: an edited .api file over the same --data DIR', funct
     try {
       const list = await request(second.url, 'GET', '/books');
       expect(list.status, list.text).to.equal(200);
-      expect(list.json.member).to.deep.equal([{ '@id': '/books/1', '@type': 'Book', id: 1, title: 'Kept', price: 3.5 }]);
+      expect(list.json.member).to.deep.equal([
+        { '@id': '/books/1', '@type': 'Book', id: 1, title: 'Kept', price: 3.5 },
+      ]);
       const plain = await request(second.url, 'GET', '/books', { headers: { accept: 'application/json' } });
       expect(plain.json).to.deep.equal([{ id: 1, title: 'Kept', price: 3.5 }]);
     } finally {

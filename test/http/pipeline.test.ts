@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 10: the pipeline stage switches `write`, `validate`, `deserialize`, `output` and
+ * The pipeline stage switches `write`, `validate`, `deserialize`, `output` and
  * `read` (fixture pipeline.api, resource Memo).
  */
 import { expect } from 'chai';
@@ -61,7 +61,10 @@ describe('HTTP pipeline switches (fixture pipeline.api)', () => {
   });
 
   it('deserialize: false: a body that is not JSON is not an error', async () => {
-    const r = await request(server.url, 'POST', '/memos/raw', { headers: { 'Content-Type': 'application/ld+json' }, body: '{not json' });
+    const r = await request(server.url, 'POST', '/memos/raw', {
+      headers: { 'Content-Type': 'application/ld+json' },
+      body: '{not json',
+    });
     expect(r.status, r.text).to.equal(201);
     expect(r.json.text).to.equal('raw');
     expect(await count()).to.equal(3);
@@ -90,7 +93,7 @@ describe('HTTP pipeline switches (fixture pipeline.api)', () => {
     expect(r.status).to.equal(404);
   });
 
-  it('... and 200 with the controller\'s data for a known id', async () => {
+  it("... and 200 with the controller's data for a known id", async () => {
     const list = await request(server.url, 'GET', '/memos');
     const id = list.json.member[0].id as number;
     const r = await request(server.url, 'GET', `/memos/${id}/computed-after-read`);

@@ -1,5 +1,5 @@
 /**
- * Issue 7: the QUERY method over real HTTP (the seed, reference-behaviour §5): criteria in a JSON
+ * The QUERY method over real HTTP (docs/behaviour.md, "Filters and QUERY"): criteria in a JSON
  * or form body, through the operation's filters and named parameters; Content-Type required even
  * for an empty body (415 with Accept-Query otherwise), 400 for invalid JSON or a body that is not
  * an object, pagination from the URL only, never a write, and the same collection as the
@@ -13,10 +13,23 @@ const ACCEPT_QUERY = 'application/x-www-form-urlencoded, application/json';
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const FORM_TYPE = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
-const query = (server: RunningServer, body: unknown, headers: Record<string, string> = JSON_TYPE, path = '/books'): Promise<HttpResponse> =>
-  request(server.url, 'QUERY', path, { body: typeof body === 'string' ? body : body === undefined ? undefined : JSON.stringify(body), headers });
+const query = (
+  server: RunningServer,
+  body: unknown,
+  headers: Record<string, string> = JSON_TYPE,
+  path = '/books',
+): Promise<HttpResponse> =>
+  request(server.url, 'QUERY', path, {
+    body: typeof body === 'string' || body === undefined ? body : JSON.stringify(body),
+    headers,
+  });
 
-async function queried(server: RunningServer, body: unknown, headers: Record<string, string> = JSON_TYPE, path = '/books'): Promise<number[]> {
+async function queried(
+  server: RunningServer,
+  body: unknown,
+  headers: Record<string, string> = JSON_TYPE,
+  path = '/books',
+): Promise<number[]> {
   const r = await query(server, body, headers, path);
   expect(r.status, r.text).to.equal(200);
   return r.json.member.map((m: { id: number }) => m.id);
@@ -73,7 +86,12 @@ describe('HTTP QUERY: criteria in a JSON body', () => {
   });
 
   it('accepts any JSON media type, with parameters', async () => {
-    for (const type of ['application/ld+json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json']) {
+    for (const type of [
+      'application/ld+json',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/merge-patch+json',
+    ]) {
       expect(await queried(server, { title: 'Dune' }, { 'Content-Type': type }), type).to.deep.equal([1]);
     }
   });
@@ -124,7 +142,9 @@ describe('HTTP QUERY: criteria in a form body', () => {
   }
 
   it('accepts the form type with a charset', async () => {
-    expect(await queried(server, 'title=Dune', { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8' })).to.deep.equal([1]);
+    expect(
+      await queried(server, 'title=Dune', { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8' }),
+    ).to.deep.equal([1]);
   });
 });
 
@@ -141,7 +161,9 @@ describe('HTTP QUERY: refused bodies', () => {
     expect(r.status, r.text).to.equal(415);
     expect(r.headers.get('accept-query')).to.equal(ACCEPT_QUERY);
     expect(r.headers.get('content-type')).to.equal(PROBLEM_JSON);
-    expect(r.json.detail).to.equal(`The content type "${type}" is not supported for the HTTP QUERY method. Use "application/x-www-form-urlencoded" or a JSON-based media type.`);
+    expect(r.json.detail).to.equal(
+      `The content type "${type}" is not supported for the HTTP QUERY method. Use "application/x-www-form-urlencoded" or a JSON-based media type.`,
+    );
     expect(r.json.status).to.equal(415);
   };
 
@@ -167,7 +189,8 @@ describe('HTTP QUERY: refused bodies', () => {
       type: '/errors/415',
       title: 'An error occurred',
       status: 415,
-      detail: 'The content type "text/plain" is not supported for the HTTP QUERY method. Use "application/x-www-form-urlencoded" or a JSON-based media type.',
+      detail:
+        'The content type "text/plain" is not supported for the HTTP QUERY method. Use "application/x-www-form-urlencoded" or a JSON-based media type.',
     });
   });
 
@@ -205,7 +228,10 @@ describe('HTTP QUERY: pagination from the URL, no writes, the same collection as
   });
 
   it('reads page and itemsPerPage from the URL', async () => {
-    const r = await request(server.url, 'QUERY', '/books?itemsPerPage=3&page=2', { body: JSON.stringify({ q: 'e' }), headers: JSON_TYPE });
+    const r = await request(server.url, 'QUERY', '/books?itemsPerPage=3&page=2', {
+      body: JSON.stringify({ q: 'e' }),
+      headers: JSON_TYPE,
+    });
     expect(r.status, r.text).to.equal(200);
     // Titles with an "e", any case: 1, 2, 3, 4, 5, 6, 7, 9, 10.
     expect(r.json.totalItems).to.equal(9);
@@ -229,9 +255,15 @@ describe('HTTP QUERY: pagination from the URL, no writes, the same collection as
   });
 
   it('?pagination=false in the URL lists everything; the same in a form body does nothing', async () => {
-    const r = await request(server.url, 'QUERY', '/books?pagination=false&itemsPerPage=2', { body: 'available=1', headers: FORM_TYPE });
+    const r = await request(server.url, 'QUERY', '/books?pagination=false&itemsPerPage=2', {
+      body: 'available=1',
+      headers: FORM_TYPE,
+    });
     expect(r.json.member.map((m: { id: number }) => m.id)).to.deep.equal([1, 2]);
-    const s = await request(server.url, 'QUERY', '/books?itemsPerPage=2', { body: 'pagination=false', headers: FORM_TYPE });
+    const s = await request(server.url, 'QUERY', '/books?itemsPerPage=2', {
+      body: 'pagination=false',
+      headers: FORM_TYPE,
+    });
     expect(s.json.member.map((m: { id: number }) => m.id)).to.deep.equal([1, 2]);
     expect(s.json.view.next).to.equal('/books?itemsPerPage=2&page=2');
   });
@@ -244,7 +276,11 @@ describe('HTTP QUERY: pagination from the URL, no writes, the same collection as
 
   it('never writes, whatever the body holds', async () => {
     const before = await get(server.url, '/books/1');
-    for (const body of [{ title: 'Changed', id: 1 }, { '@id': '/books/1', title: 'Changed' }, { id: 99, title: 'New' }]) {
+    for (const body of [
+      { title: 'Changed', id: 1 },
+      { '@id': '/books/1', title: 'Changed' },
+      { id: 99, title: 'New' },
+    ]) {
       const r = await query(server, body);
       expect(r.status).to.equal(200);
       expect(r.headers.get('location')).to.equal(null);

@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 13: malformed requests never answer 500, never take the server down, and never
+ * Malformed requests never answer 500, never take the server down, and never
  * change the stored data.
  */
 import { expect } from 'chai';
@@ -10,9 +10,14 @@ type Send = (base: string) => Promise<{ status: number | null }>;
 const LD = { 'Content-Type': 'application/ld+json' };
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
-const postRaw = (body: string, headers: Record<string, string> = LD): Send => (b) => request(b, 'POST', '/books', { headers, body });
-const go = (method: string, path: string, body?: string, headers: Record<string, string> = {}): Send => (b) =>
-  request(b, method, path, { headers, body });
+const postRaw =
+  (body: string, headers: Record<string, string> = LD): Send =>
+  (b) =>
+    request(b, 'POST', '/books', { headers, body });
+const go =
+  (method: string, path: string, body?: string, headers: Record<string, string> = {}): Send =>
+  (b) =>
+    request(b, method, path, { headers, body });
 
 let deep = '"x"';
 for (let i = 0; i < 5000; i++) deep = `[${deep}]`;
@@ -31,8 +36,18 @@ const malformed: [string, Send][] = [
   ['JSON true', postRaw('true')],
   ['empty array', postRaw('[]')],
   ['array of objects', postRaw('[{"title":"x"}]')],
-  ['binary garbage', (b) => request(b, 'POST', '/books', { headers: LD, body: Uint8Array.from([0xff, 0xfe, 0x00, 0x01, 0x80, 0x7b]) })],
-  ['invalid UTF-8 inside a string', (b) => request(b, 'POST', '/books', { headers: LD, body: Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","price":-1}')]) })],
+  [
+    'binary garbage',
+    (b) => request(b, 'POST', '/books', { headers: LD, body: Uint8Array.from([0xff, 0xfe, 0x00, 0x01, 0x80, 0x7b]) }),
+  ],
+  [
+    'invalid UTF-8 inside a string',
+    (b) =>
+      request(b, 'POST', '/books', {
+        headers: LD,
+        body: Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xc3, 0x28]), Buffer.from('","price":-1}')]),
+      }),
+  ],
   ['deeply nested value', postRaw(`{"title":${deep}}`)],
   // Wrong types.
   ['title as object', postRaw('{"title":{"nested":true}}')],
@@ -51,7 +66,10 @@ const malformed: [string, Send][] = [
   // Headers.
   ['no Content-Type', postRaw('{"title":"x"}', {})],
   ['Content-Type text/plain', postRaw('{"title":"x"}', { 'Content-Type': 'text/plain' })],
-  ['Content-Type multipart', postRaw('--x\r\n\r\n{"title":"x"}\r\n--x--', { 'Content-Type': 'multipart/form-data; boundary=x' })],
+  [
+    'Content-Type multipart',
+    postRaw('--x\r\n\r\n{"title":"x"}\r\n--x--', { 'Content-Type': 'multipart/form-data; boundary=x' }),
+  ],
   ['Content-Type garbage', postRaw('{"title":"x"}', { 'Content-Type': ';;;/' })],
   ['Accept garbage on GET', go('GET', '/books/1', undefined, { Accept: 'application/ld+json;q=abc, ;;' })],
   ['Accept text/html on GET', go('GET', '/books/1', undefined, { Accept: 'text/html' })],
@@ -98,7 +116,14 @@ const malformed: [string, Send][] = [
   ['QUERY with bad JSON', go('QUERY', '/books', '{', { 'Content-Type': 'application/json' })],
   ['unknown method', go('FROBNICATE', '/books/1')],
   // Bytes fetch would not send.
-  ['raw: bad Content-Length', (b) => rawRequest(b, 'POST /books HTTP/1.1\r\nHost: x\r\nContent-Type: application/ld+json\r\nContent-Length: abc\r\n\r\n{}')],
+  [
+    'raw: bad Content-Length',
+    (b) =>
+      rawRequest(
+        b,
+        'POST /books HTTP/1.1\r\nHost: x\r\nContent-Type: application/ld+json\r\nContent-Length: abc\r\n\r\n{}',
+      ),
+  ],
   ['raw: garbage request line', (b) => rawRequest(b, 'NOT HTTP AT ALL\r\n\r\n')],
 ];
 
@@ -110,7 +135,10 @@ describe('HTTP robustness: malformed requests', function () {
 
   before(async () => {
     server = await startServer(bookstore());
-    for (const body of [{ title: 'Dune', author: 'Frank Herbert', price: 9.99 }, { title: 'Solaris', price: 7 }]) {
+    for (const body of [
+      { title: 'Dune', author: 'Frank Herbert', price: 9.99 },
+      { title: 'Solaris', price: 7 },
+    ]) {
       const r = await request(server.url, 'POST', '/books', { body });
       if (r.status !== 201) throw new Error(`POST /books answered ${r.status}: ${r.text}`);
     }

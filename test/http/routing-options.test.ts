@@ -11,7 +11,10 @@ describe('HTTP routing options', () => {
   let server: RunningServer;
   before(async () => {
     server = await startServer(fixture('routing.api'));
-    for (const body of [{ slug: 'dune', genre: 'fiction' }, { slug: 'cosmos', genre: 'science' }]) {
+    for (const body of [
+      { slug: 'dune', genre: 'fiction' },
+      { slug: 'cosmos', genre: 'science' },
+    ]) {
       expect((await request(server.url, 'POST', '/items', { body })).status).to.equal(201);
     }
   });
@@ -47,7 +50,10 @@ describe('HTTP routing options', () => {
   });
 
   it('the @id of an item returned by a non-Get operation is its canonical IRI, one a GET answers', async () => {
-    const r = await request(server.url, 'PATCH', '/items/1/rename', { headers: { 'Content-Type': 'application/merge-patch+json' }, body: { slug: 'dune-2' } });
+    const r = await request(server.url, 'PATCH', '/items/1/rename', {
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+      body: { slug: 'dune-2' },
+    });
     expect(r.status, r.text).to.equal(200);
     expect(r.json['@id']).to.equal('/items/1');
     expect((await get(server.url, r.json['@id'])).status).to.equal(200);
@@ -102,19 +108,27 @@ describe('HTTP custom code: ctx.persist and collection controllers', () => {
   });
 });
 
-describe('checker: routes under the service\'s own paths', () => {
+describe("checker: routes under the service's own paths", () => {
   it('reports a resource path that collides with a built-in route', () => {
     for (const [decl, path] of [
       ['resource Doc { routePrefix: "/docs", properties { id: int } }', '/docs/docs'],
       ['resource Context { properties { id: int } }', '/contexts'],
       ['resource Error { properties { id: int } }', '/errors'],
-      ['resource X { properties { id: int }, operations { Get { uriTemplate: "/.well-known/x/{id}" } } }', '/.well-known/x/{id}'],
+      [
+        'resource X { properties { id: int }, operations { Get { uriTemplate: "/.well-known/x/{id}" } } }',
+        '/.well-known/x/{id}',
+      ],
     ]) {
       const found = check(decl).all.filter((d) => d.code === 'reserved-path');
       expect(found.length, decl).to.be.greaterThan(0);
       expect(found[0].severity).to.equal('error');
-      expect(found.some((d) => d.message.startsWith(path)), found.map((d) => d.message).join('\n')).to.equal(true);
+      expect(
+        found.some((d) => d.message.startsWith(path)),
+        found.map((d) => d.message).join('\n'),
+      ).to.equal(true);
     }
-    expect(check('resource Doctor { properties { id: int } }').all.filter((d) => d.code === 'reserved-path')).to.deep.equal([]);
+    expect(
+      check('resource Doctor { properties { id: int } }').all.filter((d) => d.code === 'reserved-path'),
+    ).to.deep.equal([]);
   });
 });

@@ -59,12 +59,15 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
       return exited.output;
     }
 
-    const migrate = (...args: string[]): ReturnType<typeof runCli> => runCli(['migrate', file(), ...storeArgs, ...args]);
+    const migrate = (...args: string[]): ReturnType<typeof runCli> =>
+      runCli(['migrate', file(), ...storeArgs, ...args]);
 
     it('refuses an identifier type change (int → string) on stored items, at start, with the way out', async () => {
       await seedBooks(`${ID_INT}\n${TITLE}`, [{ title: 'Dune' }, { title: 'Emma' }]);
       const output = await refused(bookApi(`${ID_STRING}\n${TITLE}`));
-      expect(output).to.contain('Book.id: identifier type int → string: 2 stored items have an identifier of another type');
+      expect(output).to.contain(
+        'Book.id: identifier type int → string: 2 stored items have an identifier of another type',
+      );
       expect(output).to.contain('apidsl migrate');
       expect(output).to.contain('--dry-run');
       expect(output).not.to.match(/at .*\.js:\d+/); // no stack trace
@@ -107,9 +110,15 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
       expect(dry.stdout).to.match(/safe +Book\.pages: removed \(values kept in the stored items\)/);
       expect(dry.stdout).to.match(/safe +Book\.\(rating\): new index/);
       await serving(next, async (url) => {
-        const patched = await request(url, 'PATCH', '/books/1', { body: { rating: 4.5 }, headers: { 'content-type': 'application/merge-patch+json' } });
+        const patched = await request(url, 'PATCH', '/books/1', {
+          body: { rating: 4.5 },
+          headers: { 'content-type': 'application/merge-patch+json' },
+        });
         expect(patched.status, patched.text).to.equal(200);
-        const found = (await get(url, '/books?rating[gt]=4')).json as { totalItems: number; member: { pages?: number }[] };
+        const found = (await get(url, '/books?rating[gt]=4')).json as {
+          totalItems: number;
+          member: { pages?: number }[];
+        };
         expect(found.totalItems).to.equal(1);
         expect(found.member[0]!.pages).to.equal(undefined); // no longer a property
       });
@@ -126,7 +135,9 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
 
       const withDefault = bookApi(`${ID_INT}\n${TITLE}\n    isbn: string { required: true, default: "unknown" }`);
       const output = await refused(withDefault);
-      expect(output).to.contain('Book.isbn: now required: 3 stored items lack it (apidsl migrate fills its default "unknown")');
+      expect(output).to.contain(
+        'Book.isbn: now required: 3 stored items lack it (apidsl migrate fills its default "unknown")',
+      );
       const dry = migrate('--dry-run');
       expect(dry.status, dry.stderr).to.equal(0);
       expect(dry.stdout).to.match(/fill +Book\.isbn: now required: 3 stored items/);
@@ -154,7 +165,11 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
     });
 
     it('refuses a constraint that stored items violate, counting them', async () => {
-      await seedBooks(`${ID_INT}\n${TITLE}`, [{ title: 'Dune' }, { title: 'The Left Hand of Darkness' }, { title: 'Middlemarch' }]);
+      await seedBooks(`${ID_INT}\n${TITLE}`, [
+        { title: 'Dune' },
+        { title: 'The Left Hand of Darkness' },
+        { title: 'Middlemarch' },
+      ]);
       const output = await refused(bookApi(`${ID_INT}\n    title: string { required: true, maxLength: 8 }`));
       expect(output).to.contain('Book.title: maxLength 8: 2 stored items violate it');
       const dry = migrate('--dry-run');

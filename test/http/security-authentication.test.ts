@@ -10,7 +10,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, exportJWK } from 'jose';
-import { PROBLEM_JSON, request, serveExpectingExit, startServer, type HttpResponse, type RunningServer } from './harness.js';
+import {
+  PROBLEM_JSON,
+  request,
+  serveExpectingExit,
+  startServer,
+  type HttpResponse,
+  type RunningServer,
+} from './harness.js';
 import { as, AUDIENCE, ISSUER, SECRET, securityFixture, token } from './security-helpers.js';
 
 const INVALID = 'Bearer error="invalid_token"';
@@ -66,7 +73,11 @@ describe('security: Bearer JWT with a shared secret (fixture security/books.api)
   });
 
   it('a token with a bad signature answers 401 invalid_token on every route, public ones and unknown paths included', async () => {
-    const forged = await token({ sub: 'alice', roles: ['ROLE_ADMIN'], key: new TextEncoder().encode(`${SECRET}-not-it`) });
+    const forged = await token({
+      sub: 'alice',
+      roles: ['ROLE_ADMIN'],
+      key: new TextEncoder().encode(`${SECRET}-not-it`),
+    });
     for (const path of ['/', '/books', '/books/1', '/docs.json', '/contexts/Book', '/no/such/route']) {
       expectInvalidToken(await as(forged, server.url, 'GET', path));
     }
@@ -77,19 +88,28 @@ describe('security: Bearer JWT with a shared secret (fixture security/books.api)
     const r = await as(await token({ sub: 'alice', roles: ['ROLE_USER'], exp: -120 }), server.url, 'GET', '/books');
     expectInvalidToken(r);
     expect(r.json.detail).to.equal('The token has expired.');
-    const withinLeeway = await as(await token({ sub: 'alice', roles: ['ROLE_USER'], exp: -10 }), server.url, 'GET', '/books');
+    const withinLeeway = await as(
+      await token({ sub: 'alice', roles: ['ROLE_USER'], exp: -10 }),
+      server.url,
+      'GET',
+      '/books',
+    );
     expect(withinLeeway.status, withinLeeway.text).to.equal(200);
   });
 
   it('a token not valid yet is rejected beyond the leeway and accepted within it', async () => {
-    expectInvalidToken(await as(await token({ sub: 'alice', roles: ['ROLE_USER'], nbf: 120 }), server.url, 'GET', '/books'));
+    expectInvalidToken(
+      await as(await token({ sub: 'alice', roles: ['ROLE_USER'], nbf: 120 }), server.url, 'GET', '/books'),
+    );
     const r = await as(await token({ sub: 'alice', roles: ['ROLE_USER'], nbf: 10 }), server.url, 'GET', '/books');
     expect(r.status, r.text).to.equal(200);
   });
 
   it('a wrong or missing issuer, a wrong or missing audience are rejected', async () => {
     for (const options of [{ iss: 'https://evil.example' }, { iss: null }, { aud: 'another-api' }, { aud: null }]) {
-      expectInvalidToken(await as(await token({ sub: 'alice', roles: ['ROLE_USER'], ...options }), server.url, 'GET', '/books'));
+      expectInvalidToken(
+        await as(await token({ sub: 'alice', roles: ['ROLE_USER'], ...options }), server.url, 'GET', '/books'),
+      );
     }
   });
 
@@ -98,7 +118,16 @@ describe('security: Bearer JWT with a shared secret (fixture security/books.api)
   });
 
   it('malformed Authorization headers and other schemes are rejected, never treated as anonymous', async () => {
-    for (const header of ['Bearer', 'Bearer ', 'Bearer a b', 'Bearer not-a-jwt', 'Bearer a.b.c', 'Basic YWxpY2U6c2VjcmV0', 'Token abc', 'Bearer\ttab']) {
+    for (const header of [
+      'Bearer',
+      'Bearer ',
+      'Bearer a b',
+      'Bearer not-a-jwt',
+      'Bearer a.b.c',
+      'Basic YWxpY2U6c2VjcmV0',
+      'Token abc',
+      'Bearer\ttab',
+    ]) {
       const r = await request(server.url, 'GET', '/', { headers: { Authorization: header } });
       expectInvalidToken(r);
     }
@@ -118,7 +147,13 @@ describe('security: Bearer JWT with a shared secret (fixture security/books.api)
       expect(r.status, `${alg}: ${r.text}`).to.equal(200);
     }
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const rs = await new SignJWT({ roles: ['ROLE_USER'] }).setProtectedHeader({ alg: 'RS256' }).setSubject('alice').setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('1h').sign(privateKey);
+    const rs = await new SignJWT({ roles: ['ROLE_USER'] })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setSubject('alice')
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('1h')
+      .sign(privateKey);
     expectInvalidToken(await as(rs, server.url, 'GET', '/books'));
   });
 
@@ -195,7 +230,9 @@ describe('security: Bearer JWT verified with a PEM public key or a JWKS', () => 
   it('with the secret variable unset, serve warns and rejects every token (fail closed)', async () => {
     const s = await start(apiWith('secret_env: "APIDSL_TEST_SURELY_UNSET_SECRET"'));
     expect(s.output()).to.contain('APIDSL_TEST_SURELY_UNSET_SECRET (security.jwt.secret_env) is not set');
-    expectInvalidToken(await as(await token({ sub: 'alice', roles: ['ROLE_USER'], iss: null, aud: null }), s.url, 'GET', '/things'));
+    expectInvalidToken(
+      await as(await token({ sub: 'alice', roles: ['ROLE_USER'], iss: null, aud: null }), s.url, 'GET', '/things'),
+    );
     const anonymous = await as(undefined, s.url, 'GET', '/things');
     expect(anonymous.status).to.equal(401);
     expect(anonymous.headers.get('www-authenticate')).to.equal('Bearer');

@@ -40,11 +40,16 @@ describe('security in the examples', () => {
   it('catalogue.api: anyone reads and writes products, only ROLE_ADMIN deletes them (401, 403, 204)', async () => {
     const s = await startServer(CATALOGUE);
     servers.push(s);
-    const put = await request(s.url, 'PUT', '/products/LAMP-001', { body: { name: 'Desk lamp', price: 39.9 }, headers: { 'Content-Type': 'application/json' } });
+    const put = await request(s.url, 'PUT', '/products/LAMP-001', {
+      body: { name: 'Desk lamp', price: 39.9 },
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(put.status, put.text).to.equal(201);
     const anonymous = await request(s.url, 'DELETE', '/products/LAMP-001');
     expect(anonymous.status).to.equal(401);
-    expect(anonymous.json.detail).to.equal('Only administrators can delete products; archive them instead (status: archived).');
+    expect(anonymous.json.detail).to.equal(
+      'Only administrators can delete products; archive them instead (status: archived).',
+    );
     expect((await as(tokens.editor, s.url, 'DELETE', '/products/LAMP-001')).status).to.equal(403);
     expect((await request(s.url, 'GET', '/products/LAMP-001')).status).to.equal(200);
     expect((await as(tokens.admin, s.url, 'DELETE', '/products/LAMP-001')).status).to.equal(204);
@@ -61,7 +66,9 @@ describe('security in the examples', () => {
     expect(reader.status).to.equal(403);
     expect(reader.json.detail).to.equal('Only librarians can do this.');
     expect((await request(s.url, 'POST', '/authors', { body: { name: 'Frank Herbert' } })).status).to.equal(401);
-    expect((await as(tokens.librarian, s.url, 'POST', '/authors', { body: { name: 'Frank Herbert' } })).status).to.equal(201);
+    expect(
+      (await as(tokens.librarian, s.url, 'POST', '/authors', { body: { name: 'Frank Herbert' } })).status,
+    ).to.equal(201);
     expect((await as(tokens.librarian, s.url, 'DELETE', '/books/1')).status).to.equal(204);
   });
 });

@@ -37,7 +37,9 @@ const now = (): number => Math.floor(Date.now() / 1000);
 export async function token(options: TokenOptions = {}): Promise<string> {
   const payload: JWTPayload = { ...(options.claims ?? {}) };
   if (options.roles !== undefined) payload.roles = options.roles as JWTPayload[string];
-  const jwt = new SignJWT(payload).setProtectedHeader({ alg: options.alg ?? 'HS256', ...(options.kid ? { kid: options.kid } : {}) }).setIssuedAt();
+  const jwt = new SignJWT(payload)
+    .setProtectedHeader({ alg: options.alg ?? 'HS256', ...(options.kid ? { kid: options.kid } : {}) })
+    .setIssuedAt();
   if (options.sub !== undefined) jwt.setSubject(options.sub);
   if (options.iss !== null) jwt.setIssuer(options.iss ?? ISSUER);
   if (options.aud !== null) jwt.setAudience(options.aud ?? AUDIENCE);
@@ -49,7 +51,13 @@ export async function token(options: TokenOptions = {}): Promise<string> {
 export const bearer = (t: string): Record<string, string> => ({ Authorization: `Bearer ${t}` });
 
 /** A request with the given token (undefined: anonymous). */
-export function as(t: string | undefined, base: string, method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse> {
+export function as(
+  t: string | undefined,
+  base: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<HttpResponse> {
   return request(base, method, path, { ...options, headers: { ...(options.headers ?? {}), ...(t ? bearer(t) : {}) } });
 }
 

@@ -8,7 +8,6 @@ import { hyperjump, ResponseChecker, responsePointer, seriousme } from '../opena
 import { get, request, startServer, type RunningServer } from './harness.js';
 import { as, securityFixture, users } from './security-helpers.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 describe('security in OpenAPI (fixture security/books.api)', () => {
@@ -26,14 +25,27 @@ describe('security in OpenAPI (fixture security/books.api)', () => {
     expect((await seriousme(doc)).valid).to.equal(true);
     expect((await hyperjump(doc)).valid).to.equal(true);
     expect(doc.components.securitySchemes).to.deep.equal({
-      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT in the Authorization header: `Bearer <token>`.' },
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'A JWT in the Authorization header: `Bearer <token>`.',
+      },
     });
   });
 
   it('every operation with a security expression lists the scheme and its 401 and 403 answers', () => {
     const guarded: [string, string][] = [
-      ['/books', 'get'], ['/books', 'post'], ['/books/{id}', 'get'], ['/books/{id}', 'put'], ['/books/{id}', 'patch'],
-      ['/books/{id}', 'delete'], ['/books', 'query'], ['/books/whoami', 'get'], ['/secrets/{id}', 'get'], ['/notes/{id}', 'get'],
+      ['/books', 'get'],
+      ['/books', 'post'],
+      ['/books/{id}', 'get'],
+      ['/books/{id}', 'put'],
+      ['/books/{id}', 'patch'],
+      ['/books/{id}', 'delete'],
+      ['/books', 'query'],
+      ['/books/whoami', 'get'],
+      ['/secrets/{id}', 'get'],
+      ['/notes/{id}', 'get'],
       ['/articles', 'post'],
     ];
     for (const [path, method] of guarded) {
@@ -44,7 +56,11 @@ describe('security in OpenAPI (fixture security/books.api)', () => {
   });
 
   it('operations without one list neither', () => {
-    for (const [path, method] of [['/notes', 'post'], ['/notes', 'get'], ['/articles/{id}', 'get']]) {
+    for (const [path, method] of [
+      ['/notes', 'post'],
+      ['/notes', 'get'],
+      ['/articles/{id}', 'get'],
+    ]) {
       const op = doc.paths[path][method];
       expect(op.security, `${method} ${path}`).to.equal(undefined);
       expect(op.responses, `${method} ${path}`).not.to.include.keys('401', '403');
@@ -56,10 +72,14 @@ describe('security in OpenAPI (fixture security/books.api)', () => {
     const checker = new ResponseChecker(doc);
     const anonymous = await request(server.url, 'GET', '/secrets/1');
     expect(anonymous.status).to.equal(401);
-    expect(checker.check(responsePointer('/secrets/{id}', 'get', 401, 'application/problem+json'), anonymous.json)).to.equal(undefined);
+    expect(
+      checker.check(responsePointer('/secrets/{id}', 'get', 401, 'application/problem+json'), anonymous.json),
+    ).to.equal(undefined);
     const denied = await as(u.alice, server.url, 'GET', '/secrets/1');
     expect(denied.status).to.equal(403);
-    expect(checker.check(responsePointer('/secrets/{id}', 'get', 403, 'application/problem+json'), denied.json)).to.equal(undefined);
+    expect(
+      checker.check(responsePointer('/secrets/{id}', 'get', 403, 'application/problem+json'), denied.json),
+    ).to.equal(undefined);
   });
 });
 
@@ -69,7 +89,7 @@ describe('security in OpenAPI with only a custom authenticator (fixture security
     await server?.stop();
   });
 
-  it('documents no scheme (the authenticator\'s credentials are its own), but the 401 and 403 answers', async () => {
+  it("documents no scheme (the authenticator's credentials are its own), but the 401 and 403 answers", async () => {
     server = await startServer(securityFixture('keys.api'));
     const doc = (await get(server.url, '/docs.json')).json;
     expect((await seriousme(doc)).valid).to.equal(true);

@@ -38,7 +38,9 @@ describe('security: property rules (fixture security/books.api)', () => {
 
     it('collections leave it out of every member (JSON-LD and plain JSON), page after page', async () => {
       for (let i = 0; i < 3; i++) {
-        const r = await as(u.admin, server.url, 'POST', '/books', { body: { title: `Book ${i}`, owner: 'alice', internalNote: `note ${i}` } });
+        const r = await as(u.admin, server.url, 'POST', '/books', {
+          body: { title: `Book ${i}`, owner: 'alice', internalNote: `note ${i}` },
+        });
         expect(r.status, r.text).to.equal(201);
       }
       const page = await as(u.alice, server.url, 'GET', '/books');
@@ -58,7 +60,10 @@ describe('security: property rules (fixture security/books.api)', () => {
       const r = await as(u.alice, server.url, 'PATCH', '/books/1', { body: { price: 9 }, headers: MERGE });
       expect(r.status, r.text).to.equal(200);
       expect(r.json).not.to.have.property('internalNote');
-      expect((await as(u.admin, server.url, 'GET', '/books/1')).json.internalNote, 'the stored value is untouched').to.equal('reorder soon');
+      expect(
+        (await as(u.admin, server.url, 'GET', '/books/1')).json.internalNote,
+        'the stored value is untouched',
+      ).to.equal('reorder soon');
     });
 
     it('the OpenAPI schemas a user sees leave out the properties they may not read', async () => {
@@ -78,7 +83,10 @@ describe('security: property rules (fixture security/books.api)', () => {
 
   describe('securityPostDenormalize (write)', () => {
     it('a denied write keeps the stored value and answers 200; the rest of the change is applied', async () => {
-      const r = await as(u.alice, server.url, 'PATCH', '/books/1', { body: { status: 'sold', price: 11 }, headers: MERGE });
+      const r = await as(u.alice, server.url, 'PATCH', '/books/1', {
+        body: { status: 'sold', price: 11 },
+        headers: MERGE,
+      });
       expect(r.status, r.text).to.equal(200);
       expect(r.json.status).to.equal('available');
       expect(r.json.price).to.equal(11);
@@ -87,13 +95,18 @@ describe('security: property rules (fixture security/books.api)', () => {
     });
 
     it('a new item does not get the denied property at all', async () => {
-      const r = await as(u.bob, server.url, 'POST', '/books', { body: { title: 'Own', owner: 'bob', status: 'bestseller' } });
+      const r = await as(u.bob, server.url, 'POST', '/books', {
+        body: { title: 'Own', owner: 'bob', status: 'bestseller' },
+      });
       expect(r.status, r.text).to.equal(201);
       expect(r.json).not.to.have.property('status');
     });
 
     it('with throwOnAccessDenied the write answers 403 and changes nothing', async () => {
-      const r = await as(u.alice, server.url, 'PATCH', '/books/1', { body: { featured: true, price: 99 }, headers: MERGE });
+      const r = await as(u.alice, server.url, 'PATCH', '/books/1', {
+        body: { featured: true, price: 99 },
+        headers: MERGE,
+      });
       expect(r.status, r.text).to.equal(403);
       const stored = await as(u.admin, server.url, 'GET', '/books/1');
       expect(stored.json.featured).to.equal(false);
@@ -103,7 +116,10 @@ describe('security: property rules (fixture security/books.api)', () => {
     it('a user the rule grants changes both', async () => {
       const owner = await as(u.admin, server.url, 'POST', '/books', { body: { title: 'Admin book', owner: 'root' } });
       const id = owner.json.id as number;
-      const r = await as(u.admin, server.url, 'PATCH', `/books/${id}`, { body: { status: 'sold', featured: true }, headers: MERGE });
+      const r = await as(u.admin, server.url, 'PATCH', `/books/${id}`, {
+        body: { status: 'sold', featured: true },
+        headers: MERGE,
+      });
       expect(r.status, r.text).to.equal(200);
       expect(r.json.status).to.equal('sold');
       expect(r.json.featured).to.equal(true);

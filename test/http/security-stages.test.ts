@@ -24,7 +24,9 @@ describe('security stages (fixture security/books.api)', () => {
   before(async () => {
     u = await users();
     server = await startServer(securityFixture('books.api'));
-    const created = await as(u.admin, server.url, 'POST', '/books', { body: { title: 'Dune', owner: 'alice', price: 10 } });
+    const created = await as(u.admin, server.url, 'POST', '/books', {
+      body: { title: 'Dune', owner: 'alice', price: 10 },
+    });
     expect(created.status, created.text).to.equal(201);
     const secret = await as(u.admin, server.url, 'POST', '/secrets', { body: { text: 'launch codes' } });
     expect(secret.status, secret.text).to.equal(201);
@@ -51,7 +53,7 @@ describe('security stages (fixture security/books.api)', () => {
       expectDenied(await as(u.nobody, server.url, 'GET', '/books/1'), 403);
     });
 
-    it('an operation\'s own security wins over the resource\'s, with its message', async () => {
+    it("an operation's own security wins over the resource's, with its message", async () => {
       expectDenied(await as(u.alice, server.url, 'DELETE', '/books/1'), 403, 'Only administrators delete books.');
       expectDenied(await as(undefined, server.url, 'DELETE', '/books/1'), 401, 'Only administrators delete books.');
       const getAfter = await as(u.alice, server.url, 'GET', '/books/1');
@@ -66,7 +68,10 @@ describe('security stages (fixture security/books.api)', () => {
         expectDenied(await as(u.alice, server.url, 'GET', path), 403);
       }
       expectDenied(await as(u.alice, server.url, 'DELETE', '/secrets/999999'), 403);
-      expectDenied(await as(u.alice, server.url, 'PATCH', '/secrets/999999', { body: { text: 'x' }, headers: MERGE }), 403);
+      expectDenied(
+        await as(u.alice, server.url, 'PATCH', '/secrets/999999', { body: { text: 'x' }, headers: MERGE }),
+        403,
+      );
     });
 
     it('a granted user then sees the real answer: 200 or 404', async () => {
@@ -75,7 +80,13 @@ describe('security stages (fixture security/books.api)', () => {
     });
 
     it('a denied write never reaches the body checks (403 before 415/400)', async () => {
-      expectDenied(await as(u.alice, server.url, 'POST', '/secrets', { body: '{not json', headers: { 'Content-Type': 'application/ld+json' } }), 403);
+      expectDenied(
+        await as(u.alice, server.url, 'POST', '/secrets', {
+          body: '{not json',
+          headers: { 'Content-Type': 'application/ld+json' },
+        }),
+        403,
+      );
       expectDenied(await as(u.alice, server.url, 'POST', '/secrets', { body: 'x' }), 403);
     });
   });
@@ -90,12 +101,18 @@ describe('security stages (fixture security/books.api)', () => {
       expect(own.json.text).to.equal('mine');
     });
 
-    it('voters decide is_granted(\'EDIT\', object): the owner may PATCH, another user may not', async () => {
-      expectDenied(await as(u.bob, server.url, 'PATCH', '/books/1', { body: { price: 1 }, headers: MERGE }), 403, 'Only the owner may edit this book.');
+    it("voters decide is_granted('EDIT', object): the owner may PATCH, another user may not", async () => {
+      expectDenied(
+        await as(u.bob, server.url, 'PATCH', '/books/1', { body: { price: 1 }, headers: MERGE }),
+        403,
+        'Only the owner may edit this book.',
+      );
       const ok = await as(u.alice, server.url, 'PATCH', '/books/1', { body: { price: 12 }, headers: MERGE });
       expect(ok.status, ok.text).to.equal(200);
       expect(ok.json.price).to.equal(12);
-      expect((await as(u.bob, server.url, 'PATCH', '/books/424242', { body: { price: 1 }, headers: MERGE })).status).to.equal(404);
+      expect(
+        (await as(u.bob, server.url, 'PATCH', '/books/424242', { body: { price: 1 }, headers: MERGE })).status,
+      ).to.equal(404);
     });
   });
 
@@ -111,7 +128,10 @@ describe('security stages (fixture security/books.api)', () => {
     });
 
     it('its check comes after the body is parsed (400 for malformed JSON wins)', async () => {
-      const r = await as(u.bob, server.url, 'POST', '/books', { body: '{oops', headers: { 'Content-Type': 'application/ld+json' } });
+      const r = await as(u.bob, server.url, 'POST', '/books', {
+        body: '{oops',
+        headers: { 'Content-Type': 'application/ld+json' },
+      });
       expect(r.status).to.equal(400);
     });
   });
@@ -120,8 +140,16 @@ describe('security stages (fixture security/books.api)', () => {
     it('a 422 wins over it; a valid body is then denied with its message (and not stored)', async () => {
       const invalid = await as(u.alice, server.url, 'POST', '/articles', { body: { title: '' } });
       expect(invalid.status, invalid.text).to.equal(422);
-      expectDenied(await as(u.alice, server.url, 'POST', '/articles', { body: { title: 'Hello' } }), 403, 'Only administrators publish articles.');
-      expectDenied(await as(undefined, server.url, 'POST', '/articles', { body: { title: 'Hello' } }), 401, 'Only administrators publish articles.');
+      expectDenied(
+        await as(u.alice, server.url, 'POST', '/articles', { body: { title: 'Hello' } }),
+        403,
+        'Only administrators publish articles.',
+      );
+      expectDenied(
+        await as(undefined, server.url, 'POST', '/articles', { body: { title: 'Hello' } }),
+        401,
+        'Only administrators publish articles.',
+      );
       expect((await as(u.admin, server.url, 'GET', '/articles/1')).status, 'nothing was stored').to.equal(404);
       const ok = await as(u.admin, server.url, 'POST', '/articles', { body: { title: 'Hello' } });
       expect(ok.status, ok.text).to.equal(201);
@@ -130,7 +158,10 @@ describe('security stages (fixture security/books.api)', () => {
 
   describe('every operation kind', () => {
     it('Put with allowCreate: denied before it creates anything; an editor creates', async () => {
-      expectDenied(await as(u.alice, server.url, 'PUT', '/books/77', { body: { title: 'Upsert', owner: 'alice' } }), 403);
+      expectDenied(
+        await as(u.alice, server.url, 'PUT', '/books/77', { body: { title: 'Upsert', owner: 'alice' } }),
+        403,
+      );
       expect((await as(u.admin, server.url, 'GET', '/books/77')).status).to.equal(404);
       const created = await as(u.editor, server.url, 'PUT', '/books/77', { body: { title: 'Upsert', owner: 'erin' } });
       expect(created.status, created.text).to.equal(201);

@@ -26,7 +26,9 @@ describe('apidsl token', () => {
     tokens.user = mint([BOOKS, '--sub', 'alice', '--roles', 'ROLE_USER']).token;
     tokens.admin = mint([BOOKS, '--sub', 'root', '--roles', 'ROLE_ADMIN']).token;
     tokens.noRoles = mint([BOOKS, '--sub', 'alice']).token;
-    tokens.other = mint([BOOKS, '--sub', 'alice', '--roles', 'ROLE_USER'], { APIDSL_TEST_JWT_SECRET: 'another-secret-another-secret-another-secret' }).token;
+    tokens.other = mint([BOOKS, '--sub', 'alice', '--roles', 'ROLE_USER'], {
+      APIDSL_TEST_JWT_SECRET: 'another-secret-another-secret-another-secret',
+    }).token;
     server = await startServer(BOOKS);
   });
   after(async () => {
@@ -34,7 +36,17 @@ describe('apidsl token', () => {
   });
 
   it('prints an HS256 JWT with the user, roles, issuer, audience and a one-hour lifetime', () => {
-    const r = mint([BOOKS, '--sub', 'alice', '--roles', 'ROLE_USER,ROLE_EDITOR', '--claim', 'team=blue', '--claim', 'level=3']);
+    const r = mint([
+      BOOKS,
+      '--sub',
+      'alice',
+      '--roles',
+      'ROLE_USER,ROLE_EDITOR',
+      '--claim',
+      'team=blue',
+      '--claim',
+      'level=3',
+    ]);
     expect(r.status, r.stderr).to.equal(0);
     expect(r.token).to.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(decodeProtectedHeader(r.token).alg).to.equal('HS256');
@@ -70,7 +82,10 @@ describe('apidsl token', () => {
   it('signs with the first HS algorithm of security.jwt.algorithms, in the configured claims', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apidsl-token-'));
     const file = join(dir, 'api.api');
-    writeFileSync(file, 'config { security { jwt { secret_env: "APIDSL_TEST_JWT_SECRET", algorithms: ["HS512"], roles_claim: "scopes", user_claim: "uid" } } }\nresource Thing { properties { id: int } }\n');
+    writeFileSync(
+      file,
+      'config { security { jwt { secret_env: "APIDSL_TEST_JWT_SECRET", algorithms: ["HS512"], roles_claim: "scopes", user_claim: "uid" } } }\nresource Thing { properties { id: int } }\n',
+    );
     const r = mint([file, '--sub', '42', '--roles', 'ROLE_A']);
     expect(r.status, r.stderr).to.equal(0);
     expect(decodeProtectedHeader(r.token).alg).to.equal('HS512');

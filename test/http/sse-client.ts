@@ -28,9 +28,15 @@ export function hubUrl(hub: string, topics: string[], extra: Record<string, stri
   return url.toString();
 }
 
-export function subscribe(hub: string, topics: string[], headers: Record<string, string> = {}, eventTypes: string[] = []): Subscription {
+export function subscribe(
+  hub: string,
+  topics: string[],
+  headers: Record<string, string> = {},
+  eventTypes: string[] = [],
+): Subscription {
   const source = new EventSource(hubUrl(hub, topics), {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+    fetch: (input, init) =>
+      fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
   });
   const events: ReceivedEvent[] = [];
   const waiters: (() => void)[] = [];
@@ -42,12 +48,29 @@ export function subscribe(hub: string, topics: string[], headers: Record<string,
   for (const type of eventTypes) source.addEventListener(type, onEvent);
   const opened = new Promise<void>((resolve, reject) => {
     source.addEventListener('open', () => resolve(), { once: true });
-    source.addEventListener('error', (e) => reject(new Error(`subscription failed: ${(e as { code?: number; message?: string }).code ?? ''} ${(e as { message?: string }).message ?? ''}`)), { once: true });
+    source.addEventListener(
+      'error',
+      (e) =>
+        reject(
+          new Error(
+            `subscription failed: ${(e as { code?: number; message?: string }).code ?? ''} ${(e as { message?: string }).message ?? ''}`,
+          ),
+        ),
+      { once: true },
+    );
   });
   opened.catch(() => undefined);
   const waitFor = (count: number, timeoutMs = 5000): Promise<ReceivedEvent[]> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`expected ${count} events within ${timeoutMs} ms, got ${events.length}: ${JSON.stringify(events)}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `expected ${count} events within ${timeoutMs} ms, got ${events.length}: ${JSON.stringify(events)}`,
+            ),
+          ),
+        timeoutMs,
+      );
       const check = (): void => {
         if (events.length >= count) {
           clearTimeout(timer);
@@ -61,6 +84,10 @@ export function subscribe(hub: string, topics: string[], headers: Record<string,
 
 /** An HS256 JWT with the given `mercure` claim. */
 export const mercureJwt = (key: string, claim: { subscribe?: string[]; publish?: string[] }): Promise<string> =>
-  new SignJWT({ mercure: claim }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('10m').sign(new TextEncoder().encode(key));
+  new SignJWT({ mercure: claim })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(key));
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,5 @@
 /**
- * Issue 3, item 8: success statuses (seed rule 9, reference §4.1, §6.2): runtime
+ * Success statuses (docs/behaviour.md, "The request pipeline": Status): runtime
  * `_api_response_status` > operation `status` > method default (POST 201, DELETE 204, others 200).
  * Also the places.api processor that answers 200 to a POST through the runtime attribute.
  */
@@ -19,7 +19,13 @@ describe('HTTP statuses (fixture status.api)', () => {
     const r = await request(server.url, 'POST', '/tickets', { body: { subject: 'default' } });
     expect(r.status, r.text).to.equal(201);
     expect(r.headers.get('location')).to.equal('/tickets/1');
-    expect(r.json).to.deep.equal({ '@context': '/contexts/Ticket', '@id': '/tickets/1', '@type': 'Ticket', id: 1, subject: 'default' });
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Ticket',
+      '@id': '/tickets/1',
+      '@type': 'Ticket',
+      id: 1,
+      subject: 'default',
+    });
   });
 
   it('a processor setting _api_response_status 202 wins over status: 201', async () => {
@@ -27,7 +33,7 @@ describe('HTTP statuses (fixture status.api)', () => {
     expect(r.status, r.text).to.equal(202);
     expect(r.json['@type']).to.equal('Ticket');
     expect(r.json.subject).to.equal('later');
-    // reference §6.2: headers follow the same status, so no Location on a 202.
+    // Headers follow the same status, so no Location on a 202.
     expect(r.headers.get('location')).to.equal(null);
     // The processor called the default write: the ticket is stored.
     const g = await request(server.url, 'GET', r.json['@id']);

@@ -22,20 +22,30 @@ describe('HTTP validation groups and collected denormalization errors', () => {
   it('POST runs Default and create: the grouped constraints and their custom messages', async () => {
     const r = await request(server.url, 'POST', '/members', { body: { name: 'Bartholomew', age: 12 } });
     expect(r.status, r.text).to.equal(422);
-    expect(r.json.violations.map((v: { propertyPath: string; message: string }) => [v.propertyPath, v.message])).to.deep.equal([
+    expect(
+      r.json.violations.map((v: { propertyPath: string; message: string }) => [v.propertyPath, v.message]),
+    ).to.deep.equal([
       ['name', 'Five letters at most.'],
       ['password', 'A new member needs a password.'],
       ['age', 'This value should be greater than or equal to 18.'],
     ]);
-    expect(r.json.detail).to.equal('name: Five letters at most.\npassword: A new member needs a password.\nage: This value should be greater than or equal to 18.');
+    expect(r.json.detail).to.equal(
+      'name: Five letters at most.\npassword: A new member needs a password.\nage: This value should be greater than or equal to 18.',
+    );
   });
 
   it('PATCH runs Default only: no password needed, the age minimum is not checked', async () => {
     const created = await request(server.url, 'POST', '/members', { body: { name: 'Ann', password: 'pw', age: 30 } });
     expect(created.status, created.text).to.equal(201);
-    const r = await request(server.url, 'PATCH', '/members/1', { headers: MERGE_PATCH, body: { age: 3, password: null } });
+    const r = await request(server.url, 'PATCH', '/members/1', {
+      headers: MERGE_PATCH,
+      body: { age: 3, password: null },
+    });
     expect(r.status, r.text).to.equal(200);
-    const tooLong = await request(server.url, 'PATCH', '/members/1', { headers: MERGE_PATCH, body: { name: 'Annabelle' } });
+    const tooLong = await request(server.url, 'PATCH', '/members/1', {
+      headers: MERGE_PATCH,
+      body: { name: 'Annabelle' },
+    });
     expect(tooLong.status).to.equal(422);
     expect(tooLong.json.violations[0].message).to.equal('Five letters at most.');
   });
@@ -70,19 +80,43 @@ describe('HTTP validation groups and collected denormalization errors', () => {
     expect(r.status, r.text).to.equal(422);
     expect(r.json.violations).to.deep.equal([
       { propertyPath: 'flag', message: 'This value should be of type bool.', code: TYPE_CODE },
-      { propertyPath: 'reviewers[2]', message: 'This value should be of type Member.', code: TYPE_CODE, hint: 'Invalid IRI "/samples/1".' },
-      { propertyPath: 'owner', message: 'This value should be of type Member.', code: TYPE_CODE, hint: 'Item not found for "/members/99".' },
+      {
+        propertyPath: 'reviewers[2]',
+        message: 'This value should be of type Member.',
+        code: TYPE_CODE,
+        hint: 'Invalid IRI "/samples/1".',
+      },
+      {
+        propertyPath: 'owner',
+        message: 'This value should be of type Member.',
+        code: TYPE_CODE,
+        hint: 'Item not found for "/members/99".',
+      },
     ]);
     const wrongType = await request(server.url, 'POST', '/samples', { body: { owner: 7 } });
     expect(wrongType.status).to.equal(422);
     expect(wrongType.json.violations).to.deep.equal([
-      { propertyPath: 'owner', message: 'This value should be of type Member.', code: TYPE_CODE, hint: 'Expected IRI or nested document for attribute "owner", "integer" given.' },
+      {
+        propertyPath: 'owner',
+        message: 'This value should be of type Member.',
+        code: TYPE_CODE,
+        hint: 'Expected IRI or nested document for attribute "owner", "integer" given.',
+      },
     ]);
-    const dangling = await request(server.url, 'POST', '/samples', { body: { reviewers: [member.json['@id'], '/members/98'] } });
+    const dangling = await request(server.url, 'POST', '/samples', {
+      body: { reviewers: [member.json['@id'], '/members/98'] },
+    });
     expect(dangling.json.violations).to.deep.equal([
-      { propertyPath: 'reviewers[1]', message: 'This value should be of type Member.', code: TYPE_CODE, hint: 'Item not found for "/members/98".' },
+      {
+        propertyPath: 'reviewers[1]',
+        message: 'This value should be of type Member.',
+        code: TYPE_CODE,
+        hint: 'Item not found for "/members/98".',
+      },
     ]);
-    const ok = await request(server.url, 'POST', '/samples', { body: { owner: member.json['@id'], reviewers: [member.json['@id']] } });
+    const ok = await request(server.url, 'POST', '/samples', {
+      body: { owner: member.json['@id'], reviewers: [member.json['@id']] },
+    });
     expect(ok.status, ok.text).to.equal(201);
   });
 });

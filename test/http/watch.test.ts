@@ -1,5 +1,5 @@
 /**
- * `apidsl serve --watch` (cli.md): a changed file is served without a restart, from the same
+ * `apidsl serve --watch` (README, "The command"): a changed file is served without a restart, from the same
  * store; a file with errors is reported and the previous routes stay.
  */
 import { expect } from 'chai';
@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, startServer, type RunningServer } from './harness.js';
 
-const BOOKS = 'resource Book {\n  properties { id: int, title: string }\n  operations { GetCollection, Post, Get }\n}\n';
+const BOOKS =
+  'resource Book {\n  properties { id: int, title: string }\n  operations { GetCollection, Post, Get }\n}\n';
 const WITH_AUTHORS = `${BOOKS}resource Author {\n  properties { id: int, name: string }\n  operations { GetCollection, Post }\n}\n`;
 
 async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -37,7 +38,10 @@ describe('HTTP serve --watch', function () {
   it('serves the new routes after the file changes, with the data kept', async () => {
     expect((await request(server.url, 'GET', '/authors')).status).to.equal(404);
     writeFileSync(file, WITH_AUTHORS);
-    await eventually(async () => (await request(server.url, 'GET', '/authors')).status === 200, 'GET /authors to answer 200');
+    await eventually(
+      async () => (await request(server.url, 'GET', '/authors')).status === 200,
+      'GET /authors to answer 200',
+    );
     const books = await request(server.url, 'GET', '/books');
     expect(books.json.member.map((b: { title: string }) => b.title)).to.deep.equal(['Kept']);
   });

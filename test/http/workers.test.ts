@@ -17,11 +17,14 @@ const sharedStore = (): string[] => (mongodb ? [] : ['--data', join(tempDir(), '
 
 describe('serve --workers', () => {
   // Under APIDSL_TEST_STORE=mongodb the harness serves a database in place of --memory.
-  (mongodb ? it.skip : it)('refuses --memory with more than one worker (exit code 1, a message saying why)', async () => {
-    const exited = await serveExpectingExit(FIXTURE, ['--memory', '--workers', '2']);
-    expect(exited.code).to.equal(1);
-    expect(exited.output).to.contain('--memory keeps the data inside one process');
-  });
+  (mongodb ? it.skip : it)(
+    'refuses --memory with more than one worker (exit code 1, a message saying why)',
+    async () => {
+      const exited = await serveExpectingExit(FIXTURE, ['--memory', '--workers', '2']);
+      expect(exited.code).to.equal(1);
+      expect(exited.output).to.contain('--memory keeps the data inside one process');
+    },
+  );
 
   it('refuses --watch with more than one worker, and a --workers that is not a number', async function () {
     this.timeout(60_000);
@@ -39,7 +42,9 @@ describe('serve --workers', () => {
       this.timeout(STARTUP_MS + 10_000);
       server = await startServer(FIXTURE, [...sharedStore(), '--workers', '2'], STARTUP_MS);
       expect((await request(server.url, 'POST', '/authors', { body: { name: 'Ann' } })).status).to.equal(201);
-      expect((await request(server.url, 'POST', '/books', { body: { title: 'Dune', author: '/authors/1' } })).status).to.equal(201);
+      expect(
+        (await request(server.url, 'POST', '/books', { body: { title: 'Dune', author: '/authors/1' } })).status,
+      ).to.equal(201);
     });
     after(() => server?.stop());
 
@@ -62,7 +67,7 @@ describe('serve --workers', () => {
     });
 
     it('no GET on any worker is older than a write whose response was received', async function () {
-    this.timeout(HAMMER_MS); // seconds of load on a busy machine: no timing is asserted
+      this.timeout(HAMMER_MS); // seconds of load on a busy machine: no timing is asserted
       const reads = await hammer(server.url, { writes: 40, readers: 6 });
       expect(reads).to.be.greaterThan(0);
     });

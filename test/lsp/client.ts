@@ -57,7 +57,10 @@ export class LspClient {
   /** Starts `node bin/apidsl.js lsp --stdio`, or another server script given its arguments. */
   static async start(args: string[] = [fromRoot('bin/apidsl.js'), 'lsp', '--stdio']): Promise<LspClient> {
     const proc = spawn(process.execPath, args, { stdio: 'pipe' });
-    const connection = createProtocolConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
+    const connection = createProtocolConnection(
+      new StreamMessageReader(proc.stdout),
+      new StreamMessageWriter(proc.stdin),
+    );
     const client = new LspClient(proc, connection);
     connection.listen();
     client.initializeResult = await connection.sendRequest(InitializeRequest.type, {
@@ -74,11 +77,16 @@ export class LspClient {
   }
 
   async open(uri: string, text: string, version = 1): Promise<void> {
-    await this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'apidsl', version, text } });
+    await this.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'apidsl', version, text },
+    });
   }
 
   async change(uri: string, version: number, changes: TextDocumentContentChangeEvent[]): Promise<void> {
-    await this.connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges: changes });
+    await this.connection.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri, version },
+      contentChanges: changes,
+    });
   }
 
   async close(uri: string): Promise<void> {
@@ -87,13 +95,16 @@ export class LspClient {
 
   /** The first diagnostics published for a document at a version (or any version with -1). */
   diagnostics(uri: string, version: number, timeoutMs = 10_000): Promise<Received> {
-    const find = (): Received | undefined => this.published.find((r) => r.params.uri === uri && (version === -1 || r.params.version === version));
+    const find = (): Received | undefined =>
+      this.published.find((r) => r.params.uri === uri && (version === -1 || r.params.version === version));
     return new Promise((resolve, reject) => {
       const found = find();
       if (found) return resolve(found);
       const timer = setTimeout(() => {
         this.listeners = this.listeners.filter((l) => l !== listener);
-        reject(new Error(`no diagnostics for ${uri} v${version} within ${timeoutMs} ms; stderr: ${this.stderr.join('')}`));
+        reject(
+          new Error(`no diagnostics for ${uri} v${version} within ${timeoutMs} ms; stderr: ${this.stderr.join('')}`),
+        );
       }, timeoutMs);
       const listener = (): void => {
         const r = find();
@@ -117,7 +128,11 @@ export class LspClient {
 }
 
 /** A text with one `|` cursor marker: the text without it, and the marker's position. */
-export function withCursor(marked: string): { text: string; offset: number; position: { line: number; character: number } } {
+export function withCursor(marked: string): {
+  text: string;
+  offset: number;
+  position: { line: number; character: number };
+} {
   // The first `|` outside the leading comment lines (which may show snippets with `|` choices).
   const offset = marked.search(/^(?!\/\/).*\|/m) < 0 ? -1 : marked.indexOf('|', marked.search(/^(?!\/\/).*\|/m));
   if (offset < 0) throw new Error('no | cursor marker');

@@ -23,7 +23,11 @@ interface Expectation {
 
 function expectations(text: string): Expectation {
   const out: Expectation = { expect: [], reject: [], edits: [], colon: false, empty: false };
-  const list = (s: string): string[] => s.split(/,(?![^{]*\})/).map((x) => x.trim()).filter(Boolean);
+  const list = (s: string): string[] =>
+    s
+      .split(/,(?![^{]*\})/)
+      .map((x) => x.trim())
+      .filter(Boolean);
   for (const line of text.split('\n')) {
     const m = /^\/\/ (expect|reject|edit|colon|empty)\b:?\s*(.*)$/.exec(line);
     if (!m) continue;
@@ -36,7 +40,8 @@ function expectations(text: string): Expectation {
   return out;
 }
 
-const items = (r: CompletionItem[] | CompletionList | null): CompletionItem[] => (r === null ? [] : Array.isArray(r) ? r : r.items);
+const items = (r: CompletionItem[] | CompletionList | null): CompletionItem[] =>
+  Array.isArray(r) ? r : (r?.items ?? []);
 
 describe('lsp completion at cursor markers', () => {
   let client: LspClient;
@@ -47,7 +52,9 @@ describe('lsp completion at cursor markers', () => {
     await client?.stop();
   });
 
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.api')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.api'))
+    .sort()) {
     const marked = readFileSync(`${dir}/${file}`, 'utf8');
     const title = /^\/\/ (.*)$/m.exec(marked)?.[1] ?? file;
     it(`${file}: ${title}`, async () => {
@@ -55,7 +62,9 @@ describe('lsp completion at cursor markers', () => {
       const { text, position } = withCursor(marked);
       const uri = freshUri(file.replace(/\.api$/, ''));
       await client.open(uri, text);
-      const got = items(await client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position }));
+      const got = items(
+        await client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position }),
+      );
       const labels = got.map((i) => i.label);
       if (want.empty) expect(labels).to.deep.equal([]);
       else expect(labels, 'no completion').to.not.be.empty;
@@ -64,7 +73,9 @@ describe('lsp completion at cursor markers', () => {
       for (const [label, text] of want.edits) {
         const item = got.find((i) => i.label === label);
         expect(item, label).to.not.equal(undefined);
-        expect(item!.textEdit && 'newText' in item!.textEdit ? item!.textEdit.newText : item!.insertText).to.equal(text);
+        expect(item!.textEdit && 'newText' in item!.textEdit ? item!.textEdit.newText : item!.insertText).to.equal(
+          text,
+        );
       }
       for (const item of got) {
         const edit = item.textEdit;
@@ -76,13 +87,19 @@ describe('lsp completion at cursor markers', () => {
           expect(edit.range.start.character).to.be.at.most(position.character);
           expect(edit.range.end.character).to.be.at.least(position.character);
         }
-        if (want.colon) expect(item.additionalTextEdits?.map((e) => e.newText), item.label).to.deep.equal([':']);
+        if (want.colon)
+          expect(
+            item.additionalTextEdits?.map((e) => e.newText),
+            item.label,
+          ).to.deep.equal([':']);
       }
     });
   }
 
   it('documents each option with its type, default and doc', async () => {
-    const { text, position } = withCursor('resource Book {\n  properties { id: int }\n  operations { GetCollection { paginationItems| } }\n}\n');
+    const { text, position } = withCursor(
+      'resource Book {\n  properties { id: int }\n  operations { GetCollection { paginationItems| } }\n}\n',
+    );
     const uri = freshUri('doc');
     await client.open(uri, text);
     const got = items(await client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position }));
@@ -100,6 +117,9 @@ describe('lsp completion at cursor markers', () => {
     const got = items(await client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position }));
     const item = got.find((i) => i.label === 'paginationItemsPerPage')!;
     expect(item.textEdit && 'newText' in item.textEdit && item.textEdit.newText).to.equal('paginationItemsPerPage');
-    expect(item.textEdit && 'range' in item.textEdit && item.textEdit.range).to.deep.equal({ start: { line: 1, character: 2 }, end: { line: 1, character: 14 } });
+    expect(item.textEdit && 'range' in item.textEdit && item.textEdit.range).to.deep.equal({
+      start: { line: 1, character: 2 },
+      end: { line: 1, character: 14 },
+    });
   });
 });

@@ -17,7 +17,9 @@ async function until(done: () => boolean): Promise<void> {
 
 /** `millis`: what each analysis reports having taken (the publisher waits that long between quick changes). */
 function setup(onAnalysis: (doc: { current: TextDocument }) => void = () => undefined, millis?: number) {
-  const doc = { current: TextDocument.create('file:///x.api', 'apidsl', 1, 'resource Book { properties { title: strin } }\n') };
+  const doc = {
+    current: TextDocument.create('file:///x.api', 'apidsl', 1, 'resource Book { properties { title: strin } }\n'),
+  };
   const sent: PublishDiagnosticsParams[] = [];
   let analyses = 0;
   const store = {
@@ -29,7 +31,11 @@ function setup(onAnalysis: (doc: { current: TextDocument }) => void = () => unde
       return millis === undefined ? a : { ...a, millis };
     },
   };
-  const publisher = new DiagnosticsPublisher({ sendDiagnostics: async (p: PublishDiagnosticsParams) => void sent.push(p) }, store as never, () => undefined);
+  const publisher = new DiagnosticsPublisher(
+    { sendDiagnostics: async (p: PublishDiagnosticsParams) => void sent.push(p) },
+    store as never,
+    () => undefined,
+  );
   return { doc, sent, publisher, analyses: () => analyses };
 }
 
@@ -59,7 +65,11 @@ describe('lsp diagnostics publisher', () => {
     await until(() => sent.length > 0);
     expect(analyses()).to.equal(1);
     for (let v = 2; v <= 6; v++) {
-      doc.current = TextDocument.update(doc.current, [{ text: `resource Book { properties { title: string${'x'.repeat(v % 2)} } }\n` }], v);
+      doc.current = TextDocument.update(
+        doc.current,
+        [{ text: `resource Book { properties { title: string${'x'.repeat(v % 2)} } }\n` }],
+        v,
+      );
       publisher.schedule('file:///x.api');
       await wait(1);
     }
@@ -71,7 +81,11 @@ describe('lsp diagnostics publisher', () => {
   it('checks each change when changes come slower than an analysis takes (no fixed debounce)', async () => {
     const { doc, sent, publisher, analyses } = setup(undefined, 0);
     for (let v = 2; v <= 4; v++) {
-      doc.current = TextDocument.update(doc.current, [{ text: `resource Book { properties { title: string${'x'.repeat(v % 2)} } }\n` }], v);
+      doc.current = TextDocument.update(
+        doc.current,
+        [{ text: `resource Book { properties { title: string${'x'.repeat(v % 2)} } }\n` }],
+        v,
+      );
       publisher.schedule('file:///x.api');
       await wait(15);
     }
@@ -89,7 +103,11 @@ describe('lsp diagnostics publisher', () => {
       },
     };
     const logged: string[] = [];
-    const publisher = new DiagnosticsPublisher({ sendDiagnostics: async (p: PublishDiagnosticsParams) => void sent.push(p) }, store as never, (m) => void logged.push(m));
+    const publisher = new DiagnosticsPublisher(
+      { sendDiagnostics: async (p: PublishDiagnosticsParams) => void sent.push(p) },
+      store as never,
+      (m) => void logged.push(m),
+    );
     publisher.schedule('file:///x.api', true);
     await wait(30);
     expect(sent).to.have.length(1);

@@ -28,12 +28,22 @@ describe('VS Code extension', () => {
     expect(json(grammar.path).scopeName).to.equal('source.apidsl');
     const config = json(language.configuration);
     expect(config.comments).to.deep.equal({ lineComment: '//', blockComment: ['/*', '*/'] });
-    expect(config.brackets).to.deep.equal([['{', '}'], ['[', ']']]);
+    expect(config.brackets).to.deep.equal([
+      ['{', '}'],
+      ['[', ']'],
+    ]);
     expect(config.autoClosingPairs.map((p: { open: string }) => p.open)).to.include.members(['{', '[', '"']);
     expect(config.indentationRules).to.have.keys('increaseIndentPattern', 'decreaseIndentPattern');
     const snippets = json(manifest.contributes.snippets[0].path);
-    expect(Object.values(snippets).map((s: any) => s.prefix)).to.include.members(['resource', 'filter', 'op', 'cursor', 'cursorfield']);
-    for (const file of ['README.md', 'LICENSE', 'build.mjs', 'src/extension.ts', 'src/server.ts', '.vscodeignore']) expect(existsSync(ext(file)), file).to.equal(true);
+    expect(Object.values(snippets).map((s: any) => s.prefix)).to.include.members([
+      'resource',
+      'filter',
+      'op',
+      'cursor',
+      'cursorfield',
+    ]);
+    for (const file of ['README.md', 'LICENSE', 'build.mjs', 'src/extension.ts', 'src/server.ts', '.vscodeignore'])
+      expect(existsSync(ext(file)), file).to.equal(true);
   });
 
   it('packages with vsce (bundled, no dependencies to ship)', () => {
@@ -46,7 +56,15 @@ describe('VS Code extension', () => {
     let client: LspClient;
     before(async () => {
       const outfile = join(mkdtempSync(join(tmpdir(), 'apidsl-ext-')), 'server.js');
-      await build({ entryPoints: [ext('src/server.ts')], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'silent' });
+      await build({
+        entryPoints: [ext('src/server.ts')],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'cjs',
+        logLevel: 'silent',
+      });
       client = await LspClient.start([outfile, '--stdio']);
     });
     after(async () => {
@@ -55,11 +73,16 @@ describe('VS Code extension', () => {
 
     it('checks and completes like apidsl lsp', async () => {
       const uri = freshUri('bundled');
-      const { text, position } = withCursor('resource Book {\n  paginationItemPerPage: 10\n  properties { id: int }\n  operations { GetCollection { paginationType: | } }\n}\n');
+      const { text, position } = withCursor(
+        'resource Book {\n  paginationItemPerPage: 10\n  properties { id: int }\n  operations { GetCollection { paginationType: | } }\n}\n',
+      );
       await client.open(uri, text);
       const { params } = await client.diagnostics(uri, 1);
       expect(params.diagnostics.map((d) => d.code)).to.deep.equal(['unknown-option', 'syntax-error']); // the value is still missing
-      const items = (await client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position })) as CompletionItem[];
+      const items = (await client.connection.sendRequest(CompletionRequest.type, {
+        textDocument: { uri },
+        position,
+      })) as CompletionItem[];
       expect(items.map((i) => i.label)).to.deep.equal(['page', 'cursor']);
     });
   });

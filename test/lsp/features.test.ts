@@ -43,7 +43,8 @@ function at(text: string, needle: string, n = 0, delta = 1): Position {
   return TextDocument.create('x', 'apidsl', 0, text).positionAt(offset + delta);
 }
 
-const apply = (text: string, edits: TextEdit[]): string => TextDocument.applyEdits(TextDocument.create('x', 'apidsl', 0, text), edits);
+const apply = (text: string, edits: TextEdit[]): string =>
+  TextDocument.applyEdits(TextDocument.create('x', 'apidsl', 0, text), edits);
 const lineOf = (text: string, needle: string, n = 0): number => at(text, needle, n, 0).line;
 
 describe('lsp features', () => {
@@ -69,16 +70,30 @@ describe('lsp features', () => {
   describe('hover', () => {
     it('documents an option from the catalogue', async () => {
       const text = await hoverText(at(source, 'paginationClientEnabled'));
-      expect(text).to.include('**paginationClientEnabled**').and.include('`bool`').and.include('default `false`').and.include('?pagination=');
+      expect(text)
+        .to.include('**paginationClientEnabled**')
+        .and.include('`bool`')
+        .and.include('default `false`')
+        .and.include('?pagination=');
     });
     it('documents a constraint, a setting, a property type and a filter kind', async () => {
-      expect(await hoverText(at(source, 'maxLength'))).to.include('constraint').and.include('Most characters allowed.');
-      expect(await hoverText(at(source, 'pagination_items_per_page'))).to.include('defaults.pagination_items_per_page').and.include('default `30`');
-      expect(await hoverText(at(source, 'string {'))).to.include('property type').and.include('Text;');
-      expect(await hoverText(at(source, 'search {'))).to.include('filter kind').and.include('strategy');
+      expect(await hoverText(at(source, 'maxLength')))
+        .to.include('constraint')
+        .and.include('Most characters allowed.');
+      expect(await hoverText(at(source, 'pagination_items_per_page')))
+        .to.include('defaults.pagination_items_per_page')
+        .and.include('default `30`');
+      expect(await hoverText(at(source, 'string {')))
+        .to.include('property type')
+        .and.include('Text;');
+      expect(await hoverText(at(source, 'search {')))
+        .to.include('filter kind')
+        .and.include('strategy');
     });
     it('documents a field of a typed value', async () => {
-      expect(await hoverText(at(source, 'filter: "bookSearch"'))).to.include('**filter** (required)').and.include('Declared filter');
+      expect(await hoverText(at(source, 'filter: "bookSearch"')))
+        .to.include('**filter** (required)')
+        .and.include('Declared filter');
     });
     it('summarises a filter where it is referenced', async () => {
       const text = await hoverText(at(source, '"bookSearch"', 0, 3));
@@ -86,10 +101,16 @@ describe('lsp features', () => {
     });
     it('summarises a resource, with its routes and properties', async () => {
       const text = await hoverText(at(source, 'Author[]'));
-      expect(text).to.include('**resource Author**').and.include('`/authors`').and.include('`/authors/{id}`').and.include('`name`');
+      expect(text)
+        .to.include('**resource Author**')
+        .and.include('`/authors`')
+        .and.include('`/authors/{id}`')
+        .and.include('`name`');
     });
     it('describes an operation by its route', async () => {
-      expect(await hoverText(at(source, 'GetCollection'))).to.include('GET /books').and.include('_api_/books_get_collection');
+      expect(await hoverText(at(source, 'GetCollection')))
+        .to.include('GET /books')
+        .and.include('_api_/books_get_collection');
       expect(await hoverText(at(source, 'publishBook', 1, 3))).to.include('POST /books/{id}/publish');
     });
     it('answers null where there is nothing to say', async () => {
@@ -100,7 +121,7 @@ describe('lsp features', () => {
   describe('navigation', () => {
     const definition = async (position: Position): Promise<Location[]> => {
       const r = await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position });
-      return (Array.isArray(r) ? r : r ? [r] : []) as Location[];
+      return [r ?? []].flat() as Location[];
     };
 
     it('goes from a filter reference to the filter', async () => {
@@ -110,7 +131,9 @@ describe('lsp features', () => {
     });
     it('goes from a relation type and a mutator target to the resource', async () => {
       expect((await definition(at(source, 'Author[]')))[0].range.start).to.deep.equal(at(source, 'Author {', 0, 0));
-      expect((await definition(at(source, 'Author:', 0, 2)))[0].range.start).to.deep.equal(at(source, 'Author {', 0, 0));
+      expect((await definition(at(source, 'Author:', 0, 2)))[0].range.start).to.deep.equal(
+        at(source, 'Author {', 0, 0),
+      );
     });
     it('goes from an operation mutator to the named operation', async () => {
       const [loc] = await definition(at(source, '"publishBook"', 0, 3));
@@ -118,29 +141,65 @@ describe('lsp features', () => {
     });
     it('finds every reference of a filter, with or without its declaration', async () => {
       const refs = async (includeDeclaration: boolean): Promise<Location[]> =>
-        (await client.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position: at(source, 'bookSearch:'), context: { includeDeclaration } })) ?? [];
-      expect((await refs(true)).map((l) => l.range.start.line)).to.deep.equal([lineOf(source, 'bookSearch:'), lineOf(source, '"bookSearch"'), lineOf(source, '"bookSearch"', 1)]);
+        (await client.connection.sendRequest(ReferencesRequest.type, {
+          textDocument: { uri },
+          position: at(source, 'bookSearch:'),
+          context: { includeDeclaration },
+        })) ?? [];
+      expect((await refs(true)).map((l) => l.range.start.line)).to.deep.equal([
+        lineOf(source, 'bookSearch:'),
+        lineOf(source, '"bookSearch"'),
+        lineOf(source, '"bookSearch"', 1),
+      ]);
       expect(await refs(false)).to.have.length(2);
     });
     it('finds the references of a resource: relations and mutators', async () => {
-      const refs = (await client.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position: at(source, 'Author {'), context: { includeDeclaration: false } })) ?? [];
-      expect(refs.map((l) => l.range.start.line)).to.deep.equal([lineOf(source, 'author: Author'), lineOf(source, 'Author[]'), lineOf(source, 'mutator resource')]);
+      const refs =
+        (await client.connection.sendRequest(ReferencesRequest.type, {
+          textDocument: { uri },
+          position: at(source, 'Author {'),
+          context: { includeDeclaration: false },
+        })) ?? [];
+      expect(refs.map((l) => l.range.start.line)).to.deep.equal([
+        lineOf(source, 'author: Author'),
+        lineOf(source, 'Author[]'),
+        lineOf(source, 'mutator resource'),
+      ]);
     });
     it('highlights the occurrences of a name', async () => {
-      const hl = (await client.connection.sendRequest(DocumentHighlightRequest.type, { textDocument: { uri }, position: at(source, 'bookOrder') })) ?? [];
+      const hl =
+        (await client.connection.sendRequest(DocumentHighlightRequest.type, {
+          textDocument: { uri },
+          position: at(source, 'bookOrder'),
+        })) ?? [];
       expect(hl).to.have.length(2);
     });
   });
 
   describe('rename', () => {
     it('prepares a rename on the name, without the quotes of a string', async () => {
-      const r = await client.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri }, position: at(source, '"bookSearch"', 0, 2) });
+      const r = await client.connection.sendRequest(PrepareRenameRequest.type, {
+        textDocument: { uri },
+        position: at(source, '"bookSearch"', 0, 2),
+      });
       const start = at(source, '"bookSearch"', 0, 1);
-      expect(r).to.deep.equal({ range: { start, end: { line: start.line, character: start.character + 'bookSearch'.length } }, placeholder: 'bookSearch' });
-      expect(await client.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri }, position: at(source, 'resource Book') })).to.equal(null);
+      expect(r).to.deep.equal({
+        range: { start, end: { line: start.line, character: start.character + 'bookSearch'.length } },
+        placeholder: 'bookSearch',
+      });
+      expect(
+        await client.connection.sendRequest(PrepareRenameRequest.type, {
+          textDocument: { uri },
+          position: at(source, 'resource Book'),
+        }),
+      ).to.equal(null);
     });
     it('renames a filter everywhere and the file stays clean', async () => {
-      const edit = await client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position: at(source, 'bookSearch:'), newName: 'bookFinder' });
+      const edit = await client.connection.sendRequest(RenameRequest.type, {
+        textDocument: { uri },
+        position: at(source, 'bookSearch:'),
+        newName: 'bookFinder',
+      });
       const renamed = apply(source, edit!.changes![uri]);
       expect(renamed).to.not.include('bookSearch');
       expect(renamed.match(/bookFinder/g)).to.have.length(3);
@@ -148,21 +207,40 @@ describe('lsp features', () => {
       expect(check(renamed).all.filter((d) => d.code !== 'invalid-code-reference')).to.deep.equal([]);
     });
     it('renames a resource in its relations and mutators', async () => {
-      const edit = await client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position: at(source, 'Author[]'), newName: 'Writer' });
+      const edit = await client.connection.sendRequest(RenameRequest.type, {
+        textDocument: { uri },
+        position: at(source, 'Author[]'),
+        newName: 'Writer',
+      });
       const renamed = apply(source, edit!.changes![uri]);
-      expect(renamed).to.include('resource Writer {').and.include('author: Writer').and.include('coauthors: Writer[]').and.include('mutator resource Writer:');
+      expect(renamed)
+        .to.include('resource Writer {')
+        .and.include('author: Writer')
+        .and.include('coauthors: Writer[]')
+        .and.include('mutator resource Writer:');
       expect(renamed).to.not.match(/\bAuthor\b/);
     });
     it('refuses a name that is not an identifier or already taken', async () => {
-      const rename = (newName: string) => client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position: at(source, 'bookSearch:'), newName });
-      const failure = (newName: string): Promise<Error | undefined> => rename(newName).then(() => undefined, (e: Error) => e);
+      const rename = (newName: string) =>
+        client.connection.sendRequest(RenameRequest.type, {
+          textDocument: { uri },
+          position: at(source, 'bookSearch:'),
+          newName,
+        });
+      const failure = (newName: string): Promise<Error | undefined> =>
+        rename(newName).then(
+          () => undefined,
+          (e: Error) => e,
+        );
       expect((await failure('book search'))?.message).to.include('not a valid filter name');
       expect((await failure('bookOrder'))?.message).to.include('already exists');
     });
   });
 
   it('outlines resources with their properties and operations', async () => {
-    const symbols = (await client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } })) as DocumentSymbol[];
+    const symbols = (await client.connection.sendRequest(DocumentSymbolRequest.type, {
+      textDocument: { uri },
+    })) as DocumentSymbol[];
     expect(symbols.map((s) => [s.name, s.kind])).to.deep.equal([
       ['api "Library"', SymbolKind.Module],
       ['config', SymbolKind.Namespace],
@@ -185,7 +263,10 @@ describe('lsp features', () => {
       'Query: QUERY /books',
       'Post publishBook: POST /books/{id}/publish',
     ]);
-    expect(symbols.find((s) => s.name === 'config')!.children!.map((c) => c.name)).to.deep.equal(['defaults', 'patch_formats']);
+    expect(symbols.find((s) => s.name === 'config')!.children!.map((c) => c.name)).to.deep.equal([
+      'defaults',
+      'patch_formats',
+    ]);
   });
 
   it('folds blocks spanning lines', async () => {
@@ -198,42 +279,72 @@ describe('lsp features', () => {
 
   describe('formatting', () => {
     it('formats to the canonical layout, and formatting again changes nothing', async () => {
-      const messy = 'resource   Book{\nproperties{id:int{identifier:true},title:string}\n      operations {Get,Post}}\n';
+      const messy =
+        'resource   Book{\nproperties{id:int{identifier:true},title:string}\n      operations {Get,Post}}\n';
       const doc = freshUri('messy');
       await client.open(doc, messy);
-      const edits = (await client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri: doc }, options: { tabSize: 2, insertSpaces: true } })) ?? [];
+      const edits =
+        (await client.connection.sendRequest(DocumentFormattingRequest.type, {
+          textDocument: { uri: doc },
+          options: { tabSize: 2, insertSpaces: true },
+        })) ?? [];
       expect(edits).to.have.length(1);
       const formatted = apply(messy, edits);
       expect(formatted).to.include('resource Book {\n');
       await client.change(doc, 2, [{ text: formatted }]);
-      expect(await client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri: doc }, options: { tabSize: 2, insertSpaces: true } })).to.deep.equal([]);
+      expect(
+        await client.connection.sendRequest(DocumentFormattingRequest.type, {
+          textDocument: { uri: doc },
+          options: { tabSize: 2, insertSpaces: true },
+        }),
+      ).to.deep.equal([]);
     });
     it('leaves a file with a syntax error alone', async () => {
       const doc = freshUri('unformattable');
       await client.open(doc, 'resource Book {\n  properties { id: int\n');
-      expect(await client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri: doc }, options: { tabSize: 2, insertSpaces: true } })).to.deep.equal([]);
+      expect(
+        await client.connection.sendRequest(DocumentFormattingRequest.type, {
+          textDocument: { uri: doc },
+          options: { tabSize: 2, insertSpaces: true },
+        }),
+      ).to.deep.equal([]);
     });
     it('is idempotent on the bookstore example', async () => {
       const doc = freshUri('bookstore-format');
       const bookstore = readFileSync(fromRoot('examples/bookstore.api'), 'utf8');
       await client.open(doc, bookstore);
       const options = { tabSize: 2, insertSpaces: true };
-      const once = apply(bookstore, (await client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri: doc }, options })) ?? []);
+      const once = apply(
+        bookstore,
+        (await client.connection.sendRequest(DocumentFormattingRequest.type, {
+          textDocument: { uri: doc },
+          options,
+        })) ?? [],
+      );
       await client.change(doc, 2, [{ text: once }]);
-      expect(await client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri: doc }, options })).to.deep.equal([]);
+      expect(
+        await client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri: doc }, options }),
+      ).to.deep.equal([]);
       expect(check(once).all).to.deep.equal([]);
     });
   });
 
   describe('code actions', () => {
     /** Opens a text, waits for its diagnostics and asks for the actions of the first one with `code`. */
-    async function actionsFor(text: string, code: string): Promise<{ doc: string; diagnostic: Diagnostic; actions: CodeAction[] }> {
+    async function actionsFor(
+      text: string,
+      code: string,
+    ): Promise<{ doc: string; diagnostic: Diagnostic; actions: CodeAction[] }> {
       const doc = freshUri('action');
       await client.open(doc, text);
       const { params } = await client.diagnostics(doc, 1);
       const diagnostic = params.diagnostics.find((d) => d.code === code);
       expect(diagnostic, `${code} in ${JSON.stringify(params.diagnostics)}`).to.not.equal(undefined);
-      const actions = ((await client.connection.sendRequest(CodeActionRequest.type, { textDocument: { uri: doc }, range: diagnostic!.range, context: { diagnostics: [diagnostic!] } })) ?? []) as CodeAction[];
+      const actions = ((await client.connection.sendRequest(CodeActionRequest.type, {
+        textDocument: { uri: doc },
+        range: diagnostic!.range,
+        context: { diagnostics: [diagnostic!] },
+      })) ?? []) as CodeAction[];
       return { doc, diagnostic: diagnostic!, actions };
     }
 
@@ -241,24 +352,32 @@ describe('lsp features', () => {
       const text = 'resource Book {\n  paginationItemPerPage: 10\n  properties { id: int }\n}\n';
       const { doc, diagnostic, actions } = await actionsFor(text, 'unknown-option');
       expect(actions).to.have.length(1);
-      expect(actions[0]).to.deep.include({ title: "Change to 'paginationItemsPerPage' (did you mean it?)", kind: 'quickfix', isPreferred: true });
+      expect(actions[0]).to.deep.include({
+        title: "Change to 'paginationItemsPerPage' (did you mean it?)",
+        kind: 'quickfix',
+        isPreferred: true,
+      });
       expect(actions[0].diagnostics).to.deep.equal([diagnostic]);
       expect(check(apply(text, actions[0].edit!.changes![doc])).all).to.deep.equal([]);
     });
 
     it('keeps the quotes of a misspelt name in a string', async () => {
-      const text = 'filter bookOrder: order { properties: ["id"] }\nresource Book {\n  properties { id: int }\n  operations { GetCollection { filters: ["bookOrdr"] } }\n}\n';
+      const text =
+        'filter bookOrder: order { properties: ["id"] }\nresource Book {\n  properties { id: int }\n  operations { GetCollection { filters: ["bookOrdr"] } }\n}\n';
       const { doc, actions } = await actionsFor(text, 'unknown-filter');
       expect(apply(text, actions[0].edit!.changes![doc])).to.include('filters: ["bookOrder"]');
     });
 
     it('adds the missing range and order filters of cursor pagination', async () => {
-      const text = 'resource Event {\n  properties { id: int { identifier: true } }\n  operations {\n    GetCollection {\n      paginationViaCursor: [{ field: "id", direction: "DESC" }]\n    }\n  }\n}\n';
+      const text =
+        'resource Event {\n  properties { id: int { identifier: true } }\n  operations {\n    GetCollection {\n      paginationViaCursor: [{ field: "id", direction: "DESC" }]\n    }\n  }\n}\n';
       const { doc, actions } = await actionsFor(text, 'cursor-filters-missing');
       const fix = actions.find((a) => a.title.startsWith('Add'))!;
       expect(fix.title).to.equal("Add a range filter and an order filter on 'id' to the operation's filters");
       const fixed = apply(text, fix.edit!.changes![doc]);
-      expect(fixed).to.include('filter eventIdRange: range { properties: ["id"] }').and.include('filter eventIdOrder: order { properties: ["id"] }');
+      expect(fixed)
+        .to.include('filter eventIdRange: range { properties: ["id"] }')
+        .and.include('filter eventIdOrder: order { properties: ["id"] }');
       expect(fixed).to.include('      filters: ["eventIdRange", "eventIdOrder"]');
       expect(check(fixed).all).to.deep.equal([]);
     });
@@ -293,15 +412,25 @@ describe('lsp features', () => {
     for (let i = 0; i < data.length; i += 5) {
       line += data[i];
       char = data[i] === 0 ? char + data[i + 1] : data[i + 1];
-      tokens.push({ line, char, length: data[i + 2], type: legend.tokenTypes[data[i + 3]], mods: legend.tokenModifiers.filter((_, b) => data[i + 4] & (1 << b)) });
+      tokens.push({
+        line,
+        char,
+        length: data[i + 2],
+        type: legend.tokenTypes[data[i + 3]],
+        mods: legend.tokenModifiers.filter((_, b) => data[i + 4] & (1 << b)),
+      });
     }
-    const tokenAt = (p: Position) => tokens.find((t) => t.line === p.line && t.char <= p.character && p.character < t.char + t.length);
+    const tokenAt = (p: Position) =>
+      tokens.find((t) => t.line === p.line && t.char <= p.character && p.character < t.char + t.length);
     expect(tokenAt(at(source, 'Book {'))).to.deep.include({ type: 'class', mods: ['declaration'], length: 4 });
     expect(tokenAt(at(source, 'Author[]'))).to.deep.include({ type: 'class', mods: [] });
     expect(tokenAt(at(source, '"bookSearch"', 0, 2))).to.deep.include({ type: 'function', length: 12 });
     expect(tokenAt(at(source, 'int {'))).to.deep.include({ type: 'type', mods: ['defaultLibrary'] });
     expect(tokenAt(at(source, 'GetCollection'))).to.deep.include({ type: 'method' });
-    expect(tokenAt(at(source, 'paginationClientEnabled'))).to.deep.include({ type: 'property', mods: ['defaultLibrary'] });
+    expect(tokenAt(at(source, 'paginationClientEnabled'))).to.deep.include({
+      type: 'property',
+      mods: ['defaultLibrary'],
+    });
     // Sorted and non-overlapping.
     for (let i = 1; i < tokens.length; i++) {
       const [a, b] = [tokens[i - 1], tokens[i]];

@@ -26,7 +26,37 @@ import { fromRoot } from '../support/paths.js';
 import { freshUri, LspClient } from './client.js';
 
 const seed = readFileSync(fromRoot('examples/bookstore.api'), 'utf8');
-const pieces = ['{', '}', '[', ']', ':', ',', '"', '/*', '*/', '//', '\n', ' ', 'resource', 'GetCollection', 'filters: [', 'paginationViaCursor: [{', 'x', '-1', '📚', 'é', '\\', 'null', 'properties', 'operations {', 'filter f: order {', '[[[[[[[[', '{{{{{{{{', '['.repeat(400), '{a: '.repeat(300)];
+const pieces = [
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  ',',
+  '"',
+  '/*',
+  '*/',
+  '//',
+  '\n',
+  ' ',
+  'resource',
+  'GetCollection',
+  'filters: [',
+  'paginationViaCursor: [{',
+  'x',
+  '-1',
+  '📚',
+  'é',
+  '\\',
+  'null',
+  'properties',
+  'operations {',
+  'filter f: order {',
+  '[[[[[[[[',
+  '{{{{{{{{',
+  '['.repeat(400),
+  '{a: '.repeat(300),
+];
 
 const edit = fc.record({
   at: fc.nat(),
@@ -62,21 +92,45 @@ describe('lsp fuzzing', () => {
           const textDocument = { uri };
           const requests = [
             async () => {
-              const items = (await client.connection.sendRequest(CompletionRequest.type, { textDocument, position })) as CompletionItem[];
+              const items = (await client.connection.sendRequest(CompletionRequest.type, {
+                textDocument,
+                position,
+              })) as CompletionItem[];
               for (const item of items) {
                 const r = item.textEdit && 'range' in item.textEdit ? item.textEdit.range : undefined;
-                expect(r && r.start.line === position.line && r.end.line === position.line && r.start.character <= position.character && position.character <= r.end.character, JSON.stringify([item.label, r, position])).to.equal(true);
+                expect(
+                  r &&
+                    r.start.line === position.line &&
+                    r.end.line === position.line &&
+                    r.start.character <= position.character &&
+                    position.character <= r.end.character,
+                  JSON.stringify([item.label, r, position]),
+                ).to.equal(true);
               }
             },
             () => client.connection.sendRequest(HoverRequest.type, { textDocument, position }),
             () => client.connection.sendRequest(DefinitionRequest.type, { textDocument, position }),
-            () => client.connection.sendRequest(ReferencesRequest.type, { textDocument, position, context: { includeDeclaration: true } }),
+            () =>
+              client.connection.sendRequest(ReferencesRequest.type, {
+                textDocument,
+                position,
+                context: { includeDeclaration: true },
+              }),
             () => client.connection.sendRequest(PrepareRenameRequest.type, { textDocument, position }),
             () => client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument }),
             () => client.connection.sendRequest(FoldingRangeRequest.type, { textDocument }),
             () => client.connection.sendRequest(SemanticTokensRequest.type, { textDocument }),
-            () => client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument, options: { tabSize: 2, insertSpaces: true } }),
-            () => client.connection.sendRequest(CodeActionRequest.type, { textDocument, range: { start: { line: 0, character: 0 }, end: doc.positionAt(doc.getText().length) }, context: { diagnostics: [] } }),
+            () =>
+              client.connection.sendRequest(DocumentFormattingRequest.type, {
+                textDocument,
+                options: { tabSize: 2, insertSpaces: true },
+              }),
+            () =>
+              client.connection.sendRequest(CodeActionRequest.type, {
+                textDocument,
+                range: { start: { line: 0, character: 0 }, end: doc.positionAt(doc.getText().length) },
+                context: { diagnostics: [] },
+              }),
           ];
           await requests[e.request]();
         }
@@ -89,7 +143,10 @@ describe('lsp fuzzing', () => {
           }
         }
         await client.close(uri);
-        expect(client.logs.filter((l) => l.includes('failed')), client.logs.join('\n')).to.deep.equal([]);
+        expect(
+          client.logs.filter((l) => l.includes('failed')),
+          client.logs.join('\n'),
+        ).to.deep.equal([]);
         expect(client.alive).to.equal(true);
       }),
       { numRuns: 60 },
@@ -105,13 +162,20 @@ describe('lsp fuzzing', () => {
       [3, `${'{'.repeat(2000)}${'}'.repeat(2000)}`],
       [4, '[{a: '.repeat(1500)],
     ] as const) {
-      const doc = TextDocument.create(uri, 'apidsl', version, seed.replace('pagination_items_per_page: 30', `pagination_items_per_page: ${nesting}`));
+      const doc = TextDocument.create(
+        uri,
+        'apidsl',
+        version,
+        seed.replace('pagination_items_per_page: 30', `pagination_items_per_page: ${nesting}`),
+      );
       await client.change(uri, version, [{ text: doc.getText() }]);
       const { params } = await client.diagnostics(uri, version);
       expect(params.diagnostics.map((d) => d.code)).to.include('nested-too-deeply');
       const textDocument = { uri };
       const position = doc.positionAt(doc.getText().indexOf('pagination_items_per_page') + 3000);
-      const symbols = (await client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument })) as { name: string }[];
+      const symbols = (await client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument })) as {
+        name: string;
+      }[];
       expect(symbols).to.be.an('array');
       // Closed again, what follows the too deep part is read as usual.
       if (version === 3) expect(symbols.map((s) => s.name)).to.include('Book');
@@ -119,10 +183,18 @@ describe('lsp fuzzing', () => {
       await client.connection.sendRequest(CompletionRequest.type, { textDocument, position });
       await client.connection.sendRequest(FoldingRangeRequest.type, { textDocument });
       await client.connection.sendRequest(SemanticTokensRequest.type, { textDocument });
-      expect(await client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument, options: { tabSize: 2, insertSpaces: true } })).to.deep.equal([]);
+      expect(
+        await client.connection.sendRequest(DocumentFormattingRequest.type, {
+          textDocument,
+          options: { tabSize: 2, insertSpaces: true },
+        }),
+      ).to.deep.equal([]);
     }
     await client.close(uri);
-    expect(client.logs.filter((l) => l.includes('failed')), client.logs.join('\n')).to.deep.equal([]);
+    expect(
+      client.logs.filter((l) => l.includes('failed')),
+      client.logs.join('\n'),
+    ).to.deep.equal([]);
     expect(client.alive).to.equal(true);
   });
 });

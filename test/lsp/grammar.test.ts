@@ -18,8 +18,12 @@ async function loadGrammar(): Promise<vsctm.IGrammar> {
   const wasm = readFileSync(require.resolve('vscode-oniguruma/release/onig.wasm'));
   await oniguruma.loadWASM(wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength));
   const registry = new vsctm.Registry({
-    onigLib: Promise.resolve({ createOnigScanner: (p: string[]) => new oniguruma.OnigScanner(p), createOnigString: (s: string) => new oniguruma.OnigString(s) }),
-    loadGrammar: async (scope: string) => (scope === 'source.apidsl' ? vsctm.parseRawGrammar(readFileSync(grammarPath, 'utf8'), grammarPath) : null),
+    onigLib: Promise.resolve({
+      createOnigScanner: (p: string[]) => new oniguruma.OnigScanner(p),
+      createOnigString: (s: string) => new oniguruma.OnigString(s),
+    }),
+    loadGrammar: async (scope: string) =>
+      scope === 'source.apidsl' ? vsctm.parseRawGrammar(readFileSync(grammarPath, 'utf8'), grammarPath) : null,
   });
   const grammar = await registry.loadGrammar('source.apidsl');
   if (!grammar) throw new Error('grammar not loaded');
@@ -29,7 +33,10 @@ async function loadGrammar(): Promise<vsctm.IGrammar> {
 describe('TextMate grammar', () => {
   it('passes the vscode-tmgrammar-test fixtures', () => {
     const tool = require.resolve('vscode-tmgrammar-test/dist/unit.js');
-    const r = spawnSync(process.execPath, [tool, '--compact', '../test/fixtures/lsp/grammar/*.api'], { cwd: fromRoot('vscode-extension'), encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [tool, '--compact', '../test/fixtures/lsp/grammar/*.api'], {
+      cwd: fromRoot('vscode-extension'),
+      encoding: 'utf8',
+    });
     expect(r.status, r.stdout + r.stderr).to.equal(0);
     expect(r.stdout).to.not.include('failed');
   });
@@ -45,7 +52,9 @@ describe('TextMate grammar', () => {
       grammar = await loadGrammar();
     });
     const files = [
-      ...readdirSync(fromRoot('examples')).filter((f) => f.endsWith('.api')).map((f) => `examples/${f}`),
+      ...readdirSync(fromRoot('examples'))
+        .filter((f) => f.endsWith('.api'))
+        .map((f) => `examples/${f}`),
       'test/fixtures/lsp/features.api',
     ];
     for (const file of files) {
@@ -56,13 +65,18 @@ describe('TextMate grammar', () => {
           const { tokens, ruleStack } = grammar.tokenizeLine(line, state);
           for (const t of tokens) {
             const invalid = t.scopes.find((s) => s.startsWith('invalid'));
-            expect(invalid, `${file}:${i + 1}:${t.startIndex + 1} ${line.slice(t.startIndex, t.endIndex)}`).to.equal(undefined);
+            expect(invalid, `${file}:${i + 1}:${t.startIndex + 1} ${line.slice(t.startIndex, t.endIndex)}`).to.equal(
+              undefined,
+            );
           }
           state = ruleStack;
         });
         // Back at the top level: a declaration after the file is scoped as at the file's start.
         const after = grammar.tokenizeLine('filter zz: search', state).tokens[0];
-        expect(after.scopes, `${file} ends inside a block`).to.deep.equal(['source.apidsl', 'keyword.declaration.filter.apidsl']);
+        expect(after.scopes, `${file} ends inside a block`).to.deep.equal([
+          'source.apidsl',
+          'keyword.declaration.filter.apidsl',
+        ]);
       });
     }
   });

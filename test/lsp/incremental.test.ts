@@ -16,7 +16,20 @@ import { LineIndex } from '../../grammar/positions.js';
 import { generateApi } from '../bench/generate.js';
 import { freshUri, LspClient } from './client.js';
 
-const SNIPPETS = ['x', 'ab', '\n', '{', '}', '"', ':', ',', '  title: string\n', 'resource Extra {\n  properties { id: int }\n}\n', '// note\n', ''];
+const SNIPPETS = [
+  'x',
+  'ab',
+  '\n',
+  '{',
+  '}',
+  '"',
+  ':',
+  ',',
+  '  title: string\n',
+  'resource Extra {\n  properties { id: int }\n}\n',
+  '// note\n',
+  '',
+];
 
 describe('lsp: incremental analysis answers as a fresh one', () => {
   let client: LspClient;
@@ -42,14 +55,18 @@ describe('lsp: incremental analysis answers as a fresh one', () => {
       const start = random(text.length);
       const end = Math.min(text.length, start + (random(3) === 0 ? random(40) : 0));
       const insert = SNIPPETS[random(SNIPPETS.length)]!;
-      await client.change(uri, version, [{ range: { start: lines.position(start), end: lines.position(end) }, text: insert }]);
+      await client.change(uri, version, [
+        { range: { start: lines.position(start), end: lines.position(end) }, text: insert },
+      ]);
       text = text.slice(0, start) + insert + text.slice(end);
       const edited = await client.diagnostics(uri, version, 30_000);
 
       const fresh = freshUri('fresh');
       await client.open(fresh, text);
       const reference = await client.diagnostics(fresh, 1, 30_000);
-      expect(edited.params.diagnostics, `diagnostics after edit ${version}`).to.deep.equal(reference.params.diagnostics);
+      expect(edited.params.diagnostics, `diagnostics after edit ${version}`).to.deep.equal(
+        reference.params.diagnostics,
+      );
       const ask = async (u: string) => {
         const textDocument = { uri: u };
         const at = new LineIndex(text).position(Math.floor(text.length * 0.75));

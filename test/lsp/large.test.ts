@@ -21,7 +21,7 @@ describe('lsp on a 5,000-line document', () => {
     await client?.stop();
   });
 
-  it('publishes each change\'s diagnostics for its version (latency printed)', async () => {
+  it("publishes each change's diagnostics for its version (latency printed)", async () => {
     const text = generateApi(5000);
     const lines = text.split('\n');
     expect(lines.length).to.be.at.least(5000);
@@ -46,7 +46,11 @@ describe('lsp on a 5,000-line document', () => {
       const got = await client.diagnostics(uri, version, 30_000);
       latencies.push(got.at - sent);
       expect(got.params.diagnostics.map((d) => d.code)).to.deep.equal(breaking ? ['unknown-option'] : []);
-      if (breaking) expect(got.params.diagnostics[0].range.start).to.deep.equal({ line, character: character - 'pagination'.length });
+      if (breaking)
+        expect(got.params.diagnostics[0].range.start).to.deep.equal({
+          line,
+          character: character - 'pagination'.length,
+        });
     }
 
     const inProcess: number[] = [];
@@ -62,9 +66,15 @@ describe('lsp on a 5,000-line document', () => {
       return performance.now() - t;
     };
     const end = { line: line + 1, character: 0 };
-    const completion = await timed(() => client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: end }));
-    const symbols = await timed(() => client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } }));
-    const tokens = await timed(() => client.connection.sendRequest(SemanticTokensRequest.type, { textDocument: { uri } }));
+    const completion = await timed(() =>
+      client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: end }),
+    );
+    const symbols = await timed(() =>
+      client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } }),
+    );
+    const tokens = await timed(() =>
+      client.connection.sendRequest(SemanticTokensRequest.type, { textDocument: { uri } }),
+    );
     console.log(
       `      ${lines.length} lines, ${text.length} chars: change→diagnostics median ${ms(median(latencies))}, max ${ms(Math.max(...latencies))} ` +
         `(adaptive debounce included); open→diagnostics ${ms(openLatency)}; parse+check in process median ${ms(median(inProcess))}; ` +

@@ -37,18 +37,24 @@ describe('lsp: hover in security expressions', () => {
   const hover = async (position: Position): Promise<{ value: string; start: number; end: number } | null> => {
     const h = await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position });
     if (!h) return null;
-    const value = typeof h.contents === 'object' && 'value' in h.contents ? h.contents.value : JSON.stringify(h.contents);
+    const value =
+      typeof h.contents === 'object' && 'value' in h.contents ? h.contents.value : JSON.stringify(h.contents);
     return { value, start: doc.offsetAt(h.range!.start), end: doc.offsetAt(h.range!.end) };
   };
 
-  it('shows a function\'s signature and doc over its name', async () => {
+  it("shows a function's signature and doc over its name", async () => {
     const h = await hover(at('is_granted', 3));
     expect(h!.value).to.include('is_granted(attribute, subject = null)').and.include('voters');
-    expect([h!.start, h!.end]).to.deep.equal([text.indexOf('is_granted'), text.indexOf('is_granted') + 'is_granted'.length]);
+    expect([h!.start, h!.end]).to.deep.equal([
+      text.indexOf('is_granted'),
+      text.indexOf('is_granted') + 'is_granted'.length,
+    ]);
   });
 
-  it('shows a variable\'s doc, and a member of user', async () => {
-    expect((await hover(at('object.owner', 2)))!.value).to.include('`object`').and.include('item');
+  it("shows a variable's doc, and a member of user", async () => {
+    expect((await hover(at('object.owner', 2)))!.value)
+      .to.include('`object`')
+      .and.include('item');
     const member = await hover(at('identifier', 2));
     expect(member!.value).to.include('user.identifier');
   });

@@ -63,10 +63,18 @@ describe('apidsl lsp --stdio', () => {
 
   it('publishes diagnostics with code, severity, source and the suggestion', async () => {
     const uri = freshUri('typo');
-    await client.open(uri, 'resource Book {\n  paginationItemPerPage: 10\n  properties { id: int }\n  operations { Get, Patch }\n}\n');
+    await client.open(
+      uri,
+      'resource Book {\n  paginationItemPerPage: 10\n  properties { id: int }\n  operations { Get, Patch }\n}\n',
+    );
     const { params } = await client.diagnostics(uri, 1);
     const [typo, patch] = params.diagnostics;
-    expect(typo).to.deep.include({ code: 'unknown-option', severity: DiagnosticSeverity.Error, source: 'apidsl', data: { suggestion: 'paginationItemsPerPage' } });
+    expect(typo).to.deep.include({
+      code: 'unknown-option',
+      severity: DiagnosticSeverity.Error,
+      source: 'apidsl',
+      data: { suggestion: 'paginationItemsPerPage' },
+    });
     expect(typo.range).to.deep.equal({ start: { line: 1, character: 2 }, end: { line: 1, character: 23 } });
     expect(patch).to.deep.include({ code: 'patch-disabled', severity: DiagnosticSeverity.Warning });
   });
@@ -76,7 +84,9 @@ describe('apidsl lsp --stdio', () => {
     await client.open(uri, 'resource Book {\n  paginationItemPerPage: 10\n  properties { id: int }\n}\n');
     expect((await client.diagnostics(uri, 1)).params.diagnostics).to.have.length(1);
     // Insert the missing "s": paginationItem|PerPage
-    await client.change(uri, 2, [{ range: { start: { line: 1, character: 16 }, end: { line: 1, character: 16 } }, text: 's' }]);
+    await client.change(uri, 2, [
+      { range: { start: { line: 1, character: 16 }, end: { line: 1, character: 16 } }, text: 's' },
+    ]);
     expect((await client.diagnostics(uri, 2)).params.diagnostics).to.deep.equal([]);
     // Break it again, with two edits in one change.
     await client.change(uri, 3, [
@@ -116,7 +126,9 @@ describe('apidsl lsp --stdio', () => {
     expect(d.range.start).to.deep.equal({ line: 0, character: start });
     expect(d.range.end).to.deep.equal({ line: 0, character: start + 'paginatonEnabled'.length });
     // An edit placed after the emoji lands where the editor means it: paginat|onEnabled.
-    await client.change(uri, 2, [{ range: { start: { line: 0, character: start + 7 }, end: { line: 0, character: start + 7 } }, text: 'i' }]);
+    await client.change(uri, 2, [
+      { range: { start: { line: 0, character: start + 7 }, end: { line: 0, character: start + 7 } }, text: 'i' },
+    ]);
     expect((await client.diagnostics(uri, 2)).params.diagnostics).to.deep.equal([]);
   });
 
@@ -133,7 +145,8 @@ describe('apidsl lsp --stdio', () => {
 
   it('publishes only valid ranges, on broken text too', async () => {
     const uri = freshUri('broken');
-    const text = 'resource Book {\n  properties {\n    id: int { identifier: \n  operations { Get { paginationType: "cu\n';
+    const text =
+      'resource Book {\n  properties {\n    id: int { identifier: \n  operations { Get { paginationType: "cu\n';
     await client.open(uri, text);
     const { params } = await client.diagnostics(uri, 1);
     expect(params.diagnostics).to.not.be.empty;
@@ -153,13 +166,23 @@ describe('apidsl lsp --stdio', () => {
   });
 
   it('also speaks over Node IPC (--node-ipc, as the VS Code client starts it)', async () => {
-    const child = fork(fromRoot('bin/apidsl.js'), ['lsp', '--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = fork(fromRoot('bin/apidsl.js'), ['lsp', '--node-ipc'], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
     const connection = createProtocolConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
     connection.listen();
-    const published = new Promise<PublishDiagnosticsParams>((resolve) => connection.onNotification(PublishDiagnosticsNotification.type, resolve));
-    const init = await connection.sendRequest(InitializeRequest.type, { processId: process.pid, rootUri: null, capabilities: {} });
+    const published = new Promise<PublishDiagnosticsParams>((resolve) =>
+      connection.onNotification(PublishDiagnosticsNotification.type, resolve),
+    );
+    const init = await connection.sendRequest(InitializeRequest.type, {
+      processId: process.pid,
+      rootUri: null,
+      capabilities: {},
+    });
     expect(init.capabilities.hoverProvider).to.equal(true);
-    await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: freshUri('ipc'), languageId: 'apidsl', version: 1, text: 'resorce Book {}\n' } });
+    await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri: freshUri('ipc'), languageId: 'apidsl', version: 1, text: 'resorce Book {}\n' },
+    });
     expect((await published).diagnostics.map((d) => d.code)).to.deep.equal(['unknown-declaration']);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     await connection.sendRequest(ShutdownRequest.type);

@@ -1,5 +1,5 @@
 /**
- * Issue 7: what the OpenAPI document says, checked against the metadata it comes from —
+ * What the OpenAPI document says, checked against the metadata it comes from —
  * operations and operationIds, hidden routes left out, schemas (the very ones that validate
  * requests), pagination and filter parameters, Hydra collections, errors, deprecations, QUERY
  * in 3.2 and its omission from 3.1.
@@ -11,7 +11,6 @@ import { resourceSchema } from '../../server/pipeline/schema.js';
 import { loadApi } from '../../server/serve.js';
 import { fromRoot } from '../support/paths.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 const load = (path: string): Promise<ApiMetadata> => loadApi(fromRoot(path));
@@ -48,7 +47,9 @@ describe('OpenAPI: operations', () => {
   it('documents every visible operation once, with its method and path', () => {
     for (const api of [bookstore, iris]) {
       const documented = operations(openApiDocument(api)).map(([m, p, o]) => `${m} ${p} ${o.operationId}`);
-      const expected = api.resources.flatMap((r) => r.operations.filter((o) => !o.hidden).map((o) => `${o.method} ${o.path} ${operationId(o.name)}`));
+      const expected = api.resources.flatMap((r) =>
+        r.operations.filter((o) => !o.hidden).map((o) => `${o.method} ${o.path} ${operationId(o.name)}`),
+      );
       expect(documented.sort()).to.deep.equal(expected.sort());
     }
   });
@@ -69,7 +70,15 @@ describe('OpenAPI: operations', () => {
     expect(operationId('_api_/geo/places/{id}_get')).to.equal('api_geoplaces_id_get');
     expect(operationId('search')).to.equal('search');
     const ids = operations(openApiDocument(bookstore)).map(([, , o]) => o.operationId);
-    expect(ids).to.include.members(['api_books_get_collection', 'api_books_post', 'api_books_query', 'api_books_id_get', 'api_books_id_put', 'api_books_id_patch', 'api_books_id_delete']);
+    expect(ids).to.include.members([
+      'api_books_get_collection',
+      'api_books_post',
+      'api_books_query',
+      'api_books_id_get',
+      'api_books_id_put',
+      'api_books_id_patch',
+      'api_books_id_delete',
+    ]);
     expect(new Set(ids).size).to.equal(ids.length);
   });
 
@@ -92,7 +101,9 @@ describe('OpenAPI: operations', () => {
     // A description the resource passes down is not the operation's own.
     expect(legacy.description).to.not.include('Something the shop sells.');
     expect(doc.paths['/products'].get).to.not.have.property('deprecated');
-    expect(doc.paths['/products'].query.description).to.equal('Search the catalogue with criteria in the request body.');
+    expect(doc.paths['/products'].query.description).to.equal(
+      'Search the catalogue with criteria in the request body.',
+    );
   });
 
   it('methods without a fixed field go under additionalOperations (3.2) and are left out of 3.1', async () => {
@@ -102,7 +113,10 @@ describe('OpenAPI: operations', () => {
     expect(doc32.paths['/things/{id}/lookup'].query.operationId).to.equal('lookupThing');
     const doc31: Any = openApiDocument(api, { specVersion: '3.1' });
     expect(doc31.paths['/things/{id}/cache']).to.deep.equal({});
-    expect(doc31['x-apidsl-omitted'].map((o: Any) => `${o.method} ${o.path} ${o.operationId}`)).to.deep.equal(['PURGE /things/{id}/cache purgeThing', 'QUERY /things/{id}/lookup lookupThing']);
+    expect(doc31['x-apidsl-omitted'].map((o: Any) => `${o.method} ${o.path} ${o.operationId}`)).to.deep.equal([
+      'PURGE /things/{id}/cache purgeThing',
+      'QUERY /things/{id}/lookup lookupThing',
+    ]);
   });
 });
 
@@ -118,7 +132,9 @@ describe('OpenAPI: request and response schemas', () => {
     const thing = api.resource('Thing')!;
     const withoutExamples = (schema: Any): Any => ({
       ...schema,
-      properties: Object.fromEntries(Object.entries<Any>(schema.properties).map(([k, { examples: _e, ...rest }]) => [k, rest])),
+      properties: Object.fromEntries(
+        Object.entries<Any>(schema.properties).map(([k, { examples: _e, ...rest }]) => [k, rest]),
+      ),
     });
     expect(withoutExamples(doc.components.schemas['Thing.input'])).to.deep.equal(resourceSchema(thing, 'input'));
     expect(withoutExamples(doc.components.schemas.Thing)).to.deep.equal(resourceSchema(thing, 'output'));
@@ -139,7 +155,9 @@ describe('OpenAPI: request and response schemas', () => {
     }
     const patch = doc.paths['/things/{id}'].patch.requestBody.content;
     expect(Object.keys(patch)).to.deep.equal(['application/merge-patch+json']);
-    expect(patch['application/merge-patch+json'].schema).to.deep.equal({ $ref: '#/components/schemas/Thing.jsonMergePatch' });
+    expect(patch['application/merge-patch+json'].schema).to.deep.equal({
+      $ref: '#/components/schemas/Thing.jsonMergePatch',
+    });
     expect(doc.paths['/things/{id}/archive'].post).to.not.have.property('requestBody');
   });
 
@@ -152,7 +170,12 @@ describe('OpenAPI: request and response schemas', () => {
     expect(jsonld).to.not.have.property('allOf');
     expect(jsonld.type).to.equal('object');
     expect(jsonld.required.slice(0, 2)).to.deep.equal(['@id', '@type']);
-    expect(Object.keys(jsonld.properties)).to.deep.equal(['@context', '@id', '@type', ...Object.keys(doc.components.schemas.Thing.properties)]);
+    expect(Object.keys(jsonld.properties)).to.deep.equal([
+      '@context',
+      '@id',
+      '@type',
+      ...Object.keys(doc.components.schemas.Thing.properties),
+    ]);
     expect(jsonld.properties['@id'].examples).to.deep.equal(['/things/1']);
   });
 
@@ -161,13 +184,26 @@ describe('OpenAPI: request and response schemas', () => {
     expect(content['application/ld+json'].schema).to.deep.equal({
       allOf: [
         { $ref: '#/components/schemas/HydraCollectionBaseSchema' },
-        { type: 'object', properties: { member: { type: 'array', items: { $ref: '#/components/schemas/Thing.jsonld' } } } },
+        {
+          type: 'object',
+          properties: { member: { type: 'array', items: { $ref: '#/components/schemas/Thing.jsonld' } } },
+        },
       ],
     });
-    expect(content['application/json'].schema).to.deep.equal({ type: 'array', items: { $ref: '#/components/schemas/Thing' } });
+    expect(content['application/json'].schema).to.deep.equal({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Thing' },
+    });
     const envelope = doc.components.schemas.HydraCollectionBaseSchema;
     expect(envelope.required).to.deep.equal(['@id', '@type', 'member']);
-    expect(Object.keys(envelope.properties)).to.deep.equal(['@context', '@id', '@type', 'totalItems', 'view', 'search']);
+    expect(Object.keys(envelope.properties)).to.deep.equal([
+      '@context',
+      '@id',
+      '@type',
+      'totalItems',
+      'view',
+      'search',
+    ]);
   });
 
   it('collections follow hydra_prefix, and an operation that turns it off', async () => {
@@ -176,8 +212,22 @@ describe('OpenAPI: request and response schemas', () => {
     expect(dummy.allOf[0]).to.deep.equal({ $ref: '#/components/schemas/HydraPrefixedCollectionBaseSchema' });
     expect(dummy.allOf[1].properties).to.have.property('hydra:member');
     const envelope = prefixed.components.schemas.HydraPrefixedCollectionBaseSchema;
-    expect(Object.keys(envelope.properties)).to.deep.equal(['@context', '@id', '@type', 'hydra:totalItems', 'hydra:view', 'hydra:search']);
-    expect(envelope.properties['hydra:view'].properties).to.have.keys('@id', '@type', 'hydra:first', 'hydra:last', 'hydra:previous', 'hydra:next');
+    expect(Object.keys(envelope.properties)).to.deep.equal([
+      '@context',
+      '@id',
+      '@type',
+      'hydra:totalItems',
+      'hydra:view',
+      'hydra:search',
+    ]);
+    expect(envelope.properties['hydra:view'].properties).to.have.keys(
+      '@id',
+      '@type',
+      'hydra:first',
+      'hydra:last',
+      'hydra:previous',
+      'hydra:next',
+    );
     const plain = prefixed.paths['/plain_dummies'].get.responses['200'].content['application/ld+json'].schema;
     expect(plain.allOf[0]).to.deep.equal({ $ref: '#/components/schemas/HydraCollectionBaseSchema' });
     expect(plain.allOf[1].properties).to.have.property('member');
@@ -188,7 +238,9 @@ describe('OpenAPI: request and response schemas', () => {
   it('statuses: the operation status, 201 for POST, 204 without output, 200 and 201 for an upserting PUT', async () => {
     expect(Object.keys(doc.paths['/things'].post.responses)[0]).to.equal('202');
     expect(doc.paths['/things/{id}'].delete.responses['204']).to.not.have.property('content');
-    expect(doc.paths['/things/{id}/cache'].additionalOperations.PURGE.responses['204']).to.deep.equal({ description: 'Thing resource.' });
+    expect(doc.paths['/things/{id}/cache'].additionalOperations.PURGE.responses['204']).to.deep.equal({
+      description: 'Thing resource.',
+    });
     const bookstore: Any = openApiDocument(await load('examples/bookstore.api'));
     const put = bookstore.paths['/books/{id}'].put.responses;
     expect(put).to.have.keys('200', '201', '400', '413', '415', '422');
@@ -199,14 +251,23 @@ describe('OpenAPI: request and response schemas', () => {
   it('errors: problem+json documents, 422 with constraint violations, 404 where an item is read', () => {
     const post = doc.paths['/things'].post.responses;
     expect(post['422'].content['application/problem+json'].schema).to.deep.equal({
-      anyOf: [{ $ref: '#/components/schemas/ConstraintViolation.jsonld' }, { $ref: '#/components/schemas/ConstraintViolation' }],
+      anyOf: [
+        { $ref: '#/components/schemas/ConstraintViolation.jsonld' },
+        { $ref: '#/components/schemas/ConstraintViolation' },
+      ],
     });
-    expect(post['415'].content['application/problem+json'].schema).to.deep.equal({ anyOf: [{ $ref: '#/components/schemas/Error.jsonld' }, { $ref: '#/components/schemas/Error' }] });
+    expect(post['415'].content['application/problem+json'].schema).to.deep.equal({
+      anyOf: [{ $ref: '#/components/schemas/Error.jsonld' }, { $ref: '#/components/schemas/Error' }],
+    });
     expect(post).to.not.have.property('404');
     expect(doc.paths['/things/{id}'].get.responses).to.have.keys('200', '404');
     // validate: false: no 422.
     expect(doc.paths['/notes/{id}'].patch.responses).to.not.have.property('422');
-    expect(doc.components.schemas.ConstraintViolation.properties.violations.items.required).to.deep.equal(['propertyPath', 'message', 'code']);
+    expect(doc.components.schemas.ConstraintViolation.properties.violations.items.required).to.deep.equal([
+      'propertyPath',
+      'message',
+      'code',
+    ]);
   });
 
   it('a NotFoundAction route documents its 404 only', async () => {
@@ -215,20 +276,40 @@ describe('OpenAPI: request and response schemas', () => {
   });
 
   it('path parameters are typed from their property, requirements become patterns', async () => {
-    expect(doc.paths['/things/{id}'].get.parameters).to.deep.equal([{ name: 'id', in: 'path', description: 'Thing identifier', required: true, schema: { type: 'integer' } }]);
+    expect(doc.paths['/things/{id}'].get.parameters).to.deep.equal([
+      { name: 'id', in: 'path', description: 'Thing identifier', required: true, schema: { type: 'integer' } },
+    ]);
     const catalogue: Any = openApiDocument(await load('examples/catalogue.api'));
-    expect(catalogue.paths['/products/{sku}'].get.parameters[0]).to.deep.include({ name: 'sku', in: 'path', required: true, schema: { type: 'string' } });
+    expect(catalogue.paths['/products/{sku}'].get.parameters[0]).to.deep.include({
+      name: 'sku',
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    });
     expect(doc.paths['/notes/{id}'].get.parameters[0].schema).to.deep.equal({ type: 'integer' });
   });
 });
 
 describe('OpenAPI: pagination parameters', () => {
-  const pagination = (op: Any): Any[] => (op.parameters ?? []).filter((p: Any) => p.in === 'query' && ['page', 'itemsPerPage', 'pagination', 'partial', '_page', '_itemsPerPage', '_pagination', '_partial'].includes(p.name));
+  const pagination = (op: Any): Any[] =>
+    (op.parameters ?? []).filter(
+      (p: Any) =>
+        p.in === 'query' &&
+        ['page', 'itemsPerPage', 'pagination', 'partial', '_page', '_itemsPerPage', '_pagination', '_partial'].includes(
+          p.name,
+        ),
+    );
 
   it('only those the operation honours', async () => {
     const doc: Any = openApiDocument(await load('examples/bookstore.api'));
     expect(pagination(doc.paths['/books'].get)).to.deep.equal([
-      { name: 'page', in: 'query', description: 'The collection page number.', required: false, schema: { type: 'integer', minimum: 1, default: 1 } },
+      {
+        name: 'page',
+        in: 'query',
+        description: 'The collection page number.',
+        required: false,
+        schema: { type: 'integer', minimum: 1, default: 1 },
+      },
       {
         name: 'itemsPerPage',
         in: 'query',
@@ -236,7 +317,13 @@ describe('OpenAPI: pagination parameters', () => {
         required: false,
         schema: { type: 'integer', minimum: 0, default: 30, maximum: 100 },
       },
-      { name: 'pagination', in: 'query', description: 'Enable or disable pagination.', required: false, schema: { type: 'boolean', default: true } },
+      {
+        name: 'pagination',
+        in: 'query',
+        description: 'Enable or disable pagination.',
+        required: false,
+        schema: { type: 'boolean', default: true },
+      },
     ]);
     expect(names(doc.paths['/geo/places'].get)).to.deep.equal(['page', 'itemsPerPage']);
     // Cursor pagination: no page number.
@@ -255,7 +342,8 @@ describe('OpenAPI: pagination parameters', () => {
   it('none when pagination is off and the client may not switch it on', async () => {
     const doc: Any = openApiDocument(await load('test/fixtures/pagination/dummies-switches-off.api'));
     for (const [, , op] of operations(doc)) {
-      if (op.operationId.endsWith('get_collection')) expect(names(op)).to.not.include.members(['pagination', 'partial']);
+      if (op.operationId.endsWith('get_collection'))
+        expect(names(op)).to.not.include.members(['pagination', 'partial']);
     }
   });
 });
@@ -268,7 +356,8 @@ describe('OpenAPI: filter parameters', () => {
 
   it('one parameter per filter variable of GET /books, after the pagination ones', () => {
     const range = (p: string): string[] => ['between', 'gt', 'gte', 'lt', 'lte'].map((op) => `${p}[${op}]`);
-    const dates = (p: string): string[] => ['before', 'strictly_before', 'after', 'strictly_after'].map((op) => `${p}[${op}]`);
+    const dates = (p: string): string[] =>
+      ['before', 'strictly_before', 'after', 'strictly_after'].map((op) => `${p}[${op}]`);
     expect(names(doc.paths['/books'].get)).to.deep.equal([
       'page',
       'itemsPerPage',
@@ -307,10 +396,18 @@ describe('OpenAPI: filter parameters', () => {
       expect(p.description, p.name).to.be.a('string').that.is.not.empty;
       expect(p.required, p.name).to.equal(false);
     }
-    expect(param(op, 'title[]')).to.deep.include({ style: 'form', explode: true, schema: { type: 'array', items: { type: 'string' } } });
+    expect(param(op, 'title[]')).to.deep.include({
+      style: 'form',
+      explode: true,
+      schema: { type: 'array', items: { type: 'string' } },
+    });
     expect(param(op, 'pages').schema).to.deep.equal({ type: 'integer' });
     expect(param(op, 'price[gt]').schema).to.deep.equal({ type: 'number' });
-    expect(param(op, 'price[between]').schema).to.deep.equal({ type: 'string', pattern: '^.+\\.\\..+$', examples: ['10..20'] });
+    expect(param(op, 'price[between]').schema).to.deep.equal({
+      type: 'string',
+      pattern: '^.+\\.\\..+$',
+      examples: ['10..20'],
+    });
     expect(param(op, 'order[title]').schema).to.deep.equal({ type: 'string', enum: ['asc', 'desc'] });
     expect(param(op, 'exists[subtitle]').schema).to.deep.equal({ type: 'boolean' });
     expect(param(op, 'available').schema).to.deep.equal({ type: 'boolean' });
@@ -320,21 +417,44 @@ describe('OpenAPI: filter parameters', () => {
 
   it('descriptions name the strategy and add the filter description', () => {
     const texts = (path: string): string => param(doc.paths[path].get, 'title').description;
-    expect(texts('/strategies/exact')).to.equal('Items whose title equals the value. The value is literal text, never a pattern.');
-    expect(texts('/strategies/ipartial')).to.equal('Items whose title contains the value, ignoring case. The value is literal text, never a pattern.');
+    expect(texts('/strategies/exact')).to.equal(
+      'Items whose title equals the value. The value is literal text, never a pattern.',
+    );
+    expect(texts('/strategies/ipartial')).to.equal(
+      'Items whose title contains the value, ignoring case. The value is literal text, never a pattern.',
+    );
     expect(texts('/strategies/word_start')).to.include('has a word starting with the value');
     expect(texts('/strategies/partial')).to.match(/\n\nWords of the title\.$/);
-    expect(param(doc.paths['/dates/include_null_after'].get, 'publishedAt[after]').description).to.include('Items without a date count as after every date.');
-    expect(param(doc.paths['/ordered-with-defaults'].get, 'order[title]').description).to.include('Any other value sorts desc.');
+    expect(param(doc.paths['/dates/include_null_after'].get, 'publishedAt[after]').description).to.include(
+      'Items without a date count as after every date.',
+    );
+    expect(param(doc.paths['/ordered-with-defaults'].get, 'order[title]').description).to.include(
+      'Any other value sorts desc.',
+    );
   });
 
   it('named parameters: one each, objects as deepObject, their own description', () => {
     const op = doc.paths['/named'].get;
-    expect(names(op)).to.deep.equal(['page', 'q', 'cost', 'sortByPrice', 'sortByTitle', 'hasSubtitle', 'inStock', 'published', 'writer']);
+    expect(names(op)).to.deep.equal([
+      'page',
+      'q',
+      'cost',
+      'sortByPrice',
+      'sortByTitle',
+      'hasSubtitle',
+      'inStock',
+      'published',
+      'writer',
+    ]);
     expect(param(op, 'q').description).to.equal('Any part of the title, any case.');
     expect(param(op, 'cost')).to.deep.include({ style: 'deepObject', explode: true });
     expect(Object.keys(param(op, 'cost').schema.properties)).to.deep.equal(['between', 'gt', 'gte', 'lt', 'lte']);
-    expect(Object.keys(param(op, 'published').schema.properties)).to.deep.equal(['before', 'strictly_before', 'after', 'strictly_after']);
+    expect(Object.keys(param(op, 'published').schema.properties)).to.deep.equal([
+      'before',
+      'strictly_before',
+      'after',
+      'strictly_after',
+    ]);
     expect(param(op, 'sortByPrice').schema).to.deep.equal({ type: 'string', enum: ['asc', 'desc'] });
     expect(param(op, 'hasSubtitle').schema).to.deep.equal({ type: 'boolean' });
   });
@@ -355,21 +475,65 @@ describe('OpenAPI: QUERY', () => {
     const doc: Any = openApiDocument(api);
     const op = doc.paths['/books'].query;
     expect(op.operationId).to.equal('api_books_query');
-    expect(Object.keys(op.requestBody.content)).to.deep.equal(['application/json', 'application/x-www-form-urlencoded']);
+    expect(Object.keys(op.requestBody.content)).to.deep.equal([
+      'application/json',
+      'application/x-www-form-urlencoded',
+    ]);
     const schema = op.requestBody.content['application/json'].schema;
     expect(schema.type).to.equal('object');
     expect(Object.keys(schema.properties)).to.have.members([
       // filters: their variables in the body's JSON shape
-      'title', 'isbn', 'author', 'pages', 'price', 'publishedAt', 'releasedOn', 'order', 'exists', 'available',
+      'title',
+      'isbn',
+      'author',
+      'pages',
+      'price',
+      'publishedAt',
+      'releasedOn',
+      'order',
+      'exists',
+      'available',
       // named parameters
-      'q', 'cost', 'sortByPrice', 'hasSubtitle', 'inStock',
+      'q',
+      'cost',
+      'sortByPrice',
+      'hasSubtitle',
+      'inStock',
     ]);
-    expect(Object.keys(schema.properties.order.properties)).to.deep.equal(['title', 'price', 'pages', 'id', 'publishedAt']);
+    expect(Object.keys(schema.properties.order.properties)).to.deep.equal([
+      'title',
+      'price',
+      'pages',
+      'id',
+      'publishedAt',
+    ]);
     // price is searched (a value or a list) and bounded (an object).
-    expect(schema.properties.price.anyOf.slice(0, 2)).to.deep.equal([{ type: 'number' }, { type: 'array', items: { type: 'number' } }]);
-    expect(Object.keys(schema.properties.price.anyOf[2].properties)).to.deep.equal(['between', 'gt', 'gte', 'lt', 'lte']);
-    expect(Object.keys(schema.properties.publishedAt.properties)).to.deep.equal(['between', 'gt', 'gte', 'lt', 'lte', 'before', 'strictly_before', 'after', 'strictly_after']);
-    expect(schema.properties.title.anyOf).to.deep.equal([{ type: 'string' }, { type: 'array', items: { type: 'string' } }]);
+    expect(schema.properties.price.anyOf.slice(0, 2)).to.deep.equal([
+      { type: 'number' },
+      { type: 'array', items: { type: 'number' } },
+    ]);
+    expect(Object.keys(schema.properties.price.anyOf[2].properties)).to.deep.equal([
+      'between',
+      'gt',
+      'gte',
+      'lt',
+      'lte',
+    ]);
+    expect(Object.keys(schema.properties.publishedAt.properties)).to.deep.equal([
+      'between',
+      'gt',
+      'gte',
+      'lt',
+      'lte',
+      'before',
+      'strictly_before',
+      'after',
+      'strictly_after',
+    ]);
+    expect(schema.properties.title.anyOf).to.deep.equal([
+      { type: 'string' },
+      { type: 'array', items: { type: 'string' } },
+    ]);
     expect(schema.properties.available.type).to.equal('boolean');
     expect(schema.properties.cost.type).to.equal('object');
     const form = op.requestBody.content['application/x-www-form-urlencoded'];
@@ -379,13 +543,19 @@ describe('OpenAPI: QUERY', () => {
     expect(form.encoding).to.not.have.property('title');
     // Pagination stays in the URL; the criteria are not URL parameters.
     expect(names(op)).to.deep.equal(['page', 'itemsPerPage', 'pagination']);
-    expect(op.responses['415'].headers['Accept-Query'].schema.const).to.equal('application/x-www-form-urlencoded, application/json');
-    expect(op.responses['200'].content['application/ld+json'].schema.allOf[1].properties.member.items).to.deep.equal({ $ref: '#/components/schemas/Book.jsonld' });
+    expect(op.responses['415'].headers['Accept-Query'].schema.const).to.equal(
+      'application/x-www-form-urlencoded, application/json',
+    );
+    expect(op.responses['200'].content['application/ld+json'].schema.allOf[1].properties.member.items).to.deep.equal({
+      $ref: '#/components/schemas/Book.jsonld',
+    });
   });
 
   it('bookstore: one body property per parameters entry', async () => {
     const doc: Any = openApiDocument(await load('examples/bookstore.api'));
-    expect(Object.keys(doc.paths['/books'].query.requestBody.content['application/json'].schema.properties)).to.deep.equal(['title', 'price']);
+    expect(
+      Object.keys(doc.paths['/books'].query.requestBody.content['application/json'].schema.properties),
+    ).to.deep.equal(['title', 'price']);
   });
 
   it('3.1: left out, and the document says so', () => {
@@ -393,7 +563,12 @@ describe('OpenAPI: QUERY', () => {
     for (const [method] of operations(doc)) expect(method).to.not.equal('QUERY');
     expect(doc.paths['/books']).to.have.keys('get', 'post');
     expect(doc['x-apidsl-omitted']).to.deep.equal([
-      { method: 'QUERY', path: '/books', operationId: 'api_books_query', reason: 'OpenAPI 3.1 has no QUERY method (OpenAPI 3.2 adds the path item field `query`).' },
+      {
+        method: 'QUERY',
+        path: '/books',
+        operationId: 'api_books_query',
+        reason: 'OpenAPI 3.1 has no QUERY method (OpenAPI 3.2 adds the path item field `query`).',
+      },
     ]);
     expect(doc.info.description).to.include('leaves out 1 operation').and.include('QUERY /books');
     expect(openApiDocument(api)).to.not.have.property('x-apidsl-omitted');

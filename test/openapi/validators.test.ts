@@ -1,5 +1,5 @@
 /**
- * Issue 7: every OpenAPI document we generate — for each example and each test fixture that
+ * Every OpenAPI document we generate — for each example and each test fixture that
  * loads, in 3.2 and in 3.1 — is valid for two independent validators (see validators.ts).
  */
 import { readdirSync, statSync } from 'node:fs';
@@ -36,7 +36,10 @@ describe('OpenAPI documents: valid for independent validators', () => {
   it('covers the examples and most fixtures', () => {
     expect(loaded.size).to.be.greaterThan(20);
     for (const example of ['bookstore.api', 'catalogue.api', 'event-log.api', 'library-mutators.api', 'places.api']) {
-      expect([...loaded.keys()].map((f) => relative(repoRoot, f)), example).to.include(`examples/${example}`);
+      expect(
+        [...loaded.keys()].map((f) => relative(repoRoot, f)),
+        example,
+      ).to.include(`examples/${example}`);
     }
   });
 

@@ -9,6 +9,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import type * as OpenApi31 from '@hyperjump/json-schema/openapi-3-1';
+
+type OpenApiSchemas = typeof OpenApi31;
 
 export type Doc = Record<string, unknown>;
 
@@ -25,13 +28,18 @@ export async function seriousme(doc: Doc): Promise<Verdict & { version: string }
 
 export async function hyperjump(doc: Doc): Promise<Verdict> {
   const version = String(doc.openapi);
-  const [module, schema] = version.startsWith('3.2.')
-    ? [await import('@hyperjump/json-schema/openapi-3-2'), 'https://spec.openapis.org/oas/3.2/schema-base']
-    : version.startsWith('3.1.')
-      ? [await import('@hyperjump/json-schema/openapi-3-1'), 'https://spec.openapis.org/oas/3.1/schema-base']
-      : [undefined, ''];
+  let [module, schema]: [OpenApiSchemas | undefined, string] = [undefined, ''];
+  if (version.startsWith('3.2.'))
+    [module, schema] = [
+      await import('@hyperjump/json-schema/openapi-3-2'),
+      'https://spec.openapis.org/oas/3.2/schema-base',
+    ];
+  else if (version.startsWith('3.1.'))
+    [module, schema] = [
+      await import('@hyperjump/json-schema/openapi-3-1'),
+      'https://spec.openapis.org/oas/3.1/schema-base',
+    ];
   if (!module) return { valid: false, errors: `no hyperjump schema for OpenAPI ${version}` };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const output = await module.validate(schema, structuredClone(doc) as any, 'BASIC');
   return { valid: output.valid, errors: output.valid ? '[]' : JSON.stringify(output.errors ?? []) };
 }

@@ -12,7 +12,11 @@ import { get, post } from '../http/harness.js';
 import { fromRoot, repoRoot } from '../support/paths.js';
 
 const npm = (args: string[], cwd: string) => {
-  const r = spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+  const r = spawnSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+  });
   expect(r.status, `npm ${args.join(' ')}: ${r.stdout}\n${r.stderr}`).to.equal(0);
   return r.stdout;
 };
@@ -26,33 +30,57 @@ describe('the npm package', function () {
   before(() => {
     // The repository is built (npm test built it); packing runs no build again.
     expect(existsSync(fromRoot('dist/cli/main.js')), 'run npm run build first').to.equal(true);
-    const [packed] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], repoRoot)) as { filename: string; files: { path: string }[] }[];
+    const [packed] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], repoRoot)) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     tarball = join(work, packed.filename);
     project = join(work, 'my-project');
     spawnSync('mkdir', ['-p', project]);
     // As the README tells a user of npm 11: allow better-sqlite3's native build in the project.
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-project', version: '1.0.0', private: true, allowScripts: { 'better-sqlite3': true } }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'my-project', version: '1.0.0', private: true, allowScripts: { 'better-sqlite3': true } }),
+    );
   });
 
   it('holds the command, its compiled code, the starter, docs and examples, and no tests or maintainer tools', () => {
     const listing = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n');
-    for (const path of ['package/bin/apidsl.js', 'package/dist/cli/main.js', 'package/cli/starter/todos.api', 'package/docs/options.md', 'package/examples/bookstore.api', 'package/README.md']) {
+    for (const path of [
+      'package/bin/apidsl.js',
+      'package/dist/cli/main.js',
+      'package/cli/starter/todos.api',
+      'package/docs/options.md',
+      'package/examples/bookstore.api',
+      'package/README.md',
+    ]) {
       expect(listing, path).to.include(path);
     }
-    expect(listing.filter((p) => p.startsWith('package/dist/test/') || p.startsWith('package/test/') || p.startsWith('package/vscode-extension/'))).to.deep.equal([]);
+    expect(
+      listing.filter(
+        (p) =>
+          p.startsWith('package/dist/test/') ||
+          p.startsWith('package/test/') ||
+          p.startsWith('package/vscode-extension/'),
+      ),
+    ).to.deep.equal([]);
   });
 
-  it('installs into a fresh project without the maintainers\' tools, and `apidsl init` then `apidsl serve` work from there', async () => {
+  it("installs into a fresh project without the maintainers' tools, and `apidsl init` then `apidsl serve` work from there", async () => {
     npm(['install', tarball], project);
     const installed = readdirSync(join(project, 'node_modules'));
-    for (const tool of ['@vscode', 'playwright-core', 'autocannon', 'esbuild', 'typescript', 'mocha', 'pino-pretty']) expect(installed, tool).to.not.include(tool);
+    for (const tool of ['@vscode', 'playwright-core', 'autocannon', 'esbuild', 'typescript', 'mocha', 'pino-pretty'])
+      expect(installed, tool).to.not.include(tool);
     const bin = join(project, 'node_modules/.bin/apidsl');
     const version = spawnSync(bin, ['--version'], { cwd: project, encoding: 'utf8' });
     expect(version.stdout.trim()).to.match(/^\d+\.\d+\.\d+/);
     const init = spawnSync(bin, ['init'], { cwd: project, encoding: 'utf8' });
     expect(init.status, init.stderr).to.equal(0);
 
-    const child = spawn(bin, ['serve', 'todos.api', '--port', '0'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, ['serve', 'todos.api', '--port', '0'], {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));

@@ -9,6 +9,10 @@ export interface CliResult {
 }
 
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
-  const r = spawnSync(process.execPath, [fromRoot('bin/apidsl.js'), ...args], { encoding: 'utf8', cwd: options.cwd, env: { ...process.env, ...options.env } });
+  const r = spawnSync(process.execPath, [fromRoot('bin/apidsl.js'), ...args], {
+    encoding: 'utf8',
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -36,7 +36,11 @@ async function listening(port: number, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-export async function startOfficialHub(binary: string, keys: { publisher: string; subscriber: string }, port?: number): Promise<RunningHub> {
+export async function startOfficialHub(
+  binary: string,
+  keys: { publisher: string; subscriber: string },
+  port?: number,
+): Promise<RunningHub> {
   const chosen = port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'apidsl-mercure-'));
   const child = spawn(binary, [], {

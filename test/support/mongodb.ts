@@ -1,5 +1,5 @@
 /**
- * A MongoDB-wire server for the tests (shared/guide/mongodb.md). Looked for in this order:
+ * A MongoDB-wire server for the tests (README, "Running the MongoDB tests"). Looked for in this order:
  * 1. `APIDSL_TEST_MONGODB_URI` (a server someone else runs; the tests use fresh databases on it and drop them);
  * 2. a `mongod` on PATH, started as a single-node replica set (so transactions, and the counts document, are
  *    exercised);
@@ -60,7 +60,12 @@ export function goBinDirs(): string[] {
   for (const go of ['go', '/usr/local/go/bin/go']) {
     const r = spawnSync(go, ['env', 'GOPATH'], { encoding: 'utf8' });
     if (r.status === 0 && r.stdout.trim()) {
-      dirs.push(...r.stdout.trim().split(delimiter).map((d) => join(d, 'bin')));
+      dirs.push(
+        ...r.stdout
+          .trim()
+          .split(delimiter)
+          .map((d) => join(d, 'bin')),
+      );
       break;
     }
   }
@@ -70,7 +75,12 @@ export function goBinDirs(): string[] {
 
 /** Where a FerretDB binary is, if anywhere. */
 export function findFerretdb(): string | undefined {
-  return onPath('ferretdb') ?? goBinDirs().map((d) => join(d, 'ferretdb')).find((p) => existsSync(p));
+  return (
+    onPath('ferretdb') ??
+    goBinDirs()
+      .map((d) => join(d, 'ferretdb'))
+      .find((p) => existsSync(p))
+  );
 }
 
 export function findMongod(): string | undefined {
@@ -132,7 +142,9 @@ process.once('exit', () => {
  * Starts `ferretdb` or `mongod` on `port` (a free one by default) with its data in `dir` (a new temporary
  * directory by default; pass the same port and directory to restart a stopped server on its data).
  */
-export async function startLocalServer(options: { kind?: 'ferretdb' | 'mongod'; port?: number; dir?: string } = {}): Promise<LocalServer> {
+export async function startLocalServer(
+  options: { kind?: 'ferretdb' | 'mongod'; port?: number; dir?: string } = {},
+): Promise<LocalServer> {
   const mongod = options.kind === 'ferretdb' ? undefined : findMongod();
   const ferretdb = mongod ? undefined : findFerretdb();
   if (!mongod && !ferretdb) throw new Error(`no mongod or ferretdb binary found: ${HOW_TO_ENABLE}`);
@@ -142,7 +154,18 @@ export async function startLocalServer(options: { kind?: 'ferretdb' | 'mongod'; 
   const log = join(dir, 'server.log');
   const fd = openSync(log, 'a');
   const args = mongod
-    ? ['--dbpath', dir, '--port', String(port), '--bind_ip', '127.0.0.1', '--replSet', 'apidsl', '--quiet', '--nounixsocket']
+    ? [
+        '--dbpath',
+        dir,
+        '--port',
+        String(port),
+        '--bind_ip',
+        '127.0.0.1',
+        '--replSet',
+        'apidsl',
+        '--quiet',
+        '--nounixsocket',
+      ]
     : [
         '--handler=sqlite',
         `--sqlite-url=file:${dir}/`,
@@ -247,10 +270,13 @@ let warned = false;
 export async function mongoOrSkip(ctx: Mocha.Context): Promise<TestMongo> {
   const server = await testMongo();
   if (server) return server;
-  if (process.env.CI === 'true') throw new Error(`CI=true and no MongoDB-wire server for the MongoDB tests: ${HOW_TO_ENABLE}`);
+  if (process.env.CI === 'true')
+    throw new Error(`CI=true and no MongoDB-wire server for the MongoDB tests: ${HOW_TO_ENABLE}`);
   if (!warned) {
     warned = true;
-    process.stderr.write(`\n!!! MongoDB store tests SKIPPED: no MongoDB-wire server found. To run them, ${HOW_TO_ENABLE}.\n\n`);
+    process.stderr.write(
+      `\n!!! MongoDB store tests SKIPPED: no MongoDB-wire server found. To run them, ${HOW_TO_ENABLE}.\n\n`,
+    );
   }
   ctx.skip();
 }
@@ -269,7 +295,11 @@ export async function dropCreatedDatabases(): Promise<void> {
   if (!server) return;
   const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5_000 });
   try {
-    for (const name of created) await client.db(name).dropDatabase().catch(() => undefined);
+    for (const name of created)
+      await client
+        .db(name)
+        .dropDatabase()
+        .catch(() => undefined);
     created.clear();
   } finally {
     await client.close();

@@ -20,7 +20,15 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
 export const BOOK: CollectionSpec = {
   name: 'Book',
   identifier: { field: 'id', type: 'int' },
-  fields: { id: 'int', title: 'string', price: 'number', available: 'bool', publishedAt: 'datetime', tags: 'array', meta: 'json' },
+  fields: {
+    id: 'int',
+    title: 'string',
+    price: 'number',
+    available: 'bool',
+    publishedAt: 'datetime',
+    tags: 'array',
+    meta: 'json',
+  },
   indexes: [['price'], ['publishedAt', 'id']],
 };
 
@@ -72,10 +80,16 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
       });
 
       it('assigns increasing UUID v7 string ids, accepts explicit ones and rejects duplicates', async () => {
-        const tags = await store.collection({ name: 'Tag', identifier: { field: 'id', type: 'string' }, fields: { label: 'string' }, indexes: [] });
+        const tags = await store.collection({
+          name: 'Tag',
+          identifier: { field: 'id', type: 'string' },
+          fields: { label: 'string' },
+          indexes: [],
+        });
         const ids: string[] = [];
         for (let i = 0; i < 50; i++) ids.push((await tags.insert({ label: `t${i}` })).id as string);
-        for (const id of ids) expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        for (const id of ids)
+          expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
         expect([...ids].sort()).to.deep.equal(ids);
         expect(new Set(ids).size).to.equal(50);
         expect(await tags.insert({ id: 'custom', label: 'c' })).to.deep.equal({ id: 'custom', label: 'c' });
@@ -100,7 +114,10 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
 
       it('upserts: created first, replaced after', async () => {
         const books = await store.collection(BOOK);
-        expect(await books.upsert(7, { title: 'a', price: 1 })).to.deep.equal({ item: { id: 7, title: 'a', price: 1 }, created: true });
+        expect(await books.upsert(7, { title: 'a', price: 1 })).to.deep.equal({
+          item: { id: 7, title: 'a', price: 1 },
+          created: true,
+        });
         expect(await books.upsert(7, { title: 'b' })).to.deep.equal({ item: { id: 7, title: 'b' }, created: false });
         expect(await books.get(7)).to.deep.equal({ id: 7, title: 'b' });
         expect((await books.insert({})).id).to.equal(8);
@@ -161,10 +178,77 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
       });
     });
 
+    describe('insertMany', () => {
+      it('inserts in order, assigning ids as insert does, and keeps the count and the sequence', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ title: 'before' });
+        const saved = await books.insertMany([{ title: 'a' }, { title: 'c', price: 2 }, { id: 10, title: 'b' }]);
+        expect(saved).to.deep.equal([
+          { id: 2, title: 'a' },
+          { id: 3, title: 'c', price: 2 },
+          { id: 10, title: 'b' },
+        ]);
+        expect(await books.count()).to.equal(4);
+        expect((await books.insert({ title: 'after' })).id).to.equal(11);
+        expect((await books.find({ sort: [{ field: 'id', direction: 'asc' }] })).map((b) => b.title)).to.deep.equal([
+          'before',
+          'a',
+          'c',
+          'b',
+          'after',
+        ]);
+        // After a given key, assigned ones go on above it, as with one insert after another.
+        expect((await books.insertMany([{ id: 20, title: 'x' }, { title: 'y' }])).map((b) => b.id)).to.deep.equal([
+          20, 21,
+        ]);
+      });
+
+      it('writes none of the items when one identifier is taken, stored or repeated in the batch', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ id: 5, title: 'stored' });
+        expect(
+          await rejection(
+            books.insertMany([
+              { id: 1, title: 'a' },
+              { id: 2, title: 'b' },
+              { id: 5, title: 'taken' },
+            ]),
+          ),
+        ).to.be.instanceOf(StoreConflictError);
+        expect(
+          await rejection(
+            books.insertMany([
+              { id: 7, title: 'a' },
+              { id: 7, title: 'again' },
+            ]),
+          ),
+        ).to.be.instanceOf(StoreConflictError);
+        expect(await books.find({})).to.deep.equal([{ id: 5, title: 'stored' }]);
+        expect(await books.count()).to.equal(1);
+      });
+
+      it('assigns UUID v7 string ids to the items that lack one', async () => {
+        const tags = await store.collection({
+          name: 'Tag',
+          identifier: { field: 'id', type: 'string' },
+          fields: { label: 'string' },
+          indexes: [],
+        });
+        const saved = await tags.insertMany([{ label: 'a' }, { id: 'given', label: 'b' }]);
+        expect(saved[0].id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+        expect(saved[1]).to.deep.equal({ id: 'given', label: 'b' });
+        expect(await tags.count()).to.equal(2);
+      });
+    });
+
     describe('conditions', () => {
       let books: Collection;
       const ids = async (...where: Condition[]): Promise<unknown[]> => (await books.find({ where })).map((b) => b.id);
-      const match = (mode: 'exact' | 'partial' | 'start' | 'end' | 'word_start', value: string, caseInsensitive = false): Condition => ({
+      const match = (
+        mode: 'exact' | 'partial' | 'start' | 'end' | 'word_start',
+        value: string,
+        caseInsensitive = false,
+      ): Condition => ({
         op: 'match',
         field: 'title',
         mode,
@@ -175,7 +259,13 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
       beforeEach(async () => {
         books = await store.collection(BOOK);
         const items: Item[] = [
-          { title: 'The Hobbit', price: 10, available: true, publishedAt: '1937-09-21T00:00:00.000Z', tags: ['fantasy'] },
+          {
+            title: 'The Hobbit',
+            price: 10,
+            available: true,
+            publishedAt: '1937-09-21T00:00:00.000Z',
+            tags: ['fantasy'],
+          },
           { title: 'the hobbit', price: 12.5, available: false },
           { title: '100% Pure_Fun\\Book', price: 5, available: true, publishedAt: null },
           { title: 'Élise au pays', price: 20 },
@@ -193,7 +283,9 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect(await ids({ op: 'lte', field: 'price', value: 8 })).to.deep.equal([3, 5, 7]);
         expect(await ids({ op: 'gt', field: 'price', value: 10 })).to.deep.equal([2, 4]);
         expect(await ids({ op: 'gte', field: 'price', value: 10 })).to.deep.equal([1, 2, 4]);
-        expect(await ids({ op: 'gt', field: 'price', value: 8 }, { op: 'lt', field: 'price', value: 12.5 })).to.deep.equal([1, 8]);
+        expect(
+          await ids({ op: 'gt', field: 'price', value: 8 }, { op: 'lt', field: 'price', value: 12.5 }),
+        ).to.deep.equal([1, 8]);
       });
 
       it('never matches null or absent values with a comparison, ne included', async () => {
@@ -308,22 +400,51 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect(await books.exists({ where: [{ op: 'gt', field: 'price', value: 10 }], limit: 0 })).to.equal(true);
         expect(await books.exists({ where: [{ op: 'gt', field: 'price', value: 10 }], offset: 1 })).to.equal(true);
         expect(await books.exists({ where: [{ op: 'gt', field: 'price', value: 10 }], offset: 2 })).to.equal(false);
-        expect(await rejection(books.exists({ sort: [{ field: 'meta', direction: 'asc' }] }))).to.be.instanceOf(TypeError);
+        expect(await rejection(books.exists({ sort: [{ field: 'meta', direction: 'asc' }] }))).to.be.instanceOf(
+          TypeError,
+        );
       });
     });
 
     describe('sort, limit and offset', () => {
       let rows: Collection;
       beforeEach(async () => {
-        rows = await store.collection({ name: 'Row', identifier: { field: 'id', type: 'int' }, fields: { a: 'int', b: 'string' }, indexes: [] });
-        for (const item of [{ a: 1, b: 'b' }, { a: 1, b: 'a' }, { a: 2, b: 'a' }, { a: 0, b: 'z' }, { b: 'n' }]) await rows.insert(item);
+        rows = await store.collection({
+          name: 'Row',
+          identifier: { field: 'id', type: 'int' },
+          fields: { a: 'int', b: 'string' },
+          indexes: [],
+        });
+        for (const item of [{ a: 1, b: 'b' }, { a: 1, b: 'a' }, { a: 2, b: 'a' }, { a: 0, b: 'z' }, { b: 'n' }])
+          await rows.insert(item);
       });
       const ids = async (q: Query): Promise<unknown[]> => (await rows.find(q)).map((r) => r.id);
 
       it('sorts by several fields in mixed directions, nulls smallest', async () => {
-        expect(await ids({ sort: [{ field: 'a', direction: 'asc' }, { field: 'b', direction: 'desc' }] })).to.deep.equal([5, 4, 1, 2, 3]);
-        expect(await ids({ sort: [{ field: 'a', direction: 'desc' }, { field: 'b', direction: 'asc' }] })).to.deep.equal([3, 2, 1, 4, 5]);
-        expect(await ids({ sort: [{ field: 'b', direction: 'asc' }, { field: 'id', direction: 'desc' }] })).to.deep.equal([3, 2, 1, 5, 4]);
+        expect(
+          await ids({
+            sort: [
+              { field: 'a', direction: 'asc' },
+              { field: 'b', direction: 'desc' },
+            ],
+          }),
+        ).to.deep.equal([5, 4, 1, 2, 3]);
+        expect(
+          await ids({
+            sort: [
+              { field: 'a', direction: 'desc' },
+              { field: 'b', direction: 'asc' },
+            ],
+          }),
+        ).to.deep.equal([3, 2, 1, 4, 5]);
+        expect(
+          await ids({
+            sort: [
+              { field: 'b', direction: 'asc' },
+              { field: 'id', direction: 'desc' },
+            ],
+          }),
+        ).to.deep.equal([3, 2, 1, 5, 4]);
       });
 
       it('breaks ties by the key when the sort lacks the identifier', async () => {
@@ -392,7 +513,12 @@ export function describeKeysetContract(open: OpenStore): void {
       };
     }
 
-    async function walk(collection: Collection, sort: Sort, pageSize: number, where: Condition[] = []): Promise<Item[]> {
+    async function walk(
+      collection: Collection,
+      sort: Sort,
+      pageSize: number,
+      where: Condition[] = [],
+    ): Promise<Item[]> {
       const seen: Item[] = [];
       let after: Query['after'];
       for (;;) {
@@ -406,7 +532,11 @@ export function describeKeysetContract(open: OpenStore): void {
       }
     }
 
-    async function expectEveryItemOnceInOrder(collection: Collection, sort: Sort, where: Condition[] = []): Promise<void> {
+    async function expectEveryItemOnceInOrder(
+      collection: Collection,
+      sort: Sort,
+      where: Condition[] = [],
+    ): Promise<void> {
       const all = await collection.find({ where });
       const walked = await walk(collection, sort, 7, where);
       expect(new Set(walked.map((item) => item.id)).size).to.equal(walked.length);
@@ -426,12 +556,49 @@ export function describeKeysetContract(open: OpenStore): void {
     });
 
     const orders: [string, Sort][] = [
-      ['asc', [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }]],
-      ['desc', [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'desc' }]],
-      ['desc then asc', [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }]],
-      ['asc then desc', [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'desc' }]],
-      ['three fields', [{ field: 'category', direction: 'asc' }, { field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }]],
-      ['datetime desc', [{ field: 'createdAt', direction: 'desc' }, { field: 'id', direction: 'desc' }]],
+      [
+        'asc',
+        [
+          { field: 'price', direction: 'asc' },
+          { field: 'id', direction: 'asc' },
+        ],
+      ],
+      [
+        'desc',
+        [
+          { field: 'price', direction: 'desc' },
+          { field: 'id', direction: 'desc' },
+        ],
+      ],
+      [
+        'desc then asc',
+        [
+          { field: 'price', direction: 'desc' },
+          { field: 'id', direction: 'asc' },
+        ],
+      ],
+      [
+        'asc then desc',
+        [
+          { field: 'price', direction: 'asc' },
+          { field: 'id', direction: 'desc' },
+        ],
+      ],
+      [
+        'three fields',
+        [
+          { field: 'category', direction: 'asc' },
+          { field: 'price', direction: 'desc' },
+          { field: 'id', direction: 'asc' },
+        ],
+      ],
+      [
+        'datetime desc',
+        [
+          { field: 'createdAt', direction: 'desc' },
+          { field: 'id', direction: 'desc' },
+        ],
+      ],
       ['identifier only', [{ field: 'id', direction: 'desc' }]],
     ];
     for (const [label, sort] of orders) {
@@ -445,13 +612,23 @@ export function describeKeysetContract(open: OpenStore): void {
     });
 
     it('walks string identifiers', async () => {
-      const gadgets = await fixture.store.collection({ ...PRODUCT, name: 'Gadget', identifier: { field: 'id', type: 'string' } });
+      const gadgets = await fixture.store.collection({
+        ...PRODUCT,
+        name: 'Gadget',
+        identifier: { field: 'id', type: 'string' },
+      });
       for (let i = 1; i <= 200; i++) await gadgets.insert(product(i));
-      await expectEveryItemOnceInOrder(gadgets, [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }]);
+      await expectEveryItemOnceInOrder(gadgets, [
+        { field: 'price', direction: 'desc' },
+        { field: 'id', direction: 'asc' },
+      ]);
     });
 
     it('is a tuple comparison: price desc, id asc after (10, 5)', async () => {
-      const sort: Sort = [{ field: 'price', direction: 'desc' }, { field: 'id', direction: 'asc' }];
+      const sort: Sort = [
+        { field: 'price', direction: 'desc' },
+        { field: 'id', direction: 'asc' },
+      ];
       const page = await products.find({ sort, after: { values: [10, 5] } });
       const expected = (await products.find({ sort })).filter(
         (p) => p.price === undefined || (p.price as number) < 10 || (p.price === 10 && (p.id as number) > 5),
@@ -460,7 +637,10 @@ export function describeKeysetContract(open: OpenStore): void {
     });
 
     it('rejects a cursor whose length differs from the sort', async () => {
-      const sort: Sort = [{ field: 'price', direction: 'asc' }, { field: 'id', direction: 'asc' }];
+      const sort: Sort = [
+        { field: 'price', direction: 'asc' },
+        { field: 'id', direction: 'asc' },
+      ];
       expect(await rejection(products.find({ sort, after: { values: [10] } }))).to.be.instanceOf(TypeError);
     });
   });

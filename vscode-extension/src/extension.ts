@@ -1,7 +1,12 @@
 /** The VS Code client: starts the bundled apidsl language server for `.api` files. */
 import * as path from 'node:path';
 import type { ExtensionContext } from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import {
+  LanguageClient,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
 
 let client: LanguageClient | undefined;
 

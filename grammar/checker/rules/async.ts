@@ -18,25 +18,38 @@ export function checkAsync(ctx: CheckContext): void {
       const spec = optionByName(e.key.text);
       const value = e.value;
       const unsupported = spec?.unsupported;
-      if (unsupported && value && (!unsupported.valueKinds || unsupported.valueKinds.includes(value.kind))
-        && (!unsupported.values || (value.kind === 'number' && unsupported.values.includes(value.value)))) {
+      if (
+        unsupported &&
+        value &&
+        (!unsupported.valueKinds || unsupported.valueKinds.includes(value.kind)) &&
+        (!unsupported.values || (value.kind === 'number' && unsupported.values.includes(value.value)))
+      ) {
         ctx.report('not-supported', e.key.range, `'${e.key.text}': ${unsupported.message}`);
       }
       if (e.key.text === 'mercure' && !hub && !(value?.kind === 'bool' && !value.value)) {
-        ctx.report('option-ineffective', e.key.range, "'mercure' has no effect: no hub is set (add config { mercure { hub: \"builtin\" } })");
+        ctx.report(
+          'option-ineffective',
+          e.key.range,
+          '\'mercure\' has no effect: no hub is set (add config { mercure { hub: "builtin" } })',
+        );
       }
       const dispatches = (value?.kind === 'bool' && value.value) || ['input', 'persist'].includes(wordOf(value) ?? '');
       if (e.key.text === 'messenger' && dispatches) dispatched ??= e;
     }
     if (dispatched && !handled.has(resource.name)) {
-      ctx.report('messenger-no-handler', dispatched.key.range, `'${resource.name}' is dispatched to the message bus but has no handler: add config { messenger { handlers { ${resource.name}: "./handlers.mjs#on${resource.name}" } } }`);
+      ctx.report(
+        'messenger-no-handler',
+        dispatched.key.range,
+        `'${resource.name}' is dispatched to the message bus but has no handler: add config { messenger { handlers { ${resource.name}: "./handlers.mjs#on${resource.name}" } } }`,
+      );
     }
   }
   for (const path of ['messenger.routing', 'messenger.handlers']) {
     const block = configEntry(ctx.model.config, path)?.value;
     if (block?.kind !== 'object') continue;
     for (const e of block.entries) {
-      if (!ctx.model.resources.has(e.key.text)) ctx.unknown('unknown-resource', e.key, 'message class (resource)', [...ctx.model.resources.keys()]);
+      if (!ctx.model.resources.has(e.key.text))
+        ctx.unknown('unknown-resource', e.key, 'message class (resource)', [...ctx.model.resources.keys()]);
     }
   }
 }

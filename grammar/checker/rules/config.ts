@@ -17,10 +17,10 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
       ctx.value(e.value, setting.type, `setting '${path}'`);
       if (path === 'cors.allow_origin') checkPatterns(ctx, e.value, path, '^');
       if (path === 'trusted_hosts') checkPatterns(ctx, e.value, path);
-    }
-    else if (allowed.includes(e.key.text)) {
+    } else if (allowed.includes(e.key.text)) {
       if (e.value?.kind === 'object') checkBlock(ctx, e.value, path);
-      else if (e.value) ctx.report('invalid-value', e.value.range, `'${path}' is a block of settings: write ${e.key.text} { … }`);
+      else if (e.value)
+        ctx.report('invalid-value', e.value.range, `'${path}' is a block of settings: write ${e.key.text} { … }`);
     } else {
       const where = prefix ? `in '${prefix}'` : 'in config';
       ctx.unknown('unknown-option', e.key, `setting`, allowed, ` (${where}: ${allowed.join(', ')})`);

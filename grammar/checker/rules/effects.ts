@@ -13,5 +13,10 @@ export function reportEffect(ctx: CheckContext, spec: OptionSpec, key: A.Name, o
   const effect = spec.effect;
   if (!effect || (effect.on === 'operation' && !onOperation)) return;
   if (effect.kind === 'compatibility') ctx.report('no-effect', key.range, `'${key.text}' is ${COMPATIBILITY_HINT}`);
-  else ctx.report('not-supported', key.range, `'${key.text}'${effect.on === 'operation' ? ' on an operation' : ''} is ${UNSUPPORTED_WARNING}: it has no effect in apidsl`);
+  else
+    ctx.report(
+      'not-supported',
+      key.range,
+      `'${key.text}'${effect.on === 'operation' ? ' on an operation' : ''} is ${UNSUPPORTED_WARNING}: it has no effect in apidsl`,
+    );
 }

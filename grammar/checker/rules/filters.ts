@@ -7,7 +7,13 @@ export function checkFilters(ctx: CheckContext): void {
     if (!f.filterKind) continue;
     const kind = filterKind(f.filterKind.text);
     if (!kind) {
-      ctx.unknown('unknown-filter-kind', f.filterKind, 'filter kind', FILTER_KINDS.map((k) => k.name), `; kinds are ${FILTER_KINDS.map((k) => k.name).join(', ')}`);
+      ctx.unknown(
+        'unknown-filter-kind',
+        f.filterKind,
+        'filter kind',
+        FILTER_KINDS.map((k) => k.name),
+        `; kinds are ${FILTER_KINDS.map((k) => k.name).join(', ')}`,
+      );
       continue;
     }
     if (!f.body) {

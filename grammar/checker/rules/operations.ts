@@ -4,13 +4,19 @@
  * formats.
  */
 import * as A from '../../ast.js';
-import { ITEM_KINDS, OPERATION_KINDS, OPTIONS, optionByName, filterKind, type OperationKind } from '../../catalogue/index.js';
+import {
+  ITEM_KINDS,
+  OPERATION_KINDS,
+  OPTIONS,
+  optionByName,
+  filterKind,
+  type OperationKind,
+} from '../../catalogue/index.js';
 import { allOperations, configEntry, wordOf, type ModelOperation, type ModelResource } from '../../model.js';
 import { placeholders } from '../../naming.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 import { reportEffect } from './effects.js';
-
 
 export function checkOperations(ctx: CheckContext): void {
   const patchFormats = configEntry(ctx.model.config, 'patch_formats')?.value;
@@ -25,7 +31,11 @@ export function checkOperations(ctx: CheckContext): void {
       // Declared Patch operations only: warning on every resource that merely gets the
       // default set would drown real findings (the docs say PATCH needs patch_formats).
       if (op.kind === 'Patch' && op.decl && !patchEnabled) {
-        ctx.report('patch-disabled', op.decl.opKind.range, 'this Patch operation will answer 415: config patch_formats is empty (add patch_formats: ["application/merge-patch+json"] to config)');
+        ctx.report(
+          'patch-disabled',
+          op.decl.opKind.range,
+          'this Patch operation will answer 415: config patch_formats is empty (add patch_formats: ["application/merge-patch+json"] to config)',
+        );
       }
     }
   }
@@ -35,7 +45,13 @@ export function checkOperations(ctx: CheckContext): void {
 function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
   const decl = op.decl!;
   if (!op.known) {
-    ctx.unknown('unknown-operation-kind', decl.opKind, 'operation kind', OPERATION_KINDS, `; kinds are ${OPERATION_KINDS.join(', ')}`);
+    ctx.unknown(
+      'unknown-operation-kind',
+      decl.opKind,
+      'operation kind',
+      OPERATION_KINDS,
+      `; kinds are ${OPERATION_KINDS.join(', ')}`,
+    );
     return;
   }
   const kind = op.kind as OperationKind;
@@ -44,28 +60,48 @@ function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
   for (const e of entries) {
     const spec = optionByName(e.key.text);
     if (!spec) {
-      ctx.unknown('unknown-option', e.key, `option for ${kind}`, OPTIONS.filter((o) => o.placement.operations.includes(kind)).map((o) => o.name));
+      ctx.unknown(
+        'unknown-option',
+        e.key,
+        `option for ${kind}`,
+        OPTIONS.filter((o) => o.placement.operations.includes(kind)).map((o) => o.name),
+      );
       continue;
     }
     if (!spec.placement.operations.includes(kind)) {
-      const where = spec.placement.operations.length ? `only allowed on ${spec.placement.operations.join(' and ')}` : 'a resource setting';
+      const where = spec.placement.operations.length
+        ? `only allowed on ${spec.placement.operations.join(' and ')}`
+        : 'a resource setting';
       ctx.report('option-not-allowed', e.key.range, `'${e.key.text}' is ${where}, not on ${kind}`);
       continue;
     }
     if (spec.placement.ineffectiveOn?.includes(kind)) {
-      ctx.report('option-ineffective', e.key.range, `'${e.key.text}' has no effect on ${kind}: it applies to operations that list a collection (GetCollection, Query)`);
+      ctx.report(
+        'option-ineffective',
+        e.key.range,
+        `'${e.key.text}' has no effect on ${kind}: it applies to operations that list a collection (GetCollection, Query)`,
+      );
     }
     reportEffect(ctx, spec, e.key, true);
     ctx.value(e.value, spec.type, `'${e.key.text}'`);
   }
   if (kind === 'HttpOperation' && !op.options.has('method')) {
-    ctx.report('missing-method', decl.opKind.range, "an HttpOperation needs a 'method' (for example method: \"POST\")");
+    ctx.report('missing-method', decl.opKind.range, 'an HttpOperation needs a \'method\' (for example method: "POST")');
   }
 }
 
 function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
-  if ((ITEM_KINDS as readonly string[]).includes(op.kind) && !resource.identifier && op.uriTemplate === undefined && op.decl) {
-    ctx.report('identifier-issue', op.decl.opKind.range, `'${resource.name}' has no identifier, so it has no item route for ${op.kind}: mark a property 'identifier: true', name one 'id', or give a uriTemplate`);
+  if (
+    (ITEM_KINDS as readonly string[]).includes(op.kind) &&
+    !resource.identifier &&
+    op.uriTemplate === undefined &&
+    op.decl
+  ) {
+    ctx.report(
+      'identifier-issue',
+      op.decl.opKind.range,
+      `'${resource.name}' has no identifier, so it has no item route for ${op.kind}: mark a property 'identifier: true', name one 'id', or give a uriTemplate`,
+    );
   }
   const itemTemplate = op.options.get('itemUriTemplate')?.value;
   const template = wordOf(itemTemplate);
@@ -74,13 +110,24 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
     const found = candidates.some((o) => o.uriTemplate === template || o.path === template);
     if (!found) {
       const names = candidates.map((o) => o.uriTemplate ?? o.path);
-      ctx.unknown('unknown-operation', { text: template, range: itemTemplate.range }, 'item uriTemplate', names, `; itemUriTemplate must be the uriTemplate of a Get operation of '${resource.name}'`);
+      ctx.unknown(
+        'unknown-operation',
+        { text: template, range: itemTemplate.range },
+        'item uriTemplate',
+        names,
+        `; itemUriTemplate must be the uriTemplate of a Get operation of '${resource.name}'`,
+      );
     }
   }
   checkPlaceholders(ctx, resource, op);
   if (RESERVED_PATH.test(op.path)) {
     const range = op.options.get('uriTemplate')?.value?.range ?? op.decl?.opKind.range ?? resource.decl.name?.range;
-    if (range) ctx.report('reserved-path', range, `${op.path} is under a path the service serves itself (/docs, /contexts, /errors, /.well-known): choose another uriTemplate, shortName or routePrefix`);
+    if (range)
+      ctx.report(
+        'reserved-path',
+        range,
+        `${op.path} is under a path the service serves itself (/docs, /contexts, /errors, /.well-known): choose another uriTemplate, shortName or routePrefix`,
+      );
   }
   const requirements = op.options.get('requirements')?.value;
   if (requirements?.kind === 'object') {
@@ -88,12 +135,22 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
     for (const e of requirements.entries) {
       if (!names.includes(e.key.text)) {
         const list = names.length ? names.map((n) => `{${n}}`).join(', ') : 'none';
-        ctx.unknown('invalid-requirement', e.key, 'requirement', names, `: not a placeholder of ${op.path} (placeholders: ${list})`);
+        ctx.unknown(
+          'invalid-requirement',
+          e.key,
+          'requirement',
+          names,
+          `: not a placeholder of ${op.path} (placeholders: ${list})`,
+        );
       } else if (e.value?.kind === 'string') {
         try {
           new RegExp(`^(?:${e.value.value})$`, 'u');
         } catch (err) {
-          ctx.report('invalid-requirement', e.value.range, `requirement for {${e.key.text}} is not a valid regular expression: ${(err as Error).message}`);
+          ctx.report(
+            'invalid-requirement',
+            e.value.range,
+            `requirement for {${e.key.text}} is not a valid regular expression: ${(err as Error).message}`,
+          );
         }
       }
     }
@@ -110,20 +167,28 @@ const RESERVED_PATH = /^\/(?:docs|contexts|errors|\.well-known)(?:[/.]|$)/;
 function checkPlaceholders(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
   // Custom code that reads the data itself receives every URI variable and binds them as it likes.
   const read = effective(resource, op, 'read')?.value;
-  if (effective(resource, op, 'provider') || op.options.has('controller') || (read?.kind === 'bool' && !read.value)) return;
+  if (effective(resource, op, 'provider') || op.options.has('controller') || (read?.kind === 'bool' && !read.value))
+    return;
   const entry = effective(resource, op, 'links');
   const links = A.toPlain(entry?.value);
-  const linked = new Set(Array.isArray(links) ? links.map((l) => (l as Record<string, unknown> | null)?.parameterName) : []);
+  const linked = new Set(
+    Array.isArray(links) ? links.map((l) => (l as Record<string, unknown> | null)?.parameterName) : [],
+  );
   for (const name of placeholders(op.path)) {
     if (name === resource.identifier?.name || resource.properties.has(name) || linked.has(name)) continue;
     const range = op.options.get('uriTemplate')?.value?.range ?? op.decl?.opKind.range ?? resource.decl.name?.range;
     if (!range) continue;
-    ctx.report('unbound-placeholder', range, `the placeholder {${name}} of ${op.path} binds to nothing: name a property '${name}' of '${resource.name}' or add a link { parameterName: "${name}", … } to 'links'`);
+    ctx.report(
+      'unbound-placeholder',
+      range,
+      `the placeholder {${name}} of ${op.path} binds to nothing: name a property '${name}' of '${resource.name}' or add a link { parameterName: "${name}", … } to 'links'`,
+    );
   }
 }
 
 /** The operation's own entry for an option, else the resource's. */
-const effective = (resource: ModelResource, op: ModelOperation, name: string): A.Entry | undefined => op.options.get(name) ?? resource.options.get(name);
+const effective = (resource: ModelResource, op: ModelOperation, name: string): A.Entry | undefined =>
+  op.options.get(name) ?? resource.options.get(name);
 
 function filterNames(resource: ModelResource, op: ModelOperation): string[] {
   const value = effective(resource, op, 'filters')?.value;
@@ -140,7 +205,8 @@ function filterProperties(filter: A.FilterDecl): readonly FilterProperty[] {
   let found = filterPropertiesOf.get(filter);
   if (!found) {
     const props = filter.body?.entries.find((e) => e.key.text === 'properties')?.value;
-    if (props?.kind === 'array') found = props.items.flatMap((i) => (wordOf(i) !== undefined ? [{ name: wordOf(i)!, range: i.range }] : []));
+    if (props?.kind === 'array')
+      found = props.items.flatMap((i) => (wordOf(i) !== undefined ? [{ name: wordOf(i)!, range: i.range }] : []));
     else if (props?.kind === 'object') found = props.entries.map((e) => ({ name: e.key.text, range: e.key.range }));
     else found = [];
     filterPropertiesOf.set(filter, found);
@@ -157,9 +223,12 @@ function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperat
     const key = `cursor-type\u0000${type!.range.start}`;
     if (reported.has(key)) return;
     reported.add(key);
-    ctx.report('cursor-fields-missing', type!.value!.range,
-      'paginationType "cursor" needs paginationViaCursor, the fields the cursor follows (for example paginationViaCursor: '
-      + '[{ field: "id", direction: "DESC" }], with a range and an order filter on id); without it the collection is paginated by pages');
+    ctx.report(
+      'cursor-fields-missing',
+      type!.value!.range,
+      'paginationType "cursor" needs paginationViaCursor, the fields the cursor follows (for example paginationViaCursor: ' +
+        '[{ field: "id", direction: "DESC" }], with a range and an order filter on id); without it the collection is paginated by pages',
+    );
     return;
   }
   if (cursor?.value?.kind !== 'array') return;
@@ -168,25 +237,44 @@ function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperat
     return f ? [f] : [];
   });
   const covers = (kind: string, field: string): boolean =>
-    filters.some((f) => f.filterKind?.text === kind && filterKind(kind) !== undefined && filterProperties(f).some((p) => p.name === field));
+    filters.some(
+      (f) =>
+        f.filterKind?.text === kind &&
+        filterKind(kind) !== undefined &&
+        filterProperties(f).some((p) => p.name === field),
+    );
   for (const item of cursor.value.items) {
     if (item.kind !== 'object') continue;
     const fieldValue = item.entries.find((e) => e.key.text === 'field')?.value;
     const field = wordOf(fieldValue);
     if (field === undefined || !fieldValue) continue;
     if (!resource.properties.has(field)) {
-      ctx.unknown('unknown-property', { text: field, range: fieldValue.range }, `property of '${resource.name}' for the cursor`, resource.properties.keys());
+      ctx.unknown(
+        'unknown-property',
+        { text: field, range: fieldValue.range },
+        `property of '${resource.name}' for the cursor`,
+        resource.properties.keys(),
+      );
       continue;
     }
     const missing = ['range', 'order'].filter((k) => !covers(k, field));
     if (missing.length) {
-      const where = op.decl ? `the filters of ${op.kind}` : 'the operation\'s filters';
-      ctx.report('cursor-filters-missing', fieldValue.range, `cursor field '${field}' needs ${missing.map((k) => (k === 'order' ? 'an order filter' : 'a range filter')).join(' and ')} on '${field}' among ${where}`);
+      const where = op.decl ? `the filters of ${op.kind}` : "the operation's filters";
+      ctx.report(
+        'cursor-filters-missing',
+        fieldValue.range,
+        `cursor field '${field}' needs ${missing.map((k) => (k === 'order' ? 'an order filter' : 'a range filter')).join(' and ')} on '${field}' among ${where}`,
+      );
     }
   }
 }
 
-function checkFilterProperties(ctx: CheckContext, resource: ModelResource, op: ModelOperation, reported: Set<string>): void {
+function checkFilterProperties(
+  ctx: CheckContext,
+  resource: ModelResource,
+  op: ModelOperation,
+  reported: Set<string>,
+): void {
   const known = (): string[] => [...resource.properties.keys()]; // only when something is reported
   for (const name of filterNames(resource, op)) {
     const filter = ctx.model.filters.get(name);
@@ -196,21 +284,34 @@ function checkFilterProperties(ctx: CheckContext, resource: ModelResource, op: M
       if (resource.properties.has(p.name) || reported.has(key) || resource.properties.size === 0) continue;
       reported.add(key);
       const suggestion = closest(p.name, known());
-      ctx.report('unknown-property', p.range, `filter '${name}' names property '${p.name}', which '${resource.name}' does not have${didYouMean(suggestion)}`, suggestion);
+      ctx.report(
+        'unknown-property',
+        p.range,
+        `filter '${name}' names property '${p.name}', which '${resource.name}' does not have${didYouMean(suggestion)}`,
+        suggestion,
+      );
     }
-    if (filter.filterKind?.text === 'range') checkRangeProperties(ctx, resource, name, filterProperties(filter), reported);
+    if (filter.filterKind?.text === 'range')
+      checkRangeProperties(ctx, resource, name, filterProperties(filter), reported);
   }
   const parameters = op.options.get('parameters')?.value;
   if (parameters?.kind !== 'object' || resource.properties.size === 0) return;
   for (const e of parameters.entries) {
     const prop = e.value?.kind === 'object' ? e.value.entries.find((x) => x.key.text === 'property')?.value : undefined;
     const name = wordOf(prop) ?? e.key.text;
-    if (!resource.properties.has(name) && prop) ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known());
+    if (!resource.properties.has(name) && prop)
+      ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known());
   }
 }
 
 /** Range filters compare numbers and dates; on any other type every bound would be ignored. */
-function checkRangeProperties(ctx: CheckContext, resource: ModelResource, filter: string, props: readonly FilterProperty[], reported: Set<string>): void {
+function checkRangeProperties(
+  ctx: CheckContext,
+  resource: ModelResource,
+  filter: string,
+  props: readonly FilterProperty[],
+  reported: Set<string>,
+): void {
   for (const p of props) {
     const prop = resource.properties.get(p.name);
     if (!prop?.type || (RANGE_TYPES.includes(prop.type) && !prop.array)) continue;
@@ -218,9 +319,13 @@ function checkRangeProperties(ctx: CheckContext, resource: ModelResource, filter
     if (reported.has(key)) continue;
     reported.add(key);
     const type = `${prop.type}${prop.array ? '[]' : ''}`;
-    const instead = prop.type === 'string' && !prop.array ? ': use a search filter to match text, or an order filter to sort it' : '';
-    ctx.report('filter-property-type', p.range,
-      `range filter '${filter}' compares numbers and dates, but '${p.name}' of '${resource.name}' is ${type}, so its bounds would be ignored${instead}`);
+    const instead =
+      prop.type === 'string' && !prop.array ? ': use a search filter to match text, or an order filter to sort it' : '';
+    ctx.report(
+      'filter-property-type',
+      p.range,
+      `range filter '${filter}' compares numbers and dates, but '${p.name}' of '${resource.name}' is ${type}, so its bounds would be ignored${instead}`,
+    );
   }
 }
 
@@ -233,8 +338,14 @@ function checkNames(ctx: CheckContext): void {
     const first = seen.get(op.name);
     if (first) {
       const range = op.decl?.name?.range ?? op.decl?.opKind.range ?? op.resource.decl.name!.range;
-      const hint = op.named ? '' : ` (the name derived from ${op.method} ${op.path}; give one of them a uriTemplate or a name)`;
-      ctx.report('duplicate-operation-name', range, `operation name '${op.name}' is already used by ${first.kind} of '${first.resource.name}'${hint}`);
+      const hint = op.named
+        ? ''
+        : ` (the name derived from ${op.method} ${op.path}; give one of them a uriTemplate or a name)`;
+      ctx.report(
+        'duplicate-operation-name',
+        range,
+        `operation name '${op.name}' is already used by ${first.kind} of '${first.resource.name}'${hint}`,
+      );
     } else seen.set(op.name, op);
   }
 }

@@ -1,7 +1,14 @@
 /** Resources: their options, their properties (types, constraints, identifier) and their blocks. */
 import { toPlain } from '../../ast.js';
 import type * as A from '../../ast.js';
-import { CONSTRAINTS, OPTIONS, PROPERTY_TYPES, constraintByName, optionByName, propertyType } from '../../catalogue/index.js';
+import {
+  CONSTRAINTS,
+  OPTIONS,
+  PROPERTY_TYPES,
+  constraintByName,
+  optionByName,
+  propertyType,
+} from '../../catalogue/index.js';
 import type { ModelProperty, ModelResource } from '../../model.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
@@ -16,7 +23,12 @@ export function checkResources(ctx: CheckContext): void {
       [resource.decl.propertiesBlocks, 'properties'],
       [resource.decl.operationsBlocks, 'operations'],
     ] as const) {
-      for (const b of blocks.slice(1)) ctx.report('duplicate-block', b.range, `resource '${resource.name}' has a second '${what}' block; merge them into one`);
+      for (const b of blocks.slice(1))
+        ctx.report(
+          'duplicate-block',
+          b.range,
+          `resource '${resource.name}' has a second '${what}' block; merge them into one`,
+        );
     }
     checkProperties(ctx, resource);
   }
@@ -31,7 +43,11 @@ function checkResourceOptions(ctx: CheckContext, entries: A.Entry[]): void {
       continue;
     }
     if (!spec.placement.resource) {
-      ctx.report('option-not-allowed', e.key.range, `'${e.key.text}' is set per operation, not on the resource: move it into an operation of the 'operations' block`);
+      ctx.report(
+        'option-not-allowed',
+        e.key.range,
+        `'${e.key.text}' is set per operation, not on the resource: move it into an operation of the 'operations' block`,
+      );
       continue;
     }
     reportEffect(ctx, spec, e.key, false);
@@ -44,7 +60,12 @@ function checkProperties(ctx: CheckContext, resource: ModelResource): void {
   const identifiers: ModelProperty[] = [];
   for (const block of resource.decl.propertiesBlocks) {
     for (const decl of block.properties) {
-      if (seen.has(decl.name.text)) ctx.report('duplicate-property', decl.name.range, `property '${decl.name.text}' is declared twice in '${resource.name}'`);
+      if (seen.has(decl.name.text))
+        ctx.report(
+          'duplicate-property',
+          decl.name.range,
+          `property '${decl.name.text}' is declared twice in '${resource.name}'`,
+        );
       seen.add(decl.name.text);
     }
   }
@@ -52,18 +73,32 @@ function checkProperties(ctx: CheckContext, resource: ModelResource): void {
     const typeName = p.decl.type?.name;
     if (typeName && !propertyType(typeName) && !ctx.model.resources.has(typeName)) {
       const candidates = [...PROPERTY_TYPES.map((t) => t.name), ...ctx.model.resources.keys()];
-      ctx.unknown('unknown-type', { text: typeName, range: p.decl.type!.nameRange }, 'property type', candidates, '; use int, number, string, bool, datetime, date, json, a resource name, or T[]');
+      ctx.unknown(
+        'unknown-type',
+        { text: typeName, range: p.decl.type!.nameRange },
+        'property type',
+        candidates,
+        '; use int, number, string, bool, datetime, date, json, a resource name, or T[]',
+      );
     }
     if (p.decl.constraints) checkConstraints(ctx, p, p.decl.constraints);
     const flag = p.constraints.get('identifier')?.value;
     if (flag?.kind === 'bool' && flag.value) identifiers.push(p);
   }
   for (const extra of identifiers.slice(1)) {
-    ctx.report('identifier-issue', extra.constraints.get('identifier')!.key.range, `resource '${resource.name}' already has the identifier '${identifiers[0].name}'; only one property may be the identifier`);
+    ctx.report(
+      'identifier-issue',
+      extra.constraints.get('identifier')!.key.range,
+      `resource '${resource.name}' already has the identifier '${identifiers[0].name}'; only one property may be the identifier`,
+    );
   }
   const id = resource.identifier;
   if (id && (id.array || (id.type !== 'int' && id.type !== 'string'))) {
-    ctx.report('identifier-issue', id.decl.type?.range ?? id.decl.name.range, `the identifier '${id.name}' must be of type int or string`);
+    ctx.report(
+      'identifier-issue',
+      id.decl.type?.range ?? id.decl.name.range,
+      `the identifier '${id.name}' must be of type int or string`,
+    );
   }
 }
 
@@ -72,12 +107,21 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
   for (let e of body.entries) {
     const spec = constraintByName(e.key.text);
     if (!spec) {
-      ctx.unknown('unknown-option', e.key, 'constraint', CONSTRAINTS.map((c) => c.name));
+      ctx.unknown(
+        'unknown-option',
+        e.key,
+        'constraint',
+        CONSTRAINTS.map((c) => c.name),
+      );
       continue;
     }
     const knownType = p.type !== undefined && (propertyType(p.type) !== undefined || ctx.model.resources.has(p.type));
     if (spec.appliesTo && knownType && !spec.appliesTo.includes(p.type!)) {
-      ctx.report('option-not-allowed', e.key.range, `'${e.key.text}' applies to ${spec.appliesTo.join(' or ')} properties, not to '${p.name}' of type ${p.type}${p.array ? '[]' : ''}`);
+      ctx.report(
+        'option-not-allowed',
+        e.key.range,
+        `'${e.key.text}' applies to ${spec.appliesTo.join(' or ')} properties, not to '${p.name}' of type ${p.type}${p.array ? '[]' : ''}`,
+      );
       continue;
     }
     const value = spec.validation ? validationValue(ctx, e) : e.value;
@@ -87,12 +131,17 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
     }
     ctx.value(e.value, spec.type, `constraint '${e.key.text}'`);
     if (e.key.text === 'default' && e.value) checkPropertyValue(ctx, p, e.value, `the default of '${p.name}'`, p.array);
-    if (e.key.text === 'enum' && e.value?.kind === 'array') for (const item of e.value.items) checkPropertyValue(ctx, p, item, `a value of the enum of '${p.name}'`, false);
+    if (e.key.text === 'enum' && e.value?.kind === 'array')
+      for (const item of e.value.items) checkPropertyValue(ctx, p, item, `a value of the enum of '${p.name}'`, false);
     if (e.key.text === 'pattern' && e.value?.kind === 'string') {
       try {
         new RegExp(e.value.value, 'u');
       } catch (err) {
-        ctx.report('invalid-value', e.value.range, `pattern is not a valid regular expression: ${(err as Error).message}`);
+        ctx.report(
+          'invalid-value',
+          e.value.range,
+          `pattern is not a valid regular expression: ${(err as Error).message}`,
+        );
       }
     }
   }
@@ -103,7 +152,8 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
   ]) {
     const a = constraintValue(p.constraints.get(lo)?.value);
     const b = constraintValue(p.constraints.get(hi)?.value);
-    if (a?.kind === 'number' && b?.kind === 'number' && a.value > b.value) ctx.report('invalid-value', b.range, `${hi} (${b.raw}) is less than ${lo} (${a.raw})`);
+    if (a?.kind === 'number' && b?.kind === 'number' && a.value > b.value)
+      ctx.report('invalid-value', b.range, `${hi} (${b.raw}) is less than ${lo} (${a.raw})`);
   }
 }
 
@@ -117,11 +167,20 @@ function checkDefaultInEnum(ctx: CheckContext, p: ModelProperty): void {
   for (const v of given) {
     const text = JSON.stringify(toPlain(v));
     if (allowed.includes(text)) continue;
-    const suggestion = v.kind === 'string' ? closest(v.value, values.items.flatMap((i) => (i.kind === 'string' ? [i.value] : []))) : undefined;
+    const suggestion =
+      v.kind === 'string'
+        ? closest(
+            v.value,
+            values.items.flatMap((i) => (i.kind === 'string' ? [i.value] : [])),
+          )
+        : undefined;
     const hint = didYouMean(suggestion);
-    ctx.report('default-not-in-enum', v.range,
+    ctx.report(
+      'default-not-in-enum',
+      v.range,
       `the default of '${p.name}' (${text}) is not one of its enum values (${allowed.join(', ')}): every write that omits '${p.name}' would answer 422${hint}`,
-      suggestion);
+      suggestion,
+    );
   }
 }
 
@@ -139,29 +198,46 @@ function validationValue(ctx: CheckContext, e: A.Entry): A.Value | undefined {
   if (form?.kind !== 'object' || !form.entries.some((x) => x.key.text === 'value')) return form;
   ctx.duplicateKeys(form.entries, 'key');
   for (const x of form.entries) {
-    if (x.key.text === 'groups') ctx.value(x.value, { kind: 'list', of: { kind: 'string' } }, `'groups' of '${e.key.text}'`);
+    if (x.key.text === 'groups')
+      ctx.value(x.value, { kind: 'list', of: { kind: 'string' } }, `'groups' of '${e.key.text}'`);
     else if (x.key.text === 'message') ctx.value(x.value, { kind: 'string' }, `'message' of '${e.key.text}'`);
-    else if (x.key.text !== 'value') ctx.unknown('unknown-option', x.key, `key of the constraint '${e.key.text}'`, VALIDATION_FIELDS);
+    else if (x.key.text !== 'value')
+      ctx.unknown('unknown-option', x.key, `key of the constraint '${e.key.text}'`, VALIDATION_FIELDS);
   }
   return constraintValue(form);
 }
 
 /** Does a literal fit the property's type (for `default` and `enum`)? */
+/** Whether a literal fits a property type (JSON and untyped properties take anything). */
+function fitsType(t: string | undefined, value: A.Value): boolean {
+  switch (t) {
+    case 'int':
+      return value.kind === 'number' && Number.isInteger(value.value);
+    case 'number':
+      return value.kind === 'number';
+    case 'bool':
+      return value.kind === 'bool';
+    case 'datetime':
+      return value.kind === 'string' && !Number.isNaN(Date.parse(value.value));
+    case 'date':
+      return value.kind === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.value);
+    case 'json':
+    case undefined:
+      return true;
+    default:
+      return value.kind === 'string';
+  }
+}
+
 function checkPropertyValue(ctx: CheckContext, p: ModelProperty, value: A.Value, where: string, array: boolean): void {
   if (value.kind === 'null') return;
   if (array) {
-    if (value.kind !== 'array') ctx.report('invalid-value', value.range, `${where} must be a list (the property is ${p.type}[])`);
+    if (value.kind !== 'array')
+      ctx.report('invalid-value', value.range, `${where} must be a list (the property is ${p.type}[])`);
     else for (const item of value.items) checkPropertyValue(ctx, p, item, where, false);
     return;
   }
   const t = p.type;
-  const ok =
-    t === 'int' ? value.kind === 'number' && Number.isInteger(value.value)
-    : t === 'number' ? value.kind === 'number'
-    : t === 'bool' ? value.kind === 'bool'
-    : t === 'datetime' ? value.kind === 'string' && !Number.isNaN(Date.parse(value.value))
-    : t === 'date' ? value.kind === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.value)
-    : t === 'json' || t === undefined ? true
-    : value.kind === 'string';
+  const ok = fitsType(t, value);
   if (!ok) ctx.report('invalid-value', value.range, `${where} does not fit the type ${t}`);
 }

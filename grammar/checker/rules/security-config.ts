@@ -8,19 +8,29 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import * as A from '../../ast.js';
 import { HMAC_ALGORITHMS, JWT_KEY_SOURCES } from '../../catalogue/security-settings.js';
-import { configEntry } from '../../model.js';
+import { configEntry, wordOf } from '../../model.js';
 import type { CheckContext } from '../context.js';
 
 export function checkSecurityConfig(ctx: CheckContext): void {
   const jwt = configEntry(ctx.model.config, 'security.jwt');
   if (jwt?.value?.kind !== 'object') return;
   const body = jwt.value;
-  const sources = JWT_KEY_SOURCES.map((name) => A.entryOf(body, name)).filter((e): e is A.Entry => e !== undefined && e.value?.kind !== 'null');
+  const sources = JWT_KEY_SOURCES.map((name) => A.entryOf(body, name)).filter(
+    (e): e is A.Entry => e !== undefined && e.value?.kind !== 'null',
+  );
   if (sources.length === 0) {
-    ctx.report('invalid-value', jwt.key.range, 'security.jwt needs a key source: secret_env (HS256/384/512), public_key (a PEM file) or jwks (a JWKS file)');
+    ctx.report(
+      'invalid-value',
+      jwt.key.range,
+      'security.jwt needs a key source: secret_env (HS256/384/512), public_key (a PEM file) or jwks (a JWKS file)',
+    );
   }
   for (const extra of sources.slice(1)) {
-    ctx.report('invalid-value', extra.key.range, `security.jwt has two key sources (${sources[0].key.text} and ${extra.key.text}): keep one`);
+    ctx.report(
+      'invalid-value',
+      extra.key.range,
+      `security.jwt has two key sources (${sources[0].key.text} and ${extra.key.text}): keep one`,
+    );
   }
   const source = sources[0];
   if (!source || source.value?.kind !== 'string') return;
@@ -32,7 +42,11 @@ function checkKeyFile(ctx: CheckContext, setting: string, value: A.StringValue):
   if (ctx.env.baseDir === undefined) return;
   const file = isAbsolute(value.value) ? value.value : resolve(ctx.env.baseDir, value.value);
   if (!(ctx.env.fileExists ?? existsSync)(file)) {
-    ctx.report('invalid-value', value.range, `security.jwt.${setting}: file '${value.value}' does not exist (looked for ${file})`);
+    ctx.report(
+      'invalid-value',
+      value.range,
+      `security.jwt.${setting}: file '${value.value}' does not exist (looked for ${file})`,
+    );
     return;
   }
   let text: string;
@@ -46,7 +60,11 @@ function checkKeyFile(ctx: CheckContext, setting: string, value: A.StringValue):
     try {
       createPublicKey(text);
     } catch {
-      ctx.report('invalid-value', value.range, `security.jwt.public_key: '${value.value}' does not hold a PEM public key`);
+      ctx.report(
+        'invalid-value',
+        value.range,
+        `security.jwt.public_key: '${value.value}' does not hold a PEM public key`,
+      );
     }
     return;
   }
@@ -57,7 +75,11 @@ function checkKeyFile(ctx: CheckContext, setting: string, value: A.StringValue):
     keys = undefined;
   }
   if (!Array.isArray(keys) || keys.length === 0) {
-    ctx.report('invalid-value', value.range, `security.jwt.jwks: '${value.value}' is not a JWKS (a JSON object whose "keys" lists at least one key)`);
+    ctx.report(
+      'invalid-value',
+      value.range,
+      `security.jwt.jwks: '${value.value}' is not a JWKS (a JSON object whose "keys" lists at least one key)`,
+    );
   }
 }
 
@@ -66,11 +88,13 @@ function checkAlgorithms(ctx: CheckContext, body: A.ObjectValue, shared: boolean
   const list = A.entryOf(body, 'algorithms')?.value;
   if (list?.kind !== 'array') return;
   for (const item of list.items) {
-    const alg = item.kind === 'string' ? item.value : item.kind === 'ident' ? item.name : undefined;
+    const alg = wordOf(item);
     if (alg === undefined) continue;
     const hmac = (HMAC_ALGORITHMS as readonly string[]).includes(alg);
     if (hmac !== shared) {
-      const why = shared ? 'secret_env verifies only HS256, HS384 and HS512' : `${alg} needs the shared secret (secret_env), not a public key`;
+      const why = shared
+        ? 'secret_env verifies only HS256, HS384 and HS512'
+        : `${alg} needs the shared secret (secret_env), not a public key`;
       ctx.report('invalid-value', item.range, `security.jwt.algorithms: ${alg} cannot be verified here: ${why}`);
     }
   }

@@ -6,7 +6,14 @@
  * object (always null there) and when expressions are used with no authentication configured.
  */
 import type * as A from '../../ast.js';
-import { analyzeExpression, parseExpression, walkExpression, OBJECT_VARIABLES, type ExprNode, type ParsedExpression } from '../../expression.js';
+import {
+  analyzeExpression,
+  parseExpression,
+  walkExpression,
+  OBJECT_VARIABLES,
+  type ExprNode,
+  type ParsedExpression,
+} from '../../expression.js';
 import { configEntry, type ModelOperation, type ModelResource } from '../../model.js';
 import { placeholders } from '../../naming.js';
 import { StringOffsets } from '../../string-offsets.js';
@@ -37,11 +44,16 @@ export function checkSecurity(ctx: CheckContext): void {
     }
     for (const op of resource.operations) {
       for (const name of SECURITY_OPTIONS) {
-        scoped(op.options.get(name)?.value, operationUriVariables(op), name === 'security' && op.kind === 'Post' ? { inherited: false } : undefined);
+        scoped(
+          op.options.get(name)?.value,
+          operationUriVariables(op),
+          name === 'security' && op.kind === 'Post' ? { inherited: false } : undefined,
+        );
       }
     }
     for (const property of resource.properties.values()) {
-      for (const name of PROPERTY_SECURITY_CONSTRAINTS) scoped(property.constraints.get(name)?.value, resourceScope, undefined);
+      for (const name of PROPERTY_SECURITY_CONSTRAINTS)
+        scoped(property.constraints.get(name)?.value, resourceScope, undefined);
     }
   }
   // Expressions elsewhere (link security): checked without knowing the variables in scope.
@@ -52,17 +64,25 @@ export function checkSecurity(ctx: CheckContext): void {
   ctx.expressions.clear();
 }
 
-interface PostUse { inherited: boolean }
+interface PostUse {
+  inherited: boolean;
+}
 
 function warnNoAuthentication(ctx: CheckContext, value: A.StringValue, where: string): void {
-  ctx.report('security-without-authentication', value.range,
-    `${where}: config has no authentication (neither security { jwt { … } } nor an authenticator), `
-    + "so every request is anonymous and is_granted('ROLE_…') always denies");
+  ctx.report(
+    'security-without-authentication',
+    value.range,
+    `${where}: config has no authentication (neither security { jwt { … } } nor an authenticator), ` +
+      "so every request is anonymous and is_granted('ROLE_…') always denies",
+  );
 }
 
 /** Whether `config { security { … } }` authenticates anyone (a jwt block or an authenticator). */
 export function hasAuthentication(ctx: CheckContext): boolean {
-  return configEntry(ctx.model.config, 'security.jwt') !== undefined || configEntry(ctx.model.config, 'security.authenticator') !== undefined;
+  return (
+    configEntry(ctx.model.config, 'security.jwt') !== undefined ||
+    configEntry(ctx.model.config, 'security.authenticator') !== undefined
+  );
 }
 
 export function operationUriVariables(op: ModelOperation): string[] {
@@ -88,16 +108,26 @@ function parsedExpression(source: string): ParsedExpression {
 }
 
 /** Parses and analyses one expression, reporting at exact positions; the tree when it parses. */
-function checkExpression(ctx: CheckContext, value: A.StringValue, where: string, uriVariables: readonly string[] | undefined): ExprNode | undefined {
+function checkExpression(
+  ctx: CheckContext,
+  value: A.StringValue,
+  where: string,
+  uriVariables: readonly string[] | undefined,
+): ExprNode | undefined {
   const offsets = new StringOffsets(ctx.text, value.range);
   const parsed = parsedExpression(value.value);
   if (!parsed.ok) {
-    ctx.report('invalid-expression', offsets.rangeInText(parsed.start, parsed.end), `${where} is not a valid expression: ${parsed.message}`);
+    ctx.report(
+      'invalid-expression',
+      offsets.rangeInText(parsed.start, parsed.end),
+      `${where} is not a valid expression: ${parsed.message}`,
+    );
     return undefined;
   }
   for (const issue of analyzeExpression(parsed.ast, { uriVariables })) {
     const range = offsets.rangeInText(issue.start, issue.end);
-    const code = issue.code === 'unknown-function' || issue.code === 'unknown-variable' ? issue.code : 'invalid-expression';
+    const code =
+      issue.code === 'unknown-function' || issue.code === 'unknown-variable' ? issue.code : 'invalid-expression';
     ctx.report(code, range, `${where}: ${issue.message}${didYouMean(issue.suggestion)}`, issue.suggestion);
   }
   return parsed.ast;
@@ -108,7 +138,10 @@ function warnObjectInPost(ctx: CheckContext, value: A.StringValue, ast: ExprNode
   walkExpression(ast, (n) => {
     if (n.kind !== 'name' || !OBJECT_VARIABLES.has(n.name)) return;
     const where = post.inherited ? 'for the Post operations that inherit this security' : "in a Post's security";
-    ctx.report('object-always-null', offsets.rangeInText(n.start, n.end),
-      `'${n.name}' is always null ${where} (nothing is read before a Post); use securityPostDenormalize to check the new item`);
+    ctx.report(
+      'object-always-null',
+      offsets.rangeInText(n.start, n.end),
+      `'${n.name}' is always null ${where} (nothing is read before a Post); use securityPostDenormalize to check the new item`,
+    );
   });
 }

@@ -93,9 +93,16 @@ export class AmqpTransport implements Transport {
     return this.connecting;
   }
 
-  private async publish(channel: ConfirmChannel, queue: string, body: Buffer, headers: Record<string, unknown>): Promise<void> {
+  private async publish(
+    channel: ConfirmChannel,
+    queue: string,
+    body: Buffer,
+    headers: Record<string, unknown>,
+  ): Promise<void> {
     await new Promise<void>((resolve, reject) => {
-      channel.sendToQueue(queue, body, { persistent: true, contentType: 'application/json', headers }, (err) => (err ? reject(err) : resolve()));
+      channel.sendToQueue(queue, body, { persistent: true, contentType: 'application/json', headers }, (err) =>
+        err ? reject(err) : resolve(),
+      );
     });
   }
 
@@ -120,8 +127,14 @@ export class AmqpTransport implements Transport {
   private async failed(channel: ConfirmChannel, msg: ConsumeMessage, retry: number, error: unknown): Promise<void> {
     const headers = { ...msg.properties.headers, [RETRY_HEADER]: retry };
     if (retry > this.settings.retry.maxRetries) {
-      this.logger.error({ err: error, queue: this.settings.failureQueue }, 'message handler failed; moved to the failure queue');
-      await this.publish(channel, this.settings.failureQueue, msg.content, { ...headers, 'x-apidsl-error': String((error as Error)?.message ?? error) });
+      this.logger.error(
+        { err: error, queue: this.settings.failureQueue },
+        'message handler failed; moved to the failure queue',
+      );
+      await this.publish(channel, this.settings.failureQueue, msg.content, {
+        ...headers,
+        'x-apidsl-error': String((error as Error)?.message ?? error),
+      });
       return;
     }
     const delay = retryDelay(retry, this.settings.retry);
@@ -130,7 +143,12 @@ export class AmqpTransport implements Transport {
     if (!this.declaredDelays.has(delay)) {
       await channel.assertQueue(delayQueue, {
         durable: true,
-        arguments: { 'x-message-ttl': delay, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': this.settings.queue, 'x-expires': delay + 60_000 },
+        arguments: {
+          'x-message-ttl': delay,
+          'x-dead-letter-exchange': '',
+          'x-dead-letter-routing-key': this.settings.queue,
+          'x-expires': delay + 60_000,
+        },
       });
       this.declaredDelays.add(delay);
     }

@@ -74,7 +74,10 @@ export class EmbeddedTransport implements Transport {
         this.logger.warn({ err: e, message: taken.id, retry, delay }, 'message handler failed; retrying');
         this.queue.retry(taken.id, delay);
       } else {
-        this.logger.error({ err: e, message: taken.id, queue: this.settings.failureQueue }, 'message handler failed; moved to the failure queue');
+        this.logger.error(
+          { err: e, message: taken.id, queue: this.settings.failureQueue },
+          'message handler failed; moved to the failure queue',
+        );
         this.queue.move(taken.id, this.settings.failureQueue);
       }
     } finally {

@@ -1,0 +1,43 @@
+/**
+ * Facts about an operation that the runtime and the documents both state: its success status, whether
+ * it reads one item by the identifier in its path, whether a missing item is a 404. One definition
+ * each, read by the pipeline (stages/read.ts, http/respond.ts) and by the OpenAPI document alike.
+ */
+import type { OperationMetadata } from './types.js';
+
+/** What the request did that changes the default status: dispatched to the bus (202), created by a PUT (201). */
+export interface Outcome {
+  dispatched?: boolean;
+  created?: boolean;
+}
+
+/** The status of a successful answer: the `status` option, else by output, outcome and method. */
+export function successStatus(op: OperationMetadata, outcome: Outcome): number {
+  const configured = op.options.status;
+  if (typeof configured === 'number') return configured;
+  if (op.options.output === false) return 204;
+  if (outcome.dispatched) return 202;
+  if (op.method === 'POST') return 201;
+  if (op.method === 'DELETE') return 204;
+  if (op.method === 'PUT' && outcome.created) return 201;
+  return 200;
+}
+
+/** `messenger: true` or `"input"` on a write: the item goes to the message bus and the answer is 202. */
+export const dispatchesOnly = (op: OperationMetadata): boolean =>
+  ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) &&
+  (op.options.messenger === true || op.options.messenger === 'input');
+
+/** Whether the default provider reads one item: an item operation whose path carries the identifier. */
+export function readsItem(op: OperationMetadata): boolean {
+  const id = op.resource.identifier?.name;
+  return !op.collection && id !== undefined && op.uriVariables.includes(id);
+}
+
+/** Whether an item that is not there answers 404: `throwOnNotFound`, else all but a POST and a PUT with allowCreate. */
+export function throwsOnNotFound(op: OperationMetadata): boolean {
+  const explicit = op.options.throwOnNotFound;
+  if (typeof explicit === 'boolean') return explicit;
+  if (op.method === 'POST') return false;
+  return !(op.method === 'PUT' && op.options.allowCreate === true);
+}

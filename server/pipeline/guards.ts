@@ -1,0 +1,72 @@
+/**
+ * What the security stages share (docs/behaviour.md, "Security"): an operation's guards (`security`,
+ * `securityPostDenormalize`, `securityPostValidation`, compiled once), the request facts an expression
+ * reads, and the denial (401 to an anonymous request, 403 to an authenticated one). The stages
+ * themselves are in stages/: pre-read-security, security, security-post-denormalize,
+ * security-post-validation and property-security.
+ */
+import { perOperation } from '../metadata/options.js';
+import type { OperationMetadata, Settings } from '../metadata/types.js';
+import { accessDenied, allows, type RequestFacts } from '../security/access.js';
+import { compileGuard } from '../expression/guard.js';
+import type { CompiledExpression } from '../expression/expression.js';
+import type { OperationState } from './state.js';
+
+type Stage = 'security' | 'securityPostDenormalize' | 'securityPostValidation';
+
+export interface Guard {
+  expression: CompiledExpression;
+  message?: string;
+}
+
+/** The operation's three guards (resource-level values already merged under its own at load). */
+export const guardsOf = perOperation((op: OperationMetadata) => {
+  const guard = (stage: Stage): Guard | undefined => {
+    const source = op.options[stage];
+    if (typeof source !== 'string') return undefined;
+    const message = op.options[`${stage}Message`];
+    return {
+      expression: compileGuard(source, op.uriVariables),
+      message: typeof message === 'string' ? message : undefined,
+    };
+  };
+  return {
+    security: guard('security'),
+    securityPostDenormalize: guard('securityPostDenormalize'),
+    securityPostValidation: guard('securityPostValidation'),
+  };
+});
+
+/** Whether an operation has any operation-level guard (OpenAPI documents its 401 and 403). */
+export const isGuarded = (op: OperationMetadata, settings: Settings): boolean => {
+  const g = guardsOf(op, settings);
+  return g.security !== undefined || g.securityPostDenormalize !== undefined || g.securityPostValidation !== undefined;
+};
+
+/** Whether the `security` expression reads the item, so that it runs after the read. */
+export const securityReadsObject = (op: OperationMetadata, settings: Settings): boolean =>
+  guardsOf(op, settings).security?.expression.usesObject === true;
+
+export function factsOf(state: OperationState): RequestFacts {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(state.request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return {
+    security: state.api.security,
+    principal: state.principal,
+    request: { method: state.request.method, path: state.path, query: state.request.query, headers },
+    uriVariables: state.uriVariables,
+    logger: state.logger,
+  };
+}
+
+export async function enforce(
+  state: OperationState,
+  guard: Guard,
+  object: unknown,
+  previousObject: unknown,
+): Promise<void> {
+  if (!(await allows(guard.expression, factsOf(state), object, previousObject)))
+    throw accessDenied(state.principal, guard.message);
+}

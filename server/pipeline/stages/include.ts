@@ -1,0 +1,58 @@
+/**
+ * Stage "include" of a JSON:API request with `include=author,…` (jsonapi-query.ts): the items the shown
+ * relations name are read, to be served as the compound document's `included` resource objects, each with
+ * the properties its resource's item Get shows. A relation whose target is read under a guard (the item
+ * Get's `security`, or property `security`) cannot be included (400): what it would show depends on rules
+ * this stage does not run, so it fails closed.
+ */
+import { badRequest } from '../../protocol/errors.js';
+import { iriResolver, itemOperation } from '../../protocol/iri.js';
+import { isGuarded } from '../guards.js';
+import { typedValue } from '../links.js';
+import { isItem, type IncludedItem, type OperationState } from '../state.js';
+import type { ResourceMetadata } from '../../metadata/types.js';
+import type { Item } from '../../store/types.js';
+
+export async function loadIncluded(state: OperationState): Promise<void> {
+  const names = state.jsonApi?.include ?? [];
+  if (names.length === 0 || state.body !== undefined) return;
+  const { api, operation: op } = state;
+  if (op.collection && state.page?.stream) {
+    // An unpaginated collection is streamed; with `include` its items are needed twice.
+    const items: unknown[] = [];
+    for await (const item of state.page.stream) items.push(item);
+    state.page = { ...state.page, items, stream: undefined, total: items.length };
+  }
+  const primary = op.collection ? (state.page?.items ?? []).filter(isItem) : [state.data].filter(isItem);
+  const seen = new Set<string>();
+  const included: IncludedItem[] = [];
+  for (const name of names) {
+    const property = op.resource.properties.find((p) => p.name === name)!;
+    const target = api.resource(property.relation!);
+    const via = target && itemOperation(target);
+    if (!target || !via || isGuarded(via, api.settings) || target.properties.some((p) => p.security)) {
+      throw badRequest(
+        `The relationship "${name}" cannot be included: its items are not readable without their own guards.`,
+      );
+    }
+    for (const item of primary) {
+      if (state.hiddenProperties?.get(item)?.has(name)) continue;
+      const value = item[name];
+      for (const iri of (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string')) {
+        if (seen.has(iri)) continue;
+        seen.add(iri);
+        const found = await readByIri(state, target, iri);
+        if (found) included.push({ resource: target, via, item: found, iri });
+      }
+    }
+  }
+  state.included = included;
+}
+
+async function readByIri(state: OperationState, target: ResourceMetadata, iri: string): Promise<Item | null> {
+  const match = iriResolver(state.api).match(iri);
+  const id = target.identifier;
+  if (!match || match.resource !== target || !id) return null;
+  const value = typedValue(id, match.variables[id.name] ?? '');
+  return value === undefined ? null : state.collectionOf(target).get(value as number | string);
+}

@@ -1,0 +1,44 @@
+/**
+ * Stage "parameters" of collection operations (docs/behaviour.md, "Filters and QUERY"): with
+ * `strictQueryParameterValidation`, a criterion no filter, parameter or pagination switch of
+ * the operation understands is a 400 `Parameter "x" not supported`; a `parameters` entry
+ * marked `required` that is missing is a 422, as API Platform's parameter validation answers.
+ */
+import { HttpError } from '../../protocol/errors.js';
+import { optionValue } from '../../metadata/options.js';
+import { operationVariables } from '../search-template.js';
+import type { OperationState } from '../state.js';
+import { validationFailed, violation } from '../violations.js';
+
+/** Top-level criteria keys the operation understands (`price[gt]` → `price`). */
+function understood(state: OperationState): Set<string> {
+  const { api, operation: op } = state;
+  const keys = new Set(operationVariables(api, op).map((v) => v.variable.split('[')[0]));
+  // Pagination is read from the URL; on GET it shares the query string with the criteria.
+  if (op.method !== 'QUERY') {
+    const s = api.settings;
+    keys.add(s.pageParameter);
+    const opt = (name: string): boolean => optionValue<boolean>(op, api.settings, name) === true;
+    if (opt('paginationClientEnabled')) keys.add(s.enabledParameter);
+    if (opt('paginationClientItemsPerPage')) keys.add(s.itemsPerPageParameter);
+    if (opt('paginationClientPartial')) keys.add(s.partialParameter);
+  }
+  return keys;
+}
+
+export function checkParameters(state: OperationState): void {
+  const op = state.operation;
+  if (!op.collection) return;
+  if (optionValue<boolean>(op, state.api.settings, 'strictQueryParameterValidation') === true) {
+    const keys = understood(state);
+    const unknown = Object.keys(state.criteria).find((k) => !keys.has(k));
+    if (unknown !== undefined) throw new HttpError(400, `Parameter "${unknown}" not supported`);
+  }
+  const parameters = (op.options.parameters as Record<string, { required?: unknown }> | undefined) ?? {};
+  const missing = Object.entries(parameters)
+    .filter(
+      ([name, spec]) => spec?.required === true && (state.criteria[name] === undefined || state.criteria[name] === ''),
+    )
+    .map(([name]) => violation(name, 'NotBlank'));
+  if (missing.length) throw validationFailed(missing);
+}

@@ -1,0 +1,128 @@
+/**
+ * Stage 1, read: the provider. The default one reads an item by its URI variables or a page
+ * of the collection from the store; a custom `provider` replaces it. Then the
+ * not-found rules (metadata/operation-facts.ts): null is a 404 except on POST and on PUT with allowCreate, unless
+ * `throwOnNotFound` says otherwise.
+ */
+import { notFound } from '../../protocol/errors.js';
+import { readsItem, throwsOnNotFound } from '../../metadata/operation-facts.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
+import type { Item, Query, Sort } from '../../store/types.js';
+import { customContext } from '../custom-context.js';
+import { cursorOf, readCursorPage } from '../cursor.js';
+import { filterQuery } from '../filters/query.js';
+import { cloneJson } from '../json-clone.js';
+import { JSONAPI_FORMAT } from '../jsonapi.js';
+import { linkConditions, typedValue, uriBindings } from '../links.js';
+import { asPage, type Page } from '../page.js';
+import { pageRequest } from '../pagination.js';
+import { showsRenderedMembers } from '../rendering.js';
+import { showsPathsOnly } from '../url-generation.js';
+import type { OperationState } from '../state.js';
+
+export async function read(state: OperationState): Promise<void> {
+  const op = state.operation;
+  if (op.hidden) throw notFound(op.hiddenDetail);
+  if (optionValue<boolean>(op, state.api.settings, 'read') === false) return;
+  if (!op.provider && !op.collection && !readsItem(op)) return; // e.g. POST on the collection: nothing to read
+  let data: unknown;
+  if (op.provider) data = await op.provider(customContext(state));
+  else if (op.collection) data = await readPage(state);
+  else data = await readItem(state);
+  if (op.collection && data != null) {
+    state.page = asPage(data, state);
+    state.data = state.page;
+  } else {
+    state.data = data ?? null;
+    // A copy only where a later stage may change the data: a GET never writes.
+    const readOnly = op.method === 'GET' || op.method === 'HEAD';
+    state.previousData = data == null || readOnly ? (data ?? null) : cloneJson(data);
+  }
+  if (data == null && throwsOnNotFound(op)) throw notFound();
+}
+
+async function readItem(state: OperationState): Promise<Item | null> {
+  const { resource } = state.operation;
+  const id = typedValue(resource.identifier, state.uriVariables[resource.identifier!.name]);
+  if (id === undefined) return null;
+  if (uriBindings(state.api, state.operation).length === 0) return state.store.get(id as number | string);
+  // A sub-resource item (`/authors/{authorId}/books/{id}`) exists only under its own parent.
+  const linked = await linkConditions(state);
+  if (linked === undefined) return null;
+  const [item] = await state.store.find({
+    where: [{ op: 'eq', field: resource.identifier!.name, value: id }, ...linked],
+    limit: 1,
+  });
+  return item ?? null;
+}
+
+/** The collection order: the operation's `order` (`{ title: "ASC" }` or `["title"]`), then the identifier. */
+export const defaultSort = perOperation((op, settings): Sort => {
+  const { resource } = op;
+  const order = optionValue<unknown>(op, settings, 'order');
+  const sort: Sort = [];
+  let entries: [string, unknown][] = order && typeof order === 'object' ? Object.entries(order) : [];
+  if (Array.isArray(order)) entries = order.map((f) => [String(f), 'ASC']);
+  for (const [field, dir] of entries) {
+    if (resource.properties.some((p) => p.name === field && !p.array && p.type !== 'json')) {
+      sort.push({ field, direction: String(dir).toUpperCase() === 'DESC' ? 'desc' : 'asc' });
+    }
+  }
+  const id = resource.identifier?.name;
+  if (id && !sort.some((s) => s.field === id))
+    sort.push({ field: id, direction: settings.defaultOrder === 'DESC' ? 'desc' : 'asc' });
+  return sort;
+});
+
+async function readPage(state: OperationState): Promise<Page> {
+  const request = pageRequest(state.operation, state.api.settings, state.request.query);
+  const fromUri = await linkConditions(state);
+  if (fromUri === undefined) return { items: [], request, total: request.partial ? undefined : 0 };
+  const cursor = request.enabled ? cursorOf(state) : undefined;
+  if (cursor) return readCursorPage(state, cursor, request, fromUri);
+  const filtered = filterQuery(state.api, state.operation, state.criteria);
+  const where = [...fromUri, ...filtered.where];
+  const sort = [
+    ...filtered.sort,
+    ...defaultSort(state.operation, state.api.settings).filter((s) => !filtered.sort.some((f) => f.field === s.field)),
+  ];
+  if (!request.enabled) {
+    // The whole collection: streamed to the response, never held in memory.
+    return { items: [], request, stream: state.store.stream({ where, sort }) };
+  }
+  const offset = (request.page - 1) * request.itemsPerPage;
+  if (request.partial) {
+    // No count; one row more than the page tells whether a next page exists (API Platform
+    // shows `next` on a full last page, its "assumed bug"; we do not).
+    const rows =
+      request.itemsPerPage === 0
+        ? { items: [] }
+        : await readRows(state, { where, sort, limit: request.itemsPerPage + 1, offset });
+    return {
+      items: rows.items.slice(0, request.itemsPerPage),
+      rendered: rows.rendered,
+      request,
+      hasNext: rows.items.length > request.itemsPerPage,
+    };
+  }
+  const rows =
+    request.itemsPerPage === 0
+      ? { items: [] }
+      : await readRows(state, { where, sort, limit: request.itemsPerPage, offset });
+  return { items: rows.items, rendered: rows.rendered, request, total: await state.store.count(where) };
+}
+
+/** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
+async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
+  // The stored texts are JSON-LD members (plain JSON is cut from them); JSON:API builds its own.
+  if (
+    state.store.findRendered &&
+    state.output.name !== JSONAPI_FORMAT &&
+    showsRenderedMembers(state.operation, state.api.settings) &&
+    showsPathsOnly(state.operation, state.api)
+  ) {
+    const texts = await state.store.findRendered(q);
+    if (texts) return { items: texts, rendered: true };
+  }
+  return { items: await state.store.find(q) };
+}

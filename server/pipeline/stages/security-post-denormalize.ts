@@ -1,0 +1,44 @@
+/**
+ * Stage "securityPostDenormalize": after the body is applied (`object`: the changed, unsaved item,
+ * `previous_object`: the stored one), the properties' write rules first, then the operation's rule.
+ */
+import { perOperation } from '../../metadata/options.js';
+import type { OperationMetadata, PropertyMetadata } from '../../metadata/types.js';
+import { accessDenied, allows } from '../../security/access.js';
+import { enforce, factsOf, guardsOf } from '../guards.js';
+import { isItem, type OperationState } from '../state.js';
+
+export function postDenormalizeSecurity(state: OperationState): Promise<void> | undefined {
+  const guard = guardsOf(state.operation, state.api.settings).securityPostDenormalize;
+  const writeGuarded = writeGuardedOf(state.operation, state.api.settings).length > 0;
+  if (!guard && !writeGuarded) return undefined;
+  return (async () => {
+    if (writeGuarded) await revertDeniedWrites(state);
+    if (guard) await enforce(state, guard, state.data, state.previousData);
+  })();
+}
+
+/** Properties with a write rule, by operation's resource. */
+const writeGuardedOf = perOperation((op: OperationMetadata): PropertyMetadata[] =>
+  op.resource.properties.filter((p) => p.securityPostDenormalize),
+);
+
+/**
+ * Property `securityPostDenormalize`: each property the body wrote whose rule denies keeps its
+ * stored value (or stays absent on a new item), unless it sets `throwOnAccessDenied` (403).
+ */
+async function revertDeniedWrites(state: OperationState): Promise<void> {
+  const guarded = writeGuardedOf(state.operation, state.api.settings);
+  const body = state.request.body;
+  if (!isItem(state.data) || !isItem(body)) return;
+  const item = state.data;
+  const previous = isItem(state.previousData) ? state.previousData : undefined;
+  const facts = factsOf(state);
+  for (const p of guarded) {
+    if (!Object.hasOwn(body, p.name)) continue;
+    if (await allows(p.securityPostDenormalize!, facts, item, previous ?? null)) continue;
+    if (p.throwOnAccessDenied) throw accessDenied(state.principal, undefined);
+    if (previous && Object.hasOwn(previous, p.name)) item[p.name] = structuredClone(previous[p.name]);
+    else delete item[p.name];
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * Stage "serialize": the response body. Items in JSON-LD (`@context` on the top-level
+ * document, `@id`, `@type`, then the properties; write-only ones and nulls left out) or plain
+ * JSON; collections as the Hydra collection document or, in JSON, a bare array.
+ */
+import { Readable } from 'node:stream';
+import { operationHydraKeys } from '../../protocol/hydra.js';
+import { itemIri } from '../../protocol/iri.js';
+import { optionValue } from '../../metadata/options.js';
+import { shownProperties } from '../../metadata/property-access.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Item } from '../../store/types.js';
+import { JsonText, spliced } from '../json-text.js';
+import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../jsonapi.js';
+import { iriOperation, normalizeItem, type RelationOutput } from '../normalize.js';
+import { pageView } from '../pagination.js';
+import { asPage } from '../page.js';
+import { plainMember } from '../rendering.js';
+import { searchTemplate } from '../search-template.js';
+import { relationOutput, styledView, urlStyle, type UrlStyle } from '../url-generation.js';
+import { isItem, type OperationState } from '../state.js';
+
+export const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
+
+export function serialize(state: OperationState): void {
+  const op = state.operation;
+  const settings = state.api.settings;
+  const resource = op.resource;
+  const via = iriOperation(op);
+  // urlGenerationStrategy: the operation's for its own links, the item Get's for item IRIs, the targets' for relations.
+  const style = urlStyle(op, settings, state.origin);
+  const itemUrl = urlStyle(via, settings, state.origin);
+  const relation = relationOutput(state.api, resource, state.origin);
+  const iriOf = (item: Item) => (): string => itemUrl(itemIri(resource, item, via, state.uriVariables));
+  // The item's IRI (for Location and Content-Location), also when there is no body.
+  const subject = [state.data, state.previousData].find(isItem);
+  if (subject && !op.collection && resource.identifier) state.iri = iriOf(subject)();
+  if (optionValue<boolean>(op, settings, 'serialize') === false || op.options.output === false) return;
+  const jsonld = state.output.name === 'jsonld';
+  const shown = shownProperties(op, settings);
+  const hidden = state.hiddenProperties;
+  if (state.output.name === JSONAPI_FORMAT) return serializeJsonApi(state, shown, iriOf, style, relation);
+  if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  if (op.collection && state.page) {
+    if (state.page.stream) {
+      state.body = streamedCollection(state, state.page.stream, (item) =>
+        normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation),
+      );
+      return;
+    }
+    const members = state.page.rendered
+      ? renderedMembers(state.page.items as string[], resource, jsonld)
+      : state.page.items
+          .filter(isItem)
+          .map((item) => normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation));
+    if (!jsonld) {
+      state.body = members;
+      return;
+    }
+    const keys = operationHydraKeys(op, settings);
+    const head: Record<string, unknown> = {
+      '@context': style(contextIri(resource)),
+      '@id': style(state.collectionIri),
+      '@type': keys.collectionType,
+    };
+    if (state.page.total !== undefined) head[keys.totalItems] = state.page.total;
+    const tail: Record<string, unknown> = {};
+    const view = styledView(pageView(state.page, state.path, state.request.query, settings, keys), style);
+    if (view) tail[keys.view] = view;
+    const search = searchTemplate(state.api, op, state.path, keys);
+    if (search) tail[keys.search] = search;
+    state.body =
+      members instanceof JsonText
+        ? spliced(head, keys.member, members, tail)
+        : { ...head, [keys.member]: members, ...tail };
+    return;
+  }
+  if (!isItem(state.data)) {
+    state.body = state.data ?? undefined;
+    return;
+  }
+  const iri = state.iri ?? iriOf(state.data)();
+  const body = normalizeItem(resource, state.data, jsonld, () => iri, shown, hidden?.get(state.data), relation);
+  state.body = jsonld ? { '@context': style(contextIri(resource)), ...body } : body;
+}
+
+/** The JSON:API document of an item or a collection (jsonapi.ts). */
+function serializeJsonApi(
+  state: OperationState,
+  shown: readonly PropertyMetadata[],
+  iriOf: (item: Item) => () => string,
+  style: UrlStyle,
+  relation: RelationOutput | undefined,
+): void {
+  const { api, operation: op } = state;
+  const hidden = state.hiddenProperties;
+  // Sparse fieldsets (`fields[Book]=title,author`) keep only the members they name of that type's objects.
+  const fieldsOf = (type: string, properties: readonly PropertyMetadata[]) => {
+    const names = state.jsonApi?.fields.get(type);
+    return names ? properties.filter((p) => names.has(p.name)) : properties;
+  };
+  const own = fieldsOf(op.resource.shortName, shown);
+  // Property `security`: what this user may not see of an item is left out of its attributes too.
+  const visible = (item: Item) => {
+    const names = hidden?.get(item);
+    return names ? own.filter((p) => !names.has(p.name)) : own;
+  };
+  const object = (item: Item, iri = iriOf(item)()) =>
+    resourceObject(api, op.resource, item, iri, visible(item), relation);
+  if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  let document: Record<string, unknown>;
+  if (op.collection && state.page) {
+    const page = state.page;
+    const selfIri = style(state.path.replace(/\.jsonapi$/, ''));
+    if (page.stream) {
+      const stream = page.stream;
+      state.body = Readable.from(
+        (async function* () {
+          yield '{"data":[';
+          let count = 0;
+          for await (const item of stream)
+            if (isItem(item)) yield (count++ === 0 ? '' : ',') + JSON.stringify(object(item));
+          yield `],${JSON.stringify(collectionEnvelope(selfIri, undefined, { totalItems: count })).slice(1)}`;
+        })(),
+        { objectMode: false },
+      );
+      return;
+    }
+    const view = styledView(pageView(page, state.path, state.request.query, api.settings, JSONAPI_VIEW_KEYS), style);
+    const meta = page.request.enabled
+      ? { totalItems: page.total, itemsPerPage: page.request.itemsPerPage, currentPage: page.request.page }
+      : { totalItems: page.total };
+    document = {
+      ...collectionEnvelope(selfIri, view, meta),
+      data: page.items.filter(isItem).map((item) => object(item)),
+    };
+  } else if (!isItem(state.data)) {
+    state.body = state.data ?? undefined;
+    return;
+  } else {
+    document = { data: object(state.data, state.iri ?? iriOf(state.data)()) };
+  }
+  if (state.included) {
+    // A compound document: each included item once, never one of the primary data.
+    const primary = new Set(
+      (Array.isArray(document.data) ? document.data : [document.data]).map(
+        (d: { type: string; id: string }) => `${d.type} ${d.id}`,
+      ),
+    );
+    document.included = state.included
+      .map(({ resource, via, item, iri }) =>
+        resourceObject(
+          api,
+          resource,
+          item,
+          urlStyle(via, api.settings, state.origin)(iri),
+          fieldsOf(resource.shortName, shownProperties(via, api.settings)),
+          relationOutput(api, resource, state.origin),
+        ),
+      )
+      .filter((o) => !primary.has(`${o.type} ${o.id}`));
+  }
+  state.body = document;
+}
+
+/** The JSON array of a page's rendered JSON-LD members, or of their plain JSON forms. */
+function renderedMembers(texts: string[], resource: ResourceMetadata, jsonld: boolean): JsonText {
+  return new JsonText(`[${(jsonld ? texts : texts.map(plainMember(resource))).join(',')}]`);
+}
+
+/**
+ * An unpaginated collection as a stream of JSON text, so that memory stays flat whatever its
+ * size: members are written as the store yields them, and `totalItems` (their count) after
+ * them. Key order carries no meaning in JSON-LD.
+ */
+function streamedCollection(
+  state: OperationState,
+  items: AsyncIterable<unknown>,
+  normalize: (item: Item) => Record<string, unknown>,
+): Readable {
+  const jsonld = state.output.name === 'jsonld';
+  const keys = operationHydraKeys(state.operation, state.api.settings);
+  const style = urlStyle(state.operation, state.api.settings, state.origin);
+  const view = jsonld
+    ? styledView(pageView(state.page!, state.path, state.request.query, state.api.settings, keys), style)
+    : undefined;
+  const head = jsonld
+    ? `${JSON.stringify({ '@context': style(contextIri(state.operation.resource)), '@id': style(state.collectionIri), '@type': keys.collectionType }).slice(0, -1)},${JSON.stringify(keys.member)}:[`
+    : '[';
+  async function* chunks(): AsyncGenerator<string> {
+    yield head;
+    let count = 0;
+    let batch = '';
+    for await (const item of items) {
+      if (!isItem(item)) continue;
+      batch += (count++ === 0 ? '' : ',') + JSON.stringify(normalize(item));
+      if (batch.length > 65536) {
+        yield batch;
+        batch = '';
+      }
+    }
+    yield batch;
+    if (!jsonld) yield ']';
+    else {
+      const search = searchTemplate(state.api, state.operation, state.path, keys);
+      const tail = {
+        [keys.totalItems]: count,
+        ...(view ? { [keys.view]: view } : {}),
+        ...(search ? { [keys.search]: search } : {}),
+      };
+      yield `],${JSON.stringify(tail).slice(1)}`;
+    }
+  }
+  return Readable.from(chunks(), { objectMode: false });
+}

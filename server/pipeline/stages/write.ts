@@ -1,0 +1,90 @@
+/**
+ * Stage "write": the processor. The default one persists (POST inserts, PUT/PATCH replace or,
+ * with allowCreate, create, DELETE removes); a custom `processor` replaces it and may call the
+ * default through `ctx.persist` / `ctx.remove`. A custom controller takes this stage's place.
+ */
+import { HttpError, notFound } from '../../protocol/errors.js';
+import { optionValue } from '../../metadata/options.js';
+import { StoreConflictError, type Item } from '../../store/types.js';
+import { customContext } from '../custom-context.js';
+import { dispatchData } from '../dispatch.js';
+import { committed, insertItem, persistItem, removeItem } from '../persist.js';
+import { asPage } from '../page.js';
+import { isItem, type OperationState } from '../state.js';
+
+export async function write(state: OperationState): Promise<void> {
+  const op = state.operation;
+  if (op.controller) return runController(state);
+  if (optionValue<boolean>(op, state.api.settings, 'write') === false) return;
+  if (op.processor) {
+    state.data = await op.processor(state.data, customContext(state));
+    return;
+  }
+  if (op.method === 'GET' || op.method === 'QUERY' || op.method === 'HEAD') return;
+  // `messenger`: true and "input" dispatch instead of storing; "persist" stores, then dispatches.
+  const messenger = optionValue<boolean | string>(op, state.api.settings, 'messenger');
+  if (messenger && messenger !== 'persist') {
+    await dispatchData(state, messenger === 'input');
+    state.dispatched = true;
+    return;
+  }
+  await persist(state);
+  if (messenger === 'persist') await dispatchData(state, false);
+}
+
+/**
+ * The write of a bulk POST (bulk.ts), `items` holding each item's state after its own validation. The
+ * default write inserts them all with one `insertMany` (one transaction: all or none); a controller, a
+ * processor, a dispatch-only `messenger` or a POST onto a read item run the single write once per item,
+ * in order.
+ */
+export async function writeBatch(state: OperationState, items: OperationState[]): Promise<void> {
+  const op = state.operation;
+  if (optionValue<boolean>(op, state.api.settings, 'write') === false) return;
+  const messenger = optionValue<boolean | string>(op, state.api.settings, 'messenger');
+  if (op.controller || op.processor || (messenger && messenger !== 'persist') || state.previousData) {
+    for (const item of items) await write(item);
+    state.dispatched = items.some((item) => item.dispatched);
+    return;
+  }
+  let saved: Item[];
+  try {
+    saved = await state.store.insertMany(items.map((item) => item.data as Item));
+  } catch (e) {
+    if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
+    throw e;
+  }
+  items.forEach((item, i) => {
+    item.data = saved[i];
+    committed(item, 'saved', saved[i]);
+  });
+  if (messenger === 'persist') for (const item of items) await dispatchData(item, false);
+}
+
+async function persist(state: OperationState): Promise<void> {
+  const op = state.operation;
+  if (op.method === 'DELETE') {
+    if (isItem(state.data)) await removeItem(state, state.data);
+    state.data = null;
+    return;
+  }
+  if (!isItem(state.data)) return;
+  if (op.method === 'POST' && !state.previousData) {
+    try {
+      state.data = await insertItem(state, state.data);
+    } catch (e) {
+      if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
+      throw e;
+    }
+    return;
+  }
+  state.data = await persistItem(state, state.data);
+}
+
+async function runController(state: OperationState): Promise<void> {
+  const controller = state.operation.controller!;
+  if (controller === 'NotFoundAction') throw notFound();
+  state.data = await controller(customContext(state));
+  // A collection controller's answer (an array or a paginator) is the page served, not the one read before it.
+  if (state.operation.collection && state.data != null) state.page = asPage(state.data, state);
+}

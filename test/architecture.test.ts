@@ -1,0 +1,140 @@
+/**
+ * The layers of the source tree (docs/architecture.md): every import runs down the layers, never up,
+ * and no file reaches itself through its imports (type-only imports included). Also: each stage of the
+ * request pipeline lives in server/pipeline/stages/ under its own name.
+ */
+import { expect } from 'chai';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { PIPELINE } from '../server/pipeline/chain.js';
+import { fromRoot, repoRoot } from './support/paths.js';
+
+/** Top to bottom. A file may import its own layer's files and any lower layer's; the first prefix that matches wins. */
+const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
+  { name: 'command line', paths: ['cli/'] },
+  { name: 'adapters', paths: ['lsp/', 'server/http/', 'server/serve.ts', 'server/consume.ts'] },
+  { name: 'documents', paths: ['server/openapi/'] },
+  { name: 'pipeline', paths: ['server/pipeline/'] },
+  { name: 'services', paths: ['server/security/', 'server/messenger/', 'server/realtime/', 'server/cluster/'] },
+  { name: 'protocol', paths: ['server/protocol/'] },
+  { name: 'metadata', paths: ['server/metadata/'] },
+  { name: 'expression', paths: ['server/expression/'] },
+  { name: 'language and store', paths: ['grammar/', 'server/store/', 'server/paginators.ts', 'server/version.ts'] },
+];
+
+const SOURCE_ROOTS = ['cli', 'lsp', 'server', 'grammar'];
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sourceFiles(path, out);
+    else if (path.endsWith('.ts') && !path.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** file → the repository files it imports (relative imports only: packages are outside the layers). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const root of SOURCE_ROOTS) {
+    for (const file of sourceFiles(fromRoot(root))) {
+      const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+      const targets = importedFiles
+        .map((i) => i.fileName)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => resolve(dirname(file), spec).replace(/\.js$/, '.ts'))
+        .filter((target) => existsSync(target))
+        .map((target) => relative(repoRoot, target));
+      graph.set(relative(repoRoot, file), targets);
+    }
+  }
+  return graph;
+}
+
+const layerOf = (file: string): number =>
+  LAYERS.findIndex((l) => l.paths.some((p) => file === p || file.startsWith(p)));
+
+/** The import cycles, each as the files of one strongly connected component (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || graph.get(v)!.includes(v)) found.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+describe('architecture: the import graph', () => {
+  const graph = importGraph();
+
+  it('reads the whole source tree', () => {
+    expect(graph.size).to.be.greaterThan(150);
+    expect(graph.get('server/http/app.ts')).to.include('server/pipeline/chain.ts');
+  });
+
+  it('places every source file in a layer', () => {
+    expect([...graph.keys()].filter((f) => layerOf(f) < 0)).to.deep.equal([]);
+  });
+
+  it('has no import running back up the layers', () => {
+    const upward: string[] = [];
+    for (const [file, targets] of graph) {
+      for (const target of targets) {
+        if (layerOf(target) < layerOf(file))
+          upward.push(`${file} (${LAYERS[layerOf(file)]?.name}) → ${target} (${LAYERS[layerOf(target)]?.name})`);
+      }
+    }
+    expect(upward).to.deep.equal([]);
+  });
+
+  it('has no import cycle', () => {
+    expect(cycles(graph)).to.deep.equal([]);
+  });
+
+  it('finds a cycle and an upward import when there is one (the checks can fail)', () => {
+    const broken = new Map(graph);
+    broken.set('server/protocol/errors.ts', ['server/pipeline/chain.ts']);
+    expect(cycles(broken).some((c) => c.includes('server/protocol/errors.ts'))).to.equal(true);
+    expect(layerOf('server/pipeline/chain.ts')).to.be.lessThan(layerOf('server/protocol/errors.ts'));
+  });
+});
+
+describe('architecture: the pipeline stages', () => {
+  const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+  for (const [name, stage] of PIPELINE) {
+    it(`stage "${name}" is exported by server/pipeline/stages/${kebab(name)}.ts`, async () => {
+      const module = (await import(`../server/pipeline/stages/${kebab(name)}.js`)) as Record<string, unknown>;
+      expect(Object.values(module)).to.include(stage);
+    });
+  }
+
+  it('stages/ holds nothing but the stages', () => {
+    const files = readdirSync(fromRoot('server/pipeline/stages')).filter((f) => f.endsWith('.ts'));
+    expect(files.sort()).to.deep.equal(PIPELINE.map(([name]) => `${kebab(name)}.ts`).sort());
+  });
+});
