@@ -20,7 +20,12 @@ export {
   type RangeOperator,
 } from './filters.js';
 
+// Lookups by name, built once: the checker asks for every option, constraint and type on each analysis.
 const OPTIONS_BY_NAME = new Map(OPTIONS.map((o) => [o.name, o]));
+const SETTINGS_BY_PATH = new Map(SETTINGS.map((s) => [s.path, s]));
+const PROPERTY_TYPES_BY_NAME = new Map(PROPERTY_TYPES.map((t) => [t.name, t]));
+const CONSTRAINTS_BY_NAME = new Map(CONSTRAINTS.map((c) => [c.name, c]));
+const FILTER_KINDS_BY_NAME = new Map(FILTER_KINDS.map((k) => [k.name, k]));
 
 export function optionByName(name: string): OptionSpec | undefined {
   return OPTIONS_BY_NAME.get(name);
@@ -28,19 +33,19 @@ export function optionByName(name: string): OptionSpec | undefined {
 
 /** A leaf setting by its dotted path (`collection.pagination.page_parameter_name`). */
 export function settingByPath(path: string): SettingSpec | undefined {
-  return SETTINGS.find((s) => s.path === path);
+  return SETTINGS_BY_PATH.get(path);
 }
 
 export function propertyType(name: string): PropertyTypeSpec | undefined {
-  return PROPERTY_TYPES.find((t) => t.name === name);
+  return PROPERTY_TYPES_BY_NAME.get(name);
 }
 
 export function constraintByName(name: string): ConstraintSpec | undefined {
-  return CONSTRAINTS.find((c) => c.name === name);
+  return CONSTRAINTS_BY_NAME.get(name);
 }
 
 export function filterKind(name: string): FilterKindSpec | undefined {
-  return FILTER_KINDS.find((k) => k.name === name);
+  return FILTER_KINDS_BY_NAME.get(name);
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type * as A from '../../ast.js';
 import { optionByName } from '../../catalogue/index.js';
-import { configEntry, wordOf } from '../../model.js';
+import { configEntry, wordOf, type ModelResource } from '../../model.js';
 import type { CheckContext } from '../context.js';
 
 export function checkAsync(ctx: CheckContext): void {
@@ -13,9 +13,8 @@ export function checkAsync(ctx: CheckContext): void {
   const handlers = configEntry(ctx.model.config, 'messenger.handlers')?.value;
   const handled = new Set(handlers?.kind === 'object' ? handlers.entries.map((e) => e.key.text) : []);
   for (const resource of ctx.model.resources.values()) {
-    const entries = [...resource.decl.options, ...resource.operations.flatMap((op) => op.decl?.body?.entries ?? [])];
     let dispatched: A.Entry | undefined;
-    for (const e of entries) {
+    for (const e of optionEntries(resource)) {
       const spec = optionByName(e.key.text);
       const value = e.value;
       const unsupported = spec?.unsupported;
@@ -53,4 +52,10 @@ export function checkAsync(ctx: CheckContext): void {
         ctx.unknown('unknown-resource', e.key, 'message class (resource)', [...ctx.model.resources.keys()]);
     }
   }
+}
+
+/** The resource's option entries, then each declared operation's. */
+function* optionEntries(resource: ModelResource): Iterable<A.Entry> {
+  yield* resource.decl.options;
+  for (const op of resource.operations) if (op.decl?.body) yield* op.decl.body.entries;
 }

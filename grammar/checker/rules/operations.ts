@@ -195,13 +195,23 @@ function filterNames(resource: ModelResource, op: ModelOperation): string[] {
   return value?.kind === 'array' ? value.items.map(wordOf).filter((n): n is string => n !== undefined) : [];
 }
 
+type FilterProperty = { name: string; range: A.Range };
+// Remembered per declaration node (a re-parse keeps the nodes of untouched declarations): every
+// operation listing a filter asks for its properties on each analysis.
+const filterPropertiesOf = new WeakMap<A.FilterDecl, readonly FilterProperty[]>();
+
 /** Property names a filter declares, with the value node naming each. */
-function filterProperties(filter: A.FilterDecl): { name: string; range: A.Range }[] {
-  const props = filter.body?.entries.find((e) => e.key.text === 'properties')?.value;
-  if (props?.kind === 'array')
-    return props.items.flatMap((i) => (wordOf(i) !== undefined ? [{ name: wordOf(i)!, range: i.range }] : []));
-  if (props?.kind === 'object') return props.entries.map((e) => ({ name: e.key.text, range: e.key.range }));
-  return [];
+function filterProperties(filter: A.FilterDecl): readonly FilterProperty[] {
+  let found = filterPropertiesOf.get(filter);
+  if (!found) {
+    const props = filter.body?.entries.find((e) => e.key.text === 'properties')?.value;
+    if (props?.kind === 'array')
+      found = props.items.flatMap((i) => (wordOf(i) !== undefined ? [{ name: wordOf(i)!, range: i.range }] : []));
+    else if (props?.kind === 'object') found = props.entries.map((e) => ({ name: e.key.text, range: e.key.range }));
+    else found = [];
+    filterPropertiesOf.set(filter, found);
+  }
+  return found;
 }
 
 function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperation, reported: Set<string>): void {
@@ -265,7 +275,7 @@ function checkFilterProperties(
   op: ModelOperation,
   reported: Set<string>,
 ): void {
-  const known = [...resource.properties.keys()];
+  const known = (): string[] => [...resource.properties.keys()]; // only when something is reported
   for (const name of filterNames(resource, op)) {
     const filter = ctx.model.filters.get(name);
     if (!filter) continue;
@@ -273,7 +283,7 @@ function checkFilterProperties(
       const key = `${name}\u0000${resource.name}\u0000${p.name}`;
       if (resource.properties.has(p.name) || reported.has(key) || resource.properties.size === 0) continue;
       reported.add(key);
-      const suggestion = closest(p.name, known);
+      const suggestion = closest(p.name, known());
       ctx.report(
         'unknown-property',
         p.range,
@@ -290,7 +300,7 @@ function checkFilterProperties(
     const prop = e.value?.kind === 'object' ? e.value.entries.find((x) => x.key.text === 'property')?.value : undefined;
     const name = wordOf(prop) ?? e.key.text;
     if (!resource.properties.has(name) && prop)
-      ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known);
+      ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known());
   }
 }
 
@@ -299,7 +309,7 @@ function checkRangeProperties(
   ctx: CheckContext,
   resource: ModelResource,
   filter: string,
-  props: { name: string; range: A.Range }[],
+  props: readonly FilterProperty[],
   reported: Set<string>,
 ): void {
   for (const p of props) {

@@ -12,6 +12,7 @@ import {
   walkExpression,
   OBJECT_VARIABLES,
   type ExprNode,
+  type ParsedExpression,
 } from '../../expression.js';
 import { configEntry, type ModelOperation, type ModelResource } from '../../model.js';
 import { placeholders } from '../../naming.js';
@@ -93,6 +94,19 @@ export function resourceUriVariables(resource: ModelResource): string[] {
   return [...new Set(resource.operations.flatMap(operationUriVariables))];
 }
 
+const parsedExpressions = new Map<string, ParsedExpression>();
+
+/** Parsed once per source text: the checker meets the same expressions on each analysis (the trees are only read). */
+function parsedExpression(source: string): ParsedExpression {
+  let parsed = parsedExpressions.get(source);
+  if (!parsed) {
+    if (parsedExpressions.size >= 10_000) parsedExpressions.clear();
+    parsed = parseExpression(source);
+    parsedExpressions.set(source, parsed);
+  }
+  return parsed;
+}
+
 /** Parses and analyses one expression, reporting at exact positions; the tree when it parses. */
 function checkExpression(
   ctx: CheckContext,
@@ -101,7 +115,7 @@ function checkExpression(
   uriVariables: readonly string[] | undefined,
 ): ExprNode | undefined {
   const offsets = new StringOffsets(ctx.text, value.range);
-  const parsed = parseExpression(value.value);
+  const parsed = parsedExpression(value.value);
   if (!parsed.ok) {
     ctx.report(
       'invalid-expression',
