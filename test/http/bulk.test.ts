@@ -14,6 +14,7 @@ import {
   startServer,
   type HttpResponse,
   type RunningServer,
+  useServer,
 } from './harness.js';
 import { as, token } from './security-helpers.js';
 import { subscribe } from './sse-client.js';
@@ -36,13 +37,7 @@ const totalOf = async (server: RunningServer, path: string): Promise<number> =>
   (await request(server.url, 'GET', path)).json.totalItems as number;
 
 describe('HTTP bulk writes (bulk: true)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(FIXTURE);
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(FIXTURE);
 
   it('creates every item of a JSON array: 201, a Hydra Collection of the members, no Location', async () => {
     const author = await post(server, '/authors', { name: 'Ursula' });

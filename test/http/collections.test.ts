@@ -3,16 +3,10 @@
  * (docs/behaviour.md, "Collections and pagination"), and the bare array of the JSON format.
  */
 import { expect } from 'chai';
-import { bookstore, JSON_UTF8, JSONLD, request, startServer, type RunningServer } from './harness.js';
+import { bookstore, JSON_UTF8, JSONLD, request, startServer, type RunningServer, useServer } from './harness.js';
 
 describe('HTTP collections: empty collection', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(bookstore());
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(bookstore());
 
   it('GET /books on an empty store: totalItems 0, member [], no view', async () => {
     const r = await request(server.url, 'GET', '/books');

@@ -13,18 +13,13 @@ import {
   request,
   startServer,
   type RunningServer,
+  useServer,
 } from './harness.js';
 
 const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
 
 describe('HTTP CRUD: POST and GET on the bookstore', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(bookstore());
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(bookstore());
 
   it('POST /books answers 201 with Location, Content-Location and the JSON-LD item (null properties left out)', async () => {
     const r = await request(server.url, 'POST', '/books', {

@@ -10,20 +10,23 @@ import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
 import { hyperjump, ResponseChecker, responsePointer, seriousme } from '../openapi/validators.js';
-import { apiDocLink, bookstore, get, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
+import {
+  apiDocLink,
+  bookstore,
+  get,
+  PROBLEM_JSON,
+  request,
+  startServer,
+  type RunningServer,
+  useServer,
+} from './harness.js';
 
 type Any = any;
 
 const OPENAPI = 'application/vnd.openapi+json';
 
 describe('HTTP docs: /docs.json and /docs', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(bookstore());
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(bookstore());
 
   it('GET /docs.json: the OpenAPI 3.2 document, valid, with the usual headers', async () => {
     const r = await get(server.url, '/docs.json');

@@ -2,7 +2,7 @@
  * Black-box harness for `apidsl serve`: starts the real command in a child process, waits for the
  * URL it prints, talks to it over HTTP with Node's global fetch, and stops it with SIGTERM.
  *
- * Servers are started once per `describe` block (in `before()`) and stopped in `after()`.
+ * Servers are started once per `describe` block with `useServer(file, args)` (mocha `before()`/`after()`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -347,4 +347,37 @@ export async function bookstoreWithDune(): Promise<RunningServer> {
     throw new Error(`seeding Dune answered ${r.status}: ${r.text}`);
   }
   return server;
+}
+
+/**
+ * Starts a server for the enclosing `describe` block: registers mocha's `before()` (start) and
+ * `after()` (stop) and returns a handle whose `url` and `output()` may be used inside the tests.
+ * Reading the handle before `before()` ran throws, so a misuse fails loudly instead of fetching
+ * from `undefined`.
+ */
+export function useServer(
+  apiFile: string | (() => string),
+  extraArgs: string[] | (() => string[]) = [],
+  options: { startupTimeoutMs?: number } = {},
+): RunningServer {
+  let running: RunningServer | undefined;
+  const current = (): RunningServer => {
+    if (!running) throw new Error('useServer(): the server is used before its before() hook ran');
+    return running;
+  };
+  before(async () => {
+    const file = typeof apiFile === 'function' ? apiFile() : apiFile;
+    const args = typeof extraArgs === 'function' ? extraArgs() : extraArgs;
+    running = await startServer(file, args, options.startupTimeoutMs);
+  });
+  after(async () => {
+    await running?.stop();
+  });
+  return {
+    get url() {
+      return current().url;
+    },
+    stop: () => current().stop(),
+    output: () => current().output(),
+  };
 }

@@ -5,18 +5,21 @@
  * throwOnNotFound.
  */
 import { expect } from 'chai';
-import { bookstore, errorDoc, fixture, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
+import {
+  bookstore,
+  errorDoc,
+  fixture,
+  PROBLEM_JSON,
+  request,
+  startServer,
+  type RunningServer,
+  useServer,
+} from './harness.js';
 
 const ids = (doc: { member: { '@id': string }[] }): string[] => doc.member.map((m) => m['@id']);
 
 describe('HTTP IRIs: bookstore (routePrefix, hidden item route, no routes)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(bookstore());
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(bookstore());
 
   it('POST /geo/places creates a place whose IRI carries the prefix', async () => {
     const r = await request(server.url, 'POST', '/geo/places', { body: { name: 'Lyon' } });
@@ -61,13 +64,7 @@ describe('HTTP IRIs: bookstore (routePrefix, hidden item route, no routes)', () 
 });
 
 describe('HTTP IRIs: automatic IRI routes, first Get, itemUriTemplate (fixture iris.api)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(fixture('iris.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(fixture('iris.api'));
 
   describe('a resource with an identifier and no Get', () => {
     it('POST /tables answers 201 with the IRI /tables/1', async () => {

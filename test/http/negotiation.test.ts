@@ -12,8 +12,8 @@ import {
   JSONLD,
   PROBLEM_JSON,
   request,
-  startServer,
   type RunningServer,
+  useServer,
 } from './harness.js';
 
 const DUNE_JSONLD = {
@@ -115,13 +115,7 @@ describe('HTTP content negotiation: output formats', () => {
 });
 
 describe('HTTP content negotiation: request bodies', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(bookstore());
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(bookstore());
 
   it('POST without Content-Type answers 415 "The "Content-Type" header must exist."', async () => {
     const r = await request(server.url, 'POST', '/books', { body: '{"title":"No type"}' });
@@ -180,13 +174,7 @@ describe('HTTP content negotiation: request bodies', () => {
 });
 
 describe('HTTP content negotiation: body size limit (config body_size_limit: 100)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(fixture('body-limit.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(fixture('body-limit.api'));
 
   it('a body under the limit is accepted', async () => {
     const r = await request(server.url, 'POST', '/notes', { body: { text: 'short' } });

@@ -4,7 +4,7 @@
  * `ArrayPaginator` (`import { ArrayPaginator } from 'apidsl'` in the fixture's module) too.
  */
 import { expect } from 'chai';
-import { startServer, type RunningServer } from './harness.js';
+import { useServer } from './harness.js';
 import { getDoc, memberIds, pfixture, range, withoutSearch } from './pagination-helpers.js';
 
 const VIEW = 'PartialCollectionView';
@@ -16,13 +16,7 @@ const gadget = (id: number): Record<string, unknown> => ({
 });
 
 describe('HTTP pagination: custom providers (providers.api)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(pfixture('providers.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(pfixture('providers.api'));
 
   it('a plain array: not paginated, no view, totalItems = its length', async () => {
     const doc = await getDoc(server.url, '/gadgets/array');

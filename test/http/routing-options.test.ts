@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { check } from '../../grammar/checker/index.js';
-import { fixture, get, request, startServer, type RunningServer } from './harness.js';
+import { fixture, get, request, startServer, type RunningServer, useServer } from './harness.js';
 
 describe('HTTP routing options', () => {
   let server: RunningServer;
@@ -61,13 +61,7 @@ describe('HTTP routing options', () => {
 });
 
 describe('HTTP pipeline switches serialize and input', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(fixture('routing.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(fixture('routing.api'));
 
   it('serialize: false stores the item and answers without a body', async () => {
     const r = await request(server.url, 'POST', '/items/quiet', { body: { slug: 'quiet' } });
@@ -84,13 +78,7 @@ describe('HTTP pipeline switches serialize and input', () => {
 });
 
 describe('HTTP custom code: ctx.persist and collection controllers', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(fixture('routing.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(fixture('routing.api'));
 
   it('ctx.persist normalizes datetimes as the default write does', async () => {
     const r = await request(server.url, 'POST', '/events', { body: {} });

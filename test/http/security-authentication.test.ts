@@ -17,6 +17,7 @@ import {
   startServer,
   type HttpResponse,
   type RunningServer,
+  useServer,
 } from './harness.js';
 import { as, AUDIENCE, ISSUER, SECRET, securityFixture, token } from './security-helpers.js';
 
@@ -56,13 +57,7 @@ const signWith = (key: KeyObject | Uint8Array, alg: string, kid?: string, sub = 
     .sign(key);
 
 describe('security: Bearer JWT with a shared secret (fixture security/books.api)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(securityFixture('books.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(securityFixture('books.api'));
 
   it('a valid token is accepted; the same request without one is anonymous (401 with a plain Bearer challenge)', async () => {
     const ok = await as(await token({ sub: 'alice', roles: ['ROLE_USER'] }), server.url, 'GET', '/books');
@@ -261,13 +256,7 @@ describe('security: Bearer JWT verified with a PEM public key or a JWKS', () => 
 });
 
 describe('security: a custom authenticator (fixture security/keys.api)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(securityFixture('keys.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(securityFixture('keys.api'));
 
   const withKey = (key: string | undefined, path: string): Promise<HttpResponse> =>
     request(server.url, 'GET', path, { headers: key ? { 'X-Api-Key': key } : {} });

@@ -4,16 +4,10 @@
  * Also the places.api processor that answers 200 to a POST through the runtime attribute.
  */
 import { expect } from 'chai';
-import { fixture, request, startServer, type RunningServer } from './harness.js';
+import { fixture, request, useServer } from './harness.js';
 
 describe('HTTP statuses (fixture status.api)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(fixture('status.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(fixture('status.api'));
 
   it('default POST answers 201 with Location', async () => {
     const r = await request(server.url, 'POST', '/tickets', { body: { subject: 'default' } });

@@ -5,19 +5,13 @@
  */
 import { expect } from 'chai';
 import { check } from '../../grammar/checker/index.js';
-import { fixture, request, startServer, type RunningServer } from './harness.js';
+import { fixture, request, useServer } from './harness.js';
 
 const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
 const TYPE_CODE = 'ba785a8c-82cb-4283-967c-3cf342181b40';
 
 describe('HTTP validation groups and collected denormalization errors', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(fixture('validation-groups.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(fixture('validation-groups.api'));
 
   it('POST runs Default and create: the grouped constraints and their custom messages', async () => {
     const r = await request(server.url, 'POST', '/members', { body: { name: 'Bartholomew', age: 12 } });
