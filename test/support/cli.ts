@@ -8,11 +8,15 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): CliResult {
   const r = spawnSync(process.execPath, [fromRoot('bin/apidsl.js'), ...args], {
     encoding: 'utf8',
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
+    timeout: options.timeoutMs, // a command that should exit but serves instead is killed, not waited for
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
