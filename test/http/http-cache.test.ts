@@ -44,10 +44,10 @@ describe('HTTP cache: headers', function () {
     }
   });
 
-  it("an operation's cacheHeaders override the defaults: private leaves s-maxage out, etag: false sends no ETag", async () => {
+  it("an operation's cacheHeaders override the defaults: private leaves s-maxage out, stale_while_revalidate is sent, etag: false sends no ETag", async () => {
     const r = await request(server.url, 'GET', '/authors/1');
     expect(r.status).to.equal(200);
-    expect(r.headers.get('cache-control')).to.equal('private, max-age=5');
+    expect(r.headers.get('cache-control')).to.equal('private, max-age=5, stale-while-revalidate=30');
     expect(r.headers.get('etag')).to.equal(null);
   });
 
