@@ -1,12 +1,14 @@
 /**
  * The layers of the source tree (docs/architecture.md): every import runs down the layers, never up,
  * and no file reaches itself through its imports (type-only imports included). Also: each stage of the
- * request pipeline lives in server/pipeline/stages/ under its own name.
+ * request pipeline lives in server/pipeline/stages/ under its own name, and options are read through
+ * server/metadata/options.ts only (the one place that applies their precedence).
  */
 import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { OPTIONS } from '../grammar/catalogue/index.js';
 import { PIPELINE } from '../server/pipeline/chain.js';
 import { fromRoot, repoRoot } from './support/paths.js';
 
@@ -136,5 +138,34 @@ describe('architecture: the pipeline stages', () => {
   it('stages/ holds nothing but the stages', () => {
     const files = readdirSync(fromRoot('server/pipeline/stages')).filter((f) => f.endsWith('.ts'));
     expect(files.sort()).to.deep.equal(PIPELINE.map(([name]) => `${kebab(name)}.ts`).sort());
+  });
+});
+
+/** `x.options.<option>` or `x.options[…]`: a read of an option that skips the accessors of metadata/options.ts. */
+function directOptionReads(source: string): string[] {
+  const names = new Set<string>(OPTIONS.map((o) => o.name));
+  const reads: string[] = [];
+  for (const m of source.matchAll(/\.options\??\.([A-Za-z_]\w*)|\.options\??\.?\[/g)) {
+    if (m[1] === undefined || names.has(m[1])) reads.push(m[0]);
+  }
+  return reads;
+}
+
+describe('architecture: option reads', () => {
+  it('no file of server/ outside metadata/ reads `.options.<name>` itself', () => {
+    const found: string[] = [];
+    for (const file of sourceFiles(fromRoot('server'))) {
+      const path = relative(repoRoot, file);
+      if (path.startsWith('server/metadata/')) continue;
+      for (const read of directOptionReads(readFileSync(file, 'utf8'))) found.push(`${path}: ${read}`);
+    }
+    expect(found).to.deep.equal([]);
+  });
+
+  it('recognises a direct read, and leaves other `options` objects alone (the check can fail)', () => {
+    expect(
+      directOptionReads('if (op.options.bulk === true || r.options?.input === false) x = o.options[k];'),
+    ).to.deep.equal(['.options.bulk', '.options?.input', '.options[']);
+    expect(directOptionReads('error.options.violations; client.options.writeConcern')).to.deep.equal([]);
   });
 });

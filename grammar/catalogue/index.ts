@@ -8,7 +8,14 @@ import { SETTINGS } from './settings.js';
 import type { ConstraintSpec, FilterKindSpec, OptionSpec, PropertyTypeSpec, SettingSpec, ValueType } from './types.js';
 
 export * from './types.js';
-export { OPTIONS } from './options.js';
+export {
+  OPTIONS,
+  type DefaultedOptionName,
+  type EffectiveOptionValue,
+  type GlobalOptionName,
+  type OptionName,
+  type OptionValue,
+} from './options.js';
 export { SETTINGS } from './settings.js';
 export { PROPERTY_TYPES, CONSTRAINTS, VALIDATION_FORM } from './properties.js';
 export {
@@ -21,7 +28,7 @@ export {
 } from './filters.js';
 
 // Lookups by name, built once: the checker asks for every option, constraint and type on each analysis.
-const OPTIONS_BY_NAME = new Map(OPTIONS.map((o) => [o.name, o]));
+const OPTIONS_BY_NAME = new Map<string, OptionSpec>(OPTIONS.map((o) => [o.name, o]));
 const SETTINGS_BY_PATH = new Map(SETTINGS.map((s) => [s.path, s]));
 const PROPERTY_TYPES_BY_NAME = new Map(PROPERTY_TYPES.map((t) => [t.name, t]));
 const CONSTRAINTS_BY_NAME = new Map(CONSTRAINTS.map((c) => [c.name, c]));

@@ -3,14 +3,21 @@
  * options, `strictQueryParameterValidation` and the resource-only `routePrefix`. One row per option;
  * docs/options.md is generated from this table.
  */
-import { OPERATION_KINDS, type OperationKind, type OptionSpec, type Placement, type ValueType } from './types.js';
+import {
+  OPERATION_KINDS,
+  type OperationKind,
+  type OptionSpec,
+  type Placement,
+  type ValueOf,
+  type ValueType,
+} from './types.js';
 
-const STRING: ValueType = { kind: 'string' };
-const BOOL: ValueType = { kind: 'bool' };
-const INT: ValueType = { kind: 'int' };
-const PHP_ARRAY: ValueType = { kind: 'phpArray' };
-const EXPRESSION: ValueType = { kind: 'expression' };
-const CODE_REF: ValueType = { kind: 'codeRef' };
+const STRING = { kind: 'string' } as const satisfies ValueType;
+const BOOL = { kind: 'bool' } as const satisfies ValueType;
+const INT = { kind: 'int' } as const satisfies ValueType;
+const PHP_ARRAY = { kind: 'phpArray' } as const satisfies ValueType;
+const EXPRESSION = { kind: 'expression' } as const satisfies ValueType;
+const CODE_REF = { kind: 'codeRef' } as const satisfies ValueType;
 
 /** Kinds that do not answer a collection document: filters, order and pagination do nothing there. */
 const NOT_LISTING: readonly OperationKind[] = ['Post', 'Get', 'Put', 'Patch', 'Delete'];
@@ -22,7 +29,7 @@ const LISTING: Placement = { resource: true, operations: OPERATION_KINDS, ineffe
 /** Routing options: per operation, never on the resource. */
 const PER_OPERATION: Placement = { resource: false, operations: OPERATION_KINDS };
 
-const CURSOR_FIELD: ValueType = {
+const CURSOR_FIELD = {
   kind: 'record',
   fields: {
     field: { type: STRING, required: true, doc: 'Property the cursor is built on.' },
@@ -32,9 +39,9 @@ const CURSOR_FIELD: ValueType = {
       doc: 'Sort direction of the cursor field.',
     },
   },
-};
+} as const satisfies ValueType;
 
-const LINK: ValueType = {
+const LINK = {
   kind: 'record',
   open: true,
   fields: {
@@ -61,9 +68,9 @@ const LINK: ValueType = {
     },
     securityMessage: { type: STRING, doc: 'Message paired with security (not supported yet).', unsupported: {} },
   },
-};
+} as const satisfies ValueType;
 
-const PARAMETER: ValueType = {
+const PARAMETER = {
   kind: 'record',
   fields: {
     filter: { type: { kind: 'filterRef' }, required: true, doc: 'Declared filter that applies the criterion.' },
@@ -71,10 +78,10 @@ const PARAMETER: ValueType = {
     required: { type: BOOL, doc: 'The parameter must be present (400 otherwise).' },
     description: { type: STRING, doc: 'Shown in the OpenAPI and Hydra documentation.' },
   },
-};
+} as const satisfies ValueType;
 
 /** The object form of `mercure` (API Platform's Mercure attribute options). */
-const MERCURE_OPTIONS: ValueType = {
+const MERCURE_OPTIONS = {
   kind: 'record',
   fields: {
     topics: { type: { kind: 'list', of: STRING }, doc: 'Topics of the updates, replacing the item IRI.' },
@@ -82,10 +89,10 @@ const MERCURE_OPTIONS: ValueType = {
     type: { type: STRING, doc: 'SSE event type of the updates (default: none, `message`).' },
     retry: { type: { kind: 'int', min: 0 }, doc: 'Reconnection delay (ms) announced to subscribers.' },
   },
-};
+} as const satisfies ValueType;
 
 /** API Platform's `cacheHeaders`: the Cache-Control and Vary of the operation's successful GET/HEAD responses. */
-export const CACHE_HEADERS: ValueType = {
+export const CACHE_HEADERS = {
   kind: 'record',
   fields: {
     max_age: { type: { kind: 'int', min: 0 }, doc: '`max-age` (seconds) of the Cache-Control header.' },
@@ -107,11 +114,11 @@ export const CACHE_HEADERS: ValueType = {
       doc: '`stale-while-revalidate` (seconds) of the Cache-Control header.',
     },
   },
-};
+} as const satisfies ValueType;
 
 const STAGE_NOTE = 'default true; the runtime skips the stage where the kind has nothing to do for it';
 
-export const OPTIONS: readonly OptionSpec[] = [
+const OPTION_TABLE = [
   // ---- Operation options (API Platform's operation options) ----
   {
     name: 'resolver',
@@ -642,4 +649,20 @@ export const OPTIONS: readonly OptionSpec[] = [
     placement: { resource: true, operations: [] },
     doc: 'Path prefix applied to every operation of the resource (`/geo` turns `/places` into `/geo/places`).',
   },
-];
+] as const satisfies readonly OptionSpec[];
+
+type OptionRow = (typeof OPTION_TABLE)[number];
+/** The name of an option of the catalogue. */
+export type OptionName = OptionRow['name'];
+/** The value option `N` takes, derived from its catalogue type (after `A.toPlain`). */
+export type OptionValue<N extends OptionName> = ValueOf<Extract<OptionRow, { name: N }>['type']>;
+/** Options that `config { defaults { … } }` may set for every operation (they carry a `globalName`). */
+export type GlobalOptionName = Extract<OptionRow, { globalName: string }>['name'];
+/** Options with a catalogue default: their effective value is always set. */
+export type DefaultedOptionName = Extract<OptionRow, { default: unknown }>['name'];
+/** Option `N`'s effective value: unset only when the catalogue gives it no default. */
+export type EffectiveOptionValue<N extends OptionName> = N extends DefaultedOptionName
+  ? OptionValue<N>
+  : OptionValue<N> | undefined;
+/** Every option the checker accepts, with what it may be written on and what it means. */
+export const OPTIONS: readonly (OptionSpec & { name: OptionName })[] = OPTION_TABLE;

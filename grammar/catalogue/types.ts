@@ -69,6 +69,44 @@ export type ValueType =
   | { kind: 'uriTemplate' }
   | { kind: 'any' };
 
+/**
+ * The value a `ValueType` admits, as a TypeScript type (after `A.toPlain`): what the runtime reads
+ * from an option the checker accepted. A case-insensitive enum is any string (its case is kept).
+ */
+export type ValueOf<T extends ValueType> = T extends { kind: 'int' | 'number' }
+  ? number
+  : T extends { kind: 'bool' }
+    ? boolean
+    : T extends { kind: 'enum'; caseInsensitive: true }
+      ? string
+      : T extends { kind: 'enum'; values: readonly (infer V)[] }
+        ? V
+        : T extends { kind: 'list'; of: infer Of extends ValueType }
+          ? ValueOf<Of>[]
+          : T extends { kind: 'map'; of: infer Of extends ValueType }
+            ? Record<string, ValueOf<Of>>
+            : T extends { kind: 'phpArray' }
+              ? PhpArray
+              : T extends { kind: 'record'; fields: infer F extends Record<string, FieldSpec> }
+                ? RecordOf<F> & (T extends { open: true } ? Record<string, unknown> : unknown)
+                : T extends { kind: 'false' }
+                  ? false
+                  : T extends { kind: 'oneOf'; of: readonly (infer Of extends ValueType)[] }
+                    ? ValueOf<Of>
+                    : T extends { kind: 'any' }
+                      ? unknown
+                      : string;
+
+/** The language's `array`: a list or an object (a PHP array), any content. */
+export type PhpArray = unknown[] | Record<string, unknown>;
+
+/** A record's value: its required fields present, the others optional. */
+type RecordOf<F extends Record<string, FieldSpec>> = {
+  -readonly [K in keyof F as F[K] extends { required: true } ? K : never]: ValueOf<F[K]['type']>;
+} & {
+  -readonly [K in keyof F as F[K] extends { required: true } ? never : K]?: ValueOf<F[K]['type']>;
+};
+
 export interface FieldSpec {
   type: ValueType;
   required?: boolean;

@@ -6,6 +6,7 @@
 import Koa, { type Context, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
+import { optionValue } from '../metadata/options.js';
 import { runPipeline } from '../pipeline/chain.js';
 import type { OperationState } from '../pipeline/state.js';
 import { ANONYMOUS, principalOf, type Principal } from '../security/access.js';
@@ -255,7 +256,7 @@ function newState(
   logger: Logger,
 ): OperationState {
   const output = negotiateOutput(api.settings.formats, ctx.get('accept') || undefined, extension);
-  const defaults = (op.options.defaults as Record<string, unknown> | undefined) ?? {};
+  const defaults = optionValue(op, 'defaults') ?? {};
   const uriVariables: Record<string, string> = {};
   for (const name of op.uriVariables) {
     const value = params[name] ?? defaults[name];

@@ -3,7 +3,7 @@
  * operation's successful GET/HEAD responses, each field of the operation's option over its `http_cache` default.
  * `s-maxage` is left out when the response is private, as API Platform does.
  */
-import { perOperation } from '../metadata/options.js';
+import { optionValue, perOperation } from '../metadata/options.js';
 import type { CacheHeaders } from '../metadata/types.js';
 
 export interface ResolvedCacheHeaders {
@@ -15,7 +15,7 @@ export interface ResolvedCacheHeaders {
 }
 
 export const cacheHeadersOf = perOperation((op, settings): ResolvedCacheHeaders => {
-  const own = (op.options.cacheHeaders ?? {}) as CacheHeaders;
+  const own: CacheHeaders = optionValue(op, 'cacheHeaders') ?? {};
   const defaults = settings.httpCache.headers;
   const field = <K extends keyof CacheHeaders>(name: K): CacheHeaders[K] => own[name] ?? defaults[name] ?? undefined;
   const directives: string[] = [];

@@ -5,6 +5,7 @@
  * The context is inlined and self-contained (no remote context URL).
  */
 import { acceptedProperties, shownProperties } from '../metadata/property-access.js';
+import { optionValue, resourceOption } from '../metadata/options.js';
 import type {
   ApiMetadata,
   OperationMetadata,
@@ -79,18 +80,19 @@ function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<str
     ? `Retrieves the collection of ${name} resources.`
     : action.verb.replace('{}', name);
   const returned = op.collection ? 'Collection' : name;
+  const description = optionValue(op, 'description');
   const doc: Record<string, unknown> = {
     '@type': action.type,
     method: op.method,
     title: op.name.startsWith('_api_')
       ? `${op.method.toLowerCase()}${name}${collectionGet ? 'Collection' : ''}`
       : op.name,
-    description: typeof op.options.description === 'string' ? op.options.description : defaultDescription,
-    returns: op.method === 'DELETE' || op.options.output === false ? 'owl:Nothing' : returned,
+    description: typeof description === 'string' ? description : defaultDescription,
+    returns: op.method === 'DELETE' || optionValue(op, 'output') === false ? 'owl:Nothing' : returned,
   };
-  if (['POST', 'PUT', 'PATCH'].includes(op.method) && op.options.input !== false) doc.expects = name;
+  if (['POST', 'PUT', 'PATCH'].includes(op.method) && optionValue(op, 'input') !== false) doc.expects = name;
   if (op.method === 'PATCH') doc.expectsHeader = [{ headerName: 'Content-Type', possibleValue: patchFormats }];
-  if (op.options.deprecationReason) doc['owl:deprecated'] = true;
+  if (optionValue(op, 'deprecationReason')) doc['owl:deprecated'] = true;
   return sortKeys(doc);
 }
 
@@ -136,7 +138,7 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
         .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))
         .map((o) => operationDoc(o, api.settings.patchFormats)),
     };
-    if (r.options.deprecationReason) cls['owl:deprecated'] = true;
+    if (resourceOption(r, 'deprecationReason')) cls['owl:deprecated'] = true;
     return cls;
   });
   const entrypointProperties = api.resources
@@ -171,7 +173,7 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
         readable: true,
         writeable: false,
       };
-      if (r.options.deprecationReason) doc['owl:deprecated'] = true;
+      if (resourceOption(r, 'deprecationReason')) doc['owl:deprecated'] = true;
       return doc;
     });
   classes.push({

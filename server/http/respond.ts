@@ -33,7 +33,9 @@ export function routeHeaders(
   const methods = ['OPTIONS', 'HEAD', ...new Set(samePath.map((o) => o.method))];
   const headers: Record<string, string> = { Allow: methods.join(', ') };
   if (samePath.some((o) => o.method === 'POST')) {
-    const bulk = samePath.some((o) => o.method === 'POST' && o.options.bulk === true) ? [NDJSON_MEDIA_TYPE] : [];
+    const bulk = samePath.some((o) => o.method === 'POST' && optionValue(o, 'bulk') === true)
+      ? [NDJSON_MEDIA_TYPE]
+      : [];
     headers['Accept-Post'] = [...new Set(Object.values(formats).flat()), ...bulk].join(', ');
   }
   const hasPatch = op.resource.operations.some((o) => o.method === 'PATCH' && !o.hidden);

@@ -7,6 +7,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
+import { optionValue } from '../metadata/options.js';
 
 const ROUTER_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY', 'OPTIONS'];
 
@@ -28,13 +29,13 @@ function hostPattern(host: string): RegExp {
 }
 
 export function routeMatcher(op: OperationMetadata): RouteMatcher {
-  const requirements = Object.entries((op.options.requirements as Record<string, unknown> | undefined) ?? {}).map(
+  const requirements = Object.entries(optionValue(op, 'requirements') ?? {}).map(
     ([name, pattern]) => [name, new RegExp(`^(?:${String(pattern)})$`, 'u')] as const,
   );
-  const host = typeof op.options.host === 'string' ? hostPattern(op.options.host) : undefined;
-  const schemes = Array.isArray(op.options.schemes)
-    ? op.options.schemes.map((s) => String(s).toLowerCase())
-    : undefined;
+  const hostOption = optionValue(op, 'host');
+  const host = typeof hostOption === 'string' ? hostPattern(hostOption) : undefined;
+  const schemesOption = optionValue(op, 'schemes');
+  const schemes = Array.isArray(schemesOption) ? schemesOption.map((s) => String(s).toLowerCase()) : undefined;
   const pathRegex = new RegExp(
     `^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^{}]+)\}/g, '(?<$1>[^/]+?)')}(?:\\.[^/.]+)?$`,
   );
@@ -67,8 +68,10 @@ const safeDecode = (v: string): string => {
  */
 export function routeOrder(ops: OperationMetadata[]): OperationMetadata[] {
   const rank = (o: OperationMetadata): number => (o.hidden ? 1000 : 0) + o.uriVariables.length;
-  const priority = (o: OperationMetadata): number =>
-    o.hidden || typeof o.options.priority !== 'number' ? 0 : o.options.priority;
+  const priority = (o: OperationMetadata): number => {
+    const written = optionValue(o, 'priority');
+    return o.hidden || typeof written !== 'number' ? 0 : written;
+  };
   return ops
     .map((o, i) => [o, i] as const)
     .sort(([a, i], [b, j]) => priority(b) - priority(a) || rank(a) - rank(b) || i - j)
@@ -80,7 +83,7 @@ export function routeOrder(ops: OperationMetadata[]): OperationMetadata[] {
  * while route `defaults` give them values (`/books/{page}` with `defaults: { page: 1 }` also answers `/books`).
  */
 export function routeTemplates(op: OperationMetadata): string[] {
-  const defaults = (op.options.defaults as Record<string, unknown> | undefined) ?? {};
+  const defaults = optionValue(op, 'defaults') ?? {};
   const out = [op.path];
   let path = op.path;
   for (let m = /\/\{([^{}]+)\}$/.exec(path); m && Object.hasOwn(defaults, m[1]); m = /\/\{([^{}]+)\}$/.exec(path)) {

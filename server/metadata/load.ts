@@ -32,7 +32,9 @@ import type {
 } from './types.js';
 
 /** Operation options a resource passes down to its operations (routing options stay per operation). */
-const INHERITED = new Set(OPTIONS.filter((o) => o.group === 'operation' && o.placement.resource).map((o) => o.name));
+const INHERITED = new Set<string>(
+  OPTIONS.filter((o) => o.group === 'operation' && o.placement.resource).map((o) => o.name),
+);
 const VALIDATION_CONSTRAINTS = [
   'required',
   'nullable',

@@ -3,6 +3,7 @@
  * it reads one item by the identifier in its path, whether a missing item is a 404. One definition
  * each, read by the pipeline (stages/read.ts, http/respond.ts) and by the OpenAPI document alike.
  */
+import { optionValue, writtenOption } from './options.js';
 import type { OperationMetadata } from './types.js';
 
 /** What the request did that changes the default status: dispatched to the bus (202), created by a PUT (201). */
@@ -13,9 +14,9 @@ export interface Outcome {
 
 /** The status of a successful answer: the `status` option, else by output, outcome and method. */
 export function successStatus(op: OperationMetadata, outcome: Outcome): number {
-  const configured = op.options.status;
+  const configured = writtenOption(op, 'status');
   if (typeof configured === 'number') return configured;
-  if (op.options.output === false) return 204;
+  if (optionValue(op, 'output') === false) return 204;
   if (outcome.dispatched) return 202;
   if (op.method === 'POST') return 201;
   if (op.method === 'DELETE') return 204;
@@ -26,7 +27,7 @@ export function successStatus(op: OperationMetadata, outcome: Outcome): number {
 /** `messenger: true` or `"input"` on a write: the item goes to the message bus and the answer is 202. */
 export const dispatchesOnly = (op: OperationMetadata): boolean =>
   ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) &&
-  (op.options.messenger === true || op.options.messenger === 'input');
+  (optionValue(op, 'messenger') === true || optionValue(op, 'messenger') === 'input');
 
 /** Whether the default provider reads one item: an item operation whose path carries the identifier. */
 export function readsItem(op: OperationMetadata): boolean {
@@ -36,8 +37,8 @@ export function readsItem(op: OperationMetadata): boolean {
 
 /** Whether an item that is not there answers 404: `throwOnNotFound`, else all but a POST and a PUT with allowCreate. */
 export function throwsOnNotFound(op: OperationMetadata): boolean {
-  const explicit = op.options.throwOnNotFound;
+  const explicit = writtenOption(op, 'throwOnNotFound');
   if (typeof explicit === 'boolean') return explicit;
   if (op.method === 'POST') return false;
-  return !(op.method === 'PUT' && op.options.allowCreate === true);
+  return !(op.method === 'PUT' && optionValue(op, 'allowCreate') === true);
 }

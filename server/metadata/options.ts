@@ -1,10 +1,18 @@
 /**
- * An operation's effective option value: the operation's own (resource-level values already
- * merged in at load), else the global default from `config { defaults }`, else the
- * catalogue's default. The precedence global → resource → operation lives here only.
+ * Reading an operation's options, typed by the catalogue (grammar/catalogue/options.ts): the value type of
+ * each option comes from its catalogue type, so a caller names the option and gets its type. The precedence
+ * operation → resource → `config { defaults }` → catalogue default lives here only (resource-level values are
+ * merged under the operation's own at load, metadata/load.ts); nothing outside metadata/ reads
+ * `options.<name>` itself (test/architecture.test.ts).
  */
-import { optionByName } from '../../grammar/catalogue/index.js';
-import type { OperationMetadata, Settings } from './types.js';
+import {
+  optionByName,
+  type EffectiveOptionValue,
+  type GlobalOptionName,
+  type OptionName,
+  type OptionValue,
+} from '../../grammar/catalogue/index.js';
+import type { OperationMetadata, ResourceMetadata, Settings } from './types.js';
 
 /**
  * `compute` made once per operation and remembered: metadata does not change once loaded (a reload
@@ -21,10 +29,39 @@ export function perOperation<T>(
   };
 }
 
-export function optionValue<T>(op: OperationMetadata, settings: Settings, name: string): T | undefined {
-  const own = op.options[name];
-  if (own !== undefined && own !== null) return own as T;
-  const global = settings.defaults[name];
-  if (global !== undefined) return global as T;
-  return optionByName(name)?.default as T | undefined;
+/**
+ * Option `name`'s effective value: the operation's (or its resource's), else `config { defaults }`, else the
+ * catalogue's. The settings may be left out for an option that `config { defaults }` cannot set.
+ */
+export function optionValue<N extends OptionName>(
+  op: OperationMetadata,
+  settings: Settings,
+  name: N,
+): EffectiveOptionValue<N>;
+export function optionValue<N extends Exclude<OptionName, GlobalOptionName>>(
+  op: OperationMetadata,
+  name: N,
+): EffectiveOptionValue<N>;
+export function optionValue(op: OperationMetadata, settingsOrName: Settings | OptionName, name?: OptionName): unknown {
+  const [settings, key] = typeof settingsOrName === 'string' ? [undefined, settingsOrName] : [settingsOrName, name!];
+  const written = writtenOption(op, key);
+  if (written !== undefined) return written;
+  const global = settings ? (settings.defaults as Readonly<Record<string, unknown>>)[key] : undefined;
+  if (global !== undefined) return global;
+  return optionByName(key)?.default;
+}
+
+/**
+ * Option `name` as written on the operation or its resource (after mutators), defaults left out:
+ * for the options whose meaning depends on whether they were written at all (`throwOnNotFound`, `status`).
+ */
+export function writtenOption<N extends OptionName>(op: OperationMetadata, name: N): OptionValue<N> | undefined {
+  const value = op.options[name];
+  return value === null ? undefined : (value as OptionValue<N> | undefined);
+}
+
+/** Option `name` as written on the resource itself (resource-level documentation: `deprecationReason`). */
+export function resourceOption<N extends OptionName>(resource: ResourceMetadata, name: N): OptionValue<N> | undefined {
+  const value = resource.options[name];
+  return value === null ? undefined : (value as OptionValue<N> | undefined);
 }

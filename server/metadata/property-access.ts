@@ -5,7 +5,7 @@
  * serializer semantics, docs/behaviour.md "Serialization groups"): a context with `groups` keeps the
  * properties whose own `groups` share one of them (`*` keeps all); a context without `groups` keeps all.
  */
-import { perOperation } from './options.js';
+import { optionValue, perOperation } from './options.js';
 import type { OperationMetadata, PropertyMetadata } from './types.js';
 
 /** The `groups` of a serializer context (`{ groups: ["read"] }` or `{ groups: "read" }`), undefined when unset. */
@@ -23,13 +23,13 @@ function inGroups(property: PropertyMetadata, groups: string[] | undefined): boo
 
 /** The properties an operation's responses hold (write-only ones never). */
 export const shownProperties = perOperation((op: OperationMetadata): readonly PropertyMetadata[] => {
-  const groups = contextGroups(op.options.normalizationContext);
+  const groups = contextGroups(optionValue(op, 'normalizationContext'));
   return op.resource.properties.filter((p) => !p.writeOnly && inGroups(p, groups));
 });
 
 /** The properties an operation's request bodies may set (read-only ones never); the others are ignored. */
 export const acceptedProperties = perOperation((op: OperationMetadata): readonly PropertyMetadata[] => {
-  const groups = contextGroups(op.options.denormalizationContext);
+  const groups = contextGroups(optionValue(op, 'denormalizationContext'));
   return op.resource.properties.filter((p) => !p.readOnly && inGroups(p, groups));
 });
 

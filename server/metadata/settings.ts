@@ -63,7 +63,7 @@ export function resolveSettings(config: A.ObjectValue | undefined): Settings {
         timeout: get('http_cache.invalidation.timeout'),
       },
     },
-    defaults,
+    defaults: defaults as Settings['defaults'],
     mercure: resolveMercure(config),
     messenger: resolveMessenger(config),
   };

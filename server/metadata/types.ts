@@ -4,6 +4,7 @@
  * load.ts; read by routing, the pipeline, serialization and documentation.
  */
 import type { OperationKind } from '../../grammar/catalogue/types.js';
+import type { GlobalOptionName, OptionValue } from '../../grammar/catalogue/index.js';
 import type { FilterKindName } from '../../grammar/catalogue/filters.js';
 import type { CompiledExpression } from '../expression/expression.js';
 import type { CollectionSpec, FieldRules } from '../store/types.js';
@@ -33,7 +34,7 @@ export interface Settings {
   /** Limits of the HTTP server, in milliseconds and connections (the `server` settings). */
   server: ServerLimits;
   /** Global defaults of operation options, by option name (`paginationItemsPerPage` → 30). */
-  defaults: Record<string, unknown>;
+  defaults: { readonly [N in GlobalOptionName]?: OptionValue<N> };
   httpCache: HttpCacheSettings;
   /** `config mercure`; undefined when no hub is set (then `mercure` options have no effect). */
   mercure?: MercureSettings;

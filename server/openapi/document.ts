@@ -9,7 +9,7 @@
  */
 import { operationHydraKeys } from '../protocol/hydra.js';
 import { dispatchesOnly, readsItem, successStatus, throwsOnNotFound } from '../metadata/operation-facts.js';
-import { optionValue } from '../metadata/options.js';
+import { optionValue, writtenOption } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
@@ -70,8 +70,8 @@ export function operationId(name: string): string {
 /** Whether the operation reads one item by the identifier in its path (and so may answer 404). */
 function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
   if (op.controller === 'NotFoundAction') return true;
-  if (optionValue<boolean>(op, api.settings, 'read') === false) return false;
-  const explicit = op.options.throwOnNotFound;
+  if (optionValue(op, api.settings, 'read') === false) return false;
+  const explicit = writtenOption(op, 'throwOnNotFound');
   if (op.provider) return explicit === true || (explicit === undefined && !op.collection && op.method !== 'POST');
   return readsItem(op) && throwsOnNotFound(op);
 }
@@ -89,7 +89,7 @@ function summaryOf(op: OperationMetadata): string {
     case 'POST':
       return `Creates a ${name} resource.`;
     case 'PUT':
-      return op.options.allowCreate === true
+      return optionValue(op, 'allowCreate') === true
         ? `Replaces the ${name} resource, or creates it when it does not exist.`
         : `Replaces the ${name} resource.`;
     case 'PATCH':
@@ -195,7 +195,7 @@ class Builder {
       let schema: JsonSchema;
       if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), op.collection);
       else if (op.collection) schema = collection();
-      else schema = op.options.bulk === true ? { oneOf: [item(), collection()] } : item();
+      else schema = optionValue(op, 'bulk') === true ? { oneOf: [item(), collection()] } : item();
       for (const type of types) content[type] = { schema };
     }
     return content;
@@ -206,8 +206,8 @@ class Builder {
     if (op.method === 'QUERY') return this.queryBody(op);
     if (
       !BODY_METHODS.has(op.method) ||
-      op.options.input === false ||
-      optionValue<boolean>(op, settings, 'deserialize') === false
+      optionValue(op, 'input') === false ||
+      optionValue(op, settings, 'deserialize') === false
     )
       return undefined;
     const resource = op.resource;
@@ -224,7 +224,7 @@ class Builder {
     }
     const schema = this.registry.input(op);
     const types = [...new Set(Object.values(settings.formats).flat())];
-    if (op.method === 'POST' && op.options.bulk === true) return this.bulkBody(op, schema, example);
+    if (op.method === 'POST' && optionValue(op, 'bulk') === true) return this.bulkBody(op, schema, example);
     const body = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
     const what =
       op.method === 'POST'
@@ -286,8 +286,8 @@ class Builder {
     const status = successStatus(op, { dispatched: dispatchesOnly(op) });
     const hasBody =
       status !== 204 &&
-      op.options.output !== false &&
-      optionValue<boolean>(op, this.api.settings, 'serialize') !== false;
+      optionValue(op, 'output') !== false &&
+      optionValue(op, this.api.settings, 'serialize') !== false;
     const hub = resourcePublishes(op.resource, this.api.settings) ? hubUrl(this.api.settings, '') : undefined;
     const hubLink = hub
       ? {
@@ -312,15 +312,15 @@ class Builder {
     else if (op.method === 'DELETE')
       responses[status] = { description: `${name} resource deleted.`, ...(hubLink ? { headers: hubLink } : {}) };
     else responses[status] = success(`${name} resource.`);
-    if (op.method === 'PUT' && op.options.allowCreate === true && op.options.status === undefined) {
+    if (op.method === 'PUT' && optionValue(op, 'allowCreate') === true && writtenOption(op, 'status') === undefined) {
       responses['201'] = { ...success(`${name} resource created (it did not exist).`, location) };
     }
 
     const patchDisabled =
       op.method === 'PATCH' &&
       this.api.settings.patchFormats.length === 0 &&
-      op.options.input !== false &&
-      optionValue<boolean>(op, this.api.settings, 'deserialize') !== false;
+      optionValue(op, 'input') !== false &&
+      optionValue(op, this.api.settings, 'deserialize') !== false;
     const bodyRead = this.requestBody(op) !== undefined && op.method !== 'QUERY';
     const paginated = paginationParameters(this.api, op).length > 0 && op.collection;
     if (op.method === 'QUERY') {
@@ -350,7 +350,7 @@ class Builder {
         'PATCH is not enabled: the patch_formats setting is empty, so every PATCH answers 415.',
       );
     else if (bodyRead) responses['415'] = this.errorResponse('Missing or unsupported Content-Type.');
-    if (bodyRead && BODY_METHODS.has(op.method) && optionValue<boolean>(op, this.api.settings, 'validate') !== false)
+    if (bodyRead && BODY_METHODS.has(op.method) && optionValue(op, this.api.settings, 'validate') !== false)
       responses['422'] = this.violationResponse();
     if (isGuarded(op, this.api.settings)) {
       responses['401'] = this.errorResponse(
@@ -379,12 +379,11 @@ class Builder {
           ...filterParameters(this.api, op).filter((p) => !parameters.some((q) => q.name === p.name && q.in === p.in)),
         );
     }
-    const deprecation = typeof op.options.deprecationReason === 'string' ? op.options.deprecationReason : undefined;
+    const reason = optionValue(op, 'deprecationReason');
+    const deprecation = typeof reason === 'string' ? reason : undefined;
     // A description the resource passes down to its operations describes the resource, not the operation.
-    const own =
-      typeof op.options.description === 'string' && op.options.description !== op.resource.description
-        ? op.options.description
-        : undefined;
+    const written = optionValue(op, 'description');
+    const own = typeof written === 'string' && written !== op.resource.description ? written : undefined;
     const description = joinText(own, deprecation && `Deprecated: ${deprecation}`);
     const body = this.requestBody(op);
     return {

@@ -7,6 +7,7 @@
  * exactly what is understood.
  */
 import { optionValue } from '../metadata/options.js';
+import type { OptionName } from '../../grammar/catalogue/index.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata, PropertyMetadata } from '../metadata/types.js';
 import { filterKind } from '../pipeline/filters/index.js';
 import type { NamedValue } from '../pipeline/filters/kind.js';
@@ -35,10 +36,7 @@ interface NamedParameter {
 
 /** The operation's `parameters` that name a known filter and property (others are ignored at run time too). */
 function namedParameters(api: ApiMetadata, op: OperationMetadata): NamedParameter[] {
-  const specs =
-    (op.options.parameters as
-      | Record<string, { filter?: unknown; property?: unknown; required?: unknown; description?: unknown }>
-      | undefined) ?? {};
+  const specs = optionValue(op, 'parameters') ?? {};
   const out: NamedParameter[] = [];
   for (const [name, spec] of Object.entries(specs)) {
     const filter = spec && api.filters.get(String(spec.filter));
@@ -66,7 +64,7 @@ const propertyOf = (op: OperationMetadata, name: string): PropertyMetadata | und
 /** The filter parameters of a listing operation read from the URL: one per variable, first one wins. */
 export function filterParameters(api: ApiMetadata, op: OperationMetadata): ParameterObject[] {
   const out = new Map<string, ParameterObject>();
-  for (const name of (op.options.filters as string[] | undefined) ?? []) {
+  for (const name of optionValue(op, 'filters') ?? []) {
     const filter = api.filters.get(name);
     if (!filter) continue;
     for (const { name: propName, setting } of filter.properties) {
@@ -102,18 +100,18 @@ export function filterParameters(api: ApiMetadata, op: OperationMetadata): Param
 
 /** Whether an operation pages by cursor (then the page number means nothing). */
 const byCursor = (op: OperationMetadata, api: ApiMetadata): boolean => {
-  const cursor = optionValue<unknown[]>(op, api.settings, 'paginationViaCursor');
+  const cursor = optionValue(op, api.settings, 'paginationViaCursor');
   return Array.isArray(cursor) && cursor.length > 0;
 };
 
 /** The pagination parameters an operation honours, under their configured names. */
 export function paginationParameters(api: ApiMetadata, op: OperationMetadata): ParameterObject[] {
   const s = api.settings;
-  const opt = <T>(name: string): T | undefined => optionValue<T>(op, s, name);
-  const enabled = opt<boolean>('paginationEnabled') !== false;
-  const clientEnabled = opt<boolean>('paginationClientEnabled') === true;
-  const clientSize = opt<boolean>('paginationClientItemsPerPage') === true;
-  const clientPartial = opt<boolean>('paginationClientPartial') === true;
+  const opt = <N extends OptionName>(name: N) => optionValue(op, s, name);
+  const enabled = opt('paginationEnabled') !== false;
+  const clientEnabled = opt('paginationClientEnabled') === true;
+  const clientSize = opt('paginationClientItemsPerPage') === true;
+  const clientPartial = opt('paginationClientPartial') === true;
   const out: ParameterObject[] = [];
   if ((enabled || clientEnabled) && !byCursor(op, api)) {
     out.push({
@@ -125,8 +123,8 @@ export function paginationParameters(api: ApiMetadata, op: OperationMetadata): P
     });
   }
   if (clientSize) {
-    const maximum = opt<number>('paginationMaximumItemsPerPage');
-    const size = opt<number>('paginationItemsPerPage') ?? 30;
+    const maximum = opt('paginationMaximumItemsPerPage');
+    const size = opt('paginationItemsPerPage');
     const schema: JsonSchema = {
       type: 'integer',
       minimum: 0,
@@ -151,7 +149,7 @@ export function paginationParameters(api: ApiMetadata, op: OperationMetadata): P
     });
   }
   if (clientPartial) {
-    const partial = opt<boolean>('paginationPartial') === true;
+    const partial = opt('paginationPartial') === true;
     out.push({
       name: s.partialParameter,
       in: 'query',
@@ -165,7 +163,7 @@ export function paginationParameters(api: ApiMetadata, op: OperationMetadata): P
 
 /** The path variables of an operation, typed from the property of the same name, `requirements` as patterns. */
 export function pathParameters(op: OperationMetadata): ParameterObject[] {
-  const requirements = (op.options.requirements as Record<string, unknown> | undefined) ?? {};
+  const requirements = optionValue(op, 'requirements') ?? {};
   return op.uriVariables.map((name) => {
     const p = propertyOf(op, name);
     const schema: JsonSchema =
@@ -201,7 +199,7 @@ export function queryBodySchema(
   const member = (key: string, sub: string, schema: JsonSchema, description: string): void => {
     entry(key).members[sub] ??= { ...schema, description };
   };
-  for (const name of (op.options.filters as string[] | undefined) ?? []) {
+  for (const name of optionValue(op, 'filters') ?? []) {
     const filter = api.filters.get(name);
     if (!filter) continue;
     for (const { name: propName, setting } of filter.properties) {

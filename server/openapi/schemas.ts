@@ -7,6 +7,7 @@
  * accepts (examples.ts). A JSON-LD variant is one object schema, not an `allOf` of the plain
  * one and the Hydra keys, so that Swagger UI draws it as an object.
  */
+import { optionValue } from '../metadata/options.js';
 import { acceptedProperties, contextGroups, shownProperties } from '../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import { resourceSchema, type JsonSchema, type SchemaMode } from '../pipeline/schema.js';
@@ -63,14 +64,14 @@ export class SchemaRegistry {
    * the properties gets its own schema, named after the groups as API Platform names it (`Book-read`).
    */
   output(op: OperationMetadata): JsonSchema {
-    const groups = contextGroups(op.options.normalizationContext);
+    const groups = contextGroups(optionValue(op, 'normalizationContext'));
     return this.add(`${op.resource.shortName}${groupSuffix(groups)}`, () => this.outputSchema(op, groups));
   }
 
   /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top): `Book.jsonld-read`. */
   outputJsonLd(op: OperationMetadata): JsonSchema {
     const { resource } = op;
-    const groups = contextGroups(op.options.normalizationContext);
+    const groups = contextGroups(optionValue(op, 'normalizationContext'));
     return this.add(`${resource.shortName}.jsonld${groupSuffix(groups)}`, () => {
       const schema = merged(HYDRA_ITEM, this.outputSchema(op, groups));
       const iri = iriExample(resource);
@@ -84,7 +85,7 @@ export class SchemaRegistry {
 
   /** A resource object in responses as JSON:API writes it (jsonapi-schemas.ts): `Book.jsonapi-read`. */
   outputJsonApi(op: OperationMetadata): JsonSchema {
-    const groups = contextGroups(op.options.normalizationContext);
+    const groups = contextGroups(optionValue(op, 'normalizationContext'));
     return this.add(`${op.resource.shortName}.jsonapi${groupSuffix(groups)}`, () =>
       jsonApiResourceObject(this.api, op.resource, this.outputSchema(op, groups), 'output'),
     );
@@ -92,7 +93,7 @@ export class SchemaRegistry {
 
   /** The resource object a JSON:API request body's `data` holds: `Book.jsonapi.input-write`. */
   inputJsonApi(op: OperationMetadata): JsonSchema {
-    const groups = contextGroups(op.options.denormalizationContext);
+    const groups = contextGroups(optionValue(op, 'denormalizationContext'));
     return this.add(`${op.resource.shortName}.jsonapi.input${groupSuffix(groups)}`, () =>
       jsonApiResourceObject(this.api, op.resource, this.inputSchema(op, groups), 'input'),
     );
@@ -105,13 +106,13 @@ export class SchemaRegistry {
 
   /** What POST and PUT bodies may hold: the accepted properties, with the constraints that validate them. */
   input(op: OperationMetadata): JsonSchema {
-    const groups = contextGroups(op.options.denormalizationContext);
+    const groups = contextGroups(optionValue(op, 'denormalizationContext'));
     return this.add(`${op.resource.shortName}.input${groupSuffix(groups)}`, () => this.inputSchema(op, groups));
   }
 
   /** What a PATCH body (JSON Merge Patch) may hold: the input schema with nothing required, null removing a value. */
   mergePatch(op: OperationMetadata): JsonSchema {
-    const groups = contextGroups(op.options.denormalizationContext);
+    const groups = contextGroups(optionValue(op, 'denormalizationContext'));
     return this.add(`${op.resource.shortName}.jsonMergePatch${groupSuffix(groups)}`, () => {
       const { required: _required, ...schema } = this.inputSchema(op, groups);
       return {

@@ -31,8 +31,8 @@ export interface ItemStages {
 /** Whether the request may carry a batch: a `bulk: true` POST whose body is deserialized. */
 export function acceptsBatch(state: OperationState): boolean {
   const op = state.operation;
-  if (op.method !== 'POST' || op.options.bulk !== true || op.options.input === false) return false;
-  return optionValue<boolean>(op, state.api.settings, 'deserialize') !== false;
+  if (op.method !== 'POST' || optionValue(op, 'bulk') !== true || optionValue(op, 'input') === false) return false;
+  return optionValue(op, state.api.settings, 'deserialize') !== false;
 }
 
 /**

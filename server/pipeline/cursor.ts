@@ -32,11 +32,7 @@ const OPS: Record<Direction, { forward: 'gt' | 'lt'; backward: 'gt' | 'lt' }> = 
 /** The cursor of an operation, or undefined when it paginates by page. */
 export function cursorOf(state: OperationState): CursorField[] | undefined {
   const op: OperationMetadata = state.operation;
-  const declared = optionValue<{ field?: unknown; direction?: unknown }[]>(
-    op,
-    state.api.settings,
-    'paginationViaCursor',
-  );
+  const declared = optionValue(op, state.api.settings, 'paginationViaCursor');
   if (!Array.isArray(declared) || declared.length === 0) return undefined;
   // The client's order[field] may turn a cursor field around; the links follow it.
   const order = state.criteria[state.api.settings.orderParameter];

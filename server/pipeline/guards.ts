@@ -5,7 +5,7 @@
  * themselves are in stages/: pre-read-security, security, security-post-denormalize,
  * security-post-validation and property-security.
  */
-import { perOperation } from '../metadata/options.js';
+import { optionValue, perOperation } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 import { accessDenied, allows, type RequestFacts } from '../security/access.js';
 import { compileGuard } from '../expression/guard.js';
@@ -22,9 +22,9 @@ export interface Guard {
 /** The operation's three guards (resource-level values already merged under its own at load). */
 export const guardsOf = perOperation((op: OperationMetadata) => {
   const guard = (stage: Stage): Guard | undefined => {
-    const source = op.options[stage];
+    const source = optionValue(op, stage);
     if (typeof source !== 'string') return undefined;
-    const message = op.options[`${stage}Message`];
+    const message = optionValue(op, `${stage}Message`);
     return {
       expression: compileGuard(source, op.uriVariables),
       message: typeof message === 'string' ? message : undefined,

@@ -7,6 +7,7 @@
  * - `include=author,coauthors` names relations whose items join the document's `included` (one level: a
  *   dotted path answers 400), `fields[Book]=title,author` keeps only those members of that type's objects.
  */
+import { optionValue } from '../metadata/options.js';
 import { badRequest } from '../protocol/errors.js';
 import type { QueryParams } from '../protocol/query.js';
 import { shownProperties } from '../metadata/property-access.js';
@@ -63,7 +64,7 @@ export function jsonApiQuery(
 function sortOrder(api: ApiMetadata, op: OperationMetadata, sort: unknown): Record<string, string> {
   if (typeof sort !== 'string') throw badRequest('The "sort" parameter must be a comma-separated list of fields.');
   const sortable = new Set<string>();
-  for (const name of (op.options.filters as string[] | undefined) ?? []) {
+  for (const name of optionValue(op, 'filters') ?? []) {
     const filter = api.filters.get(name);
     if (filter?.kind === 'order') for (const p of filter.properties) sortable.add(p.name);
   }

@@ -9,6 +9,7 @@
  * - a plain property: the items whose property equals the variable (as the property's type).
  * A variable that binds to nothing is a checker error; at run time it matches nothing.
  */
+import { optionValue } from '../metadata/options.js';
 import { itemIri } from '../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Condition, Item } from '../store/types.js';
@@ -40,7 +41,8 @@ export function uriBindings(api: ApiMetadata, op: OperationMetadata): UriBinding
 
 function makeBindings(api: ApiMetadata, op: OperationMetadata): UriBinding[] {
   const { resource } = op;
-  const links = Array.isArray(op.options.links) ? (op.options.links as LinkSpec[]) : [];
+  const written = optionValue(op, 'links');
+  const links: LinkSpec[] = Array.isArray(written) ? written : [];
   const out: UriBinding[] = [];
   for (const variable of op.uriVariables) {
     if (variable === resource.identifier?.name) continue;

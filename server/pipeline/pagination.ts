@@ -6,6 +6,7 @@
 import { badRequest } from '../protocol/errors.js';
 import { buildLink, phpBool, phpInt, without, type QueryParams } from '../protocol/query.js';
 import { optionValue, perOperation } from '../metadata/options.js';
+import type { OptionName } from '../../grammar/catalogue/index.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 import type { Page, PageRequest } from './page.js';
 
@@ -14,15 +15,15 @@ const MAX_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** An operation's pagination options, read once. */
 const paginationOptions = perOperation((op, settings) => {
-  const opt = <T>(name: string): T => optionValue<T>(op, settings, name) as T;
+  const opt = <N extends OptionName>(name: N) => optionValue(op, settings, name);
   return {
-    enabled: opt<boolean>('paginationEnabled') !== false,
-    clientEnabled: Boolean(opt<boolean>('paginationClientEnabled')),
-    partial: opt<boolean>('paginationPartial') === true,
-    clientPartial: Boolean(opt<boolean>('paginationClientPartial')),
-    clientSize: opt<boolean>('paginationClientItemsPerPage') === true,
-    maximum: opt<number | undefined>('paginationMaximumItemsPerPage'),
-    itemsPerPage: BigInt(opt<number>('paginationItemsPerPage') ?? 30),
+    enabled: opt('paginationEnabled') !== false,
+    clientEnabled: Boolean(opt('paginationClientEnabled')),
+    partial: opt('paginationPartial') === true,
+    clientPartial: Boolean(opt('paginationClientPartial')),
+    clientSize: opt('paginationClientItemsPerPage') === true,
+    maximum: opt('paginationMaximumItemsPerPage'),
+    itemsPerPage: BigInt(opt('paginationItemsPerPage')),
   };
 });
 

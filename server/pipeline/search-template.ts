@@ -3,6 +3,7 @@
  * query parameter the operation's filters and parameters understand, as API Platform's
  * filter descriptions name them (`title`, `title[]`, `price[gt]`, `order[title]`, …).
  */
+import { optionValue } from '../metadata/options.js';
 import type { HydraKeys } from '../protocol/hydra.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata } from '../metadata/types.js';
 import { filterKind } from './filters/index.js';
@@ -24,7 +25,7 @@ export function operationVariables(api: ApiMetadata, op: OperationMetadata): Var
 function computeVariables(api: ApiMetadata, op: OperationMetadata): Variable[] {
   const out = new Map<string, Variable>();
   const known = new Set(op.resource.properties.map((p) => p.name));
-  for (const name of (op.options.filters as string[] | undefined) ?? []) {
+  for (const name of optionValue(op, 'filters') ?? []) {
     const filter = api.filters.get(name);
     if (!filter) continue;
     for (const { name: property } of filter.properties) {
@@ -33,8 +34,7 @@ function computeVariables(api: ApiMetadata, op: OperationMetadata): Variable[] {
         if (!out.has(variable)) out.set(variable, { variable, property, required: false });
     }
   }
-  const parameters =
-    (op.options.parameters as Record<string, { property?: string; required?: boolean }> | undefined) ?? {};
+  const parameters = optionValue(op, 'parameters') ?? {};
   for (const [variable, spec] of Object.entries(parameters)) {
     if (!out.has(variable))
       out.set(variable, { variable, property: spec?.property ?? variable, required: spec?.required === true });

@@ -20,9 +20,7 @@ const asPath: UrlStyle = (path) => path;
 
 /** The style of an operation's strategy, for a request whose origin is `origin` (`http://host:port`). */
 export function urlStyle(op: OperationMetadata | undefined, settings: Settings, origin: string): UrlStyle {
-  const strategy = op
-    ? optionValue<number>(op, settings, 'urlGenerationStrategy')
-    : settings.defaults.urlGenerationStrategy;
+  const strategy = op ? optionValue(op, settings, 'urlGenerationStrategy') : settings.defaults.urlGenerationStrategy;
   if (strategy === ABS_URL) return (path) => (path.startsWith('/') ? origin + path : path);
   if (strategy === NET_PATH)
     return (path) => (path.startsWith('/') ? origin.replace(/^[a-z][a-z0-9+.-]*:/i, '') + path : path);

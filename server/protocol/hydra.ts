@@ -49,7 +49,7 @@ function hydraKeys(prefixed: boolean): HydraKeys {
 const BOTH_FORMS = [hydraKeys(false), hydraKeys(true)] as const;
 
 export const operationHydraKeys = perOperation((op: OperationMetadata, settings: Settings): HydraKeys => {
-  const context = optionValue<Record<string, unknown>>(op, settings, 'normalizationContext');
+  const context = optionValue(op, settings, 'normalizationContext');
   const own = context && typeof context === 'object' && !Array.isArray(context) ? context.hydra_prefix : undefined;
   return BOTH_FORMS[(typeof own === 'boolean' ? own : settings.hydraPrefix) ? 1 : 0];
 });

@@ -22,7 +22,7 @@ export interface MercureOptions {
 
 export function mercureOptions(op: OperationMetadata, settings: Settings): MercureOptions | undefined {
   if (!settings.mercure) return undefined;
-  const value = optionValue<unknown>(op, settings, 'mercure');
+  const value = optionValue(op, settings, 'mercure');
   if (value === true) return { private: false };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const o = value as Record<string, unknown>;

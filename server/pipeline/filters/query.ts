@@ -5,6 +5,7 @@
  * and its `parameters` (a named parameter feeding one filter on one property); each filter kind's
  * module (index.ts) reads its own criteria. Malformed or unknown values are ignored, as API Platform does.
  */
+import { optionValue } from '../../metadata/options.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata } from '../../metadata/types.js';
 import type { QueryParams } from '../../protocol/query.js';
 import type { Condition, Sort } from '../../store/types.js';
@@ -28,7 +29,7 @@ export function filterQuery(api: ApiMetadata, op: OperationMetadata, criteria: Q
   const orders: { key: string; clause: Sort[number] }[] = [];
   const orderParam = asObject(criteria[api.settings.orderParameter]) ?? {};
 
-  for (const name of (op.options.filters as string[] | undefined) ?? []) {
+  for (const name of optionValue(op, 'filters') ?? []) {
     const filter = api.filters.get(name);
     if (!filter) continue;
     for (const { name: propName, setting } of filter.properties) {
@@ -44,8 +45,7 @@ export function filterQuery(api: ApiMetadata, op: OperationMetadata, criteria: Q
     }
   }
 
-  const parameters =
-    (op.options.parameters as Record<string, { filter?: string; property?: string }> | undefined) ?? {};
+  const parameters = optionValue(op, 'parameters') ?? {};
   for (const [param, spec] of Object.entries(parameters)) {
     const filter = spec && api.filters.get(String(spec.filter));
     const propName = spec?.property ?? param;

@@ -25,7 +25,7 @@ export async function deserialize(state: OperationState): Promise<void> {
   const op = state.operation;
   const settings = state.api.settings;
   if (!BODY_METHODS.has(op.method)) return;
-  if (optionValue<boolean>(op, settings, 'deserialize') === false || op.options.input === false) return;
+  if (optionValue(op, settings, 'deserialize') === false || optionValue(op, 'input') === false) return;
   if (op.method === 'PATCH') checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
   else checkInputType(state.contentType, Object.values(settings.formats).flat());
   await applyBody(state, parseJsonBody(await state.readBody(), 'Syntax error'));
@@ -43,7 +43,7 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   let mode: DenormalizeMode = op.method === 'PUT' || previous ? 'replace' : 'create';
   if (op.method === 'PATCH') mode = 'merge-patch';
   // collectDenormalizationErrors: type errors and dangling relations, all in one 422.
-  const collected = optionValue<boolean>(op, settings, 'collectDenormalizationErrors') === true ? [] : undefined;
+  const collected = optionValue(op, settings, 'collectDenormalizationErrors') === true ? [] : undefined;
   const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {
     accepted: acceptedProperties(op, settings),
     collected,

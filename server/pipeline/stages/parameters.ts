@@ -18,7 +18,9 @@ function understood(state: OperationState): Set<string> {
   if (op.method !== 'QUERY') {
     const s = api.settings;
     keys.add(s.pageParameter);
-    const opt = (name: string): boolean => optionValue<boolean>(op, api.settings, name) === true;
+    const opt = (
+      name: 'paginationClientEnabled' | 'paginationClientItemsPerPage' | 'paginationClientPartial',
+    ): boolean => optionValue(op, api.settings, name) === true;
     if (opt('paginationClientEnabled')) keys.add(s.enabledParameter);
     if (opt('paginationClientItemsPerPage')) keys.add(s.itemsPerPageParameter);
     if (opt('paginationClientPartial')) keys.add(s.partialParameter);
@@ -29,12 +31,12 @@ function understood(state: OperationState): Set<string> {
 export function checkParameters(state: OperationState): void {
   const op = state.operation;
   if (!op.collection) return;
-  if (optionValue<boolean>(op, state.api.settings, 'strictQueryParameterValidation') === true) {
+  if (optionValue(op, state.api.settings, 'strictQueryParameterValidation') === true) {
     const keys = understood(state);
     const unknown = Object.keys(state.criteria).find((k) => !keys.has(k));
     if (unknown !== undefined) throw new HttpError(400, `Parameter "${unknown}" not supported`);
   }
-  const parameters = (op.options.parameters as Record<string, { required?: unknown }> | undefined) ?? {};
+  const parameters = optionValue(op, 'parameters') ?? {};
   const missing = Object.entries(parameters)
     .filter(
       ([name, spec]) => spec?.required === true && (state.criteria[name] === undefined || state.criteria[name] === ''),

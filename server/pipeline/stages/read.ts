@@ -23,7 +23,7 @@ import type { OperationState } from '../state.js';
 export async function read(state: OperationState): Promise<void> {
   const op = state.operation;
   if (op.hidden) throw notFound(op.hiddenDetail);
-  if (optionValue<boolean>(op, state.api.settings, 'read') === false) return;
+  if (optionValue(op, state.api.settings, 'read') === false) return;
   if (!op.provider && !op.collection && !readsItem(op)) return; // e.g. POST on the collection: nothing to read
   let data: unknown;
   if (op.provider) data = await op.provider(customContext(state));
@@ -59,7 +59,7 @@ async function readItem(state: OperationState): Promise<Item | null> {
 /** The collection order: the operation's `order` (`{ title: "ASC" }` or `["title"]`), then the identifier. */
 export const defaultSort = perOperation((op, settings): Sort => {
   const { resource } = op;
-  const order = optionValue<unknown>(op, settings, 'order');
+  const order = optionValue(op, settings, 'order');
   const sort: Sort = [];
   let entries: [string, unknown][] = order && typeof order === 'object' ? Object.entries(order) : [];
   if (Array.isArray(order)) entries = order.map((f) => [String(f), 'ASC']);

@@ -35,7 +35,7 @@ export function serialize(state: OperationState): void {
   // The item's IRI (for Location and Content-Location), also when there is no body.
   const subject = [state.data, state.previousData].find(isItem);
   if (subject && !op.collection && resource.identifier) state.iri = iriOf(subject)();
-  if (optionValue<boolean>(op, settings, 'serialize') === false || op.options.output === false) return;
+  if (optionValue(op, settings, 'serialize') === false || optionValue(op, 'output') === false) return;
   const jsonld = state.output.name === 'jsonld';
   const shown = shownProperties(op, settings);
   const hidden = state.hiddenProperties;

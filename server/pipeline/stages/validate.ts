@@ -11,7 +11,11 @@ import { validationFailed } from '../violations.js';
 export async function validate(state: OperationState): Promise<void> {
   const op = state.operation;
   if (!['POST', 'PUT', 'PATCH'].includes(op.method) || !isItem(state.data)) return;
-  if (optionValue<boolean>(op, state.api.settings, 'validate') === false) return;
-  const violations = validateItem(op.resource, state.data, contextGroups(op.options.validationContext) ?? ['Default']);
+  if (optionValue(op, state.api.settings, 'validate') === false) return;
+  const violations = validateItem(
+    op.resource,
+    state.data,
+    contextGroups(optionValue(op, 'validationContext')) ?? ['Default'],
+  );
   if (violations.length) throw validationFailed(violations);
 }

@@ -15,14 +15,14 @@ import { isItem, type OperationState } from '../state.js';
 export async function write(state: OperationState): Promise<void> {
   const op = state.operation;
   if (op.controller) return runController(state);
-  if (optionValue<boolean>(op, state.api.settings, 'write') === false) return;
+  if (optionValue(op, state.api.settings, 'write') === false) return;
   if (op.processor) {
     state.data = await op.processor(state.data, customContext(state));
     return;
   }
   if (op.method === 'GET' || op.method === 'QUERY' || op.method === 'HEAD') return;
   // `messenger`: true and "input" dispatch instead of storing; "persist" stores, then dispatches.
-  const messenger = optionValue<boolean | string>(op, state.api.settings, 'messenger');
+  const messenger = optionValue(op, state.api.settings, 'messenger');
   if (messenger && messenger !== 'persist') {
     await dispatchData(state, messenger === 'input');
     state.dispatched = true;
@@ -40,8 +40,8 @@ export async function write(state: OperationState): Promise<void> {
  */
 export async function writeBatch(state: OperationState, items: OperationState[]): Promise<void> {
   const op = state.operation;
-  if (optionValue<boolean>(op, state.api.settings, 'write') === false) return;
-  const messenger = optionValue<boolean | string>(op, state.api.settings, 'messenger');
+  if (optionValue(op, state.api.settings, 'write') === false) return;
+  const messenger = optionValue(op, state.api.settings, 'messenger');
   if (op.controller || op.processor || (messenger && messenger !== 'persist') || state.previousData) {
     for (const item of items) await write(item);
     state.dispatched = items.some((item) => item.dispatched);
