@@ -651,7 +651,8 @@ const OPTION_TABLE = [
   },
 ] as const satisfies readonly OptionSpec[];
 
-type OptionRow = (typeof OPTION_TABLE)[number];
+/** One row of the table, with its literal types. */
+export type OptionRow = (typeof OPTION_TABLE)[number];
 /** The name of an option of the catalogue. */
 export type OptionName = OptionRow['name'];
 /** The value option `N` takes, derived from its catalogue type (after `A.toPlain`). */

@@ -100,12 +100,15 @@ export type ValueOf<T extends ValueType> = T extends { kind: 'int' | 'number' }
 /** The language's `array`: a list or an object (a PHP array), any content. */
 export type PhpArray = unknown[] | Record<string, unknown>;
 
-/** A record's value: its required fields present, the others optional. */
-type RecordOf<F extends Record<string, FieldSpec>> = {
-  -readonly [K in keyof F as F[K] extends { required: true } ? K : never]: ValueOf<F[K]['type']>;
-} & {
-  -readonly [K in keyof F as F[K] extends { required: true } ? never : K]?: ValueOf<F[K]['type']>;
-};
+/** A record's value: its required fields present, the others optional (one object type, for readable hovers). */
+type RecordOf<F extends Record<string, FieldSpec>> = Flat<
+  {
+    -readonly [K in keyof F as F[K] extends { required: true } ? K : never]: ValueOf<F[K]['type']>;
+  } & {
+    -readonly [K in keyof F as F[K] extends { required: true } ? never : K]?: ValueOf<F[K]['type']>;
+  }
+>;
+type Flat<T> = { [K in keyof T]: T[K] };
 
 export interface FieldSpec {
   type: ValueType;

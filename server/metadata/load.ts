@@ -52,7 +52,8 @@ export const GENID_DETAIL =
 export const GENID_PATH = '/.well-known/genid/{id}';
 
 type Plain = Record<string, unknown>;
-type Mutator = (metadata: Plain) => Plain | Promise<Plain>;
+/** A metadata mutator as load() calls it (published as `Mutator`, types/apidsl.d.ts). */
+export type Mutator = (metadata: Plain) => Plain | Promise<Plain>;
 
 const plainEntries = (entries: A.Entry[] | undefined): Plain => {
   const out: Plain = {};

@@ -3,6 +3,7 @@
  * filters, the request (with its attributes Map), the data at hand, the user, and the default
  * persistence as `persist`/`remove`.
  */
+import type { OperationKind } from '../../grammar/catalogue/types.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import type { SecurityUser } from '../expression/expression.js';
 import type { Item } from '../store/types.js';
@@ -12,7 +13,7 @@ import { persistItem, removeItem } from './persist.js';
 
 export interface PublicOperation {
   name: string;
-  kind: string;
+  kind: OperationKind;
   method: string;
   uriTemplate: string;
   resource: string;
