@@ -32,7 +32,8 @@ export interface ModelOperation {
   name: string;
   /** Whether the name came from the declaration (`Get weather`) or the `name` option. */
   named: boolean;
-  collection: boolean;
+  /** Whether its default route is the collection path (`/books`: GetCollection, Post, Query), not the item path. */
+  collectionRoute: boolean;
 }
 
 export interface ModelResource {
@@ -101,8 +102,8 @@ function buildOperation(resource: ModelResource, kind: string, decl: A.Operation
     wordOf(options.get('method')?.value) ?? (known ? KIND_METHOD[kind as OperationKind] : undefined)
   )?.toUpperCase();
   const uriTemplate = wordOf(options.get('uriTemplate')?.value);
-  const collection = COLLECTION_ROUTE_KINDS.has(kind);
-  const defaultPath = collection ? resource.collectionPath : (resource.itemPath ?? resource.collectionPath);
+  const collectionRoute = COLLECTION_ROUTE_KINDS.has(kind);
+  const defaultPath = collectionRoute ? resource.collectionPath : (resource.itemPath ?? resource.collectionPath);
   const path = uriTemplate !== undefined ? joinPath(resource.routePrefix, uriTemplate) : defaultPath;
   const explicitName = decl?.name?.text ?? wordOf(options.get('name')?.value);
   return {
@@ -116,7 +117,7 @@ function buildOperation(resource: ModelResource, kind: string, decl: A.Operation
     uriTemplate,
     name: explicitName ?? defaultOperationName(path, (method ?? 'get').toLowerCase(), kind),
     named: explicitName !== undefined,
-    collection,
+    collectionRoute,
   };
 }
 

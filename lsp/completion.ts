@@ -203,7 +203,7 @@ function valueItems(type: ValueType | undefined, env: Env, scope: Scope, default
       if (resource) {
         if (scope.kind === 'operation' && scope.opKind && ['GetCollection', 'Post'].includes(scope.opKind)) {
           for (const o of resource.operations)
-            if (!o.collection && o.method === 'GET') paths.add(o.uriTemplate ?? o.path);
+            if (!o.collectionRoute && o.method === 'GET') paths.add(o.uriTemplate ?? o.path);
         }
         paths.add(resource.collectionPath);
         if (resource.itemPath) paths.add(resource.itemPath);

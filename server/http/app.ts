@@ -270,7 +270,7 @@ function newState(
     api,
     operation: op,
     criteria: query,
-    store: collections.get(op.resource.shortName)!,
+    storeCollection: collections.get(op.resource.shortName)!,
     collectionOf: (resource) => collections.get(resource.shortName)!,
     request: {
       method: ctx.method,

@@ -30,7 +30,7 @@ export function responseTags(state: OperationState, header: boolean): string[] {
   const resource = op.resource;
   const tags = new Set<string>(linkedCollections(state));
   if (!header) tags.add(resourceTag(resource));
-  if (op.collection) {
+  if (op.isCollection) {
     tags.add(state.collectionIri);
     tags.add(resource.collectionPath);
     if (header && state.page) {

@@ -79,7 +79,7 @@ function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<str
   const defaultDescription = collectionGet
     ? `Retrieves the collection of ${name} resources.`
     : action.verb.replace('{}', name);
-  const returned = op.collection ? 'Collection' : name;
+  const returned = op.isCollection ? 'Collection' : name;
   const description = optionValue(op, 'description');
   const doc: Record<string, unknown> = {
     '@type': action.type,

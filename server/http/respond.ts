@@ -39,7 +39,7 @@ export function routeHeaders(
     headers['Accept-Post'] = [...new Set(Object.values(formats).flat()), ...bulk].join(', ');
   }
   const hasPatch = op.resource.operations.some((o) => o.method === 'PATCH' && !o.hidden);
-  if (hasPatch && !op.collection && patchFormats.length) headers['Accept-Patch'] = patchFormats.join(', ');
+  if (hasPatch && !op.isCollection && patchFormats.length) headers['Accept-Patch'] = patchFormats.join(', ');
   return headers;
 }
 
@@ -51,7 +51,7 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
   const query = ctx.querystring ? `?${ctx.querystring}` : '';
   if (op.method === 'POST' && state.iri && (status === 201 || (status >= 300 && status < 400)))
     ctx.set('Location', state.iri);
-  const located = op.collection ? state.collectionIri : state.iri;
+  const located = op.isCollection ? state.collectionIri : state.iri;
   if (op.method !== 'GET' && op.method !== 'HEAD' && located)
     ctx.set('Content-Location', `${located}.${state.output.name}${query}`);
   const noBody =

@@ -289,7 +289,7 @@ async function loadResource(
       resource,
       path,
       uriVariables: placeholders(path),
-      collection: LISTING_KINDS.includes(kind),
+      isCollection: LISTING_KINDS.includes(kind),
       hidden: false,
       options: opts,
       provider: await codeOf(opts.provider, baseDir, `provider of ${op.name}`),
@@ -303,7 +303,7 @@ async function loadResource(
   }
   // The seed: a resource with an identifier and no item Get still has item IRIs, served by a
   // hidden route that always answers 404.
-  if (resource.itemPath && !resource.operations.some((o) => o.method === 'GET' && !o.collection)) {
+  if (resource.itemPath && !resource.operations.some((o) => o.method === 'GET' && !o.isCollection)) {
     resource.operations.push(
       hiddenOperation(
         resource,
@@ -341,7 +341,7 @@ function hiddenOperation(resource: ResourceMetadata, path: string, name: string,
     resource,
     path,
     uriVariables: placeholders(path),
-    collection: false,
+    isCollection: false,
     hidden: true,
     hiddenDetail: detail,
     options: {},

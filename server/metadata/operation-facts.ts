@@ -32,7 +32,7 @@ export const dispatchesOnly = (op: OperationMetadata): boolean =>
 /** Whether the default provider reads one item: an item operation whose path carries the identifier. */
 export function readsItem(op: OperationMetadata): boolean {
   const id = op.resource.identifier?.name;
-  return !op.collection && id !== undefined && op.uriVariables.includes(id);
+  return !op.isCollection && id !== undefined && op.uriVariables.includes(id);
 }
 
 /** Whether an item that is not there answers 404: `throwOnNotFound`, else all but a POST and a PUT with allowCreate. */

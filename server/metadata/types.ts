@@ -124,8 +124,8 @@ export interface OperationMetadata {
   /** Route template, route prefix included: `/geo/places/{id}`. */
   path: string;
   uriVariables: string[];
-  /** Answers a collection document (GetCollection, Query). */
-  collection: boolean;
+  /** A collection operation: it answers a collection document (GetCollection, Query). */
+  isCollection: boolean;
   /** Automatic IRI routes: always 404, in no documentation. */
   hidden: boolean;
   /** The 404 detail of a hidden route. */

@@ -72,7 +72,7 @@ function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
   if (op.controller === 'NotFoundAction') return true;
   if (optionValue(op, api.settings, 'read') === false) return false;
   const explicit = writtenOption(op, 'throwOnNotFound');
-  if (op.provider) return explicit === true || (explicit === undefined && !op.collection && op.method !== 'POST');
+  if (op.provider) return explicit === true || (explicit === undefined && !op.isCollection && op.method !== 'POST');
   return readsItem(op) && throwsOnNotFound(op);
 }
 
@@ -80,7 +80,7 @@ function summaryOf(op: OperationMetadata): string {
   const name = op.resource.shortName;
   if (op.kind === 'GetCollection') return `Retrieves the collection of ${name} resources.`;
   if (op.method === 'QUERY')
-    return op.collection
+    return op.isCollection
       ? `Queries the collection of ${name} resources with criteria in the request body.`
       : `Queries the ${name} resource with criteria in the request body.`;
   switch (op.method) {
@@ -97,7 +97,7 @@ function summaryOf(op: OperationMetadata): string {
     case 'DELETE':
       return `Removes the ${name} resource.`;
     default:
-      return `${op.method} on the ${name} resource${op.collection ? 's' : ''}.`;
+      return `${op.method} on the ${name} resource${op.isCollection ? 's' : ''}.`;
   }
 }
 
@@ -193,8 +193,8 @@ class Builder {
       };
       const item = (): JsonSchema => (jsonld ? r.outputJsonLd(op) : r.output(op));
       let schema: JsonSchema;
-      if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), op.collection);
-      else if (op.collection) schema = collection();
+      if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), op.isCollection);
+      else if (op.isCollection) schema = collection();
       else schema = optionValue(op, 'bulk') === true ? { oneOf: [item(), collection()] } : item();
       for (const type of types) content[type] = { schema };
     }
@@ -305,7 +305,7 @@ class Builder {
     const location = {
       Location: { description: 'The IRI of the item.', schema: { type: 'string', format: 'iri-reference' } },
     };
-    if (op.collection && op.method !== 'POST') responses[status] = success(`${name} collection.`);
+    if (op.isCollection && op.method !== 'POST') responses[status] = success(`${name} collection.`);
     else if (op.method === 'POST')
       responses[status] = success(`${name} resource created.`, status === 201 ? location : undefined);
     else if (op.method === 'PUT' || op.method === 'PATCH') responses[status] = success(`${name} resource updated.`);
@@ -322,7 +322,7 @@ class Builder {
       optionValue(op, 'input') !== false &&
       optionValue(op, this.api.settings, 'deserialize') !== false;
     const bodyRead = this.requestBody(op) !== undefined && op.method !== 'QUERY';
-    const paginated = paginationParameters(this.api, op).length > 0 && op.collection;
+    const paginated = paginationParameters(this.api, op).length > 0 && op.isCollection;
     if (op.method === 'QUERY') {
       responses['400'] = this.errorResponse(
         'The body is not valid JSON, does not decode to a JSON object, or a pagination parameter is invalid.',
@@ -371,7 +371,7 @@ class Builder {
 
   operation(op: OperationMetadata, id: string): Record<string, unknown> {
     const parameters: ParameterObject[] = [...pathParameters(op)];
-    if (op.collection && op.method !== 'POST') {
+    if (op.isCollection && op.method !== 'POST') {
       parameters.push(...paginationParameters(this.api, op));
       // GET reads the criteria from the URL; QUERY from its body.
       if (op.method !== 'QUERY')

@@ -119,7 +119,7 @@ export async function runBatch(state: OperationState, bodies: readonly unknown[]
 const itemState = (state: OperationState): OperationState => ({
   api: state.api,
   operation: state.operation,
-  store: state.store,
+  storeCollection: state.storeCollection,
   collectionOf: state.collectionOf,
   request: { ...state.request },
   readBody: state.readBody,

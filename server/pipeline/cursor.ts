@@ -113,7 +113,7 @@ export async function readCursorPage(
   const where = [...uriWhere, ...filterQuery(state.api, state.operation, criteria).where];
   const sort: Sort = fields.map((f) => ({ field: f.field, direction: f.direction }));
   const n = request.itemsPerPage;
-  const store = state.store;
+  const store = state.storeCollection;
   let items: Item[];
   let hasNext: boolean;
   let hasPrevious: boolean;

@@ -12,13 +12,13 @@ export function iriOperation(op: OperationMetadata): OperationMetadata | undefin
   const template = optionValue(op, 'itemUriTemplate');
   if (typeof template === 'string') {
     const named = op.resource.operations.find(
-      (o) => !o.collection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)),
+      (o) => !o.isCollection && o.method === 'GET' && (o.path === template || o.path.endsWith(template)),
     );
     if (named) return named;
   }
   // An item read by an item Get keeps that Get's URL as its @id; any other operation (a PUT, a PATCH
   // or a custom route, whose URL may answer 405 to GET) shows the canonical item IRI.
-  if (!op.collection && op.method === 'GET' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000'))
+  if (!op.isCollection && op.method === 'GET' && op.uriVariables.includes(op.resource.identifier?.name ?? '\u0000'))
     return op;
   return itemOperation(op.resource);
 }

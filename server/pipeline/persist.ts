@@ -23,7 +23,7 @@ export async function persistItem(state: OperationState, item: Item): Promise<It
   const id = idOf(state, item);
   try {
     if (id === undefined) return await insertItem(state, item);
-    const { item: saved, created } = await state.store.upsert(id, item);
+    const { item: saved, created } = await state.storeCollection.upsert(id, item);
     if (created && state.operation.method === 'PUT') state.created = true;
     committed(state, 'saved', saved);
     return saved;
@@ -35,12 +35,12 @@ export async function persistItem(state: OperationState, item: Item): Promise<It
 
 export async function removeItem(state: OperationState, item: Item): Promise<void> {
   const id = idOf(state, item);
-  if (id !== undefined && (await state.store.delete(id))) committed(state, 'removed', item);
+  if (id !== undefined && (await state.storeCollection.delete(id))) committed(state, 'removed', item);
 }
 
 /** Inserts a new item (a conflict on a unique value is left to the caller). */
 export async function insertItem(state: OperationState, item: Item): Promise<Item> {
-  const saved = await state.store.insert(item);
+  const saved = await state.storeCollection.insert(item);
   committed(state, 'saved', saved);
   return saved;
 }

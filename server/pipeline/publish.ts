@@ -46,7 +46,7 @@ export function publishChange(
 
 /** The JSON-LD document the item Get of `resource` answers for `item`. */
 function documentAsGet(api: ApiMetadata, resource: ResourceMetadata, item: Item, origin: string | undefined): string {
-  const get = itemOperation(resource) ?? resource.operations.find((o) => o.method === 'GET' && !o.collection);
+  const get = itemOperation(resource) ?? resource.operations.find((o) => o.method === 'GET' && !o.isCollection);
   const state = {
     api,
     operation: get,

@@ -52,7 +52,7 @@ function memberRendering(resource: ResourceMetadata): Rendering | undefined {
 /** Whether the operation's page may be the stored member texts (the store still decides whether it has them). */
 export const showsRenderedMembers = perOperation(
   (op, settings): boolean =>
-    op.collection &&
+    op.isCollection &&
     !op.provider &&
     !op.processor &&
     !op.controller &&

@@ -36,7 +36,8 @@ export interface PublicRequest {
 export interface OperationState {
   api: ApiMetadata;
   operation: OperationMetadata;
-  store: Collection;
+  /** The store collection of the operation's resource. */
+  storeCollection: Collection;
   /** The store collection of any resource (relations, sub-resources). */
   collectionOf(resource: ResourceMetadata): Collection;
   request: PublicRequest;

@@ -15,7 +15,7 @@ const itemOperations = new WeakMap<ResourceMetadata, OperationMetadata | null>()
 export function itemOperation(resource: ResourceMetadata): OperationMetadata | undefined {
   let op = itemOperations.get(resource);
   if (op === undefined) {
-    op = resource.operations.find((o) => o.method === 'GET' && !o.collection && o.path !== GENID_PATH) ?? null;
+    op = resource.operations.find((o) => o.method === 'GET' && !o.isCollection && o.path !== GENID_PATH) ?? null;
     itemOperations.set(resource, op);
   }
   return op ?? undefined;
@@ -104,7 +104,7 @@ export class IriResolver {
   constructor(api: ApiMetadata) {
     this.routes = api.resources.flatMap((resource) =>
       resource.operations
-        .filter((o) => o.method === 'GET' && !o.collection && o.path !== GENID_PATH)
+        .filter((o) => o.method === 'GET' && !o.isCollection && o.path !== GENID_PATH)
         .map((o) => ({
           resource,
           names: placeholderNames(o.path),

@@ -106,7 +106,7 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
   const itemTemplate = op.options.get('itemUriTemplate')?.value;
   const template = wordOf(itemTemplate);
   if (itemTemplate && template !== undefined && (op.kind === 'GetCollection' || op.kind === 'Post')) {
-    const candidates = resource.operations.filter((o) => !o.collection && o.method === 'GET');
+    const candidates = resource.operations.filter((o) => !o.collectionRoute && o.method === 'GET');
     const found = candidates.some((o) => o.uriTemplate === template || o.path === template);
     if (!found) {
       const names = candidates.map((o) => o.uriTemplate ?? o.path);

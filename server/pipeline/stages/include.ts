@@ -17,13 +17,13 @@ export async function loadIncluded(state: OperationState): Promise<void> {
   const names = state.jsonApi?.include ?? [];
   if (names.length === 0 || state.body !== undefined) return;
   const { api, operation: op } = state;
-  if (op.collection && state.page?.stream) {
+  if (op.isCollection && state.page?.stream) {
     // An unpaginated collection is streamed; with `include` its items are needed twice.
     const items: unknown[] = [];
     for await (const item of state.page.stream) items.push(item);
     state.page = { ...state.page, items, stream: undefined, total: items.length };
   }
-  const primary = op.collection ? (state.page?.items ?? []).filter(isItem) : [state.data].filter(isItem);
+  const primary = op.isCollection ? (state.page?.items ?? []).filter(isItem) : [state.data].filter(isItem);
   const seen = new Set<string>();
   const included: IncludedItem[] = [];
   for (const name of names) {

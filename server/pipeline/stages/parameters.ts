@@ -30,7 +30,7 @@ function understood(state: OperationState): Set<string> {
 
 export function checkParameters(state: OperationState): void {
   const op = state.operation;
-  if (!op.collection) return;
+  if (!op.isCollection) return;
   if (optionValue(op, state.api.settings, 'strictQueryParameterValidation') === true) {
     const keys = understood(state);
     const unknown = Object.keys(state.criteria).find((k) => !keys.has(k));

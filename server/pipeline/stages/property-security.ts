@@ -35,7 +35,7 @@ async function recordHiddenProperties(state: OperationState, guarded: PropertyMe
     }
     hidden.set(item, names);
   };
-  if (state.operation.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  if (state.operation.isCollection && !state.page && state.data != null) state.page = asPage(state.data, state);
   const page = state.page;
   if (page?.stream) {
     const source = page.stream;

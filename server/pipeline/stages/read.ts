@@ -24,12 +24,12 @@ export async function read(state: OperationState): Promise<void> {
   const op = state.operation;
   if (op.hidden) throw notFound(op.hiddenDetail);
   if (optionValue(op, state.api.settings, 'read') === false) return;
-  if (!op.provider && !op.collection && !readsItem(op)) return; // e.g. POST on the collection: nothing to read
+  if (!op.provider && !op.isCollection && !readsItem(op)) return; // e.g. POST on the collection: nothing to read
   let data: unknown;
   if (op.provider) data = await op.provider(customContext(state));
-  else if (op.collection) data = await readPage(state);
+  else if (op.isCollection) data = await readPage(state);
   else data = await readItem(state);
-  if (op.collection && data != null) {
+  if (op.isCollection && data != null) {
     state.page = asPage(data, state);
     state.data = state.page;
   } else {
@@ -45,11 +45,11 @@ async function readItem(state: OperationState): Promise<Item | null> {
   const { resource } = state.operation;
   const id = typedValue(resource.identifier, state.uriVariables[resource.identifier!.name]);
   if (id === undefined) return null;
-  if (uriBindings(state.api, state.operation).length === 0) return state.store.get(id as number | string);
+  if (uriBindings(state.api, state.operation).length === 0) return state.storeCollection.get(id as number | string);
   // A sub-resource item (`/authors/{authorId}/books/{id}`) exists only under its own parent.
   const linked = await linkConditions(state);
   if (linked === undefined) return null;
-  const [item] = await state.store.find({
+  const [item] = await state.storeCollection.find({
     where: [{ op: 'eq', field: resource.identifier!.name, value: id }, ...linked],
     limit: 1,
   });
@@ -88,7 +88,7 @@ async function readPage(state: OperationState): Promise<Page> {
   ];
   if (!request.enabled) {
     // The whole collection: streamed to the response, never held in memory.
-    return { items: [], request, stream: state.store.stream({ where, sort }) };
+    return { items: [], request, stream: state.storeCollection.stream({ where, sort }) };
   }
   const offset = (request.page - 1) * request.itemsPerPage;
   if (request.partial) {
@@ -109,20 +109,20 @@ async function readPage(state: OperationState): Promise<Page> {
     request.itemsPerPage === 0
       ? { items: [] }
       : await readRows(state, { where, sort, limit: request.itemsPerPage, offset });
-  return { items: rows.items, rendered: rows.rendered, request, total: await state.store.count(where) };
+  return { items: rows.items, rendered: rows.rendered, request, total: await state.storeCollection.count(where) };
 }
 
 /** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
 async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
   // The stored texts are JSON-LD members (plain JSON is cut from them); JSON:API builds its own.
   if (
-    state.store.findRendered &&
+    state.storeCollection.findRendered &&
     state.output.name !== JSONAPI_FORMAT &&
     showsRenderedMembers(state.operation, state.api.settings) &&
     showsPathsOnly(state.operation, state.api)
   ) {
-    const texts = await state.store.findRendered(q);
+    const texts = await state.storeCollection.findRendered(q);
     if (texts) return { items: texts, rendered: true };
   }
-  return { items: await state.store.find(q) };
+  return { items: await state.storeCollection.find(q) };
 }

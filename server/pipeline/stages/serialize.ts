@@ -34,14 +34,14 @@ export function serialize(state: OperationState): void {
   const iriOf = (item: Item) => (): string => itemUrl(itemIri(resource, item, via, state.uriVariables));
   // The item's IRI (for Location and Content-Location), also when there is no body.
   const subject = [state.data, state.previousData].find(isItem);
-  if (subject && !op.collection && resource.identifier) state.iri = iriOf(subject)();
+  if (subject && !op.isCollection && resource.identifier) state.iri = iriOf(subject)();
   if (optionValue(op, settings, 'serialize') === false || optionValue(op, 'output') === false) return;
   const jsonld = state.output.name === 'jsonld';
   const shown = shownProperties(op, settings);
   const hidden = state.hiddenProperties;
   if (state.output.name === JSONAPI_FORMAT) return serializeJsonApi(state, shown, iriOf, style, relation);
-  if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
-  if (op.collection && state.page) {
+  if (op.isCollection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  if (op.isCollection && state.page) {
     if (state.page.stream) {
       state.body = streamedCollection(state, state.page.stream, (item) =>
         normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation),
@@ -107,9 +107,9 @@ function serializeJsonApi(
   };
   const object = (item: Item, iri = iriOf(item)()) =>
     resourceObject(api, op.resource, item, iri, visible(item), relation);
-  if (op.collection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  if (op.isCollection && !state.page && state.data != null) state.page = asPage(state.data, state);
   let document: Record<string, unknown>;
-  if (op.collection && state.page) {
+  if (op.isCollection && state.page) {
     const page = state.page;
     const selfIri = style(state.path.replace(/\.jsonapi$/, ''));
     if (page.stream) {

@@ -49,7 +49,7 @@ export async function writeBatch(state: OperationState, items: OperationState[])
   }
   let saved: Item[];
   try {
-    saved = await state.store.insertMany(items.map((item) => item.data as Item));
+    saved = await state.storeCollection.insertMany(items.map((item) => item.data as Item));
   } catch (e) {
     if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
     throw e;
@@ -86,5 +86,5 @@ async function runController(state: OperationState): Promise<void> {
   if (controller === 'NotFoundAction') throw notFound();
   state.data = await controller(customContext(state));
   // A collection controller's answer (an array or a paginator) is the page served, not the one read before it.
-  if (state.operation.collection && state.data != null) state.page = asPage(state.data, state);
+  if (state.operation.isCollection && state.data != null) state.page = asPage(state.data, state);
 }
