@@ -6,7 +6,8 @@
  * that changes the representation: the URL (path and query), Host, Accept and every header the response varies on.
  */
 import type { Context } from 'koa';
-import { perOperation } from '../metadata/options.js';
+import { OPTIONS } from '../../grammar/catalogue/index.js';
+import { perOperation, writtenOption } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 import { ANONYMOUS } from '../security/access.js';
 import { cacheHeadersOf } from './cache-headers.js';
@@ -16,15 +17,16 @@ import { matchesEtag } from './respond.js';
 /** Response headers a cached entry replays (the ones the operation's route sets; the rest every response gets). */
 const KEPT = ['content-type', 'etag', 'allow', 'accept-post', 'accept-patch', 'cache-control'];
 
+/** The access options (`security…` and their messages): with any of them written, an answer may depend on the user. */
+const SECURITY_OPTIONS = OPTIONS.filter((o) => o.name.startsWith('security')).map((o) => o.name);
+
 export const cacheableOperation = perOperation(
   (op: OperationMetadata): boolean =>
     op.method === 'GET' &&
     !op.provider &&
     !op.processor &&
     !op.controller &&
-    !Object.entries(op.options).some(
-      ([name, value]) => name.startsWith('security') && value !== undefined && value !== null,
-    ) &&
+    !SECURITY_OPTIONS.some((name) => writtenOption(op, name) !== undefined) &&
     !op.resource.properties.some((p) => p.security || p.securityPostDenormalize),
 );
 
