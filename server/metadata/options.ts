@@ -43,11 +43,13 @@ export function optionValue<N extends Exclude<OptionName, GlobalOptionName>>(
   name: N,
 ): EffectiveOptionValue<N>;
 export function optionValue(op: OperationMetadata, settingsOrName: Settings | OptionName, name?: OptionName): unknown {
-  const [settings, key] = typeof settingsOrName === 'string' ? [undefined, settingsOrName] : [settingsOrName, name!];
+  const key = typeof settingsOrName === 'string' ? settingsOrName : name!;
   const written = writtenOption(op, key);
   if (written !== undefined) return written;
-  const global = settings ? (settings.defaults as Readonly<Record<string, unknown>>)[key] : undefined;
-  if (global !== undefined) return global;
+  if (typeof settingsOrName !== 'string') {
+    const global = (settingsOrName.defaults as Readonly<Record<string, unknown>>)[key];
+    if (global !== undefined) return global;
+  }
   return optionByName(key)?.default;
 }
 
