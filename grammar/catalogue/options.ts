@@ -138,11 +138,10 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     name: 'shortName',
-    effect: { kind: 'unsupported', on: 'operation' },
     group: 'operation',
     type: STRING,
     placement: EVERYWHERE,
-    doc: "Short name of the resource (JSON-LD `@type`, context, generated path); default the resource name. On an operation (in API Platform that operation's `@type`, context IRI, generated path and schema names, while the context route stays the resource's): not supported yet.",
+    doc: "Short name of the resource (JSON-LD `@type`, context, generated path); default the resource name. On an operation, that operation's alone: the `@type` of the items it returns, its `@context` (`/contexts/<shortName>`, served), its generated path (without `uriTemplate`) and its schema names in the OpenAPI and Hydra documentation; the resource's other operations keep the resource's.",
   },
   {
     name: 'class',

@@ -8,7 +8,7 @@ import { operationHydraKeys } from '../../protocol/hydra.js';
 import { itemIri } from '../../protocol/iri.js';
 import { optionValue } from '../../metadata/options.js';
 import { shownProperties } from '../../metadata/property-access.js';
-import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
 import { JsonText, spliced } from '../json-text.js';
 import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../jsonapi.js';
@@ -20,7 +20,8 @@ import { searchTemplate } from '../search-template.js';
 import { relationOutput, styledView, urlStyle, type UrlStyle } from '../url-generation.js';
 import { isItem, type OperationState } from '../state.js';
 
-export const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
+/** The context of what an operation returns: its own shortName's (docs/behaviour.md, "Operation shortName"). */
+export const contextIri = (op: OperationMetadata): string => `/contexts/${op.shortName}`;
 
 export function serialize(state: OperationState): void {
   const op = state.operation;
@@ -44,7 +45,7 @@ export function serialize(state: OperationState): void {
   if (op.collection && state.page) {
     if (state.page.stream) {
       state.body = streamedCollection(state, state.page.stream, (item) =>
-        normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation),
+        normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName),
       );
       return;
     }
@@ -52,14 +53,16 @@ export function serialize(state: OperationState): void {
       ? renderedMembers(state.page.items as string[], resource, jsonld)
       : state.page.items
           .filter(isItem)
-          .map((item) => normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation));
+          .map((item) =>
+            normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName),
+          );
     if (!jsonld) {
       state.body = members;
       return;
     }
     const keys = operationHydraKeys(op, settings);
     const head: Record<string, unknown> = {
-      '@context': style(contextIri(resource)),
+      '@context': style(contextIri(op)),
       '@id': style(state.collectionIri),
       '@type': keys.collectionType,
     };
@@ -80,8 +83,17 @@ export function serialize(state: OperationState): void {
     return;
   }
   const iri = state.iri ?? iriOf(state.data)();
-  const body = normalizeItem(resource, state.data, jsonld, () => iri, shown, hidden?.get(state.data), relation);
-  state.body = jsonld ? { '@context': style(contextIri(resource)), ...body } : body;
+  const body = normalizeItem(
+    resource,
+    state.data,
+    jsonld,
+    () => iri,
+    shown,
+    hidden?.get(state.data),
+    relation,
+    op.shortName,
+  );
+  state.body = jsonld ? { '@context': style(contextIri(op)), ...body } : body;
 }
 
 /** The JSON:API document of an item or a collection (jsonapi.ts). */
@@ -185,7 +197,7 @@ function streamedCollection(
     ? styledView(pageView(state.page!, state.path, state.request.query, state.api.settings, keys), style)
     : undefined;
   const head = jsonld
-    ? `${JSON.stringify({ '@context': style(contextIri(state.operation.resource)), '@id': style(state.collectionIri), '@type': keys.collectionType }).slice(0, -1)},${JSON.stringify(keys.member)}:[`
+    ? `${JSON.stringify({ '@context': style(contextIri(state.operation)), '@id': style(state.collectionIri), '@type': keys.collectionType }).slice(0, -1)},${JSON.stringify(keys.member)}:[`
     : '[';
   async function* chunks(): AsyncGenerator<string> {
     yield head;
