@@ -393,11 +393,10 @@ export const OPTIONS: readonly OptionSpec[] = [
     placement: EVERYWHERE,
     default: 1,
     globalName: 'url_generation_strategy',
-    unsupported: { message: '2 (relative path) is not supported yet: IRIs are then absolute paths', values: [2] },
     doc:
       "How IRIs and links are written (API Platform's UrlGeneratorInterface): `1` absolute path `/books/1`, `0` absolute URL " +
-      "`http://host/books/1` (the request's scheme and Host), `3` network path `//host/books/1`; item IRIs follow their item Get's, " +
-      "relations their target's. `2` (relative path) is not supported yet.",
+      "`http://host/books/1` (the request's scheme and Host), `2` path relative to the request's (`books/1` from `/books`, " +
+      "`../authors/2` from `/books/1`), `3` network path `//host/books/1`; item IRIs follow their item Get's, relations their target's.",
   },
   {
     name: 'read',

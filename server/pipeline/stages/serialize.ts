@@ -29,9 +29,9 @@ export function serialize(state: OperationState): void {
   const resource = op.resource;
   const via = iriOperation(op);
   // urlGenerationStrategy: the operation's for its own links, the item Get's for item IRIs, the targets' for relations.
-  const style = urlStyle(op, settings, state.origin);
-  const itemUrl = urlStyle(via, settings, state.origin);
-  const relation = relationOutput(state.api, resource, state.origin);
+  const style = urlStyle(op, settings, state);
+  const itemUrl = urlStyle(via, settings, state);
+  const relation = relationOutput(state.api, resource, state);
   const iriOf = (item: Item) => (): string => itemUrl(itemIri(resource, item, via, state.uriVariables));
   // The item's IRI (for Location and Content-Location), also when there is no body.
   const subject = [state.data, state.previousData].find(isItem);
@@ -165,9 +165,9 @@ function serializeJsonApi(
           api,
           resource,
           item,
-          urlStyle(via, api.settings, state.origin)(iri),
+          urlStyle(via, api.settings, state)(iri),
           fieldsOf(resource.shortName, shownProperties(via, api.settings)),
-          relationOutput(api, resource, state.origin),
+          relationOutput(api, resource, state),
         ),
       )
       .filter((o) => !primary.has(`${o.type} ${o.id}`));
@@ -192,7 +192,7 @@ function streamedCollection(
 ): Readable {
   const jsonld = state.output.name === 'jsonld';
   const keys = operationHydraKeys(state.operation, state.api.settings);
-  const style = urlStyle(state.operation, state.api.settings, state.origin);
+  const style = urlStyle(state.operation, state.api.settings, state);
   const view = jsonld
     ? styledView(pageView(state.page!, state.path, state.request.query, state.api.settings, keys), style)
     : undefined;
