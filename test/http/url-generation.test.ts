@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { check } from '../../grammar/checker/index.js';
-import { fixture, get, request, startServer, tempDir, type RunningServer } from './harness.js';
+import { fixture, get, request, startServer, tempDir, type RunningServer, useServer } from './harness.js';
 
 const JSONAPI = { Accept: 'application/vnd.api+json' };
 
@@ -194,6 +194,29 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
     });
   });
 }
+
+describe('HTTP config defaults url_generation_strategy: 0', () => {
+  const server = useServer(fixture('urls-config.api'));
+
+  it('makes every IRI and link an absolute URL without any operation option', async () => {
+    const origin = server.url.replace(/\/$/, '');
+    const author = await request(server.url, 'POST', '/authors', { body: { name: 'Le Guin' } });
+    expect(author.status, author.text).to.equal(201);
+    expect(author.json).to.include({ '@id': `${origin}/authors/1`, '@context': `${origin}/contexts/Author` });
+    expect(author.headers.get('location')).to.equal(`${origin}/authors/1`);
+    for (const title of ['Earthsea', 'Tehanu']) {
+      const book = await request(server.url, 'POST', '/books', { body: { title, author: '/authors/1' } });
+      expect(book.status, book.text).to.equal(201);
+      expect(book.json.author).to.equal(`${origin}/authors/1`);
+    }
+    const list = await get(server.url, '/books');
+    expect(list.json['@id']).to.equal(`${origin}/books`);
+    expect(list.json.member.map((m: Record<string, unknown>) => [m['@id'], m.author])).to.deep.equal([
+      [`${origin}/books/1`, `${origin}/authors/1`],
+    ]);
+    expect(list.json.view).to.include({ '@id': `${origin}/books?page=1`, next: `${origin}/books?page=2` });
+  });
+});
 
 describe('checker: urlGenerationStrategy', () => {
   const codes = (value: string): string[] =>
