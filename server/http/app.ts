@@ -17,7 +17,7 @@ import type { Collection, Store } from '../store/types.js';
 import { corsMiddleware } from './cors.js';
 import { InvalidatingCollection, invalidation } from './cache-invalidation.js';
 import { responseTags } from './cache-tags.js';
-import { cacheableOperation, cacheKey, entryOf, replay } from './cached-route.js';
+import { cacheableOperation, cachedResponses, cacheKey, entryOf, keyedHeaders, replay } from './cached-route.js';
 import { purger } from './purgers.js';
 import { ResponseCache } from './response-cache.js';
 import { onPeerWrite } from '../cluster/invalidation.js';
@@ -55,7 +55,6 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   // Only when something caches: otherwise writes pay nothing.
   const invalidate = cache || purge ? invalidation(cache, purge) : undefined;
   if (cache) onPeerWrite((tags) => cache.invalidate(tags));
-  const tagsHeader = httpCache.invalidation.enabled ? httpCache.invalidation.tagsHeader : undefined;
   const collections = new Map<string, Collection>();
   for (const r of api.resources) {
     const collection = await store.collection(storageSpec(r));
@@ -65,8 +64,15 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   const matchers = new Map<OperationMetadata, RouteMatcher>(operations.map((o) => [o, routeMatcher(o)]));
   const runtime = startAsyncRuntime(api, store, collections, options.logger);
 
+  const keyed = keyedHeaders(operations, api.settings);
+  // A hit is answered before CORS, authentication and routing where a request without credentials headers is
+  // surely anonymous (cached-route.ts); else the route looks the cache up once the user is known.
+  const answersHitsFirst = cache !== undefined && api.security.authenticator === undefined;
+
   const app = new Koa({ proxy: false });
   app.silent = true;
+  app.use(requestLog(options.logger));
+  if (answersHitsFirst) app.use(cachedResponses(cache, keyed));
   app.use(everyResponse(api, options));
   const cors = corsMiddleware(api.settings.cors);
   if (cors) app.use(cors);
@@ -81,19 +87,15 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
     router.register(routeTemplates(op).map(routerPath), [op.method], async (ctx: Context, next: Next) => {
       const { _format: extension, ...params } = ctx.params as Record<string, string>;
       if (!matcher.accepts(ctx, params)) return next();
-      const key = cached && cacheKey(ctx, op, api.settings);
-      const hit = key ? cached!.get(key) : undefined;
-      if (hit) {
-        replay(ctx, hit, op, api.settings);
-        runtime.announceHub(ctx, op);
-        return;
-      }
+      const key = cached && ctx.state.principal === ANONYMOUS ? cacheKey(ctx, keyed) : undefined;
+      const hit = key !== undefined && !answersHitsFirst ? cached!.get(key) : undefined;
+      if (hit) return replay(ctx, hit);
       const began = cached?.begin() ?? 0;
       const state = newState(ctx, api, op, collections, params, extension, options.logger);
       await runPipeline(state);
       send(ctx, state, headers);
       runtime.announceHub(ctx, op);
-      const entry = key ? entryOf(ctx, responseTags(state, false), tagsHeader) : undefined;
+      const entry = key !== undefined ? entryOf(ctx, responseTags(state, false)) : undefined;
       if (entry) cached!.set(key!, began, entry);
     });
   }
@@ -137,16 +139,37 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   return app;
 }
 
+/** One log line a request, and a request body nobody read drained or cut off (request-body.ts). */
+function requestLog(logger: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    // Checked first: the line's fields cost something to gather even when pino drops it.
+    const logged = logger.isLevelEnabled('info');
+    const started = logged ? performance.now() : 0;
+    try {
+      await next();
+    } finally {
+      settleUnreadBody(ctx);
+      if (logged)
+        logger.info(
+          {
+            method: ctx.method,
+            url: ctx.url,
+            status: ctx.status,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+          },
+          'request',
+        );
+    }
+  };
+}
+
 /**
  * What every response gets: API Platform's common headers, errors included (docs/behaviour.md, "Representations";
- * §11); errors turned into their documents; one log line.
+ * §11); errors turned into their documents.
  */
 function everyResponse(api: ApiMetadata, options: AppOptions) {
   const trustedHosts = trustedHostPatterns(api.settings.trustedHosts);
   return async (ctx: Context, next: Next): Promise<void> => {
-    // Checked first: the line's fields cost something to gather even when pino drops it.
-    const logged = options.logger.isLevelEnabled('info');
-    const started = logged ? performance.now() : 0;
     ctx.set('Vary', 'Accept');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('X-Frame-Options', 'deny');
@@ -178,18 +201,6 @@ function everyResponse(api: ApiMetadata, options: AppOptions) {
       if (jsonApi) ctx.set('Content-Type', JSONAPI_MEDIA_TYPE);
       else ctx.type = 'application/problem+json; charset=utf-8';
       ctx.body = JSON.stringify(body);
-    } finally {
-      settleUnreadBody(ctx);
-      if (logged)
-        options.logger.info(
-          {
-            method: ctx.method,
-            url: ctx.url,
-            status: ctx.status,
-            ms: Math.round((performance.now() - started) * 10) / 10,
-          },
-          'request',
-        );
     }
   };
 }

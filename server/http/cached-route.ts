@@ -2,19 +2,20 @@
  * Serving GETs from the in-process response cache (response-cache.ts). Only what is the same for every client
  * is kept (docs/behaviour.md, "HTTP cache"): anonymous requests without `Authorization` or `Cookie`, to operations
  * whose output depends on no user (no `security` expression, no property `security`) and whose data comes from
- * the store (no provider, processor or controller, whose results no write invalidates). The key holds everything
- * that changes the representation: the URL (path and query), Host, Accept and every header the response varies on.
+ * the store (no provider, processor or controller, whose results no write invalidates).
+ *
+ * The key holds everything a response depends on besides the data: the URL (path and query), Host, Accept,
+ * Origin (CORS headers) and every request header any cached operation varies on. So a key names one route and
+ * one whole response, headers included, and a hit can be answered before routing (`cachedResponses`): the Host
+ * was checked and the route matched when the entry was made, and a service whose only credentials are Bearer
+ * JWTs knows a request without `Authorization` is anonymous.
  */
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import { perOperation } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
-import { ANONYMOUS } from '../security/access.js';
 import { cacheHeadersOf } from './cache-headers.js';
-import type { CachedResponse } from './response-cache.js';
+import type { CachedResponse, ResponseCache } from './response-cache.js';
 import { matchesEtag } from './respond.js';
-
-/** Response headers a cached entry replays (the ones the operation's route sets; the rest every response gets). */
-const KEPT = ['content-type', 'etag', 'allow', 'accept-post', 'accept-patch', 'cache-control'];
 
 export const cacheableOperation = perOperation(
   (op: OperationMetadata): boolean =>
@@ -28,28 +29,32 @@ export const cacheableOperation = perOperation(
     !op.resource.properties.some((p) => p.security || p.securityPostDenormalize),
 );
 
-/** The key of a request whose response may be cached, or undefined when it may not. */
-export function cacheKey(ctx: Context, op: OperationMetadata, settings: Settings): string | undefined {
+/** The request headers every key holds: the ones any cacheable operation varies on, besides Accept and Origin. */
+export function keyedHeaders(operations: OperationMetadata[], settings: Settings): string[] {
+  const names = operations
+    .filter((op) => cacheableOperation(op, settings))
+    .flatMap((op) => cacheHeadersOf(op, settings).vary.map((name) => name.toLowerCase()));
+  return [...new Set(names)].filter((name) => name !== 'accept' && name !== 'origin');
+}
+
+/**
+ * The key of an anonymous GET whose response may be cached, or undefined when it may not. Header values hold
+ * no line feed (Node refuses them), so one joins the parts without ambiguity.
+ */
+export function cacheKey(ctx: Context, keyed: readonly string[]): string | undefined {
   const headers = ctx.req.headers;
-  if (
-    ctx.method !== 'GET' ||
-    headers.authorization !== undefined ||
-    headers.cookie !== undefined ||
-    ctx.state.principal !== ANONYMOUS
-  )
-    return undefined;
-  const varied = cacheHeadersOf(op, settings).vary.map((name) => headers[name.toLowerCase()] ?? '');
-  return JSON.stringify([ctx.url, headers.host ?? '', headers.accept ?? '', ...varied]);
+  if (ctx.method !== 'GET' || headers.authorization !== undefined || headers.cookie !== undefined) return undefined;
+  let key = `${ctx.url}\n${headers.host ?? ''}\n${headers.accept ?? ''}\n${headers.origin ?? ''}`;
+  for (const name of keyed) key += `\n${headers[name] ?? ''}`;
+  return key;
 }
 
 /** Answers from a cached entry, 304 when the client's If-None-Match holds its ETag. */
-export function replay(ctx: Context, entry: CachedResponse, op: OperationMetadata, settings: Settings): void {
+export function replay(ctx: Context, entry: CachedResponse): void {
   ctx.status = 200;
-  ctx.set(entry.headers);
-  // Vary is added to, as the operation's response does (CORS may have added Origin).
-  for (const name of cacheHeadersOf(op, settings).vary) ctx.vary(name);
+  for (const name in entry.headers) ctx.res.setHeader(name, entry.headers[name]);
   const etag = entry.headers.etag;
-  if (etag && matchesEtag(ctx.get('if-none-match'), etag)) {
+  if (typeof etag === 'string' && matchesEtag(ctx.get('if-none-match'), etag)) {
     ctx.status = 304;
     ctx.body = null;
     return;
@@ -57,13 +62,32 @@ export function replay(ctx: Context, entry: CachedResponse, op: OperationMetadat
   ctx.body = entry.body;
 }
 
-/** The entry of a response just sent, or undefined when it is not a whole 200 body. */
-export function entryOf(ctx: Context, tags: string[], tagsHeader: string | undefined): CachedResponse | undefined {
+/** Response headers Node or Koa write for each response themselves. */
+const NOT_KEPT = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** The entry of a response just sent (every header it has so far), or undefined when it is not a whole 200 body. */
+export function entryOf(ctx: Context, tags: string[]): CachedResponse | undefined {
   if (ctx.status !== 200 || !Buffer.isBuffer(ctx.body)) return undefined;
-  const headers: Record<string, string> = {};
-  for (const name of tagsHeader ? [...KEPT, tagsHeader.toLowerCase()] : KEPT) {
-    const value = ctx.response.get(name);
-    if (value) headers[name] = value;
+  const headers: Record<string, string | string[]> = {};
+  const sent = ctx.response.headers;
+  for (const name in sent) {
+    const value = sent[name];
+    if (!NOT_KEPT.has(name) && value !== undefined) headers[name] = typeof value === 'number' ? String(value) : value;
   }
   return { headers, body: ctx.body, tags };
+}
+
+/**
+ * The middleware that answers a cache hit before CORS, authentication and routing. Installed only where a
+ * request without `Authorization` or `Cookie` is surely anonymous (no custom authenticator, which may read any
+ * header); elsewhere the route consults the cache after authentication.
+ */
+export function cachedResponses(cache: ResponseCache, keyed: readonly string[]) {
+  return (ctx: Context, next: Next): Promise<void> => {
+    const key = cacheKey(ctx, keyed);
+    const hit = key === undefined ? undefined : cache.get(key);
+    if (!hit) return next();
+    replay(ctx, hit);
+    return Promise.resolve();
+  };
 }

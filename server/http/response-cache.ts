@@ -9,7 +9,8 @@
 import { LRUCache } from 'lru-cache';
 
 export interface CachedResponse {
-  headers: Record<string, string>;
+  /** Every header of the response but the ones Node writes itself (cached-route.ts). */
+  headers: Record<string, string | string[]>;
   body: Buffer;
   tags: string[];
 }

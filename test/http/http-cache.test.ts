@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { purgeEndpoint } from './purge-endpoint.js';
-import { fixture, headerList, request, startServer, tempDir, type RunningServer } from './harness.js';
+import {
+  fixture,
+  headerList,
+  rawRequest,
+  request,
+  startServer,
+  tempDir,
+  useServer,
+  type RunningServer,
+} from './harness.js';
 
 const FIXTURE = fixture('http-cache.api');
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
@@ -65,11 +74,11 @@ describe('HTTP cache: headers', function () {
 });
 
 /** The same file without the in-process cache, serving the same data: writes it makes are unseen by the cache. */
-function uncachedTwin(dir: string): string {
+function uncachedTwin(dir: string, source = FIXTURE): string {
   const file = join(dir, 'twin.api');
   writeFileSync(
     file,
-    readFileSync(FIXTURE, 'utf8').replace(/in_process \{ max_bytes: \d+ \}/, 'in_process { max_bytes: 0 }'),
+    readFileSync(source, 'utf8').replace(/in_process \{ max_bytes: \d+ \}/, 'in_process { max_bytes: 0 }'),
   );
   return file;
 }
@@ -149,6 +158,108 @@ describe('HTTP cache: the in-process response cache (two servers on one --data d
     expect((await request(cached.url, 'GET', '/vaults')).json.totalItems).to.equal(1);
     expect((await request(twin.url, 'POST', '/vaults', { body: { label: 'second' } })).status).to.equal(201);
     expect((await request(cached.url, 'GET', '/vaults')).json.totalItems).to.equal(2);
+  });
+});
+
+describe('HTTP cache: a hit is answered before routing, exactly as the route answered', function () {
+  this.timeout(60_000); // two servers start
+  const ALLOWED = 'https://app.example.com';
+  let cached: RunningServer;
+  let twin: RunningServer;
+  before(async () => {
+    const dir = tempDir();
+    // The fixture with CORS and trusted hosts: what a hit must not get around.
+    const file = join(dir, 'guarded.api');
+    writeFileSync(
+      file,
+      readFileSync(FIXTURE, 'utf8').replace(
+        'config {',
+        `config {\n  cors { allow_origin: ["${ALLOWED}"] }\n  trusted_hosts: ["^127\\\\.0\\\\.0\\\\.1$"]`,
+      ),
+    );
+    cached = await startServer(file, ['--data', join(dir, 'data')]);
+    await seed(cached.url);
+    twin = await startServer(uncachedTwin(dir, file), ['--data', join(dir, 'data')]);
+  });
+  after(async () => {
+    await twin?.stop();
+    await cached?.stop();
+  });
+  const headersOf = (r: { headers: Headers }): Record<string, string> =>
+    Object.fromEntries([...r.headers].filter(([name]) => name !== 'date'));
+  const patchThroughTwin = async (title: string): Promise<void> => {
+    const r = await request(twin.url, 'PATCH', '/books/1', { body: JSON.stringify({ title }), headers: MERGE });
+    expect(r.status).to.equal(200);
+  };
+
+  it('a hit carries the status, every header (Date aside) and the body of the response it keeps, and is logged', async () => {
+    const kept = await request(cached.url, 'PATCH', '/books/1', { body: '{"title":"Kept"}', headers: MERGE });
+    expect(kept.status).to.equal(200);
+    const miss = await request(cached.url, 'GET', '/books/1');
+    await patchThroughTwin('Changed elsewhere');
+    const logged = (): number =>
+      cached
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('/books/1') && /\bGET\b/.test(l)).length;
+    const linesBefore = logged();
+    const hit = await request(cached.url, 'GET', '/books/1');
+    expect(hit.json.title, 'served from the cache').to.equal('Kept');
+    expect(hit.status).to.equal(miss.status);
+    expect(headersOf(hit)).to.deep.equal(headersOf(miss));
+    expect(hit.text).to.equal(miss.text);
+    expect(hit.headers.get('link')).to.include('/docs.jsonld');
+    expect(hit.headers.get('x-content-type-options')).to.equal('nosniff');
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the log line is written after the response
+    expect(logged(), 'the hit has its request log line').to.equal(linesBefore + 1);
+  });
+
+  it('each Origin is its own entry: a hit has the CORS headers of its own Origin', async () => {
+    const page = (origin?: string) =>
+      request(cached.url, 'GET', '/books?page=1', { headers: origin ? { Origin: origin } : {} });
+    const first = await page(ALLOWED);
+    expect(first.headers.get('access-control-allow-origin')).to.equal(ALLOWED);
+    const total = first.json.totalItems as number;
+    // Added through the twin: the cached server's entries are not dropped, so a hit still shows the old total.
+    const added = await request(twin.url, 'POST', '/books', { body: { title: 'Unseen', author: '/authors/1' } });
+    expect(added.status).to.equal(201);
+    const other = await page('https://elsewhere.example.net');
+    expect(other.json.totalItems, 'another Origin: not the allowed one’s entry').to.equal(total + 1);
+    expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+    const none = await page();
+    expect(none.headers.get('access-control-allow-origin')).to.equal(null);
+    const again = await page(ALLOWED);
+    expect(again.json.totalItems, 'the allowed Origin’s entry').to.equal(total);
+    expect(again.headers.get('access-control-allow-origin')).to.equal(ALLOWED);
+  });
+
+  it('a Host the service does not trust is refused even when the same URL is cached for a trusted one', async () => {
+    expect((await request(cached.url, 'GET', '/books/1')).status).to.equal(200);
+    expect((await request(cached.url, 'GET', '/books/1')).status).to.equal(200);
+    const port = new URL(cached.url).port;
+    for (const host of ['evil.example', `evil.example:${port}`]) {
+      const r = await rawRequest(cached.url, `GET /books/1 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(r.status, host).to.equal(400);
+      expect(r.text.toLowerCase()).to.include('content-type: application/problem+json');
+    }
+  });
+});
+
+describe('HTTP cache: with a custom authenticator, credentials are checked before a cached page is served', function () {
+  this.timeout(60_000);
+  const server = useServer(fixture('http-cache-authenticator.api'));
+
+  it('a cached anonymous page never answers a request whose API key the authenticator refuses', async () => {
+    expect((await request(server.url, 'POST', '/notes', { body: { text: 'open' } })).status).to.equal(201);
+    for (let i = 0; i < 2; i++) expect((await request(server.url, 'GET', '/notes/1')).json.text).to.equal('open');
+    for (const key of ['unknown', 'boom']) {
+      const refused = await request(server.url, 'GET', '/notes/1', { headers: { 'X-Api-Key': key } });
+      expect(refused.status, key).to.equal(401);
+      expect(refused.headers.get('www-authenticate')).to.match(/^Bearer/);
+    }
+    const known = await request(server.url, 'GET', '/notes/1', { headers: { 'X-Api-Key': 'alice-key' } });
+    expect(known.status).to.equal(200);
+    expect(known.json.text).to.equal('open');
   });
 });
 
