@@ -130,6 +130,10 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     doc: 'A route under a path the service itself serves (/docs, /contexts, /errors, /.well-known).',
   },
+  'shortname-taken': {
+    severity: 'error',
+    doc: "An operation's shortName that is another resource's: the two would share a @type and a context.",
+  },
 } as const satisfies Record<string, { severity: Severity; doc: string }>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -39,6 +39,8 @@ export interface ModelOperation {
 export interface ModelResource {
   decl: A.ResourceDecl;
   name: string;
+  /** Its `shortName` option, default its name: the @type and context its operations share by default. */
+  shortName: string;
   properties: Map<string, ModelProperty>;
   identifier: ModelProperty | undefined;
   options: Map<string, A.Entry>;
@@ -95,7 +97,12 @@ function identifierOf(properties: Map<string, ModelProperty>): ModelProperty | u
   return properties.get('id');
 }
 
-function buildOperation(resource: ModelResource, kind: string, decl: A.OperationDecl | undefined): ModelOperation {
+function buildOperation(
+  resource: ModelResource,
+  kind: string,
+  decl: A.OperationDecl | undefined,
+  generator: PathSegmentGenerator,
+): ModelOperation {
   const options = entryMap(decl?.body?.entries);
   const known = (OPERATION_KINDS as readonly string[]).includes(kind);
   const method = (
@@ -103,7 +110,14 @@ function buildOperation(resource: ModelResource, kind: string, decl: A.Operation
   )?.toUpperCase();
   const uriTemplate = wordOf(options.get('uriTemplate')?.value);
   const collectionRoute = COLLECTION_ROUTE_KINDS.has(kind);
-  const defaultPath = collectionRoute ? resource.collectionPath : (resource.itemPath ?? resource.collectionPath);
+  // An operation's own shortName names its generated route (the runtime does the same, metadata/load.ts).
+  const shortName = wordOf(options.get('shortName')?.value);
+  const collectionPath =
+    shortName === undefined
+      ? resource.collectionPath
+      : joinPath(resource.routePrefix, `/${pathSegment(shortName, generator)}`);
+  const defaultPath =
+    collectionRoute || !resource.identifier ? collectionPath : `${collectionPath}/{${resource.identifier.name}}`;
   const path = uriTemplate !== undefined ? joinPath(resource.routePrefix, uriTemplate) : defaultPath;
   const explicitName = decl?.name?.text ?? wordOf(options.get('name')?.value);
   return {
@@ -144,10 +158,12 @@ export function buildModel(document: A.Document): ApiModel {
     const options = entryMap(decl.options);
     const routePrefix = wordOf(options.get('routePrefix')?.value);
     const identifier = identifierOf(properties);
-    const collectionPath = joinPath(routePrefix, `/${pathSegment(decl.name.text, generator)}`);
+    const shortName = wordOf(options.get('shortName')?.value) ?? decl.name.text;
+    const collectionPath = joinPath(routePrefix, `/${pathSegment(shortName, generator)}`);
     const resource: ModelResource = {
       decl,
       name: decl.name.text,
+      shortName,
       properties,
       identifier,
       options,
@@ -159,10 +175,11 @@ export function buildModel(document: A.Document): ApiModel {
     };
     if (resource.explicitOperations) {
       for (const block of decl.operationsBlocks)
-        for (const op of block.operations) resource.operations.push(buildOperation(resource, op.opKind.text, op));
+        for (const op of block.operations)
+          resource.operations.push(buildOperation(resource, op.opKind.text, op, generator));
     } else {
       const kinds = identifier ? DEFAULT_KINDS : DEFAULT_KINDS.filter((k) => COLLECTION_ROUTE_KINDS.has(k));
-      for (const kind of kinds) resource.operations.push(buildOperation(resource, kind, undefined));
+      for (const kind of kinds) resource.operations.push(buildOperation(resource, kind, undefined, generator));
     }
     resources.set(resource.name, resource);
   }

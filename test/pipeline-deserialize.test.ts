@@ -59,6 +59,7 @@ const BOOK = resource('Book', [
 const IRIS: IriResolver = {
   resourceOf: (iri) =>
     ({ authors: 'Author', books: 'Book' })[/^\/(authors|books)\/\d+$/.exec(iri)?.[1] as 'authors' | 'books'],
+  path: (iri) => iri,
 };
 
 const create = (body: unknown, target = BOOK): Item => denormalize(target, body, 'create', null, IRIS);

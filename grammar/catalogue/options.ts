@@ -145,11 +145,10 @@ const OPTION_TABLE = [
   },
   {
     name: 'shortName',
-    effect: { kind: 'unsupported', on: 'operation' },
     group: 'operation',
     type: STRING,
     placement: EVERYWHERE,
-    doc: "Short name of the resource (JSON-LD `@type`, context, generated path); default the resource name. On an operation (in API Platform that operation's `@type`, context IRI, generated path and schema names, while the context route stays the resource's): not supported yet.",
+    doc: "Short name of the resource (JSON-LD `@type`, context, generated path); default the resource name. On an operation, that operation's alone: the `@type` of the items it returns, its `@context` (`/contexts/<shortName>`, served), its generated path (without `uriTemplate`) and its schema names in the OpenAPI and Hydra documentation; the resource's other operations keep the resource's.",
   },
   {
     name: 'class',
@@ -401,11 +400,10 @@ const OPTION_TABLE = [
     placement: EVERYWHERE,
     default: 1,
     globalName: 'url_generation_strategy',
-    unsupported: { message: '2 (relative path) is not supported yet: IRIs are then absolute paths', values: [2] },
     doc:
       "How IRIs and links are written (API Platform's UrlGeneratorInterface): `1` absolute path `/books/1`, `0` absolute URL " +
-      "`http://host/books/1` (the request's scheme and Host), `3` network path `//host/books/1`; item IRIs follow their item Get's, " +
-      "relations their target's. `2` (relative path) is not supported yet.",
+      "`http://host/books/1` (the request's scheme and Host), `2` path relative to the request's (`books/1` from `/books`, " +
+      "`../authors/2` from `/books/1`), `3` network path `//host/books/1`; item IRIs follow their item Get's, relations their target's.",
   },
   {
     name: 'read',

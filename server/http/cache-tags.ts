@@ -43,7 +43,7 @@ export function responseTags(state: OperationState, header: boolean): string[] {
     }
   } else if (isItem(state.data)) {
     // Tags are paths, as writes name them, whatever urlGenerationStrategy wrote the IRI.
-    if (state.iri) tags.add(iriPath(state.iri));
+    if (state.iri) tags.add(iriPath(state.iri, state.path)); // written relative to the request under REL_PATH
     // Without an identifier an item has no IRI of its own: any write to the resource touches it.
     tags.add(resource.identifier ? canonicalIri(resource, state.data) : resource.collectionPath);
   }

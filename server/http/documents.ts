@@ -69,15 +69,14 @@ export function contextDocument(api: ApiMetadata, name: string, origin: string):
   if (name === 'Error' || name === 'ConstraintViolation') {
     return { '@context': { ...base, Error: 'hydra:Error', title: 'hydra:title', description: 'hydra:description' } };
   }
-  const resource = api.resource(name);
+  // An operation's own shortName types what it returns: its context is the resource's, under that name.
+  const resource =
+    api.resource(name) ?? api.resources.find((r) => r.operations.some((o) => !o.hidden && o.shortName === name));
   if (!resource) return undefined;
   const props = Object.fromEntries(
     resource.properties
       .filter((p) => !p.writeOnly)
-      .map((p) => [
-        p.name,
-        p.relation ? { '@id': `${resource.shortName}/${p.name}`, '@type': '@id' } : `${resource.shortName}/${p.name}`,
-      ]),
+      .map((p) => [p.name, p.relation ? { '@id': `${name}/${p.name}`, '@type': '@id' } : `${name}/${p.name}`]),
   );
   return { '@context': { ...base, ...HYDRA_TERMS, ...props } };
 }

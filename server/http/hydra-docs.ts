@@ -73,7 +73,7 @@ const sortKeys = (o: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<string, unknown> {
-  const name = op.resource.shortName;
+  const name = op.shortName;
   const action = ACTIONS[op.method] ?? { type: 'Operation', verb: `${op.method} on the {} resource.` };
   const collectionGet = op.kind === 'GetCollection';
   const defaultDescription = collectionGet
@@ -98,15 +98,20 @@ function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<str
 
 /**
  * Readable when an operation of the resource shows the property, writeable when one accepts it
- * (serialization groups may leave it out of every one).
+ * (serialization groups may leave it out of every one). `name`: the class, the resource's or an operation's shortName.
  */
-function propertyDoc(resource: ResourceMetadata, p: PropertyMetadata, settings: Settings): Record<string, unknown> {
+function propertyDoc(
+  resource: ResourceMetadata,
+  name: string,
+  p: PropertyMetadata,
+  settings: Settings,
+): Record<string, unknown> {
   const ops = resource.operations.filter((o) => !o.hidden);
   const property: Record<string, unknown> = {
-    '@id': `#${resource.shortName}/${p.name}`,
+    '@id': `#${name}/${p.name}`,
     '@type': p.relation ? 'Link' : 'rdf:Property',
     label: p.name,
-    domain: `#${resource.shortName}`,
+    domain: `#${name}`,
     range: p.relation ? `#${p.relation}` : (XSD[p.type] ?? 'rdfs:Literal'),
   };
   if (p.relation && !p.array) property['owl:maxCardinality'] = 1;
@@ -125,22 +130,26 @@ function propertyDoc(resource: ResourceMetadata, p: PropertyMetadata, settings: 
 
 export function hydraDocumentation(api: ApiMetadata, origin: string): Record<string, unknown> {
   const visible = (r: ResourceMetadata): OperationMetadata[] => r.operations.filter((o) => !o.hidden);
-  const classes = api.resources.map((r) => {
-    const cls: Record<string, unknown> = {
-      '@id': `#${r.shortName}`,
-      '@type': 'Class',
-      title: r.shortName,
-      ...(r.description || hubNote(r, api.settings, origin)
-        ? { description: [r.description, hubNote(r, api.settings, origin)].filter(Boolean).join(' ') }
-        : {}),
-      supportedProperty: r.properties.map((p) => propertyDoc(r, p, api.settings)),
-      supportedOperation: visible(r)
-        .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))
-        .map((o) => operationDoc(o, api.settings.patchFormats)),
-    };
-    if (resourceOption(r, 'deprecationReason')) cls['owl:deprecated'] = true;
-    return cls;
-  });
+  // One class per resource, and one per operation shortName (the @type of what that operation returns).
+  const classes = api.resources.flatMap((r) =>
+    [...new Set([r.shortName, ...visible(r).map((o) => o.shortName)])].map((name) => {
+      const cls: Record<string, unknown> = {
+        '@id': `#${name}`,
+        '@type': 'Class',
+        title: name,
+        ...(r.description || hubNote(r, api.settings, origin)
+          ? { description: [r.description, hubNote(r, api.settings, origin)].filter(Boolean).join(' ') }
+          : {}),
+        supportedProperty: r.properties.map((p) => propertyDoc(r, name, p, api.settings)),
+        supportedOperation: visible(r)
+          .filter((o) => o.shortName === name)
+          .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))
+          .map((o) => operationDoc(o, api.settings.patchFormats)),
+      };
+      if (resourceOption(r, 'deprecationReason')) cls['owl:deprecated'] = true;
+      return cls;
+    }),
+  );
   const entrypointProperties = api.resources
     .filter((r) => visible(r).some((o) => o.kind === 'GetCollection'))
     .map((r) => {
@@ -148,6 +157,7 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
       const ops = visible(r).filter(
         (o) => o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath),
       );
+      const memberClass = `#${ops.find((o) => o.kind === 'GetCollection')!.shortName}`;
       const doc: Record<string, unknown> = {
         '@type': 'SupportedProperty',
         property: {
@@ -162,11 +172,11 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
             {
               'owl:equivalentClass': {
                 'owl:onProperty': { '@id': 'hydra:member' },
-                'owl:allValuesFrom': { '@id': `#${r.shortName}` },
+                'owl:allValuesFrom': { '@id': memberClass },
               },
             },
           ],
-          memberAssertion: { property: 'rdf:type', object: { '@id': `#${r.shortName}` } },
+          memberAssertion: { property: 'rdf:type', object: { '@id': memberClass } },
           supportedOperation: ops.map((o) => operationDoc(o, api.settings.patchFormats)),
         },
         title: `get${r.shortName}Collection`,

@@ -277,16 +277,24 @@ async function loadResource(
     const method = String(after.method ?? op.method ?? 'GET').toUpperCase();
     const template = typeof after.uriTemplate === 'string' ? after.uriTemplate : undefined;
     const isCollectionRoute = COLLECTION_KINDS.includes(kind);
-    const defaultPath = isCollectionRoute ? collectionPath : (resource.itemPath ?? collectionPath);
+    // An operation's own shortName names its generated route as the resource's names the others.
+    const opShortName = typeof after.shortName === 'string' ? after.shortName : shortName;
+    const opCollectionPath =
+      opShortName === shortName
+        ? collectionPath
+        : joinPath(routePrefix, `/${pathSegment(opShortName, model.pathSegmentGenerator)}`);
+    const defaultPath =
+      isCollectionRoute || !identifier ? opCollectionPath : `${opCollectionPath}/{${identifier.name}}`;
     const path = template !== undefined ? joinPath(routePrefix, template) : defaultPath;
     const opts: Plain = { ...after };
-    for (const k of ['name', 'kind', 'method', 'uriTemplate']) delete opts[k];
+    for (const k of ['name', 'kind', 'method', 'uriTemplate', 'shortName']) delete opts[k];
     const controllerRef = opts.controller;
     const meta: OperationMetadata = {
       name: typeof after.name === 'string' ? after.name : defaultOperationName(path, method.toLowerCase(), kind),
       kind,
       method,
       resource,
+      shortName: opShortName,
       path,
       uriVariables: placeholders(path),
       isCollection: LISTING_KINDS.includes(kind),
@@ -339,6 +347,7 @@ function hiddenOperation(resource: ResourceMetadata, path: string, name: string,
     kind: 'Get',
     method: 'GET',
     resource,
+    shortName: resource.shortName,
     path,
     uriVariables: placeholders(path),
     isCollection: false,

@@ -121,6 +121,11 @@ export interface OperationMetadata {
   /** Upper-case HTTP method. */
   method: string;
   resource: ResourceMetadata;
+  /**
+   * The operation's `shortName` (default the resource's): the `@type` and context of what it returns, its
+   * generated route and its schema names (docs/behaviour.md, "Operation shortName").
+   */
+  shortName: string;
   /** Route template, route prefix included: `/geo/places/{id}`. */
   path: string;
   uriVariables: string[];

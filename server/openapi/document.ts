@@ -77,7 +77,7 @@ function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
 }
 
 function summaryOf(op: OperationMetadata): string {
-  const name = op.resource.shortName;
+  const name = op.shortName;
   if (op.kind === 'GetCollection') return `Retrieves the collection of ${name} resources.`;
   if (op.method === 'QUERY')
     return op.isCollection
@@ -217,7 +217,7 @@ class Builder {
       const schema = this.registry.mergePatch(op);
       const patch = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
       return {
-        description: `The changes to the ${resource.shortName} resource.`,
+        description: `The changes to the ${op.shortName} resource.`,
         required: true,
         content: Object.fromEntries(settings.patchFormats.map((t) => [t, patch(t)])),
       };
@@ -228,8 +228,8 @@ class Builder {
     const body = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
     const what =
       op.method === 'POST'
-        ? `The new ${resource.shortName} resource.`
-        : `The ${resource.shortName} resource: properties absent from the body keep their values, null removes one.`;
+        ? `The new ${op.shortName} resource.`
+        : `The ${op.shortName} resource: properties absent from the body keep their values, null removes one.`;
     return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, body(t)])) };
   }
 
@@ -243,7 +243,7 @@ class Builder {
     const settings = this.api.settings;
     const types = [...new Set(Object.values(settings.formats).flat())];
     const batch: JsonSchema = { type: 'array', items: schema, minItems: 1, maxItems: settings.bulkMaxItems };
-    const name = op.resource.shortName;
+    const name = op.shortName;
     const content: Record<string, unknown> = Object.fromEntries(
       types.map((t) => [t, { schema: { oneOf: [schema, batch] }, example }]),
     );
@@ -275,7 +275,7 @@ class Builder {
   }
 
   private responses(op: OperationMetadata): Record<string, unknown> {
-    const name = op.resource.shortName;
+    const name = op.shortName;
     const responses: Record<string, unknown> = {};
     if (op.controller === 'NotFoundAction') {
       responses['404'] = this.errorResponse(

@@ -65,20 +65,20 @@ export class SchemaRegistry {
    */
   output(op: OperationMetadata): JsonSchema {
     const groups = contextGroups(optionValue(op, 'normalizationContext'));
-    return this.add(`${op.resource.shortName}${groupSuffix(groups)}`, () => this.outputSchema(op, groups));
+    return this.add(`${op.shortName}${groupSuffix(groups)}`, () => this.outputSchema(op, groups));
   }
 
   /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top): `Book.jsonld-read`. */
   outputJsonLd(op: OperationMetadata): JsonSchema {
     const { resource } = op;
     const groups = contextGroups(optionValue(op, 'normalizationContext'));
-    return this.add(`${resource.shortName}.jsonld${groupSuffix(groups)}`, () => {
+    return this.add(`${op.shortName}.jsonld${groupSuffix(groups)}`, () => {
       const schema = merged(HYDRA_ITEM, this.outputSchema(op, groups));
       const iri = iriExample(resource);
       const properties = schema.properties as Record<string, JsonSchema>;
       if (iri) properties['@id'] = { ...properties['@id'], examples: [iri] };
-      properties['@type'] = { ...properties['@type'], examples: [resource.shortName] };
-      properties['@context'] = { ...properties['@context'], examples: [`/contexts/${resource.shortName}`] };
+      properties['@type'] = { ...properties['@type'], examples: [op.shortName] };
+      properties['@context'] = { ...properties['@context'], examples: [`/contexts/${op.shortName}`] };
       return schema;
     });
   }
@@ -86,7 +86,7 @@ export class SchemaRegistry {
   /** A resource object in responses as JSON:API writes it (jsonapi-schemas.ts): `Book.jsonapi-read`. */
   outputJsonApi(op: OperationMetadata): JsonSchema {
     const groups = contextGroups(optionValue(op, 'normalizationContext'));
-    return this.add(`${op.resource.shortName}.jsonapi${groupSuffix(groups)}`, () =>
+    return this.add(`${op.shortName}.jsonapi${groupSuffix(groups)}`, () =>
       jsonApiResourceObject(this.api, op.resource, this.outputSchema(op, groups), 'output'),
     );
   }
@@ -94,7 +94,7 @@ export class SchemaRegistry {
   /** The resource object a JSON:API request body's `data` holds: `Book.jsonapi.input-write`. */
   inputJsonApi(op: OperationMetadata): JsonSchema {
     const groups = contextGroups(optionValue(op, 'denormalizationContext'));
-    return this.add(`${op.resource.shortName}.jsonapi.input${groupSuffix(groups)}`, () =>
+    return this.add(`${op.shortName}.jsonapi.input${groupSuffix(groups)}`, () =>
       jsonApiResourceObject(this.api, op.resource, this.inputSchema(op, groups), 'input'),
     );
   }
@@ -107,13 +107,13 @@ export class SchemaRegistry {
   /** What POST and PUT bodies may hold: the accepted properties, with the constraints that validate them. */
   input(op: OperationMetadata): JsonSchema {
     const groups = contextGroups(optionValue(op, 'denormalizationContext'));
-    return this.add(`${op.resource.shortName}.input${groupSuffix(groups)}`, () => this.inputSchema(op, groups));
+    return this.add(`${op.shortName}.input${groupSuffix(groups)}`, () => this.inputSchema(op, groups));
   }
 
   /** What a PATCH body (JSON Merge Patch) may hold: the input schema with nothing required, null removing a value. */
   mergePatch(op: OperationMetadata): JsonSchema {
     const groups = contextGroups(optionValue(op, 'denormalizationContext'));
-    return this.add(`${op.resource.shortName}.jsonMergePatch${groupSuffix(groups)}`, () => {
+    return this.add(`${op.shortName}.jsonMergePatch${groupSuffix(groups)}`, () => {
       const { required: _required, ...schema } = this.inputSchema(op, groups);
       return {
         ...schema,

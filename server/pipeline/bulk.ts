@@ -150,7 +150,7 @@ function batchDocument(state: OperationState, items: OperationState[]): unknown 
   const keys = operationHydraKeys(state.operation, state.api.settings);
   const members = bodies.map(({ '@context': _context, ...member }) => member);
   return {
-    '@context': contextIri(state.operation.resource),
+    '@context': contextIri(state.operation),
     '@id': state.collectionIri,
     '@type': keys.collectionType,
     [keys.totalItems]: members.length,

@@ -5,7 +5,6 @@
  * Constraints themselves (NotBlank, Length, …) are validate.ts's job.
  */
 import { badRequest } from '../protocol/errors.js';
-import { iriPath } from '../protocol/iri.js';
 import type { Violation } from '../protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
@@ -16,6 +15,8 @@ export type DenormalizeMode = 'create' | 'replace' | 'merge-patch';
 export interface IriResolver {
   /** The short name of the resource whose item route matches the IRI path, if any. */
   resourceOf(iri: string): string | undefined;
+  /** The absolute path, the form relations are stored in, of an IRI as sent. */
+  path(iri: string): string;
 }
 
 /** Why a value does not fit its property: the 400 detail, or the 422 violation when the property is constrained. */
@@ -176,7 +177,7 @@ function relation(property: PropertyMetadata, value: unknown, path: string, iri:
   if (typeof value !== 'string')
     return mismatch(`Expected IRI or nested document for attribute "${property.name}", "${phpType(value)}" given.`);
   if (iri.resourceOf(value) !== property.relation) return mismatch(`Invalid IRI "${value}".`);
-  return iriPath(value);
+  return iri.path(value);
 }
 
 /** A relation's value refused, as API Platform collects it: a Type violation naming the target, the reason as its hint. */

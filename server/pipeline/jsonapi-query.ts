@@ -4,18 +4,20 @@
  *   pagination parameters; a plain `page=2` works too;
  * - `sort=title,-id` is the order filter's `order[title]=asc&order[id]=desc`: a field no order filter of
  *   the operation covers, or any `sort` without one, answers 400 as JSON:API requires;
- * - `include=author,coauthors` names relations whose items join the document's `included` (one level: a
- *   dotted path answers 400), `fields[Book]=title,author` keeps only those members of that type's objects.
+ * - `include=author,coauthors.publisher` names relationship paths whose items join the document's `included`
+ *   (every item along a path: the coauthors and their publishers), each segment a relationship the items
+ *   before it show; `fields[Book]=title,author` keeps only those members of that type's objects.
  */
 import { optionValue } from '../metadata/options.js';
 import { badRequest } from '../protocol/errors.js';
+import { itemOperation } from '../protocol/iri.js';
 import type { QueryParams } from '../protocol/query.js';
 import { shownProperties } from '../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 
 export interface JsonApiRequest {
-  /** Relations whose items the document includes. */
-  include: string[];
+  /** Relationship paths (`['coauthors', 'publisher']`) whose items the document includes. */
+  include: string[][];
   /** Per type, the attribute and relationship names its resource objects keep. */
   fields: Map<string, Set<string>>;
 }
@@ -39,15 +41,8 @@ export function jsonApiQuery(
       ...sortOrder(api, op, query.sort),
     };
   }
-  const include = typeof query.include === 'string' && query.include !== '' ? query.include.split(',') : [];
-  const shown = shownProperties(op, api.settings);
-  for (const name of include) {
-    if (!shown.some((p) => p.name === name && p.relation)) {
-      throw badRequest(
-        `The relationship path "${name}" cannot be included: it is not a relationship ${op.resource.shortName} shows.`,
-      );
-    }
-  }
+  const paths = typeof query.include === 'string' && query.include !== '' ? query.include.split(',') : [];
+  const include = [...new Set(paths)].map((path) => includePath(api, op, path));
   const fields = new Map<string, Set<string>>();
   if (query.fields !== undefined) {
     if (!isObject(query.fields))
@@ -57,7 +52,29 @@ export function jsonApiQuery(
       fields.set(type, new Set(list.split(',').filter((f) => f !== '')));
     }
   }
-  return { query: out, request: { include: [...new Set(include)], fields } };
+  return { query: out, request: { include, fields } };
+}
+
+/**
+ * `author.publisher` as its segments, each a relationship shown where it stands: the first by the operation,
+ * the next ones by the item Get of the resource the previous one points to (the shape included items take).
+ */
+function includePath(api: ApiMetadata, op: OperationMetadata, path: string): string[] {
+  const segments = path.split('.');
+  let shown = shownProperties(op, api.settings);
+  let shortName = op.resource.shortName;
+  for (const name of segments) {
+    const relation = shown.find((p) => p.name === name && p.relation)?.relation;
+    const target = relation === undefined ? undefined : api.resource(relation);
+    const via = target && itemOperation(target);
+    if (!target || !via)
+      throw badRequest(
+        `The relationship path "${path}" cannot be included: "${name}" is not a relationship ${shortName} shows.`,
+      );
+    shown = shownProperties(via, api.settings);
+    shortName = target.shortName;
+  }
+  return segments;
 }
 
 /** `title,-id` as the order filter's `{ title: 'asc', id: 'desc' }`, each field one an order filter of the operation covers. */

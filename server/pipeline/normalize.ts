@@ -28,7 +28,8 @@ export type RelationOutput = (property: PropertyMetadata, value: unknown) => unk
 
 /**
  * `shown`: the properties the operation shows (property-access.ts); default all but the write-only ones.
- * `hidden`: those of them this user may not see (their `security` denies).
+ * `hidden`: those of them this user may not see (their `security` denies). `type`: the `@type`, the shortName
+ * of the operation that returns the item.
  */
 export function normalizeItem(
   resource: ResourceMetadata,
@@ -38,8 +39,9 @@ export function normalizeItem(
   shown: readonly PropertyMetadata[] = resource.properties.filter((p) => !p.writeOnly),
   hidden?: ReadonlySet<string>,
   relation?: RelationOutput,
+  type: string = resource.shortName,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = jsonld ? { '@id': iri(), '@type': resource.shortName } : {};
+  const out: Record<string, unknown> = jsonld ? { '@id': iri(), '@type': type } : {};
   const declared = resource.properties.length > 0;
   if (declared) {
     for (const p of shown) {

@@ -5,7 +5,7 @@
  * every item (docs/behaviour.md, "Rendered members"). It applies only where that text depends on the item
  * alone: a resource with an identifier whose item IRI template has no other variable, read by the default
  * provider with no processor or controller that could change the items, shown with the resource's
- * own item IRIs (no `itemUriTemplate` naming another route), with every property the stored text holds
+ * own item IRIs (no `itemUriTemplate` naming another route) and `@type` (no operation shortName), with every property the stored text holds
  * (no serialization groups that leave some out), and with no property `security` and no operation
  * `security` that reads the items (what such a page shows depends on the user).
  */
@@ -57,6 +57,8 @@ export const showsRenderedMembers = perOperation(
     !op.processor &&
     !op.controller &&
     iriOperation(op) === itemOperation(op.resource) &&
+    // The stored texts carry the resource's @type.
+    op.shortName === op.resource.shortName &&
     !restrictsOutput(op, settings) &&
     // What a member shows (or whether the page is shown) may depend on the user.
     !op.resource.properties.some((p) => p.security) &&

@@ -1,35 +1,53 @@
 /**
  * `urlGenerationStrategy` (API Platform's UrlGeneratorInterface constants): how the IRIs and links a
  * response holds are written. 1 (ABS_PATH, the default) `/books/1`; 0 (ABS_URL) `http://host/books/1`,
- * from the request's scheme and its checked Host header (host.ts); 3 (NET_PATH) `//host/books/1`.
- * 2 (REL_PATH) is warned by the checker as not supported yet, and served as absolute paths.
+ * from the request's scheme and its checked Host header (host.ts); 3 (NET_PATH) `//host/books/1`;
+ * 2 (REL_PATH) relative to the request's path (`books/1` from `/books`, `../authors/2` from `/books/1`).
  * IRIs are stored and matched as absolute paths (iri.ts `iriPath`), whatever style wrote them.
  */
-import { itemOperation } from '../protocol/iri.js';
+import { itemOperation, relativePath } from '../protocol/iri.js';
 import { optionValue } from '../metadata/options.js';
 import type { RelationOutput } from './normalize.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
 
 const ABS_URL = 0;
+const REL_PATH = 2;
 const NET_PATH = 3;
 
 /** Turns an absolute path into an IRI in the chosen style. */
 export type UrlStyle = (path: string) => string;
 
+/** Where the request was sent: its origin (`http://host:port`) and its path, what IRIs are written relative to. */
+export interface RequestPlace {
+  origin: string;
+  path: string;
+}
+
 const asPath: UrlStyle = (path) => path;
 
-/** The style of an operation's strategy, for a request whose origin is `origin` (`http://host:port`). */
-export function urlStyle(op: OperationMetadata | undefined, settings: Settings, origin: string): UrlStyle {
-  const strategy = op ? optionValue(op, settings, 'urlGenerationStrategy') : settings.defaults.urlGenerationStrategy;
-  if (strategy === ABS_URL) return (path) => (path.startsWith('/') ? origin + path : path);
+/** The style of an operation's strategy, for the request `at`. */
+export function urlStyle(op: OperationMetadata | undefined, settings: Settings, at: RequestPlace): UrlStyle {
+  const strategy = urlStrategy(op, settings);
+  if (strategy === ABS_URL) return (path) => (path.startsWith('/') ? at.origin + path : path);
   if (strategy === NET_PATH)
-    return (path) => (path.startsWith('/') ? origin.replace(/^[a-z][a-z0-9+.-]*:/i, '') + path : path);
+    return (path) => (path.startsWith('/') ? at.origin.replace(/^[a-z][a-z0-9+.-]*:/i, '') + path : path);
+  if (strategy === REL_PATH) return (path) => (path.startsWith('/') ? relativePath(at.path, path) : path);
   return asPath;
 }
 
+const urlStrategy = (op: OperationMetadata | undefined, settings: Settings): unknown =>
+  op ? optionValue(op, settings, 'urlGenerationStrategy') : settings.defaults.urlGenerationStrategy;
+
 /** The style of the IRIs of a resource's items: that of the operation building them (its item Get). */
-export const itemStyle = (resource: ResourceMetadata | undefined, settings: Settings, origin: string): UrlStyle =>
-  urlStyle(resource && itemOperation(resource), settings, origin);
+export const itemStyle = (resource: ResourceMetadata | undefined, settings: Settings, at: RequestPlace): UrlStyle =>
+  urlStyle(resource && itemOperation(resource), settings, at);
+
+/**
+ * Whether some item IRIs of the API are written relative to the request (REL_PATH): relative references
+ * in request bodies are then read against the request's path, as a client that resolves them writes them.
+ */
+export const writesRelativeIris = (api: ApiMetadata): boolean =>
+  api.resources.some((r) => urlStrategy(itemOperation(r), api.settings) === REL_PATH);
 
 /**
  * Whether every IRI an operation's members show is an absolute path: their own and their relations'
@@ -38,7 +56,7 @@ export const itemStyle = (resource: ResourceMetadata | undefined, settings: Sett
 export function showsPathsOnly(op: OperationMetadata, api: ApiMetadata): boolean {
   const targets = op.resource.properties.filter((p) => p.relation).map((p) => api.resource(p.relation!));
   return [op, itemOperation(op.resource), ...targets.map((r) => r && itemOperation(r))].every(
-    (o) => urlStyle(o, api.settings, '') === asPath,
+    (o) => urlStyle(o, api.settings, { origin: '', path: '/' }) === asPath,
   );
 }
 
@@ -46,11 +64,11 @@ export function showsPathsOnly(op: OperationMetadata, api: ApiMetadata): boolean
 export function relationOutput(
   api: ApiMetadata,
   resource: ResourceMetadata,
-  origin: string,
+  at: RequestPlace,
 ): RelationOutput | undefined {
   const styles = new Map<string, UrlStyle>();
   for (const p of resource.properties)
-    if (p.relation) styles.set(p.name, itemStyle(api.resource(p.relation), api.settings, origin));
+    if (p.relation) styles.set(p.name, itemStyle(api.resource(p.relation), api.settings, at));
   if ([...styles.values()].every((s) => s === asPath)) return undefined;
   return (p, value) => {
     const style = styles.get(p.name) ?? asPath;

@@ -91,35 +91,88 @@ export interface IriMatch {
   variables: Record<string, string>;
 }
 
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
 /**
  * The absolute path of an IRI written as an absolute URL (`http://host/books/1`) or a network path
  * (`//host/books/1`), the form IRIs are stored and compared in (urlGenerationStrategy, url-generation.ts).
+ * With a `base` (the request's path), a relative reference (`../authors/2`) is resolved against it (RFC 3986).
  */
-export const iriPath = (iri: string): string => iri.replace(/^(?:[a-z][a-z0-9+.-]*:)?\/\/[^/]*/i, '');
+export function iriPath(iri: string, base?: string): string {
+  if (base !== undefined && !iri.startsWith('/') && !SCHEME.test(iri)) {
+    const resolved = new URL(iri, `http://base${base.startsWith('/') ? base : `/${base}`}`);
+    return resolved.pathname + resolved.search;
+  }
+  return iri.replace(/^(?:[a-z][a-z0-9+.-]*:)?\/\/[^/]*/i, '');
+}
+
+/**
+ * `target` (an absolute path, perhaps with a query) relative to the request path `base`, as Symfony's
+ * UrlGenerator writes REL_PATH: `/books/1` from `/books` is `books/1`, `/authors/2` from `/books/1` is
+ * `../authors/2`. A target whose path is the base's keeps its last segment (`1` from `/books/1`) where
+ * Symfony writes an empty reference, which a client would resolve to the request URL, query included.
+ */
+export function relativePath(base: string, target: string): string {
+  const queryAt = target.indexOf('?');
+  const path = queryAt < 0 ? target : target.slice(0, queryAt);
+  const query = queryAt < 0 ? '' : target.slice(queryAt);
+  const from = base.split('/').slice(1, -1); // the base's directories
+  const to = path.split('/').slice(1);
+  let common = 0;
+  while (common < from.length && common < to.length - 1 && from[common] === to[common]) common++;
+  const relative = '../'.repeat(from.length - common) + to.slice(common).join('/');
+  // "./" where the reference would otherwise be empty, absolute, or read as a scheme (`a:b/c`).
+  const slash = relative.indexOf('/');
+  const colon = relative.indexOf(':');
+  const prefixed =
+    relative === '' || relative.startsWith('/') || (colon >= 0 && (slash < 0 || colon < slash))
+      ? `./${relative}`
+      : relative;
+  return prefixed + query;
+}
+
+/** The item routes of the API, as the patterns IRIs are matched against. */
+function compiledRoutes(api: ApiMetadata): CompiledRoute[] {
+  return api.resources.flatMap((resource) =>
+    resource.operations
+      .filter((o) => o.method === 'GET' && !o.isCollection && o.path !== GENID_PATH)
+      .map((o) => ({
+        resource,
+        names: placeholderNames(o.path),
+        regex: new RegExp(`^${o.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^{}]+\\?\}/g, '([^/]+)')}$`),
+      })),
+  );
+}
 
 /** Resolves IRIs (`/books/1`) to the resource whose item routes they match. */
 export class IriResolver {
   private readonly routes: CompiledRoute[];
 
-  constructor(api: ApiMetadata) {
-    this.routes = api.resources.flatMap((resource) =>
-      resource.operations
-        .filter((o) => o.method === 'GET' && !o.isCollection && o.path !== GENID_PATH)
-        .map((o) => ({
-          resource,
-          names: placeholderNames(o.path),
-          regex: new RegExp(`^${o.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^{}]+\\?\}/g, '([^/]+)')}$`),
-        })),
-    );
+  /** `base`: the request path relative references are read against (`at`). */
+  constructor(
+    api: ApiMetadata | CompiledRoute[],
+    private readonly base?: string,
+  ) {
+    this.routes = Array.isArray(api) ? api : compiledRoutes(api);
+  }
+
+  /** The same resolver reading relative references against the request path `base` (REL_PATH). */
+  at(base: string): IriResolver {
+    return new IriResolver(this.routes, base);
   }
 
   resourceOf(iri: string): string | undefined {
     return this.match(iri)?.resource.shortName;
   }
 
+  /** The absolute path an IRI names (a path, a URL, or a relative reference when read `at` a base). */
+  path(iri: string): string {
+    return iriPath(iri, this.base);
+  }
+
   /** The resource and route variables of an item IRI (a path, or a URL whose path is one). */
   match(iri: string): IriMatch | undefined {
-    const path = iriPath(iri);
+    const path = this.path(iri);
     for (const route of this.routes) {
       const found = route.regex.exec(path);
       if (!found) continue;

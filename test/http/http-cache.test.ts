@@ -323,6 +323,38 @@ describe('HTTP cache: tags and purge requests (invalidation)', function () {
   });
 });
 
+describe('HTTP cache: invalidation tags_header', function () {
+  this.timeout(60_000);
+  let server: RunningServer;
+  let varnish: Awaited<ReturnType<typeof purgeEndpoint>>;
+  before(async () => {
+    varnish = await purgeEndpoint('ok');
+    const file = join(tempDir(), 'xkey.api');
+    // Varnish's xkey module reads the tags from an `xkey` response header and purges by the same keys.
+    const invalidation = `invalidation { enabled: true, urls: ["${varnish.url}"], purger: "varnish-xkey", tags_header: "xkey" }`;
+    writeFileSync(file, readFileSync(FIXTURE, 'utf8').replace('http_cache {', `http_cache {\n    ${invalidation}`));
+    server = await startServer(file);
+    await seed(server.url);
+  });
+  after(async () => {
+    await server?.stop();
+    await varnish?.close();
+  });
+
+  it('GET responses carry their tags under that header, and a purge request receives the same tags', async () => {
+    const read = await request(server.url, 'GET', '/books/1');
+    expect(read.status, read.text).to.equal(200);
+    expect(read.headers.get('cache-tags')).to.equal(null);
+    const tags = read.headers.get('xkey')!.split(',');
+    expect(tags).to.deep.equal(['/books/1']);
+    varnish.received.length = 0;
+    const patched = await request(server.url, 'PATCH', '/books/1', { body: '{"title":"Changed"}', headers: MERGE });
+    expect(patched.status, patched.text).to.equal(200);
+    expect(varnish.received.map((r) => r.method)).to.deep.equal(['PURGE']);
+    expect(varnish.received[0].headers.xkey.split(' ')).to.include.members(tags);
+  });
+});
+
 describe('HTTP cache: JSON:API compound documents', function () {
   this.timeout(60_000);
   let server: RunningServer;

@@ -254,6 +254,76 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       }
     });
 
+    it('include of relationship paths: every item along each path joins included once, with full linkage', async () => {
+      const post = async (path: string, body: Record<string, unknown>): Promise<string> => {
+        const r = await request(server.url, 'POST', path, { body });
+        expect(r.status, r.text).to.equal(201);
+        return r.json['@id'] as string;
+      };
+      const [tor, gollancz] = [
+        await post('/publishers', { name: 'Tor' }),
+        await post('/publishers', { name: 'Gollancz' }),
+      ];
+      const wolfe = await post('/writers', { name: 'Wolfe', publisher: tor });
+      const banks = await post('/writers', { name: 'Banks', publisher: gollancz });
+      const vance = await post('/writers', { name: 'Vance', publisher: tor });
+      const essay = await post('/essays', { title: 'On Urth', writer: wolfe, reviewers: [banks, vance, wolfe] });
+      await post('/essays', { title: 'On Culture', writer: banks, reviewers: [] });
+
+      const r = await get(server.url, `${essay}?include=writer.publisher,reviewers.publisher`, { Accept: MEDIA });
+      expect(r.status, r.text).to.equal(200);
+      expectValid(r.json);
+      const ids = r.json.included.map((i: { type: string; id: string }) => `${i.type} ${i.id}`);
+      expect(ids).to.have.members([
+        `Writer ${wolfe}`,
+        `Writer ${banks}`,
+        `Writer ${vance}`,
+        `Publisher ${tor}`,
+        `Publisher ${gollancz}`,
+      ]);
+      expect(ids).to.have.length(5);
+      // Full linkage: each included object is reached from the primary data through relationships.
+      expect(r.json.included.find((i: { id: string }) => i.id === banks)).to.deep.equal({
+        id: banks,
+        type: 'Writer',
+        attributes: { name: 'Banks' },
+        relationships: { publisher: { data: { type: 'Publisher', id: gollancz } } },
+      });
+      const read = (await new JsonApiSerializer.Deserializer({ keyForAttribute: 'camelCase' }).deserialize(r.json)) as {
+        writer: { publisher: { name: string } };
+        reviewers: { name: string; publisher: { name: string } }[];
+      };
+      expect(read.writer.publisher.name).to.equal('Tor');
+      expect(read.reviewers.map((w) => `${w.name}/${w.publisher.name}`)).to.deep.equal([
+        'Banks/Gollancz',
+        'Vance/Tor',
+        'Wolfe/Tor',
+      ]);
+
+      // One level only: the publishers stay out.
+      const one = await get(server.url, `${essay}?include=writer`, { Accept: MEDIA });
+      expect(one.json.included.map((i: { id: string }) => i.id)).to.deep.equal([wolfe]);
+      // A collection: the items of every page member's paths, each once.
+      const list = await get(server.url, '/essays?include=writer.publisher', { Accept: MEDIA });
+      expect(list.status, list.text).to.equal(200);
+      expectValid(list.json);
+      expect(list.json.included.map((i: { id: string }) => i.id)).to.have.members([wolfe, tor, banks, gollancz]);
+      expect(list.json.included).to.have.length(4);
+
+      for (const path of [
+        'writer.nothing',
+        'writer.name',
+        'writer.publisher.name',
+        'title.writer',
+        'writer..publisher',
+      ]) {
+        const bad = await get(server.url, `${essay}?include=${path}`, { Accept: MEDIA });
+        expect(bad.status, path).to.equal(400);
+        expectValid(bad.json);
+        expect(bad.json.errors[0].detail, path).to.contain(`The relationship path "${path}" cannot be included`);
+      }
+    });
+
     it('sparse fieldsets: fields[type] keeps only the named members, in data and in included', async () => {
       const r = await get(server.url, '/books/1?include=author&fields[Book]=author&fields[Author]=id', {
         Accept: MEDIA,

@@ -120,3 +120,77 @@ describe("checker: routes under the service's own paths", () => {
     ).to.deep.equal([]);
   });
 });
+
+describe("HTTP an operation's shortName", () => {
+  const server = useServer(fixture('routing.api'));
+  before(async () => {
+    const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune' } });
+    expect(r.status, r.text).to.equal(201);
+    // The resource's operations keep the resource's shortName.
+    expect(r.json).to.include({ '@context': '/contexts/Book', '@id': '/books/1', '@type': 'Book' });
+  });
+
+  it('types the item its Get returns and names the generated path and the context', async () => {
+    const r = await get(server.url, '/novels/1');
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json).to.deep.equal({
+      '@context': '/contexts/Novel',
+      '@id': '/novels/1',
+      '@type': 'Novel',
+      id: 1,
+      title: 'Dune',
+    });
+    expect((await get(server.url, '/books/1')).json).to.include({ '@context': '/contexts/Book', '@type': 'Book' });
+  });
+
+  it('types the members of its collection, and the collection has its context', async () => {
+    const novels = await get(server.url, '/novels');
+    expect(novels.status, novels.text).to.equal(200);
+    expect(novels.json['@context']).to.equal('/contexts/Novel');
+    expect(novels.json.member.map((m: Record<string, unknown>) => m['@type'])).to.deep.equal(['Novel']);
+    const books = await get(server.url, '/books');
+    expect(books.json['@context']).to.equal('/contexts/Book');
+    expect(books.json.member.map((m: Record<string, unknown>) => m['@type'])).to.deep.equal(['Book']);
+  });
+
+  it('serves the context it names, with the terms under its shortName', async () => {
+    const r = await get(server.url, '/contexts/Novel', { Accept: 'application/ld+json' });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json['@context']).to.include({ title: 'Novel/title' });
+    expect((await get(server.url, '/contexts/Book')).json['@context']).to.include({ title: 'Book/title' });
+    expect((await get(server.url, '/contexts/Fiction')).status).to.equal(404);
+  });
+
+  it('names its schemas in the OpenAPI document and its class in the Hydra documentation', async () => {
+    const openapi = (await get(server.url, '/docs.json')).json;
+    const okSchema = (path: string) =>
+      openapi.paths[path].get.responses['200'].content['application/ld+json'].schema as Record<string, unknown>;
+    expect(okSchema('/novels/{id}')).to.deep.equal({ $ref: '#/components/schemas/Novel.jsonld' });
+    expect(okSchema('/books/{id}')).to.deep.equal({ $ref: '#/components/schemas/Book.jsonld' });
+    expect(openapi.components.schemas['Novel.jsonld'].properties['@type'].examples).to.deep.equal(['Novel']);
+    const hydra = (await get(server.url, '/docs.jsonld')).json;
+    const novel = hydra.supportedClass.find((c: Record<string, unknown>) => c['@id'] === '#Novel');
+    expect(novel, JSON.stringify(hydra.supportedClass.map((c: Record<string, unknown>) => c['@id']))).to.not.equal(
+      undefined,
+    );
+    expect(novel.supportedOperation.map((o: Record<string, unknown>) => o.returns)).to.deep.equal(['Novel']);
+  });
+});
+
+describe("checker: an operation's shortName", () => {
+  it('is accepted without a warning and names the generated route', () => {
+    const source =
+      'resource Book { properties { id: int }\n operations { Get, Get novel { shortName: "Novel" }, GetCollection } }';
+    expect(check(source).all).to.deep.equal([]);
+  });
+
+  it("is an error when it is another resource's shortName", () => {
+    const source =
+      'resource Author { shortName: "Writer", properties { id: int } }\n' +
+      'resource Book { properties { id: int }\n operations { Get { shortName: "Writer" } } }';
+    const found = check(source).all.filter((d) => d.code === 'shortname-taken');
+    expect(found.map((d) => [d.severity, source.slice(d.range.start, d.range.end)])).to.deep.equal([
+      ['error', '"Writer"'],
+    ]);
+  });
+});

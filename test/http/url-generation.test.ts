@@ -1,13 +1,13 @@
 /**
  * urlGenerationStrategy over real HTTP, in memory and on the embedded store: absolute URLs (0) built from
- * the request's scheme and Host, network paths (3) and absolute paths (1, the default) in every IRI and
- * link a response holds (`@id`, `@context`, relations, the collection's view, Location, JSON:API ids and
+ * the request's scheme and Host, network paths (3), absolute paths (1, the default) and paths relative to the
+ * request's (2) in every IRI and link a response holds (`@id`, `@context`, relations, the collection's view, Location, JSON:API ids and
  * links); IRIs sent back in any of these forms are accepted and stored as paths.
  */
 import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { check } from '../../grammar/checker/index.js';
-import { fixture, get, request, startServer, tempDir, type RunningServer } from './harness.js';
+import { fixture, get, request, startServer, tempDir, type RunningServer, useServer } from './harness.js';
 
 const JSONAPI = { Accept: 'application/vnd.api+json' };
 
@@ -123,6 +123,67 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       expect(r.json.name).to.equal('Ursula K. Le Guin');
     });
 
+    it('2: paths relative to the request path in @id, @context, relations and Location', async () => {
+      const topic = await request(server.url, 'POST', '/topics', { body: { name: 'sf' } });
+      expect(topic.status, topic.text).to.equal(201);
+      expect(topic.json).to.include({ '@id': 'topics/1', '@context': 'contexts/Topic' });
+      expect(topic.headers.get('location')).to.equal('topics/1');
+      expect((await get(server.url, '/topics/1')).json).to.include({ '@id': '1', '@context': '../contexts/Topic' });
+      // Relative references sent are read against the request's path: `topics/1` from /reviews is /topics/1.
+      const first = await request(server.url, 'POST', '/reviews', {
+        body: { text: 'a', topic: 'topics/1', author: `${origin}/authors/1` },
+      });
+      expect(first.status, first.text).to.equal(201);
+      expect(first.json).to.include({ '@id': 'reviews/1', topic: 'topics/1', author: `${origin}/authors/1` });
+      const reply = await request(server.url, 'POST', '/reviews', {
+        body: { text: 'b', topic: '/topics/1', replyTo: 'reviews/1' },
+      });
+      expect(reply.status, reply.text).to.equal(201);
+      const read = await get(server.url, '/reviews/2');
+      expect(read.json).to.include({
+        '@id': '2',
+        '@context': '../contexts/Review',
+        topic: '../topics/1',
+        replyTo: '1',
+      });
+      // A client resolving each IRI against the URL it read them from reaches the items.
+      for (const key of ['@id', '@context', 'topic', 'replyTo']) {
+        const target = new URL(read.json[key] as string, `${origin}/reviews/2`);
+        expect((await get(server.url, target.pathname)).status, key).to.equal(200);
+      }
+      // What it read from /reviews/2, sent back to /reviews/2, names the same items.
+      const put = await request(server.url, 'PUT', '/reviews/2', {
+        body: { '@id': read.json['@id'], text: 'c', topic: read.json.topic, replyTo: read.json.replyTo },
+      });
+      expect(put.status, put.text).to.equal(200);
+      expect(put.json).to.include({ '@id': '2', text: 'c', topic: '../topics/1', replyTo: '1' });
+      // …and the same reference read against another path names another item (or none).
+      const wrong = await request(server.url, 'PUT', '/reviews/2', { body: { text: 'd', topic: 'topics/1' } });
+      expect(wrong.status, wrong.text).to.equal(400);
+      expect(wrong.json.detail).to.equal('Invalid IRI "topics/1".');
+    });
+
+    it('2: the collection @id, its members and its view links relative to the request path', async () => {
+      const page = await get(server.url, '/reviews?page=2');
+      expect(page.status, page.text).to.equal(200);
+      expect(page.json).to.include({ '@id': 'reviews', '@context': 'contexts/Review' });
+      expect(page.json.member.map((m: Record<string, unknown>) => [m['@id'], m.topic])).to.deep.equal([
+        ['reviews/2', 'topics/1'],
+      ]);
+      expect(page.json.view).to.include({
+        '@id': 'reviews?page=2',
+        first: 'reviews?page=1',
+        previous: 'reviews?page=1',
+      });
+      const suffixed = await get(server.url, '/reviews/2.jsonld');
+      expect(suffixed.json).to.include({ '@id': '2', topic: '../topics/1' });
+      const json = await get(server.url, '/reviews/2', JSONAPI);
+      expect(json.json.data.id).to.equal('2');
+      expect(json.json.data.relationships.topic.data).to.deep.equal({ type: 'Topic', id: '../topics/1' });
+      const first = await get(server.url, '/reviews/1', JSONAPI);
+      expect(first.json.data.relationships.author.data).to.deep.equal({ type: 'Author', id: `${origin}/authors/1` });
+    });
+
     it('JSON:API: resource ids, relationship ids and links in the same styles', async () => {
       const book = await get(server.url, '/books/1', JSONAPI);
       expect(book.json.data.id).to.equal(`${net}/books/1`);
@@ -134,14 +195,36 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
   });
 }
 
+describe('HTTP config defaults url_generation_strategy: 0', () => {
+  const server = useServer(fixture('urls-config.api'));
+
+  it('makes every IRI and link an absolute URL without any operation option', async () => {
+    const origin = server.url.replace(/\/$/, '');
+    const author = await request(server.url, 'POST', '/authors', { body: { name: 'Le Guin' } });
+    expect(author.status, author.text).to.equal(201);
+    expect(author.json).to.include({ '@id': `${origin}/authors/1`, '@context': `${origin}/contexts/Author` });
+    expect(author.headers.get('location')).to.equal(`${origin}/authors/1`);
+    for (const title of ['Earthsea', 'Tehanu']) {
+      const book = await request(server.url, 'POST', '/books', { body: { title, author: '/authors/1' } });
+      expect(book.status, book.text).to.equal(201);
+      expect(book.json.author).to.equal(`${origin}/authors/1`);
+    }
+    const list = await get(server.url, '/books');
+    expect(list.json['@id']).to.equal(`${origin}/books`);
+    expect(list.json.member.map((m: Record<string, unknown>) => [m['@id'], m.author])).to.deep.equal([
+      [`${origin}/books/1`, `${origin}/authors/1`],
+    ]);
+    expect(list.json.view).to.include({ '@id': `${origin}/books?page=1`, next: `${origin}/books?page=2` });
+  });
+});
+
 describe('checker: urlGenerationStrategy', () => {
   const codes = (value: string): string[] =>
     check(`resource Book { urlGenerationStrategy: ${value}\n properties { id: int } }`).all.map(
       (d) => `${d.code}:${d.severity}`,
     );
-  it('takes 0, 1 and 3 silently, warns that 2 (relative path) is not supported, refuses anything else', () => {
-    for (const v of ['0', '1', '3']) expect(codes(v), v).to.deep.equal([]);
-    expect(codes('2')).to.deep.equal(['not-supported:warning']);
+  it('takes 0, 1, 2 and 3 silently, refuses anything else', () => {
+    for (const v of ['0', '1', '2', '3']) expect(codes(v), v).to.deep.equal([]);
     expect(codes('4')).to.have.length(1);
     expect(codes('"ABS_URL"')).to.have.length(1);
   });

@@ -120,6 +120,14 @@ function checkRoute(ctx: CheckContext, resource: ModelResource, op: ModelOperati
     }
   }
   checkPlaceholders(ctx, resource, op);
+  const shortName = op.options.get('shortName')?.value;
+  const other = [...ctx.model.resources.values()].find((r) => r !== resource && r.shortName === wordOf(shortName));
+  if (shortName && other)
+    ctx.report(
+      'shortname-taken',
+      shortName.range,
+      `'${other.shortName}' is the shortName of resource '${other.name}': an operation's shortName must name no other resource`,
+    );
   if (RESERVED_PATH.test(op.path)) {
     const range = op.options.get('uriTemplate')?.value?.range ?? op.decl?.opKind.range ?? resource.decl.name?.range;
     if (range)

@@ -5,7 +5,7 @@
  * RFC 7396).
  */
 import { badRequest } from '../../protocol/errors.js';
-import { iriPath, iriResolver, itemIri } from '../../protocol/iri.js';
+import { iriResolver, itemIri, type IriResolver } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
 import { optionValue } from '../../metadata/options.js';
 import { acceptedProperties } from '../../metadata/property-access.js';
@@ -14,6 +14,7 @@ import { parseJsonBody } from '../json-body.js';
 import { iriOperation } from '../normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../jsonapi.js';
 import { checkRelations } from '../relations.js';
+import { writesRelativeIris } from '../url-generation.js';
 import { validationFailed } from '../violations.js';
 import { isItem, type OperationState } from '../state.js';
 
@@ -44,11 +45,12 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   if (op.method === 'PATCH') mode = 'merge-patch';
   // collectDenormalizationErrors: type errors and dangling relations, all in one 422.
   const collected = optionValue(op, settings, 'collectDenormalizationErrors') === true ? [] : undefined;
-  const item = denormalize(op.resource, body, mode, previous, iriResolver(state.api), {
+  const iris = bodyIris(state);
+  const item = denormalize(op.resource, body, mode, previous, iris, {
     accepted: acceptedProperties(op, settings),
     collected,
   });
-  await checkRelations(op.resource, item, previous, iriResolver(state.api), state.collectionOf, collected);
+  await checkRelations(op.resource, item, previous, iris, state.collectionOf, collected);
   if (collected?.length) throw validationFailed(collected);
   const id = op.resource.identifier;
   if (id && previous) item[id.name] = previous[id.name];
@@ -59,7 +61,8 @@ export async function applyBody(state: OperationState, received: unknown): Promi
       throw badRequest(`Invalid identifier value or configuration: "${raw}".`);
     item[id.name] = id.type === 'int' ? Number(raw) : raw;
   }
-  if (op.method === 'PUT' && isItem(body) && Object.hasOwn(body, '@id')) checkReplacedIri(state, body['@id'], item);
+  if (op.method === 'PUT' && isItem(body) && Object.hasOwn(body, '@id'))
+    checkReplacedIri(state, body['@id'], item, iris);
   state.data = item;
 }
 
@@ -67,11 +70,25 @@ export async function applyBody(state: OperationState, received: unknown): Promi
  * A PUT body may carry the `@id` of the item it replaces, and nothing else: an `@id` naming another
  * item or another resource is refused (400) rather than ignored, as API Platform does.
  */
-function checkReplacedIri(state: OperationState, sent: unknown, item: Record<string, unknown>): void {
+function checkReplacedIri(
+  state: OperationState,
+  sent: unknown,
+  item: Record<string, unknown>,
+  iris: IriResolver,
+): void {
   const expected = itemIri(state.operation.resource, item, iriOperation(state.operation), state.uriVariables);
-  if (typeof sent === 'string' && iriPath(sent) === expected) return;
+  if (typeof sent === 'string' && iris.path(sent) === expected) return;
   const shown = typeof sent === 'string' ? sent : JSON.stringify(sent);
   throw badRequest(
     `Invalid IRI "${shown}": a PUT body's "@id" must be the IRI of the item it replaces ("${expected}").`,
   );
+}
+
+/**
+ * How the body's IRIs are read: as paths or URLs, and, where the API writes relative IRIs (REL_PATH), as
+ * references relative to the request's path, the way a client resolving the IRIs it read writes them.
+ */
+function bodyIris(state: OperationState): IriResolver {
+  const iris = iriResolver(state.api);
+  return writesRelativeIris(state.api) ? iris.at(state.path) : iris;
 }

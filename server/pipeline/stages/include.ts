@@ -1,7 +1,8 @@
 /**
- * Stage "include" of a JSON:API request with `include=author,…` (jsonapi-query.ts): the items the shown
- * relations name are read, to be served as the compound document's `included` resource objects, each with
- * the properties its resource's item Get shows. A relation whose target is read under a guard (the item
+ * Stage "include" of a JSON:API request with `include=author,coauthors.publisher` (jsonapi-query.ts): the
+ * items each relationship path reaches, level by level (the coauthors, then their publishers), are read once
+ * each, to be served as the compound document's `included` resource objects, each with the properties its
+ * resource's item Get shows. A relation whose target is read under a guard (the item
  * Get's `security`, or property `security`) cannot be included (400): what it would show depends on rules
  * this stage does not run, so it fails closed.
  */
@@ -14,8 +15,8 @@ import type { ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
 
 export async function loadIncluded(state: OperationState): Promise<void> {
-  const names = state.jsonApi?.include ?? [];
-  if (names.length === 0 || state.body !== undefined) return;
+  const paths = state.jsonApi?.include ?? [];
+  if (paths.length === 0 || state.body !== undefined) return;
   const { api, operation: op } = state;
   if (op.isCollection && state.page?.stream) {
     // An unpaginated collection is streamed; with `include` its items are needed twice.
@@ -24,29 +25,39 @@ export async function loadIncluded(state: OperationState): Promise<void> {
     state.page = { ...state.page, items, stream: undefined, total: items.length };
   }
   const primary = op.isCollection ? (state.page?.items ?? []).filter(isItem) : [state.data].filter(isItem);
-  const seen = new Set<string>();
-  const included: IncludedItem[] = [];
-  for (const name of names) {
-    const property = op.resource.properties.find((p) => p.name === name)!;
-    const target = api.resource(property.relation!);
-    const via = target && itemOperation(target);
-    if (!target || !via || isGuarded(via, api.settings) || target.properties.some((p) => p.security)) {
-      throw badRequest(
-        `The relationship "${name}" cannot be included: its items are not readable without their own guards.`,
-      );
-    }
-    for (const item of primary) {
-      if (state.hiddenProperties?.get(item)?.has(name)) continue;
-      const value = item[name];
-      for (const iri of (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string')) {
-        if (seen.has(iri)) continue;
-        seen.add(iri);
-        const found = await readByIri(state, target, iri);
-        if (found) included.push({ resource: target, via, item: found, iri });
+  // Every item read once, by IRI, whichever paths reach it; `included` keeps the order they were reached in.
+  const read = new Map<string, IncludedItem | null>();
+  for (const path of paths) {
+    let resource = op.resource;
+    let items: Iterable<Item> = primary;
+    for (const name of path) {
+      const property = resource.properties.find((p) => p.name === name)!;
+      const target = api.resource(property.relation!)!;
+      const via = itemOperation(target)!;
+      if (isGuarded(via, api.settings) || target.properties.some((p) => p.security)) {
+        throw badRequest(
+          `The relationship "${name}" cannot be included: its items are not readable without their own guards.`,
+        );
       }
+      const next = new Set<Item>();
+      for (const item of items) {
+        // Property `security` of the primary items (included ones have none: refused above).
+        if (state.hiddenProperties?.get(item)?.has(name)) continue;
+        const value = item[name];
+        for (const iri of (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string')) {
+          if (!read.has(iri)) {
+            const found = await readByIri(state, target, iri);
+            read.set(iri, found && { resource: target, via, item: found, iri });
+          }
+          const included = read.get(iri);
+          if (included) next.add(included.item);
+        }
+      }
+      resource = target;
+      items = next;
     }
   }
-  state.included = included;
+  state.included = [...read.values()].filter((i): i is IncludedItem => i !== null);
 }
 
 async function readByIri(state: OperationState, target: ResourceMetadata, iri: string): Promise<Item | null> {

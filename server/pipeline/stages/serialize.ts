@@ -8,7 +8,7 @@ import { operationHydraKeys } from '../../protocol/hydra.js';
 import { itemIri } from '../../protocol/iri.js';
 import { optionValue } from '../../metadata/options.js';
 import { shownProperties } from '../../metadata/property-access.js';
-import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
 import { JsonText, spliced } from '../json-text.js';
 import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../jsonapi.js';
@@ -20,7 +20,8 @@ import { searchTemplate } from '../search-template.js';
 import { relationOutput, styledView, urlStyle, type UrlStyle } from '../url-generation.js';
 import { isItem, type OperationState } from '../state.js';
 
-export const contextIri = (resource: ResourceMetadata): string => `/contexts/${resource.shortName}`;
+/** The context of what an operation returns: its own shortName's (docs/behaviour.md, "Operation shortName"). */
+export const contextIri = (op: OperationMetadata): string => `/contexts/${op.shortName}`;
 
 export function serialize(state: OperationState): void {
   const op = state.operation;
@@ -28,9 +29,9 @@ export function serialize(state: OperationState): void {
   const resource = op.resource;
   const via = iriOperation(op);
   // urlGenerationStrategy: the operation's for its own links, the item Get's for item IRIs, the targets' for relations.
-  const style = urlStyle(op, settings, state.origin);
-  const itemUrl = urlStyle(via, settings, state.origin);
-  const relation = relationOutput(state.api, resource, state.origin);
+  const style = urlStyle(op, settings, state);
+  const itemUrl = urlStyle(via, settings, state);
+  const relation = relationOutput(state.api, resource, state);
   const iriOf = (item: Item) => (): string => itemUrl(itemIri(resource, item, via, state.uriVariables));
   // The item's IRI (for Location and Content-Location), also when there is no body.
   const subject = [state.data, state.previousData].find(isItem);
@@ -44,7 +45,7 @@ export function serialize(state: OperationState): void {
   if (op.isCollection && state.page) {
     if (state.page.stream) {
       state.body = streamedCollection(state, state.page.stream, (item) =>
-        normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation),
+        normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName),
       );
       return;
     }
@@ -52,14 +53,16 @@ export function serialize(state: OperationState): void {
       ? renderedMembers(state.page.items as string[], resource, jsonld)
       : state.page.items
           .filter(isItem)
-          .map((item) => normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation));
+          .map((item) =>
+            normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName),
+          );
     if (!jsonld) {
       state.body = members;
       return;
     }
     const keys = operationHydraKeys(op, settings);
     const head: Record<string, unknown> = {
-      '@context': style(contextIri(resource)),
+      '@context': style(contextIri(op)),
       '@id': style(state.collectionIri),
       '@type': keys.collectionType,
     };
@@ -80,8 +83,17 @@ export function serialize(state: OperationState): void {
     return;
   }
   const iri = state.iri ?? iriOf(state.data)();
-  const body = normalizeItem(resource, state.data, jsonld, () => iri, shown, hidden?.get(state.data), relation);
-  state.body = jsonld ? { '@context': style(contextIri(resource)), ...body } : body;
+  const body = normalizeItem(
+    resource,
+    state.data,
+    jsonld,
+    () => iri,
+    shown,
+    hidden?.get(state.data),
+    relation,
+    op.shortName,
+  );
+  state.body = jsonld ? { '@context': style(contextIri(op)), ...body } : body;
 }
 
 /** The JSON:API document of an item or a collection (jsonapi.ts). */
@@ -153,9 +165,9 @@ function serializeJsonApi(
           api,
           resource,
           item,
-          urlStyle(via, api.settings, state.origin)(iri),
+          urlStyle(via, api.settings, state)(iri),
           fieldsOf(resource.shortName, shownProperties(via, api.settings)),
-          relationOutput(api, resource, state.origin),
+          relationOutput(api, resource, state),
         ),
       )
       .filter((o) => !primary.has(`${o.type} ${o.id}`));
@@ -180,12 +192,12 @@ function streamedCollection(
 ): Readable {
   const jsonld = state.output.name === 'jsonld';
   const keys = operationHydraKeys(state.operation, state.api.settings);
-  const style = urlStyle(state.operation, state.api.settings, state.origin);
+  const style = urlStyle(state.operation, state.api.settings, state);
   const view = jsonld
     ? styledView(pageView(state.page!, state.path, state.request.query, state.api.settings, keys), style)
     : undefined;
   const head = jsonld
-    ? `${JSON.stringify({ '@context': style(contextIri(state.operation.resource)), '@id': style(state.collectionIri), '@type': keys.collectionType }).slice(0, -1)},${JSON.stringify(keys.member)}:[`
+    ? `${JSON.stringify({ '@context': style(contextIri(state.operation)), '@id': style(state.collectionIri), '@type': keys.collectionType }).slice(0, -1)},${JSON.stringify(keys.member)}:[`
     : '[';
   async function* chunks(): AsyncGenerator<string> {
     yield head;
