@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
 import { ALL, seeded, ids } from './filters-fixture.js';
-import { get, request, startServer, type RunningServer } from './harness.js';
+import { get, request, type RunningServer, useServer } from './harness.js';
 
 describe('HTTP filters: exists', () => {
   let server: RunningServer;
@@ -65,16 +65,12 @@ describe('HTTP filters: exists', () => {
 });
 
 describe('HTTP filters: exists and order under renamed parameters (has, sort)', () => {
-  let server: RunningServer;
+  const server = useServer(fromRoot('test/fixtures/filters/renamed.api'));
   before(async () => {
-    server = await startServer(fromRoot('test/fixtures/filters/renamed.api'));
     for (const book of [{ title: 'B', subtitle: 'one' }, { title: 'C' }, { title: 'A', subtitle: 'three' }]) {
       const r = await request(server.url, 'POST', '/books', { body: book });
       if (r.status !== 201) throw new Error(`POST /books answered ${r.status}: ${r.text}`);
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('has[subtitle]=true|false filters', async () => {

@@ -6,7 +6,7 @@
  * collection (issue 4, item 4, last part).
  */
 import { expect } from 'chai';
-import { JSON_UTF8, JSONLD, request, startServer, type RunningServer } from './harness.js';
+import { JSON_UTF8, JSONLD, request, useServer } from './harness.js';
 import { dummy, getDoc, memberIds, named, pfixture, range, seed, withoutSearch } from './pagination-helpers.js';
 
 const VIEW = 'PartialCollectionView';
@@ -25,15 +25,11 @@ const dummiesDoc = (
 };
 
 describe('HTTP pagination: the collection document (30 dummies, 3 per page, client switches on)', () => {
-  let server: RunningServer;
+  const server = useServer(pfixture('dummies-switches-on.api'));
   before(async () => {
-    server = await startServer(pfixture('dummies-switches-on.api'));
     await seed(server.url, '/dummies', named(30, 'Dummy #'));
     await seed(server.url, '/pairs', named(2, 'Pair '));
     await seed(server.url, '/prefixed_dummies', named(4, 'Prefixed #'));
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   describe('the documented table', () => {
@@ -429,14 +425,10 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
 });
 
 describe('HTTP pagination: the global hydra_prefix: true', () => {
-  let server: RunningServer;
+  const server = useServer(pfixture('hydra-prefix.api'));
   before(async () => {
-    server = await startServer(pfixture('hydra-prefix.api'));
     await seed(server.url, '/dummies', named(30, 'Dummy #'));
     await seed(server.url, '/plain_dummies', named(4, 'Plain #'));
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('GET /dummies?page=3: exactly the prefixed view of the reference table', async () => {
