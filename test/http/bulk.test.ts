@@ -1,5 +1,5 @@
 /**
- * Issue 15, bulk writes: `bulk: true` on a Post takes a JSON array or NDJSON lines, runs every item through
+ * Bulk writes: `bulk: true` on a Post takes a JSON array or NDJSON lines, runs every item through
  * the single POST's stages, writes all of them or none, and answers the created members (README "Bulk writes").
  * Runs on both stores (APIDSL_TEST_STORE=mongodb).
  */

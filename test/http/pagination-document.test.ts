@@ -1,9 +1,8 @@
 /**
  * The Hydra collection document of `member`,
- * `totalItems`, `view` and its links — on the reference's own test set-up (30 dummies, 3 per page,
- * every client switch on), in both the unprefixed and the `hydra:`-prefixed forms, and the bare
- * array of `application/json`. Range and order filters on their own on this page-paginated
- * collection (issue 4, item 4, last part).
+ * `totalItems`, `view` and its links (30 dummies, 3 per page, every client switch on), in both the
+ * unprefixed and the `hydra:`-prefixed forms, and the bare array of `application/json`. Range and
+ * order filters on their own on this page-paginated collection.
  */
 import { expect } from 'chai';
 import { JSON_UTF8, JSONLD, request, useServer } from './harness.js';

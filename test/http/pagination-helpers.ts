@@ -1,5 +1,5 @@
 /**
- * Helpers of the pagination suite (test/http/pagination-*.test.ts, issue 4): fixtures, seeding,
+ * Helpers of the pagination suite (test/http/pagination-*.test.ts): fixtures, seeding,
  * link walking, and an in-process service whose store counts the calls each collection receives
  * (to prove that partial and cursor pagination run no count query).
  */

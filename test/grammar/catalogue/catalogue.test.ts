@@ -1,3 +1,7 @@
+/**
+ * The option catalogue (grammar/catalogue/): every option and global setting of API Platform, in its group
+ * with its default, the types and constraints, and docs/options.md generated from it byte for byte.
+ */
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import {
@@ -20,7 +24,7 @@ import {
 import { renderOptionsReference } from '../../../grammar/catalogue/docs.js';
 
 // API Platform's operation options, listed here independently of the catalogue, so that a missing option fails here.
-const SEED_OPERATION_OPTIONS = [
+const API_PLATFORM_OPERATION_OPTIONS = [
   'resolver',
   'args',
   'links',
@@ -72,7 +76,7 @@ const SEED_OPERATION_OPTIONS = [
   'extraProperties',
   'nested',
 ];
-const SEED_ROUTING_OPTIONS = [
+const API_PLATFORM_ROUTING_OPTIONS = [
   'uriTemplate',
   'itemUriTemplate',
   'method',
@@ -87,8 +91,8 @@ const SEED_ROUTING_OPTIONS = [
   'throwOnNotFound',
   'parameters',
 ];
-const SEED_RESOURCE_SETTINGS = ['routePrefix'];
-const SEED_GLOBAL_SETTINGS: Record<string, unknown> = {
+const API_PLATFORM_RESOURCE_SETTINGS = ['routePrefix'];
+const API_PLATFORM_GLOBAL_SETTINGS: Record<string, unknown> = {
   'defaults.pagination_enabled': true,
   'defaults.pagination_client_enabled': false,
   'defaults.pagination_items_per_page': 30,
@@ -103,16 +107,16 @@ const SEED_GLOBAL_SETTINGS: Record<string, unknown> = {
 };
 
 describe('option catalogue', () => {
-  it('has every option of the seed, in its group', () => {
-    for (const name of SEED_OPERATION_OPTIONS) expect(optionByName(name)?.group, name).to.equal('operation');
-    for (const name of SEED_ROUTING_OPTIONS) expect(optionByName(name)?.group, name).to.equal('routing');
-    for (const name of SEED_RESOURCE_SETTINGS) expect(optionByName(name)?.group, name).to.equal('resource');
+  it('has every option API Platform has, in its group', () => {
+    for (const name of API_PLATFORM_OPERATION_OPTIONS) expect(optionByName(name)?.group, name).to.equal('operation');
+    for (const name of API_PLATFORM_ROUTING_OPTIONS) expect(optionByName(name)?.group, name).to.equal('routing');
+    for (const name of API_PLATFORM_RESOURCE_SETTINGS) expect(optionByName(name)?.group, name).to.equal('resource');
     expect(optionByName('strictQueryParameterValidation')?.type).to.deep.equal({ kind: 'bool' });
     expect(optionByName('noSuchOption')).to.equal(undefined);
   });
 
-  it('has every global setting of the seed with its default', () => {
-    for (const [path, value] of Object.entries(SEED_GLOBAL_SETTINGS)) {
+  it('has every global setting API Platform has, with its default', () => {
+    for (const [path, value] of Object.entries(API_PLATFORM_GLOBAL_SETTINGS)) {
       const s = settingByPath(path);
       expect(s, path).to.not.equal(undefined);
       expect(s!.default, path).to.deep.equal(value);
@@ -163,7 +167,7 @@ describe('option catalogue', () => {
     expect(optionByName('paginationEnabled')!.placement.ineffectiveOn).to.include('Get');
     expect(optionByName('paginationEnabled')!.placement.ineffectiveOn).to.not.include('GetCollection');
     expect(optionByName('filters')!.placement.ineffectiveOn).to.include('Post');
-    for (const name of SEED_ROUTING_OPTIONS) expect(optionByName(name)!.placement.resource, name).to.equal(false);
+    for (const name of API_PLATFORM_ROUTING_OPTIONS) expect(optionByName(name)!.placement.resource, name).to.equal(false);
   });
 
   it('looks up property types, constraints and filter kinds', () => {
