@@ -167,7 +167,8 @@ describe('option catalogue', () => {
     expect(optionByName('paginationEnabled')!.placement.ineffectiveOn).to.include('Get');
     expect(optionByName('paginationEnabled')!.placement.ineffectiveOn).to.not.include('GetCollection');
     expect(optionByName('filters')!.placement.ineffectiveOn).to.include('Post');
-    for (const name of API_PLATFORM_ROUTING_OPTIONS) expect(optionByName(name)!.placement.resource, name).to.equal(false);
+    for (const name of API_PLATFORM_ROUTING_OPTIONS)
+      expect(optionByName(name)!.placement.resource, name).to.equal(false);
   });
 
   it('looks up property types, constraints and filter kinds', () => {

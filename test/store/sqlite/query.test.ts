@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { compileCount, compileExists, compileFind, compileStream, compileTotal } from '../../../server/store/sqlite-query.js';
+import {
+  compileCount,
+  compileExists,
+  compileFind,
+  compileStream,
+  compileTotal,
+} from '../../../server/store/sqlite-query.js';
 import type { CollectionSpec, Sort } from '../../../server/store/types.js';
 
 const BOOK: CollectionSpec = {
