@@ -22,6 +22,7 @@ import {
   valueConforms,
 } from '../../../grammar/catalogue/index.js';
 import { renderOptionsReference } from '../../../grammar/catalogue/docs.js';
+import { fromRoot } from '../../support/paths.js';
 
 // API Platform's operation options, listed here independently of the catalogue, so that a missing option fails here.
 const API_PLATFORM_OPERATION_OPTIONS = [
@@ -292,7 +293,7 @@ describe('option catalogue', () => {
   });
 
   it('docs/options.md is up to date', () => {
-    const path = new URL('../../docs/options.md', import.meta.url);
+    const path = fromRoot('docs/options.md');
     let onDisk = '';
     try {
       onDisk = readFileSync(path, 'utf8');

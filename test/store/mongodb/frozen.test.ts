@@ -10,15 +10,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { bookstore, PROBLEM_JSON, request, startServer, type RunningServer } from '../../http/harness.js';
 import { fromRoot } from '../../support/paths.js';
-import {
-  findFerretdb,
-  findMongod,
-  freePort,
-  mongoOrSkip,
-  startLocalServer,
-  withDatabase,
-  type LocalServer,
-} from '../../support/mongodb.js';
+import { freePort, type LocalServer, ownLocalServerOrSkip, withDatabase } from '../../support/mongodb.js';
 
 /** How long a request may take to be answered 503: the 5 s operation timeout, plus room for a loaded machine. */
 const ANSWER_WITHIN_MS = 8_000;
@@ -87,16 +79,7 @@ describe('MongoDB store: a server that stops answering', function () {
     let api: RunningServer | undefined;
     let frozen = false;
     before(async function () {
-      await mongoOrSkip(this);
-      if (!findMongod() && !findFerretdb()) {
-        if (process.env.CI === 'true')
-          throw new Error('the frozen-server test needs a mongod or ferretdb binary to stop (CI installs FerretDB)');
-        process.stderr.write(
-          '\n!!! MongoDB frozen-server test SKIPPED: it needs a mongod or ferretdb binary to stop.\n\n',
-        );
-        this.skip();
-      }
-      mongo = await startLocalServer();
+      mongo = await ownLocalServerOrSkip(this, 'frozen-server');
       api = await startServer(bookstore(), ['--db', withDatabase(mongo.uri, 'frozen')]);
     });
     after(async () => {

@@ -5,14 +5,7 @@
  */
 import { expect } from 'chai';
 import { bookstore, PROBLEM_JSON, request, startServer, type RunningServer } from '../../http/harness.js';
-import {
-  findFerretdb,
-  findMongod,
-  mongoOrSkip,
-  startLocalServer,
-  withDatabase,
-  type LocalServer,
-} from '../../support/mongodb.js';
+import { type LocalServer, ownLocalServerOrSkip, startLocalServer, withDatabase } from '../../support/mongodb.js';
 
 describe('MongoDB store: losing the server while serving', function () {
   this.timeout(120_000);
@@ -20,17 +13,7 @@ describe('MongoDB store: losing the server while serving', function () {
   let api: RunningServer | undefined;
 
   before(async function () {
-    await mongoOrSkip(this);
-    if (!findMongod() && !findFerretdb()) {
-      // Only APIDSL_TEST_MONGODB_URI: a server this test cannot stop.
-      if (process.env.CI === 'true')
-        throw new Error('the outage test needs a mongod or ferretdb binary to stop and restart (CI installs FerretDB)');
-      process.stderr.write(
-        '\n!!! MongoDB outage test SKIPPED: it needs a mongod or ferretdb binary to stop and restart.\n\n',
-      );
-      this.skip();
-    }
-    mongo = await startLocalServer();
+    mongo = await ownLocalServerOrSkip(this, 'outage');
     api = await startServer(bookstore(), ['--db', withDatabase(mongo.uri, 'outage')]);
   });
   after(async () => {

@@ -3,9 +3,10 @@
  * comments, keywords, deletions, duplicated slices) and deep nesting. The same seed gives the same mutants.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { fromRoot } from '../support/paths.js';
+import { fromRoot } from './paths.js';
 
-export const PIECES = [
+/** What the fuzzers insert into a valid text: brackets, quotes, comments, whitespace, keywords, odd characters. */
+export const BASIC_PIECES = [
   '{',
   '}',
   '[',
@@ -28,6 +29,11 @@ export const PIECES = [
   'null',
   'properties',
   'operations {',
+];
+
+/** The pieces of the seeded mutants: the basic ones, option openings, nesting, NUL, an overflowing number. */
+export const PIECES = [
+  ...BASIC_PIECES,
   'filters: [',
   'paginationViaCursor: [{',
   'filter f: order {',
@@ -38,6 +44,9 @@ export const PIECES = [
   'security: "',
   'mutator',
 ];
+
+/** The normative example, the valid text the property-based fuzzers edit. */
+export const bookstoreText = (): string => readFileSync(fromRoot('examples/bookstore.api'), 'utf8');
 
 /** The example files, the seeds of the mutants. */
 export function exampleTexts(): string[] {
