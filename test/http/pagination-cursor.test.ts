@@ -1,6 +1,6 @@
 /**
- * Cursor pagination (`paginationViaCursor`), where we
- * must be correct and API Platform is not (the first lines of the reference, docs/behaviour.md):
+ * Cursor pagination (`paginationViaCursor`), where we must be correct and API Platform is not
+ * (docs/behaviour.md, "Collections and pagination"):
  * no item skipped or repeated while following `next`, even with ties on the cursor field;
  * `previous` returns exactly the page before; no `next` when nothing follows; no `previous` on the
  * first page; no count query under partial pagination (counted by a spying store).

@@ -186,7 +186,7 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
       );
     });
 
-    it('far past the end (?page=500): previous is page 499, as the reference computes it', async () => {
+    it('far past the end (?page=500): previous is page 499, as API Platform computes it', async () => {
       const doc = await getDoc(server.url, '/dummies?page=500');
       expect(doc.member).to.deep.equal([]);
       expect(doc.view).to.deep.equal({
@@ -430,7 +430,7 @@ describe('HTTP pagination: the global hydra_prefix: true', () => {
     await seed(server.url, '/plain_dummies', named(4, 'Plain #'));
   });
 
-  it('GET /dummies?page=3: exactly the prefixed view of the reference table', async () => {
+  it('GET /dummies?page=3: exactly the prefixed view API Platform gives', async () => {
     const doc = await getDoc(server.url, '/dummies?page=3');
     expect(withoutSearch(doc)).to.deep.equal({
       '@context': '/contexts/Dummy',
