@@ -5,21 +5,7 @@ import { denormalize, normalizeDateTime } from '../../server/pipeline/denormaliz
 import { cloneJson } from '../../server/pipeline/json-clone.js';
 import type { DenormalizeMode, IriResolver } from '../../server/pipeline/denormalize.js';
 import type { Item } from '../../server/store/types.js';
-
-function property(name: string, type: string, extra: Partial<PropertyMetadata> = {}): PropertyMetadata {
-  return {
-    name,
-    type,
-    array: false,
-    identifier: false,
-    required: false,
-    nullable: true,
-    readOnly: false,
-    writeOnly: false,
-    constrained: false,
-    ...extra,
-  };
-}
+import { property } from '../support/metadata.js';
 
 function resource(shortName: string, properties: PropertyMetadata[]): ResourceMetadata {
   const path = `/${shortName.toLowerCase()}s`;

@@ -1,22 +1,8 @@
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { PropertyMetadata, ResourceMetadata } from '../../server/metadata/types.js';
+import type { ResourceMetadata } from '../../server/metadata/types.js';
 import { resourceSchema } from '../../server/pipeline/schema.js';
-
-function property(name: string, type: string, extra: Partial<PropertyMetadata> = {}): PropertyMetadata {
-  return {
-    name,
-    type,
-    array: false,
-    identifier: false,
-    required: false,
-    nullable: true,
-    readOnly: false,
-    writeOnly: false,
-    constrained: false,
-    ...extra,
-  };
-}
+import { property } from '../support/metadata.js';
 
 const BOOK: ResourceMetadata = {
   shortName: 'Book',

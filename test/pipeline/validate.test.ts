@@ -3,21 +3,11 @@ import type { Violation } from '../../server/protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../../server/metadata/types.js';
 import { validateItem } from '../../server/pipeline/validate.js';
 import { constraintViolationDocument, validationFailed, violation } from '../../server/pipeline/violations.js';
+import { property as baseProperty } from '../support/metadata.js';
 
-function property(name: string, type: string, extra: Partial<PropertyMetadata> = {}): PropertyMetadata {
-  return {
-    name,
-    type,
-    array: false,
-    identifier: false,
-    required: false,
-    nullable: true,
-    readOnly: false,
-    writeOnly: false,
-    constrained: true,
-    ...extra,
-  };
-}
+/** Properties here are constrained unless a test says otherwise. */
+const property = (name: string, type: string, extra: Partial<PropertyMetadata> = {}): PropertyMetadata =>
+  baseProperty(name, type, { constrained: true, ...extra });
 
 function resource(shortName: string, properties: PropertyMetadata[]): ResourceMetadata {
   return {
