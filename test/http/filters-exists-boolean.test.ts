@@ -5,17 +5,11 @@
  */
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
-import { ALL, seeded, ids } from './filters-fixture.js';
-import { get, request, type RunningServer, useServer } from './harness.js';
+import { ALL, useSeeded, ids } from './filters-fixture.js';
+import { get, request, useServer } from './harness.js';
 
 describe('HTTP filters: exists', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [query: string, expected: number[]][] = [
     ['exists[subtitle]=true', [1, 5]],
@@ -97,13 +91,7 @@ describe('HTTP filters: exists and order under renamed parameters (has, sort)', 
 });
 
 describe('HTTP filters: boolean', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [query: string, expected: number[]][] = [
     ['available=true', [1, 2]],
