@@ -7,6 +7,7 @@ import { openSqliteStore } from '../../../server/store/sqlite.js';
 import { compileTotal } from '../../../server/store/sqlite-query.js';
 import { StoreConflictError } from '../../../server/store/types.js';
 import type { Collection, CollectionSpec, Condition, Store } from '../../../server/store/types.js';
+import { rejection } from '../../support/store-contract.js';
 
 const BOOK: CollectionSpec = {
   name: 'Book',
@@ -22,15 +23,6 @@ async function expectCount(collection: Collection, n: number): Promise<void> {
   expect(await collection.count(), 'count()').to.equal(n);
   expect(await collection.count([]), 'count([])').to.equal(n);
   expect(await collection.count([EVERYTHING]), 'COUNT(*)').to.equal(n);
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('SQLite store: unfiltered counts', () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { openSqliteStore } from '../../../server/store/sqlite.js';
 import type { Collection, CollectionSpec, Item, Query, Sort, Store } from '../../../server/store/types.js';
+import { rejection } from '../../support/store-contract.js';
 
 // 1,234 items: more than two stream batches (500 rows), many ties on price and category, price absent on
 // every 13th item.
@@ -21,15 +22,6 @@ async function collect(items: AsyncIterable<Item>): Promise<Item[]> {
   const seen: Item[] = [];
   for await (const item of items) seen.push(item);
   return seen;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('SQLite store: stream', () => {
