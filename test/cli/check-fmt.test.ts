@@ -1,3 +1,7 @@
+/**
+ * `apidsl check` and `apidsl fmt` run as a user runs them: diagnostics and exit codes, folders walked,
+ * `check --fix`, and coloured output.
+ */
 import { expect } from 'chai';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

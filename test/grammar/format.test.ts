@@ -1,3 +1,7 @@
+/**
+ * The formatter (grammar/format.ts): the bookstore example in its canonical layout, the layout rules,
+ * comments kept where they were, and the texts it refuses to format.
+ */
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { parse } from '../../grammar/parse.js';

@@ -1,3 +1,7 @@
+/**
+ * Denormalization (server/pipeline/denormalize.ts): a request body becomes an item: body shape, types,
+ * null, relations by IRI, date-times normalised to UTC, and the create, replace and merge-patch modes.
+ */
 import { expect } from 'chai';
 import { HttpError } from '../../server/protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../../server/metadata/types.js';

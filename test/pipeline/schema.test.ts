@@ -1,3 +1,6 @@
+/**
+ * The JSON Schemas of a resource (server/pipeline/schema.ts), output and input, from its properties.
+ */
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ResourceMetadata } from '../../server/metadata/types.js';

@@ -1,3 +1,7 @@
+/**
+ * Validation (server/pipeline/validate.ts): each constraint on an item, and the 422 violation documents
+ * (server/pipeline/violations.ts).
+ */
 import { expect } from 'chai';
 import type { Violation } from '../../server/protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../../server/metadata/types.js';

@@ -1,3 +1,7 @@
+/**
+ * The SQLite store's unfiltered counts: a counts table kept by triggers, exact across every write, read
+ * by one primary-key lookup, trusted when reopened, rebuilt when missing or tampered with.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,6 @@
+/**
+ * The SQLite query compiler (server/store/sqlite-query.ts): Query → SQL, on its own (no database).
+ */
 import { expect } from 'chai';
 import {
   compileCount,

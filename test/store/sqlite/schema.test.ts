@@ -1,3 +1,7 @@
+/**
+ * The SQLite schema (server/store/sqlite-schema.ts): tables, expression indexes, the rendered column,
+ * the counts table and its triggers, and the names it refuses.
+ */
 import { expect } from 'chai';
 import { countSchema, renderedColumnUpgrade, schemaStatements } from '../../../server/store/sqlite-schema.js';
 

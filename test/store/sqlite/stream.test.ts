@@ -1,3 +1,6 @@
+/**
+ * The SQLite store's `stream` (every item in `find` order, in batches) and `exists`.
+ */
 import { expect } from 'chai';
 import { openSqliteStore } from '../../../server/store/sqlite.js';
 import type { Collection, CollectionSpec, Item, Query, Sort, Store } from '../../../server/store/types.js';
