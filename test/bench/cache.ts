@@ -6,9 +6,10 @@
  *   against two bare Koa ceilings: a handler that stringifies the page per request (pagination.ts's), and one
  *   that sends a precomputed body;
  * - the same uncached page from `apidsl serve --workers 2` against `--workers 1` over one --data directory:
- *   real processes, sharing the machine's cores with the load generator.
+ *   real processes, sharing the machine's cores with the load generator;
+ * - POSTs to `--workers 2` with the cache on against off: what telling the other worker costs a write.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
@@ -20,7 +21,7 @@ import { loadApi, startService } from '../../server/serve.js';
 import { storageSpec } from '../../server/pipeline/rendering.js';
 import { openSqliteStore } from '../../server/store/sqlite.js';
 import type { Item, Store } from '../../server/store/types.js';
-import type { LoadRequest, LoadResult } from './load-process.js';
+import { load, type LoadRequest, type LoadResult } from './load-process.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/bench/cache.api', import.meta.url));
 const BIN = fileURLToPath(new URL('../../../bin/apidsl.js', import.meta.url));
@@ -39,45 +40,54 @@ const makeBook = (i: number): Item => ({
   price: (i % 5_000) / 100,
 });
 
-function load(url: string, duration: number): Promise<LoadResult> {
-  const request: LoadRequest = { url, connections: LOAD.connections, duration };
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL('./load-process.js', import.meta.url)), [JSON.stringify(request)], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    let result: LoadResult | undefined;
-    child.once('message', (message) => {
-      result = message as LoadResult;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      result && code === 0 ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`)),
-    );
-  });
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Runs every named URL once per pair, in turn; the median req/s of each and its runs. */
-async function pairs(label: string, urls: Record<string, string>): Promise<Record<string, LoadResult[]>> {
-  const runs: Record<string, LoadResult[]> = Object.fromEntries(Object.keys(urls).map((k) => [k, []]));
+/** What one run of a pair sends: a GET of a URL, or a POST of a body. */
+type Target = string | { url: string; body: string };
+
+const loadOf = (target: Target, duration: number): Promise<LoadResult> => {
+  const request: LoadRequest =
+    typeof target === 'string'
+      ? { url: target, connections: LOAD.connections, duration }
+      : {
+          url: target.url,
+          connections: LOAD.connections,
+          duration,
+          method: 'POST',
+          body: target.body,
+          headers: { 'content-type': 'application/ld+json' },
+        };
+  return load(request);
+};
+
+/**
+ * A run and this process's CPU time per request during it: the server's own cost when the server runs in this
+ * process (the load generator runs in another), far less sensitive than req/s to what else the machine runs.
+ */
+type Run = LoadResult & { cpuPerRequest: number };
+
+/** Runs every named target once per pair, in turn; the median req/s of each and its runs. */
+async function pairs(label: string, targets: Record<string, Target>): Promise<Record<string, Run[]>> {
+  const runs: Record<string, Run[]> = Object.fromEntries(Object.keys(targets).map((k) => [k, []]));
   progress(
-    `${label}: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} rounds of ${LOAD.duration} s runs (${Object.keys(urls).join(', ')})`,
+    `${label}: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} rounds of ${LOAD.duration} s runs (${Object.keys(targets).join(', ')})`,
   );
-  for (const url of Object.values(urls)) await load(url, LOAD.warmup);
+  for (const target of Object.values(targets)) await loadOf(target, LOAD.warmup);
   for (let pair = 1; pair <= LOAD.pairs; pair++) {
-    for (const [name, url] of Object.entries(urls)) {
-      const result = await load(url, LOAD.duration);
+    for (const [name, target] of Object.entries(targets)) {
+      const cpu = process.cpuUsage();
+      const result = await loadOf(target, LOAD.duration);
+      const { user, system } = process.cpuUsage(cpu);
       if (result.non2xx || result.errors)
         throw new Error(`${label} ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-      runs[name].push(result);
+      runs[name].push({ ...result, cpuPerRequest: (user + system) / result.requests });
     }
     progress(
-      `  round ${pair}: ${Object.keys(urls)
+      `  round ${pair}: ${Object.keys(targets)
         .map((n) => `${n} ${num(runs[n][pair - 1].rps)}`)
         .join(', ')} req/s`,
     );
@@ -85,8 +95,8 @@ async function pairs(label: string, urls: Record<string, string>): Promise<Recor
   return runs;
 }
 
-const rps = (runs: LoadResult[]): string => `${num(median(runs.map((r) => r.rps)))} req/s`;
-const ratio = (a: LoadResult[], b: LoadResult[]): number => median(a.map((r, i) => r.rps / b[i].rps));
+const rps = (runs: Run[]): string => `${num(median(runs.map((r) => r.rps)))} req/s`;
+const ratio = (a: Run[], b: Run[]): number => median(a.map((r, i) => r.rps / b[i].rps));
 const cell = (value: number, bar?: number): string =>
   `${value.toFixed(2)}×${bar === undefined ? '' : ` (bar ≥ ${bar}×: ${value >= bar ? 'met' : 'MISSED'})`}`;
 
@@ -201,31 +211,37 @@ export async function runCacheBench(): Promise<void> {
       `\nHTTP cache: ${cpus().length} CPUs shared with the load generator, node ${process.version}; ${LOAD.connections} connections, ${LOAD.pairs} rounds of ` +
         `${LOAD.duration} s runs after a ${LOAD.warmup} s warm-up each (values: median req/s; ratios: median of the rounds' ratios)\n`,
     );
+    // The CPU ratio is the inverse of the CPU times: how many requests the baseline's CPU time serves here.
+    const cpu = (runs: Run[]): string => `${Math.round(median(runs.map((r) => r.cpuPerRequest)))} µs`;
+    const cpuRatio = (a: Run[], b: Run[]): number => median(a.map((r, i) => b[i].cpuPerRequest / r.cpuPerRequest));
     console.log(
-      '| measurement | value | ratio to bare Koa (stringified per request) | ratio to bare Koa (precomputed body) |',
+      '| measurement | value | ratio to bare Koa (stringified per request) | ratio to bare Koa (precomputed body) | server CPU per request | CPU ratio to precomputed |',
     );
-    console.log('|---|---:|---|---|');
-    console.log(
-      `| bare Koa, page 2 stringified per request | ${rps(runs.bare)} | 1.00× (baseline) | ${cell(ratio(runs.bare, runs.precomputed))} |`,
-    );
-    console.log(
-      `| bare Koa, page 2 precomputed | ${rps(runs.precomputed)} | ${cell(ratio(runs.precomputed, runs.bare))} | 1.00× (baseline) |`,
-    );
-    console.log(
-      `| apidsl GET /books?page=2, in-process cache on | ${rps(runs.cached)} | ${cell(ratio(runs.cached, runs.bare))} | ${cell(ratio(runs.cached, runs.precomputed), 0.8)} |`,
-    );
-    console.log(
-      `| apidsl GET /books?page=2, cache off | ${rps(runs.uncached)} | ${cell(ratio(runs.uncached, runs.bare))} | ${cell(ratio(runs.uncached, runs.precomputed), 0.5)} |`,
-    );
+    console.log('|---|---:|---|---|---:|---|');
+    const row = (name: string, measured: Run[], bar?: number): void =>
+      console.log(
+        `| ${name} | ${rps(measured)} | ${cell(ratio(measured, runs.bare))} | ${cell(ratio(measured, runs.precomputed), bar)} | ${cpu(measured)} | ${cell(cpuRatio(measured, runs.precomputed), bar)} |`,
+      );
+    row('bare Koa, page 2 stringified per request', runs.bare);
+    row('bare Koa, page 2 precomputed', runs.precomputed);
+    row('apidsl GET /books?page=2, in-process cache on', runs.cached, 0.8);
+    row('apidsl GET /books?page=2, cache off', runs.uncached, 0.5);
   } finally {
     await Promise.all([cached.close(), uncached.close(), bare.close(), precomputed.close()]);
   }
   // The store is closed by the services; the workers open the same file.
-  const one = await serveWorkers(uncachedFile, dir, 1);
+  await measureWorkers(uncachedFile, dir);
+  // What the cache's invalidation across workers costs a write: POSTs to two workers, cache on against off.
+  const cachedFile = join(dir, 'cached.api');
+  writeFileSync(cachedFile, readFileSync(FIXTURE, 'utf8'));
+  await measureWriteInvalidation(cachedFile, uncachedFile, dir);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function measureWorkers(file: string, dir: string): Promise<void> {
+  const one = await serveWorkers(file, dir, 1);
   try {
-    const two = await serveWorkers(uncachedFile, join(dir), 2).catch(async (e) => {
-      throw e;
-    });
+    const two = await serveWorkers(file, dir, 2);
     try {
       const runs = await pairs('workers', { one: `${one.url}/books?page=2`, two: `${two.url}/books?page=2` });
       console.log(
@@ -240,6 +256,31 @@ export async function runCacheBench(): Promise<void> {
     }
   } finally {
     await one.stop();
-    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function measureWriteInvalidation(cachedFile: string, uncachedFile: string, dir: string): Promise<void> {
+  const body = JSON.stringify({ title: 'Written', author: 'Bench', price: 1 });
+  const cached = await serveWorkers(cachedFile, dir, 2);
+  try {
+    const uncached = await serveWorkers(uncachedFile, dir, 2);
+    try {
+      // Each write with the cache on sends its tags through the primary to the other worker and waits for it.
+      const runs = await pairs('writes', {
+        'cache on': { url: `${cached.url}/books`, body },
+        'cache off': { url: `${uncached.url}/books`, body },
+      });
+      console.log(
+        `\nwrites with --workers 2 over --data: POST /books, ${LOAD.connections} in flight; with the cache on, each write waits until the other worker dropped its pages\n`,
+      );
+      console.log('| measurement | value | ratio |');
+      console.log('|---|---:|---|');
+      console.log(`| cache off | ${rps(runs['cache off'])} | 1.00× (baseline) |`);
+      console.log(`| cache on | ${rps(runs['cache on'])} | ${cell(ratio(runs['cache on'], runs['cache off']))} |`);
+    } finally {
+      await uncached.stop();
+    }
+  } finally {
+    await cached.stop();
   }
 }
