@@ -27,7 +27,7 @@
  * spans several lines, so only one-line declarations (filters, mutators) stand together.
  */
 import type * as A from './ast.js';
-import { parse } from './build-ast.js';
+import { parse } from './parse.js';
 import type { DiagnosticCode } from './diagnostics.js';
 import type { LineIndex } from './positions.js';
 

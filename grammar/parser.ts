@@ -4,7 +4,7 @@
  * concrete syntax tree: building one costs more than parsing itself) and report the
  * syntax-level defects the grammar tolerates on purpose: a missing colon or comma, bad
  * strings, unknown declarations, stray tokens. Chevrotain's own errors are placed by
- * build-ast.ts.
+ * parse.ts.
  */
 import {
   EmbeddedActionsParser,

@@ -7,7 +7,7 @@
  */
 import type { TokenType } from 'chevrotain';
 import type * as A from './ast.js';
-import { buildParts, type ParseResult } from './build-ast.js';
+import { buildParts, type ParseResult } from './parse.js';
 import type { Diagnostic } from './diagnostics.js';
 import * as T from './lexer.js';
 import { isRealToken, parseRaw, type RawParse } from './parser.js';

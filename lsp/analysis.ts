@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { parse, type ParseResult } from '../grammar/build-ast.js';
+import { parse, type ParseResult } from '../grammar/parse.js';
 import { checkParsed, type CheckResult } from '../grammar/checker/index.js';
 import { reparse } from '../grammar/reparse.js';
 

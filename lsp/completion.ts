@@ -28,7 +28,7 @@ import {
   type OperationKind,
   type ValueType,
 } from '../grammar/catalogue/index.js';
-import { parse } from '../grammar/build-ast.js';
+import { parse } from '../grammar/parse.js';
 import { allOperations, buildModel, type ApiModel } from '../grammar/model.js';
 import type { Analysis } from './analysis.js';
 import { completionContext, keyType, type CompletionContext, type Scope, type Tok } from './completion-context.js';

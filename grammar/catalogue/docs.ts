@@ -85,7 +85,7 @@ export function renderOptionsReference(): string {
     '"No effect on" lists the operation kinds where the option is accepted but does nothing (`apidsl check` warns).',
     'Every option has its run-time effect except those marked "Compatibility only" (meaningful to API Platform\'s',
     'PHP stack alone: `apidsl check` gives the hint "accepted for compatibility; no effect in apidsl") and',
-    '"Not supported yet" (`apidsl check` warns). A test (test/catalogue-effects.test.ts) keeps it so.',
+    '"Not supported yet" (`apidsl check` warns). A test (test/grammar/catalogue/effects.test.ts) keeps it so.',
     '',
     '## Resource and operation options',
     '',

@@ -136,7 +136,7 @@ export interface Placement {
 
 export type OptionGroup = 'operation' | 'routing' | 'resource';
 
-/** An option of a resource or an operation (camelCase, as in the seed). */
+/** An option of a resource or an operation (camelCase, as in API Platform's attributes). */
 export interface OptionSpec {
   name: string;
   group: OptionGroup;

@@ -2,7 +2,7 @@
  * The checker: a parsed file in, every diagnostic out (syntax first, then each rule's), sorted
  * by position. Rules live in rules/, one concern each.
  */
-import { parse, type ParseResult } from '../build-ast.js';
+import { parse, type ParseResult } from '../parse.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { buildModel, type ApiModel } from '../model.js';
 import { CheckContext, type CheckEnv } from './context.js';

@@ -19,7 +19,7 @@ export function parseQuery(search: string): QueryParams {
 }
 
 /**
- * What qs.parse gives for a query without brackets (test/http-query.test.ts compares the two on random
+ * What qs.parse gives for a query without brackets (test/protocol/query.test.ts compares the two on random
  * strings), at a fraction of its cost on every request: `+` is a space, undecodable escapes stay as
  * they are, a key without `=` is '', repeated keys make arrays, empty keys and the names of
  * Object.prototype's properties are dropped, and parameters past the 1,000th are ignored.

@@ -7,7 +7,7 @@
  * runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
-import { parse } from '../../grammar/build-ast.js';
+import { parse } from '../../grammar/parse.js';
 import { check } from '../../grammar/checker/index.js';
 import { apiLexer } from '../../grammar/lexer.js';
 import { runBulkBench } from './bulk.js';

@@ -5,7 +5,7 @@
  */
 import { check } from '../../grammar/checker/index.js';
 import { format } from '../../grammar/format.js';
-import { exampleTexts, mutant } from './mutants.js';
+import { exampleTexts, mutant } from '../support/mutants.js';
 
 const count = Number(process.argv[2] ?? 16_000);
 const seed = Number(process.argv[3] ?? 1);

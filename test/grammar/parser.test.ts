@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parse } from '../../grammar/build-ast.js';
+import { parse } from '../../grammar/parse.js';
 import { check } from '../../grammar/checker/index.js';
 import * as A from '../../grammar/ast.js';
 

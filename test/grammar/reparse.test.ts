@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, type ParseResult } from '../../grammar/build-ast.js';
+import { parse, type ParseResult } from '../../grammar/parse.js';
 import { checkParsed } from '../../grammar/checker/index.js';
 import { reparse } from '../../grammar/reparse.js';
 import { generateApi } from '../bench/generate.js';

@@ -1,19 +1,19 @@
 /**
- * Issue 15, bulk writes: `bulk: true` on a Post takes a JSON array or NDJSON lines, runs every item through
+ * Bulk writes: `bulk: true` on a Post takes a JSON array or NDJSON lines, runs every item through
  * the single POST's stages, writes all of them or none, and answers the created members (README "Bulk writes").
  * Runs on both stores (APIDSL_TEST_STORE=mongodb).
  */
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
 import {
+  type HttpResponse,
   JSON_UTF8,
   JSONLD,
   NOT_BLANK,
   PROBLEM_JSON,
   request,
-  startServer,
-  type HttpResponse,
   type RunningServer,
+  startServer,
   useServer,
 } from './harness.js';
 import { as, token } from './security-helpers.js';
@@ -215,16 +215,12 @@ describe('HTTP bulk writes (bulk: true)', () => {
 });
 
 describe('HTTP bulk writes: the security stages per item', () => {
-  let server: RunningServer;
+  const server = useServer(FIXTURE);
   let alice: string;
   let admin: string;
   before(async () => {
-    server = await startServer(FIXTURE);
     alice = await token({ sub: 'alice', roles: ['ROLE_USER'] });
     admin = await token({ sub: 'root', roles: ['ROLE_USER', 'ROLE_ADMIN'] });
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   const notes = async (): Promise<{ owner: string; text: string; status?: string }[]> =>

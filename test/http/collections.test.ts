@@ -3,7 +3,7 @@
  * (docs/behaviour.md, "Collections and pagination"), and the bare array of the JSON format.
  */
 import { expect } from 'chai';
-import { bookstore, JSON_UTF8, JSONLD, request, startServer, type RunningServer, useServer } from './harness.js';
+import { bookstore, JSON_UTF8, JSONLD, request, useServer } from './harness.js';
 
 describe('HTTP collections: empty collection', () => {
   const server = useServer(bookstore());
@@ -23,16 +23,12 @@ describe('HTTP collections: empty collection', () => {
 });
 
 describe('HTTP collections: 31 books, pages of 30', () => {
-  let server: RunningServer;
+  const server = useServer(bookstore());
   before(async () => {
-    server = await startServer(bookstore());
     for (let i = 1; i <= 31; i++) {
       const r = await request(server.url, 'POST', '/books', { body: { title: `Book ${i}`, price: i } });
       if (r.status !== 201) throw new Error(`POST book ${i} answered ${r.status}: ${r.text}`);
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('GET /books: @context, @id, @type Collection, totalItems 31 and the first 30 members', async () => {

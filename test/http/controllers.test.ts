@@ -3,17 +3,13 @@
  * (fixture pipeline.api, resource Article).
  */
 import { expect } from 'chai';
-import { fixture, JSONLD, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
+import { fixture, JSONLD, PROBLEM_JSON, request, useServer } from './harness.js';
 
 describe('HTTP controllers (fixture pipeline.api)', () => {
-  let server: RunningServer;
+  const server = useServer(fixture('pipeline.api'));
   before(async () => {
-    server = await startServer(fixture('pipeline.api'));
     const r = await request(server.url, 'POST', '/articles', { body: { title: 'Draft', status: 'draft' } });
     expect(r.status, r.text).to.equal(201);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it("POST /articles/1/publish answers 200 with the controller's data serialized as an Article", async () => {

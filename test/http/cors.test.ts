@@ -4,7 +4,7 @@
  * responses that keep their CORS headers, and CORS turned off.
  */
 import { expect } from 'chai';
-import { bookstore, fixture, headerList, request, startServer, type RunningServer } from './harness.js';
+import { bookstore, fixture, headerList, request, useServer } from './harness.js';
 
 const preflight = (origin: string, method = 'POST', headers = 'content-type'): Record<string, string> => ({
   Origin: origin,
@@ -14,11 +14,7 @@ const preflight = (origin: string, method = 'POST', headers = 'content-type'): R
 
 describe('CORS with the default settings', function () {
   this.timeout(60_000);
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(bookstore());
-  });
-  after(() => server?.stop());
+  const server = useServer(bookstore());
 
   for (const origin of ['http://localhost:5173', 'http://127.0.0.1:3000', 'https://localhost', 'http://localhost']) {
     it(`allows ${origin}: a preflight answers 204 with the CORS headers`, async () => {
@@ -160,11 +156,7 @@ describe('CORS with the default settings', function () {
 
 describe('CORS with configured origins and credentials', function () {
   this.timeout(60_000);
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(fixture('cors.api'));
-  });
-  after(() => server?.stop());
+  const server = useServer(fixture('cors.api'));
 
   for (const origin of ['https://app.example.com', 'https://APP.example.com', 'https://shop.example.org']) {
     it(`allows ${origin} (exact origin or pattern), echoing it with credentials`, async () => {
@@ -201,11 +193,7 @@ describe('CORS with configured origins and credentials', function () {
 
 describe('CORS turned off with allow_origin: []', function () {
   this.timeout(60_000);
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer(fixture('cors-off.api'));
-  });
-  after(() => server?.stop());
+  const server = useServer(fixture('cors-off.api'));
 
   it('sends no CORS header, even to localhost; a preflight gets the plain OPTIONS answer', async () => {
     const r = await request(server.url, 'OPTIONS', '/notes', { headers: preflight('http://localhost:3000', 'GET') });

@@ -11,7 +11,6 @@ import {
   JSONLD,
   PROBLEM_JSON,
   request,
-  startServer,
   type RunningServer,
   useServer,
 } from './harness.js';
@@ -246,14 +245,10 @@ describe('HTTP CRUD: PATCH with JSON Merge Patch', () => {
 });
 
 describe('HTTP CRUD: DELETE', () => {
-  let server: RunningServer;
+  const server = useServer(bookstore());
   before(async () => {
-    server = await startServer(bookstore());
     const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune' } });
     expect(r.status, r.text).to.equal(201);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('DELETE answers 204 with an empty body and no Content-Type', async () => {
@@ -279,14 +274,10 @@ describe('HTTP CRUD: DELETE', () => {
 });
 
 describe('HTTP CRUD: PUT without allowCreate, PATCH without patch_formats (fixture)', () => {
-  let server: RunningServer;
+  const server = useServer(fixture('strict-writes.api'));
   before(async () => {
-    server = await startServer(fixture('strict-writes.api'));
     const r = await request(server.url, 'POST', '/articles', { body: { title: 'First' } });
     expect(r.status, r.text).to.equal(201);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('PUT on a missing id answers 404 and creates nothing', async () => {

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import jsonld from 'jsonld';
 import { fromRoot } from '../support/paths.js';
-import { bookstore, get, request, startServer, type RunningServer } from './harness.js';
+import { bookstore, get, request, startServer, useServer } from './harness.js';
 
 type Any = any;
 
@@ -58,9 +58,8 @@ function nodes(expanded: Any): Any[] {
 }
 
 describe('HTTP JSON-LD: expanded by the jsonld processor in safe mode', () => {
-  let server: RunningServer;
+  const server = useServer(fromRoot('test/fixtures/filters/filters.api'));
   before(async () => {
-    server = await startServer(fromRoot('test/fixtures/filters/filters.api'));
     await request(server.url, 'POST', '/authors', { body: { name: 'Frank Herbert' } });
     for (const book of [
       { title: 'Dune', author: '/authors/1', price: 9.5, available: true, publishedAt: '1965-08-01T00:00:00+00:00' },
@@ -70,9 +69,6 @@ describe('HTTP JSON-LD: expanded by the jsonld processor in safe mode', () => {
       const r = await request(server.url, 'POST', '/books', { body: book });
       expect(r.status, r.text).to.equal(201);
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('safe mode is on: a document with a key the processor would drop is refused', async () => {

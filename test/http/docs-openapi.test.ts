@@ -10,16 +10,7 @@ import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
 import { hyperjump, ResponseChecker, responsePointer, seriousme } from '../openapi/validators.js';
-import {
-  apiDocLink,
-  bookstore,
-  get,
-  PROBLEM_JSON,
-  request,
-  startServer,
-  type RunningServer,
-  useServer,
-} from './harness.js';
+import { apiDocLink, bookstore, get, PROBLEM_JSON, request, useServer } from './harness.js';
 
 type Any = any;
 
@@ -143,11 +134,10 @@ describe('HTTP docs: /docs.json and /docs', () => {
 });
 
 describe('HTTP docs: live responses match the documented schemas', () => {
-  let server: RunningServer;
+  const server = useServer(fromRoot('test/fixtures/filters/filters.api'));
   let checker: ResponseChecker;
   let doc: Any;
   before(async () => {
-    server = await startServer(fromRoot('test/fixtures/filters/filters.api'));
     doc = (await get(server.url, '/docs.json')).json;
     checker = new ResponseChecker(doc);
     for (const author of [{ name: 'Frank Herbert' }]) await request(server.url, 'POST', '/authors', { body: author });
@@ -169,9 +159,6 @@ describe('HTTP docs: live responses match the documented schemas', () => {
       expect(r.status, r.text).to.equal(201);
       expect(checker.check(responsePointer('/books', 'post', 201, 'application/ld+json'), r.json)).to.equal(undefined);
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   const conforms = (path: string, method: string, status: number, media: string, body: unknown): void => {
@@ -260,16 +247,12 @@ describe('HTTP docs: live responses match the documented schemas', () => {
 });
 
 describe('HTTP docs: prefixed Hydra collections match the documented schemas', () => {
-  let server: RunningServer;
+  const server = useServer(fromRoot('test/fixtures/pagination/hydra-prefix.api'));
   before(async () => {
-    server = await startServer(fromRoot('test/fixtures/pagination/hydra-prefix.api'));
     for (let i = 1; i <= 4; i++) {
       await request(server.url, 'POST', '/dummies', { body: { name: `d${i}` } });
       await request(server.url, 'POST', '/plain_dummies', { body: { name: `p${i}` } });
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('hydra:member and friends where the prefix is on, member where an operation turns it off', async () => {

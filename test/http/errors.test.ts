@@ -4,26 +4,13 @@
  * table, on the bookstore.
  */
 import { expect } from 'chai';
-import {
-  bookstore,
-  errorDoc,
-  headerList,
-  NOT_BLANK,
-  PROBLEM_JSON,
-  request,
-  startServer,
-  type RunningServer,
-} from './harness.js';
+import { bookstore, errorDoc, headerList, NOT_BLANK, PROBLEM_JSON, request, useServer } from './harness.js';
 
 describe('HTTP errors: routing', () => {
-  let server: RunningServer;
+  const server = useServer(bookstore());
   before(async () => {
-    server = await startServer(bookstore());
     const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune' } });
     expect(r.status, r.text).to.equal(201);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('DELETE /books (no operation has that method on the path) answers 405 with Allow', async () => {
@@ -69,14 +56,10 @@ describe('HTTP errors: routing', () => {
 });
 
 describe('HTTP errors: validation (422)', () => {
-  let server: RunningServer;
+  const server = useServer(bookstore());
   before(async () => {
-    server = await startServer(bookstore());
     const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune', price: 5 } });
     expect(r.status, r.text).to.equal(201);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   const blankTitle = {

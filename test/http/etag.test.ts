@@ -3,16 +3,12 @@
  * a request whose If-None-Match matches gets 304 with no body; any change makes a new ETag.
  */
 import { expect } from 'chai';
-import { bookstore, request, startServer, type RunningServer } from './harness.js';
+import { bookstore, request, useServer } from './harness.js';
 
 describe('HTTP ETag and conditional GET', () => {
-  let server: RunningServer;
+  const server = useServer(bookstore());
   before(async () => {
-    server = await startServer(bookstore());
     expect((await request(server.url, 'POST', '/books', { body: { title: 'Dune' } })).status).to.equal(201);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('GET item and collection carry a quoted ETag; writes and errors carry none', async () => {

@@ -6,19 +6,12 @@
  * 1965-08-01T00:00Z, book 2 1969-10-15T10:00Z, book 3 1976-04-01T00:00Z, the others none).
  */
 import { expect } from 'chai';
-import { ALL, seeded, ids } from './filters-fixture.js';
-import { type RunningServer } from './harness.js';
+import { ALL, useSeeded, ids } from './filters-fixture.js';
 
 const NULLS = [4, 5, 6, 7, 8, 9, 10];
 
 describe('HTTP filters: date (exclude_null)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [query: string, expected: number[]][] = [
     ['publishedAt[after]=1969-10-15T10:00:00Z', [2, 3]],
@@ -71,13 +64,7 @@ describe('HTTP filters: date (exclude_null)', () => {
 });
 
 describe('HTTP filters: date null strategies', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const table: [path: string, before: number[], after: number[], both: number[]][] = [
     ['/books', [1], [2, 3], [2]],

@@ -5,17 +5,11 @@
  */
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
-import { ALL, seeded, ids } from './filters-fixture.js';
-import { get, request, startServer, type RunningServer } from './harness.js';
+import { ALL, useSeeded, ids } from './filters-fixture.js';
+import { get, request, useServer } from './harness.js';
 
 describe('HTTP filters: exists', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [query: string, expected: number[]][] = [
     ['exists[subtitle]=true', [1, 5]],
@@ -65,16 +59,12 @@ describe('HTTP filters: exists', () => {
 });
 
 describe('HTTP filters: exists and order under renamed parameters (has, sort)', () => {
-  let server: RunningServer;
+  const server = useServer(fromRoot('test/fixtures/filters/renamed.api'));
   before(async () => {
-    server = await startServer(fromRoot('test/fixtures/filters/renamed.api'));
     for (const book of [{ title: 'B', subtitle: 'one' }, { title: 'C' }, { title: 'A', subtitle: 'three' }]) {
       const r = await request(server.url, 'POST', '/books', { body: book });
       if (r.status !== 201) throw new Error(`POST /books answered ${r.status}: ${r.text}`);
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('has[subtitle]=true|false filters', async () => {
@@ -101,13 +91,7 @@ describe('HTTP filters: exists and order under renamed parameters (has, sort)', 
 });
 
 describe('HTTP filters: boolean', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [query: string, expected: number[]][] = [
     ['available=true', [1, 2]],

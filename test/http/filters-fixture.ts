@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
-import { get, request, startServer, type RunningServer } from './harness.js';
+import { get, request, useServer, type RunningServer } from './harness.js';
 
 const SEED = JSON.parse(readFileSync(fromRoot('test/fixtures/filters/seed.json'), 'utf8')) as {
   authors: object[];
@@ -15,17 +15,23 @@ const SEED = JSON.parse(readFileSync(fromRoot('test/fixtures/filters/seed.json')
 /** Every book id of the seed, in identifier order. */
 export const ALL = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
-export async function seeded(): Promise<RunningServer> {
-  const server = await startServer(fromRoot('test/fixtures/filters/filters.api'));
+/** Posts the seed's authors and books to the service at `base`. */
+async function seed(base: string): Promise<void> {
   for (const [path, items] of [
     ['/authors', SEED.authors],
     ['/books', SEED.books],
   ] as const) {
     for (const item of items) {
-      const r = await request(server.url, 'POST', path, { body: item });
+      const r = await request(base, 'POST', path, { body: item });
       if (r.status !== 201) throw new Error(`POST ${path} answered ${r.status}: ${r.text}`);
     }
   }
+}
+
+/** The filters fixture served and seeded for the enclosing suite (started before its tests, stopped after). */
+export function useSeeded(): RunningServer {
+  const server = useServer(fromRoot('test/fixtures/filters/filters.api'));
+  before(() => seed(server.url));
   return server;
 }
 

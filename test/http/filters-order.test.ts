@@ -5,20 +5,14 @@
  * keep the order. Fixture: test/fixtures/filters/filters.api.
  */
 import { expect } from 'chai';
-import { ALL, seeded, ids } from './filters-fixture.js';
-import { get, type RunningServer } from './harness.js';
+import { ALL, useSeeded, ids } from './filters-fixture.js';
+import { get } from './harness.js';
 
 // By title, binary order: 'Épée' > 'under_score' > 'the dune…' > 'back\slash' > 'a.b*c…' > 'Dune Messiah' > 'Dune' > 'DUNES' > 'Children…' > '100% Pure'.
 const TITLE_DESC = [10, 7, 4, 8, 9, 2, 1, 5, 3, 6];
 
 describe('HTTP filters: order', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [query: string, expected: number[]][] = [
     ['order[price]=asc', [5, 2, 1, 3, 6, 7, 8, 9, 10, 4]],
@@ -86,13 +80,7 @@ describe('HTTP filters: order', () => {
 });
 
 describe('HTTP filters: order with default directions ({ title: "DESC", price: "ASC" })', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   it('an empty value takes the default direction', async () => {
     expect(await ids(server, '/ordered-with-defaults?order[title]=')).to.deep.equal(TITLE_DESC);

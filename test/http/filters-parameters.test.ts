@@ -3,17 +3,11 @@
  * parameters, which filter nothing but stay in the links. Fixture: test/fixtures/filters/filters.api.
  */
 import { expect } from 'chai';
-import { ALL, seeded, ids } from './filters-fixture.js';
-import { get, type RunningServer } from './harness.js';
+import { ALL, useSeeded, ids } from './filters-fixture.js';
+import { get } from './harness.js';
 
 describe('HTTP filters: named parameters', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [query: string, expected: number[]][] = [
     ['q=DUNE', [1, 2, 3, 4, 5]],
@@ -71,13 +65,7 @@ describe('HTTP filters: named parameters', () => {
 });
 
 describe('HTTP filters: unknown parameters', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   it('filter nothing and stay in the view, sorted by key', async () => {
     const r = await get(server.url, '/books?zeta=1&alpha=2&title=Dune');

@@ -4,17 +4,11 @@
  * Fixture: test/fixtures/filters/filters.api (prices 9.5, 8, 12.25, 30, 5, 15, 16, 17, 18, 20).
  */
 import { expect } from 'chai';
-import { ALL, seeded, ids } from './filters-fixture.js';
-import { get, type RunningServer } from './harness.js';
+import { ALL, useSeeded, ids } from './filters-fixture.js';
+import { get } from './harness.js';
 
 describe('HTTP filters: range', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [query: string, expected: number[]][] = [
     ['price[gt]=12.25', [4, 6, 7, 8, 9, 10]],

@@ -2,20 +2,13 @@
  * The search filter over real HTTP — every strategy and its case-insensitive variant,
  * arrays of values, literal text (`%`, `_`, `\` and regular-expression metacharacters match
  * themselves), other property types compared for equality, relations by IRI or by id.
- * Fixture: test/fixtures/filters/filters.api, seeded with test/fixtures/filters/seed.json.
+ * Fixture: test/fixtures/filters/filters.api, useSeeded with test/fixtures/filters/seed.json.
  */
 import { expect } from 'chai';
-import { ALL, seeded, ids } from './filters-fixture.js';
-import { type RunningServer } from './harness.js';
+import { ALL, useSeeded, ids } from './filters-fixture.js';
 
 describe('HTTP filters: search strategies', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [strategy: string, value: string, expected: number[]][] = [
     ['exact', 'Dune', [1]],
@@ -62,13 +55,7 @@ describe('HTTP filters: search strategies', () => {
 });
 
 describe('HTTP filters: search with several values (title[]=…)', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   it('exact: any of the values', async () => {
     expect(await ids(server, '/strategies/exact?title[]=Dune&title[]=DUNES')).to.deep.equal([1, 5]);
@@ -99,13 +86,7 @@ describe('HTTP filters: search with several values (title[]=…)', () => {
 });
 
 describe('HTTP filters: search input is literal text, never a pattern', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const literal: [strategy: string, value: string, expected: number[]][] = [
     ['partial', '%', [6]],
@@ -146,13 +127,7 @@ describe('HTTP filters: search input is literal text, never a pattern', () => {
 });
 
 describe('HTTP filters: search on other types and on relations', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   it('a string property with the exact strategy (isbn)', async () => {
     expect(await ids(server, '/books?isbn=978-0441013593')).to.deep.equal([1]);

@@ -5,7 +5,7 @@
  * OpenAPI and Hydra documentation describe exactly the served shapes.
  */
 import { expect } from 'chai';
-import { fixture, get, request, startServer, tempDir, type RunningServer } from './harness.js';
+import { fixture, get, request, tempDir, useServer } from './harness.js';
 import { ResponseChecker, responsePointer } from '../openapi/validators.js';
 
 const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
@@ -13,19 +13,12 @@ const JSON_ACCEPT = { Accept: 'application/json' };
 
 for (const storage of [['--memory'], ['--data', 'DIR']]) {
   describe(`HTTP serialization groups (${storage[0]})`, () => {
-    let server: RunningServer;
+    const server = useServer(fixture('groups.api'), () => storage.map((a) => (a === 'DIR' ? tempDir() : a)));
     before(async () => {
-      server = await startServer(
-        fixture('groups.api'),
-        storage.map((a) => (a === 'DIR' ? tempDir() : a)),
-      );
       const created = await request(server.url, 'POST', '/books', {
         body: { title: 'Dune', isbn: '978-0441013593', internalNote: 'secret', price: 9 },
       });
       expect(created.status, created.text).to.equal(201);
-    });
-    after(async () => {
-      await server?.stop();
     });
 
     it('POST shows the read group only and ignores properties outside the write group', async () => {

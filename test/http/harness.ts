@@ -292,7 +292,7 @@ export function rawRequest(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Documents and headers of the reference (API Platform's, docs/behaviour.md)
+// Documents and headers as API Platform gives them (docs/behaviour.md)
 
 /** The Hydra error document as API Platform answers it (prefix off). */
 export function errorDoc(status: number, detail: string): Record<string, unknown> {

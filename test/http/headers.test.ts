@@ -4,27 +4,15 @@
  * Accept-Patch.
  */
 import { expect } from 'chai';
-import {
-  apiDocLink,
-  bookstore,
-  headerList,
-  request,
-  startServer,
-  type HttpResponse,
-  type RunningServer,
-} from './harness.js';
+import { apiDocLink, bookstore, headerList, type HttpResponse, request, useServer } from './harness.js';
 
 const HYDRA_ERROR_LINK = '<http://www.w3.org/ns/hydra/error>; rel="http://www.w3.org/ns/json-ld#error"';
 
 describe('HTTP headers', () => {
-  let server: RunningServer;
+  const server = useServer(bookstore());
   before(async () => {
-    server = await startServer(bookstore());
     const r = await request(server.url, 'POST', '/books', { body: { title: 'Dune' } });
     expect(r.status, r.text).to.equal(201);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   /** One response of each kind: success with a body, 201, 204, and errors. */

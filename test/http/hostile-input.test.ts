@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
 import { Agent, request as poolRequest } from 'undici';
-import { fixture, PROBLEM_JSON, rawRequest, request, startServer, type RunningServer } from './harness.js';
+import { fixture, PROBLEM_JSON, rawRequest, request, useServer } from './harness.js';
 
 const LD = { 'Content-Type': 'application/ld+json' };
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
@@ -64,14 +64,10 @@ const statusLines = (data: string): number[] => [...data.matchAll(/HTTP\/1\.1 (\
 
 describe('hostile input (fixture hostile.api)', function () {
   this.timeout(60_000);
-  let server: RunningServer;
+  const server = useServer(fixture('hostile.api'));
   let port: number;
   before(async () => {
-    server = await startServer(fixture('hostile.api'));
     port = Number(new URL(server.url).port);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   const count = async (): Promise<number> =>
@@ -428,14 +424,10 @@ describe('hostile input (fixture hostile.api)', function () {
 
 describe('hostile input: trusted hosts and server limits (fixture hostile-limits.api)', function () {
   this.timeout(60_000);
-  let server: RunningServer;
+  const server = useServer(fixture('hostile-limits.api'));
   let port: number;
   before(async () => {
-    server = await startServer(fixture('hostile-limits.api'));
     port = Number(new URL(server.url).port);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('trusted_hosts: a Host no pattern matches answers 400 "Untrusted Host"', async () => {

@@ -14,10 +14,10 @@ import {
   headerList,
   rawRequest,
   request,
+  type RunningServer,
   startServer,
   tempDir,
   useServer,
-  type RunningServer,
 } from './harness.js';
 
 const FIXTURE = fixture('http-cache.api');
@@ -32,12 +32,10 @@ async function seed(url: string): Promise<void> {
 
 describe('HTTP cache: headers', function () {
   this.timeout(60_000);
-  let server: RunningServer;
+  const server = useServer(FIXTURE);
   before(async () => {
-    server = await startServer(FIXTURE);
     await seed(server.url);
   });
-  after(() => server?.stop());
 
   it('GETs carry the http_cache defaults: public, max-age, s-maxage; Vary on Accept, Content-Type, Authorization, Origin', async () => {
     for (const path of ['/books', '/books/1']) {
@@ -357,17 +355,17 @@ describe('HTTP cache: invalidation tags_header', function () {
 
 describe('HTTP cache: JSON:API compound documents', function () {
   this.timeout(60_000);
-  let server: RunningServer;
-  before(async () => {
+  const server = useServer(() => {
     // The cache fixture with the JSON:API format added.
     const file = join(tempDir(), 'http-cache-jsonapi.api');
     const formats =
       'formats { jsonld: ["application/ld+json"], jsonapi: ["application/vnd.api+json"] }\n  patch_formats:';
     writeFileSync(file, readFileSync(FIXTURE, 'utf8').replace('patch_formats:', formats));
-    server = await startServer(file);
+    return file;
+  });
+  before(async () => {
     await seed(server.url);
   });
-  after(() => server?.stop());
 
   it('a write to an included item drops the cached document that includes it', async () => {
     const accept = { Accept: 'application/vnd.api+json' };

@@ -7,22 +7,18 @@ import { expect } from 'chai';
 import { parseHydraDocumentation, type Api, type Resource } from '@api-platform/api-doc-parser';
 import create from 'alcaeus';
 import rdf, { Environment } from '@zazuko/env-node';
-import { bookstore, request, startServer, type RunningServer } from './harness.js';
+import { bookstore, request, useServer } from './harness.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
 describe('Hydra clients read the bookstore', function () {
   this.timeout(60_000);
-  let server: RunningServer;
+  const server = useServer(bookstore());
   before(async () => {
-    server = await startServer(bookstore());
     const r = await request(server.url, 'POST', '/books', {
       body: { title: 'Dune', author: 'Frank Herbert', price: 9.99 },
     });
     if (r.status !== 201) throw new Error(`seeding answered ${r.status}: ${r.text}`);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   describe('@api-platform/api-doc-parser (API Platform Admin)', () => {

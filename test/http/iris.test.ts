@@ -5,16 +5,7 @@
  * throwOnNotFound.
  */
 import { expect } from 'chai';
-import {
-  bookstore,
-  errorDoc,
-  fixture,
-  PROBLEM_JSON,
-  request,
-  startServer,
-  type RunningServer,
-  useServer,
-} from './harness.js';
+import { bookstore, errorDoc, fixture, PROBLEM_JSON, request, useServer } from './harness.js';
 
 const ids = (doc: { member: { '@id': string }[] }): string[] => doc.member.map((m) => m['@id']);
 
@@ -211,14 +202,10 @@ describe('HTTP IRIs: automatic IRI routes, first Get, itemUriTemplate (fixture i
 });
 
 describe('HTTP IRIs: requirements, sub-resource provider, throwOnNotFound (fixture places.api)', () => {
-  let server: RunningServer;
+  const server = useServer(fixture('places.api'));
   before(async () => {
-    server = await startServer(fixture('places.api'));
     const r = await request(server.url, 'POST', '/places', { body: { name: 'Lyon' } });
     expect(r.status, r.text).to.equal(201);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('GET /places/1 (matches \\d+) answers 200', async () => {

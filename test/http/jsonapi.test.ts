@@ -12,7 +12,7 @@ import JsonApiSerializer from 'jsonapi-serializer';
 import { fromRoot } from '../support/paths.js';
 import { ResponseChecker, responsePointer, seriousme } from '../openapi/validators.js';
 import './security-helpers.js';
-import { fixture, get, request, startServer, tempDir, type RunningServer } from './harness.js';
+import { fixture, get, request, tempDir, useServer } from './harness.js';
 
 const MEDIA = 'application/vnd.api+json';
 const JSONAPI = { Accept: MEDIA, 'Content-Type': MEDIA };
@@ -38,17 +38,10 @@ const deserialize = (doc: unknown): Promise<unknown> =>
 
 for (const storage of [['--memory'], ['--data', 'DIR']]) {
   describe(`HTTP JSON:API format (${storage[0]})`, () => {
-    let server: RunningServer;
+    const server = useServer(fixture('jsonapi.api'), () => storage.map((a) => (a === 'DIR' ? tempDir() : a)));
     before(async () => {
-      server = await startServer(
-        fixture('jsonapi.api'),
-        storage.map((a) => (a === 'DIR' ? tempDir() : a)),
-      );
       for (const name of ['Le Guin', 'Herbert'])
         expect((await request(server.url, 'POST', '/authors', { body: { name } })).status).to.equal(201);
-    });
-    after(async () => {
-      await server?.stop();
     });
 
     it('POST with a JSON:API body creates the item and answers its resource object', async () => {

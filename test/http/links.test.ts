@@ -6,19 +6,15 @@
  */
 import { expect } from 'chai';
 import { check } from '../../grammar/checker/index.js';
-import { fixture, get, request, startServer, tempDir, type RunningServer } from './harness.js';
+import { fixture, get, request, tempDir, useServer } from './harness.js';
 
 const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
 const memberIds = (doc: { member: { '@id': string }[] }): string[] => doc.member.map((m) => m['@id']);
 
 for (const storage of [['--memory'], ['--data', 'DIR']]) {
   describe(`HTTP links and sub-resources (${storage[0]})`, () => {
-    let server: RunningServer;
+    const server = useServer(fixture('links.api'), () => storage.map((a) => (a === 'DIR' ? tempDir() : a)));
     before(async () => {
-      server = await startServer(
-        fixture('links.api'),
-        storage.map((a) => (a === 'DIR' ? tempDir() : a)),
-      );
       for (const name of ['Le Guin', 'Herbert'])
         expect((await request(server.url, 'POST', '/authors', { body: { name } })).status).to.equal(201);
       const books = [
@@ -31,9 +27,6 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
         const r = await request(server.url, 'POST', '/books', { body });
         expect(r.status, r.text).to.equal(201);
       }
-    });
-    after(async () => {
-      await server?.stop();
     });
 
     it('/authors/{author}/books: the books whose relation holds /authors/{author}', async () => {

@@ -8,14 +8,14 @@ import amqp from 'amqplib';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { request, startServer, type RunningServer } from './harness.js';
+import { request, startServer, useServer } from './harness.js';
 import {
   eventually,
-  handlerLog,
+  expectRedeliveryAfterKill,
+  expectThreeAttempts,
   messengerFixture,
-  startConsumer,
-  waitForFile,
-  type ConsumerProcess,
+  taskTitles,
+  useConsumers,
   type MessengerFixture,
 } from './messenger-fixture.js';
 
@@ -27,28 +27,22 @@ describe('Messenger: AMQP transport (RabbitMQ)', function () {
   this.timeout(60_000);
   const queue = `apidsl-test-${Date.now()}-${randomBytes(4).toString('hex')}`;
   let f: MessengerFixture;
-  let server: RunningServer;
-  const consumers: ConsumerProcess[] = [];
-  const consume = async (): Promise<ConsumerProcess> => {
-    const c = await startConsumer(f.file, ['--data', join(f.dir, 'data')]);
-    consumers.push(c);
-    return c;
-  };
-  const titles = async (): Promise<string[]> =>
-    ((await request(server.url, 'GET', '/tasks?itemsPerPage=100')).json as Collection).member.map((m) => m.title);
-
   before(async () => {
     // The broker must be there: under CI=true its absence fails the suite rather than skipping it.
     const probe = await amqp.connect(BROKER);
     await probe.close();
     f = messengerFixture('amqp', queue);
-    server = await startServer(f.file, ['--data', join(f.dir, 'data')]);
   });
-  afterEach(async () => {
-    await Promise.all(consumers.splice(0).map((c) => c.stop()));
-  });
+  const server = useServer(
+    () => f.file,
+    () => ['--data', join(f.dir, 'data')],
+  );
+  const consume = useConsumers(
+    () => f.file,
+    () => ['--data', join(f.dir, 'data')],
+  );
+  const titles = (): Promise<string[]> => taskTitles(server.url);
   after(async () => {
-    await server?.stop();
     const connection = await amqp.connect(BROKER);
     const channel = await connection.createChannel();
     for (const q of [queue, `${queue}.failed`, `${queue}.delay.100`, `${queue}.delay.200`])
@@ -77,41 +71,17 @@ describe('Messenger: AMQP transport (RabbitMQ)', function () {
   });
 
   it('loses no message when the consumer is killed (SIGKILL) mid-handler: the broker redelivers it', async () => {
-    const first = await consume();
-    expect((await request(server.url, 'POST', '/tasks', { body: { title: 'hang-amqp' } })).status).to.equal(202);
-    await waitForFile(join(f.markers, 'hanging-hang-amqp'));
-    first.child.kill('SIGKILL');
-    await first.stop();
-    expect(await titles()).to.not.include('hang-amqp');
-    await consume();
-    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) =>
-      x.member.some((m) => m.title === 'hang-amqp'),
-    );
-    const calls = handlerLog(f).filter((l) => l.title === 'hang-amqp');
-    expect(calls.map((c) => c.attempt)).to.deep.equal([1, 2]);
-    expect(calls[0].pid).to.not.equal(calls[1].pid);
+    await expectRedeliveryAfterKill(server.url, f, consume, 'hang-amqp');
   });
 
   it('retries a failing handler after a delay, then moves the message to the failure queue', async () => {
-    await consume();
-    await request(server.url, 'POST', '/tasks', { body: { title: 'flaky-amqp' } });
-    await request(server.url, 'POST', '/tasks', { body: { title: 'fail-amqp' } });
-    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (x) =>
-      x.member.some((m) => m.title === 'flaky-amqp'),
+    await expectThreeAttempts(
+      server.url,
+      f,
+      consume,
+      { flaky: 'flaky-amqp', failing: 'fail-amqp' },
+      { timeoutMs: 15_000, settleMs: 0 },
     );
-    const until = Date.now() + 15_000;
-    while (handlerLog(f).filter((l) => l.title === 'fail-amqp').length < 3 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(
-      handlerLog(f)
-        .filter((l) => l.title === 'flaky-amqp')
-        .map((l) => l.attempt),
-    ).to.deep.equal([1, 2, 3]);
-    expect(
-      handlerLog(f)
-        .filter((l) => l.title === 'fail-amqp')
-        .map((l) => l.attempt),
-    ).to.deep.equal([1, 2, 3]);
     const connection = await amqp.connect(BROKER);
     try {
       const channel = await connection.createChannel();

@@ -6,14 +6,15 @@
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { request, startServer, type RunningServer } from './harness.js';
+import { request, startServer, useServer } from './harness.js';
 import {
   eventually,
+  expectRedeliveryAfterKill,
+  expectThreeAttempts,
   handlerLog,
   messengerFixture,
-  startConsumer,
-  waitForFile,
-  type ConsumerProcess,
+  taskTitles,
+  useConsumers,
   type MessengerFixture,
 } from './messenger-fixture.js';
 
@@ -26,27 +27,19 @@ describe('Messenger: embedded queue', function () {
   this.timeout(60_000);
   let f: MessengerFixture;
   let data: string;
-  let server: RunningServer;
-  const consumers: ConsumerProcess[] = [];
-  const consume = async (): Promise<ConsumerProcess> => {
-    const c = await startConsumer(f.file, ['--data', data]);
-    consumers.push(c);
-    return c;
-  };
-  const titles = async (): Promise<string[]> =>
-    ((await request(server.url, 'GET', '/tasks?itemsPerPage=100')).json as Collection).member.map((m) => m.title);
-
-  before(async () => {
+  before(() => {
     f = messengerFixture('embedded', 'tasks');
     data = join(f.dir, 'data');
-    server = await startServer(f.file, ['--data', data]);
   });
-  afterEach(async () => {
-    await Promise.all(consumers.splice(0).map((c) => c.stop()));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer(
+    () => f.file,
+    () => ['--data', data],
+  );
+  const consume = useConsumers(
+    () => f.file,
+    () => ['--data', data],
+  );
+  const titles = (): Promise<string[]> => taskTitles(server.url);
 
   it('answers 202 with the item and stores nothing itself; a consumer process handles it', async () => {
     const r = await request(server.url, 'POST', '/tasks', { body: { title: 'write report' } });
@@ -79,42 +72,17 @@ describe('Messenger: embedded queue', function () {
   });
 
   it('loses no message when the consumer is killed (SIGKILL) mid-handler: another one handles it again', async () => {
-    const first = await consume();
-    expect((await request(server.url, 'POST', '/tasks', { body: { title: 'hang-embedded' } })).status).to.equal(202);
-    await waitForFile(join(f.markers, 'hanging-hang-embedded'));
-    first.child.kill('SIGKILL');
-    await first.stop();
-    expect(await titles()).to.not.include('hang-embedded');
-    await consume();
-    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (c) =>
-      c.member.some((m) => m.title === 'hang-embedded'),
-    );
-    const calls = handlerLog(f).filter((l) => l.title === 'hang-embedded');
-    expect(calls.map((c) => c.attempt)).to.deep.equal([1, 2]);
-    expect(calls[0].pid).to.not.equal(calls[1].pid);
+    await expectRedeliveryAfterKill(server.url, f, consume, 'hang-embedded');
   });
 
   it('retries a failing handler with a delay, then parks the message in the failure queue', async () => {
-    await consume();
-    await request(server.url, 'POST', '/tasks', { body: { title: 'flaky-embedded' } });
-    await request(server.url, 'POST', '/tasks', { body: { title: 'fail-embedded' } });
-    await eventually<Collection>(server.url, '/tasks?itemsPerPage=100', (c) =>
-      c.member.some((m) => m.title === 'flaky-embedded'),
+    await expectThreeAttempts(
+      server.url,
+      f,
+      consume,
+      { flaky: 'flaky-embedded', failing: 'fail-embedded' },
+      { timeoutMs: 10_000, settleMs: 500 },
     );
-    const until = Date.now() + 10_000;
-    while (handlerLog(f).filter((l) => l.title === 'fail-embedded').length < 3 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 100));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(
-      handlerLog(f)
-        .filter((l) => l.title === 'flaky-embedded')
-        .map((l) => l.attempt),
-    ).to.deep.equal([1, 2, 3]);
-    expect(
-      handlerLog(f)
-        .filter((l) => l.title === 'fail-embedded')
-        .map((l) => l.attempt),
-    ).to.deep.equal([1, 2, 3]); // max_retries: 2
     expect(await titles()).to.not.include('fail-embedded');
     const db = new Database(join(data, 'apidsl.sqlite'), { readonly: true });
     try {

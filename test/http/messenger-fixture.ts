@@ -1,7 +1,9 @@
 /**
  * Shared by the messenger suites: a `.api` file written to a fresh directory beside a copy of the test
- * handlers (transport, queue and retry settings chosen by the suite), and `apidsl consume` processes.
+ * handlers (transport, queue and retry settings chosen by the suite), `apidsl consume` processes, and the
+ * delivery checks every transport passes (redelivery after a killed consumer, retries).
  */
+import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -162,4 +164,79 @@ export async function waitForFile(path: string, timeoutMs = 10_000): Promise<voi
     if (Date.now() > until) throw new Error(`${path} never appeared`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+type Tasks = { member: { title: string }[] };
+
+/** The titles of the stored tasks. */
+export async function taskTitles(base: string): Promise<string[]> {
+  return ((await request(base, 'GET', '/tasks?itemsPerPage=100')).json as Tasks).member.map((m) => m.title);
+}
+
+/** Waits until the task `title` is stored. */
+export const taskStored = (base: string, title: string): Promise<Tasks> =>
+  eventually<Tasks>(base, '/tasks?itemsPerPage=100', (c) => c.member.some((m) => m.title === title));
+
+/** `consume()` starts `apidsl consume FILE ARGS` (read when called); the consumers are stopped after each test. */
+export function useConsumers(file: () => string, args: () => string[]): () => Promise<ConsumerProcess> {
+  const consumers: ConsumerProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(consumers.splice(0).map((c) => c.stop()));
+  });
+  return async () => {
+    const c = await startConsumer(file(), args());
+    consumers.push(c);
+    return c;
+  };
+}
+
+/** The attempts the handler logged for `title`, in order. */
+const attempts = (f: MessengerFixture, title: string): number[] =>
+  handlerLog(f)
+    .filter((l) => l.title === title)
+    .map((l) => l.attempt);
+
+/**
+ * At-least-once delivery: a consumer killed (SIGKILL) while its handler hangs on `title` (a `hang-` title)
+ * leaves the message to the next consumer, which handles it again: attempts 1 and 2, in two processes.
+ */
+export async function expectRedeliveryAfterKill(
+  base: string,
+  f: MessengerFixture,
+  consume: () => Promise<ConsumerProcess>,
+  title: string,
+): Promise<void> {
+  const first = await consume();
+  expect((await request(base, 'POST', '/tasks', { body: { title } })).status).to.equal(202);
+  await waitForFile(join(f.markers, `hanging-${title}`));
+  first.child.kill('SIGKILL');
+  await first.stop();
+  expect(await taskTitles(base)).to.not.include(title);
+  await consume();
+  await taskStored(base, title);
+  const calls = handlerLog(f).filter((l) => l.title === title);
+  expect(calls.map((c) => c.attempt)).to.deep.equal([1, 2]);
+  expect(calls[0].pid).to.not.equal(calls[1].pid);
+}
+
+/**
+ * Retries (max_retries: 2): the `flaky-` task is handled at its third attempt, the `fail-` task fails all
+ * three and is never stored. `settleMs` more are waited for before counting, so a fourth attempt would show.
+ */
+export async function expectThreeAttempts(
+  base: string,
+  f: MessengerFixture,
+  consume: () => Promise<ConsumerProcess>,
+  titles: { flaky: string; failing: string },
+  options: { timeoutMs: number; settleMs: number },
+): Promise<void> {
+  await consume();
+  await request(base, 'POST', '/tasks', { body: { title: titles.flaky } });
+  await request(base, 'POST', '/tasks', { body: { title: titles.failing } });
+  await taskStored(base, titles.flaky);
+  const until = Date.now() + options.timeoutMs;
+  while (attempts(f, titles.failing).length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  if (options.settleMs) await new Promise((resolve) => setTimeout(resolve, options.settleMs));
+  expect(attempts(f, titles.flaky)).to.deep.equal([1, 2, 3]);
+  expect(attempts(f, titles.failing)).to.deep.equal([1, 2, 3]);
 }

@@ -4,12 +4,11 @@
  * missing export or to a non-function makes `serve` refuse to start.
  */
 import { expect } from 'chai';
-import { fixture, request, serveExpectingExit, startServer, type RunningServer } from './harness.js';
+import { fixture, request, serveExpectingExit, useServer } from './harness.js';
 
 describe('HTTP mutators (fixture mutators.api)', () => {
-  let server: RunningServer;
+  const server = useServer(fixture('mutators.api'));
   before(async () => {
-    server = await startServer(fixture('mutators.api'));
     for (let i = 1; i <= 5; i++) {
       const r = await request(server.url, 'POST', '/books', { body: { title: `Book ${i}` } });
       if (r.status !== 201) throw new Error(`POST /books answered ${r.status}: ${r.text}`);
@@ -20,9 +19,6 @@ describe('HTTP mutators (fixture mutators.api)', () => {
         if (r.status !== 201) throw new Error(`POST ${path} answered ${r.status}: ${r.text}`);
       }
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('the operation mutator sets 2 items per page on listBooks', async () => {

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
-import { get, request, startServer, type RunningServer } from './harness.js';
+import { get, request, useServer } from './harness.js';
 
 type Any = any;
 
@@ -35,15 +35,13 @@ function writes(doc: Any): Write[] {
 for (const example of ['catalogue.api', 'places.api', 'bookstore.api', 'event-log.api']) {
   describe(`OpenAPI examples the API accepts: ${example}`, function () {
     this.timeout(60_000);
-    let server: RunningServer;
+    const server = useServer(fromRoot(`examples/${example}`));
     let doc: Any;
     const created = new Map<string, Any>();
 
     before(async () => {
-      server = await startServer(fromRoot(`examples/${example}`));
       doc = (await get(server.url, '/docs.json')).json;
     });
-    after(() => server?.stop());
 
     it('every POST example creates an item (targets of relations first)', async () => {
       const posts = writes(doc).filter((w) => w.method === 'POST' && !w.path.includes('{'));

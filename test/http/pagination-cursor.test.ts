@@ -1,6 +1,6 @@
 /**
- * Cursor pagination (`paginationViaCursor`), where we
- * must be correct and API Platform is not (the first lines of the reference, docs/behaviour.md):
+ * Cursor pagination (`paginationViaCursor`), where we must be correct and API Platform is not
+ * (docs/behaviour.md, "Collections and pagination"):
  * no item skipped or repeated while following `next`, even with ties on the cursor field;
  * `previous` returns exactly the page before; no `next` when nothing follows; no `previous` on the
  * first page; no count query under partial pagination (counted by a spying store).
@@ -212,9 +212,10 @@ describe('HTTP cursor pagination on the identifier, DESC (cursor-id.api: 10 even
     });
   });
 
-  describe('range filters on the cursor field itself (beyond the reference: see the report)', () => {
-    // Reference §7 merges a cursor into the links by replacing the whole `id[...]` key, which drops
-    // a client's own bound on that field; following `next` then leaves the filtered collection.
+  describe('range filters on the cursor field itself (a client bound stays in the links)', () => {
+    // API Platform merges a cursor into the links by replacing the whole `id[...]` key, which drops
+    // a client's own bound on that field; following `next` then leaves the filtered collection
+    // (docs/behaviour.md, "Collections and pagination").
     it('walking next from ?id[gte]=3 visits 10..3 and nothing below 3', async () => {
       const pages = await walk(svc.url, '/events?id[gte]=3', 'next');
       expect(pages.flatMap((p) => p.ids)).to.deep.equal([10, 9, 8, 7, 6, 5, 4, 3]);

@@ -1,12 +1,11 @@
 /**
  * The Hydra collection document of `member`,
- * `totalItems`, `view` and its links — on the reference's own test set-up (30 dummies, 3 per page,
- * every client switch on), in both the unprefixed and the `hydra:`-prefixed forms, and the bare
- * array of `application/json`. Range and order filters on their own on this page-paginated
- * collection (issue 4, item 4, last part).
+ * `totalItems`, `view` and its links (30 dummies, 3 per page, every client switch on), in both the
+ * unprefixed and the `hydra:`-prefixed forms, and the bare array of `application/json`. Range and
+ * order filters on their own on this page-paginated collection.
  */
 import { expect } from 'chai';
-import { JSON_UTF8, JSONLD, request, startServer, type RunningServer } from './harness.js';
+import { JSON_UTF8, JSONLD, request, useServer } from './harness.js';
 import { dummy, getDoc, memberIds, named, pfixture, range, seed, withoutSearch } from './pagination-helpers.js';
 
 const VIEW = 'PartialCollectionView';
@@ -25,15 +24,11 @@ const dummiesDoc = (
 };
 
 describe('HTTP pagination: the collection document (30 dummies, 3 per page, client switches on)', () => {
-  let server: RunningServer;
+  const server = useServer(pfixture('dummies-switches-on.api'));
   before(async () => {
-    server = await startServer(pfixture('dummies-switches-on.api'));
     await seed(server.url, '/dummies', named(30, 'Dummy #'));
     await seed(server.url, '/pairs', named(2, 'Pair '));
     await seed(server.url, '/prefixed_dummies', named(4, 'Prefixed #'));
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   describe('the documented table', () => {
@@ -191,7 +186,7 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
       );
     });
 
-    it('far past the end (?page=500): previous is page 499, as the reference computes it', async () => {
+    it('far past the end (?page=500): previous is page 499, as API Platform computes it', async () => {
       const doc = await getDoc(server.url, '/dummies?page=500');
       expect(doc.member).to.deep.equal([]);
       expect(doc.view).to.deep.equal({
@@ -429,17 +424,13 @@ describe('HTTP pagination: the collection document (30 dummies, 3 per page, clie
 });
 
 describe('HTTP pagination: the global hydra_prefix: true', () => {
-  let server: RunningServer;
+  const server = useServer(pfixture('hydra-prefix.api'));
   before(async () => {
-    server = await startServer(pfixture('hydra-prefix.api'));
     await seed(server.url, '/dummies', named(30, 'Dummy #'));
     await seed(server.url, '/plain_dummies', named(4, 'Plain #'));
   });
-  after(async () => {
-    await server?.stop();
-  });
 
-  it('GET /dummies?page=3: exactly the prefixed view of the reference table', async () => {
+  it('GET /dummies?page=3: exactly the prefixed view API Platform gives', async () => {
     const doc = await getDoc(server.url, '/dummies?page=3');
     expect(withoutSearch(doc)).to.deep.equal({
       '@context': '/contexts/Dummy',

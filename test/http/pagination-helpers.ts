@@ -1,5 +1,5 @@
 /**
- * Helpers of the pagination suite (test/http/pagination-*.test.ts, issue 4): fixtures, seeding,
+ * Helpers of the pagination suite (test/http/pagination-*.test.ts): fixtures, seeding,
  * link walking, and an in-process service whose store counts the calls each collection receives
  * (to prove that partial and cursor pagination run no count query).
  */
@@ -52,7 +52,7 @@ export const named = (count: number, prefix: string): Record<string, unknown>[] 
 /** The ids of a collection document's members (either prefix form). */
 export const memberIds = (doc: Doc): number[] => (doc.member ?? doc['hydra:member']).map((m: { id: number }) => m.id);
 
-/** A Dummy member as the reference shows it: @id, @type, then the properties. */
+/** A Dummy member as API Platform shows it: @id, @type, then the properties. */
 export const dummy = (id: number, path = '/dummies', type = 'Dummy', prefix = 'Dummy #'): Record<string, unknown> => ({
   '@id': `${path}/${id}`,
   '@type': type,

@@ -5,7 +5,7 @@
  * API Platform, with their exact `detail`.
  */
 import { expect } from 'chai';
-import { request, startServer, type RunningServer } from './harness.js';
+import { request, useServer } from './harness.js';
 import {
   expectPaginationError,
   getDoc,
@@ -35,7 +35,7 @@ function fullView(
 }
 
 describe('HTTP pagination options: global defaults, resource, operation (levels.api: 4 per page, maximum 6, client switches on)', () => {
-  let server: RunningServer;
+  const server = useServer(pfixture('levels.api'));
   const resources = [
     'alphas',
     'ipp_resources',
@@ -54,11 +54,7 @@ describe('HTTP pagination options: global defaults, resource, operation (levels.
     'enabled_operations',
   ];
   before(async () => {
-    server = await startServer(pfixture('levels.api'));
     for (const path of resources) await seed(server.url, `/${path}`, named(10, 'Item '));
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   describe('globals only (/alphas)', () => {
@@ -239,9 +235,8 @@ describe('HTTP pagination options: global defaults, resource, operation (levels.
 });
 
 describe('HTTP pagination options: globals off and partial (levels-inverted.api: 3 per page, client switches off)', () => {
-  let server: RunningServer;
+  const server = useServer(pfixture('levels-inverted.api'));
   before(async () => {
-    server = await startServer(pfixture('levels-inverted.api'));
     for (const path of [
       'plains',
       'enabled_resources',
@@ -252,9 +247,6 @@ describe('HTTP pagination options: globals off and partial (levels-inverted.api:
     ]) {
       await seed(server.url, `/${path}`, named(10, 'Item '));
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('pagination_enabled: false: all 10, totalItems 10, no view', async () => {
@@ -319,13 +311,9 @@ describe('HTTP pagination options: globals off and partial (levels-inverted.api:
 });
 
 describe('HTTP pagination options: client switches off (dummies-switches-off.api)', () => {
-  let server: RunningServer;
+  const server = useServer(pfixture('dummies-switches-off.api'));
   before(async () => {
-    server = await startServer(pfixture('dummies-switches-off.api'));
     await seed(server.url, '/dummies', named(30, 'Dummy #'));
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('?pagination=false is ignored for paging and kept in the links (@id /dummies?pagination=false&page=1)', async () => {
@@ -368,13 +356,9 @@ describe('HTTP pagination options: client switches off (dummies-switches-off.api
 });
 
 describe('HTTP pagination options: renamed parameters (renamed.api: _page, _pagination, _itemsPerPage, _partial)', () => {
-  let server: RunningServer;
+  const server = useServer(pfixture('renamed.api'));
   before(async () => {
-    server = await startServer(pfixture('renamed.api'));
     await seed(server.url, '/dummies', named(30, 'Dummy #'));
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('?_page=2 paginates and the links use _page', async () => {
@@ -435,13 +419,9 @@ describe('HTTP pagination options: renamed parameters (renamed.api: _page, _pagi
 });
 
 describe('HTTP pagination options: PHP readings and the 400s (dummies-switches-on.api)', () => {
-  let server: RunningServer;
+  const server = useServer(pfixture('dummies-switches-on.api'));
   before(async () => {
-    server = await startServer(pfixture('dummies-switches-on.api'));
     await seed(server.url, '/dummies', named(30, 'Dummy #'));
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   describe('?pagination= read with FILTER_VALIDATE_BOOLEAN', () => {

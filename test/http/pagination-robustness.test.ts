@@ -4,24 +4,20 @@
  * 500.
  */
 import { expect } from 'chai';
-import { JSON_UTF8, JSONLD, PROBLEM_JSON, request, startServer, type RunningServer } from './harness.js';
+import { JSON_UTF8, JSONLD, PROBLEM_JSON, request, type RunningServer, startServer, useServer } from './harness.js';
 import { duplicates, memberIds, pfixture, range, seedConcurrently } from './pagination-helpers.js';
 
 const LARGE = 5000;
 
 describe(`HTTP pagination off on ${LARGE} items (dummies-switches-on.api)`, function () {
   this.timeout(120_000);
-  let server: RunningServer;
+  const server = useServer(pfixture('dummies-switches-on.api'));
   before(async () => {
-    server = await startServer(pfixture('dummies-switches-on.api'));
     await seedConcurrently(
       server.url,
       '/dummies',
       range(1, LARGE).map((i) => ({ name: `Dummy #${i}` })),
     );
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('?pagination=false: 200, every member once (ids 1..5000 in order), totalItems 5000, no view', async () => {

@@ -5,21 +5,17 @@
  */
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';
-import { request, startServer, type RunningServer } from './harness.js';
+import { request, useServer } from './harness.js';
 
 describe('HTTP parameters: strict validation and required parameters', () => {
-  let server: RunningServer;
+  const server = useServer(fromRoot('test/fixtures/parameters/strict.api'));
   before(async () => {
-    server = await startServer(fromRoot('test/fixtures/parameters/strict.api'));
     for (const [name, price] of [
       ['a', 1],
       ['b', 5],
     ] as const) {
       expect((await request(server.url, 'POST', '/things', { body: { name, price } })).status).to.equal(201);
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it("accepts the filters' parameters and the honoured pagination switches", async () => {

@@ -3,22 +3,15 @@
  * `read` (fixture pipeline.api, resource Memo).
  */
 import { expect } from 'chai';
-import { fixture, request, startServer, type RunningServer } from './harness.js';
+import { fixture, request, useServer } from './harness.js';
 
 describe('HTTP pipeline switches (fixture pipeline.api)', () => {
-  let server: RunningServer;
+  const server = useServer(fixture('pipeline.api'));
   const count = async (): Promise<number> => {
     const r = await request(server.url, 'GET', '/memos');
     expect(r.status).to.equal(200);
     return r.json.totalItems as number;
   };
-
-  before(async () => {
-    server = await startServer(fixture('pipeline.api'));
-  });
-  after(async () => {
-    await server?.stop();
-  });
 
   it('write: false on a Post answers with the item but stores nothing', async () => {
     expect(await count()).to.equal(0);

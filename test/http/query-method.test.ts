@@ -6,7 +6,7 @@
  * equivalent GET. Fixture: test/fixtures/filters/filters.api.
  */
 import { expect } from 'chai';
-import { ALL, seeded } from './filters-fixture.js';
+import { ALL, useSeeded } from './filters-fixture.js';
 import { get, PROBLEM_JSON, request, type HttpResponse, type RunningServer } from './harness.js';
 
 const ACCEPT_QUERY = 'application/x-www-form-urlencoded, application/json';
@@ -36,13 +36,7 @@ async function queried(
 }
 
 describe('HTTP QUERY: criteria in a JSON body', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [body: Record<string, unknown>, expected: number[]][] = [
     [{ title: 'Dune' }, [1]],
@@ -111,13 +105,7 @@ describe('HTTP QUERY: criteria in a JSON body', () => {
 });
 
 describe('HTTP QUERY: criteria in a form body', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const cases: [body: string, expected: number[]][] = [
     ['title=Dune', [1]],
@@ -149,13 +137,7 @@ describe('HTTP QUERY: criteria in a form body', () => {
 });
 
 describe('HTTP QUERY: refused bodies', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   const expect415 = (r: HttpResponse, type: string): void => {
     expect(r.status, r.text).to.equal(415);
@@ -219,13 +201,7 @@ describe('HTTP QUERY: refused bodies', () => {
 });
 
 describe('HTTP QUERY: pagination from the URL, no writes, the same collection as GET', () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await seeded();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useSeeded();
 
   it('reads page and itemsPerPage from the URL', async () => {
     const r = await request(server.url, 'QUERY', '/books?itemsPerPage=3&page=2', {

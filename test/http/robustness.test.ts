@@ -3,7 +3,7 @@
  * change the stored data.
  */
 import { expect } from 'chai';
-import { bookstore, rawRequest, request, startServer, type RunningServer } from './harness.js';
+import { bookstore, rawRequest, request, useServer } from './harness.js';
 
 type Send = (base: string) => Promise<{ status: number | null }>;
 
@@ -129,12 +129,11 @@ const malformed: [string, Send][] = [
 
 describe('HTTP robustness: malformed requests', function () {
   this.timeout(60_000);
-  let server: RunningServer;
+  const server = useServer(bookstore());
   let before1: unknown;
   let listBefore: unknown;
 
   before(async () => {
-    server = await startServer(bookstore());
     for (const body of [
       { title: 'Dune', author: 'Frank Herbert', price: 9.99 },
       { title: 'Solaris', price: 7 },
@@ -144,9 +143,6 @@ describe('HTTP robustness: malformed requests', function () {
     }
     before1 = (await request(server.url, 'GET', '/books/1')).json;
     listBefore = (await request(server.url, 'GET', '/books?pagination=false')).json;
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it(`has at least 50 cases (${malformed.length})`, () => {

@@ -5,21 +5,17 @@
  */
 import { expect } from 'chai';
 import { check } from '../../grammar/checker/index.js';
-import { fixture, get, request, startServer, type RunningServer, useServer } from './harness.js';
+import { fixture, get, request, useServer } from './harness.js';
 
 describe('HTTP routing options', () => {
-  let server: RunningServer;
+  const server = useServer(fixture('routing.api'));
   before(async () => {
-    server = await startServer(fixture('routing.api'));
     for (const body of [
       { slug: 'dune', genre: 'fiction' },
       { slug: 'cosmos', genre: 'science' },
     ]) {
       expect((await request(server.url, 'POST', '/items', { body })).status).to.equal(201);
     }
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('priority: the higher-priority route wins over a literal one matching the same path', async () => {

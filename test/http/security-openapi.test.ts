@@ -5,20 +5,16 @@
  */
 import { expect } from 'chai';
 import { hyperjump, ResponseChecker, responsePointer, seriousme } from '../openapi/validators.js';
-import { get, request, startServer, type RunningServer } from './harness.js';
+import { get, request, type RunningServer, startServer, useServer } from './harness.js';
 import { as, securityFixture, users } from './security-helpers.js';
 
 type Any = any;
 
 describe('security in OpenAPI (fixture security/books.api)', () => {
-  let server: RunningServer;
+  const server = useServer(securityFixture('books.api'));
   let doc: Any;
   before(async () => {
-    server = await startServer(securityFixture('books.api'));
     doc = (await get(server.url, '/docs.json')).json;
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('the document is valid and holds the Bearer JWT scheme', async () => {

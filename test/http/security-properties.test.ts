@@ -5,25 +5,21 @@
  * `throwOnAccessDenied`.
  */
 import { expect } from 'chai';
-import { startServer, type RunningServer } from './harness.js';
+import { useServer } from './harness.js';
 import { as, securityFixture, users } from './security-helpers.js';
 
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
 describe('security: property rules (fixture security/books.api)', () => {
-  let server: RunningServer;
+  const server = useServer(securityFixture('books.api'));
   let u: Awaited<ReturnType<typeof users>>;
   before(async () => {
     u = await users();
-    server = await startServer(securityFixture('books.api'));
     const created = await as(u.admin, server.url, 'POST', '/books', {
       body: { title: 'Dune', owner: 'alice', internalNote: 'reorder soon', status: 'available', featured: false },
     });
     expect(created.status, created.text).to.equal(201);
     expect(created.json.internalNote).to.equal('reorder soon');
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   describe('security (read)', () => {

@@ -5,7 +5,7 @@
  * HttpOperation included), voters, and failures that deny.
  */
 import { expect } from 'chai';
-import { PROBLEM_JSON, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
+import { type HttpResponse, PROBLEM_JSON, request, useServer } from './harness.js';
 import { as, securityFixture, token, users } from './security-helpers.js';
 
 function expectDenied(r: HttpResponse, status: 401 | 403, detail = 'Access Denied.'): void {
@@ -19,11 +19,10 @@ function expectDenied(r: HttpResponse, status: 401 | 403, detail = 'Access Denie
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
 describe('security stages (fixture security/books.api)', () => {
-  let server: RunningServer;
+  const server = useServer(securityFixture('books.api'));
   let u: Awaited<ReturnType<typeof users>>;
   before(async () => {
     u = await users();
-    server = await startServer(securityFixture('books.api'));
     const created = await as(u.admin, server.url, 'POST', '/books', {
       body: { title: 'Dune', owner: 'alice', price: 10 },
     });
@@ -34,9 +33,6 @@ describe('security stages (fixture security/books.api)', () => {
     expect(note.status, note.text).to.equal(201);
     const probe = await as(u.alice, server.url, 'POST', '/probes', { body: { name: 'p' } });
     expect(probe.status, probe.text).to.equal(201);
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   describe('resource-level security is the default of every operation', () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { runCli } from '../support/cli.js';
-import { startServer, type RunningServer } from './harness.js';
+import { useServer } from './harness.js';
 import { as, AUDIENCE, ISSUER, SECRET, securityFixture } from './security-helpers.js';
 
 const BOOKS = securityFixture('books.api');
@@ -19,7 +19,6 @@ function mint(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | n
 }
 
 describe('apidsl token', () => {
-  let server: RunningServer;
   const tokens: Record<string, string> = {};
   before(async () => {
     // Minted before the server starts: a synchronous CLI run holds the test process meanwhile.
@@ -29,11 +28,9 @@ describe('apidsl token', () => {
     tokens.other = mint([BOOKS, '--sub', 'alice', '--roles', 'ROLE_USER'], {
       APIDSL_TEST_JWT_SECRET: 'another-secret-another-secret-another-secret',
     }).token;
-    server = await startServer(BOOKS);
   });
-  after(async () => {
-    await server?.stop();
-  });
+
+  const server = useServer(BOOKS);
 
   it('prints an HS256 JWT with the user, roles, issuer, audience and a one-hour lifetime', () => {
     const r = mint([

@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { check } from '../../grammar/checker/index.js';
-import { fixture, get, request, startServer, tempDir, type RunningServer, useServer } from './harness.js';
+import { fixture, get, request, tempDir, useServer } from './harness.js';
 
 const JSONAPI = { Accept: 'application/vnd.api+json' };
 
@@ -28,19 +28,12 @@ function getWithHost(base: string, path: string, host: string): Promise<Record<s
 
 for (const storage of [['--memory'], ['--data', 'DIR']]) {
   describe(`HTTP urlGenerationStrategy (${storage[0]})`, () => {
-    let server: RunningServer;
+    const server = useServer(fixture('urls.api'), () => storage.map((a) => (a === 'DIR' ? tempDir() : a)));
     let origin: string;
     let net: string;
     before(async () => {
-      server = await startServer(
-        fixture('urls.api'),
-        storage.map((a) => (a === 'DIR' ? tempDir() : a)),
-      );
       origin = server.url.replace(/\/$/, '');
       net = origin.replace(/^http:/, '');
-    });
-    after(async () => {
-      await server?.stop();
     });
 
     it("0: absolute URLs from the request's Host, in @id, @context and Location", async () => {

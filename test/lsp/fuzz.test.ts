@@ -6,7 +6,6 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
   CodeActionRequest,
@@ -22,35 +21,15 @@ import {
   type CompletionItem,
   type Position,
 } from 'vscode-languageserver-protocol/node';
-import { fromRoot } from '../support/paths.js';
+import { BASIC_PIECES, bookstoreText } from '../support/mutants.js';
 import { freshUri, LspClient } from './client.js';
 
-const seed = readFileSync(fromRoot('examples/bookstore.api'), 'utf8');
+const seed = bookstoreText();
 const pieces = [
-  '{',
-  '}',
-  '[',
-  ']',
-  ':',
-  ',',
-  '"',
-  '/*',
-  '*/',
-  '//',
-  '\n',
-  ' ',
-  'resource',
+  ...BASIC_PIECES,
   'GetCollection',
   'filters: [',
   'paginationViaCursor: [{',
-  'x',
-  '-1',
-  '📚',
-  'é',
-  '\\',
-  'null',
-  'properties',
-  'operations {',
   'filter f: order {',
   '[[[[[[[[',
   '{{{{{{{{',

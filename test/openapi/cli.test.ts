@@ -1,4 +1,4 @@
-/** Issue 7: `apidsl openapi FILE [--spec-version 3.1|3.2] [--out FILE]`, run as a user would. */
+/** `apidsl openapi FILE [--spec-version 3.1|3.2] [--out FILE]`, run as a user would. */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

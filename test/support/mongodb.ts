@@ -281,6 +281,22 @@ export async function mongoOrSkip(ctx: Mocha.Context): Promise<TestMongo> {
   ctx.skip();
 }
 
+/**
+ * A MongoDB-wire server of the test's own, which it may stop, restart or freeze (`what` names the test in
+ * the messages). Only a mongod or ferretdb binary gives one: with APIDSL_TEST_MONGODB_URI alone the test is
+ * skipped with one loud line, or fails under CI=true.
+ */
+export async function ownLocalServerOrSkip(ctx: Mocha.Context, what: string): Promise<LocalServer> {
+  await mongoOrSkip(ctx);
+  if (!findMongod() && !findFerretdb()) {
+    if (process.env.CI === 'true')
+      throw new Error(`the ${what} test needs a mongod or ferretdb binary to stop (CI installs FerretDB)`);
+    process.stderr.write(`\n!!! MongoDB ${what} test SKIPPED: it needs a mongod or ferretdb binary to stop.\n\n`);
+    ctx.skip();
+  }
+  return startLocalServer();
+}
+
 /** A connection string to a database nobody used yet, on the shared server; throws when there is none. */
 export async function freshDatabaseUri(label?: string): Promise<string> {
   const server = await testMongo();

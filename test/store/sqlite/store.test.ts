@@ -1,0 +1,148 @@
+/**
+ * The SQLite store: the behaviour every store shares (test/support/store-contract.ts), on an in-memory
+ * database, plus what is SQLite's own (file persistence, WAL, query plans).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { expect } from 'chai';
+import { openSqliteStore } from '../../../server/store/sqlite.js';
+import { compileFind } from '../../../server/store/sqlite-query.js';
+import type { CollectionSpec, Query } from '../../../server/store/types.js';
+import { BOOK, describeStoreContract } from '../../support/store-contract.js';
+
+describeStoreContract('SQLite store', async () => {
+  const store = await openSqliteStore({ memory: true });
+  return { store, close: () => store.close() };
+});
+
+describe('SQLite file store', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'apidsl-store-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('persists across close and reopen, in WAL mode', async () => {
+    const file = join(dir, 'data.sqlite');
+    let store = await openSqliteStore({ file });
+    let books = await store.collection(BOOK);
+    await books.insert({ title: 'kept', price: 3, tags: ['a'], meta: { deep: [1, { x: null }] } });
+    await books.insert({ id: 5, title: 'five' });
+    await store.close();
+
+    store = await openSqliteStore({ file });
+    books = await store.collection(BOOK);
+    expect(await books.get(1)).to.deep.equal({
+      id: 1,
+      title: 'kept',
+      price: 3,
+      tags: ['a'],
+      meta: { deep: [1, { x: null }] },
+    });
+    expect((await books.insert({ title: 'six' })).id).to.equal(6);
+    expect(await books.count()).to.equal(3);
+    await store.close();
+
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
+    } finally {
+      db.close();
+    }
+  });
+
+  describe('query plans', () => {
+    // The plan is read on a second connection to the same file, for the SQL the store would run.
+    async function plan(spec: CollectionSpec, query: Query): Promise<string> {
+      const file = join(dir, `${spec.name}.sqlite`);
+      const store = await openSqliteStore({ file });
+      const collection = await store.collection(spec);
+      for (let i = 0; i < 50; i++)
+        await collection.insert({ price: i % 5, createdAt: `2024-01-0${1 + (i % 4)}T00:00:00.000Z` });
+      await store.close();
+      const db = new Database(file, { readonly: true });
+      try {
+        const { sql, params } = compileFind(spec, query);
+        return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+          .map((r) => r.detail)
+          .join('\n');
+      } finally {
+        db.close();
+      }
+    }
+    const spec = (identifier: 'int' | 'string'): CollectionSpec => ({
+      name: `Plan_${identifier}`,
+      identifier: { field: 'id', type: identifier },
+      fields: { price: 'int', createdAt: 'datetime' },
+      indexes: [['price'], ['createdAt', 'id']],
+    });
+
+    it('seeks the index for a keyset page, without sorting', async () => {
+      const detail = await plan(spec('int'), {
+        sort: [
+          { field: 'price', direction: 'asc' },
+          { field: 'id', direction: 'asc' },
+        ],
+        after: { values: [2, 17] },
+        limit: 10,
+      });
+      expect(detail).to.match(/SEARCH .*USING INDEX "?Plan_int\(price\)"?/);
+      expect(detail).not.to.contain('TEMP B-TREE');
+    });
+
+    it('reads a compound index backwards for a descending cursor', async () => {
+      const detail = await plan(spec('int'), {
+        sort: [
+          { field: 'createdAt', direction: 'desc' },
+          { field: 'id', direction: 'desc' },
+        ],
+        after: { values: ['2024-01-03T00:00:00.000Z', 17] },
+        limit: 10,
+      });
+      expect(detail).to.match(/USING INDEX "?Plan_int\(createdAt,id\)"?/);
+      expect(detail).not.to.contain('TEMP B-TREE');
+    });
+
+    it('uses a single-field index for a sort made total by a string identifier', async () => {
+      const detail = await plan(spec('string'), {
+        sort: [
+          { field: 'price', direction: 'asc' },
+          { field: 'id', direction: 'asc' },
+        ],
+        after: { values: [2, '0190'] },
+        limit: 10,
+      });
+      expect(detail).to.match(/SEARCH .*USING INDEX "?Plan_string\(price\)"?/);
+      expect(detail).not.to.contain('TEMP B-TREE');
+    });
+  });
+});
+
+describe('SQLite store transactions', () => {
+  it('keeps every write of a transaction that succeeds, and none of one that throws', async () => {
+    const store = await openSqliteStore({ memory: true });
+    try {
+      const books = await store.collection(BOOK);
+      await store.transaction!(async () => {
+        await books.insert({ title: 'a' });
+        await books.insert({ title: 'b' });
+      });
+      const failed = store.transaction!(async () => {
+        await books.insert({ title: 'c' });
+        await books.insert({ id: 1, title: 'taken' });
+      });
+      await failed.then(
+        () => expect.fail('the transaction should have failed'),
+        (e: Error) => expect(e.name).to.equal('StoreConflictError'),
+      );
+      expect((await books.find({})).map((b) => b.title)).to.deep.equal(['a', 'b']);
+      expect(await books.count()).to.equal(2);
+    } finally {
+      await store.close();
+    }
+  });
+});
