@@ -26,6 +26,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     pipelining?: number;
+    /** Milliseconds a sample lasts (default 1000); the result is reported when one ends. */
+    sampleInt?: number;
     headers?: Record<string, string>;
     method?: string;
     body?: string;

@@ -24,7 +24,7 @@ export interface LoadRequest {
 }
 
 export interface LoadResult {
-  /** Mean of the per-second request counts. */
+  /** Requests per second: the mean of the per-second counts, or (a run of `amount`) the total over the duration. */
   rps: number;
   requests: number;
   non2xx: number;
@@ -64,9 +64,12 @@ if (process.send) {
     body: request.body,
     amount: request.amount,
     timeout: request.timeout,
+    // autocannon reports when a sample ends: with its default 1 s samples, a run of `amount` requests would
+    // last a whole number of seconds. Short samples make the duration exact to 10 ms.
+    sampleInt: request.amount ? 10 : undefined,
   });
   const answer: LoadResult = {
-    rps: result.requests.average,
+    rps: request.amount ? result.requests.total / result.duration : result.requests.average,
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
