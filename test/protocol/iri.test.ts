@@ -3,7 +3,7 @@
  * REL_PATH, and read back by resolving them as RFC 3986 does, so that what is written names the same path.
  */
 import { expect } from 'chai';
-import { iriPath, relativePath } from '../server/protocol/iri.js';
+import { iriPath, relativePath } from '../../server/protocol/iri.js';
 
 describe('relative IRIs (REL_PATH)', () => {
   const cases: [string, string, string][] = [
