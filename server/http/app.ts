@@ -165,8 +165,8 @@ function requestLog(logger: Logger) {
 }
 
 /**
- * What every response gets: API Platform's common headers, errors included (docs/behaviour.md, "Representations";
- * §11); errors turned into their documents.
+ * What every response gets: API Platform's common headers, errors included (docs/behaviour.md, "Representations");
+ * errors turned into their documents.
  */
 function everyResponse(api: ApiMetadata, options: AppOptions) {
   const trustedHosts = trustedHostPatterns(api.settings.trustedHosts);
