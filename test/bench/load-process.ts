@@ -66,7 +66,7 @@ if (process.send) {
     timeout: request.timeout,
     // autocannon reports when a sample ends: with its default 1 s samples, a run of `amount` requests would
     // last a whole number of seconds. Short samples make the duration exact to 10 ms.
-    sampleInt: request.amount ? 10 : undefined,
+    ...(request.amount ? { sampleInt: 10 } : {}), // autocannon refuses an undefined one
   });
   const answer: LoadResult = {
     rps: request.amount ? result.requests.total / result.duration : result.requests.average,
