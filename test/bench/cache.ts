@@ -174,7 +174,16 @@ function serveWorkers(file: string, dir: string, workers: number): Promise<{ url
 export async function runCacheBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'apidsl-cache-bench-'));
   const uncachedFile = join(dir, 'uncached.api');
-  writeFileSync(uncachedFile, readFileSync(FIXTURE, 'utf8').replace(/max_bytes: \d+/, 'max_bytes: 0'));
+  // The config's own line: the fixture's header comment also says "max_bytes: 0".
+  writeFileSync(
+    uncachedFile,
+    readFileSync(FIXTURE, 'utf8').replace(/in_process \{ max_bytes: \d+ \}/, 'in_process { max_bytes: 0 }'),
+  );
+  // Each side is what it says, or every figure below compares the cache with itself.
+  if ((await loadApi(uncachedFile)).settings.httpCache.inProcessMaxBytes !== 0)
+    throw new Error(`${uncachedFile} still turns the in-process cache on`);
+  if ((await loadApi(FIXTURE)).settings.httpCache.inProcessMaxBytes === 0)
+    throw new Error(`${FIXTURE} does not turn the in-process cache on`);
   const store = await openSqliteStore({ file: join(dir, 'apidsl.sqlite') });
   progress(`seeding ${num(BOOKS)} books`);
   await seed(store);
