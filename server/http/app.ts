@@ -46,8 +46,9 @@ export interface AppOptions {
 
 const DOCS_REL = 'http://www.w3.org/ns/hydra/core#apiDocumentation';
 
-/** `http://host:port` of the request, from its own Host header (absolute links use it). */
-const originOf = (ctx: Context): string => `${ctx.protocol}://${ctx.host}`;
+/** `http://host:port` of the request, from its own Host header (absolute links use it); made once a request. */
+const originOf = (ctx: Context): string =>
+  ((ctx.state.origin as string | undefined) ??= `${ctx.protocol}://${ctx.host}`);
 
 export async function createApp(api: ApiMetadata, store: Store, options: AppOptions): Promise<Koa> {
   const httpCache = api.settings.httpCache;

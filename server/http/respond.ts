@@ -98,7 +98,7 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
 function cachingHeaders(ctx: Context, state: OperationState): boolean {
   const headers = cacheHeadersOf(state.operation, state.api.settings);
   if (headers.cacheControl) ctx.set('Cache-Control', headers.cacheControl);
-  for (const name of headers.vary) ctx.vary(name);
+  if (headers.vary.length) ctx.set('Vary', headers.varyAfter(ctx.response.get('Vary')));
   const invalidation = state.api.settings.httpCache.invalidation;
   if (invalidation.enabled) {
     const tags = responseTags(state, true);

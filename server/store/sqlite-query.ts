@@ -176,6 +176,24 @@ function orderTerms(spec: CollectionSpec, sort: Sort): OrderTerm[] {
   return terms;
 }
 
+/** ORDER BY texts per collection, by sort: every page read of a collection asks for one of a few. */
+const orderByTexts = new WeakMap<CollectionSpec, Map<string, string>>();
+const ORDER_BY_TEXTS_LIMIT = 256;
+
+/** `orderBy(orderTerms(spec, sort))`, made once per distinct sort (field names hold no NUL). */
+function orderByText(spec: CollectionSpec, sort: Sort): string {
+  let texts = orderByTexts.get(spec);
+  if (!texts) orderByTexts.set(spec, (texts = new Map()));
+  let signature = '';
+  for (const s of sort) signature += `${s.field}\0${s.direction}\0`;
+  let text = texts.get(signature);
+  if (text === undefined) {
+    text = orderBy(orderTerms(spec, sort));
+    if (texts.size < ORDER_BY_TEXTS_LIMIT) texts.set(signature, text);
+  }
+  return text;
+}
+
 function orderBy(terms: OrderTerm[]): string {
   return terms.map((t) => `${t.expr} ${t.direction === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
 }
@@ -251,7 +269,7 @@ export function compileFind(spec: CollectionSpec, q: Query, columns: string[] = 
   const limit = nonNegative(q.limit, 'limit');
   const offset = nonNegative(q.offset, 'offset');
   const page = limitOffset(limit, offset);
-  const text = `SELECT ${columns.join(', ')} FROM ${table(spec)}${where.sql} ORDER BY ${orderBy(orderTerms(spec, q.sort ?? []))}`;
+  const text = `SELECT ${columns.join(', ')} FROM ${table(spec)}${where.sql} ORDER BY ${orderByText(spec, q.sort ?? [])}`;
   return { sql: text + page.sql, params: [...where.params, ...page.params] };
 }
 

@@ -58,6 +58,20 @@ describe('HTTP cache: headers', function () {
     expect(r.headers.get('etag')).to.equal(null);
   });
 
+  it("Vary names each header once, whatever its case, with or without an Origin, and holds the operation's own vary", async () => {
+    for (const headers of [{}, { Origin: 'http://elsewhere.example' }] as Record<string, string>[]) {
+      for (const [path, own] of [
+        ['/books', 'Authorization'],
+        ['/authors/1', 'X-Tenant'],
+      ]) {
+        const vary = headerList((await request(server.url, 'GET', path, { headers })).headers, 'vary');
+        const lower = vary.map((v) => v.toLowerCase());
+        expect(new Set(lower).size, `${path}: ${vary.join(', ')}`).to.equal(vary.length);
+        expect(lower, path).to.include.members(['accept', own.toLowerCase()]);
+      }
+    }
+  });
+
   it('writes and errors carry no Cache-Control', async () => {
     const created = await request(server.url, 'POST', '/books', { body: { title: 'Other', author: '/authors/1' } });
     expect(created.headers.get('cache-control')).to.equal(null);

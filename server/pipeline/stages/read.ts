@@ -76,7 +76,8 @@ export const defaultSort = perOperation((op, settings): Sort => {
 
 async function readPage(state: OperationState): Promise<Page> {
   const request = pageRequest(state.operation, state.api.settings, state.request.query);
-  const fromUri = await linkConditions(state);
+  // Most collections bind no URI variable: no trip through the microtask queue for nothing.
+  const fromUri = uriBindings(state.api, state.operation).length === 0 ? [] : await linkConditions(state);
   if (fromUri === undefined) return { items: [], request, total: request.partial ? undefined : 0 };
   const cursor = request.enabled ? cursorOf(state) : undefined;
   if (cursor) return readCursorPage(state, cursor, request, fromUri);
