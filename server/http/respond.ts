@@ -68,7 +68,8 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
   }
   // JSON:API allows no media type parameter but ext and profile.
   if (state.output.mediaType === JSONAPI_MEDIA_TYPE) ctx.set('Content-Type', JSONAPI_MEDIA_TYPE);
-  else ctx.type = `${state.output.mediaType}; charset=utf-8`;
+  // Set as it is: Koa's `type` setter would look the value up in its MIME table on every response.
+  else ctx.set('Content-Type', `${state.output.mediaType}; charset=utf-8`);
   const cacheable = (op.method === 'GET' || op.method === 'HEAD') && status === 200;
   const etag = cacheable && cachingHeaders(ctx, state);
   if (state.body instanceof Readable) {

@@ -136,6 +136,7 @@ const itemState = (state: OperationState): OperationState => ({
   principal: state.principal,
   logger: state.logger,
   jsonApi: state.jsonApi,
+  batchMember: true,
 });
 
 /**
@@ -148,12 +149,11 @@ function batchDocument(state: OperationState, items: OperationState[]): unknown 
   if (state.output.name === JSONAPI_FORMAT) return { data: bodies.map((body) => body.data) };
   if (state.output.name !== 'jsonld') return bodies;
   const keys = operationHydraKeys(state.operation, state.api.settings);
-  const members = bodies.map(({ '@context': _context, ...member }) => member);
   return {
     '@context': contextIri(state.operation),
     '@id': state.collectionIri,
     '@type': keys.collectionType,
-    [keys.totalItems]: members.length,
-    [keys.member]: members,
+    [keys.totalItems]: bodies.length,
+    [keys.member]: bodies,
   };
 }

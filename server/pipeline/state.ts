@@ -66,6 +66,8 @@ export interface OperationState {
   iri?: string;
   /** The response body, once serialized (undefined: no body). */
   body?: unknown;
+  /** One item of a bulk batch: its JSON-LD body is a member of the batch's document, with no `@context` of its own. */
+  batchMember?: boolean;
   /** Items the write stored or removed (committed), for the "publish" stage. */
   changes?: Change[];
   /** The write dispatched the data to the message bus instead of storing it (202 by default). */

@@ -62,7 +62,8 @@ function withoutConstraints(
 function compile(resource: ResourceMetadata, groups: readonly string[]): CompiledResource {
   let byGroups = compiled.get(resource);
   if (byGroups === undefined) compiled.set(resource, (byGroups = new Map()));
-  const key = JSON.stringify([...groups].sort());
+  // One group (the usual case, `Default`) needs no sorted copy; a JSON key starts with '[', so the two never meet.
+  const key = groups.length === 1 ? `1:${groups[0]}` : JSON.stringify([...groups].sort());
   let entry = byGroups.get(key);
   if (entry === undefined) {
     const schema = resourceSchema(inGroups(resource, groups), 'input');
@@ -87,7 +88,9 @@ export function validateItem(
 ): Violation[] {
   const { validate, required, order } = compile(resource, groups);
   // A null is an absent property (denormalize() already drops them; custom code may not).
-  const present = Object.fromEntries(Object.entries(item).filter(([, value]) => value !== null));
+  const present = Object.values(item).includes(null)
+    ? Object.fromEntries(Object.entries(item).filter(([, value]) => value !== null))
+    : item; // no copy for the usual item
   const violations = required
     .filter((name) => !Object.hasOwn(present, name) || present[name] === '')
     .map((name) => withMessage(resource, violation(name, 'NotBlank'), 'required'));

@@ -58,14 +58,14 @@ export function buildLink(
   sort = true,
 ): string {
   const keys = Object.keys(params);
-  const sorted: QueryParams = {};
-  for (const key of sort ? keys.sort() : keys) sorted[key] = params[key];
-  // Most links carry no other parameter: qs is only needed when there are some.
-  const parts = [
-    keys.length ? qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' }) : '',
-    ...extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`),
-  ];
-  const query = parts.filter((p) => p !== '').join('&');
+  let query = extra.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&');
+  // Most links carry no other parameter (a page of a collection without filters): qs only when there are some.
+  if (keys.length > 0) {
+    const sorted: QueryParams = {};
+    for (const key of sort ? keys.sort() : keys) sorted[key] = params[key];
+    const others = qs.stringify(sorted, { format: 'RFC3986', arrayFormat: 'brackets' });
+    if (others !== '') query = query === '' ? others : `${others}&${query}`;
+  }
   return query ? `${path}?${query}` : path;
 }
 

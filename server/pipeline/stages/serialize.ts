@@ -93,7 +93,7 @@ export function serialize(state: OperationState): void {
     relation,
     op.shortName,
   );
-  state.body = jsonld ? { '@context': style(contextIri(op)), ...body } : body;
+  state.body = jsonld && !state.batchMember ? { '@context': style(contextIri(op)), ...body } : body;
 }
 
 /** The JSON:API document of an item or a collection (jsonapi.ts). */
