@@ -11,30 +11,12 @@ export interface ResolvedCacheHeaders {
   cacheControl?: string;
   /** Request headers added to Vary (Accept is on every response already). */
   vary: string[];
-  /** The Vary value once `vary` is added to what the response holds so far (each distinct value merged once). */
-  varyAfter(current: string): string;
+  /**
+   * The Vary value respond.ts made from each earlier value (what the common headers and CORS set) by adding
+   * `vary` with Koa's `ctx.vary`: a response reuses it instead of parsing the header again per varied name.
+   */
+  mergedVary: Map<string, string>;
   etag: boolean;
-}
-
-/** At most this many distinct earlier Vary values are remembered per operation (in practice: with or without Origin). */
-const MERGED_VARY_LIMIT = 16;
-
-/** `current` with each of `names` added unless it is there already (compared case-insensitively), as `vary` does. */
-function mergeVary(current: string, names: readonly string[]): string {
-  const fields = current
-    .split(',')
-    .map((f) => f.trim())
-    .filter((f) => f !== '');
-  if (fields.includes('*')) return '*';
-  const seen = new Set(fields.map((f) => f.toLowerCase()));
-  for (const name of names) {
-    if (name === '*') return '*';
-    if (!seen.has(name.toLowerCase())) {
-      seen.add(name.toLowerCase());
-      fields.push(name);
-    }
-  }
-  return fields.join(', ');
 }
 
 export const cacheHeadersOf = perOperation((op, settings): ResolvedCacheHeaders => {
@@ -50,20 +32,10 @@ export const cacheHeadersOf = perOperation((op, settings): ResolvedCacheHeaders 
   if (shared !== undefined && isPublic !== false) directives.push(`s-maxage=${shared}`);
   const swr = field('stale_while_revalidate');
   if (swr !== undefined) directives.push(`stale-while-revalidate=${swr}`);
-  const vary = field('vary') ?? [];
-  const merged = new Map<string, string>();
   return {
     cacheControl: directives.length ? directives.join(', ') : undefined,
-    vary,
-    // Computed on every GET otherwise: parsing and rebuilding the header once per varied name.
-    varyAfter: (current) => {
-      let value = merged.get(current);
-      if (value === undefined) {
-        value = mergeVary(current, vary);
-        if (merged.size < MERGED_VARY_LIMIT) merged.set(current, value);
-      }
-      return value;
-    },
+    vary: field('vary') ?? [],
+    mergedVary: new Map(),
     etag: field('etag') !== false,
   };
 });

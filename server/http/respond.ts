@@ -12,7 +12,7 @@ import type { OperationMetadata } from '../metadata/types.js';
 import { jsonText } from '../pipeline/json-text.js';
 import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
 import { JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
-import { cacheHeadersOf } from './cache-headers.js';
+import { cacheHeadersOf, type ResolvedCacheHeaders } from './cache-headers.js';
 import { responseTags } from './cache-tags.js';
 import type { OperationState } from '../pipeline/state.js';
 
@@ -66,10 +66,10 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
     ctx.remove('Content-Type');
     return;
   }
-  // JSON:API allows no media type parameter but ext and profile.
-  if (state.output.mediaType === JSONAPI_MEDIA_TYPE) ctx.set('Content-Type', JSONAPI_MEDIA_TYPE);
-  // Set as it is: Koa's `type` setter would look the value up in its MIME table on every response.
-  else ctx.set('Content-Type', `${state.output.mediaType}; charset=utf-8`);
+  // JSON:API allows no media type parameter but ext and profile. Set as it is: Koa's `type` setter would look
+  // the value up in its MIME table on every response.
+  const mediaType = state.output.mediaType;
+  ctx.set('Content-Type', mediaType === JSONAPI_MEDIA_TYPE ? mediaType : `${mediaType}; charset=utf-8`);
   const cacheable = (op.method === 'GET' || op.method === 'HEAD') && status === 200;
   const etag = cacheable && cachingHeaders(ctx, state);
   if (state.body instanceof Readable) {
@@ -99,13 +99,28 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
 function cachingHeaders(ctx: Context, state: OperationState): boolean {
   const headers = cacheHeadersOf(state.operation, state.api.settings);
   if (headers.cacheControl) ctx.set('Cache-Control', headers.cacheControl);
-  if (headers.vary.length) ctx.set('Vary', headers.varyAfter(ctx.response.get('Vary')));
+  if (headers.vary.length) addVary(ctx, headers);
   const invalidation = state.api.settings.httpCache.invalidation;
   if (invalidation.enabled) {
     const tags = responseTags(state, true);
     if (tags.length) ctx.set(invalidation.tagsHeader, tags.join(','));
   }
   return headers.etag;
+}
+
+/** Earlier Vary values remembered per operation: in practice two (with or without CORS's `Origin`). */
+const MERGED_VARY_LIMIT = 16;
+
+/** The operation's `vary` added to the response's Vary by `ctx.vary`, once per distinct earlier value. */
+function addVary(ctx: Context, headers: ResolvedCacheHeaders): void {
+  const before = String(ctx.response.get('Vary'));
+  const merged = headers.mergedVary.get(before);
+  if (merged !== undefined) {
+    ctx.set('Vary', merged);
+    return;
+  }
+  for (const name of headers.vary) ctx.vary(name);
+  if (headers.mergedVary.size < MERGED_VARY_LIMIT) headers.mergedVary.set(before, String(ctx.response.get('Vary')));
 }
 
 /**
