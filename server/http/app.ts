@@ -3,7 +3,7 @@
  * documents, CORS, one route per operation running the pipeline, the entrypoint and contexts,
  * 204 to a plain OPTIONS on a known path and 404/405 for what no route takes.
  */
-import Koa, { type Context, type Next } from 'koa';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { optionValue } from '../metadata/options.js';
@@ -36,7 +36,15 @@ import { jsonApiQuery } from '../pipeline/jsonapi-query.js';
 import { checkHost, trustedHostPatterns } from '../protocol/host.js';
 import { readBody, settleUnreadBody } from './request-body.js';
 import { routeHeaders, send } from './respond.js';
-import { newRouter, routeMatcher, routeOrder, routerPath, routeTemplates, type RouteMatcher } from './router.js';
+import {
+  newRouter,
+  routeMatcher,
+  routeOrder,
+  routerPath,
+  routeTemplates,
+  staticGetRoutes,
+  type RouteMatcher,
+} from './router.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -71,22 +79,14 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   // surely anonymous (cached-route.ts); else the route looks the cache up once the user is known.
   const answersHitsFirst = cache !== undefined && api.security.authenticator === undefined;
 
-  const app = new Koa({ proxy: false });
-  app.silent = true;
-  app.use(requestLog(options.logger));
-  if (answersHitsFirst) app.use(cachedResponses(cache, keyed));
-  app.use(everyResponse(api, options));
-  const cors = corsMiddleware(api.settings.cors);
-  if (cors) app.use(cors);
-  app.use(authentication(api, options.logger));
-
   const router = newRouter();
   const operationPaths = new Set<string | RegExp>(operations.map((o) => routerPath(o.path)));
+  const handlers = new Map<Middleware, OperationMetadata>();
   for (const op of routeOrder(operations)) {
     const headers = routeHeaders(op, operations, api.settings.formats, api.settings.patchFormats);
     const matcher = matchers.get(op)!;
     const cached = cache && cacheableOperation(op, api.settings) ? cache : undefined;
-    router.register(routeTemplates(op).map(routerPath), [op.method], async (ctx: Context, next: Next) => {
+    const handler = async (ctx: Context, next: Next): Promise<void> => {
       const { _format: extension, ...params } = ctx.params as Record<string, string>;
       if (!matcher.accepts(ctx, params)) return next();
       const key = cached && ctx.state.principal === ANONYMOUS ? cacheKey(ctx, keyed) : undefined;
@@ -99,7 +99,9 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
       runtime.announceHub(ctx, op);
       const entry = key !== undefined ? entryOf(ctx, responseTags(state, false)) : undefined;
       if (entry) cached!.set(key!, began, entry);
-    });
+    };
+    handlers.set(handler, op);
+    router.register(routeTemplates(op).map(routerPath), [op.method], handler);
   }
   router.get('/', (ctx) => sendDocument(ctx, entrypoint(api)));
   router.get('/index.:format', (ctx) => sendDocument(ctx, entrypoint(api), ctx.params.format));
@@ -113,6 +115,16 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   });
   runtime.mount(router);
   router.get('/errors/:status{.:format}', (ctx) => sendErrorResource(ctx, api));
+
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.use(requestLog(options.logger));
+  if (answersHitsFirst) app.use(cachedResponses(cache, keyed));
+  app.use(everyResponse(api, options));
+  const cors = corsMiddleware(api.settings.cors);
+  if (!authenticates(api.security)) app.use(directRoutes(staticGetRoutes(router, handlers), cors !== undefined));
+  if (cors) app.use(cors);
+  app.use(authentication(api, options.logger));
   app.use(router.routes());
   app.use((ctx) => {
     const allowed = [
@@ -162,6 +174,24 @@ function requestLog(logger: Logger) {
           'request',
         );
     }
+  };
+}
+
+/**
+ * GETs of a path without placeholders, answered by the operation the router would pick for it without going
+ * through CORS, authentication and the router (docs/architecture.md, "A request's path"). Installed only where
+ * nothing authenticates, so that authentication would make every request anonymous, and taken only by a request
+ * without `Origin`, to which CORS adds `Vary: Origin` and nothing else; both are done here. The route's own
+ * checks (`host`, `schemes`) still run: a request they refuse goes down the chain, which routes it as always.
+ */
+function directRoutes(table: Map<string, Middleware>, corsOn: boolean) {
+  return (ctx: Context, next: Next): Promise<void> => {
+    const handler = ctx.method === 'GET' ? table.get(ctx.path) : undefined;
+    if (handler === undefined || (corsOn && ctx.req.headers.origin !== undefined)) return next();
+    if (corsOn) ctx.vary('Origin');
+    ctx.state.principal = ANONYMOUS;
+    ctx.params = {};
+    return handler(ctx, next);
   };
 }
 

@@ -5,7 +5,7 @@
  * variables, `host` (placeholders allowed) and `schemes`.
  */
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
 import { optionValue } from '../metadata/options.js';
 
@@ -95,4 +95,21 @@ export function routeTemplates(op: OperationMetadata): string[] {
 
 export function newRouter(): Router {
   return new Router({ methods: ROUTER_METHODS });
+}
+
+/**
+ * The table of app.ts's direct routes: each route template without placeholders that a GET operation answers
+ * on, with that operation's handler, where the router would run that handler first for the path. A path whose
+ * first route is another's (one with placeholders and a higher `priority`, a documentation route) is left out.
+ */
+export function staticGetRoutes(router: Router, handlers: Map<Middleware, OperationMetadata>): Map<string, Middleware> {
+  const table = new Map<string, Middleware>();
+  for (const [handler, op] of handlers) {
+    if (op.method !== 'GET') continue;
+    for (const template of routeTemplates(op)) {
+      if (template.includes('{') || table.has(template)) continue;
+      if (router.match(template, 'GET').pathAndMethod[0]?.stack.includes(handler)) table.set(template, handler);
+    }
+  }
+  return table;
 }

@@ -183,6 +183,29 @@ describe('CORS with configured origins and credentials', function () {
     });
   }
 
+  // A GET without Origin is answered by the operation's direct route (app.ts), one with an Origin goes through
+  // CORS and the router; to a refused origin CORS adds nothing but what the direct route adds (Vary: Origin).
+  for (const [what, path, accept, status] of [
+    ['a page', '/notes?page=1', 'application/ld+json', 200],
+    ['an empty page past the last', '/notes?page=7', 'application/ld+json', 200],
+    ['a 400 for a bad page number', '/notes?page=0', 'application/ld+json', 400],
+    ['a 406 for an unknown Accept', '/notes', 'text/csv', 406],
+  ] as const) {
+    it(`${what}: the direct route answers as CORS and the router would (status, headers, body)`, async () => {
+      await request(server.url, 'POST', '/notes', { body: { text: 'equivalence' } });
+      const direct = await request(server.url, 'GET', path, { headers: { Accept: accept } });
+      const routed = await request(server.url, 'GET', path, {
+        headers: { Accept: accept, Origin: 'https://elsewhere.example.net' },
+      });
+      const shown = (r: typeof direct) => [...r.headers].filter(([name]) => name !== 'date');
+      expect(direct.status).to.equal(routed.status);
+      expect(direct.status).to.equal(status);
+      expect(shown(direct)).to.deep.equal(shown(routed));
+      expect(headerList(direct.headers, 'vary')).to.include.members(['Accept', 'Origin']);
+      expect(direct.text).to.equal(routed.text);
+    });
+  }
+
   it('an actual request exposes the configured headers', async () => {
     const r = await request(server.url, 'GET', '/notes', { headers: { Origin: 'https://app.example.com' } });
     expect(r.status).to.equal(200);

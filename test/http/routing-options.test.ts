@@ -22,6 +22,7 @@ describe('HTTP routing options', () => {
     const r = await get(server.url, '/items/by/all');
     expect(r.status, r.text).to.equal(200);
     expect(r.json.totalItems).to.equal(0); // served by bySlug with slug "all", not by everything
+    expect(r.json['@id']).to.equal('/items/by/all');
     expect((await get(server.url, '/items/by/dune')).json.totalItems).to.equal(1);
   });
 
