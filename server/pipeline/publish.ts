@@ -22,6 +22,10 @@ export function usePublisher(api: ApiMetadata, publisher: Publisher | undefined)
 export const requestOrigin = (headers: Record<string, string | string[] | undefined>): string | undefined =>
   typeof headers.host === 'string' && headers.host ? `http://${headers.host}` : undefined;
 
+/** Whether changes `op` makes are published: a publisher is in use and the operation has Mercure on. */
+export const publishesChanges = (api: ApiMetadata, op: OperationMetadata): boolean =>
+  publishers.has(api) && mercureOptions(op, api.settings) !== undefined;
+
 /** Publishes one committed change when `op` (the operation that made it) has Mercure on. */
 export function publishChange(
   api: ApiMetadata,
