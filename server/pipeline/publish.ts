@@ -22,9 +22,8 @@ export function usePublisher(api: ApiMetadata, publisher: Publisher | undefined)
 export const requestOrigin = (headers: Record<string, string | string[] | undefined>): string | undefined =>
   typeof headers.host === 'string' && headers.host ? `http://${headers.host}` : undefined;
 
-/** Whether changes `op` makes are published: a publisher is in use and the operation has Mercure on. */
-export const publishesChanges = (api: ApiMetadata, op: OperationMetadata): boolean =>
-  publishers.has(api) && mercureOptions(op, api.settings) !== undefined;
+/** Whether the API publishes at all (a publisher is in use); `publishChange` decides per operation. */
+export const hasPublisher = (api: ApiMetadata): boolean => publishers.has(api);
 
 /** Publishes one committed change when `op` (the operation that made it) has Mercure on. */
 export function publishChange(

@@ -263,6 +263,9 @@ describe('CLI: import, export, reset', function () {
   it('shows a progress bar with items/s and the time left on a terminal', function () {
     if (!existsSync('/usr/bin/script')) {
       if (process.env.CI === 'true') throw new Error('util-linux `script` is needed to give the command a terminal');
+      console.error(
+        '\n*** SKIPPED the progress-bar test: /usr/bin/script (util-linux) is missing to give it a terminal ***\n',
+      );
       this.skip();
     }
     const { dir, api } = initProject();

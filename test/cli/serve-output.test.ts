@@ -84,6 +84,9 @@ describe('CLI: serve output', function () {
     before(function () {
       if (existsSync('/usr/bin/script')) return;
       if (process.env.CI === 'true') throw new Error('util-linux `script` is needed to give the command a terminal');
+      console.error(
+        '\n*** SKIPPED the terminal output tests: /usr/bin/script (util-linux) is missing to give them a terminal ***\n',
+      );
       this.skip();
     });
 

@@ -1,10 +1,10 @@
 /** Stage "publish": the Mercure updates of the changes the write committed (it runs after "write"). */
-import { publishChange, publishesChanges, requestOrigin } from '../publish.js';
+import { publishChange, hasPublisher, requestOrigin } from '../publish.js';
 import type { OperationState } from '../state.js';
 
 export function publishUpdates(state: OperationState): void {
   // Checked first: a batch runs this stage for each of its items.
-  if (!state.changes?.length || !publishesChanges(state.api, state.operation)) return;
+  if (!state.changes?.length || !hasPublisher(state.api)) return;
   const origin = requestOrigin(state.request.headers);
   for (const change of state.changes) publishChange(state.api, state.operation, change, origin);
 }
