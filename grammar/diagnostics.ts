@@ -66,7 +66,7 @@ export const DIAGNOSTIC_CODES = {
   },
   'filter-property-type': {
     severity: 'error',
-    doc: 'A filter on a property whose type it cannot compare (a range filter on a string).',
+    doc: 'A filter (or named parameter) on a property type its kind has no meaning for (a range on a string, a search on json, an order on a list).',
   },
   'cursor-filters-missing': {
     severity: 'error',

@@ -152,9 +152,10 @@ export function renderOptionsReference(): string {
     "property name to that setting; a name given in a list takes the setting's default.",
     '',
     ...table(
-      ['Kind', 'Per-property setting', 'Setting default', 'Other fields', 'Query syntax and meaning'],
+      ['Kind', 'Property types', 'Per-property setting', 'Setting default', 'Other fields', 'Query syntax and meaning'],
       FILTER_KINDS.map((k) => [
         code(k.name),
+        k.propertyTypes.doc,
         k.perProperty ? `${typeCell(k.perProperty.type)}: ${k.perProperty.doc}` : 'names only',
         k.perProperty ? code(formatDefault(k.perProperty.default)) : '—',
         Object.entries(k.fields)

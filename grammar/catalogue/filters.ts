@@ -2,7 +2,7 @@
  * Filter kinds of `filter <name>: <kind> { properties: … }`. `properties` is a list of property
  * names, or, for kinds with a per-property setting, a map from name to that setting.
  */
-import type { FieldSpec, FilterKindSpec, ValueType } from './types.js';
+import type { FieldSpec, FilterKindSpec, FilterPropertyType, ValueType } from './types.js';
 
 /** The operators of a range filter (`price[gt]=10`, `price[between]=10..20`), in the order the documents list them. */
 export const RANGE_OPERATORS = ['between', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -46,6 +46,8 @@ const NULL_STRATEGY: ValueType = {
   values: ['exclude_null', 'include_null_before', 'include_null_after', 'include_null_before_and_after'],
 };
 
+const SCALARS: readonly FilterPropertyType[] = ['int', 'number', 'string', 'bool', 'datetime', 'date'];
+
 const FILTER_KIND_SPECS = [
   {
     name: 'search' as const,
@@ -56,11 +58,21 @@ const FILTER_KIND_SPECS = [
       doc: 'Match strategy: exact, contains (partial), starts (start), ends (end), word start; `i…` ignore case.',
     },
     fields: withSetting(SEARCH_STRATEGY, 'strategy'),
+    propertyTypes: {
+      types: [...SCALARS, 'relation'],
+      lists: true,
+      doc: 'scalars, relations and lists of them (a list matches when one of its elements does); not `json`',
+    },
   },
   {
     name: 'range' as const,
     doc: '`?price[gt]=10`, `[gte]`, `[lt]`, `[lte]`, `[between]=10..20`: numeric bounds, combined with AND.',
     fields: namesOnly(),
+    propertyTypes: {
+      types: ['int', 'number', 'datetime', 'date'],
+      lists: false,
+      doc: '`int`, `number`, `datetime`, `date`',
+    },
   },
   {
     name: 'order' as const,
@@ -73,16 +85,23 @@ const FILTER_KIND_SPECS = [
         doc: 'Where null values sort.',
       },
     },
+    propertyTypes: {
+      types: [...SCALARS, 'relation'],
+      lists: false,
+      doc: 'scalars and relations (by their IRI as text); not lists nor `json`',
+    },
   },
   {
     name: 'exists' as const,
-    doc: '`?exists[publishedAt]=true|false|1|0`: the property is (not) null.',
+    doc: '`?exists[publishedAt]=true|false|1|0`: the property is (not) null; an empty list counts as null.',
     fields: namesOnly(),
+    propertyTypes: { types: [...SCALARS, 'json', 'relation'], lists: true, doc: 'every type' },
   },
   {
     name: 'boolean' as const,
     doc: '`?available=true|false|1|0`: boolean equality.',
     fields: namesOnly(),
+    propertyTypes: { types: ['bool'], lists: false, doc: '`bool`' },
   },
   {
     name: 'date' as const,
@@ -93,6 +112,7 @@ const FILTER_KIND_SPECS = [
       doc: 'How items whose date is null are treated by the bounds.',
     },
     fields: withSetting(NULL_STRATEGY, 'null strategy'),
+    propertyTypes: { types: ['datetime', 'date'], lists: false, doc: '`datetime`, `date`' },
   },
 ] satisfies readonly FilterKindSpec[];
 

@@ -201,4 +201,12 @@ export interface FilterKindSpec {
   perProperty?: { type: ValueType; default: string; doc: string };
   /** Fields of the filter block besides `properties` (which every kind has). */
   fields: Record<string, FieldSpec>;
+  /**
+   * The property types the kind has a meaning for (the checker refuses a filter on any other): base
+   * types, `relation` for a relation to any resource, and whether lists (`T[]`) of those are accepted.
+   */
+  propertyTypes: { types: readonly FilterPropertyType[]; lists: boolean; doc: string };
 }
+
+/** A property's base type as the filter kinds name it: a relation to any resource is `relation`. */
+export type FilterPropertyType = 'int' | 'number' | 'string' | 'bool' | 'datetime' | 'date' | 'json' | 'relation';

@@ -31,6 +31,8 @@ interface Field {
   /** Only the key is known never to be null. */
   nullable: boolean;
   opaque: boolean;
+  /** An 'array' field: MongoDB applies `$eq`, `$in` and `$regex` to each element of a stored list. */
+  list?: boolean;
 }
 
 export function fieldOf(spec: CollectionSpec, field: string): Field {
@@ -38,13 +40,27 @@ export function fieldOf(spec: CollectionSpec, field: string): Field {
   const type: FieldType | undefined = Object.hasOwn(spec.fields, field) ? spec.fields[field] : undefined;
   if (type === undefined) throw new TypeError(`unknown field ${spec.name}.${field}`);
   checkName(field, 'field');
-  return { path: storedName(field), nullable: true, opaque: type === 'json' || type === 'array' };
+  return {
+    path: storedName(field),
+    nullable: true,
+    opaque: type === 'json' || type === 'array',
+    ...(type === 'array' ? { list: true } : {}),
+  };
 }
 
 function comparable(spec: CollectionSpec, field: string): Field {
   const f = fieldOf(spec, field);
   if (f.opaque) throw new TypeError(`${spec.name}.${field} holds JSON: only 'exists' applies to it`);
   return f;
+}
+
+/**
+ * A field `eq`, `in` and `match` apply to: a comparable one, or an 'array' field, whose lists MongoDB
+ * matches element by element (lists of scalars are stored as they are, never as JSON text: mongodb.ts).
+ */
+function elementwise(spec: CollectionSpec, field: string): Field {
+  const f = fieldOf(spec, field);
+  return f.list ? f : comparable(spec, field);
 }
 
 function value(v: unknown): string | number | boolean {
@@ -95,7 +111,7 @@ function match(path: string, c: Extract<Condition, { op: 'match' }>): Doc {
   return { [path]: c.caseInsensitive ? { $regex: pattern, $options: 'i' } : { $regex: pattern } };
 }
 
-const COMPARISON = { eq: '$eq', lt: '$lt', lte: '$lte', gt: '$gt', gte: '$gte' } as const;
+const COMPARISON = { lt: '$lt', lte: '$lte', gt: '$gt', gte: '$gte' } as const;
 
 /** One Condition as a filter. Comparisons never match null or absent values (SQL semantics, `ne` included). */
 export function compileCondition(spec: CollectionSpec, c: Condition): Doc {
@@ -104,13 +120,19 @@ export function compileCondition(spec: CollectionSpec, c: Condition): Doc {
       return all(c.conditions.map((inner) => compileCondition(spec, inner)));
     case 'or':
       return any(c.conditions.map((inner) => compileCondition(spec, inner)));
-    case 'exists':
+    case 'exists': {
+      const f = fieldOf(spec, c.field);
+      // A list exists when it has a first element (an empty one counts as absent).
+      if (f.list) return { [`${f.path}.0`]: { $exists: c.exists } };
       // `{f: null}` matches null and absent alike; `$ne: null` neither.
-      return { [fieldOf(spec, c.field).path]: c.exists ? { $ne: null } : null };
+      return { [f.path]: c.exists ? { $ne: null } : null };
+    }
     case 'in':
-      return { [comparable(spec, c.field).path]: { $in: c.values.map(value) } };
+      return { [elementwise(spec, c.field).path]: { $in: c.values.map(value) } };
     case 'match':
-      return match(comparable(spec, c.field).path, c);
+      return match(elementwise(spec, c.field).path, c);
+    case 'eq':
+      return { [elementwise(spec, c.field).path]: { $eq: value(c.value) } };
     case 'ne':
       // MongoDB's $ne matches missing and null values; $nin with null excludes them.
       return { [comparable(spec, c.field).path]: { $nin: [value(c.value), null] } };

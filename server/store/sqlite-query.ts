@@ -41,6 +41,8 @@ interface Column {
   /** Only the identifier is known never to be null. */
   nullable: boolean;
   opaque: boolean;
+  /** An 'array' field: its JSON path in the document, for the element-wise tests. */
+  list?: string;
 }
 
 /**
@@ -63,10 +65,12 @@ function makeColumn(spec: CollectionSpec, field: string): Column {
   const type = Object.hasOwn(spec.fields, field) ? spec.fields[field] : undefined;
   if (type === undefined) throw new TypeError(`unknown field ${spec.name}.${field}`);
   checkName(field, 'field');
+  const path = `'$."${field}"'`;
   return {
-    expr: `json_extract(${DOC_COLUMN}, '$."${field}"')`,
+    expr: `json_extract(${DOC_COLUMN}, ${path})`,
     nullable: true,
     opaque: type === 'json' || type === 'array',
+    ...(type === 'array' ? { list: path } : {}),
   };
 }
 
@@ -115,7 +119,7 @@ function comparable(spec: CollectionSpec, field: string): Column {
   return column;
 }
 
-const COMPARISON = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+const COMPARISON = { ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
 
 function condition(spec: CollectionSpec, c: Condition): Sql {
   switch (c.op) {
@@ -124,18 +128,40 @@ function condition(spec: CollectionSpec, c: Condition): Sql {
     case 'or':
       return any(c.conditions.map((inner) => condition(spec, inner)));
     case 'exists':
-      return sql(`${fieldColumn(spec, c.field).expr} IS ${c.exists ? 'NOT ' : ''}NULL`);
+      return exists(fieldColumn(spec, c.field), c.exists);
     case 'in':
       // One placeholder whatever the number of values keeps the SQL text (and its cached statement) stable.
-      return sql(
-        `${comparable(spec, c.field).expr} IN (SELECT value FROM json_each(?))`,
-        JSON.stringify(c.values.map(bindable)),
+      return some(spec, c.field, (x) =>
+        sql(`${x} IN (SELECT value FROM json_each(?))`, JSON.stringify(c.values.map(bindable))),
       );
     case 'match':
-      return match(comparable(spec, c.field).expr, c);
+      return some(spec, c.field, (x) => match(x, c));
+    case 'eq':
+      return some(spec, c.field, (x) => sql(`${x} = ?`, bindable(c.value)));
     default:
       return sql(`${comparable(spec, c.field).expr} ${COMPARISON[c.op]} ?`, bindable(c.value));
   }
+}
+
+/** An empty list counts as absent (the contract's `exists` on an 'array' field). */
+function exists(column: Column, wanted: boolean): Sql {
+  if (column.list === undefined) return sql(`${column.expr} IS ${wanted ? 'NOT ' : ''}NULL`);
+  const length = `json_array_length(${DOC_COLUMN}, ${column.list})`;
+  return sql(wanted ? `${length} > 0` : `ifnull(${length}, 0) = 0`);
+}
+
+/**
+ * `test` on the field's value or, on an 'array' field, on its elements: some element passes (none of an
+ * empty or absent list does).
+ */
+function some(spec: CollectionSpec, field: string, test: (expr: string) => Sql): Sql {
+  const column = fieldColumn(spec, field);
+  if (column.list === undefined) return test(comparable(spec, field).expr);
+  const inner = test('element.value');
+  return {
+    sql: `EXISTS (SELECT 1 FROM json_each(${DOC_COLUMN}, ${column.list}) AS element WHERE ${inner.sql})`,
+    params: inner.params,
+  };
 }
 
 // Substring tests with instr/substr rather than LIKE: the value stays literal text (no wildcards to escape)

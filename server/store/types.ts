@@ -12,8 +12,9 @@ export interface CollectionSpec {
   identifier?: { field: string; type: 'int' | 'string' };
   /**
    * Field names (`[A-Za-z_][A-Za-z0-9_]*`) and types. 'datetime' and 'date' hold ISO 8601 strings the caller
-   * normalises to one UTC form, so string order is time order. 'json' and 'array' are opaque: only `exists`
-   * applies to them, they cannot be compared, matched or sorted.
+   * normalises to one UTC form, so string order is time order. 'json' is opaque: only `exists` applies to it.
+   * 'array' holds a list of scalars: `exists`, and `eq`, `in` and `match` element-wise (see Condition); it
+   * cannot be ordered (`ne`, `lt`…) nor sorted.
    */
   fields: Record<string, FieldType>;
   /** Field lists to index, e.g. [['price'], ['createdAt', 'id']]. */
@@ -56,7 +57,9 @@ export type Id = number | string;
 
 /**
  * Comparisons never match an item whose field is null or absent (SQL semantics, also for 'ne'); use 'exists'
- * for those. Values are never null.
+ * for those. Values are never null. On an 'array' field, `eq`, `in` and `match` hold when some element of the
+ * list satisfies them (an empty list never does); `exists` holds for a non-empty list only (an empty list
+ * counts as absent, as an empty collection does for API Platform's exists filter).
  */
 export type Condition =
   | { op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; field: string; value: unknown }

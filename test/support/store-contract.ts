@@ -248,9 +248,10 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         mode: 'exact' | 'partial' | 'start' | 'end' | 'word_start',
         value: string,
         caseInsensitive = false,
+        field = 'title',
       ): Condition => ({
         op: 'match',
-        field: 'title',
+        field,
         mode,
         value,
         caseInsensitive,
@@ -269,9 +270,9 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
           { title: 'the hobbit', price: 12.5, available: false },
           { title: '100% Pure_Fun\\Book', price: 5, available: true, publishedAt: null },
           { title: 'Élise au pays', price: 20 },
-          { title: 'Old Man and the Sea', price: 7, meta: { a: 1 } },
+          { title: 'Old Man and the Sea', price: 7, meta: { a: 1 }, tags: [] },
           {},
-          { title: '100 Pure Fun', price: 8 },
+          { title: '100 Pure Fun', price: 8, tags: ['Sci-Fi', 'fantasy classics', 'x.*'] },
           { title: '100X PureXFunXBook (a.*) [b]+ $c^ {d}? e|f', price: 9 },
         ];
         for (const item of items) await books.insert(item);
@@ -366,7 +367,7 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
       it('treats null and absent as not existing', async () => {
         expect(await ids({ op: 'exists', field: 'publishedAt', exists: true })).to.deep.equal([1]);
         expect(await ids({ op: 'exists', field: 'publishedAt', exists: false })).to.deep.equal([2, 3, 4, 5, 6, 7, 8]);
-        expect(await ids({ op: 'exists', field: 'tags', exists: true })).to.deep.equal([1]);
+        expect(await ids({ op: 'exists', field: 'tags', exists: true })).to.deep.equal([1, 7]);
         expect(await ids({ op: 'exists', field: 'meta', exists: true })).to.deep.equal([5]);
         expect(await ids({ op: 'exists', field: 'title', exists: false })).to.deep.equal([6]);
       });
@@ -384,9 +385,37 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect(await ids({ op: 'or', conditions: [] })).to.deep.equal([]);
       });
 
+      it('treats an empty list as not existing', async () => {
+        expect(await ids({ op: 'exists', field: 'tags', exists: false })).to.deep.equal([2, 3, 4, 5, 6, 8]);
+      });
+
+      it('applies eq, in and match to the elements of an array field: some element satisfies them', async () => {
+        expect(await ids({ op: 'eq', field: 'tags', value: 'fantasy' })).to.deep.equal([1]);
+        expect(await ids({ op: 'eq', field: 'tags', value: 'Sci-Fi' })).to.deep.equal([7]);
+        expect(await ids({ op: 'eq', field: 'tags', value: 'sci-fi' })).to.deep.equal([]);
+        expect(await ids({ op: 'in', field: 'tags', values: ['fantasy', 'Sci-Fi', 'none'] })).to.deep.equal([1, 7]);
+        expect(await ids({ op: 'in', field: 'tags', values: [] })).to.deep.equal([]);
+        const tags = (mode: Parameters<typeof match>[0], value: string, ci = false): Condition =>
+          match(mode, value, ci, 'tags');
+        expect(await ids(tags('partial', 'fantasy'))).to.deep.equal([1, 7]);
+        expect(await ids(tags('exact', 'fantasy'))).to.deep.equal([1]);
+        expect(await ids(tags('exact', 'SCI-FI', true))).to.deep.equal([7]);
+        expect(await ids(tags('start', 'sci', true))).to.deep.equal([7]);
+        expect(await ids(tags('start', 'sci'))).to.deep.equal([]);
+        expect(await ids(tags('end', 'classics'))).to.deep.equal([7]);
+        expect(await ids(tags('word_start', 'CLASS', true))).to.deep.equal([7]);
+        expect(await ids(tags('word_start', 'lassics'))).to.deep.equal([]);
+        // Each element is matched on its own (no match across two elements) and literally.
+        expect(await ids(tags('partial', 'Fi fantasy'))).to.deep.equal([]);
+        expect(await ids(tags('exact', 'x.*'))).to.deep.equal([7]);
+        expect(await ids(tags('partial', '.*', true))).to.deep.equal([7]);
+        expect(await books.count([tags('partial', 'fantasy')])).to.equal(2);
+      });
+
       it('rejects unknown fields, comparisons on JSON fields and null comparison values', async () => {
         expect(await rejection(ids({ op: 'eq', field: 'nope', value: 1 }))).to.be.instanceOf(TypeError);
-        expect(await rejection(ids({ op: 'eq', field: 'tags', value: 'fantasy' }))).to.be.instanceOf(TypeError);
+        expect(await rejection(ids({ op: 'eq', field: 'meta', value: 'fantasy' }))).to.be.instanceOf(TypeError);
+        expect(await rejection(ids({ op: 'gt', field: 'tags', value: 'fantasy' }))).to.be.instanceOf(TypeError);
         expect(await rejection(ids({ op: 'eq', field: 'price', value: null }))).to.be.instanceOf(TypeError);
       });
 

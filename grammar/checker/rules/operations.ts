@@ -17,6 +17,7 @@ import { placeholders } from '../../naming.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 import { reportEffect } from './effects.js';
+import { checkFilterPropertyType } from './filter-types.js';
 
 export function checkOperations(ctx: CheckContext): void {
   const patchFormats = configEntry(ctx.model.config, 'patch_formats')?.value;
@@ -299,45 +300,21 @@ function checkFilterProperties(
         suggestion,
       );
     }
-    if (filter.filterKind?.text === 'range')
-      checkRangeProperties(ctx, resource, name, filterProperties(filter), reported);
+    for (const p of filterProperties(filter)) checkFilterPropertyType(ctx, resource, filter, p, reported);
   }
   const parameters = op.options.get('parameters')?.value;
   if (parameters?.kind !== 'object' || resource.properties.size === 0) return;
   for (const e of parameters.entries) {
-    const prop = e.value?.kind === 'object' ? e.value.entries.find((x) => x.key.text === 'property')?.value : undefined;
+    const fields = e.value?.kind === 'object' ? e.value.entries : [];
+    const prop = fields.find((x) => x.key.text === 'property')?.value;
     const name = wordOf(prop) ?? e.key.text;
     if (!resource.properties.has(name) && prop)
       ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known());
+    const filterName = wordOf(fields.find((x) => x.key.text === 'filter')?.value);
+    const filter = filterName === undefined ? undefined : ctx.model.filters.get(filterName);
+    if (filter) checkFilterPropertyType(ctx, resource, filter, { name, range: (prop ?? e.key).range }, reported);
   }
 }
-
-/** Range filters compare numbers and dates; on any other type every bound would be ignored. */
-function checkRangeProperties(
-  ctx: CheckContext,
-  resource: ModelResource,
-  filter: string,
-  props: readonly FilterProperty[],
-  reported: Set<string>,
-): void {
-  for (const p of props) {
-    const prop = resource.properties.get(p.name);
-    if (!prop?.type || (RANGE_TYPES.includes(prop.type) && !prop.array)) continue;
-    const key = `range\u0000${filter}\u0000${resource.name}\u0000${p.name}`;
-    if (reported.has(key)) continue;
-    reported.add(key);
-    const type = `${prop.type}${prop.array ? '[]' : ''}`;
-    const instead =
-      prop.type === 'string' && !prop.array ? ': use a search filter to match text, or an order filter to sort it' : '';
-    ctx.report(
-      'filter-property-type',
-      p.range,
-      `range filter '${filter}' compares numbers and dates, but '${p.name}' of '${resource.name}' is ${type}, so its bounds would be ignored${instead}`,
-    );
-  }
-}
-
-const RANGE_TYPES: readonly string[] = ['int', 'number', 'datetime', 'date'];
 
 function checkNames(ctx: CheckContext): void {
   const seen = new Map<string, ModelOperation>();

@@ -1,7 +1,9 @@
 /**
  * The `search` filter: `?title=Foo` (or `?title[]=A&title[]=B`), equality or a text match by the
  * property's strategy (exact, partial, start, end, word_start; `i…` ignores case); on a relation, an
- * IRI or an identifier. Other types compare for equality whatever the strategy.
+ * IRI or an identifier. Other types compare for equality whatever the strategy. On a list (`tags: string[]`,
+ * `authors: Author[]`) the same test applies to each element: an item matches when one element does (the
+ * store's element-wise conditions).
  */
 import type { PropertyMetadata } from '../../metadata/types.js';
 import { badRequest } from '../../protocol/errors.js';
@@ -45,12 +47,15 @@ function searchConditions(ctx: Ctx, prop: PropertyMetadata, strategy: string, ra
 }
 
 function searchText(p: PropertyMetadata, strategy: string): string {
-  if (p.relation) return `Items whose ${p.name} is the ${p.relation} given by its IRI (\`/…/1\`) or its identifier.`;
+  // A list matches when one of its elements does.
+  const subject = p.array ? `${p.name} has an element that` : `${p.name}`;
+  if (p.relation)
+    return `Items whose ${p.array ? `${p.name} holds` : `${p.name} is`} the ${p.relation} given by its IRI (\`/…/1\`) or its identifier.`;
   const insensitive = strategy.startsWith('i');
   const mode = insensitive ? strategy.slice(1) : strategy;
   // The runtime compares other types for equality whatever the strategy.
-  if (p.type !== 'string') return `Items whose ${p.name} equals the value.`;
-  return `Items whose ${p.name} ${STRATEGY_TEXT[mode] ?? STRATEGY_TEXT.exact}${insensitive ? ', ignoring case' : ''}. The value is literal text, never a pattern.`;
+  if (p.type !== 'string') return `Items whose ${subject} equals the value.`;
+  return `Items whose ${subject} ${STRATEGY_TEXT[mode] ?? STRATEGY_TEXT.exact}${insensitive ? ', ignoring case' : ''}. The value is literal text, never a pattern.`;
 }
 
 export const search: FilterKindModule = {

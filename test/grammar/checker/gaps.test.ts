@@ -78,7 +78,7 @@ describe('checker: a range filter on a property it cannot compare', () => {
     );
     expect(d).to.include({ code: 'filter-property-type', severity: 'error', at: '"title"' });
     expect(d.message).to.equal(
-      `range filter 'r' compares numbers and dates, but 'title' of 'Book' is string, so its bounds would be ignored: use a search filter to match text, or an order filter to sort it`,
+      `range filter 'r' applies to int, number, datetime, date, but 'title' of 'Book' is string: use a search filter to match text, or an order filter to sort it`,
     );
   });
 

@@ -55,7 +55,9 @@ describe('MongoDB query compiler', () => {
 
     it('compiles in, exists and the empty and / or', () => {
       expect(where({ op: 'in', field: 'price', values: [5, 20] })).to.deep.equal({ price: { $in: [5, 20] } });
-      expect(where({ op: 'exists', field: 'tags', exists: true })).to.deep.equal({ tags: { $ne: null } });
+      // A list exists when it has a first element.
+      expect(where({ op: 'exists', field: 'tags', exists: true })).to.deep.equal({ 'tags.0': { $exists: true } });
+      expect(where({ op: 'exists', field: 'tags', exists: false })).to.deep.equal({ 'tags.0': { $exists: false } });
       expect(where({ op: 'exists', field: 'meta', exists: false })).to.deep.equal({ meta: null });
       expect(where({ op: 'and', conditions: [] })).to.deep.equal({});
       expect(where({ op: 'or', conditions: [] })).to.deep.equal(NOTHING);
@@ -92,7 +94,16 @@ describe('MongoDB query compiler', () => {
 
     it('rejects unknown fields, comparisons on JSON fields and null values', () => {
       expect(() => where({ op: 'eq', field: 'nope', value: 1 })).to.throw(TypeError);
-      expect(() => where({ op: 'eq', field: 'tags', value: 'x' })).to.throw(TypeError);
+      expect(() => where({ op: 'eq', field: 'meta', value: 'x' })).to.throw(TypeError);
+      expect(() => where({ op: 'gt', field: 'tags', value: 'x' })).to.throw(TypeError);
+    });
+
+    it('leaves eq, in and match on a list field to MongoDB, which applies them to each element', () => {
+      expect(where({ op: 'eq', field: 'tags', value: 'x' })).to.deep.equal({ tags: { $eq: 'x' } });
+      expect(where({ op: 'in', field: 'tags', values: ['x', 'y'] })).to.deep.equal({ tags: { $in: ['x', 'y'] } });
+      expect(where({ op: 'match', field: 'tags', mode: 'start', value: 'x', caseInsensitive: true })).to.deep.equal({
+        tags: { $regex: '^x', $options: 'i' },
+      });
       expect(() => where({ op: 'eq', field: 'price', value: null })).to.throw(TypeError);
       expect(() => where({ op: 'in', field: 'price', values: [Number.NaN] })).to.throw(TypeError);
     });

@@ -96,10 +96,21 @@ describe('SQLite query compiler', () => {
     expect(() => compileFind(BOOK, { offset: 1.5 })).to.throw(TypeError);
   });
 
-  it('allows exists on opaque fields', () => {
+  it('allows exists on opaque fields: a list exists when it has an element', () => {
     expect(compileCount(BOOK, [{ op: 'exists', field: 'tags', exists: false }]).sql).to.match(
-      /'\$\."tags"'\) IS NULL$/,
+      /ifnull\(json_array_length\("doc", '\$\."tags"'\), 0\) = 0$/,
     );
+    expect(compileCount(BOOK, [{ op: 'exists', field: 'tags', exists: true }]).sql).to.match(
+      /json_array_length\("doc", '\$\."tags"'\) > 0$/,
+    );
+  });
+
+  it('tests the elements of a list field with eq, in and match, and refuses other comparisons', () => {
+    expect(compileCount(BOOK, [{ op: 'eq', field: 'tags', value: 'x' }])).to.deep.equal({
+      sql: `SELECT count(*) AS n FROM "Book" WHERE EXISTS (SELECT 1 FROM json_each("doc", '$."tags"') AS element WHERE element.value = ?)`,
+      params: ['x'],
+    });
+    expect(() => compileCount(BOOK, [{ op: 'lt', field: 'tags', value: 'x' }])).to.throw(TypeError, /only 'exists'/);
   });
 
   it('reads the unfiltered count from the counts table, never from the resource table', () => {
