@@ -29,6 +29,7 @@ const BOOK: CollectionSpec = {
     tags: 'array',
     meta: 'json',
     _id: 'string',
+    _labels: 'array',
   },
   indexes: [['price'], ['publishedAt', 'id']],
 };
@@ -96,6 +97,8 @@ describe('MongoDB query compiler', () => {
       expect(() => where({ op: 'eq', field: 'nope', value: 1 })).to.throw(TypeError);
       expect(() => where({ op: 'eq', field: 'meta', value: 'x' })).to.throw(TypeError);
       expect(() => where({ op: 'gt', field: 'tags', value: 'x' })).to.throw(TypeError);
+      expect(() => where({ op: 'eq', field: 'price', value: null })).to.throw(TypeError);
+      expect(() => where({ op: 'in', field: 'price', values: [Number.NaN] })).to.throw(TypeError);
     });
 
     it('leaves eq, in and match on a list field to MongoDB, which applies them to each element', () => {
@@ -104,8 +107,11 @@ describe('MongoDB query compiler', () => {
       expect(where({ op: 'match', field: 'tags', mode: 'start', value: 'x', caseInsensitive: true })).to.deep.equal({
         tags: { $regex: '^x', $options: 'i' },
       });
-      expect(() => where({ op: 'eq', field: 'price', value: null })).to.throw(TypeError);
-      expect(() => where({ op: 'in', field: 'price', values: [Number.NaN] })).to.throw(TypeError);
+      // A renamed list field (`_labels` is stored as `__labels`) keeps its stored name.
+      expect(where({ op: 'eq', field: '_labels', value: 'x' })).to.deep.equal({ __labels: { $eq: 'x' } });
+      expect(where({ op: 'exists', field: '_labels', exists: true })).to.deep.equal({
+        '__labels.0': { $exists: true },
+      });
     });
   });
 
