@@ -82,7 +82,8 @@ const FILTER_KIND_SPECS = [
       ...withSetting(DIRECTION, 'default direction'),
       nulls_comparison: {
         type: { kind: 'enum', values: ['nulls_smallest', 'nulls_largest', 'nulls_always_first', 'nulls_always_last'] },
-        doc: 'Where null values sort.',
+        doc: 'Where null values sort. Not supported yet: nulls always sort as the smallest values (`nulls_smallest`).',
+        unsupported: {},
       },
     },
     propertyTypes: {

@@ -104,6 +104,19 @@ describe('checker: a range filter on a property it cannot compare', () => {
   });
 });
 
+describe("checker: an order filter's nulls_comparison", () => {
+  it('is a not-supported warning where it is written (nulls always sort as the smallest values)', () => {
+    const text = book(
+      'n: int',
+      'GetCollection { filters: ["o"] }',
+      'filter o: order { properties: ["n"], nulls_comparison: "nulls_largest" }',
+    );
+    expect(check(text).all.map((d) => [d.code, d.severity, text.slice(d.range.start, d.range.end)])).to.deep.equal([
+      ['not-supported', 'warning', 'nulls_comparison'],
+    ]);
+  });
+});
+
 describe('checker: closest-name and quoting help', () => {
   for (const [typo, meant] of [
     ['Pots', 'Post'],
