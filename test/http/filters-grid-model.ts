@@ -100,13 +100,29 @@ export function filterDecl(f: GridFilter, props: GridProperty[]): string {
   return `filter ${f.name}: ${f.kind} { properties: ${body} }`;
 }
 
-/** The `.api` file: `Target`, `Thing` with every grid property, and per filter a GET and a QUERY listing. */
-export function apiFile(filters: { filter: GridFilter; props: GridProperty[] }[]): string {
+/** The name of the parameter that feeds a filter one property. */
+export const PARAMETER = (p: GridProperty): string => `p_${p.name}`;
+
+/**
+ * The `.api` file: `Target`, `Thing` with every grid property, and per filter a GET and a QUERY listing
+ * under `/grid/<filter>`, and (`named`) two more under `/named/<filter>` where named parameters feed it.
+ */
+export function apiFile(filters: { filter: GridFilter; props: GridProperty[] }[], named = true): string {
   const props = PROPERTIES.map((p) => `    ${p.name}: ${p.declared}${p.required ? ' { required: true }' : ''}`);
-  const listings = filters.flatMap(({ filter }) => [
-    `    GetCollection get_${filter.name} { uriTemplate: "/grid/${filter.name}", filters: ["${filter.name}", "batchOnly"] }`,
-    `    Query query_${filter.name} { uriTemplate: "/grid/${filter.name}", filters: ["${filter.name}", "batchOnly"] }`,
-  ]);
+  const listings = filters.flatMap(({ filter, props: p }) => {
+    // The same filter fed by named parameters, one per property (`p_int_r=…`).
+    const parameters = p.map((x) => `${PARAMETER(x)}: { filter: "${filter.name}", property: "${x.name}" }`).join(', ');
+    const direct = [
+      `    GetCollection get_${filter.name} { uriTemplate: "/grid/${filter.name}", filters: ["${filter.name}", "batchOnly"] }`,
+      `    Query query_${filter.name} { uriTemplate: "/grid/${filter.name}", filters: ["${filter.name}", "batchOnly"] }`,
+    ];
+    if (!named) return direct;
+    return [
+      ...direct,
+      `    GetCollection get_named_${filter.name} { uriTemplate: "/named/${filter.name}", filters: ["batchOnly"], parameters: { ${parameters} } }`,
+      `    Query query_named_${filter.name} { uriTemplate: "/named/${filter.name}", filters: ["batchOnly"], parameters: { ${parameters} } }`,
+    ];
+  });
   return [
     'api "Filter grid" { version: "1.0.0" }',
     'config { defaults { pagination_items_per_page: 100 } }',

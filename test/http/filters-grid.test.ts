@@ -4,7 +4,7 @@
  * exactly the cells that have a meaning and refuses the others where the filter names the property; the
  * accepted cells, declared together in one generated `.api` file that `apidsl check` accepts, are served by
  * one real `apidsl serve` (the store of the run: APIDSL_TEST_STORE) and sent valid and invalid values on GET
- * and QUERY, with items fast-check makes. Every answer is a 200 whose members are the ones the reference
+ * and QUERY, through the operation's `filters` and through named `parameters`, with items fast-check makes. Every answer is a 200 whose members are the ones the reference
  * evaluation of the same criterion over the created items gives, in its order.
  */
 import { writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { check } from '../../grammar/checker/index.js';
 import { runCli } from '../support/cli.js';
 import {
   FILTERS,
+  PARAMETER,
   PROPERTIES,
   apiFile,
   applies,
@@ -34,7 +35,7 @@ const RUNS = Number(process.env.APIDSL_FILTER_GRID_RUNS ?? 3);
 
 /** What the checker says about one filter on one property, alone in a file. */
 function findingsOf(f: GridFilter, p: GridProperty): { code: string; at: string; message: string }[] {
-  const text = apiFile([{ filter: f, props: [p] }]);
+  const text = apiFile([{ filter: f, props: [p] }], false);
   return check(text)
     .all.filter((d) => d.severity === 'error')
     .map((d) => ({ code: d.code, at: text.slice(d.range.start, d.range.end), message: d.message }));
@@ -307,6 +308,18 @@ describe('HTTP filters: every kind on every property type, GET and QUERY', funct
           });
           expect(viaQuery.status, `QUERY ${what}: ${viaQuery.text}`).to.equal(200);
           expect(memberIds(viaQuery.json), `QUERY ${what}`).to.deep.equal(expected);
+          // The same criterion through the named parameter that feeds the filter this property.
+          const named = { [PARAMETER(prop)]: raw };
+          const namedPath = `/named/${filter.name}`;
+          const namedGet = await get(server.url, `${namedPath}?${queryString({ ...named, batch: String(batch) })}`);
+          expect(namedGet.status, `GET named ${what}: ${namedGet.text}`).to.equal(200);
+          expect(memberIds(namedGet.json), `GET named ${what}`).to.deep.equal(expected);
+          const namedQuery = await request(server.url, 'QUERY', namedPath, {
+            body: { ...named, batch },
+            headers: { 'Content-Type': 'application/json' },
+          });
+          expect(namedQuery.status, `QUERY named ${what}: ${namedQuery.text}`).to.equal(200);
+          expect(memberIds(namedQuery.json), `QUERY named ${what}`).to.deep.equal(expected);
         });
       }),
       { numRuns: RUNS, endOnFailure: true },
