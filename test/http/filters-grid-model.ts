@@ -27,21 +27,27 @@ export interface GridFilter {
 
 const BASES: Base[] = ['int', 'number', 'string', 'bool', 'datetime', 'date', 'json', 'relation'];
 
-/** Every property of the grid: each base type alone and as a list (not `json[]`), required and nullable. */
-export const PROPERTIES: GridProperty[] = BASES.flatMap((base) =>
-  (base === 'json' ? [false] : [false, true]).flatMap((list) =>
-    [true, false].map((required) => {
-      const type = base === 'relation' ? 'Target' : base;
-      return {
-        name: `${base}${list ? 's' : ''}_${required ? 'r' : 'n'}`,
-        base,
-        list,
-        required,
-        declared: `${type}${list ? '[]' : ''}`,
-      };
-    }),
+/**
+ * Every property of the grid: each base type alone and as a list (not `json[]`), required and nullable; and
+ * a list whose name starts with `_` (the MongoDB store keeps such fields under another name).
+ */
+export const PROPERTIES: GridProperty[] = [
+  ...BASES.flatMap((base) =>
+    (base === 'json' ? [false] : [false, true]).flatMap((list) =>
+      [true, false].map((required) => {
+        const type = base === 'relation' ? 'Target' : base;
+        return {
+          name: `${base}${list ? 's' : ''}_${required ? 'r' : 'n'}`,
+          base,
+          list,
+          required,
+          declared: `${type}${list ? '[]' : ''}`,
+        };
+      }),
+    ),
   ),
-);
+  { name: '_labels', base: 'string', list: true, required: false, declared: 'string[]' },
+];
 
 export const STRATEGIES = [
   'exact',
