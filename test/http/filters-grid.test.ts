@@ -161,6 +161,23 @@ function searchValue(g: Gen, p: GridProperty, strategy: string, items: Item[]): 
   }
 }
 
+/** One value for each required grid property. */
+function requiredValues(): Record<string, unknown> {
+  const one: Record<Base, unknown> = {
+    int: 0,
+    number: 0,
+    string: 'a',
+    bool: false,
+    datetime: DATETIMES[0],
+    date: DATES[0],
+    json: { a: 1 },
+    relation: TARGETS[0],
+  };
+  return Object.fromEntries(
+    PROPERTIES.filter((p) => p.required).map((p) => [p.name, p.list ? [one[p.base]] : one[p.base]]),
+  );
+}
+
 const INVALID: Record<Base, string> = {
   int: '2.0',
   number: 'abc',
@@ -241,6 +258,49 @@ describe('HTTP filters: every kind on every property type, GET and QUERY', funct
   it('the generated file passes apidsl check', () => {
     const r = runCli(['check', file]);
     expect(r.status, r.stdout + r.stderr).to.equal(0);
+  });
+
+  it('searches lists element by element: exact holds the value, the other strategies match an element', async () => {
+    const listBatch = 1_000_000; // apart from the batches of the property test
+    const ids: number[] = [];
+    for (const [strings, relations] of [
+      [
+        ['Red', 'green tea'],
+        ['/targets/1', '/targets/2'],
+      ],
+      [['blue', 'Dark red'], ['/targets/3']],
+      [[], []],
+    ]) {
+      const body = { ...requiredValues(), batch: listBatch, strings_n: strings, relations_n: relations };
+      const r = await request(server.url, 'POST', '/things', { body });
+      expect(r.status, r.text).to.equal(201);
+      ids.push(r.json.id as number);
+    }
+    const [a, b] = ids;
+    const found = async (filter: string, c: Record<string, unknown>): Promise<number[]> => {
+      const viaGet = await get(server.url, `/grid/${filter}?${queryString({ ...c, batch: String(listBatch) })}`);
+      const viaQuery = await request(server.url, 'QUERY', `/grid/${filter}`, {
+        body: { ...c, batch: listBatch },
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect([viaGet.status, viaQuery.status], viaGet.text + viaQuery.text).to.deep.equal([200, 200]);
+      expect(memberIds(viaQuery.json)).to.deep.equal(memberIds(viaGet.json));
+      return memberIds(viaGet.json);
+    };
+    expect(await found('search_exact', { strings_n: 'Red' })).to.deep.equal([a]);
+    expect(await found('search_exact', { strings_n: 'red' })).to.deep.equal([]);
+    expect(await found('search_iexact', { strings_n: 'red' })).to.deep.equal([a]);
+    expect(await found('search_exact', { strings_n: ['Red', 'blue'] })).to.deep.equal([a, b]);
+    expect(await found('search_partial', { strings_n: 'red' })).to.deep.equal([b]);
+    expect(await found('search_ipartial', { strings_n: 'RED' })).to.deep.equal([a, b]);
+    expect(await found('search_start', { strings_n: 'gre' })).to.deep.equal([a]);
+    expect(await found('search_end', { strings_n: 'tea' })).to.deep.equal([a]);
+    expect(await found('search_word_start', { strings_n: 're' })).to.deep.equal([b]);
+    expect(await found('search_partial', { strings_n: 'tea blue' })).to.deep.equal([]); // never across elements
+    expect(await found('search_exact', { relations_n: '/targets/3' })).to.deep.equal([b]);
+    expect(await found('search_exact', { relations_n: ['1', '3'] })).to.deep.equal([a, b]);
+    expect(await found('exists', { exists: { strings_n: 'false' } })).to.deep.equal([ids[2]]);
+    expect(await found('exists', { exists: { relations_n: 'true' } })).to.deep.equal([a, b]);
   });
 
   it('advertises search on lists as API Platform does: p and p[] in the Hydra template and OpenAPI', async () => {
