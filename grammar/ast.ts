@@ -105,6 +105,8 @@ export interface TypeRef {
 export interface PropertyDecl {
   name: Name;
   type: TypeRef | undefined;
+  /** A list of values written after the type (`enum ["a", "b"]`): a mistake the parser reports (enum-list). */
+  values?: ArrayValue;
   constraints: ObjectValue | undefined;
   range: Range;
 }

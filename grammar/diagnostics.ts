@@ -18,7 +18,14 @@ export const DIAGNOSTIC_CODES = {
   'unterminated-string': { severity: 'error', doc: 'A string not closed on its line.' },
   'unterminated-comment': { severity: 'error', doc: "A '/*' comment never closed." },
   'invalid-escape': { severity: 'error', doc: 'A string escape JSON does not allow.' },
-  'invalid-character': { severity: 'error', doc: 'A character that starts no token.' },
+  'invalid-character': {
+    severity: 'error',
+    doc: 'A character that starts no token, or a string in single quotes (\'1.0.0\': write "1.0.0").',
+  },
+  'enum-list': {
+    severity: 'error',
+    doc: 'A list of values after a property type (`status: enum ["a", "b"]`): write `string { enum: ["a", "b"] }`.',
+  },
   'nested-too-deeply': {
     severity: 'error',
     doc: 'Brackets nested deeper than the language allows (32 levels); what is inside is not read.',

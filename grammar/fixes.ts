@@ -1,7 +1,7 @@
 /**
  * Quick fixes for the checker's diagnostics, shared by the language server's code actions and
  * `apidsl check --fix`: "did you mean …" from a diagnostic's suggestion (misspelt names, a
- * default outside its enum, single quotes), the missing range/order filter of cursor
+ * type written as another language names it, a default outside its enum, single quotes, an enum list), the missing range/order filter of cursor
  * pagination, a missing colon or comma, and enabling PATCH in config.
  */
 import type * as A from './ast.js';
@@ -31,9 +31,9 @@ function suggestionFix(text: string, d: Diagnostic): Fix | undefined {
   if (d.suggestion === undefined) return undefined;
   const written = text.slice(d.range.start, d.range.end);
   const newText = written.startsWith('"') ? JSON.stringify(d.suggestion) : d.suggestion;
-  const title = written.startsWith("'")
-    ? `Use double quotes: ${d.suggestion}`
-    : `Change to '${d.suggestion}' (did you mean it?)`;
+  let title = `Change to '${d.suggestion}' (did you mean it?)`;
+  if (written.startsWith("'")) title = `Use double quotes: ${d.suggestion}`;
+  else if (d.code === 'enum-list') title = `Write ${d.suggestion}`;
   return { title, edits: [{ range: d.range, newText }], preferred: true };
 }
 
