@@ -102,6 +102,8 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   const unusable = service.api.security.jwt?.unusable;
   if (worker !== undefined) await announceListening();
   if (unusable && speaks) process.stderr.write(`apidsl serve: warning: ${unusable}\n`);
+  const weakSecret = service.api.security.jwt?.weakSecret;
+  if (weakSecret && speaks) process.stderr.write(`apidsl serve: warning: ${weakSecret}\n`);
   if (speaks) process.stdout.write(banner(file, service, storage, workers));
   const watcher = opts.watch ? watchFile(file, service) : undefined;
   await stopSignal();
