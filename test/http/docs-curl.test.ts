@@ -252,6 +252,7 @@ describe("the documentation's curl commands work as written", function () {
       const server = await startServer(script.serve.file, [...script.serve.args, ...store]);
       try {
         const outcomes = run(script, new URL(server.url).host, { ...process.env }, dir);
+        expect(server.output(), 'apidsl serve warned, run as documented').not.to.match(/apidsl serve: warning/);
         for (const o of outcomes) {
           const what = `${o.command}\n${o.output}`;
           if (isStreaming(o.command)) {

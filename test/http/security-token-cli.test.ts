@@ -172,6 +172,29 @@ describe('a shared secret shorter than its HS algorithm needs (RFC 7518 §3.2) i
     });
   }
 
+  it('apidsl serve: a Mercure key shorter than 32 bytes (publisher or subscriber of the built-in hub) too', async () => {
+    const file = join(dir, 'mercure.api');
+    writeFileSync(
+      file,
+      'config { mercure { hub: "builtin" } }\nresource Note { mercure: true\n  properties { id: int } }\n',
+    );
+    const keys = { MERCURE_SUBSCRIBER_JWT_KEY: 'change-me', MERCURE_PUBLISHER_JWT_KEY: 'p'.repeat(32) };
+    const saved = Object.fromEntries(Object.keys(keys).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, keys);
+    const running = await startServer(file);
+    try {
+      const output = await outputAfterARequest(running);
+      expect(output).to.match(/warning: the JWT secret in MERCURE_SUBSCRIBER_JWT_KEY is 9 bytes long; HS256 needs 32/);
+      expect(output).not.to.include('MERCURE_PUBLISHER_JWT_KEY');
+    } finally {
+      await running.stop();
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
   it('apidsl serve with a long enough secret says nothing', async () => {
     process.env.APIDSL_TEST_SHORT_SECRET = 'b'.repeat(64);
     const running = await startServer(service());
