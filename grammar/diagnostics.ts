@@ -52,6 +52,10 @@ export const DIAGNOSTIC_CODES = {
   'duplicate-property': { severity: 'error', doc: 'Two properties with one name in a resource.' },
   'duplicate-operation-name': { severity: 'error', doc: 'Two operations with one name in the file.' },
   'duplicate-block': { severity: 'error', doc: 'A properties or operations block given twice in one resource.' },
+  'secret-in-file': {
+    severity: 'warning',
+    doc: 'A secret setting (`secret_env`…) whose value is not an environment variable name: the secret itself, written in the file?',
+  },
   'unknown-type': { severity: 'error', doc: 'A property type that is neither built in nor a resource.' },
   'unknown-operation-kind': { severity: 'error', doc: 'An operation kind that does not exist.' },
   'unknown-filter-kind': { severity: 'error', doc: 'A filter kind that does not exist.' },
