@@ -204,3 +204,14 @@ export function toPlain(value: Value | undefined): unknown {
     }
   }
 }
+
+/**
+ * The scalar an enum list written after a type means (`enum [1, 2]` → int, `enum ["a"]` → string, `number [1.5]`
+ * → number): there is no enum type, an enumeration is a scalar with the `enum` constraint.
+ */
+export function enumScalarOf(typeName: string, values: ArrayValue): string {
+  if (typeName !== 'enum') return typeName;
+  const integers =
+    values.items.length > 0 && values.items.every((v) => v.kind === 'number' && Number.isInteger(v.value));
+  return integers ? 'int' : 'string';
+}

@@ -15,6 +15,7 @@ import {
   type TokenType,
 } from 'chevrotain';
 import type * as A from './ast.js';
+import { enumScalarOf } from './ast.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import * as T from './lexer.js';
 import type { LineIndex } from './positions.js';
@@ -446,10 +447,7 @@ class ApiParser extends EmbeddedActionsParser {
    */
   private enumListDiagnostic(typeName: IToken, values: A.ArrayValue, constraints: A.ObjectValue | undefined): void {
     const scalars = values.items.every((v) => v.kind === 'string' || v.kind === 'number' || v.kind === 'bool');
-    const integers =
-      values.items.length > 0 && values.items.every((v) => v.kind === 'number' && Number.isInteger(v.value));
-    let type = typeName.image;
-    if (type === 'enum') type = integers ? 'int' : 'string';
+    const type = enumScalarOf(typeName.image, values);
     const list = values.items
       .map((v) => (v.kind === 'string' || v.kind === 'number' || v.kind === 'bool' ? JSON.stringify(v.value) : '…'))
       .join(', ');

@@ -162,12 +162,20 @@ describe('checker hints: enum written as a type', () => {
     });
   }
 
-  it('with options after the list: the error says what to write, without a fix', () => {
-    const text = talk('status: enum ["a", "b"] { required: true }\n    title: string');
-    const [d] = findings(text);
-    expect(d).to.include({ code: 'enum-list', at: 'enum ["a", "b"]', suggestion: undefined });
-    expect(findings(text)).to.have.length(1);
-    expect(fixed(text)).to.equal(text);
+  it('with options after the list: the fix moves the values into them as enum', () => {
+    const text = talk('status: enum ["a", "b"] { required: true }\n    level: enum [1, 2] {}\n    title: string');
+    const all = findings(text);
+    expect(all.map((d) => [d.code, d.at, d.suggestion])).to.deep.equal([
+      ['enum-list', 'enum ["a", "b"]', undefined],
+      ['enum-list', 'enum [1, 2]', undefined],
+    ]);
+    const [d] = check(text).all;
+    expect(fixesFor(text, check(text), d).map((f) => f.title)).to.deep.equal([
+      'Write string and move the values into its enum',
+    ]);
+    expect(fixed(text)).to.equal(
+      talk('status: string { enum: ["a", "b"], required: true }\n    level: int { enum: [1, 2] }\n    title: string'),
+    );
   });
 
   it('`enum` alone says there is no enum type', () => {
