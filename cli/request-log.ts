@@ -16,9 +16,14 @@ interface LogEvent {
   status?: number;
   ms?: number;
   err?: { message?: string; stack?: string };
+  /** A security expression that failed, its operation and why (a warning when the request's data is why). */
+  expression?: string;
+  operation?: string;
+  reason?: string;
 }
 
 const ERROR_LEVEL = 50;
+const WARNING_LEVEL = 40;
 
 export function serveLogger(): pino.Logger {
   if (!process.stderr.isTTY) return pino(pino.destination(2));
@@ -46,7 +51,10 @@ export function terminalLine(event: LogEvent, paint: (style: Style, text: string
     return `${paint('bold', (event.method ?? '').padEnd(6))} ${event.url} ${paint(style, String(status))} ${paint('dim', `${event.ms} ms`)}\n`;
   }
   const where = event.method ? ` (${event.method} ${event.url})` : '';
+  const expression = event.expression !== undefined ? ` [${event.operation ?? ''}: ${event.expression}]` : '';
+  const reason = event.reason !== undefined ? `: ${event.reason}` : '';
   const detail = event.err?.stack ?? event.err?.message;
-  const text = `${event.msg ?? ''}${where}${detail ? `\n${detail}` : ''}`;
-  return `${event.level >= ERROR_LEVEL ? paint('red', text) : text}\n`;
+  const text = `${event.msg ?? ''}${reason}${where}${expression}${detail ? `\n${detail}` : ''}`;
+  if (event.level >= ERROR_LEVEL) return `${paint('red', text)}\n`;
+  return `${event.level >= WARNING_LEVEL ? paint('yellow', text) : text}\n`;
 }

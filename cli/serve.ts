@@ -4,6 +4,8 @@ import { basename, dirname, resolve } from 'node:path';
 import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
 import { SecurityConfigError } from '../server/metadata/security-settings.js';
+import type { ApiMetadata } from '../server/metadata/types.js';
+import { shortSecretWarning } from '../grammar/catalogue/security-settings.js';
 import { CheckFailed, startService, type RunningService, type Storage } from '../server/serve.js';
 import { MongoConfigError, redactUri } from '../server/store/mongodb-errors.js';
 import { UnsafeSchemaChange } from '../server/store/layout.js';
@@ -99,9 +101,9 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     }
     throw e;
   }
-  const unusable = service.api.security.jwt?.unusable;
   if (worker !== undefined) await announceListening();
-  if (unusable && speaks) process.stderr.write(`apidsl serve: warning: ${unusable}\n`);
+  if (speaks)
+    for (const warning of keyWarnings(service.api)) process.stderr.write(`apidsl serve: warning: ${warning}\n`);
   if (speaks) process.stdout.write(banner(file, service, storage, workers));
   const watcher = opts.watch ? watchFile(file, service) : undefined;
   await stopSignal();
@@ -177,4 +179,21 @@ function wayOut(file: string, opts: ServeCliOptions): string {
     `To apply those that can be applied (e.g. fill a default): apidsl migrate ${file}${flags}\n` +
     'Or serve the file on other data: --data with another directory, --memory, or --db with another database.\n'
   );
+}
+
+/**
+ * What `serve` warns about at start: a JWT secret variable that is unset, and an HMAC secret shorter than its
+ * hash (RFC 7518 §3.2): the one of `security.jwt`, and the Mercure keys the service signs or verifies with.
+ */
+function keyWarnings(api: ApiMetadata, env: NodeJS.ProcessEnv = process.env): string[] {
+  const jwt = api.security.jwt;
+  const mercure = api.settings.mercure;
+  const mercureKeys = mercure
+    ? [mercure.publisherJwtSecretEnv, ...(mercure.hub === 'builtin' ? [mercure.subscriberJwtSecretEnv] : [])]
+    : [];
+  const short = mercureKeys.map((name) => {
+    const secret = env[name];
+    return secret ? shortSecretWarning(name, secret, ['HS256']) : undefined;
+  });
+  return [jwt?.unusable, jwt?.weakSecret, ...short].filter((w): w is string => w !== undefined);
 }

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { SignJWT, type JWTPayload } from 'jose';
 import * as A from '../grammar/ast.js';
 import { check } from '../grammar/checker/index.js';
-import { HMAC_ALGORITHMS } from '../grammar/catalogue/security-settings.js';
+import { HMAC_ALGORITHMS, shortSecretWarning } from '../grammar/catalogue/security-settings.js';
 import { configEntry } from '../grammar/model.js';
 import { toText } from './report.js';
 
@@ -91,6 +91,8 @@ async function mint(file: string, opts: TokenCliOptions): Promise<string> {
     throw new TokenRefused(
       `security.jwt.algorithms of ${file} allows no HS algorithm, so no token can be signed with the shared secret`,
     );
+  const weakSecret = shortSecretWarning(secretEnv, secret, [algorithm]);
+  if (weakSecret) process.stderr.write(`apidsl token: warning: ${weakSecret}\n`);
 
   const payload: JWTPayload = {};
   for (const c of opts.claim) {

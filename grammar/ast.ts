@@ -105,6 +105,8 @@ export interface TypeRef {
 export interface PropertyDecl {
   name: Name;
   type: TypeRef | undefined;
+  /** A list of values written after the type (`enum ["a", "b"]`): a mistake the parser reports (enum-list). */
+  values?: ArrayValue;
   constraints: ObjectValue | undefined;
   range: Range;
 }
@@ -201,4 +203,15 @@ export function toPlain(value: Value | undefined): unknown {
       return out;
     }
   }
+}
+
+/**
+ * The scalar an enum list written after a type means (`enum [1, 2]` → int, `enum ["a"]` → string, `number [1.5]`
+ * → number): there is no enum type, an enumeration is a scalar with the `enum` constraint.
+ */
+export function enumScalarOf(typeName: string, values: ArrayValue): string {
+  if (typeName !== 'enum') return typeName;
+  const integers =
+    values.items.length > 0 && values.items.every((v) => v.kind === 'number' && Number.isInteger(v.value));
+  return integers ? 'int' : 'string';
 }

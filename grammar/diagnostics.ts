@@ -18,7 +18,14 @@ export const DIAGNOSTIC_CODES = {
   'unterminated-string': { severity: 'error', doc: 'A string not closed on its line.' },
   'unterminated-comment': { severity: 'error', doc: "A '/*' comment never closed." },
   'invalid-escape': { severity: 'error', doc: 'A string escape JSON does not allow.' },
-  'invalid-character': { severity: 'error', doc: 'A character that starts no token.' },
+  'invalid-character': {
+    severity: 'error',
+    doc: 'A character that starts no token, or a string in single quotes (\'1.0.0\': write "1.0.0").',
+  },
+  'enum-list': {
+    severity: 'error',
+    doc: 'A list of values after a property type (`status: enum ["a", "b"]`): write `string { enum: ["a", "b"] }`.',
+  },
   'nested-too-deeply': {
     severity: 'error',
     doc: 'Brackets nested deeper than the language allows (32 levels); what is inside is not read.',
@@ -45,6 +52,10 @@ export const DIAGNOSTIC_CODES = {
   'duplicate-property': { severity: 'error', doc: 'Two properties with one name in a resource.' },
   'duplicate-operation-name': { severity: 'error', doc: 'Two operations with one name in the file.' },
   'duplicate-block': { severity: 'error', doc: 'A properties or operations block given twice in one resource.' },
+  'secret-in-file': {
+    severity: 'warning',
+    doc: 'A secret setting (`secret_env`…) whose value is not an environment variable name: the secret itself, written in the file?',
+  },
   'unknown-type': { severity: 'error', doc: 'A property type that is neither built in nor a resource.' },
   'unknown-operation-kind': { severity: 'error', doc: 'An operation kind that does not exist.' },
   'unknown-filter-kind': { severity: 'error', doc: 'A filter kind that does not exist.' },

@@ -1,10 +1,11 @@
 /**
  * Quick fixes for the checker's diagnostics, shared by the language server's code actions and
  * `apidsl check --fix`: "did you mean …" from a diagnostic's suggestion (misspelt names, a
- * default outside its enum, single quotes), the missing range/order filter of cursor
+ * type written as another language names it, a default outside its enum, single quotes, an enum list), the missing range/order filter of cursor
  * pagination, a missing colon or comma, and enabling PATCH in config.
  */
 import type * as A from './ast.js';
+import { enumScalarOf } from './ast.js';
 import type { CheckResult } from './checker/index.js';
 import type { Diagnostic } from './diagnostics.js';
 import { wordOf, type ApiModel, type ModelOperation, type ModelResource } from './model.js';
@@ -31,9 +32,9 @@ function suggestionFix(text: string, d: Diagnostic): Fix | undefined {
   if (d.suggestion === undefined) return undefined;
   const written = text.slice(d.range.start, d.range.end);
   const newText = written.startsWith('"') ? JSON.stringify(d.suggestion) : d.suggestion;
-  const title = written.startsWith("'")
-    ? `Use double quotes: ${d.suggestion}`
-    : `Change to '${d.suggestion}' (did you mean it?)`;
+  let title = `Change to '${d.suggestion}' (did you mean it?)`;
+  if (written.startsWith("'")) title = `Use double quotes: ${d.suggestion}`;
+  else if (d.code === 'enum-list') title = `Write ${d.suggestion}`;
   return { title, edits: [{ range: d.range, newText }], preferred: true };
 }
 
@@ -127,6 +128,33 @@ function cursorFix(text: string, model: ApiModel, d: Diagnostic): Fix | undefine
   return { title: `Add ${what} on '${field}' to the operation's filters`, edits, preferred: true };
 }
 
+// ---- an enum written as a type -----------------------------------------------------------
+
+/**
+ * `status: enum ["a", "b"] { required: true }`: the list moves into the options as `enum`, the type becomes a
+ * scalar (without options after the list, the diagnostic's suggestion rewrites it in one edit).
+ */
+function enumListFix(text: string, model: ApiModel, d: Diagnostic): Fix | undefined {
+  for (const resource of model.resources.values()) {
+    for (const p of resource.properties.values()) {
+      const { type, values, constraints } = p.decl;
+      if (!type || !values || !constraints || type.nameRange.start !== d.range.start) continue;
+      const scalar = enumScalarOf(type.name, values);
+      const list = `enum: [${text.slice(values.range.start + 1, values.range.end - 1).trim()}]`;
+      const first = constraints.entries[0];
+      const into = first
+        ? { range: { start: first.range.start, end: first.range.start }, newText: `${list}, ` }
+        : { range: constraints.range, newText: `{ ${list} }` };
+      return {
+        title: `Write ${scalar} and move the values into its enum`,
+        edits: [{ range: { start: d.range.start, end: values.range.end }, newText: scalar }, into],
+        preferred: true,
+      };
+    }
+  }
+  return undefined;
+}
+
 // ---- small syntax fixes ----------------------------------------------------------------
 
 function separatorFix(text: string, d: Diagnostic): Fix {
@@ -182,6 +210,11 @@ export function fixesFor(text: string, result: CheckResult, d: Diagnostic): Fix[
     case 'missing-separator':
       fixes.push(separatorFix(text, d));
       break;
+    case 'enum-list': {
+      const fix = suggestion ? undefined : enumListFix(text, result.model, d);
+      if (fix) fixes.push(fix);
+      break;
+    }
     case 'patch-disabled':
       fixes.push(patchFix(text, result));
       break;

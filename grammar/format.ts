@@ -43,6 +43,7 @@ const SYNTAX_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
   'unterminated-comment',
   'invalid-escape',
   'invalid-character',
+  'enum-list',
   'unknown-declaration',
   'nested-too-deeply', // the text too deep was not read: formatting would lose it
 ]);

@@ -66,6 +66,23 @@ export const UnterminatedString = createToken({
   categories: [StringLiteral],
   label: 'a string',
 });
+/**
+ * A string in single quotes (`'1.0.0'`): not JSON, but read as the string it means so that parsing goes on;
+ * the parser reports it with the double-quoted fix ("strings use double quotes").
+ */
+export const SingleQuotedString = createToken({
+  name: 'SingleQuotedString',
+  pattern: /'(?:[^'\\\r\n]|\\.)*'/,
+  categories: [StringLiteral],
+  label: 'a string',
+});
+/** A single quote never closed on its line: a string for the parser, reported by it. */
+export const UnterminatedSingleQuotedString = createToken({
+  name: 'UnterminatedSingleQuotedString',
+  pattern: /'(?:[^'\\\r\n]|\\.)*\\?/,
+  categories: [StringLiteral],
+  label: 'a string',
+});
 export const NumberLiteral = createToken({
   name: 'NumberLiteral',
   pattern: /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/,
@@ -89,6 +106,8 @@ export const allTokens: TokenType[] = [
   UnterminatedComment,
   StringLiteral,
   UnterminatedString,
+  SingleQuotedString,
+  UnterminatedSingleQuotedString,
   NumberLiteral,
   LCurly,
   RCurly,

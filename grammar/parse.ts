@@ -55,12 +55,6 @@ class Builder {
     const text = this.lines.text;
     for (const e of this.raw.lexErrors) {
       const ch = String.fromCodePoint(text.codePointAt(e.offset) ?? 0);
-      const quoted = ch === "'" ? singleQuoted(text, e.offset) : undefined;
-      if (quoted) {
-        const message = `strings use double quotes: write ${quoted.fixed} instead of ${text.slice(quoted.range.start, quoted.range.end)}`;
-        this.diagnostics.push(diagnostic('invalid-character', quoted.range, message, quoted.fixed));
-        continue;
-      }
       this.diagnostics.push(
         diagnostic('invalid-character', { start: e.offset, end: e.offset + ch.length }, `unexpected character '${ch}'`),
       );
@@ -169,23 +163,6 @@ class Builder {
     if (stack.length === 0) return undefined;
     return suspects[0] ?? stack[stack.length - 1];
   }
-}
-
-/**
- * A string written in single quotes from `start` to its closing quote on the same line, with
- * its double-quoted form (`'it\\'s'` → `"it's"`); undefined when the quote is never closed.
- */
-function singleQuoted(text: string, start: number): { range: A.Range; fixed: string } | undefined {
-  const m = /^'((?:[^'\\\r\n]|\\.)*)'/.exec(text.slice(start, start + 10_000));
-  if (!m) return undefined;
-  const inner = m[1].replace(/\\(.)/g, (_, c: string) => (c === "'" ? "'" : `\\${c}`));
-  let fixed: string;
-  try {
-    fixed = JSON.stringify(JSON.parse(`"${inner.replace(/"/g, '\\"')}"`));
-  } catch {
-    return undefined;
-  }
-  return { range: { start, end: start + m[0].length }, fixed };
 }
 
 /**

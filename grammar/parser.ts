@@ -15,6 +15,7 @@ import {
   type TokenType,
 } from 'chevrotain';
 import type * as A from './ast.js';
+import { enumScalarOf } from './ast.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import * as T from './lexer.js';
 import type { LineIndex } from './positions.js';
@@ -69,6 +70,19 @@ function spanOf(...parts: (IToken | A.Range | undefined)[]): A.Range {
 }
 
 /** Decodes a string literal's JSON escapes, tolerating what JSON does not (raw tabs). */
+/**
+ * A single-quoted string written in double quotes (`'it\\'s "new"'` → `"it's \\"new\\""`), other escapes kept;
+ * undefined when one of them is not a JSON escape.
+ */
+function doubleQuoted(image: string): string | undefined {
+  const inner = image
+    .slice(1, -1)
+    .replace(/\\'/g, "'")
+    .replace(/(?<!\\)((?:\\\\)*)"/g, '$1\\"');
+  const quoted = `"${inner}"`;
+  return decodeString(quoted).badEscape === undefined ? quoted : undefined;
+}
+
 function decodeString(image: string): { value: string; badEscape?: number } {
   const closed = image.length >= 2 && image.endsWith('"') && !image.endsWith('\\"');
   const body = image.slice(1, closed ? -1 : undefined);
@@ -187,6 +201,24 @@ class ApiParser extends EmbeddedActionsParser {
 
   private stringValue(t: IToken): A.StringValue {
     const range = tokenRange(t);
+    if (t.tokenType === T.UnterminatedSingleQuotedString) {
+      this.diagnostics.push(
+        diagnostic(
+          'unterminated-string',
+          range,
+          'unterminated string: strings use double quotes, closed on their line',
+        ),
+      );
+      return { kind: 'string', value: t.image.slice(1), range };
+    }
+    if (t.tokenType === T.SingleQuotedString) {
+      const fixed = doubleQuoted(t.image);
+      const message = fixed
+        ? `strings use double quotes: write ${fixed} instead of ${t.image}`
+        : `strings use double quotes, not ${t.image}`;
+      this.diagnostics.push(diagnostic('invalid-character', range, message, fixed));
+      return { kind: 'string', value: fixed ? decodeString(fixed).value : t.image.slice(1, -1), range };
+    }
     const decoded = decodeString(t.image);
     if (t.tokenType === T.UnterminatedString) {
       this.diagnostics.push(
@@ -350,14 +382,24 @@ class ApiParser extends EmbeddedActionsParser {
     const name = this.CONSUME(T.Name);
     this.CONSUME(T.Colon);
     const typeName = this.CONSUME2(T.Name);
-    const brackets = this.OPTION(() => {
-      this.CONSUME(T.LBracket);
-      return this.CONSUME(T.RBracket);
+    const brackets = this.OPTION({
+      GATE: () => tokenMatcher(this.LA(2), T.RBracket),
+      DEF: () => {
+        this.CONSUME(T.LBracket);
+        return this.CONSUME(T.RBracket);
+      },
+    });
+    // `status: enum ["a", "b"]` or `enum { "a", "b" }`: a list of values where the type's options go.
+    // Read as a list, so that the mistake is one diagnostic with its fix instead of a cascade.
+    const values = this.OPTION3({
+      GATE: () => !isRealToken(brackets) && this.valueListAhead(),
+      DEF: () => this.SUBRULE(this.valueList),
     });
     const constraints = this.OPTION2(() => this.SUBRULE(this.object));
     return this.ACTION(() => {
       const n = this.nameOf(name);
       if (!n) return undefined;
+      if (values && isRealToken(typeName)) this.enumListDiagnostic(typeName, values, constraints);
       const type: A.TypeRef | undefined = isRealToken(typeName)
         ? {
             name: typeName.image,
@@ -366,9 +408,60 @@ class ApiParser extends EmbeddedActionsParser {
             range: spanOf(typeName, brackets),
           }
         : undefined;
-      return { name: n, type, constraints, range: spanOf(n.range, type?.range, constraints?.range) };
+      return {
+        name: n,
+        type,
+        ...(values ? { values } : {}),
+        constraints,
+        range: spanOf(n.range, type?.range, values?.range, constraints?.range),
+      };
     });
   });
+
+  /** Whether a list of values follows: `[` and not `]`, or `{` and a value that is not a key (no `:` after it). */
+  private valueListAhead(): boolean {
+    const open = this.LA(1);
+    if (tokenMatcher(open, T.LBracket)) return true;
+    if (!tokenMatcher(open, T.LCurly)) return false;
+    const first = this.LA(2);
+    const literal = [T.StringLiteral, T.NumberLiteral, T.True, T.False, T.Null].some((t) => tokenMatcher(first, t));
+    return literal && (tokenMatcher(this.LA(3), T.Comma) || tokenMatcher(this.LA(3), T.RCurly));
+  }
+
+  /** `[ value, … ]` or `{ value, … }`: the values of an enum written in place of the type's options. */
+  private valueList = this.RULE('valueList', (): A.ArrayValue => {
+    const open = this.OR([{ ALT: () => this.CONSUME(T.LBracket) }, { ALT: () => this.CONSUME(T.LCurly) }]);
+    const m = new Members<A.Value>();
+    this.list(() => this.SUBRULE(this.value), m);
+    const close = this.OR2([{ ALT: () => this.CONSUME(T.RBracket) }, { ALT: () => this.CONSUME(T.RCurly) }]);
+    return this.ACTION(() => ({
+      kind: 'array' as const,
+      items: m.items,
+      range: spanOf(open, close, ...m.items.map((i) => i.range)),
+    }));
+  });
+
+  /**
+   * There is no enum type: an enumeration is a scalar with the `enum` constraint (`string { enum: […] }`, as
+   * JSON Schema has it). The fix, when no options follow, writes it so.
+   */
+  private enumListDiagnostic(typeName: IToken, values: A.ArrayValue, constraints: A.ObjectValue | undefined): void {
+    const scalars = values.items.every((v) => v.kind === 'string' || v.kind === 'number' || v.kind === 'bool');
+    const type = enumScalarOf(typeName.image, values);
+    const list = values.items
+      .map((v) => (v.kind === 'string' || v.kind === 'number' || v.kind === 'bool' ? JSON.stringify(v.value) : '…'))
+      .join(', ');
+    const written = `${type} { enum: [${list}] }`;
+    const fix = scalars && !constraints ? written : undefined;
+    this.diagnostics.push(
+      diagnostic(
+        'enum-list',
+        { start: typeName.startOffset, end: values.range.end },
+        `an enumeration is a ${type} with the enum constraint: write ${written}`,
+        fix,
+      ),
+    );
+  }
 
   private operationsBlock = this.RULE('operationsBlock', (): A.OperationsBlock => {
     const kw = this.CONSUME(T.Operations);
@@ -582,6 +675,8 @@ class ApiParser extends EmbeddedActionsParser {
           return { kind: 'null' as const, range };
         case T.StringLiteral:
         case T.UnterminatedString:
+        case T.SingleQuotedString:
+        case T.UnterminatedSingleQuotedString:
           return this.stringValue(t);
         default:
           return { kind: 'ident' as const, name: t.image, range };

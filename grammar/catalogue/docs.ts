@@ -121,7 +121,9 @@ export function renderOptionsReference(): string {
           code(t.name),
           t.jsonType === 'any' ? 'any' : code(t.format ? `${t.jsonType}, format ${t.format}` : t.jsonType),
           t.identifier ? 'yes' : 'no',
-          t.doc,
+          t.writtenElsewhere
+            ? `${t.doc} The checker suggests it for ${t.writtenElsewhere.map(code).join(', ')} (names other languages use; refused, with the fix).`
+            : t.doc,
         ]),
         [code('T[]'), code('array'), 'no', 'A list of values of type `T` (`string[]`, `Author[]`).'],
         [

@@ -47,6 +47,12 @@ export function propertyType(name: string): PropertyTypeSpec | undefined {
   return PROPERTY_TYPES_BY_NAME.get(name);
 }
 
+/** The built-in type a name from another language means (`integer` → int, `Boolean` → bool), if any. */
+export function typeWrittenElsewhere(name: string): PropertyTypeSpec | undefined {
+  const lower = name.toLowerCase();
+  return PROPERTY_TYPES.find((t) => t.writtenElsewhere?.includes(lower));
+}
+
 export function constraintByName(name: string): ConstraintSpec | undefined {
   return CONSTRAINTS_BY_NAME.get(name);
 }

@@ -10,24 +10,39 @@ export const PROPERTY_TYPES: readonly PropertyTypeSpec[] = [
     jsonType: 'integer',
     identifier: true,
     doc: 'Integer; as the identifier it is assigned by the store (1, 2, 3, …) unless the request carries one.',
+    writtenElsewhere: ['integer', 'long', 'short', 'bigint', 'smallint', 'int32', 'int64'],
   },
-  { name: 'number', jsonType: 'number', identifier: false, doc: 'Any JSON number.' },
+  {
+    name: 'number',
+    jsonType: 'number',
+    identifier: false,
+    doc: 'Any JSON number.',
+    writtenElsewhere: ['float', 'double', 'decimal', 'real', 'numeric', 'float64'],
+  },
   {
     name: 'string',
     jsonType: 'string',
     identifier: true,
     doc: 'Text; as the identifier a time-ordered UUID is generated unless supplied.',
+    writtenElsewhere: ['text', 'str', 'varchar', 'char', 'uuid'],
   },
-  { name: 'bool', jsonType: 'boolean', identifier: false, doc: '`true` or `false`.' },
+  { name: 'bool', jsonType: 'boolean', identifier: false, doc: '`true` or `false`.', writtenElsewhere: ['boolean'] },
   {
     name: 'datetime',
     jsonType: 'string',
     format: 'date-time',
     identifier: false,
     doc: 'Date and time, RFC 3339 string (`2024-01-03T12:00:00+00:00`).',
+    writtenElsewhere: ['timestamp', 'timestamptz', 'date_time', 'instant', 'time'],
   },
   { name: 'date', jsonType: 'string', format: 'date', identifier: false, doc: 'Calendar date, `YYYY-MM-DD`.' },
-  { name: 'json', jsonType: 'any', identifier: false, doc: 'Any JSON value, stored as given.' },
+  {
+    name: 'json',
+    jsonType: 'any',
+    identifier: false,
+    doc: 'Any JSON value, stored as given.',
+    writtenElsewhere: ['object', 'map', 'dict', 'any', 'jsonb', 'mixed', 'array'],
+  },
 ];
 
 const NUMERIC = ['int', 'number'];

@@ -8,6 +8,36 @@ const STRING: ValueType = { kind: 'string' };
 
 /** JWT algorithms, by the kind of key that verifies them. */
 export const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
+/**
+ * RFC 7518 §3.2: an HMAC key must be at least as long as the hash's output, 32 bytes for HS256, 48 for HS384,
+ * 64 for HS512. A shorter secret can be guessed offline from any one token, and whoever guesses it signs any token.
+ */
+const HMAC_MIN_SECRET_BYTES: Readonly<Record<string, number>> = { HS256: 32, HS384: 48, HS512: 64 };
+
+/**
+ * Why the shared secret in `variable` is too short for some of `algorithms` (the HS ones the service verifies
+ * or `apidsl token` signs with), or undefined. `serve` and `token` print it as a warning.
+ */
+export function shortSecretWarning(
+  variable: string,
+  secret: string,
+  algorithms: readonly string[],
+): string | undefined {
+  const bytes = Buffer.byteLength(secret, 'utf8');
+  const short = algorithms.filter((a) => bytes < (HMAC_MIN_SECRET_BYTES[a] ?? 0));
+  if (!short.length) return undefined;
+  const needs = short.map((a) => `${a} needs ${HMAC_MIN_SECRET_BYTES[a]}`).join(', ');
+  const hint =
+    short.length < algorithms.length
+      ? ` (or keep security.jwt.algorithms to ${algorithms.filter((a) => !short.includes(a)).join(', ')})`
+      : '';
+  return (
+    `the JWT secret in ${variable} is ${bytes} bytes long; ${needs} (RFC 7518 §3.2: at least the hash's size): ` +
+    `a short secret can be guessed from one token, and whoever has it signs any token. Use a longer random secret${hint}, ` +
+    `e.g. node -e "console.log(require('node:crypto').randomBytes(32).toString('hex'))"`
+  );
+}
+
 export const RSA_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const;
 export const EC_ALGORITHMS = ['ES256', 'ES384', 'ES512'] as const;
 export const OKP_ALGORITHMS = ['EdDSA', 'Ed25519'] as const;

@@ -176,6 +176,11 @@ export interface PropertyTypeSpec {
   /** May this type be the identifier? */
   identifier: boolean;
   doc: string;
+  /**
+   * Names other languages give this type (`integer`, `boolean`): never accepted, but the checker suggests
+   * this type for them ("did you mean 'int'?", with the fix). Compared without case.
+   */
+  writtenElsewhere?: readonly string[];
 }
 
 export interface ConstraintSpec {

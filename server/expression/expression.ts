@@ -14,6 +14,7 @@ import {
 } from '../../grammar/expression.js';
 import { compilePattern, type Pattern } from '../../grammar/expression-pattern.js';
 import {
+  ExpressionDataError,
   ExpressionRuntimeError,
   compare,
   looseEquals,
@@ -24,6 +25,8 @@ import {
   typeName,
   type Budget,
 } from './values.js';
+
+export { ExpressionDataError, ExpressionRuntimeError } from './values.js';
 
 /** The authenticated user, as expressions and custom code see it. */
 export interface SecurityUser {
@@ -151,7 +154,7 @@ class Evaluation {
       case 'unary': {
         const v = await this.value(n.operand);
         if (n.op === 'not' || n.op === '!') return !truthy(v);
-        if (!isNumber(v)) throw new ExpressionRuntimeError(`unary '${n.op}' needs a number, not ${typeName(v)}`);
+        if (!isNumber(v)) throw new ExpressionDataError(`unary '${n.op}' needs a number, not ${typeName(v)}`);
         return n.op === '-' ? -v : v;
       }
       case 'binary':
@@ -174,7 +177,7 @@ class Evaluation {
         if (target === null || target === undefined) {
           if (n.kind === 'member' && n.nullSafe) return SHORT_CIRCUIT;
           if (lenient) return null;
-          throw new ExpressionRuntimeError(
+          throw new ExpressionDataError(
             `cannot read '${String(key)}' of null (write '?.' or '??' when it may be null)`,
           );
         }
@@ -256,14 +259,14 @@ class Evaluation {
       case '~': {
         const s = toPhpString(left) + toPhpString(right);
         if (s.length > MAX_STRING_LENGTH)
-          throw new ExpressionRuntimeError(`string longer than ${MAX_STRING_LENGTH} characters`);
+          throw new ExpressionDataError(`string longer than ${MAX_STRING_LENGTH} characters`);
         return s;
       }
       case '..':
         return this.range(left, right);
     }
     if (!isNumber(left) || !isNumber(right))
-      throw new ExpressionRuntimeError(`'${op}' needs numbers, not ${typeName(left)} and ${typeName(right)}`);
+      throw new ExpressionDataError(`'${op}' needs numbers, not ${typeName(left)} and ${typeName(right)}`);
     switch (op) {
       case '+':
         return left + right;
@@ -274,14 +277,14 @@ class Evaluation {
       case '**':
         return left ** right;
       case '/':
-        if (right === 0) throw new ExpressionRuntimeError('division by zero');
+        if (right === 0) throw new ExpressionDataError('division by zero');
         return left / right;
       case '%': {
         // PHP's % works on integers: both sides are truncated first.
         const a = Math.trunc(left);
         const b = Math.trunc(right);
         if (b === 0 || !Number.isFinite(a) || !Number.isFinite(b))
-          throw new ExpressionRuntimeError('modulo by zero or by a non-finite number');
+          throw new ExpressionDataError('modulo by zero or by a non-finite number');
         return a % b;
       }
     }
@@ -291,7 +294,7 @@ class Evaluation {
   /** `in` as Symfony has it: a strict (===) search among the values of an array or hash. */
   private contains(haystack: unknown, needle: unknown): boolean {
     if (typeof haystack !== 'object' || haystack === null) {
-      throw new ExpressionRuntimeError(`'in' needs an array on its right, not ${typeName(haystack)}`);
+      throw new ExpressionDataError(`'in' needs an array on its right, not ${typeName(haystack)}`);
     }
     const values = Array.isArray(haystack) ? haystack : ownDataValues(haystack);
     spend(this.budget, values.length);
@@ -301,11 +304,10 @@ class Evaluation {
   /** `a..b`: PHP's range() with a step of 1, counting down when b < a. */
   private range(from: unknown, to: unknown): number[] {
     if (!isNumber(from) || !isNumber(to) || !Number.isFinite(from) || !Number.isFinite(to)) {
-      throw new ExpressionRuntimeError(`'..' needs two numbers, not ${typeName(from)} and ${typeName(to)}`);
+      throw new ExpressionDataError(`'..' needs two numbers, not ${typeName(from)} and ${typeName(to)}`);
     }
     const size = Math.floor(Math.abs(to - from)) + 1;
-    if (size > MAX_RANGE_SIZE)
-      throw new ExpressionRuntimeError(`range of ${size} elements (at most ${MAX_RANGE_SIZE})`);
+    if (size > MAX_RANGE_SIZE) throw new ExpressionDataError(`range of ${size} elements (at most ${MAX_RANGE_SIZE})`);
     spend(this.budget, size);
     const step = to >= from ? 1 : -1;
     return Array.from({ length: size }, (_, i) => from + i * step);
@@ -318,20 +320,20 @@ function memberKey(key: unknown): string {
   if (typeof key === 'string') return key;
   if (key === null || key === undefined) return '';
   if (typeof key === 'boolean') return key ? '1' : '0';
-  throw new ExpressionRuntimeError(`${typeName(key)} cannot be a key`);
+  throw new ExpressionDataError(`${typeName(key)} cannot be a key`);
 }
 
 /** Reads an own data property (never a getter, a function or JavaScript's machinery). */
 function readMember(target: unknown, rawKey: unknown, lenient: boolean): unknown {
   const key = memberKey(rawKey);
   if (typeof target !== 'object' || target === null)
-    throw new ExpressionRuntimeError(`cannot read '${key}' of a ${typeName(target)}`);
-  if (FORBIDDEN_MEMBERS.has(key)) throw new ExpressionRuntimeError(`'${key}' cannot be read`);
+    throw new ExpressionDataError(`cannot read '${key}' of a ${typeName(target)}`);
+  if (FORBIDDEN_MEMBERS.has(key)) throw new ExpressionDataError(`'${key}' cannot be read`);
   const isIndex = /^(?:0|[1-9]\d*)$/.test(key);
   const desc = Array.isArray(target) && !isIndex ? undefined : Object.getOwnPropertyDescriptor(target, key);
   if (!desc) {
     if (lenient) return null;
-    throw new ExpressionRuntimeError(`no member '${key}' (write '?? default' when it may be missing)`);
+    throw new ExpressionDataError(`no member '${key}' (write '?? default' when it may be missing)`);
   }
   if (!('value' in desc) || typeof desc.value === 'function')
     throw new ExpressionRuntimeError(`'${key}' is not a data member`);

@@ -6,14 +6,24 @@
  * docs/security-expressions.md lists the rules.
  */
 
+/** An expression failed while evaluating: callers deny. A fault of the service unless it is an ExpressionDataError. */
 export class ExpressionRuntimeError extends Error {}
+
+/**
+ * The values the expression read do not fit what it does with them: a member that is missing or of null,
+ * a type its operator does not take, a division by zero, a value too large for the evaluation's limits.
+ * Those values come from the request (its body, query, headers, the user's claims) or the stored item, so the
+ * failure is the client's data, not a fault of the service: it denies like any failure, and is logged as a
+ * warning without a stack (docs/security-expressions.md, "When an expression fails").
+ */
+export class ExpressionDataError extends ExpressionRuntimeError {}
 
 export type Budget = { steps: number };
 
 /** Every comparison of nested values spends from the evaluation's step budget. */
 export function spend(budget: Budget, n = 1): void {
   budget.steps -= n;
-  if (budget.steps < 0) throw new ExpressionRuntimeError('expression exceeded its work budget');
+  if (budget.steps < 0) throw new ExpressionDataError('expression exceeded its work budget');
 }
 
 const isMap = (v: unknown): v is Record<string, unknown> | unknown[] => typeof v === 'object' && v !== null;
@@ -64,7 +74,7 @@ export function toPhpString(v: unknown): string {
   if (v === true) return '1';
   if (typeof v === 'number') return phpNumberString(v);
   if (typeof v === 'string') return v;
-  throw new ExpressionRuntimeError(`cannot convert ${typeName(v)} to a string`);
+  throw new ExpressionDataError(`cannot convert ${typeName(v)} to a string`);
 }
 
 /** PHP 8 `==`. */
@@ -111,7 +121,7 @@ export function strictEquals(a: unknown, b: unknown, budget: Budget): boolean {
 export function compare(a: unknown, b: unknown): number {
   a = a ?? null;
   b = b ?? null;
-  if (isMap(a) || isMap(b)) throw new ExpressionRuntimeError(`cannot order ${typeName(a)} and ${typeName(b)}`);
+  if (isMap(a) || isMap(b)) throw new ExpressionDataError(`cannot order ${typeName(a)} and ${typeName(b)}`);
   const sign = (x: number, y: number): number => {
     if (x === y) return 0;
     return Math.sign(x - y); // NaN: unordered

@@ -17,6 +17,7 @@ import {
   HMAC_ALGORITHMS,
   OKP_ALGORITHMS,
   RSA_ALGORITHMS,
+  shortSecretWarning,
 } from '../../grammar/catalogue/security-settings.js';
 import { SETTINGS } from '../../grammar/catalogue/index.js';
 import { configEntry } from '../../grammar/model.js';
@@ -122,6 +123,8 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
       `security.jwt.algorithms: none of ${configured!.join(', ')} can be verified with this key (it allows ${allowed.join(', ')})`,
     );
   }
+  const secret = secretEnv !== undefined ? process.env[secretEnv] : undefined;
+  const weakSecret = secret ? shortSecretWarning(secretEnv!, secret, algorithms) : undefined;
   const issuer = get<string>('jwt.issuer');
   const audience = get<string>('jwt.audience');
   const clockTolerance = get<number>('jwt.leeway') ?? 0;
@@ -149,6 +152,7 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
     userClaim: get<string>('jwt.user_claim') ?? 'sub',
     secretEnv,
     unusable,
+    ...(weakSecret ? { weakSecret } : {}),
   };
 }
 

@@ -185,6 +185,8 @@ export interface JwtMetadata {
   secretEnv?: string;
   /** Why no token can be verified (the secret variable is unset): every Bearer token is then rejected. */
   unusable?: string;
+  /** The shared secret is shorter than an accepted HS algorithm needs (RFC 7518 §3.2): `serve` warns. */
+  weakSecret?: string;
 }
 
 /** `config { security { … } }` resolved at load: authentication, role hierarchy, voters. */

@@ -58,6 +58,7 @@ export function factsOf(state: OperationState): RequestFacts {
     request: { method: state.request.method, path: state.path, query: state.request.query, headers },
     uriVariables: state.uriVariables,
     logger: state.logger,
+    operation: `${state.operation.resource.shortName}.${state.operation.name}`,
   };
 }
 

@@ -7,7 +7,12 @@
 import type { Logger } from 'pino';
 import { HttpError } from '../protocol/errors.js';
 import type { SecurityMetadata } from '../metadata/types.js';
-import type { CompiledExpression, SecurityContext, SecurityUser } from '../expression/expression.js';
+import {
+  ExpressionDataError,
+  type CompiledExpression,
+  type SecurityContext,
+  type SecurityUser,
+} from '../expression/expression.js';
 
 /** Who is asking: null user = anonymous (no roles). */
 export interface Principal {
@@ -66,9 +71,15 @@ export interface RequestFacts {
   request: SecurityContext['request'];
   uriVariables: Record<string, string>;
   logger: Logger;
+  /** The operation being served (`Resource.name`), named in the log when an expression fails. */
+  operation?: string;
 }
 
-/** Evaluates an expression; false on any error (logged). */
+/**
+ * Evaluates an expression; false on any error (logged). An error of the request's data (a missing member,
+ * a type mismatch: ExpressionDataError) is the client's mistake: a warning of one line, no stack. Anything
+ * else (a voter or custom code that throws, a bug of ours) is a fault of the service: an error with its stack.
+ */
 export async function allows(
   expression: CompiledExpression,
   facts: RequestFacts,
@@ -87,7 +98,10 @@ export async function allows(
   try {
     return (await expression.evaluate(context)) === true;
   } catch (e) {
-    facts.logger.error({ err: e, expression: expression.source }, 'security expression failed; access denied');
+    const where = { expression: expression.source, operation: facts.operation };
+    if (e instanceof ExpressionDataError)
+      facts.logger.warn({ ...where, reason: e.message }, 'security expression does not fit the request; access denied');
+    else facts.logger.error({ ...where, err: e }, 'security expression failed; access denied');
     return false;
   }
 }

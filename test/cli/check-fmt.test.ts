@@ -248,6 +248,48 @@ describe('apidsl check --fix', () => {
     expect(readFileSync(file, 'utf8')).to.equal(fixed);
   });
 
+  it("fixes what people write from other languages: '1.0.0', integer, boolean, enum { … }", () => {
+    const dir = tmp();
+    const file = join(dir, 'talks.api');
+    writeFileSync(
+      file,
+      [
+        'api "Talks" { version: \'1.0.0\' }',
+        '',
+        'resource Talk {',
+        '  properties {',
+        '    id: int',
+        '    rating: integer',
+        '    featured: Boolean',
+        '    status: enum { "draft", "published" }',
+        '    level: enum [1, 2]',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const r = runCli(['check', '--fix', file]);
+    expect(r.stdout).to.include(`fixed 5 problems in ${file}`);
+    expect(r.stdout).to.include('Found 0 errors and 0 warnings in 1 file.');
+    expect(r.status).to.equal(0);
+    expect(readFileSync(file, 'utf8')).to.equal(
+      [
+        'api "Talks" { version: "1.0.0" }',
+        '',
+        'resource Talk {',
+        '  properties {',
+        '    id: int',
+        '    rating: int',
+        '    featured: bool',
+        '    status: string { enum: ["draft", "published"] }',
+        '    level: int { enum: [1, 2] }',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('leaves what has no fix, and the file untouched when nothing applies', () => {
     const dir = tmp();
     const file = join(dir, 'x.api');

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { bookstore, get, serveExpectingExit, startServer, tempDir } from '../http/harness.js';
 import { fromRoot } from '../support/paths.js';
+import { terminalLine } from '../../cli/request-log.js';
 
 describe('CLI: serve output', function () {
   this.timeout(60_000);
@@ -78,6 +79,36 @@ describe('CLI: serve output', function () {
     } finally {
       await first.stop();
     }
+  });
+
+  it('on a terminal, a failing security expression is one line: why, the operation and the expression', () => {
+    const plain = (_style: unknown, text: string): string => text;
+    const warning = terminalLine(
+      {
+        level: 40,
+        msg: 'security expression does not fit the request; access denied',
+        expression: 'object.speaker.name == user.identifier',
+        operation: 'Talk._api_/talks_post',
+        reason: "no member 'speaker'",
+      },
+      plain,
+    );
+    expect(warning).to.equal(
+      "security expression does not fit the request; access denied: no member 'speaker' [Talk._api_/talks_post: object.speaker.name == user.identifier]\n",
+    );
+    const error = terminalLine(
+      {
+        level: 50,
+        msg: 'security expression failed; access denied',
+        expression: "is_granted('BOOM')",
+        operation: 'Talk.thrown',
+        err: { message: 'voter failure', stack: 'Error: voter failure\n    at bookVoter (voters.mjs:7:35)' },
+      },
+      plain,
+    );
+    expect(error).to.equal(
+      "security expression failed; access denied [Talk.thrown: is_granted('BOOM')]\nError: voter failure\n    at bookVoter (voters.mjs:7:35)\n",
+    );
   });
 
   describe('on a terminal', function () {

@@ -4,7 +4,12 @@
  */
 import { expect } from 'chai';
 import { parseExpression, type ExprNode } from '../../grammar/expression.js';
-import { compileExpression, ExpressionCompileError, type SecurityContext } from '../../server/expression/expression.js';
+import {
+  compileExpression,
+  ExpressionCompileError,
+  ExpressionDataError,
+  type SecurityContext,
+} from '../../server/expression/expression.js';
 
 function context(over: Partial<SecurityContext> = {}): SecurityContext {
   return {
@@ -409,5 +414,47 @@ describe('security expressions: evaluation', () => {
     expect(() => compileExpression('is_granted()')).to.throw(ExpressionCompileError, /takes 1 to 2 arguments, not 0/);
     expect(() => compileExpression("has_role('A', 'B')")).to.throw(ExpressionCompileError, /takes 1 argument, not 2/);
     expect(() => compileExpression('is_authenticated(1)')).to.throw(ExpressionCompileError, /takes 0 arguments/);
+  });
+});
+
+describe("which run-time errors are the data's (ExpressionDataError: a warning) and which the service's", () => {
+  const failure = async (source: string, over: Partial<SecurityContext> = {}): Promise<unknown> => {
+    try {
+      await run(source, over);
+    } catch (e) {
+      return e;
+    }
+    throw new Error(`expected ${source} to fail at run time`);
+  };
+
+  it('values that do not fit the expression: missing or null members, type mismatches, zero, limits', async () => {
+    const cases: [string, Partial<SecurityContext>?][] = [
+      ['object.missing == 1'],
+      ['object.author.name == 1'],
+      ['user.identifier == 1', { user: null }],
+      ["request.headers['x-tenant'] == 't1'"],
+      ['object.title.length > 1'],
+      ['object.title + 1 > 0'],
+      ['-object.title'],
+      ['object.price / 0 > 1'],
+      ['object.price % 0 > 1'],
+      ["'a' in object.title"],
+      ['object.title..3'],
+      ['object.tags ~ "x"'],
+      ['object.tags < object.tags'],
+      ['object[object.tags] == 1'],
+      ['object.price..100000'],
+      ["object['constructor'] == 1"],
+    ];
+    for (const [source, over] of cases) {
+      const e = await failure(source, over);
+      expect(e, `${source}: ${String(e)}`).to.be.instanceOf(ExpressionDataError);
+    }
+  });
+
+  it('faults of the service: a voter that throws or never answers, a variable the route lacks', async () => {
+    const thrown = new Error('voter bug');
+    expect(await failure("is_granted('X')", { isGranted: () => Promise.reject(thrown) })).to.equal(thrown);
+    expect(await failure('isbn == 1')).not.to.be.instanceOf(ExpressionDataError);
   });
 });

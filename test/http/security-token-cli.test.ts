@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { runCli } from '../support/cli.js';
-import { useServer } from './harness.js';
+import { startServer, useServer, type RunningServer } from './harness.js';
 import { as, AUDIENCE, ISSUER, SECRET, securityFixture } from './security-helpers.js';
 
 const BOOKS = securityFixture('books.api');
@@ -107,5 +107,101 @@ describe('apidsl token', () => {
     const noSub = mint([BOOKS]);
     expect(noSub.status).to.equal(1);
     expect(noSub.stderr).to.contain('--sub');
+  });
+});
+
+describe('a shared secret shorter than its HS algorithm needs (RFC 7518 §3.2) is a warning of serve and token', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'apidsl-short-secret-'));
+  /** A service whose secret is in APIDSL_TEST_SHORT_SECRET, verifying `algorithms` (all HS ones when left out). */
+  const service = (algorithms?: string): string => {
+    const file = join(dir, `short-${algorithms ?? 'all'}.api`);
+    const list = algorithms ? `, algorithms: [${algorithms}]` : '';
+    writeFileSync(
+      file,
+      `config { security { jwt { secret_env: "APIDSL_TEST_SHORT_SECRET"${list} } } }\n` +
+        `resource Note { security: "is_granted('ROLE_USER')"\n  properties { id: int, text: string } }\n`,
+    );
+    return file;
+  };
+  /**
+   * The server's output once its log of a request reached this process: stderr is written in order, so a
+   * warning written at the start is in it by then (stdout, which carries the URL, is another pipe).
+   */
+  async function outputAfterARequest(running: RunningServer): Promise<string> {
+    await as(undefined, running.url, 'GET', '/notes');
+    for (let i = 0; i < 250 && !running.output().includes('"url":"/notes"'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    return running.output();
+  }
+  const warning = /warning: the JWT secret in APIDSL_TEST_SHORT_SECRET is (\d+) bytes long; ([^(]*) \(RFC 7518 §3\.2/;
+
+  it('apidsl token: below 32 bytes for HS256 (counted in UTF-8 bytes), still signing; none from 32 bytes', () => {
+    const file = service('"HS256"');
+    const short = runCli(['token', file, '--sub', 'ann', '--roles', 'ROLE_USER'], {
+      env: { APIDSL_TEST_SHORT_SECRET: 'x'.repeat(31) },
+    });
+    expect(short.status, short.stderr).to.equal(0);
+    expect(short.stdout.trim()).to.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(short.stderr).to.match(warning);
+    expect(warning.exec(short.stderr)!.slice(1)).to.deep.equal(['31', 'HS256 needs 32']);
+    for (const secret of ['x'.repeat(32), 'é'.repeat(16)]) {
+      const ok = runCli(['token', file, '--sub', 'ann'], { env: { APIDSL_TEST_SHORT_SECRET: secret } });
+      expect(ok.status, ok.stderr).to.equal(0);
+      expect(ok.stderr).not.to.include('warning');
+    }
+    const multibyte = runCli(['token', file, '--sub', 'ann'], { env: { APIDSL_TEST_SHORT_SECRET: 'é'.repeat(15) } });
+    expect(warning.exec(multibyte.stderr)?.slice(1)).to.deep.equal(['30', 'HS256 needs 32']);
+  });
+
+  for (const [algorithms, secret, needs, hint] of [
+    ['"HS256"', 'too-short-secret', 'HS256 needs 32', ''],
+    [undefined, 'a'.repeat(40), 'HS384 needs 48, HS512 needs 64', '(or keep security.jwt.algorithms to HS256)'],
+  ] as const) {
+    it(`apidsl serve (algorithms ${algorithms ?? 'all HS'}, ${secret.length} bytes): warns, and still verifies`, async () => {
+      process.env.APIDSL_TEST_SHORT_SECRET = secret;
+      const running = await startServer(service(algorithms));
+      try {
+        const output = await outputAfterARequest(running);
+        expect(warning.exec(output)?.slice(1)).to.deep.equal([String(secret.length), needs]);
+        expect(output).to.include(hint);
+        const t = runCli(['token', service(algorithms), '--sub', 'ann', '--roles', 'ROLE_USER']).stdout.trim();
+        expect((await as(t, running.url, 'GET', '/notes')).status).to.equal(200);
+      } finally {
+        await running.stop();
+      }
+    });
+  }
+
+  it('apidsl serve: a Mercure key shorter than 32 bytes (publisher or subscriber of the built-in hub) too', async () => {
+    const file = join(dir, 'mercure.api');
+    writeFileSync(
+      file,
+      'config { mercure { hub: "builtin" } }\nresource Note { mercure: true\n  properties { id: int } }\n',
+    );
+    const keys = { MERCURE_SUBSCRIBER_JWT_KEY: 'change-me', MERCURE_PUBLISHER_JWT_KEY: 'p'.repeat(32) };
+    const saved = Object.fromEntries(Object.keys(keys).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, keys);
+    const running = await startServer(file);
+    try {
+      const output = await outputAfterARequest(running);
+      expect(output).to.match(/warning: the JWT secret in MERCURE_SUBSCRIBER_JWT_KEY is 9 bytes long; HS256 needs 32/);
+      expect(output).not.to.include('MERCURE_PUBLISHER_JWT_KEY');
+    } finally {
+      await running.stop();
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
+  it('apidsl serve with a long enough secret says nothing', async () => {
+    process.env.APIDSL_TEST_SHORT_SECRET = 'b'.repeat(64);
+    const running = await startServer(service());
+    try {
+      expect(await outputAfterARequest(running)).not.to.include('warning');
+    } finally {
+      await running.stop();
+    }
   });
 });

@@ -361,6 +361,31 @@ describe('lsp features', () => {
       expect(check(apply(text, actions[0].edit!.changes![doc])).all).to.deep.equal([]);
     });
 
+    it("offers double quotes for '1.0.0', the built-in type for integer, and string { enum } for an enum list", async () => {
+      for (const [text, code, title, expected] of [
+        ['api "T" { version: \'1.0.0\' }\n', 'invalid-character', 'Use double quotes: "1.0.0"', 'version: "1.0.0"'],
+        [
+          'resource Talk {\n  properties { id: int, rating: integer }\n}\n',
+          'unknown-type',
+          "Change to 'int' (did you mean it?)",
+          'rating: int }',
+        ],
+        [
+          'resource Talk {\n  properties { id: int, status: enum { "draft", "published" } }\n}\n',
+          'enum-list',
+          'Write string { enum: ["draft", "published"] }',
+          'status: string { enum: ["draft", "published"] } }',
+        ],
+      ]) {
+        const { doc, actions } = await actionsFor(text, code);
+        expect(actions.map((a) => a.title)).to.deep.equal([title]);
+        expect(actions[0].isPreferred).to.equal(true);
+        const fixed = apply(text, actions[0].edit!.changes![doc]);
+        expect(fixed).to.include(expected);
+        expect(check(fixed).all).to.deep.equal([]);
+      }
+    });
+
     it('keeps the quotes of a misspelt name in a string', async () => {
       const text =
         'filter bookOrder: order { properties: ["id"] }\nresource Book {\n  properties { id: int }\n  operations { GetCollection { filters: ["bookOrdr"] } }\n}\n';

@@ -8,6 +8,7 @@ import {
   constraintByName,
   optionByName,
   propertyType,
+  typeWrittenElsewhere,
 } from '../../catalogue/index.js';
 import type { ModelProperty, ModelResource } from '../../model.js';
 import { closest, didYouMean } from '../../suggest.js';
@@ -71,7 +72,24 @@ function checkProperties(ctx: CheckContext, resource: ModelResource): void {
   }
   for (const p of resource.properties.values()) {
     const typeName = p.decl.type?.name;
-    if (typeName && !propertyType(typeName) && !ctx.model.resources.has(typeName)) {
+    const known = !typeName || propertyType(typeName) || ctx.model.resources.has(typeName);
+    const elsewhere = known ? undefined : typeWrittenElsewhere(typeName);
+    if (!known && typeName === 'enum') {
+      // With a list of values after it, the parser reported it (enum-list) with its fix.
+      if (!p.decl.values)
+        ctx.report(
+          'unknown-type',
+          p.decl.type!.nameRange,
+          'there is no enum type: an enumeration is a string (or int) with the enum constraint, string { enum: ["a", "b"] }',
+        );
+    } else if (elsewhere) {
+      ctx.report(
+        'unknown-type',
+        p.decl.type!.nameRange,
+        `unknown property type '${typeName}'${didYouMean(elsewhere.name)}`,
+        elsewhere.name,
+      );
+    } else if (!known) {
       const candidates = [...PROPERTY_TYPES.map((t) => t.name), ...ctx.model.resources.keys()];
       ctx.unknown(
         'unknown-type',

@@ -11,7 +11,36 @@ import { HMAC_ALGORITHMS, JWT_KEY_SOURCES } from '../../catalogue/security-setti
 import { configEntry, wordOf } from '../../model.js';
 import type { CheckContext } from '../context.js';
 
+/** Settings whose value names the environment variable holding a secret (never the secret itself). */
+const SECRET_VARIABLES = [
+  'security.jwt.secret_env',
+  'mercure.publisher_jwt_secret_env',
+  'mercure.subscriber_jwt_secret_env',
+  'mercure.publisher_jwt_env',
+];
+/** How environment variables are named (POSIX shells: upper-case letters, digits and `_`). */
+const VARIABLE_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+/**
+ * A secret written where its variable's name goes (`secret_env: "my-super-secret"`) is in the file for anyone
+ * who reads it, and the service would look for a variable of that name: a warning saying so.
+ */
+function checkSecretVariables(ctx: CheckContext): void {
+  for (const path of SECRET_VARIABLES) {
+    const value = configEntry(ctx.model.config, path)?.value;
+    if (value?.kind !== 'string' || VARIABLE_NAME.test(value.value)) continue;
+    ctx.report(
+      'secret-in-file',
+      value.range,
+      `${path} names the environment variable that holds the secret; ${JSON.stringify(value.value)} does not look like ` +
+        'one (upper-case letters, digits and _): keep the secret itself out of the file, e.g. export APIDSL_JWT_SECRET=… ' +
+        'and secret_env: "APIDSL_JWT_SECRET"',
+    );
+  }
+}
+
 export function checkSecurityConfig(ctx: CheckContext): void {
+  checkSecretVariables(ctx);
   const jwt = configEntry(ctx.model.config, 'security.jwt');
   if (jwt?.value?.kind !== 'object') return;
   const body = jwt.value;

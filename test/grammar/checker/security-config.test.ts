@@ -85,3 +85,42 @@ ${RESOURCE}`;
     expect(r.stdout + r.stderr).to.contain('two key sources');
   });
 });
+
+describe('checker: a secret written in the file instead of its variable name', () => {
+  const warnings = (config: string): { code: string; at: string; message: string }[] => {
+    const text = `config { ${config} }\n${RESOURCE}`;
+    return check(text)
+      .all.filter((d) => d.severity === 'warning')
+      .map((d) => ({ code: d.code, at: text.slice(d.range.start, d.range.end), message: d.message }));
+  };
+
+  for (const [config, path, value] of [
+    ['security { jwt { secret_env: "my-super-secret" } }', 'security.jwt.secret_env', 'my-super-secret'],
+    ['security { jwt { secret_env: "s3cr3t!" } }', 'security.jwt.secret_env', 's3cr3t!'],
+    [
+      'mercure { hub: "builtin", subscriber_jwt_secret_env: "change me" }',
+      'mercure.subscriber_jwt_secret_env',
+      'change me',
+    ],
+    ['mercure { hub: "builtin", publisher_jwt_secret_env: "abc.def" }', 'mercure.publisher_jwt_secret_env', 'abc.def'],
+    [
+      'mercure { hub: "https://hub.example/.well-known/mercure", publisher_jwt_env: "eyJhbGciOi.x.y" }',
+      'mercure.publisher_jwt_env',
+      'eyJhbGciOi.x.y',
+    ],
+  ]) {
+    it(`${path}: ${JSON.stringify(value)} is a warning at the value`, () => {
+      const found = warnings(config).filter((w) => w.code === 'secret-in-file');
+      expect(found).to.have.length(1);
+      expect(found[0].at).to.equal(JSON.stringify(value));
+      expect(found[0].message).to.match(new RegExp(`^${path.replace(/\./g, '\\.')} names the environment variable`));
+    });
+  }
+
+  it('a variable name is fine', () => {
+    for (const name of ['APIDSL_JWT_SECRET', 'JWT_KEY_2', '_SECRET'])
+      expect(
+        warnings(`security { jwt { secret_env: "${name}" } }`).filter((w) => w.code === 'secret-in-file'),
+      ).to.deep.equal([]);
+  });
+});
