@@ -8,7 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
+import type { DuplexOptions, Readable, Writable } from 'node:stream';
 import type { CsvError } from 'csv-parse';
 import type { PropertyMetadata, ResourceMetadata } from '../server/metadata/types.js';
 import type { Item } from '../server/store/types.js';
@@ -73,7 +73,10 @@ async function* readNdjson(input: Readable): AsyncGenerator<DataRecord> {
 
 async function* readJsonArray(input: Readable): AsyncGenerator<DataRecord> {
   const { default: streamArray } = await import('stream-json/streamers/stream-array.js');
-  const items = input.pipe(streamArray.withParserAsStream());
+  // Not destroyed by a parse error, so that the records parsed before it are still read (then the error);
+  // the options reach the Duplex, which its type does not say.
+  const streamOptions: DuplexOptions = { autoDestroy: false };
+  const items = input.pipe(streamArray.withParserAsStream(streamOptions as object));
   let n = 0;
   try {
     for await (const { value } of items as AsyncIterable<{ key: number; value: unknown }>) {
