@@ -10,7 +10,14 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { post, startServer, tempDir } from '../http/harness.js';
 import { runCli, type CliResult } from '../support/cli.js';
-import { freshDatabaseUri, mongoOrSkip } from '../support/mongodb.js';
+import {
+  freshDatabaseUri,
+  type LocalServer,
+  mongoOrSkip,
+  ownLocalServerOrSkip,
+  startLocalServer,
+  withDatabase,
+} from '../support/mongodb.js';
 import { fromRoot } from '../support/paths.js';
 
 const CONFERENCE = `api "Conference" { version: "1.0.0" }
@@ -325,3 +332,61 @@ function runPrinted(command: string): CliResult {
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+describe('CLI: import stopped by a store error (MongoDB)', function () {
+  this.timeout(240_000);
+  let mongo: LocalServer | undefined;
+  after(async () => {
+    await mongo?.stop();
+  });
+
+  it('prints the command that goes on from the first record not written, which works as printed once the store is back', async function () {
+    mongo = await ownLocalServerOrSkip(this, 'import outage');
+    const dir = tempDir('apidsl-import-');
+    const api = join(dir, 'conf.api');
+    writeFileSync(api, CONFERENCE);
+    const storeArgs = ['--db', withDatabase(mongo.uri, 'import_outage')];
+    writeFileSync(join(dir, 'speakers.ndjson'), ndjson([{ id: 1, name: 'Ada' }]));
+    expect(runCli(['import', api, 'Speaker', join(dir, 'speakers.ndjson'), ...storeArgs]).status).to.equal(0);
+    const total = 5_000;
+    const malformed = (i: number): boolean => i % 1_000 === 0;
+    const lines = ['id,title,speaker'];
+    for (let i = 1; i <= total; i++) lines.push(malformed(i) ? `${i},short row` : `${i},talk ${i},/speakers/1`);
+    const file = join(dir, 'talks.csv');
+    writeFileSync(file, lines.join('\n'));
+    const child = spawn(
+      process.execPath,
+      [fromRoot('bin/apidsl.js'), 'import', api, 'Talk', file, ...storeArgs, '--batch-size', '250'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (let waited = 0; !stderr.includes('line 1001:') && waited < 60_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await mongo.stop();
+    expect(await exited, stderr).to.equal(1);
+    const printed = /to go on: (apidsl import .*)$/m.exec(stderr);
+    expect(printed, stderr).to.not.equal(null);
+    expect(printed![1]).to.include(`--db ${storeArgs[1]}`);
+    const done = Number(/--skip (\d+)$/.exec(printed![1])![1]);
+    expect(done).to.be.within(1_000, total - 1);
+
+    mongo = await startLocalServer({
+      kind: mongo.kind === 'mongod' ? 'mongod' : 'ferretdb',
+      port: mongo.port,
+      dir: mongo.dir,
+    });
+    const rest = runPrinted(printed![1]);
+    expect(rest.stderr).to.match(/\d+ Talk items imported, \d+ records? refused\./);
+    const out = join(dir, 'all.ndjson');
+    const exportAll = runCli(['export', api, 'Talk', ...storeArgs, '--out', out]);
+    expect(exportAll.status, exportAll.stderr).to.equal(0);
+    const ids = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: number }).id);
+    expect(ids).to.deep.equal(Array.from({ length: total }, (_, k) => k + 1).filter((i) => !malformed(i)));
+  });
+});
