@@ -5,7 +5,7 @@
  * and the command printed to resume a stopped import works as printed (run through a shell).
  */
 import { expect } from 'chai';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { post, startServer, tempDir } from '../http/harness.js';
@@ -246,50 +246,25 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
     it('an interrupted import prints the command that finishes it on the same store, which works as printed', async () => {
       importSpeakers();
       const total = storeKind === 'sqlite' ? 100_000 : 10_000;
-      // Every 1,000th row is malformed: refused, and counted by --skip like the others.
-      const malformed = (i: number): boolean => i % 1_000 === 0;
-      const lines = ['id,title,speaker'];
-      for (let i = 1; i <= total; i++) lines.push(malformed(i) ? `${i},short row` : `${i},talk ${i},/speakers/1`);
       const file = join(dir, 'many talks.csv');
-      writeFileSync(file, lines.join('\n'));
-      const child = spawn(
-        process.execPath,
-        [fromRoot('bin/apidsl.js'), 'import', apiFile(), 'Talk', file, ...storeArgs, '--batch-size', '300'],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
+      const valid = writeTalksCsv(file, total);
+      const { code, stderr, command, done } = await importStoppedMidway(
+        ['import', apiFile(), 'Talk', file, ...storeArgs, '--batch-size', '300'],
+        (child) => void child.kill('SIGINT'),
       );
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      // The first refusal is printed while its batch is written: interrupted from then on.
-      for (let waited = 0; !stderr.includes('line 1001:') && waited < 60_000; waited += 20) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      child.kill('SIGINT');
-      expect(await exited, stderr).to.equal(1);
-      const printed = /to go on: (apidsl import .*)$/m.exec(stderr);
-      expect(printed, stderr).to.not.equal(null);
-      const command = printed![1];
+      expect(code, stderr).to.equal(1);
+      expect(stderr).to.include('Interrupted:');
       expect(command).to.include(storeArgs[0]).and.include('--batch-size 300');
-      const done = Number(/--skip (\d+)$/.exec(command)![1]);
       expect(done).to.be.within(1_000, total - 1);
 
       const rest = runPrinted(command);
       const after = Array.from({ length: total - done }, (_, k) => done + 1 + k);
-      const refusedAfter = after.filter(malformed).length;
+      const refusedAfter = after.filter(malformedRow).length;
       expect(rest.status, rest.stderr).to.equal(refusedAfter > 0 ? 1 : 0);
       expect(rest.stderr).to.include(
         `${after.length - refusedAfter} Talk items imported, ${refusedAfter} record${refusedAfter === 1 ? '' : 's'} refused.`,
       );
-      const out = join(dir, 'all.ndjson');
-      const exportAll = runCli(['export', apiFile(), 'Talk', ...storeArgs, '--out', out]);
-      expect(exportAll.status, exportAll.stderr).to.equal(0);
-      const ids = readFileSync(out, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => (JSON.parse(l) as { id: number }).id);
-      const expected = Array.from({ length: total }, (_, k) => k + 1).filter((i) => !malformed(i));
-      expect(ids.length).to.equal(expected.length);
-      expect(ids).to.deep.equal(expected);
+      expect(storedTalkIds(apiFile(), storeArgs)).to.deep.equal(valid);
     });
 
     it('a broken JSON array keeps the records before the break and prints the command to go on once it is corrected', () => {
@@ -316,6 +291,51 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
       expect(exported('Talk').map((t) => t.id)).to.deep.equal([1, 2, 3, 4]);
     });
   });
+}
+
+/** Every 1,000th row of a talks file is malformed (too few cells): refused, and counted by --skip like the others. */
+const malformedRow = (i: number): boolean => i % 1_000 === 0;
+
+/** Writes a CSV of `total` talks of speaker 1, the malformedRow ones too short; returns the valid rows' identifiers. */
+function writeTalksCsv(file: string, total: number): number[] {
+  const lines = ['id,title,speaker'];
+  for (let i = 1; i <= total; i++) lines.push(malformedRow(i) ? `${i},short row` : `${i},talk ${i},/speakers/1`);
+  writeFileSync(file, lines.join('\n'));
+  return Array.from({ length: total }, (_, k) => k + 1).filter((i) => !malformedRow(i));
+}
+
+/**
+ * Runs `apidsl ARGS` and calls `stop` once it has printed the refusal of row 1,000 (line 1001, printed
+ * while its batch is written); returns its exit code, its stderr, and the resume command it printed with
+ * that command's --skip.
+ */
+async function importStoppedMidway(
+  args: string[],
+  stop: (child: ChildProcess) => Promise<void> | void,
+): Promise<{ code: number | null; stderr: string; command: string; done: number }> {
+  const child = spawn(process.execPath, [fromRoot('bin/apidsl.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  for (let waited = 0; !stderr.includes('line 1001:') && waited < 60_000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await stop(child);
+  const code = await exited;
+  const printed = /to go on: (apidsl import .*)$/m.exec(stderr);
+  expect(printed, stderr).to.not.equal(null);
+  return { code, stderr, command: printed![1], done: Number(/--skip (\d+)$/.exec(printed![1])![1]) };
+}
+
+/** The identifiers of the stored talks, read through `apidsl export --out` (too many for a pipe). */
+function storedTalkIds(api: string, storeArgs: string[]): number[] {
+  const out = join(tempDir('apidsl-export-'), 'talks.ndjson');
+  const r = runCli(['export', api, 'Talk', ...storeArgs, '--out', out]);
+  expect(r.status, r.stderr).to.equal(0);
+  return readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { id: number }).id);
 }
 
 /**
@@ -349,28 +369,15 @@ describe('CLI: import stopped by a store error (MongoDB)', function () {
     writeFileSync(join(dir, 'speakers.ndjson'), ndjson([{ id: 1, name: 'Ada' }]));
     expect(runCli(['import', api, 'Speaker', join(dir, 'speakers.ndjson'), ...storeArgs]).status).to.equal(0);
     const total = 5_000;
-    const malformed = (i: number): boolean => i % 1_000 === 0;
-    const lines = ['id,title,speaker'];
-    for (let i = 1; i <= total; i++) lines.push(malformed(i) ? `${i},short row` : `${i},talk ${i},/speakers/1`);
     const file = join(dir, 'talks.csv');
-    writeFileSync(file, lines.join('\n'));
-    const child = spawn(
-      process.execPath,
-      [fromRoot('bin/apidsl.js'), 'import', api, 'Talk', file, ...storeArgs, '--batch-size', '250'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+    const valid = writeTalksCsv(file, total);
+    const server = mongo;
+    const { code, stderr, command, done } = await importStoppedMidway(
+      ['import', api, 'Talk', file, ...storeArgs, '--batch-size', '250'],
+      () => server.stop(),
     );
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    for (let waited = 0; !stderr.includes('line 1001:') && waited < 60_000; waited += 20) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await mongo.stop();
-    expect(await exited, stderr).to.equal(1);
-    const printed = /to go on: (apidsl import .*)$/m.exec(stderr);
-    expect(printed, stderr).to.not.equal(null);
-    expect(printed![1]).to.include(`--db ${storeArgs[1]}`);
-    const done = Number(/--skip (\d+)$/.exec(printed![1])![1]);
+    expect(code, stderr).to.equal(1);
+    expect(command).to.include(`--db ${storeArgs[1]}`);
     expect(done).to.be.within(1_000, total - 1);
 
     mongo = await startLocalServer({
@@ -378,15 +385,8 @@ describe('CLI: import stopped by a store error (MongoDB)', function () {
       port: mongo.port,
       dir: mongo.dir,
     });
-    const rest = runPrinted(printed![1]);
+    const rest = runPrinted(command);
     expect(rest.stderr).to.match(/\d+ Talk items imported, \d+ records? refused\./);
-    const out = join(dir, 'all.ndjson');
-    const exportAll = runCli(['export', api, 'Talk', ...storeArgs, '--out', out]);
-    expect(exportAll.status, exportAll.stderr).to.equal(0);
-    const ids = readFileSync(out, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => (JSON.parse(l) as { id: number }).id);
-    expect(ids).to.deep.equal(Array.from({ length: total }, (_, k) => k + 1).filter((i) => !malformed(i)));
+    expect(storedTalkIds(api, storeArgs)).to.deep.equal(valid);
   });
 });
