@@ -171,7 +171,10 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
             unreadable = e as Error;
             break;
           }
-          if (next.done) break;
+          if (next.done) {
+            interrupted = false; // a signal during the last batch stopped nothing
+            break;
+          }
           const record = next.value;
           if (record.n <= skip) continue;
           const entry: Entry = { n: record.n, where: record.where };
@@ -195,7 +198,7 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
       } catch (e) {
         progress.stop(`${imported} ${resource.shortName} items imported before the error.`);
         throw new CommandError(
-          `${dataFile}: ${(e as Error).message}\nThe first ${committed} records are done; to go on: ${resume(committed)}`,
+          `stopped by a store error: ${(e as Error).message}\nThe first ${committed} records of ${dataFile} are done; to go on: ${resume(committed)}`,
         );
       } finally {
         process.off('SIGINT', interrupt);
@@ -206,12 +209,12 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
       if (unreadable) {
         progress.stop(summary);
         throw new CommandError(
-          `${dataFile}: ${unreadable.message}\nThe ${committed} records before it are done; correct the file, then go on with: ${resume(committed)}`,
+          `${dataFile}: ${unreadable.message}\nThe ${committed} records before the break are done; correct the file, then go on with: ${resume(committed)}`,
         );
       }
       progress.stop(
         interrupted
-          ? `Interrupted: ${summary}\nThe first ${committed} records are done; to go on: ${resume(committed)}`
+          ? `Interrupted: ${summary}\nThe first ${committed} records of ${dataFile} are done; to go on: ${resume(committed)}`
           : summary,
       );
       return refused > 0 || interrupted ? 1 : 0;
