@@ -42,6 +42,26 @@ resource Talk {
 }
 `;
 
+/** Shelves whose item route holds their room: a box's shelf IRI must name the room the shelf is in. */
+const SHELVES = `api "Shelves" { version: "1.0.0" }
+
+resource Shelf {
+  properties {
+    id: int { identifier: true }
+    room: string { required: true }
+  }
+  operations { GetCollection, Post, Get { uriTemplate: "/rooms/{room}/shelves/{id}" } }
+}
+
+resource Box {
+  properties {
+    id: int { identifier: true }
+    shelf: Shelf
+  }
+  operations { GetCollection, Post, Get }
+}
+`;
+
 const GROUPS = `api "Groups" { version: "1.0.0" }
 
 resource Note {
@@ -183,6 +203,30 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
         expect(reset.status, reset.stderr).to.equal(0);
         importSpeakers();
       }
+    });
+
+    it('a relation to an item whose route holds other variables names it only with the values it holds', () => {
+      writeFileSync(apiFile(), SHELVES);
+      const shelves = importText(
+        'Shelf',
+        'shelves.ndjson',
+        ndjson([
+          { id: 1, room: 'a' },
+          { id: 2, room: 'b' },
+        ]),
+      );
+      expect(shelves.status, shelves.stderr).to.equal(0);
+      const boxes = ndjson([
+        { shelf: '/rooms/a/shelves/1' },
+        { shelf: '/rooms/b/shelves/1' },
+        { shelf: '/rooms/b/shelves/2' },
+        { shelf: '/shelves/1' },
+      ]);
+      const r = importText('Box', 'boxes.ndjson', boxes);
+      expect(r.stderr).to.include(':line 2: Item not found for "/rooms/b/shelves/1".');
+      expect(r.stderr).to.include(':line 4: Invalid IRI "/shelves/1".');
+      expect(r.stderr).to.include('2 Box items imported, 2 records refused.');
+      expect(exported('Box').map((b) => b.shelf)).to.deep.equal(['/rooms/a/shelves/1', '/rooms/b/shelves/2']);
     });
 
     it('a malformed CSV row is a refused record at the line it starts on; the rows before and after it are stored', () => {
