@@ -119,17 +119,16 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
       expect(r.status, r.stderr).to.equal(0);
       return JSON.parse(r.stdout) as Record<string, unknown>[];
     }
-    function importSpeakers(): void {
-      const r = importText(
-        'Speaker',
-        'speakers.ndjson',
-        ndjson([
-          { id: 1, name: 'Ada' },
-          { id: 2, name: 'Bob' },
-        ]),
-      );
+    /** Imports `records` as NDJSON into `resource`, every one of them accepted. */
+    function importAll(resource: string, records: unknown[]): void {
+      const r = importText(resource, `${resource}.ndjson`, ndjson(records));
       expect(r.status, r.stderr).to.equal(0);
     }
+    const importSpeakers = (): void =>
+      importAll('Speaker', [
+        { id: 1, name: 'Ada' },
+        { id: 2, name: 'Bob' },
+      ]);
 
     it('refuses a record whose relation names no item with the text a POST of it answers, by line, and stores the others', async () => {
       importSpeakers();
@@ -207,15 +206,10 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
 
     it('a relation to an item whose route holds other variables names it only with the values it holds', () => {
       writeFileSync(apiFile(), SHELVES);
-      const shelves = importText(
-        'Shelf',
-        'shelves.ndjson',
-        ndjson([
-          { id: 1, room: 'a' },
-          { id: 2, room: 'b' },
-        ]),
-      );
-      expect(shelves.status, shelves.stderr).to.equal(0);
+      importAll('Shelf', [
+        { id: 1, room: 'a' },
+        { id: 2, room: 'b' },
+      ]);
       const boxes = ndjson([
         { shelf: '/rooms/a/shelves/1' },
         { shelf: '/rooms/b/shelves/1' },
