@@ -8,9 +8,11 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
+import type { DuplexOptions, Readable, Writable } from 'node:stream';
+import type { CsvError } from 'csv-parse';
 import type { PropertyMetadata, ResourceMetadata } from '../server/metadata/types.js';
 import type { Item } from '../server/store/types.js';
+import { LineCounter, malformedMessage } from './csv-lines.js';
 
 export type DataFormat = 'json' | 'ndjson' | 'csv';
 export const DATA_FORMATS: readonly DataFormat[] = ['json', 'ndjson', 'csv'];
@@ -32,14 +34,14 @@ export function formatOfFile(file: string): DataFormat | undefined {
   return undefined;
 }
 
-/** A line (NDJSON) that is not JSON: reported against that line, the other records still read. */
+/** A record that cannot be read (an NDJSON line that is not JSON, a malformed CSV row): reported, the others still read. */
 export class UnreadableRecord {
   constructor(readonly message: string) {}
 }
 
 /**
  * The records of a file, in order. A record that cannot be parsed is yielded as an UnreadableRecord when
- * the rest of the file can still be read (an NDJSON line); a broken JSON array or CSV file throws.
+ * the rest of the file can still be read (an NDJSON line, a CSV row); a broken JSON array or CSV header throws.
  */
 export async function* readRecords(
   input: Readable,
@@ -71,7 +73,10 @@ async function* readNdjson(input: Readable): AsyncGenerator<DataRecord> {
 
 async function* readJsonArray(input: Readable): AsyncGenerator<DataRecord> {
   const { default: streamArray } = await import('stream-json/streamers/stream-array.js');
-  const items = input.pipe(streamArray.withParserAsStream());
+  // Not destroyed by a parse error, so that the records parsed before it are still read (then the error);
+  // the options reach the Duplex, which its type does not say.
+  const streamOptions: DuplexOptions = { autoDestroy: false };
+  const items = input.pipe(streamArray.withParserAsStream(streamOptions as object));
   let n = 0;
   try {
     for await (const { value } of items as AsyncIterable<{ key: number; value: unknown }>) {
@@ -83,23 +88,64 @@ async function* readJsonArray(input: Readable): AsyncGenerator<DataRecord> {
   }
 }
 
+/**
+ * CSV rows with the line each starts on. A malformed row (a wrong number of cells, a stray or unclosed
+ * quote) does not stop the reading: csv-parse skips it (`skip_records_with_error`) and it comes out in its
+ * place as an UnreadableRecord saying what is wrong. Only a malformed header row stops it.
+ */
 async function* readCsv(input: Readable, resource: ResourceMetadata): AsyncGenerator<DataRecord> {
   const { parse } = await import('csv-parse');
   const byName = new Map(resource.properties.map((p) => [p.name, p]));
-  const parser = input.pipe(parse({ columns: true, info: true, bom: true, skip_empty_lines: true }));
+  const lines = new LineCounter();
+  /** Malformed rows, in file order, waiting for the records before them to be yielded. */
+  const malformed: { line: number; message: string; last?: number }[] = [];
+  /** A row starts on `line`: a malformed row before it that swallowed the lines between says so. */
+  const starts = (line: number): number => {
+    const before = malformed.at(-1);
+    if (before && before.last === undefined) before.last = line - lines.emptyBefore - 1;
+    return line;
+  };
+  const parser = input.pipe(
+    parse({
+      columns: true,
+      bom: true,
+      skip_empty_lines: true,
+      raw: true,
+      skip_records_with_error: true,
+      on_skip: (error, raw) => {
+        if (!error) return undefined;
+        // Without its header row the file's columns are unknown: it cannot be read on.
+        if ((error as CsvError & { header?: boolean }).header) throw new Error(`the header row: ${error.message}`);
+        const line = lines.malformed(Number(error.lines), raw ?? '');
+        if (line !== undefined) malformed.push({ line: starts(line), message: malformedMessage(error) });
+        return undefined;
+      },
+      on_record: (read: { record: Record<string, string>; raw: string }, info) => ({
+        record: read.record,
+        line: starts(lines.record(info.lines, read.raw)),
+      }),
+    }),
+  );
   let n = 0;
-  for await (const { record, info } of parser as AsyncIterable<{
-    record: Record<string, string>;
-    info: { lines: number };
-  }>) {
-    n++;
+  const unreadable = (row: { line: number; message: string; last?: number }): DataRecord => ({
+    value: new UnreadableRecord(
+      row.last !== undefined && row.last > row.line
+        ? `${row.message.replace(/\.$/, '')}; lines ${row.line} to ${row.last} were read as this row.`
+        : row.message,
+    ),
+    where: `line ${row.line}`,
+    n: ++n,
+  });
+  for await (const { record, line } of parser as AsyncIterable<{ record: Record<string, string>; line: number }>) {
+    while (malformed.length > 0 && malformed[0].line < line) yield unreadable(malformed.shift()!);
     const value: Record<string, unknown> = {};
     for (const [column, cell] of Object.entries(record)) {
       // An empty cell is an absent value (CSV cannot tell an empty string from nothing).
       if (cell !== '') value[column] = cellValue(byName.get(column), cell);
     }
-    yield { value, where: `line ${info.lines}`, n };
+    yield { value, where: `line ${line}`, n: ++n };
   }
+  for (const row of malformed) yield unreadable(row);
 }
 
 /** A CSV cell as the JSON value a POST body would hold; text that does not fit stays text (and is then refused). */
@@ -109,7 +155,6 @@ function cellValue(property: PropertyMetadata | undefined, cell: string): unknow
   if (property.type === 'int' || property.type === 'number')
     return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(cell.trim()) ? Number(cell) : cell;
   if (property.type === 'bool' && (cell === 'true' || cell === 'false')) return cell === 'true';
-  if (property.type === 'bool') return cell;
   return cell;
 }
 

@@ -1,8 +1,10 @@
 /**
- * A record of a data file (`apidsl import`) made into an item exactly as a POST body is: denormalize() in
- * create mode (defaults filled, relations resolved against the routes), then the resource's constraints
- * (validateItem). One difference: a given identifier is kept even when the property is read-only, so
- * that an export imports back with its identifiers.
+ * A record of a data file (`apidsl import`) made into an item as a POST body is, in the order the
+ * pipeline runs: recordItem() denormalizes it in create mode (types, defaults, relation IRIs resolved
+ * against the routes: the 400s), the caller checks that its relations name stored items (relations.ts),
+ * then checkRecordConstraints() applies the constraints of the resource's Post operation (the 422).
+ * One difference: a given identifier is kept even when the property is read-only, so that an export
+ * imports back with its identifiers.
  */
 import { HttpError } from '../protocol/errors.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
@@ -10,10 +12,11 @@ import type { Item } from '../store/types.js';
 import { iriResolver } from '../protocol/iri.js';
 import { denormalize } from './denormalize.js';
 import { isItem } from './state.js';
+import { validationGroups } from './stages/validate.js';
 import { validateItem } from './validate.js';
 import { validationFailed } from './violations.js';
 
-/** The item `record` makes; throws the HttpError (400 or 422) a POST of the same body would answer. */
+/** The item `record` makes before its constraints; throws the HttpError (400) a POST of the same body would answer. */
 export function recordItem(api: ApiMetadata, resource: ResourceMetadata, record: unknown): Item {
   if (!isItem(record)) throw new HttpError(400, 'The input data is misformatted.');
   const id = resource.identifier;
@@ -29,7 +32,17 @@ export function recordItem(api: ApiMetadata, resource: ResourceMetadata, record:
     if (!valid) throw new HttpError(400, `Invalid identifier value: ${JSON.stringify(given)}.`);
     item[id.name] = given;
   }
-  const violations = validateItem(resource, item);
-  if (violations.length > 0) throw validationFailed(violations);
   return item;
+}
+
+/**
+ * Throws the 422 a POST would answer for the item's constraints: those of the validation groups of the
+ * resource's Post operation (`Default` when it declares none), none when that operation says `validate: false`.
+ */
+export function checkRecordConstraints(api: ApiMetadata, resource: ResourceMetadata, item: Item): void {
+  const post = resource.operations.find((op) => op.kind === 'Post' && !op.hidden);
+  const groups = post ? validationGroups(post, api.settings) : ['Default'];
+  if (!groups) return;
+  const violations = validateItem(resource, item, groups);
+  if (violations.length > 0) throw validationFailed(violations);
 }

@@ -4,6 +4,7 @@
  */
 import { optionValue } from '../../metadata/options.js';
 import { contextGroups } from '../../metadata/property-access.js';
+import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import { isItem, type OperationState } from '../state.js';
 import { validateItem } from '../validate.js';
 import { validationFailed } from '../violations.js';
@@ -11,11 +12,14 @@ import { validationFailed } from '../violations.js';
 export async function validate(state: OperationState): Promise<void> {
   const op = state.operation;
   if (!['POST', 'PUT', 'PATCH'].includes(op.method) || !isItem(state.data)) return;
-  if (optionValue(op, state.api.settings, 'validate') === false) return;
-  const violations = validateItem(
-    op.resource,
-    state.data,
-    contextGroups(optionValue(op, 'validationContext')) ?? ['Default'],
-  );
+  const groups = validationGroups(op, state.api.settings);
+  if (!groups) return;
+  const violations = validateItem(op.resource, state.data, groups);
   if (violations.length) throw validationFailed(violations);
+}
+
+/** The constraint groups an operation's writes are checked in (default `Default`); undefined with `validate: false`. */
+export function validationGroups(op: OperationMetadata, settings: Settings): string[] | undefined {
+  if (optionValue(op, settings, 'validate') === false) return undefined;
+  return contextGroups(optionValue(op, 'validationContext')) ?? ['Default'];
 }
