@@ -5,7 +5,8 @@
  * - `int`: a positive safe integer, 1 … 2^53 - 1 (a JSON number past that is not exact: two would collide);
  * - `string`: not empty, no `/`, not `.` or `..` (clients remove such path segments), and not ending in a dot
  *   followed by text (the router reads `/books/a.json`, and `/books/v1.2`, as a format extension);
- * - both: matching the `requirements` of the identifier's placeholder on every operation of the resource.
+ * - both, for an item to create: matching the `requirements` of the identifier's placeholder on every operation
+ *   of the resource (a route already checked its own).
  */
 import { optionValue } from '../metadata/options.js';
 import type { ResourceMetadata } from '../metadata/types.js';
@@ -30,8 +31,12 @@ function identifierRequirements(resource: ResourceMetadata): RegExp[] {
   return found;
 }
 
-/** Why `value` cannot be an identifier of `resource` (a sentence), or undefined when it can. */
-export function identifierFault(resource: ResourceMetadata, value: unknown): string | undefined {
+/**
+ * Why `value` cannot be an identifier of `resource` (a sentence), or undefined when it can. `forRead`: naming an
+ * item on a route that already checked its own requirements, so the other operations' are not applied (an item
+ * stored before a requirement was added stays readable where its route allows it).
+ */
+export function identifierFault(resource: ResourceMetadata, value: unknown, forRead = false): string | undefined {
   const id = resource.identifier;
   if (!id) return 'The resource has no identifier.';
   let text: string;
@@ -55,14 +60,17 @@ export function identifierFault(resource: ResourceMetadata, value: unknown): str
       return 'An identifier does not end in a dot followed by text: its IRI would read it as a format extension.';
     text = value;
   }
-  const requirement = identifierRequirements(resource).find((re) => !re.test(text));
+  const requirement = forRead ? undefined : identifierRequirements(resource).find((re) => !re.test(text));
   if (requirement) return `An identifier matches ${requirement.source.slice(4, -2)}.`;
   return undefined;
 }
 
-/** The identifier a route's (decoded) placeholder value names, typed; undefined when it names none. */
-export function routeIdentifier(resource: ResourceMetadata, raw: string): number | string | undefined {
+/**
+ * The identifier a route's (decoded) placeholder value names, typed; undefined when it names none. `create`:
+ * an item will be created under it (PUT with allowCreate), so every operation's requirements apply.
+ */
+export function routeIdentifier(resource: ResourceMetadata, raw: string, create = false): number | string | undefined {
   if (resource.identifier?.type === 'int' && !/^\d+$/.test(raw)) return undefined;
   const value = resource.identifier?.type === 'int' ? Number(raw) : raw;
-  return identifierFault(resource, value) === undefined ? value : undefined;
+  return identifierFault(resource, value, !create) === undefined ? value : undefined;
 }

@@ -58,7 +58,7 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   else if (id && op.method === 'PUT' && state.uriVariables[id.name] !== undefined) {
     // PUT with allowCreate creates the item with the identifier of the URI; a URI that names no item
     // (`/books/0`, a requirement not met) creates none.
-    const value = routeIdentifier(op.resource, state.uriVariables[id.name]);
+    const value = routeIdentifier(op.resource, state.uriVariables[id.name], true);
     if (value === undefined) throw notFound();
     item[id.name] = value;
   }
