@@ -69,6 +69,24 @@ describe('SQLite file store', () => {
     await store.close();
   });
 
+  it('shares the sequence between two connections on one file (workers): no key handed out twice', async () => {
+    const file = join(dir, 'data.sqlite');
+    const [a, b] = [await openSqliteStore({ file }), await openSqliteStore({ file })];
+    try {
+      const [booksA, booksB] = [await a.collection(BOOK), await b.collection(BOOK)];
+      const ids: unknown[] = [];
+      for (let i = 0; i < 5; i++) {
+        ids.push((await booksA.insert({ title: `a${i}` })).id, (await booksB.insert({ title: `b${i}` })).id);
+        await booksB.delete(ids.at(-1) as number); // the largest key, deleted from the other connection
+      }
+      ids.push(...(await booksB.insertMany([{ title: 'x' }, { title: 'y' }])).map((book) => book.id));
+      expect(ids).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('seeds the sequence of a table written before sequences existed from its largest key', async () => {
     const file = join(dir, 'data.sqlite');
     // What an earlier apidsl left: the items table alone, keys assigned by SQLite (max + 1).
