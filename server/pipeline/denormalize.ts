@@ -185,9 +185,9 @@ function identifier(resource: ResourceMetadata, property: PropertyMetadata, valu
   return new Mismatch(fault, identifierViolation(property.name, fault));
 }
 
-/** An identifier refused: `This value is not valid.` on its property, the rule it breaks as the hint. */
+/** An identifier refused: the rule it breaks as the message (as a constraint's custom message), Regex's code. */
 export function identifierViolation(path: string, fault: string): Violation {
-  return { ...violation(path, 'Regex'), hint: fault };
+  return { ...violation(path, 'Regex'), message: fault };
 }
 
 /** A relation holds an IRI of its target resource; these errors are 400 even on constrained properties. */

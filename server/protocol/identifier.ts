@@ -32,36 +32,36 @@ function identifierRequirements(resource: ResourceMetadata): RegExp[] {
 }
 
 /**
- * Why `value` cannot be an identifier of `resource` (a sentence), or undefined when it can. `forRead`: naming an
+ * Why `value` cannot be an identifier of `resource` (a violation message), or undefined when it can. `forRead`: naming an
  * item on a route that already checked its own requirements, so the other operations' are not applied (an item
  * stored before a requirement was added stays readable where its route allows it).
  */
 export function identifierFault(resource: ResourceMetadata, value: unknown, forRead = false): string | undefined {
   const id = resource.identifier;
-  if (!id) return 'The resource has no identifier.';
+  if (!id) return 'This resource has no identifier.';
   let text: string;
   if (id.type === 'int') {
-    if (typeof value !== 'number' || !Number.isInteger(value)) return 'An identifier is an integer.';
+    if (typeof value !== 'number' || !Number.isInteger(value)) return 'This value should be of type int.';
     if (value < 1 || value > Number.MAX_SAFE_INTEGER)
-      return `An identifier is an integer from 1 to ${Number.MAX_SAFE_INTEGER}.`;
+      return `This value should be between 1 and ${Number.MAX_SAFE_INTEGER}.`;
     text = String(value);
   } else {
-    if (typeof value !== 'string') return 'An identifier is a string.';
-    if (value === '') return 'An identifier is not empty.';
-    if (value.includes('/')) return 'An identifier holds no "/".';
-    if (value === '.' || value === '..') return `An identifier is not "${value}".`;
+    if (typeof value !== 'string') return 'This value should be of type string.';
+    if (value === '') return 'This value should not be blank.';
+    if (value.includes('/')) return 'This value should not contain "/".';
+    if (value === '.' || value === '..') return 'This value should not be "." or "..".';
     let encoded: string;
     try {
       encoded = encodeURIComponent(value); // as the IRI writes it
     } catch {
-      return 'An identifier is well-formed Unicode text (no lone surrogate).';
+      return 'This value should be well-formed Unicode text.';
     }
     if (FORMAT_SUFFIX.test(encoded))
-      return 'An identifier does not end in a dot followed by text: its IRI would read it as a format extension.';
+      return 'This value should not end in a dot followed by text (a route reads that as a format extension).';
     text = value;
   }
   const requirement = forRead ? undefined : identifierRequirements(resource).find((re) => !re.test(text));
-  if (requirement) return `An identifier matches ${requirement.source.slice(4, -2)}.`;
+  if (requirement) return `This value should match the route requirement "${requirement.source.slice(4, -2)}".`;
   return undefined;
 }
 

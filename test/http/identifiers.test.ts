@@ -148,6 +148,12 @@ describe('HTTP identifiers: an identifier the client chooses', () => {
       expect(r.status, `${JSON.stringify(slug)}: ${r.text}`).to.equal(422);
       expect(r.json.violations.map((v: { propertyPath: string }) => v.propertyPath)).to.deep.equal(['slug']);
     }
+    const extension = await post(server, '/speakers', { slug: 'a.json', name: 'n' });
+    expect(extension.json.detail).to.equal(
+      'slug: This value should not end in a dot followed by text (a route reads that as a format extension).',
+    );
+    const requirement = await post(server, '/speakers', { slug: 'Upper', name: 'n' });
+    expect(requirement.json.detail).to.equal('slug: This value should match the route requirement "[a-z0-9.-]+".');
     expect((await request(server.url, 'GET', '/speakers')).json.totalItems).to.equal(0);
   });
 
@@ -251,7 +257,7 @@ describe('HTTP identifiers: never reused across restarts, reset and import', fun
     const data = join(dir, 'talks.ndjson');
     writeFileSync(data, '{"id": 40, "title": "imported"}\n{"id": 0, "title": "zero"}\n{"title": "assigned"}\n');
     const imported = runCli(['import', FIXTURE, 'Talk', data, ...storage]);
-    expect(imported.stderr).to.match(/line 2/);
+    expect(imported.stderr).to.include(`line 2: id: This value should be between 1 and ${Number.MAX_SAFE_INTEGER}.`);
     await serving(async (server) => {
       expect((await request(server.url, 'GET', '/talks/40')).json.title).to.equal('imported');
       const titles = ((await request(server.url, 'GET', '/talks')).json.member as { title: string }[]).map(

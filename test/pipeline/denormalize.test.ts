@@ -102,12 +102,17 @@ describe('pipeline: denormalize', () => {
 
     it('takes a writable identifier on create (a 422 on it when invalid) and ignores it on replace and merge-patch', () => {
       expect(create({ id: 7, title: 'A' })).to.deep.equal({ id: 7, title: 'A', status: 'draft' });
-      for (const id of ['7', 0, -3, 1.5, 2 ** 53]) {
+      const outOfRange = `This value should be between 1 and ${Number.MAX_SAFE_INTEGER}.`;
+      for (const [id, message] of [
+        ['7', 'This value should be of type int.'],
+        [1.5, 'This value should be of type int.'],
+        [0, outOfRange],
+        [-3, outOfRange],
+        [2 ** 53, outOfRange],
+      ] as const) {
         const error = failure({ id });
         expect(error.status).to.equal(422);
-        expect(error.options.violations?.map((v) => [v.propertyPath, v.message])).to.deep.equal([
-          ['id', 'This value is not valid.'],
-        ]);
+        expect(error.options.violations?.map((v) => [v.propertyPath, v.message])).to.deep.equal([['id', message]]);
       }
       for (const mode of ['replace', 'merge-patch'] as const) {
         expect(denormalize(BOOK, { id: 9, title: 'B' }, mode, { id: 1, title: 'A' }, IRIS)).to.deep.equal({
