@@ -66,7 +66,13 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
     doc: 'Present and not null; for strings, not empty (NotBlank).',
   },
   { name: 'nullable', type: { kind: 'bool' }, doc: '`false` rejects an explicit null on an optional property.' },
-  { name: 'readOnly', type: { kind: 'bool' }, doc: 'Output only: ignored in request bodies.' },
+  {
+    name: 'readOnly',
+    type: { kind: 'bool' },
+    doc:
+      'Output only: ignored in request bodies. An `int` identifier is read-only unless it says `readOnly: false` ' +
+      '(the store assigns it; with `false` a POST body may choose it, a positive integer up to 2^53 - 1).',
+  },
   { name: 'writeOnly', type: { kind: 'bool' }, doc: 'Input only: never written in responses.' },
   {
     name: 'default',

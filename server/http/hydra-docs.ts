@@ -121,8 +121,13 @@ function propertyDoc(
     title: p.name,
     required: p.required,
     readable: ops.some((o) => shownProperties(o, settings).includes(p)),
-    writeable:
-      !p.identifier && ops.some((o) => BODY_METHODS.has(o.method) && acceptedProperties(o, settings).includes(p)),
+    // An identifier is written by a POST only, and only one the client chooses (a store-assigned one is read-only).
+    writeable: ops.some(
+      (o) =>
+        BODY_METHODS.has(o.method) &&
+        (!p.identifier || o.method === 'POST') &&
+        acceptedProperties(o, settings).includes(p),
+    ),
   };
   if (p.description) doc.description = p.description;
   return doc;

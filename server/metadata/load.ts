@@ -89,7 +89,9 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     identifier: isIdentifier,
     required: c.required === true,
     nullable: c.nullable !== false,
-    readOnly: c.readOnly === true,
+    // An int identifier is the store's to assign (as API Platform's generated ids): read-only unless the file
+    // says `readOnly: false`. A string identifier is the client's to choose (else a UUID v7 is assigned).
+    readOnly: c.readOnly === true || (isIdentifier && type === 'int' && c.readOnly !== false),
     writeOnly: c.writeOnly === true,
     constrained: VALIDATION_CONSTRAINTS.some((k) => k in c),
     throwOnAccessDenied: c.throwOnAccessDenied === true,

@@ -8,6 +8,7 @@ import { badRequest } from '../protocol/errors.js';
 import type { Violation } from '../protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
+import { identifierFault } from '../protocol/identifier.js';
 import { validationFailed, violation } from './violations.js';
 
 export type DenormalizeMode = 'create' | 'replace' | 'merge-patch';
@@ -65,12 +66,15 @@ export function denormalize(
       delete item[property.name];
       continue;
     }
-    const result =
-      mode === 'merge-patch' && property.type === 'json' && !property.array
-        ? mergePatch(item[property.name], value)
-        : convert(property, value, iri);
+    let result: unknown;
+    if (property.identifier) result = identifier(resource, property, value);
+    else if (mode === 'merge-patch' && property.type === 'json' && !property.array)
+      result = mergePatch(item[property.name], value);
+    else result = convert(property, value, iri);
     if (result instanceof Mismatch) {
-      if (!options.collected && (!property.constrained || property.relation)) throw badRequest(result.detail);
+      // An identifier the client chose is refused by a 422 on its property, whatever its constraints.
+      if (!options.collected && !property.identifier && (!property.constrained || property.relation))
+        throw badRequest(result.detail);
       violations.push(result.violation);
     } else {
       define(item, property.name, result);
@@ -108,7 +112,10 @@ function bodyProperties(resource: ResourceMetadata, body: Record<string, unknown
     }));
 }
 
-/** readOnly properties are ignored; the identifier is taken on create only (the store then uses it). */
+/**
+ * readOnly properties are ignored (a store-assigned int identifier is one: metadata/load.ts); an identifier the
+ * client may choose is taken on create only (the store then uses it), PUT with allowCreate takes the URI's.
+ */
 function writable(property: PropertyMetadata, mode: DenormalizeMode): boolean {
   return !property.readOnly && (mode === 'create' || !property.identifier);
 }
@@ -169,6 +176,18 @@ function convertOne(property: PropertyMetadata, value: unknown, path: string, ir
     default: // json
       return value;
   }
+}
+
+/** An identifier the client chose: valid by the rule the routes use (protocol/identifier.ts), else a 422 violation. */
+function identifier(resource: ResourceMetadata, property: PropertyMetadata, value: unknown): unknown {
+  const fault = identifierFault(resource, value);
+  if (fault === undefined) return value;
+  return new Mismatch(fault, identifierViolation(property.name, fault));
+}
+
+/** An identifier refused: the rule it breaks as the message (as a constraint's custom message), Regex's code. */
+export function identifierViolation(path: string, fault: string): Violation {
+  return { ...violation(path, 'Regex'), message: fault };
 }
 
 /** A relation holds an IRI of its target resource; these errors are 400 even on constrained properties. */

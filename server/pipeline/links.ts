@@ -10,6 +10,7 @@
  * A variable that binds to nothing is a checker error; at run time it matches nothing.
  */
 import { optionValue } from '../metadata/options.js';
+import { routeIdentifier } from '../protocol/identifier.js';
 import { itemIri } from '../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Condition, Item } from '../store/types.js';
@@ -81,9 +82,12 @@ function linkBinding(api: ApiMetadata, resource: ResourceMetadata, variable: str
     : { variable, kind: 'none' };
 }
 
-/** A URI variable as the property's type (an int only matches digits); undefined when it cannot match. */
+/**
+ * A URI variable as the property's type (an int only matches a safe integer written in digits); undefined when
+ * it cannot match. An identifier's value is read by `routeIdentifier` (protocol/identifier.ts) instead.
+ */
 export function typedValue(prop: PropertyMetadata | undefined, raw: string): unknown {
-  if (prop?.type === 'int') return /^-?\d{1,15}$/.test(raw) ? Number(raw) : undefined;
+  if (prop?.type === 'int') return /^-?\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : undefined;
   if (prop?.type === 'number') return Number.isFinite(Number(raw)) && raw.trim() !== '' ? Number(raw) : undefined;
   return raw;
 }
@@ -110,7 +114,7 @@ export async function linkConditions(ctx: LinkContext): Promise<Condition[] | un
       continue;
     }
     const fromProp = binding.from.properties.find((p) => p.name === binding.fromField);
-    const fromValue = typedValue(fromProp, raw);
+    const fromValue = fromProp?.identifier ? routeIdentifier(binding.from, raw) : typedValue(fromProp, raw);
     if (fromValue === undefined) return undefined;
     if (binding.kind === 'toProperty') {
       const iri = itemIri(binding.from, { [binding.fromField]: fromValue });
@@ -144,5 +148,5 @@ function idFromIri(resource: ResourceMetadata, iri: string): unknown {
       .split('/')
       .pop() ?? '',
   );
-  return typedValue(resource.identifier, segment);
+  return routeIdentifier(resource, segment);
 }

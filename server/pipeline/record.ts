@@ -9,8 +9,9 @@
 import { HttpError } from '../protocol/errors.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
+import { identifierFault } from '../protocol/identifier.js';
 import { iriResolver } from '../protocol/iri.js';
-import { denormalize } from './denormalize.js';
+import { denormalize, identifierViolation } from './denormalize.js';
 import { isItem } from './state.js';
 import { validationGroups } from './stages/validate.js';
 import { validateItem } from './validate.js';
@@ -25,11 +26,9 @@ export function recordItem(api: ApiMetadata, resource: ResourceMetadata, record:
   if (id) delete body[id.name];
   const item = denormalize(resource, body, 'create', null, iriResolver(api));
   if (id && given !== undefined) {
-    const valid =
-      id.type === 'int'
-        ? Number.isSafeInteger(given) && (given as number) > 0
-        : typeof given === 'string' && given !== '';
-    if (!valid) throw new HttpError(400, `Invalid identifier value: ${JSON.stringify(given)}.`);
+    // The rule a client-chosen identifier obeys (protocol/identifier.ts): the item is reachable at its IRI.
+    const fault = identifierFault(resource, given);
+    if (fault !== undefined) throw validationFailed([identifierViolation(id.name, fault)]);
     item[id.name] = given;
   }
   return item;

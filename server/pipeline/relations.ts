@@ -5,6 +5,7 @@
  * denormalize(); values the write leaves as they were are not looked up again.
  */
 import { badRequest, type Violation } from '../protocol/errors.js';
+import { routeIdentifier } from '../protocol/identifier.js';
 import type { IriResolver } from '../protocol/iri.js';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
@@ -78,7 +79,7 @@ function itemKey(iri: string, iris: IriResolver): ItemKey | undefined {
   const match = iris.match(iri);
   const id = match?.resource.identifier;
   if (!match || !id) return undefined;
-  const value = typedValue(id, match.variables[id.name] ?? '');
+  const value = routeIdentifier(match.resource, match.variables[id.name] ?? '');
   if (value === undefined) return undefined;
   // Other route variables (`/authors/{authorId}/books/{id}`) must hold on the item as well.
   const also = Object.entries(match.variables)

@@ -586,9 +586,7 @@ class MongoCollection implements Collection {
     return guard(async () => {
       const { deletedCount } = await this.items.deleteMany({});
       if (this.counted) await this.counts.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
-      if (this.spec.identifier?.type !== 'string')
-        await this.sequences.updateOne({ _id: this.spec.name }, { $set: { n: 0 } });
-      return deletedCount;
+      return deletedCount; // the sequence stays: a key is never handed out twice
     });
   }
 
@@ -625,10 +623,14 @@ class MongoCollection implements Collection {
     );
     if (!row || typeof row.n !== 'number')
       throw new Error(`the ${SEQUENCES} document of ${this.spec.name} is malformed`);
+    if (row.n > Number.MAX_SAFE_INTEGER)
+      throw new StoreConflictError(
+        `${this.spec.name} has no identifier left: the sequence reached ${Number.MAX_SAFE_INTEGER}`,
+      );
     return row.n;
   }
 
-  /** Keeps the next assigned key above `key` (as SQLite's max + 1 does). */
+  /** Keeps every later assigned key above `key`. */
   private async raiseSequence(key: number): Promise<void> {
     await this.sequenceUpdate(() =>
       this.sequences.updateOne({ _id: this.spec.name }, { $max: { n: key } }, { upsert: true }),

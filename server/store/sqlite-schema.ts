@@ -20,7 +20,8 @@ export function schemaStatements(spec: CollectionSpec): string[] {
     throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
   if (spec.identifier) checkName(spec.identifier.field, 'identifier');
   for (const field of Object.keys(spec.fields)) checkName(field, 'field');
-  // INTEGER PRIMARY KEY aliases the rowid: a NULL key is assigned max + 1 by SQLite.
+  // INTEGER PRIMARY KEY aliases the rowid. Integer keys are never left to SQLite (max + 1 would reuse a
+  // deleted largest key): the store takes them from the sequences table (sequenceSchema).
   const key = spec.identifier?.type === 'string' ? 'TEXT NOT NULL PRIMARY KEY' : 'INTEGER PRIMARY KEY';
   const statements = [
     `CREATE TABLE IF NOT EXISTS ${table} (${KEY_COLUMN} ${key}, ${DOC_COLUMN} TEXT NOT NULL, ${RENDERED_COLUMN} TEXT)`,
@@ -76,6 +77,38 @@ export function countSchema(spec: CollectionSpec): CountSchema {
       `CREATE TRIGGER IF NOT EXISTS ${quoteIdent(triggerNames[1])} AFTER DELETE ON ${table} BEGIN UPDATE ${row.replace('%s', '-')}; END`,
     ],
     seed: `INSERT OR REPLACE INTO ${COUNTS_TABLE} ("collection", "n") SELECT '${name}', count(*) FROM ${table}`,
+  };
+}
+
+/**
+ * The last integer key of each collection with integer keys (an int identifier, or none: the internal key).
+ * Keys are taken from it and it is raised past every key given explicitly, so a key is never handed out twice,
+ * whatever was deleted or cleared since (SQLite's AUTOINCREMENT semantics, kept in a table of our own so that
+ * tables made by earlier versions need no rebuild).
+ */
+export const SEQUENCES_TABLE = '"_apidsl_sequences"';
+
+export interface SequenceSchema {
+  /** Idempotent: the table shared by every collection. */
+  table: string;
+  /** Raises the collection's sequence to its largest stored key (creating its row): run at every opening. */
+  seed: string;
+  /** Takes the next key (RETURNING it); no row when the sequence row is missing. */
+  next: string;
+  /** Raises the sequence to the key (bound twice) when it is below it. */
+  raise: string;
+  /** The last key handed out. */
+  last: string;
+}
+
+export function sequenceSchema(spec: CollectionSpec): SequenceSchema {
+  const name = checkName(spec.name, 'resource'); // a validated identifier, safe in a string literal
+  return {
+    table: `CREATE TABLE IF NOT EXISTS ${SEQUENCES_TABLE} ("collection" TEXT NOT NULL PRIMARY KEY, "n" INTEGER NOT NULL) WITHOUT ROWID`,
+    seed: `INSERT INTO ${SEQUENCES_TABLE} ("collection", "n") SELECT '${name}', coalesce(max(${KEY_COLUMN}), 0) FROM ${quoteIdent(name)} WHERE true ON CONFLICT ("collection") DO UPDATE SET "n" = max("n", excluded."n")`,
+    next: `UPDATE ${SEQUENCES_TABLE} SET "n" = "n" + 1 WHERE "collection" = '${name}' RETURNING "n"`,
+    raise: `UPDATE ${SEQUENCES_TABLE} SET "n" = ? WHERE "collection" = '${name}' AND "n" < ?`,
+    last: `SELECT "n" FROM ${SEQUENCES_TABLE} WHERE "collection" = '${name}'`,
   };
 }
 

@@ -17,6 +17,8 @@ import {
   RENDERINGS_TABLE,
   renderingsSchema,
   schemaStatements,
+  sequenceSchema,
+  type SequenceSchema,
 } from './sqlite-schema.js';
 import {
   COUNTS_TABLE,
@@ -126,6 +128,12 @@ class SqliteStore implements Store {
         if (!hadTriggers || this.prepare(total.sql).get(...total.params) === undefined) {
           counts.triggers.forEach((s) => this.db.exec(s));
           this.db.exec(counts.seed);
+        }
+        if (spec.identifier?.type !== 'string') {
+          // Past the largest stored key: also seeds the sequence of a table written before sequences existed.
+          const sequence = sequenceSchema(spec);
+          this.db.exec(sequence.table);
+          this.db.exec(sequence.seed);
         }
         this.db.exec(layoutsSchema);
         this.prepare(`INSERT OR REPLACE INTO ${LAYOUTS_TABLE} ("collection", "layout") VALUES (?, ?)`).run(
@@ -295,8 +303,9 @@ class SqliteCollection implements Collection {
     rendered: string;
     delete: string;
     clear: string;
-    largestKey: string;
   };
+  /** Absent for string identifiers (UUID v7 keys need no sequence). */
+  private readonly sequence: SequenceSchema | undefined;
   private readonly rendering: Rendering | undefined;
 
   private readonly db: Database.Database;
@@ -317,8 +326,8 @@ class SqliteCollection implements Collection {
       rendered: `UPDATE ${table} SET ${RENDERED_COLUMN} = ? WHERE ${KEY_COLUMN} = ?`,
       delete: `DELETE FROM ${table} WHERE ${KEY_COLUMN} = ?`,
       clear: `DELETE FROM ${table}`,
-      largestKey: `SELECT max(${KEY_COLUMN}) FROM ${table}`,
     };
+    this.sequence = spec.identifier?.type === 'string' ? undefined : sequenceSchema(spec);
   }
 
   async find(q: Query): Promise<Item[]> {
@@ -414,10 +423,15 @@ class SqliteCollection implements Collection {
 
   async insert(item: Item): Promise<Item> {
     this.connection.quiesce();
-    const key = this.newKey(item);
-    // Without a key, SQLite assigns it and the text is rendered afterwards: two statements, one transaction.
-    if (key === null && this.rendering) return this.db.transaction(() => this.insertRow(item, key)).immediate();
-    return this.insertRow(item, key);
+    // IMMEDIATE: the key taken from (or raised in) the sequence and the row are written together.
+    return this.db
+      .transaction(() => {
+        const given = this.newKey(item);
+        const stored = this.insertRow(item, given ?? (this.sequence ? this.nextKey() : uuidv7()));
+        if (typeof given === 'number') this.raiseSequence(given);
+        return stored;
+      })
+      .immediate();
   }
 
   async insertMany(items: Item[]): Promise<Item[]> {
@@ -425,42 +439,53 @@ class SqliteCollection implements Collection {
     // One transaction: the count triggers and the rendered texts are kept row by row inside it, all or none.
     return this.db
       .transaction(() => {
-        if (this.spec.identifier?.type === 'string')
-          return items.map((item) => this.insertRow(item, this.newKey(item)));
-        // Integer keys assigned here as SQLite would (the largest key + 1, the write lock held), so that each
-        // row is inserted with its rendered text in one statement rather than inserted, then rendered.
-        let top = (this.prepare(this.sql.largestKey).pluck().get() as number | null) ?? 0;
-        return items.map((item) => {
-          const key = this.newKey(item) ?? ++top;
+        if (!this.sequence) return items.map((item) => this.insertRow(item, this.newKey(item) ?? uuidv7()));
+        // Keys assigned here from the sequence read once (the write lock held), and the sequence written once.
+        let top = this.lastKey();
+        const stored = items.map((item) => {
+          const key = this.newKey(item) ?? checkExhausted(this.spec, ++top);
           if (typeof key === 'number' && key > top) top = key;
           return this.insertRow(item, key);
         });
+        this.raiseSequence(top);
+        return stored;
       })
       .immediate();
   }
 
-  /** The key an insert stores: the item's identifier, a new UUID v7, or null (SQLite assigns the next integer). */
+  /** The identifier an item to insert gives, or null: then its key is assigned (the sequence's next, or a UUID v7). */
   private newKey(item: Item): Id | null {
     const given = this.spec.identifier ? item[this.spec.identifier.field] : undefined;
-    if (given !== undefined && given !== null) return this.checkKey(given);
-    return this.spec.identifier?.type === 'string' ? uuidv7() : null;
+    return given !== undefined && given !== null ? this.checkKey(given) : null;
+  }
+
+  /** Takes the next integer key (inside the caller's transaction). */
+  private nextKey(): number {
+    const next = this.prepare(this.sequence!.next).pluck().get() as number | undefined;
+    if (next !== undefined) return checkExhausted(this.spec, next);
+    this.db.exec(this.sequence!.seed); // its row deleted by hand since the collection was opened
+    return this.nextKey();
+  }
+
+  /** The last key the sequence handed out (its row made again if it went missing). */
+  private lastKey(): number {
+    const last = this.prepare(this.sequence!.last).pluck().get() as number | undefined;
+    if (last !== undefined) return last;
+    this.db.exec(this.sequence!.seed);
+    return this.lastKey();
+  }
+
+  /** Keeps every later key above `key` (a key given explicitly, or the last of a batch). */
+  private raiseSequence(key: number): void {
+    if (this.sequence) this.prepare(this.sequence.raise).run(key, key);
   }
 
   /** Inserts one row with its rendered text (synchronous; the caller quiesced the connection). */
-  private insertRow(item: Item, key: Id | null): Item {
+  private insertRow(item: Item, key: Id): Item {
     const doc = this.docOf(item);
-    if (key === null && this.rendering) {
-      // The key SQLite assigns is part of the item the text is rendered from: insert, then render.
-      const { lastInsertRowid } = this.write(() => this.prepare(this.sql.insert).run(null, doc, null));
-      const stored = this.toItem({ key: Number(lastInsertRowid), doc });
-      this.prepare(this.sql.rendered).run(this.render(stored), lastInsertRowid);
-      return stored;
-    }
-    const stored = key === null ? undefined : this.toItem({ key, doc });
-    const { lastInsertRowid } = this.write(() =>
-      this.prepare(this.sql.insert).run(key, doc, stored ? this.render(stored) : null),
-    );
-    return stored ?? this.toItem({ key: Number(lastInsertRowid), doc });
+    const stored = this.toItem({ key, doc });
+    this.write(() => this.prepare(this.sql.insert).run(key, doc, this.render(stored)));
+    return stored;
   }
 
   async replace(id: Id, item: Item): Promise<Item | null> {
@@ -482,6 +507,7 @@ class SqliteCollection implements Collection {
       .transaction(() => {
         if (this.prepare(this.sql.update).run(doc, rendered, key).changes > 0) return false;
         this.prepare(this.sql.insert).run(key, doc, rendered);
+        if (typeof key === 'number') this.raiseSequence(key);
         return true;
       })
       .immediate();
@@ -496,7 +522,7 @@ class SqliteCollection implements Collection {
 
   async clear(): Promise<number> {
     this.connection.quiesce();
-    // The delete trigger keeps the count; one transaction, whatever the number of rows.
+    // The delete trigger keeps the count; one transaction, whatever the number of rows. The sequence stays.
     return this.db.transaction(() => this.prepare(this.sql.clear).run().changes).immediate();
   }
 
@@ -535,6 +561,15 @@ class SqliteCollection implements Collection {
   private toItem(row: Row): Item {
     return rowItem(this.spec, row);
   }
+}
+
+/** `key`, unless it is past the integers a JSON number holds exactly: then no key is left to hand out. */
+function checkExhausted(spec: CollectionSpec, key: number): number {
+  if (key > Number.MAX_SAFE_INTEGER)
+    throw new StoreConflictError(
+      `${spec.name} has no identifier left: the sequence reached ${Number.MAX_SAFE_INTEGER}`,
+    );
+  return key;
 }
 
 /** The item a row holds: its document with the key as the identifier. */

@@ -129,8 +129,11 @@ export interface Collection {
   count(where?: Condition[]): Promise<number>;
   get(id: Id): Promise<Item | null>;
   /**
-   * Assigns a missing identifier: int → the next integer (1, 2, 3…), string → a time-ordered UUID v7.
-   * Rejects with StoreConflictError when the identifier is taken.
+   * Assigns a missing identifier: int → the next integer of the collection's sequence (1, 2, 3…), string → a
+   * time-ordered UUID v7. The sequence never goes back: a key deleted or cleared is not handed out again, and an
+   * explicitly given integer key (here, in insertMany and in a creating upsert) raises it past that key; at
+   * opening it is raised past the largest stored key. Collections without an identifier key their items the same
+   * way. Rejects with StoreConflictError when the identifier is taken, or when the sequence passed 2^53 - 1.
    */
   insert(item: Item): Promise<Item>;
   /**
@@ -147,7 +150,10 @@ export interface Collection {
   /** Atomic create-or-replace. */
   upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }>;
   delete(id: Id): Promise<boolean>;
-  /** Deletes every item (count back to 0; integer keys assigned from 1 again). Returns how many were deleted. */
+  /**
+   * Deletes every item (count back to 0). The sequence is kept: integer keys go on after the last one handed
+   * out, never from 1 again. Returns how many were deleted.
+   */
   clear(): Promise<number>;
 }
 

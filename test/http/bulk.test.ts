@@ -118,7 +118,7 @@ describe('HTTP bulk writes (bulk: true)', () => {
   it('writes all or none: a repeated identifier answers 409 and writes none of the batch', async () => {
     const r = await post(server, '/authors', { id: 50, name: 'Stored' });
     expect(r.status, r.text).to.equal(201);
-    // Authors take their identifier from the body; the batch's second item collides with a stored one.
+    // Authors take their identifier from the body (`readOnly: false`); the batch's second item collides with a stored one.
     const bulkAuthors = await post(server, '/authors', [
       { id: 60, name: 'New' },
       { id: 50, name: 'Taken' },

@@ -100,9 +100,20 @@ describe('pipeline: denormalize', () => {
       expect(denormalize(BOOK, { createdAt: null }, 'replace', previous, IRIS)).to.deep.equal(previous);
     });
 
-    it('takes the identifier on create and ignores it on replace and merge-patch', () => {
+    it('takes a writable identifier on create (a 422 on it when invalid) and ignores it on replace and merge-patch', () => {
       expect(create({ id: 7, title: 'A' })).to.deep.equal({ id: 7, title: 'A', status: 'draft' });
-      expect(badRequest({ id: '7' })).to.equal('The type of the "id" attribute must be "int", "string" given.');
+      const outOfRange = `This value should be between 1 and ${Number.MAX_SAFE_INTEGER}.`;
+      for (const [id, message] of [
+        ['7', 'This value should be of type int.'],
+        [1.5, 'This value should be of type int.'],
+        [0, outOfRange],
+        [-3, outOfRange],
+        [2 ** 53, outOfRange],
+      ] as const) {
+        const error = failure({ id });
+        expect(error.status).to.equal(422);
+        expect(error.options.violations?.map((v) => [v.propertyPath, v.message])).to.deep.equal([['id', message]]);
+      }
       for (const mode of ['replace', 'merge-patch'] as const) {
         expect(denormalize(BOOK, { id: 9, title: 'B' }, mode, { id: 1, title: 'A' }, IRIS)).to.deep.equal({
           id: 1,

@@ -133,7 +133,7 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect(await books.count()).to.equal(0);
       });
 
-      it('clears: every item deleted, the count back to 0, integer ids from 1 again, other collections kept', async () => {
+      it('clears: every item deleted, the count back to 0, integer ids going on (never from 1 again), other collections kept', async () => {
         const books = await store.collection(BOOK);
         for (const title of ['a', 'b', 'c']) await books.insert({ title });
         const other = await store.collection({ ...BOOK, name: 'Other' });
@@ -141,8 +141,58 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect(await books.clear()).to.equal(3);
         expect(await books.count()).to.equal(0);
         expect(await books.find({})).to.deep.equal([]);
-        expect((await books.insert({ title: 'new' })).id).to.equal(1);
+        expect((await books.insert({ title: 'new' })).id).to.equal(4);
+        expect((await books.insertMany([{ title: 'x' }])).map((b) => b.id)).to.deep.equal([5]);
         expect(await other.count()).to.equal(1);
+      });
+
+      it('never hands out an integer key twice: not after deleting the last item, nor after reopening the collection', async () => {
+        const books = await store.collection(BOOK);
+        for (const title of ['a', 'b', 'c']) await books.insert({ title });
+        expect(await books.delete(3)).to.equal(true);
+        expect((await books.insert({ title: 'd' })).id).to.equal(4);
+        expect(await books.delete(4)).to.equal(true);
+        const reopened = await store.collection(BOOK);
+        expect((await reopened.insert({ title: 'e' })).id).to.equal(5);
+        expect(await reopened.delete(5)).to.equal(true);
+        expect((await reopened.insertMany([{ title: 'f' }, { title: 'g' }])).map((b) => b.id)).to.deep.equal([6, 7]);
+        await reopened.delete(6);
+        await reopened.delete(7);
+        expect((await reopened.insert({ title: 'h' })).id).to.equal(8);
+      });
+
+      it('moves the sequence past given keys that were deleted since: insert, insertMany and a creating upsert', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ id: 10, title: 'given' });
+        await books.delete(10);
+        expect((await books.insert({ title: 'a' })).id).to.equal(11);
+        await books.insertMany([{ id: 20, title: 'given' }]);
+        await books.delete(20);
+        expect((await books.insert({ title: 'b' })).id).to.equal(21);
+        await books.upsert(30, { title: 'given' });
+        await books.delete(30);
+        expect((await books.insert({ title: 'c' })).id).to.equal(31);
+        // A given key below the sequence leaves it where it is.
+        await books.insert({ id: 2, title: 'low' });
+        expect((await books.insert({ title: 'd' })).id).to.equal(32);
+      });
+
+      it('refuses to assign a key past 2^53 - 1 (StoreConflictError) rather than one a JSON number cannot hold', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ id: Number.MAX_SAFE_INTEGER, title: 'last' });
+        expect(await rejection(books.insert({ title: 'beyond' }))).to.be.instanceOf(StoreConflictError);
+        expect(await rejection(books.insertMany([{ title: 'beyond' }]))).to.be.instanceOf(StoreConflictError);
+        expect(await books.count()).to.equal(1);
+      });
+
+      it('keys items without an identifier from the same never-reused sequence (their order survives deletes)', async () => {
+        const logs = await store.collection({ name: 'Log', fields: { line: 'string' }, indexes: [] });
+        await logs.insert({ line: 'x' });
+        await logs.insert({ line: 'y' });
+        await logs.clear();
+        await logs.insert({ line: 'z' });
+        await logs.insertMany([{ line: 'w' }]);
+        expect(await logs.find({})).to.deep.equal([{ line: 'z' }, { line: 'w' }]);
       });
 
       it('treats an identifier of the wrong type as not found', async () => {

@@ -4,7 +4,8 @@
  * one (POST), the read item with the body's keys replaced (apidsl's PUT) or merged (PATCH,
  * RFC 7396).
  */
-import { badRequest } from '../../protocol/errors.js';
+import { badRequest, notFound } from '../../protocol/errors.js';
+import { routeIdentifier } from '../../protocol/identifier.js';
 import { iriResolver, itemIri, type IriResolver } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
 import { optionValue } from '../../metadata/options.js';
@@ -55,11 +56,11 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   const id = op.resource.identifier;
   if (id && previous) item[id.name] = previous[id.name];
   else if (id && op.method === 'PUT' && state.uriVariables[id.name] !== undefined) {
-    // PUT with allowCreate creates the item with the identifier of the URI.
-    const raw = state.uriVariables[id.name];
-    if (id.type === 'int' && !/^\d{1,15}$/.test(raw))
-      throw badRequest(`Invalid identifier value or configuration: "${raw}".`);
-    item[id.name] = id.type === 'int' ? Number(raw) : raw;
+    // PUT with allowCreate creates the item with the identifier of the URI; a URI that names no item
+    // (`/books/0`, a requirement not met) creates none.
+    const value = routeIdentifier(op.resource, state.uriVariables[id.name], true);
+    if (value === undefined) throw notFound();
+    item[id.name] = value;
   }
   if (op.method === 'PUT' && isItem(body) && Object.hasOwn(body, '@id'))
     checkReplacedIri(state, body['@id'], item, iris);

@@ -7,9 +7,9 @@
  * this stage does not run, so it fails closed.
  */
 import { badRequest } from '../../protocol/errors.js';
+import { routeIdentifier } from '../../protocol/identifier.js';
 import { iriResolver, itemOperation } from '../../protocol/iri.js';
 import { isGuarded } from '../guards.js';
-import { typedValue } from '../links.js';
 import { isItem, type IncludedItem, type OperationState } from '../state.js';
 import type { ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
@@ -64,6 +64,6 @@ async function readByIri(state: OperationState, target: ResourceMetadata, iri: s
   const match = iriResolver(state.api).match(iri);
   const id = target.identifier;
   if (!match || match.resource !== target || !id) return null;
-  const value = typedValue(id, match.variables[id.name] ?? '');
-  return value === undefined ? null : state.collectionOf(target).get(value as number | string);
+  const value = routeIdentifier(target, match.variables[id.name] ?? '');
+  return value === undefined ? null : state.collectionOf(target).get(value);
 }

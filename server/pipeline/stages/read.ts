@@ -5,6 +5,7 @@
  * `throwOnNotFound` says otherwise.
  */
 import { notFound } from '../../protocol/errors.js';
+import { routeIdentifier } from '../../protocol/identifier.js';
 import { readsItem, throwsOnNotFound } from '../../metadata/operation-facts.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
 import type { Item, Query, Sort } from '../../store/types.js';
@@ -13,7 +14,7 @@ import { cursorOf, readCursorPage } from '../cursor.js';
 import { filterQuery } from '../filters/query.js';
 import { cloneJson } from '../json-clone.js';
 import { JSONAPI_FORMAT } from '../jsonapi.js';
-import { linkConditions, typedValue, uriBindings } from '../links.js';
+import { linkConditions, uriBindings } from '../links.js';
 import { asPage, type Page } from '../page.js';
 import { pageRequest } from '../pagination.js';
 import { showsRenderedMembers } from '../rendering.js';
@@ -43,9 +44,9 @@ export async function read(state: OperationState): Promise<void> {
 
 async function readItem(state: OperationState): Promise<Item | null> {
   const { resource } = state.operation;
-  const id = typedValue(resource.identifier, state.uriVariables[resource.identifier!.name]);
+  const id = routeIdentifier(resource, state.uriVariables[resource.identifier!.name]);
   if (id === undefined) return null;
-  if (uriBindings(state.api, state.operation).length === 0) return state.storeCollection.get(id as number | string);
+  if (uriBindings(state.api, state.operation).length === 0) return state.storeCollection.get(id);
   // A sub-resource item (`/authors/{authorId}/books/{id}`) exists only under its own parent.
   const linked = await linkConditions(state);
   if (linked === undefined) return null;

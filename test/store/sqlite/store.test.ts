@@ -55,6 +55,58 @@ describe('SQLite file store', () => {
     }
   });
 
+  it('keeps the sequence across a restart: the deleted largest key is not handed out again', async () => {
+    const file = join(dir, 'data.sqlite');
+    let store = await openSqliteStore({ file });
+    let books = await store.collection(BOOK);
+    for (const title of ['a', 'b', 'c']) await books.insert({ title });
+    await books.delete(3);
+    await books.delete(2);
+    await store.close();
+    store = await openSqliteStore({ file });
+    books = await store.collection(BOOK);
+    expect((await books.insert({ title: 'd' })).id).to.equal(4);
+    await store.close();
+  });
+
+  it('shares the sequence between two connections on one file (workers): no key handed out twice', async () => {
+    const file = join(dir, 'data.sqlite');
+    const [a, b] = [await openSqliteStore({ file }), await openSqliteStore({ file })];
+    try {
+      const [booksA, booksB] = [await a.collection(BOOK), await b.collection(BOOK)];
+      const ids: unknown[] = [];
+      for (let i = 0; i < 5; i++) {
+        ids.push((await booksA.insert({ title: `a${i}` })).id, (await booksB.insert({ title: `b${i}` })).id);
+        await booksB.delete(ids.at(-1) as number); // the largest key, deleted from the other connection
+      }
+      ids.push(...(await booksB.insertMany([{ title: 'x' }, { title: 'y' }])).map((book) => book.id));
+      expect(ids).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('seeds the sequence of a table written before sequences existed from its largest key', async () => {
+    const file = join(dir, 'data.sqlite');
+    // What an earlier apidsl left: the items table alone, keys assigned by SQLite (max + 1).
+    const db = new Database(file);
+    db.exec('CREATE TABLE "Book" ("key" INTEGER PRIMARY KEY, "doc" TEXT NOT NULL)');
+    db.prepare('INSERT INTO "Book" ("key", "doc") VALUES (?, ?)').run(1, '{"title":"a"}');
+    db.prepare('INSERT INTO "Book" ("key", "doc") VALUES (?, ?)').run(7, '{"title":"b"}');
+    db.close();
+    const store = await openSqliteStore({ file });
+    try {
+      const books = await store.collection(BOOK);
+      expect(await books.get(7)).to.deep.equal({ id: 7, title: 'b' });
+      expect((await books.insert({ title: 'c' })).id).to.equal(8);
+      await books.delete(8);
+      expect((await books.insert({ title: 'd' })).id).to.equal(9);
+    } finally {
+      await store.close();
+    }
+  });
+
   describe('query plans', () => {
     // The plan is read on a second connection to the same file, for the SQL the store would run.
     async function plan(spec: CollectionSpec, query: Query): Promise<string> {
