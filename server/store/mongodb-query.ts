@@ -111,6 +111,12 @@ export function compileCondition(spec: CollectionSpec, c: Condition): Doc {
       return { [comparable(spec, c.field).path]: { $in: c.values.map(value) } };
     case 'match':
       return match(comparable(spec, c.field).path, c);
+    case 'contains': {
+      // Equality with an array field matches arrays holding the value; the field's index is multikey.
+      if (spec.fields[c.field] !== 'array' || spec.identifier?.field === c.field)
+        throw new TypeError(`${spec.name}.${c.field} is not an array: 'contains' applies to arrays`);
+      return { [fieldOf(spec, c.field).path]: { $eq: value(c.value) } };
+    }
     case 'ne':
       // MongoDB's $ne matches missing and null values; $nin with null excludes them.
       return { [comparable(spec, c.field).path]: { $nin: [value(c.value), null] } };

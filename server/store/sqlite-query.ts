@@ -70,6 +70,19 @@ function makeColumn(spec: CollectionSpec, field: string): Column {
   };
 }
 
+/**
+ * The 'array' fields indexed by element: an expression index cannot index the values inside a JSON array, so
+ * each such field has a side table of (element, key) rows that triggers keep in step with the collection's
+ * table, in the writing statement's transaction. A `contains` condition reads it (sqlite-query.ts).
+ */
+export function elementFields(spec: CollectionSpec): string[] {
+  return spec.indexes.flatMap((fields) => (fields.length === 1 && spec.fields[fields[0]!] === 'array' ? fields : []));
+}
+
+/** The table holding the elements of `field`'s arrays (the `_apidsl_` prefix keeps it apart from resources). */
+export const elementTableName = (spec: CollectionSpec, field: string): string =>
+  `_apidsl_elements:${spec.name}.${field}`;
+
 // A fragment of SQL with the values bound by its placeholders, in order.
 type Sql = CompiledSql;
 
@@ -133,9 +146,27 @@ function condition(spec: CollectionSpec, c: Condition): Sql {
       );
     case 'match':
       return match(comparable(spec, c.field).expr, c);
+    case 'contains':
+      return contains(spec, c.field, bindable(c.value));
     default:
       return sql(`${comparable(spec, c.field).expr} ${COMPARISON[c.op]} ?`, bindable(c.value));
   }
+}
+
+/** An array field holding `value`: from its element table when it has one (sqlite-schema.ts), else by reading each array. */
+function contains(spec: CollectionSpec, field: string, value: SqlValue): Sql {
+  if (spec.fields[field] !== 'array' || spec.identifier?.field === field)
+    throw new TypeError(`${spec.name}.${field} is not an array: 'contains' applies to arrays`);
+  if (elementFields(spec).includes(field))
+    return sql(
+      `${KEY_COLUMN} IN (SELECT "key" FROM ${quoteIdent(elementTableName(spec, field))} WHERE "value" = ?)`,
+      value,
+    );
+  const path = `'$."${checkName(field, 'field')}"'`;
+  return sql(
+    `(json_type(${DOC_COLUMN}, ${path}) = 'array' AND EXISTS (SELECT 1 FROM json_each(${DOC_COLUMN}, ${path}) WHERE value = ?))`,
+    value,
+  );
 }
 
 // Substring tests with instr/substr rather than LIKE: the value stays literal text (no wildcards to escape)

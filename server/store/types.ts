@@ -69,6 +69,11 @@ export type Condition =
       value: string;
       caseInsensitive: boolean;
     }
+  /**
+   * An 'array' field holding an element equal to `value` (a string, a finite number or a boolean). Index-backed
+   * when `indexes` lists the field alone (SQLite: a side table of elements; MongoDB: a multikey index).
+   */
+  | { op: 'contains'; field: string; value: unknown }
   /** null and absent both count as not existing. */
   | { op: 'exists'; field: string; exists: boolean }
   | { op: 'and' | 'or'; conditions: Condition[] };

@@ -1,0 +1,167 @@
+/**
+ * Deleting a referenced item (docs/behaviour.md, "Deleting a referenced item"): `restrict` (the default) answers
+ * 409 naming the referrers and deletes nothing; `cascade` deletes the referrers too, to any depth and around
+ * cycles; `setNull` removes the reference; a cascade that reaches a restrict deletes nothing. GETs after each
+ * delete show the state; the HTTP cache never serves a page showing a cascaded item.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { fixture, PROBLEM_JSON, request, startServer, tempDir, useServer, type RunningServer } from './harness.js';
+
+const FIXTURE = fixture('referential.api');
+const MERGE = { 'Content-Type': 'application/merge-patch+json' };
+
+/** POSTs an item and answers its IRI. */
+async function create(url: string, path: string, body: Record<string, unknown>): Promise<string> {
+  const r = await request(url, 'POST', path, { body });
+  expect(r.status, r.text).to.equal(201);
+  return r.json['@id'] as string;
+}
+
+const status = async (url: string, iri: string): Promise<number> => (await request(url, 'GET', iri)).status;
+
+describe('HTTP referential actions: deleting a referenced item', function () {
+  this.timeout(60_000);
+  const server = useServer(FIXTURE);
+
+  it('restrict (the default): 409 problem document naming the referencing resource, property and count; nothing deleted', async () => {
+    const speaker = await create(server.url, '/speakers', { name: 'Ada' });
+    const talk = await create(server.url, '/talks', { title: 'Engines', speaker });
+    const reviews: string[] = [];
+    for (let i = 0; i < 8; i++) reviews.push(await create(server.url, '/reviews', { rating: i, talk }));
+    const r = await request(server.url, 'DELETE', talk);
+    expect(r.status, r.text).to.equal(409);
+    expect(r.headers.get('content-type')).to.equal(PROBLEM_JSON);
+    expect(r.json).to.include({
+      status: 409,
+      detail: `Talk "${talk}" is referenced by 8 Review items (property "talk").`,
+    });
+    expect(await status(server.url, talk)).to.equal(200);
+    for (const review of reviews) expect(await status(server.url, review)).to.equal(200);
+    // Once the references are gone the delete goes through, and the identifier is not handed out again.
+    for (const review of reviews) expect((await request(server.url, 'DELETE', review)).status).to.equal(204);
+    expect((await request(server.url, 'DELETE', talk)).status).to.equal(204);
+    expect(await status(server.url, talk)).to.equal(404);
+  });
+
+  it('one referrer: the detail says "1 Review item"', async () => {
+    const talk = await create(server.url, '/talks', { title: 'Solo' });
+    await create(server.url, '/reviews', { rating: 5, talk });
+    const r = await request(server.url, 'DELETE', talk);
+    expect(r.status).to.equal(409);
+    expect(r.json.detail).to.equal(`Talk "${talk}" is referenced by 1 Review item (property "talk").`);
+  });
+
+  it('cascade, to-one then to-many (two levels): the speaker, their talks and the playlists holding those talks go', async () => {
+    const speaker = await create(server.url, '/speakers', { name: 'Grace' });
+    const other = await create(server.url, '/speakers', { name: 'Linus' });
+    const t1 = await create(server.url, '/talks', { title: 'Compilers', speaker });
+    const t2 = await create(server.url, '/talks', { title: 'Debugging', speaker });
+    const kept = await create(server.url, '/talks', { title: 'Kernels', speaker: other });
+    const gone = await create(server.url, '/playlists', { name: 'Mixed', talks: [kept, t2] });
+    const stays = await create(server.url, '/playlists', { name: 'Other', talks: [kept] });
+    const r = await request(server.url, 'DELETE', speaker);
+    expect(r.status, r.text).to.equal(204);
+    for (const iri of [speaker, t1, t2, gone]) expect(await status(server.url, iri), iri).to.equal(404);
+    for (const iri of [other, kept, stays]) expect(await status(server.url, iri), iri).to.equal(200);
+    const talks = (await request(server.url, 'GET', '/talks')).json.member.map((t: { '@id': string }) => t['@id']);
+    expect(talks).to.include(kept).and.not.include.members([t1, t2]);
+  });
+
+  it('cascade around a cycle: a ring of nodes is deleted as a whole, a node outside it stays', async () => {
+    const a = await create(server.url, '/nodes', { label: 'a' });
+    const b = await create(server.url, '/nodes', { label: 'b', next: a });
+    const c = await create(server.url, '/nodes', { label: 'c', next: b });
+    const outside = await create(server.url, '/nodes', { label: 'outside' });
+    const closed = await request(server.url, 'PATCH', a, { body: { next: c }, headers: MERGE });
+    expect(closed.status, closed.text).to.equal(200);
+    const r = await request(server.url, 'DELETE', b);
+    expect(r.status, r.text).to.equal(204);
+    for (const iri of [a, b, c]) expect(await status(server.url, iri), iri).to.equal(404);
+    expect(await status(server.url, outside)).to.equal(200);
+  });
+
+  it('setNull, to-one: the talks of a deleted track stay, without a track', async () => {
+    const track = await create(server.url, '/tracks', { name: 'Main hall' });
+    const talk = await create(server.url, '/talks', { title: 'Keynote', track });
+    expect((await request(server.url, 'DELETE', track)).status).to.equal(204);
+    expect(await status(server.url, track)).to.equal(404);
+    const after = await request(server.url, 'GET', talk);
+    expect(after.status).to.equal(200);
+    expect(after.json.title).to.equal('Keynote');
+    expect(after.json.track ?? null).to.equal(null);
+  });
+
+  it('setNull, to-many: a deleted co-speaker is taken out of the arrays that held it, the other IRIs kept in order', async () => {
+    const [x, y, z] = [
+      await create(server.url, '/speakers', { name: 'x' }),
+      await create(server.url, '/speakers', { name: 'y' }),
+      await create(server.url, '/speakers', { name: 'z' }),
+    ];
+    const talk = await create(server.url, '/talks', { title: 'Panel', cospeakers: [x, y, z] });
+    const untouched = await create(server.url, '/talks', { title: 'Duo', cospeakers: [x, z] });
+    expect((await request(server.url, 'DELETE', y)).status).to.equal(204);
+    expect((await request(server.url, 'GET', talk)).json.cospeakers).to.deep.equal([x, z]);
+    expect((await request(server.url, 'GET', untouched)).json.cospeakers).to.deep.equal([x, z]);
+  });
+
+  it('a cascade that reaches a restrict: 409 naming the item the cascade would delete; nothing is deleted or changed', async () => {
+    const speaker = await create(server.url, '/speakers', { name: 'Barbara' });
+    const cospeaker = await create(server.url, '/speakers', { name: 'Edsger' });
+    const free = await create(server.url, '/talks', { title: 'Free', speaker });
+    const reviewed = await create(server.url, '/talks', { title: 'Reviewed', speaker });
+    const together = await create(server.url, '/talks', {
+      title: 'Together',
+      speaker: cospeaker,
+      cospeakers: [speaker],
+    });
+    const playlist = await create(server.url, '/playlists', { name: 'P', talks: [free] });
+    const review = await create(server.url, '/reviews', { rating: 4, talk: reviewed });
+    const r = await request(server.url, 'DELETE', speaker);
+    expect(r.status, r.text).to.equal(409);
+    expect(r.headers.get('content-type')).to.equal(PROBLEM_JSON);
+    expect(r.json.detail).to.equal(
+      `Talk "${reviewed}", which deleting Speaker "${speaker}" would delete (cascade), is referenced by 1 Review item (property "talk").`,
+    );
+    for (const iri of [speaker, free, reviewed, playlist, review])
+      expect(await status(server.url, iri), iri).to.equal(200);
+    expect((await request(server.url, 'GET', together)).json.cospeakers).to.deep.equal([speaker]);
+  });
+});
+
+describe('HTTP referential actions: the in-process HTTP cache never shows a cascaded item', function () {
+  this.timeout(60_000);
+  const dir = tempDir('apidsl-referential-cache-');
+  const servers: RunningServer[] = [];
+  after(async () => {
+    for (const s of servers) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a cached /talks page drops the talk a speaker delete cascaded to', async () => {
+    const source = readFileSync(FIXTURE, 'utf8');
+    const cachedFile = join(dir, 'cached.api');
+    const twinFile = join(dir, 'twin.api');
+    writeFileSync(
+      cachedFile,
+      source.replace('config {', 'config {\n  http_cache { max_age: 60, in_process { max_bytes: 10000000 } }'),
+    );
+    writeFileSync(twinFile, source);
+    // Both on one --data directory (the embedded store in either run): writes through the twin bypass the cache.
+    const cached = await startServer(cachedFile, ['--data', dir]);
+    servers.push(cached);
+    const twin = await startServer(twinFile, ['--data', dir]);
+    servers.push(twin);
+    const speaker = await create(cached.url, '/speakers', { name: 'Cached' });
+    const talk = await create(cached.url, '/talks', { title: 'Cascaded', speaker });
+    const ids = async (): Promise<string[]> =>
+      (await request(cached.url, 'GET', '/talks')).json.member.map((t: { '@id': string }) => t['@id']);
+    expect(await ids()).to.include(talk);
+    // The page is served from the cache: a talk written behind its back does not show.
+    const unseen = await create(twin.url, '/talks', { title: 'Behind the cache' });
+    expect(await ids()).to.not.include(unseen);
+    expect((await request(cached.url, 'DELETE', speaker)).status).to.equal(204);
+    expect(await ids()).to.not.include(talk);
+  });
+});
