@@ -112,10 +112,10 @@ export function compileCondition(spec: CollectionSpec, c: Condition): Doc {
     case 'match':
       return match(comparable(spec, c.field).path, c);
     case 'contains': {
-      // Equality with an array field matches arrays holding the value; the field's index is multikey.
+      // $elemMatch: arrays only (a plain equality would match a scalar too); the field's index is multikey.
       if (spec.fields[c.field] !== 'array' || spec.identifier?.field === c.field)
         throw new TypeError(`${spec.name}.${c.field} is not an array: 'contains' applies to arrays`);
-      return { [fieldOf(spec, c.field).path]: { $eq: value(c.value) } };
+      return { [fieldOf(spec, c.field).path]: { $elemMatch: { $eq: value(c.value) } } };
     }
     case 'ne':
       // MongoDB's $ne matches missing and null values; $nin with null excludes them.

@@ -7,6 +7,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { runCli } from '../support/cli.js';
 import { fixture, PROBLEM_JSON, request, startServer, tempDir, useServer, type RunningServer } from './harness.js';
 
 const FIXTURE = fixture('referential.api');
@@ -163,5 +164,44 @@ describe('HTTP referential actions: the in-process HTTP cache never shows a casc
     expect(await ids()).to.not.include(unseen);
     expect((await request(cached.url, 'DELETE', speaker)).status).to.equal(204);
     expect(await ids()).to.not.include(talk);
+  });
+});
+
+describe('HTTP referential actions: apidsl reset deletes everything, restrict relations included', function () {
+  this.timeout(60_000);
+  const dir = tempDir('apidsl-referential-reset-');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('every item of every resource goes; the store then serves and accepts new items', async () => {
+    let server = await startServer(FIXTURE, ['--data', dir]);
+    try {
+      const speaker = await create(server.url, '/speakers', { name: 'Reset' });
+      const talk = await create(server.url, '/talks', { title: 'Held', speaker, cospeakers: [speaker] });
+      await create(server.url, '/reviews', { rating: 1, talk });
+      await create(server.url, '/playlists', { name: 'L', talks: [talk] });
+      expect((await request(server.url, 'DELETE', talk)).status).to.equal(409);
+    } finally {
+      await server.stop();
+    }
+    const reset = runCli(['reset', FIXTURE, '--data', dir, '--yes']);
+    expect(reset.status, reset.stderr).to.equal(0);
+    for (const line of [
+      'Speaker: 1 item deleted',
+      'Talk: 1 item deleted',
+      'Review: 1 item deleted',
+      'Playlist: 1 item deleted',
+    ])
+      expect(reset.stderr).to.include(line);
+    server = await startServer(FIXTURE, ['--data', dir]);
+    try {
+      for (const path of ['/speakers', '/talks', '/reviews', '/playlists'])
+        expect((await request(server.url, 'GET', path)).json.totalItems, path).to.equal(0);
+      const speaker = await create(server.url, '/speakers', { name: 'After' });
+      const talk = await create(server.url, '/talks', { title: 'New', speaker });
+      expect((await request(server.url, 'DELETE', speaker)).status).to.equal(204);
+      expect(await status(server.url, talk)).to.equal(404);
+    } finally {
+      await server.stop();
+    }
   });
 });
