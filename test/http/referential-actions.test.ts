@@ -8,7 +8,16 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../support/cli.js';
-import { fixture, PROBLEM_JSON, request, startServer, tempDir, useServer, type RunningServer } from './harness.js';
+import {
+  errorDoc,
+  fixture,
+  PROBLEM_JSON,
+  request,
+  startServer,
+  tempDir,
+  useServer,
+  type RunningServer,
+} from './harness.js';
 
 const FIXTURE = fixture('referential.api');
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
@@ -34,10 +43,7 @@ describe('HTTP referential actions: deleting a referenced item', function () {
     const r = await request(server.url, 'DELETE', talk);
     expect(r.status, r.text).to.equal(409);
     expect(r.headers.get('content-type')).to.equal(PROBLEM_JSON);
-    expect(r.json).to.include({
-      status: 409,
-      detail: `Talk "${talk}" is referenced by 8 Review items (property "talk").`,
-    });
+    expect(r.json).to.deep.equal(errorDoc(409, `Talk "${talk}" is referenced by 8 Review items (property "talk").`));
     expect(await status(server.url, talk)).to.equal(200);
     for (const review of reviews) expect(await status(server.url, review)).to.equal(200);
     // Once the references are gone the delete goes through, and the identifier is not handed out again.
