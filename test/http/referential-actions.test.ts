@@ -8,6 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../support/cli.js';
+import { sleep, subscribe } from './sse-client.js';
 import {
   errorDoc,
   fixture,
@@ -208,6 +209,53 @@ describe('HTTP referential actions: apidsl reset deletes everything, restrict re
       expect(await status(server.url, talk)).to.equal(404);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('HTTP referential actions: Mercure updates of the items a delete cascaded to or set null', function () {
+  this.timeout(60_000);
+  const dir = tempDir('apidsl-referential-mercure-');
+  let server: RunningServer;
+  before(async () => {
+    // Talks and playlists publish; speakers do not.
+    const file = join(dir, 'mercure.api');
+    writeFileSync(
+      file,
+      readFileSync(FIXTURE, 'utf8')
+        .replace('config {', 'config {\n  mercure { hub: "builtin" }')
+        .replace('resource Talk {', 'resource Talk {\n  mercure: true')
+        .replace('resource Playlist {', 'resource Playlist {\n  mercure: true'),
+    );
+    server = await startServer(file);
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('each changed item of a publishing resource is published: updated ones as their Get document, deleted ones as {"@id"}', async () => {
+    const speaker = await create(server.url, '/speakers', { name: 'Published' });
+    const other = await create(server.url, '/speakers', { name: 'Stays' });
+    const talk = await create(server.url, '/talks', { title: 'Cascaded', speaker });
+    const panel = await create(server.url, '/talks', { title: 'Panel', speaker: other, cospeakers: [speaker, other] });
+    const playlist = await create(server.url, '/playlists', { name: 'Gone', talks: [talk] });
+    const s = subscribe(`${server.url}/.well-known/mercure`, ['*']);
+    try {
+      await s.opened;
+      expect((await request(server.url, 'DELETE', speaker)).status).to.equal(204);
+      const events = await s.waitFor(3);
+      await sleep(300);
+      expect(s.events, 'the speaker itself does not publish').to.have.length(3);
+      const panelNow = await request(server.url, 'GET', panel);
+      expect(events.map((e) => JSON.parse(e.data))).to.deep.equal([
+        panelNow.json,
+        { '@id': playlist },
+        { '@id': talk },
+      ]);
+      expect(panelNow.json.cospeakers).to.deep.equal([other]);
+    } finally {
+      s.close();
     }
   });
 });
