@@ -4,7 +4,7 @@
  * cycles; `setNull` removes the reference; a cascade that reaches a restrict deletes nothing. GETs after each
  * delete show the state; the HTTP cache never serves a page showing a cascaded item.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../support/cli.js';
@@ -28,6 +28,14 @@ async function create(url: string, path: string, body: Record<string, unknown>):
   const r = await request(url, 'POST', path, { body });
   expect(r.status, r.text).to.equal(201);
   return r.json['@id'] as string;
+}
+
+/** The fixture edited by `edit`, written in `dir` beside a copy of its custom code; answers the file. */
+function variant(dir: string, name: string, edit: (source: string) => string): string {
+  copyFileSync(fixture('referential-code.mjs'), join(dir, 'referential-code.mjs'));
+  const file = join(dir, name);
+  writeFileSync(file, edit(readFileSync(FIXTURE, 'utf8')));
+  return file;
 }
 
 const status = async (url: string, iri: string): Promise<number> => (await request(url, 'GET', iri)).status;
@@ -114,6 +122,21 @@ describe('HTTP referential actions: deleting a referenced item', function () {
     expect((await request(server.url, 'GET', untouched)).json.cospeakers).to.deep.equal([x, z]);
   });
 
+  it("custom code's ctx.remove follows the same rules: restrict answers 409, cascade deletes the referrers", async () => {
+    const reviewed = await create(server.url, '/talks', { title: 'Reviewed via code' });
+    const review = await create(server.url, '/reviews', { rating: 3, talk: reviewed });
+    const refused = await request(server.url, 'DELETE', `${reviewed}/via-processor`);
+    expect(refused.status, refused.text).to.equal(409);
+    expect(refused.json.detail).to.equal(`Talk "${reviewed}" is referenced by 1 Review item (property "talk").`);
+    expect(await status(server.url, reviewed)).to.equal(200);
+    expect(await status(server.url, review)).to.equal(200);
+    const listed = await create(server.url, '/talks', { title: 'Listed via code' });
+    const playlist = await create(server.url, '/playlists', { name: 'Via code', talks: [listed] });
+    expect((await request(server.url, 'DELETE', `${listed}/via-processor`)).status).to.equal(204);
+    expect(await status(server.url, listed)).to.equal(404);
+    expect(await status(server.url, playlist)).to.equal(404);
+  });
+
   it('a cascade that reaches a restrict: 409 naming the item the cascade would delete; nothing is deleted or changed', async () => {
     const speaker = await create(server.url, '/speakers', { name: 'Barbara' });
     const cospeaker = await create(server.url, '/speakers', { name: 'Edsger' });
@@ -148,14 +171,10 @@ describe('HTTP referential actions: the in-process HTTP cache never shows a casc
   });
 
   it('a cached /talks page drops the talk a speaker delete cascaded to', async () => {
-    const source = readFileSync(FIXTURE, 'utf8');
-    const cachedFile = join(dir, 'cached.api');
-    const twinFile = join(dir, 'twin.api');
-    writeFileSync(
-      cachedFile,
+    const cachedFile = variant(dir, 'cached.api', (source) =>
       source.replace('config {', 'config {\n  http_cache { max_age: 60, in_process { max_bytes: 10000000 } }'),
     );
-    writeFileSync(twinFile, source);
+    const twinFile = variant(dir, 'twin.api', (source) => source);
     // Both on one --data directory (the embedded store in either run): writes through the twin bypass the cache.
     const cached = await startServer(cachedFile, ['--data', dir]);
     servers.push(cached);
@@ -219,10 +238,8 @@ describe('HTTP referential actions: Mercure updates of the items a delete cascad
   let server: RunningServer;
   before(async () => {
     // Talks and playlists publish; speakers do not.
-    const file = join(dir, 'mercure.api');
-    writeFileSync(
-      file,
-      readFileSync(FIXTURE, 'utf8')
+    const file = variant(dir, 'mercure.api', (source) =>
+      source
         .replace('config {', 'config {\n  mercure { hub: "builtin" }')
         .replace('resource Talk {', 'resource Talk {\n  mercure: true')
         .replace('resource Playlist {', 'resource Playlist {\n  mercure: true'),
