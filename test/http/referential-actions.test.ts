@@ -137,6 +137,23 @@ describe('HTTP referential actions: deleting a referenced item', function () {
     expect(await status(server.url, playlist)).to.equal(404);
   });
 
+  it("a message handler's ctx.remove follows the same rules: cascade deletes the referrers, restrict deletes nothing", async () => {
+    const listed = await create(server.url, '/talks', { title: 'Listed via the bus' });
+    const playlist = await create(server.url, '/playlists', { name: 'Via the bus', talks: [listed] });
+    const r = await request(server.url, 'DELETE', `${listed}/via-bus`);
+    expect(r.status, r.text).to.equal(202);
+    expect(await status(server.url, listed)).to.equal(404);
+    expect(await status(server.url, playlist)).to.equal(404);
+    const reviewed = await create(server.url, '/talks', { title: 'Reviewed via the bus' });
+    const review = await create(server.url, '/reviews', { rating: 2, talk: reviewed });
+    const refused = await request(server.url, 'DELETE', `${reviewed}/via-bus`);
+    // The sync transport handles the message in the request: the handler's 409 is the answer.
+    expect(refused.status, refused.text).to.equal(409);
+    expect(refused.json.detail).to.equal(`Talk "${reviewed}" is referenced by 1 Review item (property "talk").`);
+    expect(await status(server.url, reviewed)).to.equal(200);
+    expect(await status(server.url, review)).to.equal(200);
+  });
+
   it('a cascade that reaches a restrict: 409 naming the item the cascade would delete; nothing is deleted or changed', async () => {
     const speaker = await create(server.url, '/speakers', { name: 'Barbara' });
     const cospeaker = await create(server.url, '/speakers', { name: 'Edsger' });
