@@ -17,7 +17,7 @@ import { errorDocument as jsonApiErrorDocument, JSONAPI_FORMAT, JSONAPI_MEDIA_TY
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { corsMiddleware } from './cors.js';
-import { InvalidatingCollection, invalidation } from './cache-invalidation.js';
+import { heldBack, InvalidatingCollection, invalidation } from './cache-invalidation.js';
 import { responseTags } from './cache-tags.js';
 import { cacheableOperation, cachedResponses, cacheKey, entryOf, keyedHeaders, replay } from './cached-route.js';
 import { purger } from './purgers.js';
@@ -73,7 +73,8 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   }
   const operations = api.resources.flatMap((r) => r.operations);
   const matchers = new Map<OperationMetadata, RouteMatcher>(operations.map((o) => [o, routeMatcher(o)]));
-  const transaction = deleteTransaction(store);
+  const inStore = deleteTransaction(store);
+  const transaction: Transaction | undefined = inStore && ((run) => heldBack(invalidate, () => inStore(run)));
   const runtime = startAsyncRuntime(api, store, collections, options.logger, transaction);
 
   const keyed = keyedHeaders(operations, api.settings);
