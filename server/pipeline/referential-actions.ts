@@ -92,7 +92,7 @@ async function planDelete(ctx: DeleteContext, root: Doomed): Promise<Plan> {
   const removed = [root];
   const removedKeys = new Set([keyOf(root.resource, root.id)]);
   const updated: Plan['updated'] = new Map();
-  const conflicts: string[] = [];
+  const restricts: { target: Doomed; ref: Reference; where: Condition[] }[] = [];
   for (let i = 0; i < removed.length; i++) {
     const target = removed[i]!;
     for (const ref of referencesTo(ctx.api, target.resource)) {
@@ -100,13 +100,7 @@ async function planDelete(ctx: DeleteContext, root: Doomed): Promise<Plan> {
       const where = [referring(ref.property, target.iris)];
       const action = ref.from.identifier ? ref.property.onDelete : 'restrict';
       if (action === 'restrict') {
-        let n = await collection.count(where);
-        // Referrers deleted by the same cascade (a cycle) do not hold it back.
-        if (n > 0 && removed.some((d) => d.resource === ref.from))
-          n = (await collection.find({ where })).filter(
-            (r) => !removedKeys.has(keyOf(ref.from, idOf(ref.from, r))),
-          ).length;
-        if (n > 0) conflicts.push(conflict(target, root, ref, n));
+        restricts.push({ target, ref, where }); // counted once the whole tree is known
         continue;
       }
       for (const referrer of await collection.find({ where })) {
@@ -124,6 +118,15 @@ async function planDelete(ctx: DeleteContext, root: Doomed): Promise<Plan> {
         entry.item = withoutReference(entry.item, ref.property, target.iris);
       }
     }
+  }
+  const conflicts: string[] = [];
+  for (const { target, ref, where } of restricts) {
+    const collection = ctx.collectionOf(ref.from);
+    let n = await collection.count(where);
+    // Referrers the same delete removes (a cycle, another path of the cascade) do not hold it back.
+    if (n > 0 && removed.some((d) => d.resource === ref.from))
+      n = (await collection.find({ where })).filter((r) => !removedKeys.has(keyOf(ref.from, idOf(ref.from, r)))).length;
+    if (n > 0) conflicts.push(conflict(target, root, ref, n));
   }
   if (conflicts.length > 0) {
     const shown = conflicts.slice(0, CONFLICTS_SHOWN);

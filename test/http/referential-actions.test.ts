@@ -122,6 +122,16 @@ describe('HTTP referential actions: deleting a referenced item', function () {
     expect((await request(server.url, 'GET', untouched)).json.cospeakers).to.deep.equal([x, z]);
   });
 
+  it('a referrer that restricts but goes in the same cascade (by another, deeper path) does not hold the delete back', async () => {
+    const speaker = await create(server.url, '/speakers', { name: 'Self-reviewing' });
+    const talk = await create(server.url, '/talks', { title: 'Own talk', speaker });
+    const reviewer = await create(server.url, '/reviewers', { speaker });
+    const review = await create(server.url, '/reviews', { rating: 5, talk, reviewer });
+    const r = await request(server.url, 'DELETE', speaker);
+    expect(r.status, r.text).to.equal(204);
+    for (const iri of [speaker, talk, reviewer, review]) expect(await status(server.url, iri), iri).to.equal(404);
+  });
+
   it("custom code's ctx.remove follows the same rules: restrict answers 409, cascade deletes the referrers", async () => {
     const reviewed = await create(server.url, '/talks', { title: 'Reviewed via code' });
     const review = await create(server.url, '/reviews', { rating: 3, talk: reviewed });
