@@ -177,6 +177,22 @@ function withoutReference(item: Item, property: PropertyMetadata, iris: string[]
   return out;
 }
 
+/**
+ * Whether a delete of an item of `resource` may be refused (409): some relation that restricts points at it, or
+ * at a resource its cascades reach (judged by the declarations, whatever the data).
+ */
+export function mayRestrict(api: ApiMetadata, resource: ResourceMetadata): boolean {
+  const reached = [resource];
+  for (let i = 0; i < reached.length; i++) {
+    for (const ref of referencesTo(api, reached[i]!)) {
+      const action = ref.from.identifier ? ref.property.onDelete : 'restrict';
+      if (action === 'restrict') return true;
+      if (action === 'cascade' && !reached.includes(ref.from)) reached.push(ref.from);
+    }
+  }
+  return false;
+}
+
 const references = new WeakMap<ApiMetadata, Map<ResourceMetadata, Reference[]>>();
 
 /** The relations whose target is `resource`, across the API (computed once per API). */

@@ -61,6 +61,16 @@ describe('HTTP referential actions: deleting a referenced item', function () {
     expect(await status(server.url, talk)).to.equal(404);
   });
 
+  it('OpenAPI documents the 409 on the deletes a restrict may refuse, directly or through a cascade, and only those', async () => {
+    const paths = (await request(server.url, 'GET', '/docs.json')).json.paths;
+    const conflict = (path: string): unknown => paths[path].delete.responses['409'];
+    for (const path of ['/talks/{id}', '/speakers/{id}', '/talks/{id}/via-processor'])
+      expect(conflict(path), path).to.have.property('description').that.contains('restrict');
+    // Tracks are only set null, playlists and reviews referenced by nothing.
+    for (const path of ['/tracks/{id}', '/playlists/{id}', '/reviews/{id}'])
+      expect(conflict(path), path).to.equal(undefined);
+  });
+
   it('one referrer: the detail says "1 Review item"', async () => {
     const talk = await create(server.url, '/talks', { title: 'Solo' });
     await create(server.url, '/reviews', { rating: 5, talk });
