@@ -19,6 +19,7 @@ import {
   OPERATION_KINDS,
   OPTIONS,
   PROPERTY_TYPES,
+  constraintApplies,
   describeType,
   filterKind,
   formatDefault,
@@ -405,9 +406,8 @@ function keyItems(scope: Scope, env: Env): Item[] {
     }
     case 'constraints': {
       const t = scope.propertyType;
-      const builtin = t !== undefined && PROPERTY_TYPES.some((p) => p.name === t);
-      const applicable = CONSTRAINTS.filter(
-        (c) => !c.appliesTo || (builtin ? c.appliesTo.includes(t) : t === undefined),
+      const applicable = CONSTRAINTS.filter((c) =>
+        constraintApplies(c, t, t !== undefined && resourceNames(env).includes(t)),
       );
       return fresh(applicable).map((c) =>
         keyItem(env, c.name, c.type, CompletionItemKind.Field, constraintMarkdown(c), describeType(c.type)),

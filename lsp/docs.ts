@@ -5,6 +5,7 @@
  */
 import type * as A from '../grammar/ast.js';
 import {
+  appliesToText,
   COLLECTION_KINDS,
   KIND_METHOD,
   OPERATION_KINDS,
@@ -46,7 +47,7 @@ export function optionMarkdown(spec: OptionSpec, on?: string): string {
 }
 
 export function constraintMarkdown(spec: ConstraintSpec): string {
-  const applies = spec.appliesTo ? `applies to ${spec.appliesTo.join(', ')}` : 'applies to every type';
+  const applies = spec.appliesTo ? `applies to ${appliesToText(spec.appliesTo)}` : 'applies to every type';
   const lines = [`**${spec.name}** — constraint`, '', `${code(describeType(spec.type))} · ${applies}`, '', spec.doc];
   if (spec.validation) lines.push('', VALIDATION_FORM);
   return lines.join('\n');

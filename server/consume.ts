@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { createBus, closeBuses, MessengerConfigError } from './messenger/index.js';
 import { storePersistence } from './pipeline/message-persistence.js';
+import { deleteTransaction } from './pipeline/referential-actions.js';
 import { usePublisher } from './pipeline/publish.js';
 import { storageSpec } from './pipeline/rendering.js';
 import { closePublishers, publisherFor } from './realtime/index.js';
@@ -27,7 +28,12 @@ export async function startConsumer(options: {
     const collections = new Map<string, Collection>();
     for (const r of api.resources) collections.set(r.shortName, await store.collection(storageSpec(r)));
     if (api.settings.mercure?.hub !== 'builtin') usePublisher(api, publisherFor(api, options.logger));
-    const bus = createBus(api, store, storePersistence(api, collections, options.logger), options.logger);
+    const bus = createBus(
+      api,
+      store,
+      storePersistence(api, collections, options.logger, deleteTransaction(store)),
+      options.logger,
+    );
     if (!bus.hasQueues())
       throw new MessengerConfigError(
         'no message goes through a queue (messenger.transport and messenger.routing are all "sync"): nothing to consume',

@@ -3,6 +3,7 @@
  * is up to date).
  */
 import {
+  appliesToText,
   CONSTRAINTS,
   FILTER_KINDS,
   OPERATION_KINDS,
@@ -142,7 +143,7 @@ export function renderOptionsReference(): string {
       CONSTRAINTS.map((c) => [
         code(c.name),
         typeCell(c.type),
-        c.appliesTo ? c.appliesTo.map(code).join(', ') : 'every type',
+        c.appliesTo ? appliesToText(c.appliesTo, code) : 'every type',
         c.validation ? `${c.doc} ${VALIDATION_FORM}` : c.doc,
       ]),
     ),

@@ -3,7 +3,7 @@
  */
 import { FILTER_KINDS } from './filters.js';
 import { OPTIONS } from './options.js';
-import { CONSTRAINTS, PROPERTY_TYPES } from './properties.js';
+import { CONSTRAINTS, PROPERTY_TYPES, RELATION } from './properties.js';
 import { SETTINGS } from './settings.js';
 import type { ConstraintSpec, FilterKindSpec, OptionSpec, PropertyTypeSpec, SettingSpec, ValueType } from './types.js';
 
@@ -17,7 +17,7 @@ export {
   type OptionValue,
 } from './options.js';
 export { SETTINGS } from './settings.js';
-export { PROPERTY_TYPES, CONSTRAINTS, VALIDATION_FORM } from './properties.js';
+export { PROPERTY_TYPES, CONSTRAINTS, ON_DELETE_ACTIONS, RELATION, VALIDATION_FORM } from './properties.js';
 export {
   DATE_OPERATORS,
   FILTER_KINDS,
@@ -55,6 +55,22 @@ export function typeWrittenElsewhere(name: string): PropertyTypeSpec | undefined
 
 export function constraintByName(name: string): ConstraintSpec | undefined {
   return CONSTRAINTS_BY_NAME.get(name);
+}
+
+/**
+ * Whether a constraint may be written on a property of `type` (a built-in type name, or a resource name when
+ * `relation`); an unknown type accepts every constraint (the type is reported instead).
+ */
+export function constraintApplies(spec: ConstraintSpec, type: string | undefined, relation: boolean): boolean {
+  if (!spec.appliesTo || type === undefined) return true;
+  return relation ? spec.appliesTo.includes(RELATION) : !propertyType(type) || spec.appliesTo.includes(type);
+}
+
+/** The types a constraint applies to, in words: `int, number` or `relations (Resource, Resource[])`. */
+export function appliesToText(types: readonly string[], quote: (t: string) => string = (t) => t): string {
+  return types
+    .map((t) => (t === RELATION ? `relations (${quote('Resource')}, ${quote('Resource[]')})` : quote(t)))
+    .join(', ');
 }
 
 export function filterKind(name: string): FilterKindSpec | undefined {

@@ -51,6 +51,13 @@ export const VALIDATION_FORM =
   'Also `{ value: …, groups: ["create"], message: "…" }`: checked only when `validationContext.groups` ' +
   '(default `["Default"]`) names one of its groups (the short form is in `Default`); `message` replaces the violation message.';
 const TEXT = ['string'];
+/**
+ * In `appliesTo`: a relation, i.e. a property typed with a resource name (`Talk`) or an array of them (`Talk[]`).
+ * Not a type name of its own: no built-in type is called so, and the checker asks whether the type is a resource.
+ */
+export const RELATION = 'Resource';
+/** Referential actions of `onDelete` (Prisma's and Doctrine's), the first the default. */
+export const ON_DELETE_ACTIONS = ['restrict', 'cascade', 'setNull'] as const;
 
 export const CONSTRAINTS: readonly ConstraintSpec[] = [
   {
@@ -136,6 +143,16 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
     name: 'securityPostDenormalize',
     type: { kind: 'expression' },
     doc: 'Access expression checked on a write (`object`: the changed item, `previous_object`: the stored one); denied: the stored value is kept.',
+  },
+  {
+    name: 'onDelete',
+    type: { kind: 'enum', values: ON_DELETE_ACTIONS },
+    appliesTo: [RELATION],
+    doc:
+      'What deleting the referenced item does to the items that reference it through this relation (docs/behaviour.md, ' +
+      '"Deleting a referenced item"): `restrict` (default) refuses the delete with 409 while any reference remains; ' +
+      '`cascade` deletes the referencing items too (their own relations applying in turn); `setNull` removes the ' +
+      'reference (a to-one relation becomes null, a to-many one loses the IRI). Not `setNull` on a `required` relation.',
   },
   {
     name: 'throwOnAccessDenied',

@@ -12,11 +12,12 @@ import type { OperationState } from '../pipeline/state.js';
 import { ANONYMOUS, principalOf, type Principal } from '../security/access.js';
 import { authenticate, authenticates } from '../security/authenticate.js';
 import { storageSpec } from '../pipeline/rendering.js';
+import { deleteTransaction, type Transaction } from '../pipeline/referential-actions.js';
 import { errorDocument as jsonApiErrorDocument, JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
 import { constraintViolationDocument } from '../pipeline/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { corsMiddleware } from './cors.js';
-import { InvalidatingCollection, invalidation } from './cache-invalidation.js';
+import { heldBack, InvalidatingCollection, invalidation } from './cache-invalidation.js';
 import { responseTags } from './cache-tags.js';
 import { cacheableOperation, cachedResponses, cacheKey, entryOf, keyedHeaders, replay } from './cached-route.js';
 import { purger } from './purgers.js';
@@ -72,7 +73,9 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
   }
   const operations = api.resources.flatMap((r) => r.operations);
   const matchers = new Map<OperationMetadata, RouteMatcher>(operations.map((o) => [o, routeMatcher(o)]));
-  const runtime = startAsyncRuntime(api, store, collections, options.logger);
+  const inStore = deleteTransaction(store);
+  const transaction: Transaction | undefined = inStore && ((run) => heldBack(invalidate, () => inStore(run)));
+  const runtime = startAsyncRuntime(api, store, collections, options.logger, transaction);
 
   const keyed = keyedHeaders(operations, api.settings);
   // A hit is answered before CORS, authentication and routing where a request without credentials headers is
@@ -93,7 +96,7 @@ export async function createApp(api: ApiMetadata, store: Store, options: AppOpti
       const hit = key !== undefined && !answersHitsFirst ? cached!.get(key) : undefined;
       if (hit) return replay(ctx, hit);
       const began = cached?.begin() ?? 0;
-      const state = newState(ctx, api, op, collections, params, extension, options.logger);
+      const state = newState(ctx, api, op, collections, transaction, params, extension, options.logger);
       await runPipeline(state);
       send(ctx, state, headers);
       runtime.announceHub(ctx, op);
@@ -293,6 +296,7 @@ function newState(
   api: ApiMetadata,
   op: OperationMetadata,
   collections: Map<string, Collection>,
+  transaction: Transaction | undefined,
   params: Record<string, string>,
   extension: string | undefined,
   logger: Logger,
@@ -314,6 +318,7 @@ function newState(
     criteria: query,
     storeCollection: collections.get(op.resource.shortName)!,
     collectionOf: (resource) => collections.get(resource.shortName)!,
+    transaction,
     request: {
       method: ctx.method,
       url: ctx.url,

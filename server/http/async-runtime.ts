@@ -3,6 +3,7 @@
  * built-in hub's route), the hub announced on its responses (`Link: <hub>; rel="mercure"`), and its message
  * bus with the default persistence handlers may use.
  */
+import type { Transaction } from '../pipeline/referential-actions.js';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { createBus } from '../messenger/index.js';
@@ -25,10 +26,11 @@ export function startAsyncRuntime(
   store: Store,
   collections: Map<string, Collection>,
   logger: Logger,
+  transaction?: Transaction,
 ): AsyncRuntime {
   const publisher = publisherFor(api, logger);
   usePublisher(api, publisher);
-  createBus(api, store, storePersistence(api, collections, logger), logger);
+  createBus(api, store, storePersistence(api, collections, logger, transaction), logger);
   const publishes = new Set(api.resources.filter((r) => resourcePublishes(r, api.settings)).map((r) => r.shortName));
   return {
     announceHub(ctx, op) {

@@ -5,6 +5,7 @@
  * the write returns only when the in-process caches of every worker dropped those pages and the purge requests
  * were answered (or timed out).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Id, Item, Query } from '../store/types.js';
 import { tellPeers } from '../cluster/invalidation.js';
@@ -14,9 +15,29 @@ import type { ResponseCache } from './response-cache.js';
 
 export type Invalidate = (tags: string[]) => Promise<void>;
 
+/** The tags of writes made inside `heldBack`, waiting for its end. */
+const held = new AsyncLocalStorage<Set<string>>();
+
+/**
+ * Runs `run` (a store transaction) with the invalidations of its writes held back, then makes them at once when
+ * it settled. Inside a transaction nothing may wait for other processes: a worker told to drop pages may itself
+ * be waiting for the store's write lock, which the transaction holds.
+ */
+export async function heldBack<T>(invalidate: Invalidate | undefined, run: () => Promise<T>): Promise<T> {
+  if (!invalidate) return run();
+  const tags = new Set<string>();
+  try {
+    return await held.run(tags, run);
+  } finally {
+    await invalidate([...tags]);
+  }
+}
+
 /** The one function every write path ends in: this process's cache, the other workers', the external caches. */
 export function invalidation(cache: ResponseCache | undefined, purge: Purge | undefined): Invalidate {
   return async (tags) => {
+    const holding = held.getStore();
+    if (holding) return void tags.forEach((tag) => holding.add(tag));
     if (tags.length === 0) return;
     if (cache) {
       cache.invalidate(tags);

@@ -6,6 +6,7 @@
  */
 import * as A from '../../grammar/ast.js';
 import {
+  ON_DELETE_ACTIONS,
   COLLECTION_KINDS,
   FILTER_KINDS,
   LISTING_KINDS,
@@ -99,7 +100,10 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
   if (typeof c.security === 'string') meta.security = compileGuard(c.security);
   if (typeof c.securityPostDenormalize === 'string')
     meta.securityPostDenormalize = compileGuard(c.securityPostDenormalize);
-  if (resources.has(type)) meta.relation = type;
+  if (resources.has(type)) {
+    meta.relation = type;
+    meta.onDelete = ON_DELETE_ACTIONS.find((a) => a === c.onDelete) ?? 'restrict';
+  }
   if (validation) meta.validation = validation;
   for (const key of [
     'default',
@@ -133,7 +137,11 @@ function fieldRules(p: PropertyMetadata): FieldRules {
   return rules;
 }
 
-/** Properties that filters, orders and cursors of the resource's operations use: indexed. */
+/**
+ * Properties that filters, orders and cursors of the resource's operations use, and every relation (a delete
+ * of its target looks its referrers up, referential-actions.ts): indexed. A to-many relation's index is on its
+ * elements (the stores index each IRI of the array).
+ */
 function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
   const id = resource.identifier?.name;
   const out: string[][] = [];
@@ -143,6 +151,10 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
     );
     if (valid.length && !out.some((x) => x.join() === valid.join())) out.push(valid);
   };
+  for (const p of resource.properties) {
+    if (p.relation && p.array) out.push([p.name]);
+    else if (p.relation) add([p.name]);
+  }
   for (const op of resource.operations) {
     for (const name of (op.options.filters as string[] | undefined) ?? []) {
       const filter = model.filters.get(name);

@@ -6,6 +6,7 @@
 import type { OperationKind } from '../../grammar/catalogue/types.js';
 import type { GlobalOptionName, OptionValue } from '../../grammar/catalogue/index.js';
 import type { FilterKindName } from '../../grammar/catalogue/filters.js';
+import type { ON_DELETE_ACTIONS } from '../../grammar/catalogue/properties.js';
 import type { CompiledExpression } from '../expression/expression.js';
 import type { CollectionSpec, FieldRules } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
@@ -90,6 +91,8 @@ export interface PropertyMetadata extends FieldRules {
   array: boolean;
   /** Target resource of a relation (the property holds its IRIs). */
   relation?: string;
+  /** A relation's referential action when its target item is deleted (docs/behaviour.md); default restrict. */
+  onDelete?: OnDeleteAction;
   identifier: boolean;
   required: boolean;
   /** False when `nullable: false` rejects an explicit null. */
@@ -162,6 +165,8 @@ export interface ResourceMetadata {
 }
 
 export type FilterKind = FilterKindName;
+
+export type OnDeleteAction = (typeof ON_DELETE_ACTIONS)[number];
 
 /** A declared filter: its kind and, per property, the setting of a map-form `properties`. */
 export interface FilterMetadata {

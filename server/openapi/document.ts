@@ -13,6 +13,7 @@ import { optionValue, writtenOption } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/schema.js';
+import { mayRestrict } from '../pipeline/referential-actions.js';
 import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
 import { isGuarded } from '../pipeline/guards.js';
@@ -334,6 +335,10 @@ class Builder {
     else if (paginated)
       responses['400'] = this.errorResponse('Invalid pagination parameter (a page below 1, a negative page size…).');
     if (notFoundPossible(op, this.api)) responses['404'] = this.errorResponse(`${name} resource not found.`);
+    if (op.method === 'DELETE' && mayRestrict(this.api, op.resource))
+      responses['409'] = this.errorResponse(
+        `The ${name} is referenced by other items through a relation whose onDelete is restrict (perhaps reached by a cascade): nothing was deleted.`,
+      );
     if (bodyRead)
       responses['413'] = this.errorResponse(
         `The request body is larger than ${this.api.settings.bodySizeLimit} bytes.`,

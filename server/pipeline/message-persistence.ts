@@ -5,11 +5,16 @@
 import type { Logger } from 'pino';
 import type { Persistence } from '../messenger/index.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
-import { mercureOptions } from '../realtime/index.js';
 import type { Collection, Item } from '../store/types.js';
-import { publishChange } from './publish.js';
+import { publishChange, publishingOperation } from './publish.js';
+import { deleteItem, type Transaction } from './referential-actions.js';
 
-export function storePersistence(api: ApiMetadata, collections: Map<string, Collection>, logger: Logger): Persistence {
+export function storePersistence(
+  api: ApiMetadata,
+  collections: Map<string, Collection>,
+  logger: Logger,
+  transaction?: Transaction,
+): Persistence {
   const target = (messageClass: string): { resource: ResourceMetadata; collection: Collection } => {
     const resource = api.resource(messageClass);
     const collection = collections.get(messageClass);
@@ -20,9 +25,8 @@ export function storePersistence(api: ApiMetadata, collections: Map<string, Coll
     const v = resource.identifier ? item[resource.identifier.name] : undefined;
     return typeof v === 'string' || typeof v === 'number' ? v : undefined;
   };
-  /** The operation whose `mercure` option governs updates made by handlers: the first that publishes. */
-  const publishing = (resource: ResourceMetadata): OperationMetadata | undefined =>
-    resource.operations.find((o) => mercureOptions(o, api.settings));
+  const publishing = (resource: ResourceMetadata): OperationMetadata | undefined => publishingOperation(api, resource);
+  const deletes = { api, collectionOf: (r: ResourceMetadata) => collections.get(r.shortName)!, transaction };
   return {
     async persist(messageClass, item, origin) {
       const { resource, collection } = target(messageClass);
@@ -33,11 +37,12 @@ export function storePersistence(api: ApiMetadata, collections: Map<string, Coll
       return saved;
     },
     async remove(messageClass, item, origin) {
-      const { resource, collection } = target(messageClass);
-      const id = idOf(resource, item);
-      if (id === undefined || !(await collection.delete(id))) return;
-      const op = publishing(resource);
-      if (op) publishChange(api, op, { kind: 'removed', item }, origin, logger);
+      const { resource } = target(messageClass);
+      // The referential actions of the relations to it apply as on an HTTP delete (a restrict throws its 409).
+      for (const write of await deleteItem(deletes, resource, item)) {
+        const op = publishing(write.resource);
+        if (op) publishChange(api, op, { kind: write.kind, item: write.item }, origin, logger);
+      }
     },
   };
 }

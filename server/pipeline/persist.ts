@@ -5,6 +5,7 @@
  */
 import { HttpError } from '../protocol/errors.js';
 import { StoreConflictError, type Id, type Item } from '../store/types.js';
+import { deleteItem } from './referential-actions.js';
 import type { OperationState } from './state.js';
 
 const idOf = (state: OperationState, item: Item): Id | undefined => {
@@ -33,9 +34,15 @@ export async function persistItem(state: OperationState, item: Item): Promise<It
   }
 }
 
+/** Removes an item, with the referential actions its referrers' relations declare (409 on a `restrict`). */
 export async function removeItem(state: OperationState, item: Item): Promise<void> {
-  const id = idOf(state, item);
-  if (id !== undefined && (await state.storeCollection.delete(id))) committed(state, 'removed', item);
+  const resource = state.operation.resource;
+  for (const write of await deleteItem(state, resource, item))
+    (state.changes ??= []).push({
+      kind: write.kind,
+      item: write.item,
+      ...(write.resource === resource ? {} : { resource: write.resource }),
+    });
 }
 
 /** Inserts a new item (a conflict on a unique value is left to the caller). */

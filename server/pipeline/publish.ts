@@ -25,6 +25,10 @@ export const requestOrigin = (headers: Record<string, string | string[] | undefi
 /** Whether the API publishes at all (a publisher is in use); `publishChange` decides per operation. */
 export const hasPublisher = (api: ApiMetadata): boolean => publishers.has(api);
 
+/** The operation whose `mercure` option governs changes made outside a resource's own operations: the first that publishes. */
+export const publishingOperation = (api: ApiMetadata, resource: ResourceMetadata): OperationMetadata | undefined =>
+  resource.operations.find((o) => mercureOptions(o, api.settings));
+
 /** Publishes one committed change when `op` (the operation that made it) has Mercure on. */
 export function publishChange(
   api: ApiMetadata,
@@ -34,9 +38,11 @@ export function publishChange(
   logger?: Logger,
 ): void {
   const publisher = publishers.get(api);
-  const options = publisher && mercureOptions(op, api.settings);
+  // An item a referential action changed publishes as its own resource does (message handlers' rule too).
+  const via = change.resource && change.resource !== op.resource ? publishingOperation(api, change.resource) : op;
+  const options = publisher && via && mercureOptions(via, api.settings);
   if (!publisher || !options) return;
-  const resource = op.resource;
+  const resource = via!.resource;
   try {
     const iri = itemIri(resource, change.item, itemOperation(resource));
     const data =

@@ -7,6 +7,7 @@ import type { Format } from '../protocol/negotiation.js';
 import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
+import type { Transaction } from './referential-actions.js';
 import type { Principal } from '../security/access.js';
 import type { JsonApiRequest } from './jsonapi-query.js';
 import type { Page } from './page.js';
@@ -20,7 +21,11 @@ export interface IncludedItem {
 }
 
 /** An item a write committed: stored (`saved`) or deleted (`removed`), for the "publish" stage. */
-export type Change = { kind: 'saved' | 'removed'; item: Item };
+/**
+ * A committed change. `resource`: an item of another resource than the operation's, changed by a referential
+ * action of a delete (referential-actions.ts); it is published as that resource publishes.
+ */
+export type Change = { kind: 'saved' | 'removed'; item: Item; resource?: ResourceMetadata };
 
 /** The request as custom code sees it. */
 export interface PublicRequest {
@@ -40,6 +45,8 @@ export interface OperationState {
   storeCollection: Collection;
   /** The store collection of any resource (relations, sub-resources). */
   collectionOf(resource: ResourceMetadata): Collection;
+  /** Runs a delete's writes in one store transaction, where the store has them (referential-actions.ts). */
+  transaction?: Transaction;
   request: PublicRequest;
   /** Raw body reader (enforces the size limit). */
   readBody(): Promise<string>;

@@ -74,6 +74,19 @@ function makeColumn(spec: CollectionSpec, field: string): Column {
   };
 }
 
+/**
+ * The 'array' fields indexed by element: an expression index cannot index the values inside a JSON array, so
+ * each such field has a side table of (element, key) rows that triggers keep in step with the collection's
+ * table, in the writing statement's transaction. An `eq` or `in` condition on the field reads it.
+ */
+export function elementFields(spec: CollectionSpec): string[] {
+  return spec.indexes.flatMap((fields) => (fields.length === 1 && spec.fields[fields[0]!] === 'array' ? fields : []));
+}
+
+/** The table holding the elements of `field`'s arrays (the `_apidsl_` prefix keeps it apart from resources). */
+export const elementTableName = (spec: CollectionSpec, field: string): string =>
+  `_apidsl_elements:${spec.name}.${field}`;
+
 // A fragment of SQL with the values bound by its placeholders, in order.
 type Sql = CompiledSql;
 
@@ -131,13 +144,19 @@ function condition(spec: CollectionSpec, c: Condition): Sql {
       return exists(fieldColumn(spec, c.field), c.exists);
     case 'in':
       // One placeholder whatever the number of values keeps the SQL text (and its cached statement) stable.
-      return some(spec, c.field, (x) =>
-        sql(`${x} IN (SELECT value FROM json_each(?))`, JSON.stringify(c.values.map(bindable))),
+      return (
+        elements(spec, c.field, 'IN (SELECT value FROM json_each(?))', [JSON.stringify(c.values.map(bindable))]) ??
+        some(spec, c.field, (x) =>
+          sql(`${x} IN (SELECT value FROM json_each(?))`, JSON.stringify(c.values.map(bindable))),
+        )
       );
     case 'match':
       return some(spec, c.field, (x) => match(x, c));
     case 'eq':
-      return some(spec, c.field, (x) => sql(`${x} = ?`, bindable(c.value)));
+      return (
+        elements(spec, c.field, '= ?', [bindable(c.value)]) ??
+        some(spec, c.field, (x) => sql(`${x} = ?`, bindable(c.value)))
+      );
     default:
       return sql(`${comparable(spec, c.field).expr} ${COMPARISON[c.op]} ?`, bindable(c.value));
   }
@@ -162,6 +181,18 @@ function some(spec: CollectionSpec, field: string, test: (expr: string) => Sql):
     sql: `EXISTS (SELECT 1 FROM json_each(${DOC_COLUMN}, ${column.list}) AS element WHERE ${inner.sql})`,
     params: inner.params,
   };
+}
+
+/**
+ * `eq`/`in` on an array field that has a table of its elements (sqlite-schema.ts: an index on the field alone):
+ * the keys of the items holding a matching element, read from that table's primary key. Undefined otherwise.
+ */
+function elements(spec: CollectionSpec, field: string, test: string, params: SqlValue[]): Sql | undefined {
+  if (!elementFields(spec).includes(field)) return undefined;
+  return sql(
+    `${KEY_COLUMN} IN (SELECT "key" FROM ${quoteIdent(elementTableName(spec, field))} WHERE "value" ${test})`,
+    ...params,
+  );
 }
 
 // Substring tests with instr/substr rather than LIKE: the value stays literal text (no wildcards to escape)

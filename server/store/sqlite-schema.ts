@@ -3,6 +3,8 @@
 // emits, and the triggers that keep its row count in the counts table.
 import {
   checkName,
+  elementFields,
+  elementTableName,
   COUNTS_TABLE,
   DOC_COLUMN,
   fieldColumn,
@@ -26,7 +28,9 @@ export function schemaStatements(spec: CollectionSpec): string[] {
   const statements = [
     `CREATE TABLE IF NOT EXISTS ${table} (${KEY_COLUMN} ${key}, ${DOC_COLUMN} TEXT NOT NULL, ${RENDERED_COLUMN} TEXT)`,
   ];
+  const elements = elementFields(spec);
   for (const fields of spec.indexes) {
+    if (fields.length === 1 && elements.includes(fields[0]!)) continue; // indexed by element below
     // Every index ends with the key: the caller makes sorts total with the identifier, and so does the
     // compiler with the key, so ORDER BY field, key can read the index in order.
     const columns = [...new Set([...fields.map((f) => fieldColumn(spec, f).expr), KEY_COLUMN])];
@@ -34,7 +38,44 @@ export function schemaStatements(spec: CollectionSpec): string[] {
     const name = quoteIdent(indexName(spec, fields));
     statements.push(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${columns.join(', ')})`);
   }
+  for (const field of elements) statements.push(...elementSchema(spec, field).create);
   return statements;
+}
+
+export interface ElementSchema {
+  /** Idempotent: the side table, its index by key and the three triggers. */
+  create: string[];
+  /** The trigger names, to drop them with the table when the layout no longer indexes the field. */
+  triggerNames: string[];
+  /** Fills the side table from the stored items (run once, when the table is new). */
+  seed: string;
+}
+
+export function elementSchema(spec: CollectionSpec, field: string): ElementSchema {
+  const name = checkName(spec.name, 'resource');
+  checkName(field, 'field');
+  const table = quoteIdent(name);
+  const elements = quoteIdent(elementTableName(spec, field));
+  const path = `'$."${field}"'`;
+  // Only arrays: json_each of a scalar would yield the scalar itself. Scalars only: objects never match.
+  const rows = (doc: string, key: string): string =>
+    `SELECT DISTINCT j.value, ${key} FROM json_each(${doc}, ${path}) AS j WHERE json_type(${doc}, ${path}) = 'array' AND j.type IN ('text', 'integer', 'real', 'true', 'false')`;
+  const insert = (row: string): string =>
+    `INSERT OR IGNORE INTO ${elements} ("value", "key") ${rows(`${row}.${DOC_COLUMN}`, `${row}.${KEY_COLUMN}`)}`;
+  const remove = `DELETE FROM ${elements} WHERE "key" = OLD.${KEY_COLUMN}`;
+  const triggerNames = ['insert', 'update', 'delete'].map((event) => `${name}:elements:${field}:${event}`);
+  const [onInsert, onUpdate, onDelete] = triggerNames.map(quoteIdent);
+  return {
+    create: [
+      `CREATE TABLE IF NOT EXISTS ${elements} ("value" NOT NULL, "key" NOT NULL, PRIMARY KEY ("value", "key")) WITHOUT ROWID`,
+      `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${elementTableName(spec, field)}(key)`)} ON ${elements} ("key")`,
+      `CREATE TRIGGER IF NOT EXISTS ${onInsert} AFTER INSERT ON ${table} BEGIN ${insert('NEW')}; END`,
+      `CREATE TRIGGER IF NOT EXISTS ${onUpdate} AFTER UPDATE OF ${DOC_COLUMN} ON ${table} BEGIN ${remove}; ${insert('NEW')}; END`,
+      `CREATE TRIGGER IF NOT EXISTS ${onDelete} AFTER DELETE ON ${table} BEGIN ${remove}; END`,
+    ],
+    triggerNames,
+    seed: `INSERT OR IGNORE INTO ${elements} ("value", "key") SELECT j.value, t.${KEY_COLUMN} FROM ${table} AS t, json_each(t.${DOC_COLUMN}, ${path}) AS j WHERE json_type(t.${DOC_COLUMN}, ${path}) = 'array' AND j.type IN ('text', 'integer', 'real', 'true', 'false')`,
+  };
 }
 
 /** The name of the index on `fields`: a layout that no longer lists them drops it by that name. */

@@ -10,6 +10,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { layoutText } from './layout.js';
 import {
   countSchema,
+  elementSchema,
   indexName,
   LAYOUTS_TABLE,
   layoutsSchema,
@@ -28,6 +29,8 @@ import {
   compileStream,
   compileTotal,
   checkName,
+  elementFields,
+  elementTableName,
   DOC_COLUMN,
   fold,
   FOLD_FUNCTION,
@@ -112,7 +115,9 @@ class SqliteStore implements Store {
     this.db
       .transaction(() => {
         this.dropOutdated(spec);
+        const unseeded = elementFields(spec).filter((f) => !this.tableExists(elementTableName(spec, f)));
         statements.forEach((s) => this.db.exec(s));
+        for (const field of unseeded) this.db.exec(elementSchema(spec, field).seed);
         const columns = (this.db.pragma(`table_info(${quoteIdent(spec.name)})`) as { name: string }[]).map(
           (c) => c.name,
         );
@@ -207,6 +212,7 @@ class SqliteStore implements Store {
       .pluck()
       .all(spec.name) as string[];
     for (const name of indexes) if (!wanted.has(name)) this.db.exec(`DROP INDEX ${quoteIdent(name)}`);
+    this.dropElementTables(spec, elementFields(spec));
     const key = (this.db.pragma(`table_info(${table})`) as { name: string; type: string }[]).find(
       (c) => c.name === KEY_COLUMN.slice(1, -1),
     );
@@ -219,9 +225,26 @@ class SqliteStore implements Store {
       );
     }
     this.db.exec(`DROP TABLE ${table}`); // its indexes and triggers go with it
+    this.dropElementTables(spec, []);
     for (const bookkeeping of [COUNTS_TABLE, RENDERINGS_TABLE]) {
       if (this.tableExists(bookkeeping.slice(1, -1)))
         this.db.prepare(`DELETE FROM ${bookkeeping} WHERE "collection" = ?`).run(spec.name);
+    }
+  }
+
+  /** Drops the element tables (sqlite-schema.ts) of the fields not in `kept`, with their triggers. */
+  private dropElementTables(spec: CollectionSpec, kept: string[]): void {
+    const prefix = elementTableName(spec, '');
+    const tables = this.db
+      .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND substr(name, 1, ?) = ?`)
+      .pluck()
+      .all(prefix.length, prefix) as string[];
+    for (const table of tables) {
+      const field = table.slice(prefix.length);
+      if (kept.includes(field)) continue;
+      for (const trigger of elementSchema(spec, field).triggerNames)
+        this.db.exec(`DROP TRIGGER IF EXISTS ${quoteIdent(trigger)}`);
+      this.db.exec(`DROP TABLE ${quoteIdent(table)}`);
     }
   }
 

@@ -59,7 +59,9 @@ export type Id = number | string;
  * Comparisons never match an item whose field is null or absent (SQL semantics, also for 'ne'); use 'exists'
  * for those. Values are never null. On an 'array' field, `eq`, `in` and `match` hold when some element of the
  * list satisfies them (an empty list never does); `exists` holds for a non-empty list only (an empty list
- * counts as absent, as an empty collection does for API Platform's exists filter).
+ * counts as absent, as an empty collection does for API Platform's exists filter). `eq` and `in` on an 'array'
+ * field are index-backed when `indexes` lists the field alone (SQLite: a side table of its elements; MongoDB: a
+ * multikey index).
  */
 export type Condition =
   | { op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; field: string; value: unknown }

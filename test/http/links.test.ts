@@ -97,18 +97,21 @@ for (const storage of [['--memory'], ['--data', 'DIR']]) {
       }
     });
 
-    it('deleting a referenced item keeps the references: they then name a 404, and a write may keep but not set them', async () => {
+    it('deleting a referenced item answers 409 while a reference remains (restrict); once it is gone the delete goes through', async () => {
       const author = await request(server.url, 'POST', '/authors', { body: { name: 'Gone' } });
       const iri = author.json['@id'];
       const book = await request(server.url, 'POST', '/books', { body: { title: 'Orphan', author: iri } });
       expect(book.status).to.equal(201);
-      expect((await request(server.url, 'DELETE', iri)).status).to.equal(204);
+      const refused = await request(server.url, 'DELETE', iri);
+      expect(refused.status).to.equal(409);
+      expect(refused.json.detail).to.equal(`Author "${iri}" is referenced by 1 Book item (property "author").`);
       expect((await get(server.url, book.json['@id'])).json.author).to.equal(iri);
-      const keep = await request(server.url, 'PATCH', book.json['@id'], {
+      const unset = await request(server.url, 'PATCH', book.json['@id'], {
         headers: MERGE_PATCH,
-        body: { title: 'Orphan 2' },
+        body: { author: null },
       });
-      expect(keep.status, keep.text).to.equal(200);
+      expect(unset.status, unset.text).to.equal(200);
+      expect((await request(server.url, 'DELETE', iri)).status).to.equal(204);
       const set = await request(server.url, 'POST', '/books', { body: { title: 'New', author: iri } });
       expect(set.status).to.equal(400);
     });

@@ -414,6 +414,38 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         }
       });
 
+      it('eq and in on an array field: an element equal to the value, with and without an index on the field, kept in step by every write', async () => {
+        for (const spec of [
+          { ...BOOK, name: 'TaggedBook' },
+          { ...BOOK, name: 'IndexedBook', indexes: [...BOOK.indexes, ['tags']] },
+        ]) {
+          const c = await store.collection(spec);
+          const holding = async (value: unknown): Promise<unknown[]> =>
+            (await c.find({ where: [{ op: 'eq', field: 'tags', value }] })).map((b) => b.id);
+          await c.insert({ id: 1, tags: ['/a/1', '/a/2', '/a/2'] });
+          await c.insert({ id: 2, tags: ['/a/2', 3, true] });
+          await c.insert({ id: 4, tags: [{ x: '/a/1' }] });
+          await c.insert({ id: 5 });
+          expect(await holding('/a/1'), spec.name).to.deep.equal([1]);
+          expect(await holding('/a/2'), spec.name).to.deep.equal([1, 2]);
+          expect(await holding(3), spec.name).to.deep.equal([2]);
+          expect(await holding(true), spec.name).to.deep.equal([2]);
+          expect(await c.count([{ op: 'eq', field: 'tags', value: '/a/2' }]), spec.name).to.equal(2);
+          await c.replace(1, { id: 1, tags: ['/a/3'] });
+          await c.upsert(6, { id: 6, tags: ['/a/1'] });
+          await c.delete(2);
+          expect(await holding('/a/2'), spec.name).to.deep.equal([]);
+          expect(await holding('/a/3'), spec.name).to.deep.equal([1]);
+          expect(await holding('/a/1'), spec.name).to.deep.equal([6]);
+          expect(
+            await c.find({ where: [{ op: 'in', field: 'tags', values: ['/a/3', '/a/1'] }] }),
+            spec.name,
+          ).to.have.length(2);
+          await c.clear();
+          expect(await holding('/a/1'), spec.name).to.deep.equal([]);
+        }
+      });
+
       it('treats null and absent as not existing', async () => {
         expect(await ids({ op: 'exists', field: 'publishedAt', exists: true })).to.deep.equal([1]);
         expect(await ids({ op: 'exists', field: 'publishedAt', exists: false })).to.deep.equal([2, 3, 4, 5, 6, 7, 8]);

@@ -5,12 +5,14 @@ import {
   CONSTRAINTS,
   OPTIONS,
   PROPERTY_TYPES,
+  RELATION,
+  constraintApplies,
   constraintByName,
   optionByName,
   propertyType,
   typeWrittenElsewhere,
 } from '../../catalogue/index.js';
-import type { ModelProperty, ModelResource } from '../../model.js';
+import { wordOf, type ModelProperty, type ModelResource } from '../../model.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 import { reportEffect } from './effects.js';
@@ -133,12 +135,13 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
       );
       continue;
     }
-    const knownType = p.type !== undefined && (propertyType(p.type) !== undefined || ctx.model.resources.has(p.type));
-    if (spec.appliesTo && knownType && !spec.appliesTo.includes(p.type!)) {
+    const relation = p.type !== undefined && ctx.model.resources.has(p.type);
+    if (spec.appliesTo && !constraintApplies(spec, p.type, relation)) {
+      const kinds = spec.appliesTo.map((t) => (t === RELATION ? 'relation (Resource, Resource[])' : t));
       ctx.report(
         'option-not-allowed',
         e.key.range,
-        `'${e.key.text}' applies to ${spec.appliesTo.join(' or ')} properties, not to '${p.name}' of type ${p.type}${p.array ? '[]' : ''}`,
+        `'${e.key.text}' applies to ${kinds.join(' or ')} properties, not to '${p.name}' of type ${p.type}${p.array ? '[]' : ''}`,
       );
       continue;
     }
@@ -164,6 +167,7 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
     }
   }
   checkDefaultInEnum(ctx, p);
+  checkSetNullRequired(ctx, p);
   for (const [lo, hi] of [
     ['minimum', 'maximum'],
     ['minLength', 'maxLength'],
@@ -173,6 +177,18 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
     if (a?.kind === 'number' && b?.kind === 'number' && a.value > b.value)
       ctx.report('invalid-value', b.range, `${hi} (${b.raw}) is less than ${lo} (${a.raw})`);
   }
+}
+
+/** `setNull` would write null into a property every write must fill (Prisma refuses it on a required relation too). */
+function checkSetNullRequired(ctx: CheckContext, p: ModelProperty): void {
+  const action = p.constraints.get('onDelete')?.value;
+  const required = constraintValue(p.constraints.get('required')?.value);
+  if (!action || wordOf(action) !== 'setNull' || required?.kind !== 'bool' || !required.value) return;
+  ctx.report(
+    'invalid-value',
+    action.range,
+    `onDelete: setNull cannot apply to '${p.name}', which is required: the referencing items would be left without it; use "restrict" or "cascade", or make '${p.name}' optional`,
+  );
 }
 
 /** A default outside the enum would be written on every create that omits it, then refused (422). */

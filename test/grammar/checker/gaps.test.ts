@@ -5,20 +5,7 @@
  */
 import { expect } from 'chai';
 import { check } from '../../../grammar/checker/index.js';
-
-/** What the checker finds, hints left out (`paginationType` alone gets "no effect in apidsl"). */
-const findings = (
-  text: string,
-): { code: string; severity: string; message: string; at: string; suggestion?: string }[] =>
-  check(text)
-    .all.filter((d) => d.severity !== 'hint')
-    .map((d) => ({
-      code: d.code,
-      severity: d.severity,
-      message: d.message,
-      at: text.slice(d.range.start, d.range.end),
-      suggestion: d.suggestion,
-    }));
+import { findings } from '../../support/findings.js';
 
 const book = (props: string, ops = 'GetCollection\n    Post', filters = ''): string =>
   `${filters}\nresource Book {\n  properties {\n    id: int { identifier: true }\n    ${props}\n  }\n  operations {\n    ${ops}\n  }\n}\n`;

@@ -200,6 +200,15 @@ describe('MongoDB query compiler', () => {
       ]);
     });
 
+    it('indexes an array field (a to-many relation) with a multikey index that an eq on it uses', () => {
+      const spec: CollectionSpec = { ...BOOK, indexes: [['tags']] };
+      expect(indexSpecs(spec)).to.deep.equal([{ key: { tags: 1, _id: 1 }, name: 'tags_1__id_1' }]);
+      // The filter names the indexed path itself (an equality on an array path is element-wise, index-backed).
+      expect(compileWhere(spec, [{ op: 'eq', field: 'tags', value: '/a/1' }])).to.deep.equal({
+        tags: { $eq: '/a/1' },
+      });
+    });
+
     it('creates both direction patterns of a two-field cursor, the tie-breaker following the last field', () => {
       const spec: CollectionSpec = { ...BOOK, indexes: [['title', 'price', 'id']] };
       expect(indexSpecs(spec).map((i) => i.key)).to.deep.equal([

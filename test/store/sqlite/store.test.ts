@@ -171,6 +171,49 @@ describe('SQLite file store', () => {
       expect(detail).to.match(/SEARCH .*USING INDEX "?Plan_string\(price\)"?/);
       expect(detail).not.to.contain('TEMP B-TREE');
     });
+
+    it('finds the items whose array holds a value through the element table, and seeds it for items stored before', async () => {
+      const before: CollectionSpec = {
+        name: 'Shelf',
+        identifier: { field: 'id', type: 'int' },
+        fields: { books: 'array' },
+        indexes: [],
+      };
+      const indexed: CollectionSpec = { ...before, indexes: [['books']] };
+      const file = join(dir, 'shelves.sqlite');
+      let store = await openSqliteStore({ file });
+      const shelves = await store.collection(before);
+      for (let i = 1; i <= 50; i++) await shelves.insert({ books: [`/books/${i}`, `/books/${i + 1}`] });
+      await store.close();
+      store = await openSqliteStore({ file }); // a later start declares the relation index
+      const seeded = await store.collection(indexed);
+      const holding = async (iri: string): Promise<unknown[]> =>
+        (await seeded.find({ where: [{ op: 'eq', field: 'books', value: iri }] })).map((s) => s.id);
+      expect(await holding('/books/7')).to.deep.equal([6, 7]);
+      await store.close();
+      const db = new Database(file, { readonly: true });
+      try {
+        const { sql, params } = compileFind(indexed, {
+          where: [{ op: 'eq', field: 'books', value: '/books/7' }],
+        });
+        const detail = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+          .map((r) => r.detail)
+          .join('\n');
+        expect(detail).to.match(/SEARCH .*_apidsl_elements:Shelf\.books.*(PRIMARY KEY|INDEX)/);
+        expect(detail).not.to.match(/SCAN .*_apidsl_elements/);
+      } finally {
+        db.close();
+      }
+      store = await openSqliteStore({ file }); // and a start without it drops the table and its triggers
+      await (await store.collection(before)).insert({ books: ['/books/1'] });
+      await store.close();
+      const after = new Database(file, { readonly: true });
+      try {
+        expect(after.prepare(`SELECT name FROM sqlite_schema WHERE name LIKE '%elements%'`).all()).to.deep.equal([]);
+      } finally {
+        after.close();
+      }
+    });
   });
 });
 
