@@ -18,15 +18,9 @@ export function toRange(doc: TextDocument, range: A.Range): Range {
   return { start: doc.positionAt(start), end: doc.positionAt(end) };
 }
 
-export function toPosition(doc: TextDocument, offset: number): Position {
-  return doc.positionAt(clamp(doc, offset));
-}
-
 export function toOffset(doc: TextDocument, position: Position): number {
   return doc.offsetAt(position);
 }
-
-export const contains = (range: A.Range, offset: number): boolean => range.start <= offset && offset <= range.end;
 
 /** Does `inner` lie within `outer` (both LSP ranges)? */
 export function within(inner: Range, outer: Range): boolean {

@@ -5,6 +5,7 @@
  * The context is inlined and self-contained (no remote context URL).
  */
 import { acceptedProperties, shownProperties } from '../metadata/property-access.js';
+import { takesBody } from '../metadata/operation-facts.js';
 import { optionValue, resourceOption } from '../metadata/options.js';
 import type {
   ApiMetadata,
@@ -14,8 +15,6 @@ import type {
   Settings,
 } from '../metadata/types.js';
 import { hubNote } from '../realtime/index.js';
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** The part of Hydra's core context this document uses, plus the vocabularies it names. */
 const HYDRA_CONTEXT = {
@@ -124,9 +123,7 @@ function propertyDoc(
     // An identifier is written by a POST only, and only one the client chooses (a store-assigned one is read-only).
     writeable: ops.some(
       (o) =>
-        BODY_METHODS.has(o.method) &&
-        (!p.identifier || o.method === 'POST') &&
-        acceptedProperties(o, settings).includes(p),
+        takesBody(o.method) && (!p.identifier || o.method === 'POST') && acceptedProperties(o, settings).includes(p),
     ),
   };
   if (p.description) doc.description = p.description;

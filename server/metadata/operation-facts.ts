@@ -24,6 +24,9 @@ export function successStatus(op: OperationMetadata, outcome: Outcome): number {
   return 200;
 }
 
+/** Whether requests of this method carry a body that the operation reads (POST, PUT, PATCH). */
+export const takesBody = (method: string): boolean => method === 'POST' || method === 'PUT' || method === 'PATCH';
+
 /** `messenger: true` or `"input"` on a write: the item goes to the message bus and the answer is 202. */
 export const dispatchesOnly = (op: OperationMetadata): boolean =>
   ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) &&

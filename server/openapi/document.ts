@@ -8,7 +8,7 @@
  * 3.1 has no place for them, so they are left out there and listed in `x-apidsl-omitted`.
  */
 import { operationHydraKeys } from '../protocol/hydra.js';
-import { dispatchesOnly, readsItem, successStatus, throwsOnNotFound } from '../metadata/operation-facts.js';
+import { dispatchesOnly, readsItem, successStatus, takesBody, throwsOnNotFound } from '../metadata/operation-facts.js';
 import { optionValue, writtenOption } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
@@ -39,8 +39,6 @@ const FIXED_METHODS: Record<SpecVersion, readonly string[]> = {
   '3.1': ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'],
   '3.2': ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'],
 };
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -206,7 +204,7 @@ class Builder {
     const settings = this.api.settings;
     if (op.method === 'QUERY') return this.queryBody(op);
     if (
-      !BODY_METHODS.has(op.method) ||
+      !takesBody(op.method) ||
       optionValue(op, 'input') === false ||
       optionValue(op, settings, 'deserialize') === false
     )
@@ -355,7 +353,7 @@ class Builder {
         'PATCH is not enabled: the patch_formats setting is empty, so every PATCH answers 415.',
       );
     else if (bodyRead) responses['415'] = this.errorResponse('Missing or unsupported Content-Type.');
-    if (bodyRead && BODY_METHODS.has(op.method) && optionValue(op, this.api.settings, 'validate') !== false)
+    if (bodyRead && takesBody(op.method) && optionValue(op, this.api.settings, 'validate') !== false)
       responses['422'] = this.violationResponse();
     if (isGuarded(op, this.api.settings)) {
       responses['401'] = this.errorResponse(

@@ -84,7 +84,7 @@ export interface OperationState {
   logger: Logger;
   /** What a JSON:API request asks of the document (include, sparse fieldsets; jsonapi-query.ts). */
   jsonApi?: JsonApiRequest;
-  /** The items a JSON:API compound document includes (jsonapi-include.ts). */
+  /** The items a JSON:API compound document includes (stages/include.ts). */
   included?: IncludedItem[];
   /** Per item shown, the properties whose `security` denies that user (left out of the output). */
   hiddenProperties?: WeakMap<Item, ReadonlySet<string>>;

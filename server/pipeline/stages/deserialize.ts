@@ -8,6 +8,7 @@ import { badRequest, notFound } from '../../protocol/errors.js';
 import { routeIdentifier } from '../../protocol/identifier.js';
 import { iriResolver, itemIri, type IriResolver } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
+import { takesBody } from '../../metadata/operation-facts.js';
 import { optionValue } from '../../metadata/options.js';
 import { acceptedProperties } from '../../metadata/property-access.js';
 import { denormalize, type DenormalizeMode } from '../denormalize.js';
@@ -19,14 +20,13 @@ import { writesRelativeIris } from '../url-generation.js';
 import { validationFailed } from '../violations.js';
 import { isItem, type OperationState } from '../state.js';
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const PATCH_DISABLED =
   'PATCH is not enabled: list its media types in the patch_formats setting of config (e.g. patch_formats: ["application/merge-patch+json"]).';
 
 export async function deserialize(state: OperationState): Promise<void> {
   const op = state.operation;
   const settings = state.api.settings;
-  if (!BODY_METHODS.has(op.method)) return;
+  if (!takesBody(op.method)) return;
   if (optionValue(op, settings, 'deserialize') === false || optionValue(op, 'input') === false) return;
   if (op.method === 'PATCH') checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
   else checkInputType(state.contentType, Object.values(settings.formats).flat());
