@@ -1,10 +1,9 @@
 /** `apidsl consume FILE.api [--data DIR | --memory | --db URI]`: handles queued messages until stopped. */
-import { readFileSync } from 'node:fs';
 import { startConsumer } from '../server/consume.js';
 import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
 import { CheckFailed } from '../server/serve.js';
-import { toText } from './report.js';
+import { printCheckFailure } from './report.js';
 import { serveLogger } from './request-log.js';
 import type { ServeCliOptions } from './serve.js';
 import { stopSignal } from './signals.js';
@@ -18,9 +17,7 @@ export async function runConsume(file: string, opts: Pick<ServeCliOptions, 'data
     consumer = await startConsumer({ file, storage, logger: serveLogger() });
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(
-        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
-      );
+      printCheckFailure(file, e.result);
       process.stderr.write(`apidsl consume: ${file} has errors; not starting.\n`);
       return 1;
     }

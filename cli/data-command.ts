@@ -3,13 +3,12 @@
  * store chosen by the same flags as `serve` (--memory refused: its data would vanish with the command), a
  * resource found by name, and its collection opened as the server opens it.
  */
-import { readFileSync } from 'node:fs';
 import type { ApiMetadata, ResourceMetadata } from '../server/metadata/types.js';
 import { storageSpec } from '../server/pipeline/rendering.js';
 import { CheckFailed, loadApi, openStore, type Storage } from '../server/serve.js';
 import type { Collection, Store } from '../server/store/types.js';
 import { closest } from '../grammar/suggest.js';
-import { toText } from './report.js';
+import { printCheckFailure } from './report.js';
 import { storageOf, type StoreFlags } from './store-flags.js';
 
 /** A command's refusal: printed as `apidsl <command>: <message>`, exit code 1. */
@@ -32,9 +31,7 @@ export async function openApiStore(file: string, flags: StoreFlags, why: string)
     api = await loadApi(file);
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(
-        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
-      );
+      printCheckFailure(file, e.result);
       throw new CommandError(`${file} has errors.`);
     }
     throw new CommandError((e as Error).message);

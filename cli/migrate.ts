@@ -4,12 +4,11 @@
  * filled with its default where items lack it. Refuses (exit 1, nothing changed) while any other change does
  * not fit the stored items.
  */
-import { readFileSync } from 'node:fs';
 import { CheckFailed, loadApi, openStore, specsOf } from '../server/serve.js';
 import { MongoConfigError } from '../server/store/mongodb-errors.js';
 import { describeChange, isSafe, planStore, type Change } from '../server/store/layout.js';
 import { LayoutConflictError, StoreUnavailableError, type Store } from '../server/store/types.js';
-import { toText } from './report.js';
+import { printCheckFailure } from './report.js';
 import { storageFor } from './store-flags.js';
 
 export interface MigrateCliOptions {
@@ -59,9 +58,7 @@ export async function runMigrate(file: string, opts: MigrateCliOptions): Promise
     return 0;
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(
-        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
-      );
+      printCheckFailure(file, e.result);
       process.stderr.write(`apidsl migrate: ${file} has errors; nothing changed.\n`);
       return 1;
     }

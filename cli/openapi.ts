@@ -2,11 +2,11 @@
  * `apidsl openapi FILE.api [--spec-version 3.1|3.2] [--out FILE]`: the OpenAPI document of a
  * file, JSON on stdout or in FILE (YAML when FILE ends in .yaml or .yml).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { DEFAULT_SPEC_VERSION, isSpecVersion, openApiDocument } from '../server/openapi/index.js';
 import { CheckFailed, loadApi } from '../server/serve.js';
-import { toText } from './report.js';
+import { printCheckFailure } from './report.js';
 
 export interface OpenapiOptions {
   specVersion?: string;
@@ -30,9 +30,7 @@ export async function runOpenapi(file: string, opts: OpenapiOptions): Promise<nu
     return 0;
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(
-        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
-      );
+      printCheckFailure(file, e.result);
       return 1;
     }
     process.stderr.write(`apidsl openapi: ${(e as Error).message}\n`);

@@ -1,4 +1,5 @@
 /** Printing diagnostics: `file:line:col - severity CODE: message` with a code frame, or JSON. */
+import { readFileSync } from 'node:fs';
 import { codeFrameColumns } from '@babel/code-frame';
 import type { Diagnostic } from '../grammar/diagnostics.js';
 import type { LineIndex } from '../grammar/positions.js';
@@ -58,6 +59,12 @@ export function toText(f: FileDiagnostics, colour = false): string {
       return `${c.cyan(j.file)}:${c.yellow(String(j.line))}:${c.yellow(String(j.column))} - ${severity} ${c.gray(j.code)}: ${j.message}\n\n${frame}\n`;
     })
     .join('\n');
+}
+
+/** Prints to stderr the report of a file whose check failed (what a command shows before it refuses the file). */
+export function printCheckFailure(file: string, result: { lines: LineIndex; all: Diagnostic[] }): void {
+  const text = readFileSync(file, 'utf8');
+  process.stderr.write(`${toText({ file, text, lines: result.lines, diagnostics: result.all })}\n`);
 }
 
 export function summary(errors: number, warnings: number, files: number): string {

@@ -1,8 +1,7 @@
 /** `apidsl routes FILE.api`: the route table (also printed by `serve` at start). */
-import { readFileSync } from 'node:fs';
 import type { ApiMetadata } from '../server/metadata/types.js';
 import { CheckFailed, loadApi } from '../server/serve.js';
-import { toText } from './report.js';
+import { printCheckFailure } from './report.js';
 
 export function routeTable(api: ApiMetadata): string {
   const rows = api.resources.flatMap((r) =>
@@ -31,9 +30,7 @@ export async function runRoutes(file: string): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CheckFailed) {
-      process.stderr.write(
-        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
-      );
+      printCheckFailure(file, e.result);
       return 1;
     }
     process.stderr.write(`apidsl routes: ${(e as Error).message}\n`);

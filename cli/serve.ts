@@ -1,5 +1,5 @@
 /** `apidsl serve FILE.api [--port N] [--host H] [--data DIR | --memory | --db URI] [--debug]` */
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
@@ -10,7 +10,7 @@ import { CheckFailed, startService, type RunningService, type Storage } from '..
 import { MongoConfigError, redactUri } from '../server/store/mongodb-errors.js';
 import { UnsafeSchemaChange } from '../server/store/layout.js';
 import { LayoutConflictError, StoreUnavailableError } from '../server/store/types.js';
-import { toText } from './report.js';
+import { printCheckFailure } from './report.js';
 import { routeTable } from './routes.js';
 import { serveLogger } from './request-log.js';
 import { storageDescription, storageFor } from './store-flags.js';
@@ -67,9 +67,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   } catch (e) {
     if (e instanceof CheckFailed) {
       const errors = e.result.all.filter((d) => d.severity === 'error');
-      process.stderr.write(
-        `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
-      );
+      printCheckFailure(file, e.result);
       process.stderr.write(
         `apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`,
       );
@@ -149,9 +147,7 @@ function watchFile(file: string, service: RunningService): FSWatcher {
       process.stdout.write(`\napidsl reloaded ${file}\n\n${routeTable(api)}\n`);
     } catch (e) {
       if (e instanceof CheckFailed) {
-        process.stderr.write(
-          `${toText({ file, text: readFileSync(file, 'utf8'), lines: e.result.lines, diagnostics: e.result.all })}\n`,
-        );
+        printCheckFailure(file, e.result);
         process.stderr.write(`apidsl serve: ${file} has errors; still serving the previous version.\n`);
       } else
         process.stderr.write(
