@@ -132,6 +132,23 @@ describe('security expression failures in the log (fixture security/log-levels.a
     expect(line.err?.stack).to.match(/\n\s+at .*voters\.mjs/);
   });
 
+  it('a failure under a negation denies: neither a voter that throws nor data that does not fit is a grant', async () => {
+    const thrown = await as(alice, server.url, 'GET', '/talks/1/not-thrown');
+    expect(thrown.status, thrown.text).to.equal(403);
+    const [line] = await logged("not is_granted('BOOM')", 'Talk.notThrown', /voter failure/);
+    expect(line.level).to.equal(50);
+    const expression = 'not (object.speaker.banned == true)';
+    const denied = await as(alice, server.url, 'POST', '/unbanned-talks', { body: { title: 'No speaker' } });
+    expect(denied.status, denied.text).to.equal(403);
+    // (Not expectWarning: the voter failures above are errors in the same log.)
+    for (const warning of await logged(expression, 'Talk.unbanned', /no member 'speaker'/))
+      expect(warning.level, JSON.stringify(warning)).to.equal(40);
+    const allowed = await as(alice, server.url, 'POST', '/unbanned-talks', {
+      body: { title: 'Fine', speaker: { name: 'alice', banned: false } },
+    });
+    expect(allowed.status, allowed.text).to.equal(201);
+  });
+
   it('a provider that throws is a fault of the service: an error with its stack (500)', async () => {
     const r = await as(alice, server.url, 'GET', '/talks/1/broken');
     expect(r.status, r.text).to.equal(500);
