@@ -4,7 +4,7 @@
  * resource found by name, and its collection opened as the server opens it.
  */
 import type { ApiMetadata, ResourceMetadata } from '../server/metadata/types.js';
-import { storageSpec } from '../server/pipeline/rendering.js';
+import { storageSpec } from '../server/pipeline/representation/rendering.js';
 import { CheckFailed, loadApi, openStore, type Storage } from '../server/serve.js';
 import type { Collection, Store } from '../server/store/types.js';
 import { closest } from '../grammar/suggest.js';

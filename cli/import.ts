@@ -12,7 +12,7 @@ import { basename } from 'node:path';
 import { HttpError } from '../server/protocol/errors.js';
 import { iriResolver } from '../server/protocol/iri.js';
 import { checkRecordConstraints, recordItem } from '../server/pipeline/record.js';
-import { relationLookup, type RelationLookup } from '../server/pipeline/relations.js';
+import { relationLookup, type RelationLookup } from '../server/pipeline/relations/targets.js';
 import type { ResourceMetadata } from '../server/metadata/types.js';
 import { StoreConflictError, type Collection, type Item } from '../server/store/types.js';
 import { CommandError, findResource, openApiStore, openCollection, runCommand } from './data-command.js';

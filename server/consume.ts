@@ -5,10 +5,10 @@
  */
 import type { Logger } from 'pino';
 import { createBus, closeBuses, MessengerConfigError } from './messenger/index.js';
-import { storePersistence } from './pipeline/message-persistence.js';
-import { deleteTransaction } from './pipeline/referential-actions.js';
-import { usePublisher } from './pipeline/publish.js';
-import { storageSpec } from './pipeline/rendering.js';
+import { storePersistence } from './pipeline/writes/message-persistence.js';
+import { deleteTransaction } from './pipeline/relations/referential-actions.js';
+import { usePublisher } from './pipeline/writes/mercure-updates.js';
+import { storageSpec } from './pipeline/representation/rendering.js';
 import { closePublishers, publisherFor } from './realtime/index.js';
 import { loadApi, openStore, type Storage } from './serve.js';
 import type { Collection } from './store/types.js';

@@ -3,13 +3,13 @@
  * built-in hub's route), the hub announced on its responses (`Link: <hub>; rel="mercure"`), and its message
  * bus with the default persistence handlers may use.
  */
-import type { Transaction } from '../pipeline/referential-actions.js';
+import type { Transaction } from '../pipeline/relations/referential-actions.js';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { createBus } from '../messenger/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
-import { storePersistence } from '../pipeline/message-persistence.js';
-import { usePublisher } from '../pipeline/publish.js';
+import { storePersistence } from '../pipeline/writes/message-persistence.js';
+import { usePublisher } from '../pipeline/writes/mercure-updates.js';
 import { BuiltinHub, HUB_PATH, hubUrl, publisherFor, resourcePublishes } from '../realtime/index.js';
 import type { Collection, Store } from '../store/types.js';
 import type { newRouter } from './router.js';

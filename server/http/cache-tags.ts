@@ -10,12 +10,12 @@
  *   (as API Platform purges the related items).
  */
 import type { ResourceMetadata } from '../metadata/types.js';
-import { uriBindings } from '../pipeline/links.js';
+import { uriBindings } from '../pipeline/relations/links.js';
 import { isItem, type OperationState } from '../pipeline/state.js';
 import type { Item } from '../store/types.js';
 import { iriPath, itemIri, itemOperation } from '../protocol/iri.js';
 
-/** The IRI of a rendered member text (rendering.ts: it starts with its `@id`). */
+/** The IRI of a rendered member text (pipeline/representation/rendering.ts: it starts with its `@id`). */
 const MEMBER_ID = /^\{"@id":("(?:[^"\\]|\\.)*")/;
 
 /** A tag every page of a resource carries in the in-process cache (not an IRI: never sent), dropped when the whole collection is cleared. */

@@ -139,7 +139,7 @@ function fieldRules(p: PropertyMetadata): FieldRules {
 
 /**
  * Properties that filters, orders and cursors of the resource's operations use, and every relation (a delete
- * of its target looks its referrers up, referential-actions.ts): indexed. A to-many relation's index is on its
+ * of its target looks its referrers up, pipeline/relations/referential-actions.ts): indexed. A to-many relation's index is on its
  * elements (the stores index each IRI of the array).
  */
 function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
@@ -162,7 +162,7 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
       const props = A.toPlain(A.entryOf(filter.body, 'properties')?.value);
       for (const f of Array.isArray(props) ? props : Object.keys((props as Plain) ?? {})) add([String(f)]);
     }
-    // Sub-resources select by their URI variables' properties (links.ts).
+    // Sub-resources select by their URI variables' properties (pipeline/relations/links.ts).
     const links = Array.isArray(op.options.links)
       ? (op.options.links as { parameterName?: unknown; toProperty?: unknown }[])
       : [];

@@ -12,10 +12,10 @@ import { dispatchesOnly, readsItem, successStatus, takesBody, throwsOnNotFound }
 import { optionValue, writtenOption } from '../metadata/options.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
-import type { JsonSchema } from '../pipeline/schema.js';
-import { mayRestrict } from '../pipeline/referential-actions.js';
+import type { JsonSchema } from '../pipeline/validation/schema.js';
+import { mayRestrict } from '../pipeline/relations/referential-actions.js';
 import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
-import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/jsonapi.js';
+import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/representation/jsonapi.js';
 import { isGuarded } from '../pipeline/guards.js';
 import { jsonApiDocument } from './jsonapi-schemas.js';
 import {
@@ -232,7 +232,7 @@ class Builder {
     return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, body(t)])) };
   }
 
-  /** A JSON:API request document: its `data` is the resource object (pipeline/jsonapi.ts reads it). */
+  /** A JSON:API request document: its `data` is the resource object (pipeline/representation/jsonapi.ts reads it). */
   private jsonApiBody(op: OperationMetadata): JsonSchema {
     return { type: 'object', required: ['data'], properties: { data: this.registry.inputJsonApi(op) } };
   }

@@ -1,11 +1,11 @@
 /**
  * The JSON:API shapes of the OpenAPI document (`application/vnd.api+json`), built from a resource's plain
- * schema exactly as pipeline/jsonapi.ts builds its documents: relations become `relationships` of resource
+ * schema exactly as pipeline/representation/jsonapi.ts builds its documents: relations become `relationships` of resource
  * identifiers, the other properties JSON:API may name `attributes`, the identifier only the IRI `id`.
  */
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
-import { isAttributeName } from '../pipeline/jsonapi.js';
-import type { JsonSchema } from '../pipeline/schema.js';
+import { isAttributeName } from '../pipeline/representation/jsonapi.js';
+import type { JsonSchema } from '../pipeline/validation/schema.js';
 
 const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
 const ANY_OBJECT: JsonSchema = { type: 'object' };

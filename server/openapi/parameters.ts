@@ -3,7 +3,7 @@
  * parameters the operation honours (under the names the settings give them), and the criteria
  * of its filters and named `parameters` — as URL parameters (GET) or as the properties of a
  * QUERY request body. One entry per variable the runtime reads (each filter kind's module in
- * server/pipeline/filters/ describes its own; server/pipeline/pagination.ts), so the document says
+ * server/pipeline/filters/ describes its own; server/pipeline/pages/pagination.ts), so the document says
  * exactly what is understood.
  */
 import { optionValue } from '../metadata/options.js';
@@ -11,7 +11,7 @@ import type { OptionName } from '../../grammar/catalogue/index.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata, PropertyMetadata } from '../metadata/types.js';
 import { filterKind } from '../pipeline/filters/index.js';
 import type { NamedValue } from '../pipeline/filters/kind.js';
-import type { JsonSchema } from '../pipeline/schema.js';
+import type { JsonSchema } from '../pipeline/validation/schema.js';
 import { joinText } from './schemas.js';
 
 export interface ParameterObject {

@@ -1,6 +1,6 @@
 /**
  * The `components.schemas` of the OpenAPI document: per resource the schemas that validate
- * requests and describe responses (resourceSchema, the very schemas validate.ts runs), their
+ * requests and describe responses (resourceSchema, the very schemas validation/constraints.ts runs), their
  * JSON-LD variants (`@id` and `@type` added), the Hydra collection envelopes (unprefixed or
  * `hydra:`-prefixed) and the error documents. Schemas are registered as operations refer to
  * them, so the document holds only what it uses. Every property carries an example the API
@@ -10,7 +10,7 @@
 import { optionValue } from '../metadata/options.js';
 import { acceptedProperties, contextGroups, shownProperties } from '../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import { resourceSchema, type JsonSchema, type SchemaMode } from '../pipeline/schema.js';
+import { resourceSchema, type JsonSchema, type SchemaMode } from '../pipeline/validation/schema.js';
 import { iriExample, propertyExample } from './examples.js';
 import { JSONAPI_ERRORS, jsonApiResourceObject } from './jsonapi-schemas.js';
 

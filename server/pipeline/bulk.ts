@@ -11,11 +11,11 @@ import { operationHydraKeys } from '../protocol/hydra.js';
 import { checkInputType } from '../protocol/negotiation.js';
 import { optionValue } from '../metadata/options.js';
 import { applyBody } from './stages/deserialize.js';
-import { parseJsonBody } from './json-body.js';
-import { JSONAPI_FORMAT } from './jsonapi.js';
+import { parseJsonBody } from './representation/json-body.js';
+import { JSONAPI_FORMAT } from './representation/jsonapi.js';
 import { contextIri } from './stages/serialize.js';
 import type { OperationState } from './state.js';
-import { validationFailed } from './violations.js';
+import { validationFailed } from './validation/violations.js';
 import { writeBatch } from './stages/write.js';
 
 export const NDJSON_MEDIA_TYPE = 'application/x-ndjson';

@@ -8,8 +8,8 @@ import type { OperationMetadata } from '../metadata/types.js';
 import type { SecurityUser } from '../expression/expression.js';
 import type { Item } from '../store/types.js';
 import type { OperationState, PublicRequest } from './state.js';
-import { storedForm } from './denormalize.js';
-import { persistItem, removeItem } from './persist.js';
+import { storedForm } from './representation/denormalize.js';
+import { persistItem, removeItem } from './writes/persist.js';
 
 export interface PublicOperation {
   name: string;

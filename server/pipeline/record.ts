@@ -1,7 +1,7 @@
 /**
  * A record of a data file (`apidsl import`) made into an item as a POST body is, in the order the
  * pipeline runs: recordItem() denormalizes it in create mode (types, defaults, relation IRIs resolved
- * against the routes: the 400s), the caller checks that its relations name stored items (relations.ts),
+ * against the routes: the 400s), the caller checks that its relations name stored items (relations/targets.ts),
  * then checkRecordConstraints() applies the constraints of the resource's Post operation (the 422).
  * One difference: a given identifier is kept even when the property is read-only, so that an export
  * imports back with its identifiers.
@@ -11,11 +11,11 @@ import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { identifierFault } from '../protocol/identifier.js';
 import { iriResolver } from '../protocol/iri.js';
-import { denormalize, identifierViolation } from './denormalize.js';
+import { denormalize, identifierViolation } from './representation/denormalize.js';
 import { isItem } from './state.js';
 import { validationGroups } from './stages/validate.js';
-import { validateItem } from './validate.js';
-import { validationFailed } from './violations.js';
+import { validateItem } from './validation/constraints.js';
+import { validationFailed } from './validation/violations.js';
 
 /** The item `record` makes before its constraints; throws the HttpError (400) a POST of the same body would answer. */
 export function recordItem(api: ApiMetadata, resource: ResourceMetadata, record: unknown): Item {

@@ -7,10 +7,10 @@ import type { Format } from '../protocol/negotiation.js';
 import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
-import type { Transaction } from './referential-actions.js';
+import type { Transaction } from './relations/referential-actions.js';
 import type { Principal } from '../security/access.js';
-import type { JsonApiRequest } from './jsonapi-query.js';
-import type { Page } from './page.js';
+import type { JsonApiRequest } from './representation/jsonapi-query.js';
+import type { Page } from './pages/page.js';
 
 /** An item of the `included` member: its resource, the operation whose shape it takes, its IRI (a path). */
 export interface IncludedItem {
@@ -23,7 +23,7 @@ export interface IncludedItem {
 /** An item a write committed: stored (`saved`) or deleted (`removed`), for the "publish" stage. */
 /**
  * A committed change. `resource`: an item of another resource than the operation's, changed by a referential
- * action of a delete (referential-actions.ts); it is published as that resource publishes.
+ * action of a delete (relations/referential-actions.ts); it is published as that resource publishes.
  */
 export type Change = { kind: 'saved' | 'removed'; item: Item; resource?: ResourceMetadata };
 
@@ -45,7 +45,7 @@ export interface OperationState {
   storeCollection: Collection;
   /** The store collection of any resource (relations, sub-resources). */
   collectionOf(resource: ResourceMetadata): Collection;
-  /** Runs a delete's writes in one store transaction, where the store has them (referential-actions.ts). */
+  /** Runs a delete's writes in one store transaction, where the store has them (relations/referential-actions.ts). */
   transaction?: Transaction;
   request: PublicRequest;
   /** Raw body reader (enforces the size limit). */
@@ -82,7 +82,7 @@ export interface OperationState {
   /** Who sent the request (authenticated before routing). */
   principal: Principal;
   logger: Logger;
-  /** What a JSON:API request asks of the document (include, sparse fieldsets; jsonapi-query.ts). */
+  /** What a JSON:API request asks of the document (include, sparse fieldsets; representation/jsonapi-query.ts). */
   jsonApi?: JsonApiRequest;
   /** The items a JSON:API compound document includes (stages/include.ts). */
   included?: IncludedItem[];

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import Koa from 'koa';
 import { pino } from 'pino';
 import { loadApi, startService } from '../../server/serve.js';
-import { storageSpec } from '../../server/pipeline/rendering.js';
+import { storageSpec } from '../../server/pipeline/representation/rendering.js';
 import { openSqliteStore } from '../../server/store/sqlite.js';
 import type { Item, Store } from '../../server/store/types.js';
 import { load, type LoadRequest, type LoadResult } from './load-process.js';

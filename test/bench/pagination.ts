@@ -19,7 +19,7 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { loadApi, startService, type RunningService } from '../../server/serve.js';
 import type { ApiMetadata } from '../../server/metadata/types.js';
-import { storageSpec } from '../../server/pipeline/rendering.js';
+import { storageSpec } from '../../server/pipeline/representation/rendering.js';
 import { openSqliteStore } from '../../server/store/sqlite.js';
 import type { Collection, Item, Store } from '../../server/store/types.js';
 import type { LoadRequest, LoadResult } from './load-process.js';

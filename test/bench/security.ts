@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { pino } from 'pino';
 import { loadApi, startService } from '../../server/serve.js';
-import { storageSpec } from '../../server/pipeline/rendering.js';
+import { storageSpec } from '../../server/pipeline/representation/rendering.js';
 import { openSqliteStore } from '../../server/store/sqlite.js';
 import type { Item } from '../../server/store/types.js';
 import type { LoadRequest, LoadResult } from './load-process.js';

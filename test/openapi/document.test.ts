@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { ApiMetadata } from '../../server/metadata/types.js';
 import { openApiDocument, operationId } from '../../server/openapi/index.js';
-import { resourceSchema } from '../../server/pipeline/schema.js';
+import { resourceSchema } from '../../server/pipeline/validation/schema.js';
 import { loadApi } from '../../server/serve.js';
 import { fromRoot } from '../support/paths.js';
 

@@ -7,7 +7,7 @@
 import type { PropertyMetadata, Settings } from '../../metadata/types.js';
 import type { QueryParams } from '../../protocol/query.js';
 import type { Condition, Sort } from '../../store/types.js';
-import type { JsonSchema } from '../schema.js';
+import type { JsonSchema } from '../validation/schema.js';
 import type { Ctx } from './values.js';
 
 /** One query parameter of a filter on a property, as the OpenAPI document lists it. */

@@ -4,7 +4,7 @@
  */
 import type { PropertyMetadata } from '../../metadata/types.js';
 import type { Sort } from '../../store/types.js';
-import type { JsonSchema } from '../schema.js';
+import type { JsonSchema } from '../validation/schema.js';
 import type { FilterKindModule } from './kind.js';
 import { scalar } from './values.js';
 

@@ -5,7 +5,7 @@
 import { RANGE_OPERATORS, type RangeOperator } from '../../../grammar/catalogue/index.js';
 import type { PropertyMetadata } from '../../metadata/types.js';
 import type { Condition } from '../../store/types.js';
-import type { JsonSchema } from '../schema.js';
+import type { JsonSchema } from '../validation/schema.js';
 import type { FilterKindModule } from './kind.js';
 import { dateBound } from './schemas.js';
 import { asObject, scalar, typedValue, type Ctx } from './values.js';

@@ -1,6 +1,6 @@
 /** JSON Schemas of criterion values, shared by the filter kinds' OpenAPI descriptions. */
 import type { PropertyMetadata } from '../../metadata/types.js';
-import type { JsonSchema } from '../schema.js';
+import type { JsonSchema } from '../validation/schema.js';
 
 /** The schema of one criterion value for a property, as the URL or a JSON body carries it. */
 export function valueSchema(p: PropertyMetadata): JsonSchema {

@@ -5,7 +5,7 @@
  */
 import { fillTemplate, iriPath, itemOperation } from '../../protocol/iri.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
-import { normalizeDateTime } from '../denormalize.js';
+import { normalizeDateTime } from '../representation/denormalize.js';
 
 /** What a criterion's value is read against: the API (relations' IRIs) and the filtered resource. */
 export interface Ctx {

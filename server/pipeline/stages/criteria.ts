@@ -1,6 +1,6 @@
 import { HttpError, badRequest } from '../../protocol/errors.js';
 import { parseQuery } from '../../protocol/query.js';
-import { parseJsonBody } from '../json-body.js';
+import { parseJsonBody } from '../representation/json-body.js';
 import { isItem, type OperationState } from '../state.js';
 
 const ACCEPT_QUERY = 'application/x-www-form-urlencoded, application/json';

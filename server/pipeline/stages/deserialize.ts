@@ -11,13 +11,13 @@ import { checkInputType } from '../../protocol/negotiation.js';
 import { takesBody } from '../../metadata/operation-facts.js';
 import { optionValue } from '../../metadata/options.js';
 import { acceptedProperties } from '../../metadata/property-access.js';
-import { denormalize, type DenormalizeMode } from '../denormalize.js';
-import { parseJsonBody } from '../json-body.js';
-import { iriOperation } from '../normalize.js';
-import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../jsonapi.js';
-import { checkRelations } from '../relations.js';
-import { writesRelativeIris } from '../url-generation.js';
-import { validationFailed } from '../violations.js';
+import { denormalize, type DenormalizeMode } from '../representation/denormalize.js';
+import { parseJsonBody } from '../representation/json-body.js';
+import { iriOperation } from '../representation/normalize.js';
+import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../representation/jsonapi.js';
+import { checkRelations } from '../relations/targets.js';
+import { writesRelativeIris } from '../representation/url-generation.js';
+import { validationFailed } from '../validation/violations.js';
 import { isItem, type OperationState } from '../state.js';
 
 const PATCH_DISABLED =

@@ -6,9 +6,9 @@
  */
 import { HttpError } from '../../protocol/errors.js';
 import { optionValue } from '../../metadata/options.js';
-import { operationVariables } from '../search-template.js';
+import { operationVariables } from '../filters/search-template.js';
 import type { OperationState } from '../state.js';
-import { validationFailed, violation } from '../violations.js';
+import { validationFailed, violation } from '../validation/violations.js';
 
 /** Top-level criteria keys the operation understands (`price[gt]` → `price`). */
 function understood(state: OperationState): Set<string> {

@@ -4,7 +4,7 @@ import type { OperationMetadata, PropertyMetadata } from '../../metadata/types.j
 import { allows } from '../../security/access.js';
 import type { Item } from '../../store/types.js';
 import { factsOf } from '../guards.js';
-import { asPage } from '../page.js';
+import { asPage } from '../pages/page.js';
 import { isItem, type OperationState } from '../state.js';
 
 /** Properties with a read rule, by resource (none: the stage costs nothing). */

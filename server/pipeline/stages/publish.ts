@@ -1,5 +1,5 @@
 /** Stage "publish": the Mercure updates of the changes the write committed (it runs after "write"). */
-import { publishChange, hasPublisher, requestOrigin } from '../publish.js';
+import { publishChange, hasPublisher, requestOrigin } from '../writes/mercure-updates.js';
 import type { OperationState } from '../state.js';
 
 export function publishUpdates(state: OperationState): void {

@@ -10,15 +10,15 @@ import { readsItem, throwsOnNotFound } from '../../metadata/operation-facts.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
 import type { Item, Query, Sort } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
-import { cursorOf, readCursorPage } from '../cursor.js';
+import { cursorOf, readCursorPage } from '../pages/cursor.js';
 import { filterQuery } from '../filters/query.js';
-import { cloneJson } from '../json-clone.js';
-import { JSONAPI_FORMAT } from '../jsonapi.js';
-import { linkConditions, uriBindings } from '../links.js';
-import { asPage, type Page } from '../page.js';
-import { pageRequest } from '../pagination.js';
-import { showsRenderedMembers } from '../rendering.js';
-import { showsPathsOnly } from '../url-generation.js';
+import { cloneJson } from '../representation/json-clone.js';
+import { JSONAPI_FORMAT } from '../representation/jsonapi.js';
+import { linkConditions, uriBindings } from '../relations/links.js';
+import { asPage, type Page } from '../pages/page.js';
+import { pageRequest } from '../pages/pagination.js';
+import { showsRenderedMembers } from '../representation/rendering.js';
+import { showsPathsOnly } from '../representation/url-generation.js';
 import type { OperationState } from '../state.js';
 
 export async function read(state: OperationState): Promise<void> {

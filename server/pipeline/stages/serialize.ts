@@ -10,14 +10,14 @@ import { optionValue } from '../../metadata/options.js';
 import { shownProperties } from '../../metadata/property-access.js';
 import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
-import { JsonText, spliced } from '../json-text.js';
-import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../jsonapi.js';
-import { iriOperation, normalizeItem, type RelationOutput } from '../normalize.js';
-import { pageView } from '../pagination.js';
-import { asPage } from '../page.js';
-import { plainMember } from '../rendering.js';
-import { searchTemplate } from '../search-template.js';
-import { relationOutput, styledView, urlStyle, type UrlStyle } from '../url-generation.js';
+import { JsonText, spliced } from '../representation/json-text.js';
+import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../representation/jsonapi.js';
+import { iriOperation, normalizeItem, type RelationOutput } from '../representation/normalize.js';
+import { pageView } from '../pages/pagination.js';
+import { asPage } from '../pages/page.js';
+import { plainMember } from '../representation/rendering.js';
+import { searchTemplate } from '../filters/search-template.js';
+import { relationOutput, styledView, urlStyle, type UrlStyle } from '../representation/url-generation.js';
 import { isItem, type OperationState } from '../state.js';
 
 /** The context of what an operation returns: its own shortName's (docs/behaviour.md, "Operation shortName"). */

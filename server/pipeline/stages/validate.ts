@@ -6,8 +6,8 @@ import { optionValue } from '../../metadata/options.js';
 import { contextGroups } from '../../metadata/property-access.js';
 import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import { isItem, type OperationState } from '../state.js';
-import { validateItem } from '../validate.js';
-import { validationFailed } from '../violations.js';
+import { validateItem } from '../validation/constraints.js';
+import { validationFailed } from '../validation/violations.js';
 
 export async function validate(state: OperationState): Promise<void> {
   const op = state.operation;

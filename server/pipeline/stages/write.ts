@@ -7,9 +7,9 @@ import { HttpError, notFound } from '../../protocol/errors.js';
 import { optionValue } from '../../metadata/options.js';
 import { StoreConflictError, type Item } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
-import { dispatchData } from '../dispatch.js';
-import { committed, insertItem, persistItem, removeItem } from '../persist.js';
-import { asPage } from '../page.js';
+import { dispatchData } from '../writes/dispatch.js';
+import { committed, insertItem, persistItem, removeItem } from '../writes/persist.js';
+import { asPage } from '../pages/page.js';
 import { isItem, type OperationState } from '../state.js';
 
 export async function write(state: OperationState): Promise<void> {

@@ -9,11 +9,11 @@
  * - a plain property: the items whose property equals the variable (as the property's type).
  * A variable that binds to nothing is a checker error; at run time it matches nothing.
  */
-import { optionValue } from '../metadata/options.js';
-import { routeIdentifier } from '../protocol/identifier.js';
-import { itemIri } from '../protocol/iri.js';
-import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Collection, Condition, Item } from '../store/types.js';
+import { optionValue } from '../../metadata/options.js';
+import { routeIdentifier } from '../../protocol/identifier.js';
+import { itemIri } from '../../protocol/iri.js';
+import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Collection, Condition, Item } from '../../store/types.js';
 
 /** How one URI variable selects items. */
 export type UriBinding =

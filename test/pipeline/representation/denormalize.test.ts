@@ -1,15 +1,15 @@
 /**
- * Denormalization (server/pipeline/denormalize.ts): a request body becomes an item: body shape, types,
+ * Denormalization (server/pipeline/representation/denormalize.ts): a request body becomes an item: body shape, types,
  * null, relations by IRI, date-times normalised to UTC, and the create, replace and merge-patch modes.
  */
 import { expect } from 'chai';
-import { HttpError } from '../../server/protocol/errors.js';
-import type { PropertyMetadata, ResourceMetadata } from '../../server/metadata/types.js';
-import { denormalize, normalizeDateTime } from '../../server/pipeline/denormalize.js';
-import { cloneJson } from '../../server/pipeline/json-clone.js';
-import type { DenormalizeMode, IriResolver } from '../../server/pipeline/denormalize.js';
-import type { Item } from '../../server/store/types.js';
-import { property } from '../support/metadata.js';
+import { HttpError } from '../../../server/protocol/errors.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../../server/metadata/types.js';
+import { denormalize, normalizeDateTime } from '../../../server/pipeline/representation/denormalize.js';
+import { cloneJson } from '../../../server/pipeline/representation/json-clone.js';
+import type { DenormalizeMode, IriResolver } from '../../../server/pipeline/representation/denormalize.js';
+import type { Item } from '../../../server/store/types.js';
+import { property } from '../../support/metadata.js';
 
 function resource(shortName: string, properties: PropertyMetadata[]): ResourceMetadata {
   const path = `/${shortName.toLowerCase()}s`;

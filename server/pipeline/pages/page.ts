@@ -2,7 +2,7 @@
  * A page of a collection: what the request asks for (`PageRequest`), what was read (`Page`, with the
  * cursor links of cursor pagination), and a custom provider's or controller's answer read as a page.
  */
-import type { OperationMetadata } from '../metadata/types.js';
+import type { OperationMetadata } from '../../metadata/types.js';
 
 export interface PageRequest {
   enabled: boolean;
@@ -20,7 +20,7 @@ export interface Page {
   cursor?: CursorLinks;
   /** A partial paginator's own word on whether a next page exists. */
   hasNext?: boolean;
-  /** `items` are the members' JSON-LD texts as the store rendered them (rendering.ts), not items. */
+  /** `items` are the members' JSON-LD texts as the store rendered them (representation/rendering.ts), not items. */
   rendered?: boolean;
   /** Unpaginated store reads: the items, streamed (then `items` is empty and `total` unknown). */
   stream?: AsyncIterable<unknown>;

@@ -3,10 +3,10 @@
  * the committed change for the "publish" stage. The "write" stage and custom code (`ctx.persist`,
  * `ctx.remove`) both go through it.
  */
-import { HttpError } from '../protocol/errors.js';
-import { StoreConflictError, type Id, type Item } from '../store/types.js';
-import { deleteItem } from './referential-actions.js';
-import type { OperationState } from './state.js';
+import { HttpError } from '../../protocol/errors.js';
+import { StoreConflictError, type Id, type Item } from '../../store/types.js';
+import { deleteItem } from '../relations/referential-actions.js';
+import type { OperationState } from '../state.js';
 
 const idOf = (state: OperationState, item: Item): Id | undefined => {
   const name = state.operation.resource.identifier?.name;

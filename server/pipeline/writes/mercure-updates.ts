@@ -4,12 +4,12 @@
  * removed one as `{"@id": …}`. Publishing never waits.
  */
 import type { Logger } from 'pino';
-import { itemIri, itemOperation } from '../protocol/iri.js';
-import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
-import { changeUpdate, mercureOptions, type Publisher } from '../realtime/index.js';
-import type { Item } from '../store/types.js';
-import { serialize } from './stages/serialize.js';
-import type { Change, OperationState } from './state.js';
+import { itemIri, itemOperation } from '../../protocol/iri.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../metadata/types.js';
+import { changeUpdate, mercureOptions, type Publisher } from '../../realtime/index.js';
+import type { Item } from '../../store/types.js';
+import { serialize } from '../stages/serialize.js';
+import type { Change, OperationState } from '../state.js';
 
 const publishers = new WeakMap<ApiMetadata, Publisher>();
 

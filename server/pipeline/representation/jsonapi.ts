@@ -12,9 +12,9 @@
  * - a request body is a document whose `data` holds `attributes` and `relationships`: it is turned
  *   into the plain JSON object the rest of the pipeline reads.
  */
-import { badRequest, type HttpError, type Violation } from '../protocol/errors.js';
-import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Item } from '../store/types.js';
+import { badRequest, type HttpError, type Violation } from '../../protocol/errors.js';
+import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Item } from '../../store/types.js';
 import type { RelationOutput } from './normalize.js';
 
 export const JSONAPI_FORMAT = 'jsonapi';

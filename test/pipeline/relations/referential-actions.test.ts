@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { HttpError } from '../../server/protocol/errors.js';
-import { deleteItem } from '../../server/pipeline/referential-actions.js';
-import { loadApi } from '../../server/serve.js';
-import { openSqliteStore } from '../../server/store/sqlite.js';
-import type { Collection, Item } from '../../server/store/types.js';
+import { HttpError } from '../../../server/protocol/errors.js';
+import { deleteItem } from '../../../server/pipeline/relations/referential-actions.js';
+import { loadApi } from '../../../server/serve.js';
+import { openSqliteStore } from '../../../server/store/sqlite.js';
+import type { Collection, Item } from '../../../server/store/types.js';
 
 const RESOURCES = ['R0', 'R1', 'R2'];
 const ACTIONS = ['restrict', 'cascade', 'setNull'] as const;

@@ -3,11 +3,11 @@
  * class stored in, or removed from, its collection, and their Mercure updates published once committed.
  */
 import type { Logger } from 'pino';
-import type { Persistence } from '../messenger/index.js';
-import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Collection, Item } from '../store/types.js';
-import { publishChange, publishingOperation } from './publish.js';
-import { deleteItem, type Transaction } from './referential-actions.js';
+import type { Persistence } from '../../messenger/index.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Collection, Item } from '../../store/types.js';
+import { publishChange, publishingOperation } from './mercure-updates.js';
+import { deleteItem, type Transaction } from '../relations/referential-actions.js';
 
 export function storePersistence(
   api: ApiMetadata,

@@ -1,11 +1,11 @@
 /**
- * The JSON Schemas of a resource (server/pipeline/schema.ts), output and input, from its properties.
+ * The JSON Schemas of a resource (server/pipeline/validation/schema.ts), output and input, from its properties.
  */
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ResourceMetadata } from '../../server/metadata/types.js';
-import { resourceSchema } from '../../server/pipeline/schema.js';
-import { property } from '../support/metadata.js';
+import type { ResourceMetadata } from '../../../server/metadata/types.js';
+import { resourceSchema } from '../../../server/pipeline/validation/schema.js';
+import { property } from '../../support/metadata.js';
 
 const BOOK: ResourceMetadata = {
   shortName: 'Book',

@@ -10,14 +10,14 @@
  * `security` that reads the items (what such a page shows depends on the user).
  */
 import { createHash } from 'node:crypto';
-import { itemIri, itemOperation } from '../protocol/iri.js';
-import { perOperation } from '../metadata/options.js';
-import { restrictsOutput } from '../metadata/property-access.js';
-import type { ResourceMetadata } from '../metadata/types.js';
-import type { CollectionSpec, Item, Rendering } from '../store/types.js';
-import { PACKAGE_VERSION } from '../version.js';
+import { itemIri, itemOperation } from '../../protocol/iri.js';
+import { perOperation } from '../../metadata/options.js';
+import { restrictsOutput } from '../../metadata/property-access.js';
+import type { ResourceMetadata } from '../../metadata/types.js';
+import type { CollectionSpec, Item, Rendering } from '../../store/types.js';
+import { PACKAGE_VERSION } from '../../version.js';
 import { iriOperation, normalizeItem } from './normalize.js';
-import { securityReadsObject } from './guards.js';
+import { securityReadsObject } from '../guards.js';
 
 /**
  * Part of every rendering version, with the package's: bump it when normalizeItem or itemIri change what

@@ -4,7 +4,7 @@
  * and a body nested thousands deep would exhaust the stack there. The depth is counted by one linear
  * scan of the text, before JSON.parse builds anything.
  */
-import { badRequest } from '../protocol/errors.js';
+import { badRequest } from '../../protocol/errors.js';
 
 export const MAX_JSON_DEPTH = 128;
 

@@ -1,8 +1,8 @@
 /**
- * One JSON Schema (draft 2020-12) per resource, generated from its properties. validate.ts runs the input
+ * One JSON Schema (draft 2020-12) per resource, generated from its properties. constraints.ts runs the input
  * schema; the documentation uses both, so nothing here is specific to Ajv.
  */
-import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 
 export type JsonSchema = Record<string, unknown>;
 

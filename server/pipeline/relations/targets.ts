@@ -4,12 +4,12 @@
  * "Relations"). IRIs of another resource or that match no item route were already refused by
  * denormalize(); values the write leaves as they were are not looked up again.
  */
-import { badRequest, type Violation } from '../protocol/errors.js';
-import { routeIdentifier } from '../protocol/identifier.js';
-import type { IriResolver } from '../protocol/iri.js';
-import type { ResourceMetadata } from '../metadata/types.js';
-import type { Collection, Item } from '../store/types.js';
-import { relationViolation } from './denormalize.js';
+import { badRequest, type Violation } from '../../protocol/errors.js';
+import { routeIdentifier } from '../../protocol/identifier.js';
+import type { IriResolver } from '../../protocol/iri.js';
+import type { ResourceMetadata } from '../../metadata/types.js';
+import type { Collection, Item } from '../../store/types.js';
+import { relationViolation } from '../representation/denormalize.js';
 import { typedValue } from './links.js';
 
 /**

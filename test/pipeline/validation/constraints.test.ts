@@ -1,13 +1,13 @@
 /**
- * Validation (server/pipeline/validate.ts): each constraint on an item, and the 422 violation documents
- * (server/pipeline/violations.ts).
+ * Validation (server/pipeline/validation/constraints.ts): each constraint on an item, and the 422 violation documents
+ * (server/pipeline/validation/violations.ts).
  */
 import { expect } from 'chai';
-import type { Violation } from '../../server/protocol/errors.js';
-import type { PropertyMetadata, ResourceMetadata } from '../../server/metadata/types.js';
-import { validateItem } from '../../server/pipeline/validate.js';
-import { constraintViolationDocument, validationFailed, violation } from '../../server/pipeline/violations.js';
-import { property as baseProperty } from '../support/metadata.js';
+import type { Violation } from '../../../server/protocol/errors.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../../server/metadata/types.js';
+import { validateItem } from '../../../server/pipeline/validation/constraints.js';
+import { constraintViolationDocument, validationFailed, violation } from '../../../server/pipeline/validation/violations.js';
+import { property as baseProperty } from '../../support/metadata.js';
 
 /** Properties here are constrained unless a test says otherwise. */
 const property = (name: string, type: string, extra: Partial<PropertyMetadata> = {}): PropertyMetadata =>

@@ -5,10 +5,10 @@
  * 2 (REL_PATH) relative to the request's path (`books/1` from `/books`, `../authors/2` from `/books/1`).
  * IRIs are stored and matched as absolute paths (iri.ts `iriPath`), whatever style wrote them.
  */
-import { itemOperation, relativePath } from '../protocol/iri.js';
-import { optionValue } from '../metadata/options.js';
+import { itemOperation, relativePath } from '../../protocol/iri.js';
+import { optionValue } from '../../metadata/options.js';
 import type { RelationOutput } from './normalize.js';
-import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../../metadata/types.js';
 
 const ABS_URL = 0;
 const REL_PATH = 2;

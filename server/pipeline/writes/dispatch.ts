@@ -3,10 +3,10 @@
  * received) dispatched to the message bus. A broker that cannot take it answers 503; a sync handler's
  * failure is the request's.
  */
-import { HttpError } from '../protocol/errors.js';
-import { busOf, newEnvelope, TransportUnavailableError } from '../messenger/index.js';
-import { requestOrigin } from './publish.js';
-import type { OperationState } from './state.js';
+import { HttpError } from '../../protocol/errors.js';
+import { busOf, newEnvelope, TransportUnavailableError } from '../../messenger/index.js';
+import { requestOrigin } from './mercure-updates.js';
+import type { OperationState } from '../state.js';
 
 export async function dispatchData(state: OperationState, input: boolean): Promise<void> {
   const op = state.operation;

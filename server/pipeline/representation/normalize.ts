@@ -2,10 +2,10 @@
  * One item as a response shows it: JSON-LD (`@id`, `@type`, then the properties; write-only ones and
  * nulls left out) or plain JSON, and the operation whose route builds the IRIs of the items shown.
  */
-import { optionValue } from '../metadata/options.js';
-import { itemOperation } from '../protocol/iri.js';
-import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Item } from '../store/types.js';
+import { optionValue } from '../../metadata/options.js';
+import { itemOperation } from '../../protocol/iri.js';
+import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Item } from '../../store/types.js';
 
 /** The operation whose route builds the IRIs of the items an operation returns. */
 export function iriOperation(op: OperationMetadata): OperationMetadata | undefined {

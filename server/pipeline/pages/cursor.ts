@@ -7,14 +7,14 @@
  * direction (`id[gt]` on a DESC cursor) asks for the page just before it, read backwards.
  * Every page is an indexed keyset scan (never an offset), with exact `next`/`previous`.
  */
-import { buildLink, without, type QueryParams } from '../protocol/query.js';
-import { optionValue } from '../metadata/options.js';
-import type { OperationMetadata, PropertyMetadata } from '../metadata/types.js';
-import type { Condition, Item, Sort } from '../store/types.js';
-import { filterQuery } from './filters/query.js';
-import { typedValue } from './filters/values.js';
+import { buildLink, without, type QueryParams } from '../../protocol/query.js';
+import { optionValue } from '../../metadata/options.js';
+import type { OperationMetadata, PropertyMetadata } from '../../metadata/types.js';
+import type { Condition, Item, Sort } from '../../store/types.js';
+import { filterQuery } from '../filters/query.js';
+import { typedValue } from '../filters/values.js';
 import type { CursorLinks, Page, PageRequest } from './page.js';
-import type { OperationState } from './state.js';
+import type { OperationState } from '../state.js';
 
 type Direction = 'asc' | 'desc';
 

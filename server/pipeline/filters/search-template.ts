@@ -3,10 +3,10 @@
  * query parameter the operation's filters and parameters understand, as API Platform's
  * filter descriptions name them (`title`, `title[]`, `price[gt]`, `order[title]`, …).
  */
-import { optionValue } from '../metadata/options.js';
-import type { HydraKeys } from '../protocol/hydra.js';
-import type { ApiMetadata, FilterMetadata, OperationMetadata } from '../metadata/types.js';
-import { filterKind } from './filters/index.js';
+import { optionValue } from '../../metadata/options.js';
+import type { HydraKeys } from '../../protocol/hydra.js';
+import type { ApiMetadata, FilterMetadata, OperationMetadata } from '../../metadata/types.js';
+import { filterKind } from './index.js';
 
 /** The query parameter names of one filter on one property (its kind's module says which). */
 export const filterVariables = (api: ApiMetadata, filter: FilterMetadata, property: string): string[] =>

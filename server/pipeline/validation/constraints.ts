@@ -5,9 +5,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { DefinedError, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { Violation } from '../protocol/errors.js';
-import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Item } from '../store/types.js';
+import type { Violation } from '../../protocol/errors.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Item } from '../../store/types.js';
 import { resourceSchema } from './schema.js';
 import { violation } from './violations.js';
 

@@ -2,14 +2,14 @@
  * Request body → item, as API Platform denormalizes a JSON object: per property type, for POST ('create'),
  * PUT ('replace': apidsl's PUT keeps absent properties) and PATCH ('merge-patch', RFC 7396).
  * A wrong type answers 400, or a 422 violation on a property with constraints (API Platform 4.4+).
- * Constraints themselves (NotBlank, Length, …) are validate.ts's job.
+ * Constraints themselves (NotBlank, Length, …) are validation/constraints.ts's job.
  */
-import { badRequest } from '../protocol/errors.js';
-import type { Violation } from '../protocol/errors.js';
-import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Item } from '../store/types.js';
-import { identifierFault } from '../protocol/identifier.js';
-import { validationFailed, violation } from './violations.js';
+import { badRequest } from '../../protocol/errors.js';
+import type { Violation } from '../../protocol/errors.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Item } from '../../store/types.js';
+import { identifierFault } from '../../protocol/identifier.js';
+import { validationFailed, violation } from '../validation/violations.js';
 
 export type DenormalizeMode = 'create' | 'replace' | 'merge-patch';
 

@@ -3,11 +3,11 @@
  * client switches honoured only when enabled, PHP's casts and the 400s), the store query for
  * one page, and the `view` of the collection document.
  */
-import { badRequest } from '../protocol/errors.js';
-import { buildLink, phpBool, phpInt, without, type QueryParams } from '../protocol/query.js';
-import { optionValue, perOperation } from '../metadata/options.js';
-import type { OptionName } from '../../grammar/catalogue/index.js';
-import type { OperationMetadata, Settings } from '../metadata/types.js';
+import { badRequest } from '../../protocol/errors.js';
+import { buildLink, phpBool, phpInt, without, type QueryParams } from '../../protocol/query.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
+import type { OptionName } from '../../../grammar/catalogue/index.js';
+import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import type { Page, PageRequest } from './page.js';
 
 /** The largest offset we accept: beyond it `(page - 1) * limit` would not be exact. */

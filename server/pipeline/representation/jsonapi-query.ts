@@ -8,12 +8,12 @@
  *   (every item along a path: the coauthors and their publishers), each segment a relationship the items
  *   before it show; `fields[Book]=title,author` keeps only those members of that type's objects.
  */
-import { optionValue } from '../metadata/options.js';
-import { badRequest } from '../protocol/errors.js';
-import { itemOperation } from '../protocol/iri.js';
-import type { QueryParams } from '../protocol/query.js';
-import { shownProperties } from '../metadata/property-access.js';
-import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
+import { optionValue } from '../../metadata/options.js';
+import { badRequest } from '../../protocol/errors.js';
+import { itemOperation } from '../../protocol/iri.js';
+import type { QueryParams } from '../../protocol/query.js';
+import { shownProperties } from '../../metadata/property-access.js';
+import type { ApiMetadata, OperationMetadata } from '../../metadata/types.js';
 
 export interface JsonApiRequest {
   /** Relationship paths (`['coauthors', 'publisher']`) whose items the document includes. */

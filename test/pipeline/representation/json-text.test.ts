@@ -1,10 +1,10 @@
 /**
- * JSON text spliced into documents (server/pipeline/json-text.ts): the result must be byte for byte what
+ * JSON text spliced into documents (server/pipeline/representation/json-text.ts): the result must be byte for byte what
  * JSON.stringify gives for the same document, the spliced value decoded.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { JsonText, jsonText, spliced } from '../../server/pipeline/json-text.js';
+import { JsonText, jsonText, spliced } from '../../../server/pipeline/representation/json-text.js';
 
 // Array-index keys ('0', '1') come first in any JS object, whatever the order they were added in; the
 // documents spliced (Hydra collections) have none.

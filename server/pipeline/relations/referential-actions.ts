@@ -11,11 +11,11 @@
  * where the store has them (SQLite); elsewhere the setNull updates come first and the deletes deepest first,
  * the deleted item last, so an interrupted run never leaves a reference to a deleted item.
  */
-import { HttpError } from '../protocol/errors.js';
-import { itemIri } from '../protocol/iri.js';
-import { GENID_PATH } from '../metadata/load.js';
-import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Collection, Condition, Id, Item, Store } from '../store/types.js';
+import { HttpError } from '../../protocol/errors.js';
+import { itemIri } from '../../protocol/iri.js';
+import { GENID_PATH } from '../../metadata/load.js';
+import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { Collection, Condition, Id, Item, Store } from '../../store/types.js';
 
 /** One write a delete made: an item removed, or saved without its references to removed items. */
 export interface ReferentialWrite {
@@ -211,7 +211,7 @@ function referencesTo(api: ApiMetadata, resource: ResourceMetadata): Reference[]
 
 /**
  * The IRIs a relation may hold for the item: the path of each of its resource's item Get routes (relations are
- * stored as absolute paths, denormalize.ts), the canonical one first.
+ * stored as absolute paths, representation/denormalize.ts), the canonical one first.
  */
 function irisOf(resource: ResourceMetadata, item: Item): string[] {
   const routes = resource.operations.filter((o) => o.method === 'GET' && !o.isCollection && o.path !== GENID_PATH);

@@ -2,8 +2,8 @@
  * Symfony constraint violations as API Platform reports them: the constraints' messages and codes, the 422
  * HttpError that carries violations, and the ConstraintViolation error document (docs/behaviour.md, "The request pipeline": validate).
  */
-import { HttpError } from '../protocol/errors.js';
-import type { Violation } from '../protocol/errors.js';
+import { HttpError } from '../../protocol/errors.js';
+import type { Violation } from '../../protocol/errors.js';
 
 /**
  * Symfony's code and English message per constraint. `a|b` is Symfony's plural form: `a` when the
