@@ -13,7 +13,11 @@ import { ANONYMOUS, principalOf, type Principal } from '../security/access.js';
 import { authenticate, authenticates } from '../security/authenticate.js';
 import { storageSpec } from '../pipeline/representation/rendering.js';
 import { deleteTransaction, type Transaction } from '../pipeline/relations/referential-actions.js';
-import { errorDocument as jsonApiErrorDocument, JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/representation/jsonapi.js';
+import {
+  errorDocument as jsonApiErrorDocument,
+  JSONAPI_FORMAT,
+  JSONAPI_MEDIA_TYPE,
+} from '../pipeline/representation/jsonapi.js';
 import { constraintViolationDocument } from '../pipeline/validation/violations.js';
 import type { Collection, Store } from '../store/types.js';
 import { corsMiddleware } from './cors.js';

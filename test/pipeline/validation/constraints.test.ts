@@ -6,7 +6,11 @@ import { expect } from 'chai';
 import type { Violation } from '../../../server/protocol/errors.js';
 import type { PropertyMetadata, ResourceMetadata } from '../../../server/metadata/types.js';
 import { validateItem } from '../../../server/pipeline/validation/constraints.js';
-import { constraintViolationDocument, validationFailed, violation } from '../../../server/pipeline/validation/violations.js';
+import {
+  constraintViolationDocument,
+  validationFailed,
+  violation,
+} from '../../../server/pipeline/validation/violations.js';
 import { property as baseProperty } from '../../support/metadata.js';
 
 /** Properties here are constrained unless a test says otherwise. */
