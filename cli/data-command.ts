@@ -1,12 +1,11 @@
 /**
  * What `import`, `export` and `reset` share: the file loaded (diagnostics printed when it has errors), the
  * store chosen by the same flags as `serve` (--memory refused: its data would vanish with the command), a
- * resource found by name, and its collection opened as the server opens it.
+ * resource found by name (collections open through server/pipeline/runtime.ts, as the server opens them).
  */
 import type { ApiMetadata, ResourceMetadata } from '../server/metadata/types.js';
-import { storageSpec } from '../server/pipeline/representation/rendering.js';
 import { CheckFailed, loadApi, openStore, type Storage } from '../server/serve.js';
-import type { Collection, Store } from '../server/store/types.js';
+import type { Store } from '../server/store/types.js';
 import { closest } from '../grammar/suggest.js';
 import { printCheckFailure } from './report.js';
 import { storageOf, type StoreFlags } from './store-flags.js';
@@ -55,9 +54,6 @@ export function findResource(api: ApiMetadata, name: string): ResourceMetadata {
     `no resource named ${name}${near ? `; did you mean ${near}?` : ''} (resources: ${names.join(', ') || 'none'})`,
   );
 }
-
-export const openCollection = (store: Store, resource: ResourceMetadata): Promise<Collection> =>
-  store.collection(storageSpec(resource));
 
 /** Runs a command body: a CommandError becomes its message on stderr and exit code 1. */
 export async function runCommand(command: string, body: () => Promise<number>): Promise<number> {

@@ -5,7 +5,8 @@
  */
 import { basename } from 'node:path';
 import type { Item } from '../server/store/types.js';
-import { CommandError, findResource, openApiStore, openCollection, runCommand } from './data-command.js';
+import { CommandError, findResource, openApiStore, runCommand } from './data-command.js';
+import { openCollection } from '../server/pipeline/runtime.js';
 import { formatOfFile, recordWriter, type DataFormat } from './data-files.js';
 import { startProgress } from './progress.js';
 import type { StoreFlags } from './store-flags.js';

@@ -15,7 +15,8 @@ import { checkRecordConstraints, recordItem } from '../server/pipeline/record.js
 import { relationLookup, type RelationLookup } from '../server/pipeline/relations/targets.js';
 import type { ResourceMetadata } from '../server/metadata/types.js';
 import { StoreConflictError, type Collection, type Item } from '../server/store/types.js';
-import { CommandError, findResource, openApiStore, openCollection, runCommand } from './data-command.js';
+import { CommandError, findResource, openApiStore, runCommand } from './data-command.js';
+import { openCollection } from '../server/pipeline/runtime.js';
 import {
   DATA_FORMATS,
   formatOfFile,

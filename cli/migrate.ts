@@ -4,6 +4,7 @@
  * filled with its default where items lack it. Refuses (exit 1, nothing changed) while any other change does
  * not fit the stored items.
  */
+import { openCollections } from '../server/pipeline/runtime.js';
 import { CheckFailed, loadApi, openStore, specsOf } from '../server/serve.js';
 import { MongoConfigError } from '../server/store/mongodb-errors.js';
 import { describeChange, isSafe, planStore, type Change } from '../server/store/layout.js';
@@ -52,7 +53,7 @@ export async function runMigrate(file: string, opts: MigrateCliOptions): Promise
         `filled ${c.resource}.${c.fill.field} with ${JSON.stringify(c.fill.value)} in ${n} stored item${n === 1 ? '' : 's'}\n`,
       );
     }
-    for (const spec of specs) await store.collection(spec); // applies the layout and records it
+    await openCollections(api, store); // applies the layout and records it
     if (changes.length > 0)
       process.stdout.write(`${file}: ${changes.length} change${changes.length === 1 ? '' : 's'} applied.\n`);
     return 0;

@@ -3,7 +3,8 @@
  * chosen by the same flags as `serve`. On a terminal it asks first; elsewhere it needs --yes.
  */
 import { createInterface } from 'node:readline/promises';
-import { CommandError, openApiStore, openCollection, runCommand } from './data-command.js';
+import { CommandError, openApiStore, runCommand } from './data-command.js';
+import { openCollection } from '../server/pipeline/runtime.js';
 import { storageDescription, type StoreFlags } from './store-flags.js';
 
 export interface ResetOptions extends StoreFlags {

@@ -9,10 +9,12 @@ import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { check, type CheckResult } from '../grammar/checker/index.js';
 import { createApp } from './http/app.js';
+import { httpCaching } from './http/cache-invalidation.js';
 import { applyLimits, serverOptions } from './http/limits.js';
 import { loadMetadata } from './metadata/load.js';
-import { busOf, closeBuses } from './messenger/index.js';
-import { closePublishers } from './realtime/index.js';
+import { startRuntime } from './pipeline/runtime.js';
+import type { Runtime } from './pipeline/state.js';
+import { Publishers } from './realtime/index.js';
 import type { ApiMetadata } from './metadata/types.js';
 import { refuseUnsafeChanges } from './store/layout.js';
 import { openSqliteStore } from './store/sqlite.js';
@@ -80,13 +82,29 @@ export const specsOf = (api: ApiMetadata): CollectionSpec[] => api.resources.map
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const api = await loadApi(options.file);
   const store = options.store ?? (await openStore(options.storage));
+  const publishers = new Publishers(options.logger);
+  // Every runtime made (one per loaded file): their buses close with the service.
+  const runtimes: Runtime[] = [];
+  /** The runtime and Koa handler of a loaded file, from the same store and publishers. */
+  const serving = async (loaded: ApiMetadata): Promise<{ runtime: Runtime; handler: ReturnType<Koa['callback']> }> => {
+    // Before any collection is opened (which applies the file's layout): a change the data does not fit throws.
+    await refuseUnsafeChanges(store, specsOf(loaded));
+    const caching = httpCaching(loaded, options.logger);
+    const runtime = await startRuntime(loaded, store, {
+      logger: options.logger,
+      debug: options.debug,
+      publisher: publishers.of(loaded),
+      writes: caching.writes,
+    });
+    runtimes.push(runtime);
+    return { runtime, handler: createApp(runtime, caching.cache).callback() };
+  };
   let server: Server;
   // The server calls whichever app is current, so `reload` can swap it without a restart.
   let handler: ReturnType<Koa['callback']>;
+  let runtime: Runtime;
   try {
-    // Before any collection is opened (which applies the file's layout): a change the data does not fit throws.
-    await refuseUnsafeChanges(store, specsOf(api));
-    handler = (await createApp(api, store, { logger: options.logger, debug: options.debug })).callback();
+    ({ runtime, handler } = await serving(api));
     server = await new Promise((resolveServer, reject) => {
       const s = createServer(serverOptions(api.settings.server), (req, res) => void handler(req, res));
       applyLimits(s, api.settings.server);
@@ -94,11 +112,13 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       s.once('error', reject);
     });
   } catch (e) {
+    await publishers.close();
+    await Promise.all(runtimes.map((r) => r.bus.close()));
     // A store we opened holds connections (MongoDB's pool) that would keep the process alive.
     if (!options.store) await store.close().catch(() => undefined);
     throw e;
   }
-  const consumer = options.consume ? await busOf(api)?.consume() : undefined;
+  const consumer = options.consume ? await runtime.bus.consume() : undefined;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -107,20 +127,19 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     api,
     reload: async () => {
       const next = await loadApi(options.file);
-      await refuseUnsafeChanges(store, specsOf(next));
-      handler = (await createApp(next, store, { logger: options.logger, debug: options.debug })).callback();
+      ({ handler } = await serving(next));
       applyLimits(server, next.settings.server);
       service.api = next;
       return next;
     },
     close: async () => {
       await consumer?.stop();
-      await closePublishers(); // ends open event streams, which would keep the server open
+      await publishers.close(); // ends open event streams, which would keep the server open
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeIdleConnections();
       });
-      await closeBuses();
+      await Promise.all(runtimes.map((r) => r.bus.close()));
       await store.close();
     },
   };

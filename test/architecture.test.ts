@@ -25,6 +25,38 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'language and store', paths: ['grammar/', 'server/store/', 'server/paginators.ts', 'server/version.ts'] },
 ];
 
+/**
+ * The rooms of server/pipeline/, top to bottom (docs/architecture.md, "The pipeline's rooms"): a file may import
+ * its own room's files and any lower room's. The first prefix that matches wins.
+ */
+const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
+  {
+    name: 'entries',
+    paths: ['server/pipeline/execute.ts', 'server/pipeline/runtime.ts', 'server/pipeline/record.ts'],
+  },
+  { name: 'the chain', paths: ['server/pipeline/chain.ts', 'server/pipeline/bulk.ts'] },
+  { name: 'stages', paths: ['server/pipeline/stages/'] },
+  {
+    name: 'what stages do',
+    paths: ['server/pipeline/writes/', 'server/pipeline/custom-context.ts', 'server/pipeline/error-response.ts'],
+  },
+  {
+    name: 'reads and relations',
+    paths: [
+      'server/pipeline/pages/cursor.ts',
+      'server/pipeline/pages/pagination.ts',
+      'server/pipeline/filters/',
+      'server/pipeline/relations/',
+    ],
+  },
+  { name: 'representation', paths: ['server/pipeline/representation/'] },
+  { name: 'validation', paths: ['server/pipeline/validation/'] },
+  {
+    name: 'state',
+    paths: ['server/pipeline/state.ts', 'server/pipeline/pages/page.ts', 'server/pipeline/guards.ts'],
+  },
+];
+
 const SOURCE_ROOTS = ['cli', 'lsp', 'server', 'grammar'];
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
@@ -54,8 +86,10 @@ function importGraph(): Map<string, string[]> {
   return graph;
 }
 
-const layerOf = (file: string): number =>
-  LAYERS.findIndex((l) => l.paths.some((p) => file === p || file.startsWith(p)));
+const indexIn = (layers: typeof LAYERS, file: string): number =>
+  layers.findIndex((l) => l.paths.some((p) => file === p || file.startsWith(p)));
+const layerOf = (file: string): number => indexIn(LAYERS, file);
+const roomOf = (file: string): number => indexIn(PIPELINE_ROOMS, file);
 
 /** The import cycles, each as the files of one strongly connected component (Tarjan). */
 function cycles(graph: Map<string, string[]>): string[][] {
@@ -95,7 +129,7 @@ describe('architecture: the import graph', () => {
 
   it('reads the whole source tree', () => {
     expect(graph.size).to.be.greaterThan(150);
-    expect(graph.get('server/http/app.ts')).to.include('server/pipeline/chain.ts');
+    expect(graph.get('server/http/operation-route.ts')).to.include('server/pipeline/execute.ts');
   });
 
   it('places every source file in a layer', () => {
@@ -113,6 +147,31 @@ describe('architecture: the import graph', () => {
     expect(upward).to.deep.equal([]);
   });
 
+  it('places every file of server/pipeline/ in a room', () => {
+    const pipeline = [...graph.keys()].filter((f) => f.startsWith('server/pipeline/'));
+    expect(pipeline.length).to.be.greaterThan(50);
+    expect(pipeline.filter((f) => roomOf(f) < 0)).to.deep.equal([]);
+  });
+
+  it('has no import running back up the rooms of server/pipeline/', () => {
+    const upward: string[] = [];
+    for (const [file, targets] of graph) {
+      if (!file.startsWith('server/pipeline/')) continue;
+      for (const target of targets) {
+        if (target.startsWith('server/pipeline/') && roomOf(target) < roomOf(file))
+          upward.push(
+            `${file} (${PIPELINE_ROOMS[roomOf(file)].name}) → ${target} (${PIPELINE_ROOMS[roomOf(target)].name})`,
+          );
+      }
+    }
+    expect(upward).to.deep.equal([]);
+  });
+
+  it('enters the pipeline through execute.ts only: no adapter runs the chain or builds a state itself', () => {
+    const runners = [...graph].filter(([, targets]) => targets.includes('server/pipeline/chain.ts')).map(([f]) => f);
+    expect(runners).to.deep.equal(['server/pipeline/execute.ts']);
+  });
+
   it('has no import cycle', () => {
     expect(cycles(graph)).to.deep.equal([]);
   });
@@ -122,6 +181,7 @@ describe('architecture: the import graph', () => {
     broken.set('server/protocol/errors.ts', ['server/pipeline/chain.ts']);
     expect(cycles(broken).some((c) => c.includes('server/protocol/errors.ts'))).to.equal(true);
     expect(layerOf('server/pipeline/chain.ts')).to.be.lessThan(layerOf('server/protocol/errors.ts'));
+    expect(roomOf('server/pipeline/stages/serialize.ts')).to.be.lessThan(roomOf('server/pipeline/writes/persist.ts'));
   });
 });
 

@@ -6,12 +6,14 @@
  * were answered (or timed out).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ResourceMetadata } from '../metadata/types.js';
+import type { Logger } from 'pino';
+import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { WriteWrapper } from '../pipeline/runtime.js';
 import type { Collection, Id, Item, Query } from '../store/types.js';
-import { tellPeers } from '../cluster/invalidation.js';
+import { onPeerWrite, tellPeers } from '../cluster/invalidation.js';
 import { resourceTag, writeTags } from './cache-tags.js';
-import type { Purge } from './purgers.js';
-import type { ResponseCache } from './response-cache.js';
+import { purger, type Purge } from './purgers.js';
+import { ResponseCache } from './response-cache.js';
 
 export type Invalidate = (tags: string[]) => Promise<void>;
 
@@ -111,4 +113,27 @@ export class InvalidatingCollection implements Collection {
   private identified(id: Id): Item {
     return this.resource.identifier ? { [this.resource.identifier.name]: id } : {};
   }
+}
+
+/** The HTTP cache of a loaded API: the in-process cache (if any) and what wraps the runtime's writes (if anything caches). */
+export interface HttpCaching {
+  cache?: ResponseCache;
+  writes?: WriteWrapper;
+}
+
+export function httpCaching(api: ApiMetadata, logger: Logger): HttpCaching {
+  const settings = api.settings.httpCache;
+  const cache = settings.inProcessMaxBytes > 0 ? new ResponseCache(settings.inProcessMaxBytes) : undefined;
+  const purge = purger(settings.invalidation, logger);
+  // Only when something caches: otherwise writes pay nothing.
+  if (!cache && !purge) return {};
+  const invalidate = invalidation(cache, purge);
+  if (cache) onPeerWrite((tags) => cache.invalidate(tags));
+  return {
+    cache,
+    writes: {
+      collection: (collection, resource) => new InvalidatingCollection(collection, resource, invalidate),
+      transaction: (run) => heldBack(invalidate, run),
+    },
+  };
 }

@@ -6,16 +6,16 @@
  *
  * The key holds everything a response depends on besides the data: the URL (path and query), Host, Accept,
  * Origin (CORS headers) and every request header any cached operation varies on. So a key names one route and
- * one whole response, headers included, and a hit can be answered before routing (`cachedResponses`): the Host
+ * one whole response, headers included, and a hit can be answered before routing (get-shortcuts.ts): the Host
  * was checked and the route matched when the entry was made, and a service whose only credentials are Bearer
  * JWTs knows a request without `Authorization` is anonymous.
  */
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import { OPTIONS } from '../../grammar/catalogue/index.js';
 import { perOperation, writtenOption } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 import { cacheHeadersOf } from './cache-headers.js';
-import type { CachedResponse, ResponseCache } from './response-cache.js';
+import type { CachedResponse } from './response-cache.js';
 import { matchesEtag } from './respond.js';
 
 /** The access options (`security…` and their messages): with any of them written, an answer may depend on the user. */
@@ -77,19 +77,4 @@ export function entryOf(ctx: Context, tags: string[]): CachedResponse | undefine
     if (!NOT_KEPT.has(name) && value !== undefined) headers[name] = typeof value === 'number' ? String(value) : value;
   }
   return { headers, body: ctx.body, tags };
-}
-
-/**
- * The middleware that answers a cache hit before CORS, authentication and routing. Installed only where a
- * request without `Authorization` or `Cookie` is surely anonymous (no custom authenticator, which may read any
- * header); elsewhere the route consults the cache after authentication.
- */
-export function cachedResponses(cache: ResponseCache, keyed: readonly string[]) {
-  return (ctx: Context, next: Next): Promise<void> => {
-    const key = cacheKey(ctx, keyed);
-    const hit = key === undefined ? undefined : cache.get(key);
-    if (!hit) return next();
-    replay(ctx, hit);
-    return Promise.resolve();
-  };
 }

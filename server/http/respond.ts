@@ -1,26 +1,19 @@
 /**
- * The response of an operation (docs/behaviour.md, "The request pipeline": Status): the status (runtime
- * `_api_response_status` > the operation's `status` > the method's default) and the
- * operation headers (Allow, Accept-Post, Accept-Patch, Location, Content-Location).
+ * An operation's result (pipeline/execute.ts: status, Location, Content-Location, the document) written to the
+ * Koa response, with what belongs to HTTP alone: the route's headers (Allow, Accept-Post, Accept-Patch), the
+ * caching headers, the ETag and 304 to a matching If-None-Match.
  */
 import { hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
-import { successStatus } from '../metadata/operation-facts.js';
 import { optionValue } from '../metadata/options.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import { jsonText } from '../pipeline/representation/json-text.js';
 import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
-import { JSONAPI_MEDIA_TYPE } from '../pipeline/representation/jsonapi.js';
+import type { OperationResult } from '../pipeline/execute.js';
 import { cacheHeadersOf, type ResolvedCacheHeaders } from './cache-headers.js';
 import { responseTags } from './cache-tags.js';
 import type { OperationState } from '../pipeline/state.js';
-
-export function responseStatus(state: OperationState): number {
-  const runtime = state.request.attributes.get('_api_response_status');
-  if (typeof runtime === 'number' && Number.isInteger(runtime)) return runtime;
-  return successStatus(state.operation, state);
-}
 
 /** `Allow`, `Accept-Post` and `Accept-Patch` of an operation, computed once per operation. */
 export function routeHeaders(
@@ -43,41 +36,28 @@ export function routeHeaders(
   return headers;
 }
 
-export function send(ctx: Context, state: OperationState, routeHeaderValues: Record<string, string>): void {
-  const op = state.operation;
-  const status = responseStatus(state);
-  ctx.status = status;
+/** Writes an operation's result (pipeline/execute.ts) to the Koa response, an error result included. */
+export function send(ctx: Context, result: OperationResult, routeHeaderValues: Record<string, string>): void {
+  if (result.error) return sendError(ctx, result.status, result.headers, result.body);
+  ctx.status = result.status;
   ctx.set(routeHeaderValues);
-  const query = ctx.querystring ? `?${ctx.querystring}` : '';
-  if (op.method === 'POST' && state.iri && (status === 201 || (status >= 300 && status < 400)))
-    ctx.set('Location', state.iri);
-  const located = op.isCollection ? state.collectionIri : state.iri;
-  if (op.method !== 'GET' && op.method !== 'HEAD' && located)
-    ctx.set('Content-Location', `${located}.${state.output.name}${query}`);
-  const noBody =
-    status === 204 ||
-    status === 205 ||
-    status === 304 ||
-    state.body === undefined ||
-    optionValue(op, state.api.settings, 'serialize') === false;
-  if (noBody) {
+  ctx.set(result.headers);
+  const state = result.state!;
+  if (result.body === undefined) {
     ctx.body = null;
-    ctx.status = status; // Koa turns a null body into 204 unless the status is set again
+    ctx.status = result.status; // Koa turns a null body into 204 unless the status is set again
     ctx.remove('Content-Type');
     return;
   }
-  // JSON:API allows no media type parameter but ext and profile. Set as it is: Koa's `type` setter would look
-  // the value up in its MIME table on every response.
-  const mediaType = state.output.mediaType;
-  ctx.set('Content-Type', mediaType === JSONAPI_MEDIA_TYPE ? mediaType : `${mediaType}; charset=utf-8`);
-  const cacheable = (op.method === 'GET' || op.method === 'HEAD') && status === 200;
+  const op = state.operation;
+  const cacheable = (op.method === 'GET' || op.method === 'HEAD') && result.status === 200;
   const etag = cacheable && cachingHeaders(ctx, state);
-  if (state.body instanceof Readable) {
-    ctx.body = state.body;
+  if (result.body instanceof Readable) {
+    ctx.body = result.body;
     return;
   }
   // Encoded once: the hash, Content-Length and the socket all take these bytes.
-  const bytes = Buffer.from(jsonText(state.body));
+  const bytes = Buffer.from(jsonText(result.body));
   // API Platform's default http_cache.etag: successful GET/HEAD carry an ETag of the body, and
   // a matching If-None-Match is answered 304.
   if (etag) {
@@ -90,6 +70,19 @@ export function send(ctx: Context, state: OperationState, routeHeaderValues: Rec
     }
   }
   ctx.body = bytes;
+}
+
+/**
+ * An error document (pipeline/error-response.ts) as the response: its status and own headers, no Location or
+ * Content-Location of the operation, and the Link that marks a JSON-LD error.
+ */
+export function sendError(ctx: Context, status: number, headers: Record<string, string>, document: unknown): void {
+  ctx.status = status;
+  ctx.set(headers);
+  ctx.remove('Content-Location');
+  ctx.remove('Location');
+  ctx.append('Link', '<http://www.w3.org/ns/hydra/error>; rel="http://www.w3.org/ns/json-ld#error"');
+  ctx.body = JSON.stringify(document);
 }
 
 /**

@@ -13,7 +13,7 @@ import { optionValue } from '../metadata/options.js';
 import { applyBody } from './stages/deserialize.js';
 import { parseJsonBody } from './representation/json-body.js';
 import { JSONAPI_FORMAT } from './representation/jsonapi.js';
-import { contextIri } from './stages/serialize.js';
+import { contextIri } from './representation/item-document.js';
 import type { OperationState } from './state.js';
 import { validationFailed } from './validation/violations.js';
 import { writeBatch } from './stages/write.js';
@@ -119,8 +119,8 @@ export async function runBatch(state: OperationState, bodies: readonly unknown[]
 const itemState = (state: OperationState): OperationState => ({
   api: state.api,
   operation: state.operation,
+  runtime: state.runtime,
   storeCollection: state.storeCollection,
-  collectionOf: state.collectionOf,
   request: { ...state.request },
   readBody: state.readBody,
   contentType: state.contentType,
@@ -134,7 +134,6 @@ const itemState = (state: OperationState): OperationState => ({
   created: false,
   collectionIri: state.collectionIri,
   principal: state.principal,
-  logger: state.logger,
   jsonApi: state.jsonApi,
   batchMember: true,
 });

@@ -57,7 +57,7 @@ export function factsOf(state: OperationState): RequestFacts {
     principal: state.principal,
     request: { method: state.request.method, path: state.path, query: state.request.query, headers },
     uriVariables: state.uriVariables,
-    logger: state.logger,
+    logger: state.runtime.logger,
     operation: `${state.operation.resource.shortName}.${state.operation.name}`,
   };
 }

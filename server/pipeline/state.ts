@@ -3,14 +3,44 @@
  * (its public shape is declared in types/apidsl.d.ts).
  */
 import type { Logger } from 'pino';
+import type { MessageBus } from '../messenger/index.js';
 import type { Format } from '../protocol/negotiation.js';
 import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { Publisher } from '../realtime/index.js';
 import type { Collection, Item } from '../store/types.js';
-import type { Transaction } from './relations/referential-actions.js';
 import type { Principal } from '../security/access.js';
-import type { JsonApiRequest } from './representation/jsonapi-query.js';
 import type { Page } from './pages/page.js';
+
+/** Runs the writes of one delete all together (a store transaction), or undefined: one after the other. */
+export type Transaction = <T>(run: () => Promise<T>) => Promise<T>;
+
+/**
+ * What serves a loaded API beyond its metadata, made once by `serve` (per loaded file) or `consume`
+ * (runtime.ts) and carried by every request's state: nothing in the pipeline finds these through a registry.
+ */
+export interface Runtime {
+  readonly api: ApiMetadata;
+  /** The store collection of a resource (wrapped by the HTTP cache's invalidation where it is on). */
+  collectionOf(resource: ResourceMetadata): Collection;
+  /** Runs a delete's writes in one store transaction, where the store has them (relations/referential-actions.ts). */
+  readonly transaction?: Transaction;
+  /** Where the API's Mercure updates go; none: nothing publishes. */
+  readonly publisher?: Publisher;
+  /** The message bus of the operations with `messenger` (writes/dispatch.ts) and of the consumers. */
+  readonly bus: MessageBus;
+  readonly logger: Logger;
+  /** Include stack traces of unexpected errors in their 500 documents (`serve --debug`). */
+  readonly debug: boolean;
+}
+
+/** What a JSON:API request asks of the document besides filters, sort and page (representation/jsonapi-query.ts). */
+export interface JsonApiRequest {
+  /** Relationship paths (`['coauthors', 'publisher']`) whose items the document includes. */
+  include: string[][];
+  /** Per type, the attribute and relationship names its resource objects keep. */
+  fields: Map<string, Set<string>>;
+}
 
 /** An item of the `included` member: its resource, the operation whose shape it takes, its IRI (a path). */
 export interface IncludedItem {
@@ -41,12 +71,10 @@ export interface PublicRequest {
 export interface OperationState {
   api: ApiMetadata;
   operation: OperationMetadata;
+  /** The collections, publisher and bus the request uses. */
+  runtime: Runtime;
   /** The store collection of the operation's resource. */
   storeCollection: Collection;
-  /** The store collection of any resource (relations, sub-resources). */
-  collectionOf(resource: ResourceMetadata): Collection;
-  /** Runs a delete's writes in one store transaction, where the store has them (relations/referential-actions.ts). */
-  transaction?: Transaction;
   request: PublicRequest;
   /** Raw body reader (enforces the size limit). */
   readBody(): Promise<string>;
@@ -81,7 +109,6 @@ export interface OperationState {
   dispatched?: boolean;
   /** Who sent the request (authenticated before routing). */
   principal: Principal;
-  logger: Logger;
   /** What a JSON:API request asks of the document (include, sparse fieldsets; representation/jsonapi-query.ts). */
   jsonApi?: JsonApiRequest;
   /** The items a JSON:API compound document includes (stages/include.ts). */

@@ -1,6 +1,6 @@
 /**
  * Real-time updates of an API: which operations publish (`mercure` option), the hub URL subscribers
- * discover, and the publisher of each loaded API (the built-in hub or an external hub's client).
+ * discover, and the publishers of a service (the built-in hub or an external hub's client).
  */
 import type { Logger } from 'pino';
 import { optionValue } from '../metadata/options.js';
@@ -66,25 +66,33 @@ export function changeUpdate(options: MercureOptions, iri: string, origin: strin
   return update;
 }
 
-/** Publishers by their settings: a reloaded file (`serve --watch`) with the same hub keeps its subscribers and history. */
-const publishers = new Map<string, Publisher>();
+/**
+ * The publishers of one service, one per hub configuration: a reloaded file (`serve --watch`) with the same hub
+ * keeps its subscribers and history. Closing them ends open subscriptions, so that the server can close.
+ */
+export class Publishers {
+  private readonly made = new Map<string, Publisher>();
 
-/** The publisher of a loaded API (one per hub configuration in a process), or undefined when it has no hub. */
-export function publisherFor(api: ApiMetadata, logger: Logger): Publisher | undefined {
-  const settings = api.settings.mercure;
-  if (!settings) return undefined;
-  const key = JSON.stringify(settings);
-  let publisher = publishers.get(key);
-  if (!publisher) {
-    publisher =
-      settings.hub === 'builtin' ? new BuiltinHub(settings, logger) : new ExternalHubPublisher(settings, logger);
-    publishers.set(key, publisher);
+  constructor(private readonly logger: Logger) {}
+
+  /** The publisher of a loaded API, or undefined when it has no hub. */
+  of(api: ApiMetadata): Publisher | undefined {
+    const settings = api.settings.mercure;
+    if (!settings) return undefined;
+    const key = JSON.stringify(settings);
+    let publisher = this.made.get(key);
+    if (!publisher) {
+      publisher =
+        settings.hub === 'builtin'
+          ? new BuiltinHub(settings, this.logger)
+          : new ExternalHubPublisher(settings, this.logger);
+      this.made.set(key, publisher);
+    }
+    return publisher;
   }
-  return publisher;
-}
 
-/** Closes every publisher made in this process (open subscriptions end, so the server can close). */
-export async function closePublishers(): Promise<void> {
-  await Promise.all([...publishers.values()].map((p) => p.close()));
-  publishers.clear();
+  async close(): Promise<void> {
+    await Promise.all([...this.made.values()].map((p) => p.close()));
+    this.made.clear();
+  }
 }

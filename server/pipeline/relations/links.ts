@@ -13,7 +13,8 @@ import { optionValue } from '../../metadata/options.js';
 import { routeIdentifier } from '../../protocol/identifier.js';
 import { itemIri } from '../../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
-import type { Collection, Condition, Item } from '../../store/types.js';
+import type { Condition, Item } from '../../store/types.js';
+import type { Runtime } from '../state.js';
 
 /** How one URI variable selects items. */
 export type UriBinding =
@@ -96,8 +97,8 @@ export interface LinkContext {
   api: ApiMetadata;
   operation: OperationMetadata;
   uriVariables: Record<string, string>;
-  /** The store collection of another resource. */
-  collectionOf(resource: ResourceMetadata): Collection;
+  /** The store collections of the other resources. */
+  runtime: Pick<Runtime, 'collectionOf'>;
 }
 
 /** The conditions the URI variables put on the items read; undefined when they can match nothing. */
@@ -122,7 +123,7 @@ export async function linkConditions(ctx: LinkContext): Promise<Condition[] | un
       continue;
     }
     // fromProperty: the from item lists the IRIs of the items.
-    const [fromItem] = await ctx
+    const [fromItem] = await ctx.runtime
       .collectionOf(binding.from)
       .find({ where: [{ op: 'eq', field: binding.fromField, value: fromValue }], limit: 1 });
     const iris = listed(fromItem, binding.fromProperty);

@@ -15,7 +15,8 @@ import { HttpError } from '../../protocol/errors.js';
 import { itemIri } from '../../protocol/iri.js';
 import { GENID_PATH } from '../../metadata/load.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
-import type { Collection, Condition, Id, Item, Store } from '../../store/types.js';
+import type { Condition, Id, Item, Store } from '../../store/types.js';
+import type { Runtime, Transaction } from '../state.js';
 
 /** One write a delete made: an item removed, or saved without its references to removed items. */
 export interface ReferentialWrite {
@@ -24,14 +25,8 @@ export interface ReferentialWrite {
   item: Item;
 }
 
-/** Runs the writes of one delete all together (a store transaction), or undefined: one after the other. */
-export type Transaction = <T>(run: () => Promise<T>) => Promise<T>;
-
-export interface DeleteContext {
-  api: ApiMetadata;
-  collectionOf(resource: ResourceMetadata): Collection;
-  transaction?: Transaction;
-}
+/** What a delete needs of the runtime (state.ts). */
+export type DeleteContext = Pick<Runtime, 'api' | 'collectionOf' | 'transaction'>;
 
 /** A relation pointing at a resource: the property of `from` that holds the IRIs. */
 interface Reference {

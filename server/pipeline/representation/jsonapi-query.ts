@@ -14,13 +14,7 @@ import { itemOperation } from '../../protocol/iri.js';
 import type { QueryParams } from '../../protocol/query.js';
 import { shownProperties } from '../../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata } from '../../metadata/types.js';
-
-export interface JsonApiRequest {
-  /** Relationship paths (`['coauthors', 'publisher']`) whose items the document includes. */
-  include: string[][];
-  /** Per type, the attribute and relationship names its resource objects keep. */
-  fields: Map<string, Set<string>>;
-}
+import type { JsonApiRequest } from '../state.js';
 
 /** The query the pipeline reads (pagination and order filter), and what it asks of the document. */
 export function jsonApiQuery(

@@ -51,7 +51,7 @@ export async function applyBody(state: OperationState, received: unknown): Promi
     accepted: acceptedProperties(op, settings),
     collected,
   });
-  await checkRelations(op.resource, item, previous, iris, state.collectionOf, collected);
+  await checkRelations(op.resource, item, previous, iris, state.runtime.collectionOf, collected);
   if (collected?.length) throw validationFailed(collected);
   const id = op.resource.identifier;
   if (id && previous) item[id.name] = previous[id.name];

@@ -65,5 +65,5 @@ async function readByIri(state: OperationState, target: ResourceMetadata, iri: s
   const id = target.identifier;
   if (!match || match.resource !== target || !id) return null;
   const value = routeIdentifier(target, match.variables[id.name] ?? '');
-  return value === undefined ? null : state.collectionOf(target).get(value);
+  return value === undefined ? null : state.runtime.collectionOf(target).get(value);
 }

@@ -8,10 +8,11 @@ import { operationHydraKeys } from '../../protocol/hydra.js';
 import { itemIri } from '../../protocol/iri.js';
 import { optionValue } from '../../metadata/options.js';
 import { shownProperties } from '../../metadata/property-access.js';
-import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
 import { JsonText, spliced } from '../representation/json-text.js';
 import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../representation/jsonapi.js';
+import { contextIri, itemDocument } from '../representation/item-document.js';
 import { iriOperation, normalizeItem, type RelationOutput } from '../representation/normalize.js';
 import { pageView } from '../pages/pagination.js';
 import { asPage } from '../pages/page.js';
@@ -19,9 +20,6 @@ import { plainMember } from '../representation/rendering.js';
 import { searchTemplate } from '../filters/search-template.js';
 import { relationOutput, styledView, urlStyle, type UrlStyle } from '../representation/url-generation.js';
 import { isItem, type OperationState } from '../state.js';
-
-/** The context of what an operation returns: its own shortName's (docs/behaviour.md, "Operation shortName"). */
-export const contextIri = (op: OperationMetadata): string => `/contexts/${op.shortName}`;
 
 export function serialize(state: OperationState): void {
   const op = state.operation;
@@ -82,18 +80,13 @@ export function serialize(state: OperationState): void {
     state.body = state.data ?? undefined;
     return;
   }
-  const iri = state.iri ?? iriOf(state.data)();
-  const body = normalizeItem(
-    resource,
-    state.data,
+  state.body = itemDocument(state.api, op, state.data, {
     jsonld,
-    () => iri,
-    shown,
-    hidden?.get(state.data),
-    relation,
-    op.shortName,
-  );
-  state.body = jsonld && !state.batchMember ? { '@context': style(contextIri(op)), ...body } : body;
+    at: state,
+    iri: state.iri ?? iriOf(state.data)(),
+    hidden: hidden?.get(state.data),
+    member: state.batchMember,
+  });
 }
 
 /** The JSON:API document of an item or a collection (jsonapi.ts). */

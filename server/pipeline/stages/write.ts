@@ -3,12 +3,12 @@
  * with allowCreate, create, DELETE removes); a custom `processor` replaces it and may call the
  * default through `ctx.persist` / `ctx.remove`. A custom controller takes this stage's place.
  */
-import { HttpError, notFound } from '../../protocol/errors.js';
+import { notFound } from '../../protocol/errors.js';
 import { optionValue } from '../../metadata/options.js';
-import { StoreConflictError, type Item } from '../../store/types.js';
+import type { Item } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
 import { dispatchData } from '../writes/dispatch.js';
-import { committed, insertItem, persistItem, removeItem } from '../writes/persist.js';
+import { committed, insertItem, persistItem, refusingConflicts, removeItem } from '../writes/persist.js';
 import { asPage } from '../pages/page.js';
 import { isItem, type OperationState } from '../state.js';
 
@@ -47,13 +47,7 @@ export async function writeBatch(state: OperationState, items: OperationState[])
     state.dispatched = items.some((item) => item.dispatched);
     return;
   }
-  let saved: Item[];
-  try {
-    saved = await state.storeCollection.insertMany(items.map((item) => item.data as Item));
-  } catch (e) {
-    if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
-    throw e;
-  }
+  const saved = await refusingConflicts(() => state.storeCollection.insertMany(items.map((item) => item.data as Item)));
   items.forEach((item, i) => {
     item.data = saved[i];
     committed(item, 'saved', saved[i]);
@@ -70,12 +64,7 @@ async function persist(state: OperationState): Promise<void> {
   }
   if (!isItem(state.data)) return;
   if (op.method === 'POST' && !state.previousData) {
-    try {
-      state.data = await insertItem(state, state.data);
-    } catch (e) {
-      if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
-      throw e;
-    }
+    state.data = await insertItem(state, state.data);
     return;
   }
   state.data = await persistItem(state, state.data);

@@ -4,14 +4,13 @@
  * failure is the request's.
  */
 import { HttpError } from '../../protocol/errors.js';
-import { busOf, newEnvelope, TransportUnavailableError } from '../../messenger/index.js';
+import { newEnvelope, TransportUnavailableError } from '../../messenger/index.js';
 import { requestOrigin } from './mercure-updates.js';
 import type { OperationState } from '../state.js';
 
 export async function dispatchData(state: OperationState, input: boolean): Promise<void> {
   const op = state.operation;
-  const bus = busOf(state.api);
-  if (!bus) throw new Error('no message bus for this API');
+  const bus = state.runtime.bus;
   let message = op.method === 'DELETE' ? (state.previousData ?? state.data) : state.data;
   if (input) message = state.request.body;
   const envelope = newEnvelope(op.resource.shortName, message, {

@@ -1,0 +1,40 @@
+/**
+ * What no route took: 204 with `Allow` to a plain OPTIONS on a known path (a preflight from an allowed origin
+ * never gets here), 405 with `Allow` to another method on it, 404 elsewhere.
+ */
+import type { Context } from 'koa';
+import type { OperationMetadata } from '../metadata/types.js';
+import { HttpError } from '../protocol/errors.js';
+import { originOf } from './operation-route.js';
+import { routerPath, type newRouter, type RouteMatcher } from './router.js';
+
+export function unrouted(
+  router: ReturnType<typeof newRouter>,
+  operations: OperationMetadata[],
+  matchers: Map<OperationMetadata, RouteMatcher>,
+) {
+  const operationPaths = new Set<string | RegExp>(operations.map((o) => routerPath(o.path)));
+  return (ctx: Context): void => {
+    const allowed = [
+      ...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method)),
+    ];
+    // The documentation routes (entrypoint, /docs…, contexts) answer GET and HEAD.
+    // (An operation's own route may match the path and still refuse it: its `requirements`; that stays a 404.)
+    if (
+      allowed.length === 0 &&
+      router.match(ctx.path, 'GET').pathAndMethod.some((layer) => !operationPaths.has(layer.path))
+    ) {
+      allowed.push('GET');
+    }
+    const target = `${ctx.method} ${originOf(ctx)}${ctx.path}`;
+    if (allowed.length === 0) throw new HttpError(404, `No route found for "${target}"`);
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Allow', ['OPTIONS', 'HEAD', ...allowed.filter((m) => m !== 'HEAD')].join(', '));
+      ctx.status = 204;
+      return;
+    }
+    throw new HttpError(405, `No route found for "${target}": Method Not Allowed (Allow: ${allowed.join(', ')})`, {
+      headers: { Allow: allowed.join(', ') },
+    });
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * An error as the client receives it (docs/behaviour.md, "Errors"): any thrown value becomes an `HttpError`
+ * (anything else is a bug: 500, details only in debug mode), then its document in the flavour the client's
+ * Accept picks: a JSON:API error document, a constraint violation list (422), or a problem document, Hydra's
+ * JSON-LD or plain `application/problem+json`. Every adapter answers errors with it.
+ */
+import type { ApiMetadata } from '../metadata/types.js';
+import { HttpError } from '../protocol/errors.js';
+import { errorFlavour, negotiateOutput } from '../protocol/negotiation.js';
+import { errorDocument } from '../protocol/problem.js';
+import { errorDocument as jsonApiErrorDocument, JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
+import { constraintViolationDocument } from './validation/violations.js';
+
+export interface ErrorResponse {
+  status: number;
+  /** The error's own headers (Allow, Retry-After, WWW-Authenticate…). */
+  headers: Record<string, string>;
+  contentType: string;
+  document: Record<string, unknown>;
+}
+
+/** What was thrown, as the HttpError the client gets. */
+export function asHttpError(e: unknown, debug: boolean): HttpError {
+  if (e instanceof HttpError) return e;
+  const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
+  if ((e as Error)?.name === 'StoreUnavailableError')
+    return new HttpError(503, 'The data store cannot be reached; retry later.', { headers: { 'Retry-After': '5' } });
+  // Errors from Koa and body parsing carry a client status (400, 413…); keep it.
+  if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500)
+    return new HttpError(err.status, err.expose && err.message ? err.message : 'Bad Request');
+  return new HttpError(500, debug ? String(err?.stack ?? err) : 'Internal Server Error');
+}
+
+/** Whether a failure is worth an error log line: a bug, or a server-side failure (5xx). */
+export const isLogged = (thrown: unknown, error: HttpError): boolean =>
+  !(thrown instanceof HttpError) || error.status >= 500;
+
+export function errorResponse(api: ApiMetadata, error: HttpError, accept: string | undefined): ErrorResponse {
+  const headers = { ...(error.options.headers ?? {}) };
+  if (wantsJsonApi(api.settings.formats, accept))
+    return { status: error.status, headers, contentType: JSONAPI_MEDIA_TYPE, document: jsonApiErrorDocument(error) };
+  const flavour = errorFlavour(accept);
+  const violations = error.options.violations;
+  const document = violations
+    ? constraintViolationDocument(violations, { hydraPrefix: api.settings.hydraPrefix, jsonld: flavour === 'hydra' })
+    : errorDocument(error, flavour, api.settings.hydraPrefix);
+  return { status: error.status, headers, contentType: 'application/problem+json; charset=utf-8', document };
+}
+
+/** Errors are JSON:API error documents when the client's Accept picks the configured JSON:API format. */
+function wantsJsonApi(formats: Record<string, string[]>, accept: string | undefined): boolean {
+  if (!formats[JSONAPI_FORMAT] || !accept) return false;
+  try {
+    return negotiateOutput(formats, accept, undefined).name === JSONAPI_FORMAT;
+  } catch {
+    return false;
+  }
+}

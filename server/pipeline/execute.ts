@@ -1,0 +1,148 @@
+/**
+ * The one entry into the pipeline for every adapter (docs/architecture.md, "A request's path"): an operation and
+ * a plain description of the request in, a plain result out (status, headers, the document; an error as its
+ * error document). The Koa route answers with it (server/http/); a GraphQL resolver or an MCP tool would too. No
+ * adapter builds an `OperationState` itself, so none can leave out a stage.
+ */
+import type { OperationMetadata } from '../metadata/types.js';
+import { optionValue } from '../metadata/options.js';
+import { successStatus } from '../metadata/operation-facts.js';
+import type { HttpError } from '../protocol/errors.js';
+import { fillTemplate, fromRecord } from '../protocol/iri.js';
+import { negotiateOutput } from '../protocol/negotiation.js';
+import { parseQuery } from '../protocol/query.js';
+import type { Principal } from '../security/access.js';
+import { runPipeline } from './chain.js';
+import { asHttpError, errorResponse, isLogged } from './error-response.js';
+import { jsonApiQuery } from './representation/jsonapi-query.js';
+import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
+import type { OperationState, Runtime } from './state.js';
+
+export interface OperationRequest {
+  method: string;
+  /** The path as sent, extension included (links and relative IRIs are made from it). */
+  path: string;
+  /** The query string, without `?` ('' when none). */
+  queryString: string;
+  /** The values of the route's variables (the identifier, sub-resource links) as matched. */
+  uriVariables: Record<string, string>;
+  /** The format extension of the path (`/books/1.jsonld`), if any. */
+  extension?: string;
+  /** Lower-case names. `accept` picks the output format, `content-type` the input's. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The body's text, or its reader (which enforces the size limit); none: an empty body. */
+  body?: string | (() => Promise<string>);
+  /** Who sends it (an adapter authenticates before it calls the pipeline). */
+  principal: Principal;
+  /** `scheme://host[:port]` the request was sent to, for absolute URLs. */
+  origin: string;
+}
+
+export interface OperationResult {
+  status: number;
+  /** Location, Content-Location, Content-Type, or an error's own headers. */
+  headers: Record<string, string>;
+  /** The document: a JSON value, already encoded JSON (JsonText) or a stream of JSON text; undefined: no body. */
+  body: unknown;
+  /** The state the pipeline ended with (undefined when it failed): what an adapter's cache needs. */
+  state?: OperationState;
+  /** Why the request failed; `body` is then its error document (error-response.ts). */
+  error?: HttpError;
+}
+
+export async function executeOperation(
+  runtime: Runtime,
+  op: OperationMetadata,
+  request: OperationRequest,
+): Promise<OperationResult> {
+  try {
+    const state = operationState(runtime, op, request);
+    await runPipeline(state);
+    return successResult(state, request);
+  } catch (e) {
+    const error = asHttpError(e, runtime.debug);
+    if (isLogged(e, error))
+      runtime.logger.error({ err: e, method: request.method, url: urlOf(request) }, 'request failed');
+    const response = errorResponse(runtime.api, error, headerValue(request.headers.accept));
+    return {
+      status: response.status,
+      headers: { ...response.headers, 'Content-Type': response.contentType },
+      body: response.document,
+      error,
+    };
+  }
+}
+
+const urlOf = (request: OperationRequest): string =>
+  request.queryString ? `${request.path}?${request.queryString}` : request.path;
+
+const headerValue = (value: string | string[] | undefined): string | undefined =>
+  (Array.isArray(value) ? value.join(', ') : value) || undefined;
+
+function operationState(runtime: Runtime, op: OperationMetadata, request: OperationRequest): OperationState {
+  const { api } = runtime;
+  const output = negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension);
+  const defaults = optionValue(op, 'defaults') ?? {};
+  const uriVariables: Record<string, string> = {};
+  for (const name of op.uriVariables) {
+    const value = request.uriVariables[name] ?? defaults[name];
+    if (value !== undefined) uriVariables[name] = String(value);
+  }
+  const parsed = parseQuery(request.queryString);
+  const jsonApi = output.name === JSONAPI_FORMAT ? jsonApiQuery(api, op, parsed) : undefined;
+  const query = jsonApi?.query ?? parsed;
+  const body = request.body;
+  return {
+    jsonApi: jsonApi?.request,
+    api,
+    runtime,
+    operation: op,
+    criteria: query,
+    storeCollection: runtime.collectionOf(op.resource),
+    request: {
+      method: request.method,
+      url: urlOf(request),
+      headers: request.headers,
+      query,
+      body: undefined,
+      attributes: new Map(),
+    },
+    readBody: typeof body === 'function' ? body : () => Promise.resolve(body ?? ''),
+    contentType: headerValue(request.headers['content-type']),
+    uriVariables,
+    output,
+    path: request.path,
+    origin: request.origin,
+    collectionIri: fillTemplate(op.path, fromRecord(uriVariables)) ?? op.path,
+    data: null,
+    previousData: null,
+    created: false,
+    principal: request.principal,
+  };
+}
+
+/** Status (runtime `_api_response_status` > the operation's `status` > the method's default) and headers. */
+function successResult(state: OperationState, request: OperationRequest): OperationResult {
+  const op = state.operation;
+  const attribute = state.request.attributes.get('_api_response_status');
+  const status = typeof attribute === 'number' && Number.isInteger(attribute) ? attribute : successStatus(op, state);
+  const headers: Record<string, string> = {};
+  if (op.method === 'POST' && state.iri && (status === 201 || (status >= 300 && status < 400)))
+    headers.Location = state.iri;
+  const located = op.isCollection ? state.collectionIri : state.iri;
+  if (op.method !== 'GET' && op.method !== 'HEAD' && located) {
+    const query = request.queryString ? `?${request.queryString}` : '';
+    headers['Content-Location'] = `${located}.${state.output.name}${query}`;
+  }
+  const noBody =
+    status === 204 ||
+    status === 205 ||
+    status === 304 ||
+    state.body === undefined ||
+    optionValue(op, state.api.settings, 'serialize') === false;
+  if (noBody) return { status, headers, body: undefined, state };
+  // JSON:API allows no media type parameter but ext and profile.
+  const mediaType = state.output.mediaType;
+  headers['Content-Type'] = mediaType === JSONAPI_MEDIA_TYPE ? mediaType : `${mediaType}; charset=utf-8`;
+  return { status, headers, body: state.body, state };
+}

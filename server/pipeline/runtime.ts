@@ -1,0 +1,62 @@
+/**
+ * The runtime of a loaded API (state.ts, `Runtime`): made once by `serve` (per loaded file) or `consume`, then
+ * carried by every request's state. Its collections are opened through `openCollections`, the one way every
+ * command opens them (with the member rendering a resource's pages may be served from).
+ */
+import type { Logger } from 'pino';
+import { MessageBus } from '../messenger/index.js';
+import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { Publisher } from '../realtime/index.js';
+import type { Collection, Store } from '../store/types.js';
+import { deleteTransaction } from './relations/referential-actions.js';
+import { storageSpec } from './representation/rendering.js';
+import type { Runtime, Transaction } from './state.js';
+import { storePersistence } from './writes/persist.js';
+
+/**
+ * A resource's collection, the one way every command opens it: with the member rendering its pages may be
+ * served from (representation/rendering.ts). Opening applies the file's layout to the store and records it.
+ */
+export const openCollection = (store: Store, resource: ResourceMetadata): Promise<Collection> =>
+  store.collection(storageSpec(resource));
+
+/** Every resource's collection, by its short name. */
+export async function openCollections(api: ApiMetadata, store: Store): Promise<Map<string, Collection>> {
+  const collections = new Map<string, Collection>();
+  for (const r of api.resources) collections.set(r.shortName, await openCollection(store, r));
+  return collections;
+}
+
+/** What wraps every write path: the HTTP cache's invalidation (server/http/cache-invalidation.ts). */
+export interface WriteWrapper {
+  collection(collection: Collection, resource: ResourceMetadata): Collection;
+  /** Around a delete's transaction: what the writes inside it must not do before it ends. */
+  transaction<T>(run: () => Promise<T>): Promise<T>;
+}
+
+export interface RuntimeOptions {
+  logger: Logger;
+  debug?: boolean;
+  publisher?: Publisher;
+  writes?: WriteWrapper;
+}
+
+export async function startRuntime(api: ApiMetadata, store: Store, options: RuntimeOptions): Promise<Runtime> {
+  const { writes } = options;
+  const collections = await openCollections(api, store);
+  if (writes)
+    for (const r of api.resources) collections.set(r.shortName, writes.collection(collections.get(r.shortName)!, r));
+  const inStore = deleteTransaction(store);
+  const transaction: Transaction | undefined =
+    inStore && writes ? (run) => writes.transaction(() => inStore(run)) : inStore;
+  const base: Omit<Runtime, 'bus'> = {
+    api,
+    collectionOf: (resource) => collections.get(resource.shortName)!,
+    transaction,
+    publisher: options.publisher,
+    logger: options.logger,
+    debug: options.debug ?? false,
+  };
+  // The bus's message handlers persist through the same collections and publisher.
+  return { ...base, bus: new MessageBus(api, store, storePersistence(base), options.logger) };
+}
