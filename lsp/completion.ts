@@ -173,7 +173,7 @@ function valueItems(type: ValueType | undefined, env: Env, scope: Scope, default
           label: name,
           text: quote(name),
           kind: CompletionItemKind.Reference,
-          detail: `filter: ${f.filterKind?.text ?? '?'}`,
+          detail: `filter: ${f.kind ?? '?'}`,
         });
       for (const name of env.declared.filters)
         if (!model?.filters.has(name))

@@ -3,7 +3,7 @@ import { FILTER_KINDS, filterKind } from '../../catalogue/index.js';
 import type { CheckContext } from '../context.js';
 
 export function checkFilters(ctx: CheckContext): void {
-  for (const f of ctx.model.filters.values()) {
+  for (const { decl: f } of ctx.model.filters.values()) {
     if (!f.filterKind) continue;
     const kind = filterKind(f.filterKind.text);
     if (!kind) {
