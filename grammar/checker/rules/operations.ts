@@ -16,6 +16,7 @@ import { allOperations, configEntry, wordOf, type ModelOperation, type ModelReso
 import { placeholders } from '../../naming.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
+import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
 import { checkFilterPropertyType } from './filter-types.js';
 
@@ -84,7 +85,7 @@ function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
       );
     }
     reportEffect(ctx, spec, e.key, true);
-    ctx.value(e.value, spec.type, `'${e.key.text}'`);
+    checkValue(ctx, e.value, spec.type, `'${e.key.text}'`);
   }
   if (kind === 'HttpOperation' && !op.options.has('method')) {
     ctx.report('missing-method', decl.opKind.range, 'an HttpOperation needs a \'method\' (for example method: "POST")');
