@@ -40,13 +40,6 @@ function suggestionFix(text: string, d: Diagnostic): Fix | undefined {
 
 // ---- cursor pagination -----------------------------------------------------------------
 
-function filterProperties(filter: A.FilterDecl): string[] {
-  const props = filter.body?.entries.find((e) => e.key.text === 'properties')?.value;
-  if (props?.kind === 'array') return props.items.map(wordOf).filter((n): n is string => n !== undefined);
-  if (props?.kind === 'object') return props.entries.map((e) => e.key.text);
-  return [];
-}
-
 /** The operation and resource whose (effective) paginationViaCursor holds a range. */
 function cursorOwner(
   model: ApiModel,
@@ -79,7 +72,7 @@ function cursorFix(text: string, model: ApiModel, d: Diagnostic): Fix | undefine
       : [];
   const covers = (kind: string, name: string): boolean => {
     const f = model.filters.get(name);
-    return f?.filterKind?.text === kind && filterProperties(f).includes(field);
+    return f?.kind === kind && f.properties.some((p) => p.name === field);
   };
   const missing = ['range', 'order'].filter((kind) => !listed.some((n) => covers(kind, n)));
   if (!missing.length) return undefined;

@@ -52,10 +52,32 @@ export interface ModelResource {
   explicitOperations: boolean;
 }
 
+/** A name in a filter's `properties`. */
+export interface ModelFilterProperty {
+  name: string;
+  /** The list item or map key that names it: where a finding about the property goes. */
+  range: A.Range;
+  /** In a map (`properties: { title: partial }`), the setting written for it, as a word. */
+  setting?: string;
+}
+
+export interface ModelFilter {
+  decl: A.FilterDecl;
+  name: string;
+  /** The kind as written (`search`, `range`, …); whether the catalogue knows it is the checker's business. */
+  kind: string | undefined;
+  /**
+   * Its `properties`, read once for the checker, the fixes, the editor and the server: a list of names or a
+   * map from name to setting, in the order written. Items that are no name are left out (the checker reports
+   * a value of the wrong type; `null` means nothing).
+   */
+  properties: readonly ModelFilterProperty[];
+}
+
 export interface ApiModel {
   document: A.Document;
   resources: Map<string, ModelResource>;
-  filters: Map<string, A.FilterDecl>;
+  filters: Map<string, ModelFilter>;
   config: A.ObjectValue | undefined;
   pathSegmentGenerator: PathSegmentGenerator;
 }
@@ -135,6 +157,24 @@ function buildOperation(
   };
 }
 
+function buildFilter(decl: A.FilterDecl, name: string): ModelFilter {
+  const written = A.entryOf(decl.body, 'properties')?.value;
+  let properties: ModelFilterProperty[] = [];
+  if (written?.kind === 'array')
+    properties = written.items.flatMap((item) => {
+      const word = wordOf(item);
+      return word === undefined ? [] : [{ name: word, range: item.range }];
+    });
+  else if (written?.kind === 'object')
+    properties = written.entries.map((e) => {
+      const setting = wordOf(e.value);
+      return setting === undefined
+        ? { name: e.key.text, range: e.key.range }
+        : { name: e.key.text, range: e.key.range, setting };
+    });
+  return { decl, name, kind: decl.filterKind?.text, properties };
+}
+
 export function buildModel(document: A.Document): ApiModel {
   const config = A.configs(document)[0]?.body;
   const generator =
@@ -183,8 +223,9 @@ export function buildModel(document: A.Document): ApiModel {
     }
     resources.set(resource.name, resource);
   }
-  const filters = new Map<string, A.FilterDecl>();
-  for (const f of A.filters(document)) if (f.name && !filters.has(f.name.text)) filters.set(f.name.text, f);
+  const filters = new Map<string, ModelFilter>();
+  for (const decl of A.filters(document))
+    if (decl.name && !filters.has(decl.name.text)) filters.set(decl.name.text, buildFilter(decl, decl.name.text));
   return { document, resources, filters, config, pathSegmentGenerator: generator };
 }
 

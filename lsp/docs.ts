@@ -3,7 +3,6 @@
  * filter kinds, operation kinds) and for the file's own resources, filters and operations,
  * shared by hover and completion.
  */
-import type * as A from '../grammar/ast.js';
 import {
   appliesToText,
   COLLECTION_KINDS,
@@ -21,7 +20,7 @@ import {
   type OptionSpec,
   type PropertyTypeSpec,
 } from '../grammar/catalogue/index.js';
-import { wordOf, type ApiModel, type ModelOperation, type ModelResource } from '../grammar/model.js';
+import { wordOf, type ApiModel, type ModelFilter, type ModelOperation, type ModelResource } from '../grammar/model.js';
 
 const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
 
@@ -146,17 +145,13 @@ export function operationsUsingFilter(model: ApiModel, name: string): ModelOpera
   return out;
 }
 
-export function filterMarkdown(model: ApiModel, decl: A.FilterDecl): string {
-  const name = decl.name?.text ?? '?';
-  const props = decl.body?.entries.find((e) => e.key.text === 'properties')?.value;
-  let names: string[] = [];
-  if (props?.kind === 'array') names = props.items.map((i) => wordOf(i) ?? '?');
-  else if (props?.kind === 'object')
-    names = props.entries.map((e) => `${e.key.text}${wordOf(e.value) ? ` (${wordOf(e.value)})` : ''}`);
+export function filterMarkdown(model: ApiModel, filter: ModelFilter): string {
+  const name = filter.name;
+  const names = filter.properties.map((p) => `${p.name}${p.setting ? ` (${p.setting})` : ''}`);
   const used = operationsUsingFilter(model, name).map(
     (o) => `- ${code(o.resource.name)} ${o.kind}: ${code(`${o.method ?? '?'} ${o.path}`)}`,
   );
-  const lines = [`**filter ${name}**: ${decl.filterKind?.text ?? '?'}`, ''];
+  const lines = [`**filter ${name}**: ${filter.kind ?? '?'}`, ''];
   lines.push(names.length ? `Properties: ${names.map(code).join(', ')}` : 'No properties.');
   lines.push('', used.length ? 'Used by:' : 'Not used by any operation.', ...used);
   return lines.join('\n');

@@ -14,7 +14,7 @@ import {
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Analysis } from './analysis.js';
 import { codeActions } from './code-actions.js';
-import { completions } from './completion.js';
+import { completions } from './completion/index.js';
 import { DiagnosticsPublisher } from './diagnostics.js';
 import { DocumentStore } from './documents.js';
 import { foldingRanges } from './folding.js';

@@ -5,7 +5,7 @@
 import type * as A from '../grammar/ast.js';
 import { optionByName, type OptionSpec, type ValueType } from '../grammar/catalogue/index.js';
 import type { ApiModel, ModelOperation, ModelResource } from '../grammar/model.js';
-import { valueMatchesShape } from '../grammar/checker/context.js';
+import { valueMatchesShape } from '../grammar/checker/value-types.js';
 
 export interface OptionEntry {
   entry: A.Entry;

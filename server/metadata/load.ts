@@ -158,9 +158,8 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
   for (const op of resource.operations) {
     for (const name of (op.options.filters as string[] | undefined) ?? []) {
       const filter = model.filters.get(name);
-      if (!filter || !FILTER_KINDS.some((k) => k.name === filter.filterKind?.text)) continue;
-      const props = A.toPlain(A.entryOf(filter.body, 'properties')?.value);
-      for (const f of Array.isArray(props) ? props : Object.keys((props as Plain) ?? {})) add([String(f)]);
+      if (!filter || !FILTER_KINDS.some((k) => k.name === filter.kind)) continue;
+      for (const p of filter.properties) add([p.name]);
     }
     // Sub-resources select by their URI variables' properties (pipeline/relations/links.ts).
     const links = Array.isArray(op.options.links)
@@ -340,16 +339,13 @@ async function loadResource(
 
 function loadFilters(model: ApiModel): Map<string, FilterMetadata> {
   const out = new Map<string, FilterMetadata>();
-  for (const [name, decl] of model.filters) {
-    const kind = decl.filterKind?.text as FilterKind | undefined;
+  for (const [name, filter] of model.filters) {
+    const kind = filter.kind as FilterKind | undefined;
     if (!kind || !FILTER_KINDS.some((k) => k.name === kind)) continue;
-    const props = A.toPlain(A.entryOf(decl.body, 'properties')?.value);
-    const properties = Array.isArray(props)
-      ? props.map((p) => ({ name: String(p) }))
-      : Object.entries((props as Plain) ?? {}).map(([p, setting]) =>
-          typeof setting === 'string' ? { name: p, setting } : { name: p },
-        );
-    const description = A.toPlain(A.entryOf(decl.body, 'description')?.value);
+    const properties = filter.properties.map((p) =>
+      p.setting === undefined ? { name: p.name } : { name: p.name, setting: p.setting },
+    );
+    const description = A.toPlain(A.entryOf(filter.decl.body, 'description')?.value);
     out.set(name, { name, kind, properties, ...(typeof description === 'string' ? { description } : {}) });
   }
   return out;

@@ -2,6 +2,7 @@
 import type * as A from '../../ast.js';
 import { settingByPath, settingChildren } from '../../catalogue/index.js';
 import type { CheckContext } from '../context.js';
+import { checkValue } from '../value-types.js';
 
 export function checkConfig(ctx: CheckContext): void {
   for (const decl of ctx.model.document.declarations) if (decl.kind === 'config') checkBlock(ctx, decl.body, '');
@@ -14,7 +15,7 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
     const path = prefix ? `${prefix}.${e.key.text}` : e.key.text;
     const setting = settingByPath(path);
     if (setting) {
-      ctx.value(e.value, setting.type, `setting '${path}'`);
+      checkValue(ctx, e.value, setting.type, `setting '${path}'`);
       if (path === 'cors.allow_origin') checkPatterns(ctx, e.value, path, '^');
       if (path === 'trusted_hosts') checkPatterns(ctx, e.value, path);
     } else if (allowed.includes(e.key.text)) {

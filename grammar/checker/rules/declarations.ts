@@ -2,6 +2,7 @@
 import * as A from '../../ast.js';
 import { allOperations } from '../../model.js';
 import type { CheckContext } from '../context.js';
+import { checkCodeRef, checkValue } from '../value-types.js';
 
 const API_FIELDS = { version: { kind: 'string' }, description: { kind: 'string' }, title: { kind: 'string' } } as const;
 
@@ -21,7 +22,7 @@ export function checkDeclarations(ctx: CheckContext): void {
     ctx.duplicateKeys(api.body.entries, 'field');
     for (const e of api.body.entries) {
       const type = API_FIELDS[e.key.text as keyof typeof API_FIELDS];
-      if (type) ctx.value(e.value, type, `'${e.key.text}'`);
+      if (type) checkValue(ctx, e.value, type, `'${e.key.text}'`);
       else
         ctx.unknown(
           'unknown-option',
@@ -62,7 +63,7 @@ function duplicates(
 }
 
 function checkMutator(ctx: CheckContext, m: A.MutatorDecl): void {
-  if (m.ref) ctx.codeRef(m.ref.value, m.ref.range, 'a mutator', []);
+  if (m.ref) checkCodeRef(ctx, m.ref.value, m.ref.range, 'a mutator', []);
   if (!m.targetKind || !m.target) return;
   if (m.targetKind.text === 'resource') {
     if (!ctx.model.resources.has(m.target.text))

@@ -6,7 +6,7 @@
  */
 import type * as A from '../../ast.js';
 import { filterKind, type FilterPropertyType } from '../../catalogue/index.js';
-import type { ModelProperty, ModelResource } from '../../model.js';
+import type { ModelFilter, ModelProperty, ModelResource } from '../../model.js';
 import type { CheckContext } from '../context.js';
 
 const SCALAR_TYPES: readonly string[] = ['int', 'number', 'string', 'bool', 'datetime', 'date', 'json'];
@@ -44,12 +44,11 @@ function hint(kind: string, type: FilterPropertyType, list: boolean): string {
 export function checkFilterPropertyType(
   ctx: CheckContext,
   resource: ModelResource,
-  filter: A.FilterDecl,
+  filter: ModelFilter,
   property: { name: string; range: A.Range },
   reported: Set<string>,
 ): void {
-  const kindName = filter.filterKind?.text;
-  const kind = kindName === undefined ? undefined : filterKind(kindName);
+  const kind = filter.kind === undefined ? undefined : filterKind(filter.kind);
   const prop = resource.properties.get(property.name);
   const type = prop && filterType(ctx, prop);
   if (!kind || !prop || !type) return;
@@ -62,6 +61,6 @@ export function checkFilterPropertyType(
   ctx.report(
     'filter-property-type',
     property.range,
-    `${kind.name} filter '${filter.name?.text}' applies to ${applies}, but '${property.name}' of '${resource.name}' is ${written}${hint(kind.name, type, prop.array)}`,
+    `${kind.name} filter '${filter.name}' applies to ${applies}, but '${property.name}' of '${resource.name}' is ${written}${hint(kind.name, type, prop.array)}`,
   );
 }

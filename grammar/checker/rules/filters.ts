@@ -1,9 +1,10 @@
 /** `filter name: kind { properties: … }`: the kind exists and the block is well typed. */
 import { FILTER_KINDS, filterKind } from '../../catalogue/index.js';
 import type { CheckContext } from '../context.js';
+import { checkValue } from '../value-types.js';
 
 export function checkFilters(ctx: CheckContext): void {
-  for (const f of ctx.model.filters.values()) {
+  for (const { decl: f } of ctx.model.filters.values()) {
     if (!f.filterKind) continue;
     const kind = filterKind(f.filterKind.text);
     if (!kind) {
@@ -20,6 +21,6 @@ export function checkFilters(ctx: CheckContext): void {
       ctx.report('invalid-value', f.range, `filter '${f.name?.text}' needs a block with 'properties'`);
       continue;
     }
-    ctx.value(f.body, { kind: 'record', fields: kind.fields }, `filter '${f.name?.text}'`);
+    checkValue(ctx, f.body, { kind: 'record', fields: kind.fields }, `filter '${f.name?.text}'`);
   }
 }

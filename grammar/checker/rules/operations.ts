@@ -16,6 +16,7 @@ import { allOperations, configEntry, wordOf, type ModelOperation, type ModelReso
 import { placeholders } from '../../naming.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
+import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
 import { checkFilterPropertyType } from './filter-types.js';
 
@@ -84,7 +85,7 @@ function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
       );
     }
     reportEffect(ctx, spec, e.key, true);
-    ctx.value(e.value, spec.type, `'${e.key.text}'`);
+    checkValue(ctx, e.value, spec.type, `'${e.key.text}'`);
   }
   if (kind === 'HttpOperation' && !op.options.has('method')) {
     ctx.report('missing-method', decl.opKind.range, 'an HttpOperation needs a \'method\' (for example method: "POST")');
@@ -204,25 +205,6 @@ function filterNames(resource: ModelResource, op: ModelOperation): string[] {
   return value?.kind === 'array' ? value.items.map(wordOf).filter((n): n is string => n !== undefined) : [];
 }
 
-type FilterProperty = { name: string; range: A.Range };
-// Remembered per declaration node (a re-parse keeps the nodes of untouched declarations): every
-// operation listing a filter asks for its properties on each analysis.
-const filterPropertiesOf = new WeakMap<A.FilterDecl, readonly FilterProperty[]>();
-
-/** Property names a filter declares, with the value node naming each. */
-function filterProperties(filter: A.FilterDecl): readonly FilterProperty[] {
-  let found = filterPropertiesOf.get(filter);
-  if (!found) {
-    const props = filter.body?.entries.find((e) => e.key.text === 'properties')?.value;
-    if (props?.kind === 'array')
-      found = props.items.flatMap((i) => (wordOf(i) !== undefined ? [{ name: wordOf(i)!, range: i.range }] : []));
-    else if (props?.kind === 'object') found = props.entries.map((e) => ({ name: e.key.text, range: e.key.range }));
-    else found = [];
-    filterPropertiesOf.set(filter, found);
-  }
-  return found;
-}
-
 function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperation, reported: Set<string>): void {
   if (op.kind !== 'GetCollection' && op.kind !== 'Query' && op.kind !== 'HttpOperation') return;
   const cursor = effective(resource, op, 'paginationViaCursor');
@@ -247,10 +229,7 @@ function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperat
   });
   const covers = (kind: string, field: string): boolean =>
     filters.some(
-      (f) =>
-        f.filterKind?.text === kind &&
-        filterKind(kind) !== undefined &&
-        filterProperties(f).some((p) => p.name === field),
+      (f) => f.kind === kind && filterKind(kind) !== undefined && f.properties.some((p) => p.name === field),
     );
   for (const item of cursor.value.items) {
     if (item.kind !== 'object') continue;
@@ -288,7 +267,7 @@ function checkFilterProperties(
   for (const name of filterNames(resource, op)) {
     const filter = ctx.model.filters.get(name);
     if (!filter) continue;
-    for (const p of filterProperties(filter)) {
+    for (const p of filter.properties) {
       const key = `${name}\u0000${resource.name}\u0000${p.name}`;
       if (resource.properties.has(p.name) || reported.has(key) || resource.properties.size === 0) continue;
       reported.add(key);
@@ -300,7 +279,7 @@ function checkFilterProperties(
         suggestion,
       );
     }
-    for (const p of filterProperties(filter)) checkFilterPropertyType(ctx, resource, filter, p, reported);
+    for (const p of filter.properties) checkFilterPropertyType(ctx, resource, filter, p, reported);
   }
   const parameters = op.options.get('parameters')?.value;
   if (parameters?.kind !== 'object' || resource.properties.size === 0) return;

@@ -15,6 +15,7 @@ import {
 import { wordOf, type ModelProperty, type ModelResource } from '../../model.js';
 import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
+import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
 
 const RESOURCE_OPTIONS = OPTIONS.filter((o) => o.placement.resource).map((o) => o.name);
@@ -54,7 +55,7 @@ function checkResourceOptions(ctx: CheckContext, entries: A.Entry[]): void {
       continue;
     }
     reportEffect(ctx, spec, e.key, false);
-    ctx.value(e.value, spec.type, `'${e.key.text}'`);
+    checkValue(ctx, e.value, spec.type, `'${e.key.text}'`);
   }
 }
 
@@ -150,7 +151,7 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
       if (!value) continue;
       e = { ...e, value };
     }
-    ctx.value(e.value, spec.type, `constraint '${e.key.text}'`);
+    checkValue(ctx, e.value, spec.type, `constraint '${e.key.text}'`);
     if (e.key.text === 'default' && e.value) checkPropertyValue(ctx, p, e.value, `the default of '${p.name}'`, p.array);
     if (e.key.text === 'enum' && e.value?.kind === 'array')
       for (const item of e.value.items) checkPropertyValue(ctx, p, item, `a value of the enum of '${p.name}'`, false);
@@ -233,8 +234,8 @@ function validationValue(ctx: CheckContext, e: A.Entry): A.Value | undefined {
   ctx.duplicateKeys(form.entries, 'key');
   for (const x of form.entries) {
     if (x.key.text === 'groups')
-      ctx.value(x.value, { kind: 'list', of: { kind: 'string' } }, `'groups' of '${e.key.text}'`);
-    else if (x.key.text === 'message') ctx.value(x.value, { kind: 'string' }, `'message' of '${e.key.text}'`);
+      checkValue(ctx, x.value, { kind: 'list', of: { kind: 'string' } }, `'groups' of '${e.key.text}'`);
+    else if (x.key.text === 'message') checkValue(ctx, x.value, { kind: 'string' }, `'message' of '${e.key.text}'`);
     else if (x.key.text !== 'value')
       ctx.unknown('unknown-option', x.key, `key of the constraint '${e.key.text}'`, VALIDATION_FIELDS);
   }

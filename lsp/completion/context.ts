@@ -15,8 +15,14 @@ import {
   settingByPath,
   settingChildren,
   type ValueType,
-} from '../grammar/catalogue/index.js';
-import { apiLexer, NumberLiteral, StringLiteral, UnterminatedComment, UnterminatedString } from '../grammar/lexer.js';
+} from '../../grammar/catalogue/index.js';
+import {
+  apiLexer,
+  NumberLiteral,
+  StringLiteral,
+  UnterminatedComment,
+  UnterminatedString,
+} from '../../grammar/lexer.js';
 
 export interface Tok {
   kind: 'word' | 'string' | 'number' | 'punct' | 'block';
