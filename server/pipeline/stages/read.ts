@@ -21,6 +21,16 @@ import { showsRenderedMembers } from '../representation/rendering.js';
 import { showsPathsOnly } from '../representation/url-generation.js';
 import type { OperationState } from '../state.js';
 
+/**
+ * Whether the stage has anything to do: a hidden operation's 404, or a read (`read` not false, and a provider,
+ * a collection or an item named by its path; a POST on the collection reads nothing).
+ */
+export const reads = perOperation(
+  (op, settings): boolean =>
+    op.hidden ||
+    (optionValue(op, settings, 'read') !== false && (Boolean(op.provider) || op.isCollection || readsItem(op))),
+);
+
 export async function read(state: OperationState): Promise<void> {
   const op = state.operation;
   if (op.hidden) throw notFound(op.hiddenDetail);
