@@ -17,7 +17,8 @@ import type { OperationMetadata, ResourceMetadata, Settings } from './types.js';
 /**
  * `compute` made once per operation and remembered: metadata does not change once loaded (a reload
  * under --watch builds new operation objects). The context (its settings, or its API) belongs to the
- * operation, so the operation alone is the key.
+ * operation, so the operation alone is the key. A computation that needs nothing else declares `_: void`
+ * and is called with the operation alone.
  */
 export function perOperation<T, Context = Settings>(
   compute: (op: OperationMetadata, context: Context) => T,

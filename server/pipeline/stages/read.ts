@@ -31,10 +31,13 @@ export const reads = perOperation(
     (optionValue(op, settings, 'read') !== false && (Boolean(op.provider) || op.isCollection || readsItem(op))),
 );
 
+/** The `read` switch, read once. */
+const readEnabled = perOperation((op, settings): boolean => optionValue(op, settings, 'read') !== false);
+
 export async function read(state: OperationState): Promise<void> {
   const op = state.operation;
   if (op.hidden) throw notFound(op.hiddenDetail);
-  if (optionValue(op, state.api.settings, 'read') === false) return;
+  if (!readEnabled(op, state.api.settings)) return;
   if (!op.provider && !op.isCollection && !readsItem(op)) return; // e.g. POST on the collection: nothing to read
   let data: unknown;
   if (op.provider) data = await op.provider(customContext(state));
