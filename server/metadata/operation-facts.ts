@@ -3,7 +3,7 @@
  * it reads one item by the identifier in its path, whether a missing item is a 404. One definition
  * each, read by the pipeline (stages/read.ts, http/respond.ts) and by the OpenAPI document alike.
  */
-import { optionValue, writtenOption } from './options.js';
+import { optionValue, perOperation, writtenOption } from './options.js';
 import type { OperationMetadata } from './types.js';
 
 /** What the request did that changes the default status: dispatched to the bus (202), created by a PUT (201). */
@@ -14,15 +14,21 @@ export interface Outcome {
 
 /** The status of a successful answer: the `status` option, else by output, outcome and method. */
 export function successStatus(op: OperationMetadata, outcome: Outcome): number {
-  const configured = writtenOption(op, 'status');
-  if (typeof configured === 'number') return configured;
-  if (optionValue(op, 'output') === false) return 204;
+  const fixed = fixedStatus(op);
+  if (fixed !== undefined) return fixed;
   if (outcome.dispatched) return 202;
   if (op.method === 'POST') return 201;
   if (op.method === 'DELETE') return 204;
   if (op.method === 'PUT' && outcome.created) return 201;
   return 200;
 }
+
+/** The status whatever the outcome, read once: the `status` option, else 204 with `output: false`. */
+const fixedStatus = perOperation((op: OperationMetadata, _: void): number | undefined => {
+  const configured = writtenOption(op, 'status');
+  if (typeof configured === 'number') return configured;
+  return optionValue(op, 'output') === false ? 204 : undefined;
+});
 
 /** Whether requests of this method carry a body that the operation reads (POST, PUT, PATCH). */
 export const takesBody = (method: string): boolean => method === 'POST' || method === 'PUT' || method === 'PATCH';

@@ -16,15 +16,17 @@ import type { OperationMetadata, ResourceMetadata, Settings } from './types.js';
 
 /**
  * `compute` made once per operation and remembered: metadata does not change once loaded (a reload
- * under --watch builds new operation objects).
+ * under --watch builds new operation objects). The context (its settings, or its API) belongs to the
+ * operation, so the operation alone is the key. A computation that needs nothing else declares `_: void`
+ * and is called with the operation alone.
  */
-export function perOperation<T>(
-  compute: (op: OperationMetadata, settings: Settings) => T,
-): (op: OperationMetadata, settings: Settings) => T {
+export function perOperation<T, Context = Settings>(
+  compute: (op: OperationMetadata, context: Context) => T,
+): (op: OperationMetadata, context: Context) => T {
   const made = new WeakMap<OperationMetadata, { value: T }>();
-  return (op, settings) => {
+  return (op, context) => {
     let entry = made.get(op);
-    if (!entry) made.set(op, (entry = { value: compute(op, settings) }));
+    if (!entry) made.set(op, (entry = { value: compute(op, context) }));
     return entry.value;
   };
 }

@@ -3,42 +3,59 @@
  * reads and changes the OperationState; any of them may end the request by throwing an
  * HttpError. `read`, `deserialize`, `validate`, `write` and `serialize` are skipped when their
  * option is false (each stage checks its own switch; docs/options.md).
+ *
+ * Which stages can do anything for an operation is decided once per operation, from its metadata alone
+ * (`stagesOf`): each stage that can be idle exports the test it applies first (its own early return), and a
+ * request runs only the stages that pass it. Skipping is no shortcut: a skipped stage would have returned
+ * without looking at the request (test/http/pipeline-stages.test.ts runs every skipped stage to show it).
  */
 import { acceptsBatch, readBulkBody, runBatch, type ItemStages } from './bulk.js';
-import { queryCriteria } from './stages/criteria.js';
-import { applyBody, deserialize } from './stages/deserialize.js';
-import { loadIncluded } from './stages/include.js';
-import { checkParameters } from './stages/parameters.js';
-import { preReadSecurity } from './stages/pre-read-security.js';
-import { propertyReadSecurity } from './stages/property-security.js';
+import { perOperation } from '../metadata/options.js';
+import type { OperationMetadata, Settings } from '../metadata/types.js';
+import { securityReadsObject } from './guards.js';
+import { queryCriteria, readsCriteria } from './stages/criteria.js';
+import { applyBody, deserialize, deserializes } from './stages/deserialize.js';
+import { loadIncluded, mayInclude } from './stages/include.js';
+import { checkParameters, checksParameters } from './stages/parameters.js';
+import { preReadSecurity, securityBeforeRead } from './stages/pre-read-security.js';
+import { propertyReadSecurity, readGuarded } from './stages/property-security.js';
 import { publishUpdates } from './stages/publish.js';
-import { read } from './stages/read.js';
-import { postDenormalizeSecurity } from './stages/security-post-denormalize.js';
-import { postValidationSecurity } from './stages/security-post-validation.js';
+import { read, reads } from './stages/read.js';
+import { postDenormalizeSecurity, securityAfterDenormalize } from './stages/security-post-denormalize.js';
+import { postValidationSecurity, securityAfterValidation } from './stages/security-post-validation.js';
 import { postReadSecurity } from './stages/security.js';
 import { serialize } from './stages/serialize.js';
-import { validate } from './stages/validate.js';
-import { write } from './stages/write.js';
+import { validate, validates } from './stages/validate.js';
+import { write, writes } from './stages/write.js';
 import type { OperationState } from './state.js';
 
 type Stage = (state: OperationState) => void | Promise<void> | undefined;
+/** Whether a stage can do anything for an operation; false only where the stage would return at once. */
+type Acts = (op: OperationMetadata, settings: Settings) => boolean;
 
-export const PIPELINE: readonly [string, Stage][] = [
-  ['criteria', queryCriteria],
-  ['parameters', checkParameters],
-  ['preReadSecurity', preReadSecurity],
-  ['read', read],
-  ['security', postReadSecurity],
-  ['deserialize', deserialize],
-  ['securityPostDenormalize', postDenormalizeSecurity],
-  ['validate', validate],
-  ['securityPostValidation', postValidationSecurity],
-  ['write', write],
+/** The stages in order: name, stage, and when it acts (absent: for every operation). */
+export const PIPELINE: readonly [string, Stage, Acts?][] = [
+  ['criteria', queryCriteria, readsCriteria],
+  ['parameters', checkParameters, checksParameters],
+  ['preReadSecurity', preReadSecurity, securityBeforeRead],
+  ['read', read, reads],
+  ['security', postReadSecurity, securityReadsObject],
+  ['deserialize', deserialize, deserializes],
+  ['securityPostDenormalize', postDenormalizeSecurity, securityAfterDenormalize],
+  ['validate', validate, validates],
+  ['securityPostValidation', postValidationSecurity, securityAfterValidation],
+  ['write', write, writes],
+  // Changes come from the write, from custom code's `ctx.persist` and from a batch's items: always run.
   ['publish', publishUpdates],
-  ['propertySecurity', propertyReadSecurity],
-  ['include', loadIncluded],
+  ['propertySecurity', propertyReadSecurity, (op, settings) => readGuarded(op, settings).length > 0],
+  ['include', loadIncluded, mayInclude],
   ['serialize', serialize],
 ];
+
+/** The stages that can do anything for an operation, in order (made once per operation). */
+export const stagesOf = perOperation((op, settings): readonly [string, Stage][] =>
+  PIPELINE.filter(([, , acts]) => acts === undefined || acts(op, settings)).map(([name, stage]) => [name, stage]),
+);
 
 const stagesBetween = (first: string, last: string): Stage[] => {
   const names = PIPELINE.map(([name]) => name);
@@ -52,7 +69,7 @@ const ITEM_STAGES: ItemStages = {
 };
 
 export async function runPipeline(state: OperationState): Promise<void> {
-  for (const [name, stage] of PIPELINE) {
+  for (const [name, stage] of stagesOf(state.operation, state.api.settings)) {
     if (name === 'deserialize' && acceptsBatch(state)) {
       // A `bulk: true` POST: an array body is a batch, anything else the body of a single POST.
       const body = await readBulkBody(state);

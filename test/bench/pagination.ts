@@ -5,8 +5,17 @@
  * - depth: the first page against a page 900,000 items deep in a 1,000,000-item collection, by offset
  *   (`?page=30001`) and by cursor (`?id[gt]=900000`);
  * - totals: `totalItems` alone (`?itemsPerPage=0`) on 10,000 against 1,000,000 items;
- * - throughput: `GET /books?page=2` under autocannon against a bare Koa app answering a precomputed
- *   30-item slice (the stack's ceiling). The load runs in a child process (load-process.ts).
+ * - throughput: `GET /books?page=2` (30 of 10,000 books) under autocannon, against three peers serving
+ *   page 2 of the same books in the same process: Feathers with an in-memory service (`$limit=30&$skip=30`,
+ *   paginate on), a Koa handler doing equal work (slice, map each book to its JSON-LD member, stringify the
+ *   document apidsl answers), and Koa sending a precomputed body (the stack's ceiling). Each round loads the
+ *   four in turn (the order rotates from round to round); a ratio is the median over the rounds of apidsl's
+ *   req/s over the peer's in that round, its two runs seconds apart, so that a slow spell of a shared machine
+ *   weighs on both sides. Beside req/s, each server's CPU per request: the bench process's CPU time
+ *   (process.cpuUsage, user + system; the servers run in it and nothing else does during a run) over the
+ *   requests answered. The load runs in a child process (load-process.ts). Then the same page without the
+ *   network (in-process.ts): apidsl's app and a bare Koa app answering apidsl's text, each handed 20,000
+ *   requests five times in the process, CPU µs per request (median): apidsl's own cost, steady to a microsecond.
  *
  * Every ratio is between two measurements of the same run. Progress goes to stderr, tables to stdout.
  */
@@ -15,13 +24,20 @@ import { Agent, request as httpRequest, type Server } from 'node:http';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { feathers } from '@feathersjs/feathers';
+import { koa as feathersKoa, rest as feathersRest } from '@feathersjs/koa';
+import { MemoryService } from '@feathersjs/memory';
 import Koa from 'koa';
 import { pino } from 'pino';
+import { createApp } from '../../server/http/app.js';
+import { httpCaching } from '../../server/http/cache-invalidation.js';
+import { startRuntime } from '../../server/pipeline/runtime.js';
 import { loadApi, startService, type RunningService } from '../../server/serve.js';
 import type { ApiMetadata } from '../../server/metadata/types.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
 import { openSqliteStore } from '../../server/store/sqlite.js';
 import type { Collection, Item, Store } from '../../server/store/types.js';
+import { cpuPerRequest, inject } from './in-process.js';
 import type { LoadRequest, LoadResult } from './load-process.js';
 import { measureStreamMemory } from './memory.js';
 
@@ -34,7 +50,7 @@ const DEPTH = 900_000;
 /** Timed runs of each single request (after warm-up); the median is reported. */
 const HTTP_RUNS = 9;
 const HTTP_WARMUP = 2;
-/** autocannon: connections, seconds per run, pairs of runs (apidsl then bare), warm-up seconds (the JIT needs them). */
+/** autocannon: connections, seconds per run, rounds (each loads apidsl and its peers in turn), warm-up seconds (the JIT needs them). */
 const LOAD = { connections: 10, duration: 3, runs: 9, warmup: 5 };
 
 const logger = pino({ level: 'silent' });
@@ -211,17 +227,18 @@ function load(url: string, duration: number): Promise<LoadResult> {
   });
 }
 
-/** The bare ceiling: same koa package, no routing, no store; page 2 sliced from a precomputed array and stringified per request. */
-async function startBareKoa(books: Item[]): Promise<{ url: string; close(): Promise<void> }> {
-  const app = new Koa();
-  app.use((ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = JSON.stringify(books.slice(PAGE, 2 * PAGE));
-  });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    s.once('error', reject);
-  });
+/** A server of the throughput table: its URL, and how to stop it. */
+interface Peer {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function listening(server: Server): Promise<Peer> {
+  if (!server.listening)
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
@@ -232,6 +249,45 @@ async function startBareKoa(books: Item[]): Promise<{ url: string; close(): Prom
         server.closeAllConnections();
       }),
   };
+}
+
+/** A Koa app (same koa package as apidsl, no routing, no store) answering every request with `handle`. */
+function startKoa(handle: (ctx: Koa.Context) => void): Promise<Peer> {
+  const app = new Koa();
+  app.use(handle);
+  return listening(app.listen(0, '127.0.0.1'));
+}
+
+/** The document apidsl answers for page 2, built per request from the books: slice, map, stringify. */
+function equalWorkPage(books: Item[]): string {
+  const last = Math.ceil(books.length / PAGE);
+  return JSON.stringify({
+    '@context': '/contexts/Book',
+    '@id': '/books',
+    '@type': 'Collection',
+    totalItems: books.length,
+    member: books
+      .slice(PAGE, 2 * PAGE)
+      .map((book) => ({ '@id': `/books/${String(book.id)}`, '@type': 'Book', ...book })),
+    view: {
+      '@id': '/books?page=2',
+      '@type': 'PartialCollectionView',
+      first: '/books?page=1',
+      last: `/books?page=${last}`,
+      previous: '/books?page=1',
+      next: '/books?page=3',
+    },
+  });
+}
+
+/** Feathers on Koa with an in-memory service holding the books, paginated (30 by default). */
+async function startFeathers(books: Item[]): Promise<Peer> {
+  const store: Record<string, Item> = {};
+  for (const book of books) store[String(book.id)] = book;
+  const app = feathersKoa(feathers());
+  app.configure(feathersRest());
+  app.use('books', new MemoryService({ id: 'id', store, paginate: { default: PAGE, max: 100 } }));
+  return listening(await app.listen(0));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,59 +432,134 @@ export async function runPaginationBench(
     }
 
     if (parts.has('throughput')) {
-      // c. Throughput
-      const booksUrl = `${smallService.url}/books?page=2`;
-      await verify({ name: 'books page 2', url: booksUrl, check: expectPage(PAGE + 1, BOOKS) });
-      const bare = await startBareKoa(Array.from({ length: BOOKS }, (_, i) => makeBook(i + 1)));
-      try {
-        const runs = { apidsl: [] as LoadResult[], bare: [] as LoadResult[] };
-        progress(
-          `throughput: ${LOAD.warmup} s warm-up each, then ${LOAD.runs} pairs of ${LOAD.duration} s runs (apidsl, then bare), ` +
-            `${LOAD.connections} connections`,
-        );
-        await load(booksUrl, LOAD.warmup);
-        await load(bare.url, LOAD.warmup);
-        for (let run = 1; run <= LOAD.runs; run++) {
-          for (const [name, url] of [
-            ['apidsl', booksUrl],
-            ['bare', bare.url],
-          ] as const) {
-            const result = await load(url, LOAD.duration);
-            if (result.non2xx || result.errors)
-              throw new Error(`throughput ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-            runs[name].push(result);
-          }
-          progress(
-            `  pair ${run}: apidsl ${num(runs.apidsl[run - 1].rps)}, bare ${num(runs.bare[run - 1].rps)} req/s, ratio ${ratio(runs.apidsl[run - 1].rps / runs.bare[run - 1].rps)}`,
-          );
-        }
-        const rps = (name: 'apidsl' | 'bare'): number => median(runs[name].map((r) => r.rps));
-        // The ratio is the median of the pairs' ratios: the two runs of a pair are seconds apart, so a
-        // slow spell of a shared machine weighs on both sides of a ratio rather than on one median.
-        const pairRatio = median(runs.apidsl.map((r, i) => r.rps / runs.bare[i].rps));
-        table(
-          `throughput: ${LOAD.connections} connections, ${LOAD.runs} pairs of ${LOAD.duration} s runs after a ${LOAD.warmup} s warm-up each, ` +
-            `load generated in a child process (values: median req/s; ratio: median of the pairs' apidsl / bare)`,
-          [
-            [
-              `bare Koa, page 2 sliced from a precomputed array (the stack's ceiling)`,
-              `${num(rps('bare'))} req/s`,
-              '1.00× (baseline)',
-            ],
-            [
-              `apidsl: GET /books?page=2, ${num(BOOKS)} books`,
-              `${num(rps('apidsl'))} req/s`,
-              barCell(pairRatio, { op: '≥', limit: 0.5 }),
-            ],
-          ],
-        );
-      } finally {
-        await bare.close();
-      }
+      await runThroughput(`${smallService.url}/books?page=2`);
+      await runInProcess(api, small);
     }
   } finally {
     agent.destroy();
     for (const s of services) await s.close();
   }
   progress(`pagination and throughput benchmarks took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Throughput: apidsl and its peers, loaded in turn round after round
+
+type Contender = 'apidsl' | 'feathers' | 'equal' | 'ceiling';
+
+interface Run extends LoadResult {
+  /** Microseconds of this process's CPU (user + system) per request answered. */
+  cpuPerRequest: number;
+}
+
+/** One load of `url`, with the CPU the servers of this process spent on it. */
+async function measuredLoad(name: Contender, url: string, duration: number): Promise<Run> {
+  const before = process.cpuUsage();
+  const result = await load(url, duration);
+  const cpu = process.cpuUsage(before);
+  if (result.non2xx || result.errors)
+    throw new Error(`throughput ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { ...result, cpuPerRequest: (cpu.user + cpu.system) / result.requests };
+}
+
+async function runThroughput(booksUrl: string): Promise<void> {
+  await verify({ name: 'books page 2', url: booksUrl, check: expectPage(PAGE + 1, BOOKS) });
+  const books = Array.from({ length: BOOKS }, (_, i) => makeBook(i + 1));
+  const precomputed = equalWorkPage(books);
+  const peers: Peer[] = [];
+  try {
+    const feathersPeer = await startFeathers(books);
+    peers.push(feathersPeer);
+    const equal = await startKoa((ctx) => {
+      ctx.type = 'application/ld+json; charset=utf-8';
+      ctx.body = equalWorkPage(books);
+    });
+    peers.push(equal);
+    const ceiling = await startKoa((ctx) => {
+      ctx.type = 'application/ld+json; charset=utf-8';
+      ctx.body = precomputed;
+    });
+    peers.push(ceiling);
+    const urls: Record<Contender, string> = {
+      apidsl: booksUrl,
+      feathers: `${feathersPeer.url}/books?$limit=${PAGE}&$skip=${PAGE}`,
+      equal: equal.url,
+      ceiling: ceiling.url,
+    };
+    // Same page everywhere; the equal-work handler's body byte for byte apidsl's.
+    const feathersPage = JSON.parse((await get(urls.feathers)).body) as { data: Item[]; total: number };
+    if (feathersPage.data.length !== PAGE || feathersPage.data[0].id !== PAGE + 1 || feathersPage.total !== BOOKS)
+      throw new Error(`Feathers: not page 2 of ${BOOKS} books: ${JSON.stringify(feathersPage).slice(0, 300)}`);
+    if ((await get(booksUrl)).body !== precomputed)
+      throw new Error('the equal-work handler does not answer the document apidsl answers');
+
+    const names: Contender[] = ['apidsl', 'feathers', 'equal', 'ceiling'];
+    const runs = Object.fromEntries(names.map((n) => [n, [] as Run[]])) as Record<Contender, Run[]>;
+    progress(
+      `throughput: ${LOAD.warmup} s warm-up each, then ${LOAD.runs} rounds of ${LOAD.duration} s runs of apidsl, ` +
+        `Feathers, equal-work Koa and precomputed Koa (order rotating), ${LOAD.connections} connections`,
+    );
+    for (const name of names) await load(urls[name], LOAD.warmup);
+    for (let round = 0; round < LOAD.runs; round++) {
+      const order = names.map((_, i) => names[(i + round) % names.length]);
+      for (const name of order) runs[name].push(await measuredLoad(name, urls[name], LOAD.duration));
+      const shown = names.map((n) => `${n} ${num(runs[n][round].rps)} (${runs[n][round].cpuPerRequest.toFixed(0)} µs)`);
+      progress(`  round ${round + 1}: ${shown.join(', ')} req/s (CPU per request)`);
+    }
+    const rps = (name: Contender): number => median(runs[name].map((r) => r.rps));
+    const cpu = (name: Contender): number => median(runs[name].map((r) => r.cpuPerRequest));
+    // apidsl over a peer, round by round: the two runs of a round are seconds apart.
+    const against = (peer: Contender): number => median(runs.apidsl.map((r, i) => r.rps / runs[peer][i].rps));
+    const rows: [string, Contender, string][] = [
+      [`apidsl: GET /books?page=2, ${num(BOOKS)} books`, 'apidsl', '1.00×'],
+      [
+        `Feathers on Koa, in-memory service, $limit=${PAGE}&$skip=${PAGE}, paginate on`,
+        'feathers',
+        barCell(against('feathers'), { op: '≥', limit: 1.5 }),
+      ],
+      [
+        'Koa handler doing equal work: slice, map to JSON-LD members, stringify',
+        'equal',
+        barCell(against('equal'), { op: '≥', limit: 0.75 }),
+      ],
+      ['Koa sending a precomputed body (the ceiling)', 'ceiling', `${ratio(against('ceiling'))} (no bar)`],
+    ];
+    console.log(
+      `\nthroughput: page 2 of ${num(BOOKS)} books (${PAGE} items), ${LOAD.connections} connections, ${LOAD.runs} rounds of ` +
+        `${LOAD.duration} s runs after a ${LOAD.warmup} s warm-up each, load generated in a child process ` +
+        `(req/s and CPU: medians of the rounds; apidsl / server: median of the rounds' ratios)\n`,
+    );
+    console.log('| server | req/s | CPU µs / request | apidsl / server |');
+    console.log('|---|---:|---:|---|');
+    for (const [label, name, cell] of rows)
+      console.log(`| ${label} | ${num(rps(name))} | ${cpu(name).toFixed(0)} | ${cell} |`);
+  } finally {
+    for (const peer of peers) await peer.close();
+  }
+}
+
+/** apidsl's app and a bare Koa app answering the same text, without the network (in-process.ts). */
+async function runInProcess(api: ApiMetadata, store: Store): Promise<void> {
+  const url = '/books?page=2';
+  const runtime = await startRuntime(api, store, { logger });
+  const app = createApp(runtime, httpCaching(api, logger).cache).callback();
+  const answer = await inject(app, url);
+  if (answer.status !== 200) throw new Error(`in-process: GET ${url} answered ${answer.status}`);
+  expectPage(PAGE + 1, BOOKS)(JSON.parse(answer.body) as Record<string, unknown>);
+  const bare = new Koa();
+  bare.use((ctx) => {
+    ctx.type = 'application/ld+json; charset=utf-8';
+    ctx.body = answer.body;
+  });
+  progress('in-process: 5 runs of 20,000 requests each, apidsl then bare Koa');
+  const apidsl = await cpuPerRequest(app, url);
+  const ceiling = await cpuPerRequest(bare.callback(), url);
+  console.log(
+    `\nin-process, no network: GET ${url} handed to the app's callback on an unconnected socket ` +
+      `(CPU µs per request, median of 5 runs of 20,000)\n`,
+  );
+  console.log('| app | CPU µs / request |');
+  console.log('|---|---:|');
+  console.log(`| apidsl | ${apidsl.toFixed(1)} |`);
+  console.log(`| bare Koa sending apidsl's text | ${ceiling.toFixed(1)} |`);
 }

@@ -5,7 +5,7 @@
  * and its `parameters` (a named parameter feeding one filter on one property); each filter kind's
  * module (index.ts) reads its own criteria. Malformed or unknown values are ignored, as API Platform does.
  */
-import { optionValue } from '../../metadata/options.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata } from '../../metadata/types.js';
 import type { QueryParams } from '../../protocol/query.js';
 import type { Condition, Sort } from '../../store/types.js';
@@ -21,7 +21,14 @@ const sortable = (p: PropertyMetadata | undefined): p is PropertyMetadata =>
   p !== undefined && !p.array && p.type !== 'json';
 
 /** The conditions and sort clauses of an operation's filters and parameters for some criteria. */
+/** An operation's `filters` and `parameters`, read once. */
+const filterOptions = perOperation((op: OperationMetadata, _: void) => ({
+  filters: optionValue(op, 'filters') ?? [],
+  parameters: Object.entries(optionValue(op, 'parameters') ?? {}),
+}));
+
 export function filterQuery(api: ApiMetadata, op: OperationMetadata, criteria: QueryParams): FilterQuery {
+  const options = filterOptions(op);
   const resource = op.resource;
   const ctx: Ctx = { api, resource };
   const propOf = (name: string): PropertyMetadata | undefined => resource.properties.find((p) => p.name === name);
@@ -29,7 +36,7 @@ export function filterQuery(api: ApiMetadata, op: OperationMetadata, criteria: Q
   const orders: { key: string; clause: Sort[number] }[] = [];
   const orderParam = asObject(criteria[api.settings.orderParameter]) ?? {};
 
-  for (const name of optionValue(op, 'filters') ?? []) {
+  for (const name of options.filters) {
     const filter = api.filters.get(name);
     if (!filter) continue;
     for (const { name: propName, setting } of filter.properties) {
@@ -45,8 +52,7 @@ export function filterQuery(api: ApiMetadata, op: OperationMetadata, criteria: Q
     }
   }
 
-  const parameters = optionValue(op, 'parameters') ?? {};
-  for (const [param, spec] of Object.entries(parameters)) {
+  for (const [param, spec] of options.parameters) {
     const filter = spec && api.filters.get(String(spec.filter));
     const propName = spec?.property ?? param;
     const prop = propOf(propName);

@@ -3,7 +3,7 @@
  * query parameter the operation's filters and parameters understand, as API Platform's
  * filter descriptions name them (`title`, `title[]`, `price[gt]`, `order[title]`, …).
  */
-import { optionValue } from '../../metadata/options.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
 import type { HydraKeys } from '../../protocol/hydra.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata } from '../../metadata/types.js';
 import { filterKind } from './index.js';
@@ -13,14 +13,10 @@ export const filterVariables = (api: ApiMetadata, filter: FilterMetadata, proper
   filterKind(filter.kind).variables(api.settings, property);
 
 type Variable = { variable: string; property: string; required: boolean };
-const variablesOf = new WeakMap<OperationMetadata, Variable[]>();
+const variablesOf = perOperation((op, api: ApiMetadata) => computeVariables(api, op));
 
 /** Variables of an operation: its filters' and its named parameters', each once (computed once per operation). */
-export function operationVariables(api: ApiMetadata, op: OperationMetadata): Variable[] {
-  let variables = variablesOf.get(op);
-  if (!variables) variablesOf.set(op, (variables = computeVariables(api, op)));
-  return variables;
-}
+export const operationVariables = (api: ApiMetadata, op: OperationMetadata): Variable[] => variablesOf(op, api);
 
 function computeVariables(api: ApiMetadata, op: OperationMetadata): Variable[] {
   const out = new Map<string, Variable>();

@@ -8,8 +8,8 @@
  * Every page is an indexed keyset scan (never an offset), with exact `next`/`previous`.
  */
 import { buildLink, without, type QueryParams } from '../../protocol/query.js';
-import { optionValue } from '../../metadata/options.js';
-import type { OperationMetadata, PropertyMetadata } from '../../metadata/types.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
+import type { PropertyMetadata } from '../../metadata/types.js';
 import type { Condition, Item, Sort } from '../../store/types.js';
 import { filterQuery } from '../filters/query.js';
 import { typedValue } from '../filters/values.js';
@@ -30,10 +30,15 @@ const OPS: Record<Direction, { forward: 'gt' | 'lt'; backward: 'gt' | 'lt' }> = 
 };
 
 /** The cursor of an operation, or undefined when it paginates by page. */
+/** The operation's `paginationViaCursor` fields, read once (undefined: none). */
+const declaredCursor = perOperation((op, settings) => {
+  const declared = optionValue(op, settings, 'paginationViaCursor');
+  return Array.isArray(declared) && declared.length > 0 ? declared : undefined;
+});
+
 export function cursorOf(state: OperationState): CursorField[] | undefined {
-  const op: OperationMetadata = state.operation;
-  const declared = optionValue(op, state.api.settings, 'paginationViaCursor');
-  if (!Array.isArray(declared) || declared.length === 0) return undefined;
+  const declared = declaredCursor(state.operation, state.api.settings);
+  if (declared === undefined) return undefined;
   // The client's order[field] may turn a cursor field around; the links follow it.
   const order = state.criteria[state.api.settings.orderParameter];
   const clientOrder = order && typeof order === 'object' ? (order as Record<string, unknown>) : {};
@@ -44,7 +49,7 @@ export function cursorOf(state: OperationState): CursorField[] | undefined {
     const direction: Direction = client === 'asc' || client === 'desc' ? client : declaredDirection;
     return { field, direction };
   });
-  const id = op.resource.identifier?.name;
+  const id = state.operation.resource.identifier?.name;
   if (id && !fields.some((f) => f.field === id))
     fields.push({ field: id, direction: fields[fields.length - 1].direction });
   return fields;

@@ -76,12 +76,16 @@ export function pageView(
     if (page.cursor.next) view[keys.next] = page.cursor.next;
     return view;
   }
-  const applied = Object.keys(without(params, settings.enabledParameter)).length > 0;
+  const others = Object.keys(params);
+  const applied = others.some((k) => k !== settings.enabledParameter);
   const { request } = page;
   const last = page.total === undefined ? undefined : lastPage(page.total, request.itemsPerPage);
   const paginated = request.enabled && (request.partial || last !== 1);
   if (!applied && !paginated) return undefined;
-  const link = (n: number): string => buildLink(path, params, [[settings.pageParameter, n]]);
+  // Without other parameters (the common page) a link is the path and the page number: what buildLink writes.
+  const pageKey = `${path}?${encodeURIComponent(settings.pageParameter)}=`;
+  const link = (n: number): string =>
+    others.length === 0 ? pageKey + String(n) : buildLink(path, params, [[settings.pageParameter, n]]);
   const view: Record<string, unknown> = {
     '@id': paginated ? link(request.page) : buildLink(path, params),
     '@type': keys.viewType,

@@ -9,7 +9,7 @@
  * - a plain property: the items whose property equals the variable (as the property's type).
  * A variable that binds to nothing is a checker error; at run time it matches nothing.
  */
-import { optionValue } from '../../metadata/options.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
 import { routeIdentifier } from '../../protocol/identifier.js';
 import { itemIri } from '../../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
@@ -32,14 +32,10 @@ interface LinkSpec {
   identifiers?: string[];
 }
 
-const bindingsMade = new WeakMap<OperationMetadata, UriBinding[]>();
+const bindingsMade = perOperation((op, api: ApiMetadata) => makeBindings(api, op));
 
 /** The bindings of an operation's URI variables other than the identifier, made once. */
-export function uriBindings(api: ApiMetadata, op: OperationMetadata): UriBinding[] {
-  let made = bindingsMade.get(op);
-  if (!made) bindingsMade.set(op, (made = makeBindings(api, op)));
-  return made;
-}
+export const uriBindings = (api: ApiMetadata, op: OperationMetadata): UriBinding[] => bindingsMade(op, api);
 
 function makeBindings(api: ApiMetadata, op: OperationMetadata): UriBinding[] {
   const { resource } = op;

@@ -2,13 +2,15 @@
  * One item as a response shows it: JSON-LD (`@id`, `@type`, then the properties; write-only ones and
  * nulls left out) or plain JSON, and the operation whose route builds the IRIs of the items shown.
  */
-import { optionValue } from '../../metadata/options.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
 import { itemOperation } from '../../protocol/iri.js';
 import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
 
-/** The operation whose route builds the IRIs of the items an operation returns. */
-export function iriOperation(op: OperationMetadata): OperationMetadata | undefined {
+/** The operation whose route builds the IRIs of the items an operation returns (found once per operation). */
+export const iriOperation = perOperation((op: OperationMetadata, _: void) => routeOfItems(op));
+
+function routeOfItems(op: OperationMetadata): OperationMetadata | undefined {
   const template = optionValue(op, 'itemUriTemplate');
   if (typeof template === 'string') {
     const named = op.resource.operations.find(

@@ -6,7 +6,7 @@
  * IRIs are stored and matched as absolute paths (iri.ts `iriPath`), whatever style wrote them.
  */
 import { itemOperation, relativePath } from '../../protocol/iri.js';
-import { optionValue } from '../../metadata/options.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
 import type { RelationOutput } from './normalize.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../../metadata/types.js';
 
@@ -35,8 +35,10 @@ export function urlStyle(op: OperationMetadata | undefined, settings: Settings, 
   return asPath;
 }
 
+const operationStrategy = perOperation((op, settings): unknown => optionValue(op, settings, 'urlGenerationStrategy'));
+
 const urlStrategy = (op: OperationMetadata | undefined, settings: Settings): unknown =>
-  op ? optionValue(op, settings, 'urlGenerationStrategy') : settings.defaults.urlGenerationStrategy;
+  op ? operationStrategy(op, settings) : settings.defaults.urlGenerationStrategy;
 
 /** The style of the IRIs of a resource's items: that of the operation building them (its item Get). */
 export const itemStyle = (resource: ResourceMetadata | undefined, settings: Settings, at: RequestPlace): UrlStyle =>
@@ -53,12 +55,12 @@ export const writesRelativeIris = (api: ApiMetadata): boolean =>
  * Whether every IRI an operation's members show is an absolute path: their own and their relations'
  * (the stored member texts hold paths only, rendering.ts).
  */
-export function showsPathsOnly(op: OperationMetadata, api: ApiMetadata): boolean {
+export const showsPathsOnly = perOperation((op, api: ApiMetadata): boolean => {
   const targets = op.resource.properties.filter((p) => p.relation).map((p) => api.resource(p.relation!));
   return [op, itemOperation(op.resource), ...targets.map((r) => r && itemOperation(r))].every(
     (o) => urlStyle(o, api.settings, { origin: '', path: '/' }) === asPath,
   );
-}
+});
 
 /** Stored relation values (an IRI or a list of them) in the style of their targets' item IRIs; undefined when all are paths. */
 export function relationOutput(

@@ -1,9 +1,13 @@
 import { HttpError, badRequest } from '../../protocol/errors.js';
 import { parseQuery } from '../../protocol/query.js';
 import { parseJsonBody } from '../representation/json-body.js';
+import type { OperationMetadata } from '../../metadata/types.js';
 import { isItem, type OperationState } from '../state.js';
 
 const ACCEPT_QUERY = 'application/x-www-form-urlencoded, application/json';
+
+/** Whether the stage has anything to do: only a QUERY operation takes its criteria from the body. */
+export const readsCriteria = (op: OperationMetadata): boolean => op.method === 'QUERY';
 
 /**
  * Stage "criteria" of a QUERY request (docs/behaviour.md, "Filters and QUERY"): the body holds the

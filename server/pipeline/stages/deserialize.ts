@@ -9,7 +9,7 @@ import { routeIdentifier } from '../../protocol/identifier.js';
 import { iriResolver, itemIri, type IriResolver } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
 import { takesBody } from '../../metadata/operation-facts.js';
-import { optionValue } from '../../metadata/options.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
 import { acceptedProperties } from '../../metadata/property-access.js';
 import { denormalize, type DenormalizeMode } from '../representation/denormalize.js';
 import { parseJsonBody } from '../representation/json-body.js';
@@ -22,6 +22,12 @@ import { isItem, type OperationState } from '../state.js';
 
 const PATCH_DISABLED =
   'PATCH is not enabled: list its media types in the patch_formats setting of config (e.g. patch_formats: ["application/merge-patch+json"]).';
+
+/** Whether the stage has anything to do: a POST, PUT or PATCH whose `deserialize` and `input` are not false. */
+export const deserializes = perOperation(
+  (op, settings): boolean =>
+    takesBody(op.method) && optionValue(op, settings, 'deserialize') !== false && optionValue(op, 'input') !== false,
+);
 
 export async function deserialize(state: OperationState): Promise<void> {
   const op = state.operation;

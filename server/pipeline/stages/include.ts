@@ -11,8 +11,13 @@ import { routeIdentifier } from '../../protocol/identifier.js';
 import { iriResolver, itemOperation } from '../../protocol/iri.js';
 import { isGuarded } from '../guards.js';
 import { isItem, type IncludedItem, type OperationState } from '../state.js';
-import type { ResourceMetadata } from '../../metadata/types.js';
+import type { OperationMetadata, ResourceMetadata, Settings } from '../../metadata/types.js';
+import { JSONAPI_FORMAT } from '../representation/jsonapi.js';
 import type { Item } from '../../store/types.js';
+
+/** Whether the stage may have anything to do: only a JSON:API request asks for `include`. */
+export const mayInclude = (_op: OperationMetadata, settings: Settings): boolean =>
+  Object.hasOwn(settings.formats, JSONAPI_FORMAT);
 
 export async function loadIncluded(state: OperationState): Promise<void> {
   const paths = state.jsonApi?.include ?? [];

@@ -5,7 +5,8 @@
  * marked `required` that is missing is a 422, as API Platform's parameter validation answers.
  */
 import { HttpError } from '../../protocol/errors.js';
-import { optionValue } from '../../metadata/options.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
+import type { OperationMetadata } from '../../metadata/types.js';
 import { operationVariables } from '../filters/search-template.js';
 import type { OperationState } from '../state.js';
 import { validationFailed, violation } from '../validation/violations.js';
@@ -28,19 +29,28 @@ function understood(state: OperationState): Set<string> {
   return keys;
 }
 
+/** Whether the stage has anything to do: only collection operations check their parameters. */
+export const checksParameters = (op: OperationMetadata): boolean => op.isCollection;
+
+/** An operation's parameter rules, read once: strict validation, and the parameters it requires. */
+const parameterRules = perOperation((op, settings) => ({
+  strict: optionValue(op, settings, 'strictQueryParameterValidation') === true,
+  required: Object.entries(optionValue(op, 'parameters') ?? {})
+    .filter(([, spec]) => spec?.required === true)
+    .map(([name]) => name),
+}));
+
 export function checkParameters(state: OperationState): void {
   const op = state.operation;
   if (!op.isCollection) return;
-  if (optionValue(op, state.api.settings, 'strictQueryParameterValidation') === true) {
+  const rules = parameterRules(op, state.api.settings);
+  if (rules.strict) {
     const keys = understood(state);
     const unknown = Object.keys(state.criteria).find((k) => !keys.has(k));
     if (unknown !== undefined) throw new HttpError(400, `Parameter "${unknown}" not supported`);
   }
-  const parameters = optionValue(op, 'parameters') ?? {};
-  const missing = Object.entries(parameters)
-    .filter(
-      ([name, spec]) => spec?.required === true && (state.criteria[name] === undefined || state.criteria[name] === ''),
-    )
-    .map(([name]) => violation(name, 'NotBlank'));
+  const missing = rules.required
+    .filter((name) => state.criteria[name] === undefined || state.criteria[name] === '')
+    .map((name) => violation(name, 'NotBlank'));
   if (missing.length) throw validationFailed(missing);
 }

@@ -2,8 +2,15 @@
  * Stage "preReadSecurity": an operation `security` expression that reads neither `object` nor
  * `previous_object` runs before the read, so a denied request learns nothing about whether the item exists.
  */
+import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import { enforce, guardsOf } from '../guards.js';
 import type { OperationState } from '../state.js';
+
+/** Whether the stage has anything to do: a `security` expression that does not read the item. */
+export const securityBeforeRead = (op: OperationMetadata, settings: Settings): boolean => {
+  const guard = guardsOf(op, settings).security;
+  return guard !== undefined && !guard.expression.usesObject;
+};
 
 export function preReadSecurity(state: OperationState): Promise<void> | undefined {
   const guard = guardsOf(state.operation, state.api.settings).security;

@@ -7,8 +7,8 @@ import { factsOf } from '../guards.js';
 import { asPage } from '../pages/page.js';
 import { isItem, type OperationState } from '../state.js';
 
-/** Properties with a read rule, by resource (none: the stage costs nothing). */
-const readGuarded = perOperation((op: OperationMetadata): PropertyMetadata[] =>
+/** Properties with a read rule, by resource (none: the stage has nothing to do). */
+export const readGuarded = perOperation((op: OperationMetadata): PropertyMetadata[] =>
   op.resource.properties.filter((p) => p.security),
 );
 

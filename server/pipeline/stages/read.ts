@@ -21,10 +21,23 @@ import { showsRenderedMembers } from '../representation/rendering.js';
 import { showsPathsOnly } from '../representation/url-generation.js';
 import type { OperationState } from '../state.js';
 
+/**
+ * Whether the stage has anything to do: a hidden operation's 404, or a read (`read` not false, and a provider,
+ * a collection or an item named by its path; a POST on the collection reads nothing).
+ */
+export const reads = perOperation(
+  (op, settings): boolean =>
+    op.hidden ||
+    (optionValue(op, settings, 'read') !== false && (Boolean(op.provider) || op.isCollection || readsItem(op))),
+);
+
+/** The `read` switch, read once. */
+const readEnabled = perOperation((op, settings): boolean => optionValue(op, settings, 'read') !== false);
+
 export async function read(state: OperationState): Promise<void> {
   const op = state.operation;
   if (op.hidden) throw notFound(op.hiddenDetail);
-  if (optionValue(op, state.api.settings, 'read') === false) return;
+  if (!readEnabled(op, state.api.settings)) return;
   if (!op.provider && !op.isCollection && !readsItem(op)) return; // e.g. POST on the collection: nothing to read
   let data: unknown;
   if (op.provider) data = await op.provider(customContext(state));

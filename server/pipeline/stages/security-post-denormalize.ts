@@ -3,10 +3,14 @@
  * `previous_object`: the stored one), the properties' write rules first, then the operation's rule.
  */
 import { perOperation } from '../../metadata/options.js';
-import type { OperationMetadata, PropertyMetadata } from '../../metadata/types.js';
+import type { OperationMetadata, PropertyMetadata, Settings } from '../../metadata/types.js';
 import { accessDenied, allows } from '../../security/access.js';
 import { enforce, factsOf, guardsOf } from '../guards.js';
 import { isItem, type OperationState } from '../state.js';
+
+/** Whether the stage has anything to do: a `securityPostDenormalize` rule on the operation or on a property. */
+export const securityAfterDenormalize = (op: OperationMetadata, settings: Settings): boolean =>
+  guardsOf(op, settings).securityPostDenormalize !== undefined || writeGuardedOf(op, settings).length > 0;
 
 export function postDenormalizeSecurity(state: OperationState): Promise<void> | undefined {
   const guard = guardsOf(state.operation, state.api.settings).securityPostDenormalize;

@@ -1,6 +1,11 @@
 /** Stage "securityPostValidation": the operation's rule after validation, so that a 422 wins over it. */
+import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import { enforce, guardsOf } from '../guards.js';
 import type { OperationState } from '../state.js';
+
+/** Whether the stage has anything to do: a `securityPostValidation` rule. */
+export const securityAfterValidation = (op: OperationMetadata, settings: Settings): boolean =>
+  guardsOf(op, settings).securityPostValidation !== undefined;
 
 export function postValidationSecurity(state: OperationState): Promise<void> | undefined {
   const guard = guardsOf(state.operation, state.api.settings).securityPostValidation;

@@ -2,12 +2,16 @@
  * Stage "validate": the resource's constraints on the item a POST, PUT or PATCH made (422 with the
  * violations), in the operation's `validationContext` groups.
  */
-import { optionValue } from '../../metadata/options.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
 import { contextGroups } from '../../metadata/property-access.js';
 import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import { isItem, type OperationState } from '../state.js';
 import { validateItem } from '../validation/constraints.js';
 import { validationFailed } from '../validation/violations.js';
+
+/** Whether the stage has anything to do: a POST, PUT or PATCH whose `validate` is not false. */
+export const validates = (op: OperationMetadata, settings: Settings): boolean =>
+  ['POST', 'PUT', 'PATCH'].includes(op.method) && validationGroups(op, settings) !== undefined;
 
 export async function validate(state: OperationState): Promise<void> {
   const op = state.operation;
@@ -19,7 +23,7 @@ export async function validate(state: OperationState): Promise<void> {
 }
 
 /** The constraint groups an operation's writes are checked in (default `Default`); undefined with `validate: false`. */
-export function validationGroups(op: OperationMetadata, settings: Settings): string[] | undefined {
+export const validationGroups = perOperation((op, settings): readonly string[] | undefined => {
   if (optionValue(op, settings, 'validate') === false) return undefined;
   return contextGroups(optionValue(op, 'validationContext')) ?? ['Default'];
-}
+});

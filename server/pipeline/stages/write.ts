@@ -4,13 +4,24 @@
  * default through `ctx.persist` / `ctx.remove`. A custom controller takes this stage's place.
  */
 import { notFound } from '../../protocol/errors.js';
-import { optionValue } from '../../metadata/options.js';
+import { optionValue, perOperation } from '../../metadata/options.js';
 import type { Item } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
 import { dispatchData } from '../writes/dispatch.js';
 import { committed, insertItem, persistItem, refusingConflicts, removeItem } from '../writes/persist.js';
 import { asPage } from '../pages/page.js';
 import { isItem, type OperationState } from '../state.js';
+
+/**
+ * Whether the stage has anything to do: a controller, else (`write` not false) a processor or the default
+ * write of a method that writes.
+ */
+export const writes = perOperation(
+  (op, settings): boolean =>
+    Boolean(op.controller) ||
+    (optionValue(op, settings, 'write') !== false &&
+      (Boolean(op.processor) || !(op.method === 'GET' || op.method === 'QUERY' || op.method === 'HEAD'))),
+);
 
 export async function write(state: OperationState): Promise<void> {
   const op = state.operation;
