@@ -42,18 +42,13 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
   },
   {
     name: 'reads and relations',
-    paths: [
-      'server/pipeline/pages/cursor.ts',
-      'server/pipeline/pages/pagination.ts',
-      'server/pipeline/filters/',
-      'server/pipeline/relations/',
-    ],
+    paths: ['server/pipeline/pages/', 'server/pipeline/filters/', 'server/pipeline/relations/'],
   },
   { name: 'representation', paths: ['server/pipeline/representation/'] },
   { name: 'validation', paths: ['server/pipeline/validation/'] },
   {
     name: 'state',
-    paths: ['server/pipeline/state.ts', 'server/pipeline/pages/page.ts', 'server/pipeline/guards.ts'],
+    paths: ['server/pipeline/state.ts', 'server/pipeline/guards.ts'],
   },
 ];
 

@@ -10,7 +10,6 @@ import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metada
 import type { Publisher } from '../realtime/index.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';
-import type { Page } from './pages/page.js';
 
 /** Runs the writes of one delete all together (a store transaction), or undefined: one after the other. */
 export type Transaction = <T>(run: () => Promise<T>) => Promise<T>;
@@ -118,3 +117,31 @@ export interface OperationState {
 }
 
 export const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What a collection request asks for (pages/pagination.ts). */
+export interface PageRequest {
+  enabled: boolean;
+  partial: boolean;
+  page: number;
+  itemsPerPage: number;
+}
+
+/** A page of results; `total` is undefined under partial pagination (no count query). */
+export interface Page {
+  items: unknown[];
+  request: PageRequest;
+  total?: number;
+  /** Set for cursor pagination: its links, computed from the page's first and last items. */
+  cursor?: CursorLinks;
+  /** A partial paginator's own word on whether a next page exists. */
+  hasNext?: boolean;
+  /** `items` are the members' JSON-LD texts as the store rendered them (representation/rendering.ts), not items. */
+  rendered?: boolean;
+  /** Unpaginated store reads: the items, streamed (then `items` is empty and `total` unknown). */
+  stream?: AsyncIterable<unknown>;
+}
+
+export interface CursorLinks {
+  next?: string;
+  previous?: string;
+}

@@ -91,7 +91,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
 
 class SqliteStore implements Store {
   // Least recently used first; Map keeps insertion order.
-  private readonly statements = new Map<string, Database.Statement>();
+  /** Prepared statements by their SQL, each with when it was last used (the least recently used goes first). */
+  private readonly statements = new Map<string, { statement: Database.Statement; used: number }>();
+  private uses = 0;
   private readonly connection: Connection;
 
   constructor(private readonly db: Database.Database) {
@@ -306,14 +308,21 @@ class SqliteStore implements Store {
   }
 
   private prepare(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (statement) {
-      this.statements.delete(sql);
-    } else {
-      statement = this.db.prepare(sql);
-      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
+    const cached = this.statements.get(sql);
+    // A hit only stamps its entry: moving it to the end of the Map (delete, set) on every query costs more.
+    if (cached) {
+      cached.used = ++this.uses;
+      return cached.statement;
     }
-    this.statements.set(sql, statement);
+    if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+      let oldest: string | undefined;
+      let oldestUse = Infinity;
+      for (const [text, entry] of this.statements)
+        if (entry.used < oldestUse) [oldest, oldestUse] = [text, entry.used];
+      this.statements.delete(oldest!);
+    }
+    const statement = this.db.prepare(sql);
+    this.statements.set(sql, { statement, used: ++this.uses });
     return statement;
   }
 }

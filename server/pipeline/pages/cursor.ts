@@ -13,8 +13,7 @@ import type { PropertyMetadata } from '../../metadata/types.js';
 import type { Condition, Item, Sort } from '../../store/types.js';
 import { filterQuery } from '../filters/query.js';
 import { typedValue } from '../filters/values.js';
-import type { CursorLinks, Page, PageRequest } from './page.js';
-import type { OperationState } from '../state.js';
+import type { CursorLinks, OperationState, Page, PageRequest } from '../state.js';
 
 type Direction = 'asc' | 'desc';
 

@@ -1,35 +1,6 @@
-/**
- * A page of a collection: what the request asks for (`PageRequest`), what was read (`Page`, with the
- * cursor links of cursor pagination), and a custom provider's or controller's answer read as a page.
- */
+/** A custom provider's or controller's answer read as a page (`Page`, state.ts). */
 import type { OperationMetadata } from '../../metadata/types.js';
-
-export interface PageRequest {
-  enabled: boolean;
-  partial: boolean;
-  page: number;
-  itemsPerPage: number;
-}
-
-/** A page of results; `total` is undefined under partial pagination (no count query). */
-export interface Page {
-  items: unknown[];
-  request: PageRequest;
-  total?: number;
-  /** Set for cursor pagination: its links, computed from the page's first and last items. */
-  cursor?: CursorLinks;
-  /** A partial paginator's own word on whether a next page exists. */
-  hasNext?: boolean;
-  /** `items` are the members' JSON-LD texts as the store rendered them (representation/rendering.ts), not items. */
-  rendered?: boolean;
-  /** Unpaginated store reads: the items, streamed (then `items` is empty and `total` unknown). */
-  stream?: AsyncIterable<unknown>;
-}
-
-export interface CursorLinks {
-  next?: string;
-  previous?: string;
-}
+import type { Page } from '../state.js';
 
 /**
  * What a collection provider or controller returned, as a page: a paginator (`items` with

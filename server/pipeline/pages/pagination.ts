@@ -8,7 +8,7 @@ import { buildLink, phpBool, phpInt, without, type QueryParams } from '../../pro
 import { optionValue, perOperation } from '../../metadata/options.js';
 import type { OptionName } from '../../../grammar/catalogue/index.js';
 import type { OperationMetadata, Settings } from '../../metadata/types.js';
-import type { Page, PageRequest } from './page.js';
+import type { Page, PageRequest } from '../state.js';
 
 /** The largest offset we accept: beyond it `(page - 1) * limit` would not be exact. */
 const MAX_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);

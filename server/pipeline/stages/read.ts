@@ -15,11 +15,11 @@ import { filterQuery } from '../filters/query.js';
 import { cloneJson } from '../representation/json-clone.js';
 import { JSONAPI_FORMAT } from '../representation/jsonapi.js';
 import { linkConditions, uriBindings } from '../relations/links.js';
-import { asPage, type Page } from '../pages/page.js';
+import { asPage } from '../pages/page.js';
 import { pageRequest } from '../pages/pagination.js';
 import { showsRenderedMembers } from '../representation/rendering.js';
 import { showsPathsOnly } from '../representation/url-generation.js';
-import type { OperationState } from '../state.js';
+import type { OperationState, Page } from '../state.js';
 
 /**
  * Whether the stage has anything to do: a hidden operation's 404, or a read (`read` not false, and a provider,
