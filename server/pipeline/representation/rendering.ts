@@ -13,10 +13,13 @@ import { createHash } from 'node:crypto';
 import { itemIri, itemOperation } from '../../protocol/iri.js';
 import { perOperation } from '../../metadata/options.js';
 import { restrictsOutput } from '../../metadata/property-access.js';
-import type { ResourceMetadata } from '../../metadata/types.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { CollectionSpec, Item, Rendering } from '../../store/types.js';
 import { PACKAGE_VERSION } from '../../version.js';
+import { JsonText } from './json-text.js';
+import { JSONAPI_FORMAT } from './jsonapi.js';
 import { iriOperation, normalizeItem } from './normalize.js';
+import { showsPathsOnly } from './url-generation.js';
 import { securityReadsObject } from '../guards.js';
 
 /**
@@ -49,9 +52,12 @@ function memberRendering(resource: ResourceMetadata): Rendering | undefined {
   };
 }
 
-/** Whether the operation's page may be the stored member texts (the store still decides whether it has them). */
-export const showsRenderedMembers = perOperation(
-  (op, settings): boolean =>
+/**
+ * Whether a page of the operation may be served from the stored member texts, decided once per operation (the
+ * store still decides whether it has them; JSON:API builds its own documents, see `readsStoredMembers`).
+ */
+export const servesStoredMembers = perOperation(
+  (op, api: ApiMetadata): boolean =>
     op.isCollection &&
     !op.provider &&
     !op.processor &&
@@ -59,14 +65,25 @@ export const showsRenderedMembers = perOperation(
     iriOperation(op) === itemOperation(op.resource) &&
     // The stored texts carry the resource's @type.
     op.shortName === op.resource.shortName &&
-    !restrictsOutput(op, settings) &&
+    !restrictsOutput(op, api.settings) &&
     // What a member shows (or whether the page is shown) may depend on the user.
     !op.resource.properties.some((p) => p.security) &&
-    !securityReadsObject(op, settings),
+    !securityReadsObject(op, api.settings) &&
+    // The stored texts hold IRIs as paths: the operation and its relations must show them so.
+    showsPathsOnly(op, api),
 );
 
+/** Whether this request's page is read as stored member texts: the operation serves them, in JSON-LD or JSON. */
+export const readsStoredMembers = (op: OperationMetadata, api: ApiMetadata, output: string): boolean =>
+  output !== JSONAPI_FORMAT && servesStoredMembers(op, api);
+
+/** A page's stored JSON-LD member texts as the JSON array of its members, JSON-LD or plain JSON. */
+export function storedMembersArray(texts: string[], resource: ResourceMetadata, jsonld: boolean): JsonText {
+  return new JsonText(`[${(jsonld ? texts : texts.map(plainMember(resource))).join(',')}]`);
+}
+
 /** The plain JSON member of a rendered JSON-LD member: the same text without its `@id` and `@type`. */
-export function plainMember(resource: ResourceMetadata): (text: string) => string {
+function plainMember(resource: ResourceMetadata): (text: string) => string {
   // The @id is a JSON string, so the first `"@type":"<type>"` is the member's own.
   const type = `"@type":${JSON.stringify(resource.shortName)}`;
   return (text) => {

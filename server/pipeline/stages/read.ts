@@ -13,12 +13,10 @@ import { customContext } from '../custom-context.js';
 import { cursorOf, readCursorPage } from '../pages/cursor.js';
 import { filterQuery } from '../filters/query.js';
 import { cloneJson } from '../representation/json-clone.js';
-import { JSONAPI_FORMAT } from '../representation/jsonapi.js';
 import { linkConditions, uriBindings } from '../relations/links.js';
 import { asPage } from '../pages/page.js';
 import { pageRequest } from '../pages/pagination.js';
-import { showsRenderedMembers } from '../representation/rendering.js';
-import { showsPathsOnly } from '../representation/url-generation.js';
+import { readsStoredMembers } from '../representation/rendering.js';
 import type { OperationState, Page } from '../state.js';
 
 /**
@@ -129,13 +127,7 @@ async function readPage(state: OperationState): Promise<Page> {
 
 /** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
 async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
-  // The stored texts are JSON-LD members (plain JSON is cut from them); JSON:API builds its own.
-  if (
-    state.storeCollection.findRendered &&
-    state.output.name !== JSONAPI_FORMAT &&
-    showsRenderedMembers(state.operation, state.api.settings) &&
-    showsPathsOnly(state.operation, state.api)
-  ) {
+  if (state.storeCollection.findRendered && readsStoredMembers(state.operation, state.api, state.output.name)) {
     const texts = await state.storeCollection.findRendered(q);
     if (texts) return { items: texts, rendered: true };
   }

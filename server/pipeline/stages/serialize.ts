@@ -8,7 +8,7 @@ import { operationHydraKeys } from '../../protocol/hydra.js';
 import { itemIri } from '../../protocol/iri.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
 import { shownProperties } from '../../metadata/property-access.js';
-import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { PropertyMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
 import { JsonText, spliced } from '../representation/json-text.js';
 import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../representation/jsonapi.js';
@@ -16,7 +16,7 @@ import { contextIri, itemDocument } from '../representation/item-document.js';
 import { iriOperation, normalizeItem, type RelationOutput } from '../representation/normalize.js';
 import { pageView } from '../pages/pagination.js';
 import { asPage } from '../pages/page.js';
-import { plainMember } from '../representation/rendering.js';
+import { storedMembersArray } from '../representation/rendering.js';
 import { searchTemplate } from '../filters/search-template.js';
 import { relationOutput, styledView, urlStyle, type UrlStyle } from '../representation/url-generation.js';
 import { isItem, type OperationState } from '../state.js';
@@ -53,7 +53,7 @@ export function serialize(state: OperationState): void {
       return;
     }
     const members = state.page.rendered
-      ? renderedMembers(state.page.items as string[], resource, jsonld)
+      ? storedMembersArray(state.page.items as string[], resource, jsonld)
       : state.page.items
           .filter(isItem)
           .map((item) =>
@@ -171,11 +171,6 @@ function serializeJsonApi(
       .filter((o) => !primary.has(`${o.type} ${o.id}`));
   }
   state.body = document;
-}
-
-/** The JSON array of a page's rendered JSON-LD members, or of their plain JSON forms. */
-function renderedMembers(texts: string[], resource: ResourceMetadata, jsonld: boolean): JsonText {
-  return new JsonText(`[${(jsonld ? texts : texts.map(plainMember(resource))).join(',')}]`);
 }
 
 /**
