@@ -317,8 +317,7 @@ class SqliteStore implements Store {
     if (this.statements.size >= STATEMENT_CACHE_SIZE) {
       let oldest: string | undefined;
       let oldestUse = Infinity;
-      for (const [text, entry] of this.statements)
-        if (entry.used < oldestUse) [oldest, oldestUse] = [text, entry.used];
+      for (const [text, entry] of this.statements) if (entry.used < oldestUse) [oldest, oldestUse] = [text, entry.used];
       this.statements.delete(oldest!);
     }
     const statement = this.db.prepare(sql);
