@@ -1,6 +1,6 @@
 /**
  * The server over stdio, as an editor drives it: initialize, open, incremental changes,
- * diagnostics published with their document version (an outdated version's dropped),
+ * diagnostics published with their document version (never an older one after a newer one),
  * UTF-16 positions after multibyte text, close.
  */
 import { expect } from 'chai';
@@ -98,21 +98,38 @@ describe('apidsl lsp --stdio', () => {
     expect(unknown?.range).to.deep.equal({ start: { line: 3, character: 19 }, end: { line: 3, character: 26 } });
   });
 
-  it('never publishes the results of an outdated version', async () => {
+  it("never publishes an older version after a newer one, and each version with its own text's diagnostics", async () => {
     const uri = freshUri('outdated');
-    await client.open(uri, 'resource Book {\n  properties { id: int }\n}\n');
+    const texts: Record<number, string> = {
+      1: 'resource Book {\n  properties { id: int }\n}\n',
+      2: 'resource Book {\n  properties { id: intt }\n}\n',
+      3: 'resource Book {\n  properties { id: innt }\n}\n',
+      4: 'resource Book {\n  propertie { id: int }\n}\n',
+    };
+    const expected: Record<number, string[]> = {
+      1: [],
+      2: ['unknown-type', 'identifier-issue'],
+      3: ['unknown-type', 'identifier-issue'],
+      4: ['unknown-option'],
+    };
+    await client.open(uri, texts[1]);
     await client.diagnostics(uri, 1);
-    // Three quick changes: only the last text's diagnostics may be published after them.
-    await client.change(uri, 2, [{ text: 'resource Book {\n  properties { id: intt }\n}\n' }]);
-    await client.change(uri, 3, [{ text: 'resource Book {\n  properties { id: innt }\n}\n' }]);
-    await client.change(uri, 4, [{ text: 'resource Book {\n  propertie { id: int }\n}\n' }]);
+    // Three quick changes. Which of 2 and 3 the server still checks depends on when it reads them (a result whose
+    // version is outdated when it is ready is dropped: diagnostics-publisher.test.ts shows that step by itself);
+    // what an editor sees must hold whatever the timing.
+    for (const version of [2, 3, 4]) await client.change(uri, version, [{ text: texts[version] }]);
     const last = await client.diagnostics(uri, 4);
-    expect(last.params.diagnostics.map((d) => d.code)).to.deep.equal(['unknown-option']);
+    expect(last.params.diagnostics.map((d) => d.code)).to.deep.equal(expected[4]);
     await new Promise((r) => setTimeout(r, 200));
-    const versions = client.published.filter((r) => r.params.uri === uri).map((r) => r.params.version);
+    const published = client.published.filter((r) => r.params.uri === uri).map((r) => r.params);
+    const versions = published.map((p) => p.version!);
     expect(versions[versions.length - 1]).to.equal(4);
-    expect(versions).to.not.include(2);
-    expect(versions).to.not.include(3);
+    expect(versions).to.deep.equal([...new Set(versions)].sort((a, b) => a - b));
+    for (const p of published)
+      expect(
+        p.diagnostics.map((d) => d.code),
+        `version ${p.version}`,
+      ).to.deep.equal(expected[p.version!]);
   });
 
   it('counts positions in UTF-16 code units after multibyte text', async () => {
