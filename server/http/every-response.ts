@@ -6,7 +6,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import type { ApiMetadata } from '../metadata/types.js';
-import { asHttpError, errorResponse, isLogged } from '../pipeline/error-response.js';
+import { failureResponse } from '../pipeline/error-response.js';
 import { checkHost, trustedHostPatterns } from '../protocol/host.js';
 import { originOf } from './operation-route.js';
 import { sendError } from './respond.js';
@@ -25,10 +25,13 @@ export function everyResponse(api: ApiMetadata, logger: Logger, debug: boolean) 
       ctx.set('Link', `<${originOf(ctx)}/docs.jsonld>; rel="${DOCS_REL}"`);
       await next();
     } catch (e) {
-      const error = asHttpError(e, debug);
-      if (isLogged(e, error)) logger.error({ err: e, method: ctx.method, url: ctx.url }, 'request failed');
-      const response = errorResponse(api, error, ctx.get('accept') || undefined);
-      sendError(ctx, response.status, { ...response.headers, 'Content-Type': response.contentType }, response.document);
+      const failed = failureResponse(
+        api,
+        e,
+        { method: ctx.method, url: ctx.url, accept: ctx.get('accept') || undefined },
+        { debug, logger },
+      );
+      sendError(ctx, failed.status, { ...failed.headers, 'Content-Type': failed.contentType }, failed.document);
     }
   };
 }

@@ -51,3 +51,8 @@ export function throwsOnNotFound(op: OperationMetadata): boolean {
   if (op.method === 'POST') return false;
   return !(op.method === 'PUT' && optionValue(op, 'allowCreate') === true);
 }
+
+/** Whether an operation's answers have a body: `serialize` and `output` not false. */
+export const answersWithBody = perOperation(
+  (op, settings): boolean => optionValue(op, settings, 'serialize') !== false && optionValue(op, 'output') !== false,
+);

@@ -4,6 +4,7 @@
  * Accept picks: a JSON:API error document, a constraint violation list (422), or a problem document, Hydra's
  * JSON-LD or plain `application/problem+json`. Every adapter answers errors with it.
  */
+import type { Logger } from 'pino';
 import type { ApiMetadata } from '../metadata/types.js';
 import { HttpError } from '../protocol/errors.js';
 import { errorFlavour, negotiateOutput } from '../protocol/negotiation.js';
@@ -20,7 +21,7 @@ export interface ErrorResponse {
 }
 
 /** What was thrown, as the HttpError the client gets. */
-export function asHttpError(e: unknown, debug: boolean): HttpError {
+function asHttpError(e: unknown, debug: boolean): HttpError {
   if (e instanceof HttpError) return e;
   const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
   if ((e as Error)?.name === 'StoreUnavailableError')
@@ -31,11 +32,20 @@ export function asHttpError(e: unknown, debug: boolean): HttpError {
   return new HttpError(500, debug ? String(err?.stack ?? err) : 'Internal Server Error');
 }
 
-/** Whether a failure is worth an error log line: a bug, or a server-side failure (5xx). */
-export const isLogged = (thrown: unknown, error: HttpError): boolean =>
-  !(thrown instanceof HttpError) || error.status >= 500;
+/** What a request failed with, as the client's error response; a bug or a server-side failure (5xx) is logged. */
+export function failureResponse(
+  api: ApiMetadata,
+  thrown: unknown,
+  request: { method: string; url: string; accept: string | undefined },
+  options: { debug: boolean; logger: Logger },
+): ErrorResponse & { error: HttpError } {
+  const error = asHttpError(thrown, options.debug);
+  if (!(thrown instanceof HttpError) || error.status >= 500)
+    options.logger.error({ err: thrown, method: request.method, url: request.url }, 'request failed');
+  return { ...errorResponse(api, error, request.accept), error };
+}
 
-export function errorResponse(api: ApiMetadata, error: HttpError, accept: string | undefined): ErrorResponse {
+function errorResponse(api: ApiMetadata, error: HttpError, accept: string | undefined): ErrorResponse {
   const headers = { ...(error.options.headers ?? {}) };
   if (wantsJsonApi(api.settings.formats, accept))
     return { status: error.status, headers, contentType: JSONAPI_MEDIA_TYPE, document: jsonApiErrorDocument(error) };

@@ -5,15 +5,15 @@
  * adapter builds an `OperationState` itself, so none can leave out a stage.
  */
 import type { OperationMetadata } from '../metadata/types.js';
-import { optionValue } from '../metadata/options.js';
-import { successStatus } from '../metadata/operation-facts.js';
+import { optionValue, perOperation } from '../metadata/options.js';
+import { answersWithBody, successStatus } from '../metadata/operation-facts.js';
 import type { HttpError } from '../protocol/errors.js';
 import { fillTemplate, fromRecord } from '../protocol/iri.js';
 import { negotiateOutput } from '../protocol/negotiation.js';
 import { parseQuery } from '../protocol/query.js';
 import type { Principal } from '../security/access.js';
 import { runPipeline } from './chain.js';
-import { asHttpError, errorResponse, isLogged } from './error-response.js';
+import { failureResponse } from './error-response.js';
 import { jsonApiQuery } from './representation/jsonapi-query.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
 import type { OperationState, Runtime } from './state.js';
@@ -60,15 +60,17 @@ export async function executeOperation(
     await runPipeline(state);
     return successResult(state, request);
   } catch (e) {
-    const error = asHttpError(e, runtime.debug);
-    if (isLogged(e, error))
-      runtime.logger.error({ err: e, method: request.method, url: urlOf(request) }, 'request failed');
-    const response = errorResponse(runtime.api, error, headerValue(request.headers.accept));
+    const failed = failureResponse(
+      runtime.api,
+      e,
+      { method: request.method, url: urlOf(request), accept: headerValue(request.headers.accept) },
+      runtime,
+    );
     return {
-      status: response.status,
-      headers: { ...response.headers, 'Content-Type': response.contentType },
-      body: response.document,
-      error,
+      status: failed.status,
+      headers: { ...failed.headers, 'Content-Type': failed.contentType },
+      body: failed.document,
+      error: failed.error,
     };
   }
 }
@@ -79,10 +81,13 @@ const urlOf = (request: OperationRequest): string =>
 const headerValue = (value: string | string[] | undefined): string | undefined =>
   (Array.isArray(value) ? value.join(', ') : value) || undefined;
 
+/** The operation's `defaults`: values of URI variables its route does not hold. */
+const routeDefaults = perOperation((op, _: void) => optionValue(op, 'defaults') ?? {});
+
 function operationState(runtime: Runtime, op: OperationMetadata, request: OperationRequest): OperationState {
   const { api } = runtime;
   const output = negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension);
-  const defaults = optionValue(op, 'defaults') ?? {};
+  const defaults = routeDefaults(op);
   const uriVariables: Record<string, string> = {};
   for (const name of op.uriVariables) {
     const value = request.uriVariables[name] ?? defaults[name];
@@ -139,7 +144,7 @@ function successResult(state: OperationState, request: OperationRequest): Operat
     status === 205 ||
     status === 304 ||
     state.body === undefined ||
-    optionValue(op, state.api.settings, 'serialize') === false;
+    !answersWithBody(op, state.api.settings);
   if (noBody) return { status, headers, body: undefined, state };
   // JSON:API allows no media type parameter but ext and profile.
   const mediaType = state.output.mediaType;

@@ -74,6 +74,18 @@ describe('pipeline: the neutral entry (executeOperation)', () => {
     ...over,
   });
 
+  /** An anonymous JSON-LD POST of `body` to /books. */
+  const post = (body: Record<string, unknown>) =>
+    executeOperation(
+      runtime,
+      op('POST'),
+      request({
+        method: 'POST',
+        headers: { accept: 'application/ld+json', 'content-type': 'application/ld+json' },
+        body: JSON.stringify(body),
+      }),
+    );
+
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'apidsl-entry-'));
     writeFileSync(join(dir, 'entry.api'), API);
@@ -89,15 +101,7 @@ describe('pipeline: the neutral entry (executeOperation)', () => {
   });
 
   it('creates an item from a body given as text: 201, Location, its JSON-LD document, its Mercure update', async () => {
-    const result = await executeOperation(
-      runtime,
-      op('POST', true),
-      request({
-        method: 'POST',
-        headers: { accept: 'application/ld+json', 'content-type': 'application/ld+json' },
-        body: JSON.stringify({ title: 'Dune', note: 'first' }),
-      }),
-    );
+    const result = await post({ title: 'Dune', note: 'first' });
     expect(result.error).to.equal(undefined);
     expect(result.status).to.equal(201);
     expect(result.headers.Location).to.equal('/books/1');
@@ -136,15 +140,7 @@ describe('pipeline: the neutral entry (executeOperation)', () => {
     expect(missing.headers['Content-Type']).to.equal('application/problem+json; charset=utf-8');
     expect(missing.body).to.deep.include({ status: 404 });
 
-    const invalid = await executeOperation(
-      runtime,
-      op('POST', true),
-      request({
-        method: 'POST',
-        headers: { accept: 'application/ld+json', 'content-type': 'application/ld+json' },
-        body: JSON.stringify({ title: 'x'.repeat(21) }),
-      }),
-    );
+    const invalid = await post({ title: 'x'.repeat(21) });
     expect(invalid.status).to.equal(422);
     expect(invalid.body).to.have.property('@type', 'ConstraintViolation');
     expect((invalid.body as { violations: { propertyPath: string }[] }).violations[0].propertyPath).to.equal('title');

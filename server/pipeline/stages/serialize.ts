@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { operationHydraKeys } from '../../protocol/hydra.js';
 import { itemIri } from '../../protocol/iri.js';
-import { optionValue, perOperation } from '../../metadata/options.js';
+import { answersWithBody } from '../../metadata/operation-facts.js';
 import { shownProperties } from '../../metadata/property-access.js';
 import type { PropertyMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
@@ -21,11 +21,6 @@ import { searchTemplate } from '../filters/search-template.js';
 import { relationOutput, styledView, urlStyle, type UrlStyle } from '../representation/url-generation.js';
 import { isItem, type OperationState } from '../state.js';
 
-/** Whether an operation's answers have a body: `serialize` and `output` not false. */
-const producesBody = perOperation(
-  (op, settings): boolean => optionValue(op, settings, 'serialize') !== false && optionValue(op, 'output') !== false,
-);
-
 export function serialize(state: OperationState): void {
   const op = state.operation;
   const settings = state.api.settings;
@@ -39,7 +34,7 @@ export function serialize(state: OperationState): void {
   // The item's IRI (for Location and Content-Location), also when there is no body.
   const subject = [state.data, state.previousData].find(isItem);
   if (subject && !op.isCollection && resource.identifier) state.iri = iriOf(subject)();
-  if (!producesBody(op, settings)) return;
+  if (!answersWithBody(op, settings)) return;
   const jsonld = state.output.name === 'jsonld';
   const shown = shownProperties(op, settings);
   const hidden = state.hiddenProperties;
