@@ -1,6 +1,7 @@
 /** `apidsl serve FILE.api [--port N] [--host H] [--data DIR | --memory | --db URI] [--debug]` */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
+import { primaryLink } from '../server/cluster/primary-link.js';
 import { MessengerConfigError } from '../server/messenger/index.js';
 import { CodeLoadError } from '../server/metadata/code.js';
 import { SecurityConfigError } from '../server/metadata/security-settings.js';
@@ -51,6 +52,8 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     }
     return runPrimary(workers);
   }
+  // A worker hears its primary from now on: invalidations sent while it starts reach it.
+  const link = worker === undefined ? undefined : primaryLink(serveLogger());
   // In a cluster, worker 1 speaks for all: the banner, and the only consumer of queued messages.
   const speaks = worker === undefined || worker === 1;
   let service;
@@ -63,6 +66,7 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
       logger: serveLogger(),
       debug: opts.debug,
       consume: opts.consume && speaks,
+      link,
     });
   } catch (e) {
     if (e instanceof CheckFailed) {
@@ -101,7 +105,8 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
   }
   if (worker !== undefined) await announceListening();
   if (speaks)
-    for (const warning of keyWarnings(service.api)) process.stderr.write(`apidsl serve: warning: ${warning}\n`);
+    for (const warning of [...keyWarnings(service.api), ...clusterWarnings(service.api, storage)])
+      process.stderr.write(`apidsl serve: warning: ${warning}\n`);
   if (speaks) process.stdout.write(banner(file, service, storage, workers));
   const watcher = opts.watch ? watchFile(file, service) : undefined;
   await stopSignal();
@@ -175,6 +180,15 @@ function wayOut(file: string, opts: ServeCliOptions): string {
     `To apply those that can be applied (e.g. fill a default): apidsl migrate ${file}${flags}\n` +
     'Or serve the file on other data: --data with another directory, --memory, or --db with another database.\n'
   );
+}
+
+/** A MongoDB store is often shared by several instances: without `cluster`, their caches would not hear each other. */
+function clusterWarnings(api: ApiMetadata, storage: Storage): string[] {
+  if (storage.kind !== 'mongodb' || api.settings.cluster.redisUrl || api.settings.httpCache.inProcessMaxBytes === 0)
+    return [];
+  return [
+    'the in-process cache does not see writes made by other instances on this database; with more than one instance, set config { cluster { redis: "redis://…" } } (or APIDSL_REDIS_URL) so that they share invalidations (docs/deployment.md).',
+  ];
 }
 
 /**

@@ -3,13 +3,14 @@
  * "Workers"). The primary serves nothing itself: it starts worker 1 (which checks the file, opens the store,
  * applies its layout and prints the banner), then the others (the cluster module hands them the socket worker 1
  * listens on, the one `--port 0` picked included); relays cache
- * invalidations between them (server/cluster/invalidation.ts); replaces a worker that dies; and on SIGINT or
+ * invalidations, hub updates and heartbeats between them (server/cluster/primary-link.ts); replaces a worker that dies; and on SIGINT or
  * SIGTERM stops every worker, each finishing its requests in flight, before it exits.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { relayInvalidations } from '../server/cluster/invalidation.js';
+import { relayBetweenWorkers } from '../server/cluster/primary-link.js';
 import type { Storage } from '../server/serve.js';
+import { serveLogger } from './request-log.js';
 import { stopSignal } from './signals.js';
 
 /** Set in a worker's environment: its number (1 prints the banner and consumes messages). */
@@ -54,7 +55,7 @@ export function announceListening(): Promise<void> {
 }
 
 export async function runPrimary(count: number): Promise<number> {
-  relayInvalidations();
+  relayBetweenWorkers(serveLogger());
   let stopping = false;
   let serving = false;
   const fork = (number: number): Worker => {

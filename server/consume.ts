@@ -4,6 +4,7 @@
  * that handlers persist go to an external Mercure hub when one is set (a built-in hub lives in `serve`).
  */
 import type { Logger } from 'pino';
+import { aloneLink } from './cluster/link.js';
 import { MessengerConfigError } from './messenger/index.js';
 import { startRuntime } from './pipeline/runtime.js';
 import type { Runtime } from './pipeline/state.js';
@@ -21,7 +22,7 @@ export async function startConsumer(options: {
 }): Promise<RunningConsumer> {
   const api = await loadApi(options.file);
   const store = await openStore(options.storage);
-  const publishers = new Publishers(options.logger);
+  const publishers = new Publishers(options.logger, aloneLink());
   let runtime: Runtime | undefined;
   try {
     runtime = await startRuntime(api, store, {

@@ -8,6 +8,8 @@ import type Koa from 'koa';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { check, type CheckResult } from '../grammar/checker/index.js';
+import { aloneLink, type PeerLink } from './cluster/link.js';
+import { redisLink, serviceChannel } from './cluster/redis-link.js';
 import { createApp } from './http/app.js';
 import { httpCaching } from './http/cache-invalidation.js';
 import { applyLimits, serverOptions } from './http/limits.js';
@@ -17,6 +19,7 @@ import type { Runtime } from './pipeline/state.js';
 import { Publishers } from './realtime/index.js';
 import type { ApiMetadata } from './metadata/types.js';
 import { refuseUnsafeChanges } from './store/layout.js';
+import { databaseName } from './store/mongodb-errors.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { CollectionSpec, Store } from './store/types.js';
 
@@ -33,6 +36,11 @@ export interface ServeOptions {
   store?: Store;
   /** Also consume the queued messages of the API's asynchronous transports (`serve --consume`). */
   consume?: boolean;
+  /**
+   * A worker's link to its primary (`serve --workers N`), made before the service starts so that no
+   * invalidation sent meanwhile is missed; `cluster.redis`, when set, takes its place.
+   */
+  link?: PeerLink;
 }
 
 export interface RunningService {
@@ -79,17 +87,36 @@ export async function openStore(storage: Storage): Promise<Store> {
 /** The storage specs of an API's resources. */
 export const specsOf = (api: ApiMetadata): CollectionSpec[] => api.resources.map((r) => r.storage);
 
+/** Where a storage's data is, as every instance serving it names it (for the service's Redis channel). */
+function storeIdentity(storage: Storage): string {
+  if (storage.kind === 'file') return `file:${resolve(storage.dir)}`;
+  if (storage.kind === 'mongodb') return `mongodb:${databaseName(storage.uri)}`;
+  return `memory:${process.pid}`;
+}
+
+/** How the processes of a service tell each other of writes and updates: Redis, the primary, or no one. */
+function peerLink(api: ApiMetadata, options: ServeOptions): PeerLink {
+  const url = api.settings.cluster.redisUrl;
+  if (!url) return options.link ?? aloneLink();
+  void options.link?.close();
+  return redisLink(url, serviceChannel(api.title, storeIdentity(options.storage)), options.logger);
+}
+
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const api = await loadApi(options.file);
+  const link = peerLink(api, options);
   const store = options.store ?? (await openStore(options.storage));
-  const publishers = new Publishers(options.logger);
+  const publishers = new Publishers(options.logger, link);
   // Every runtime made (one per loaded file): their buses close with the service.
   const runtimes: Runtime[] = [];
+  let retireCache = (): void => undefined;
   /** The runtime and Koa handler of a loaded file, from the same store and publishers. */
   const serving = async (loaded: ApiMetadata): Promise<{ runtime: Runtime; handler: ReturnType<Koa['callback']> }> => {
     // Before any collection is opened (which applies the file's layout): a change the data does not fit throws.
     await refuseUnsafeChanges(store, specsOf(loaded));
-    const caching = httpCaching(loaded, options.logger);
+    const caching = httpCaching(loaded, options.logger, link);
+    retireCache();
+    retireCache = caching.retire;
     const runtime = await startRuntime(loaded, store, {
       logger: options.logger,
       debug: options.debug,
@@ -113,6 +140,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     });
   } catch (e) {
     await publishers.close();
+    await link.close();
     await Promise.all(runtimes.map((r) => r.bus.close()));
     // A store we opened holds connections (MongoDB's pool) that would keep the process alive.
     if (!options.store) await store.close().catch(() => undefined);
@@ -140,6 +168,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
         server.closeIdleConnections();
       });
       await Promise.all(runtimes.map((r) => r.bus.close()));
+      await link.close();
       await store.close();
     },
   };

@@ -210,6 +210,16 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: 'Milliseconds a purge request may take; a failed or late purge is logged and never fails the write.',
   },
 
+  // ---- More than one process or machine ----
+  {
+    path: 'cluster.redis',
+    type: STRING,
+    doc:
+      'Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) shared by every instance of the service: ' +
+      "cache invalidations, the built-in Mercure hub's updates and rate-limit counters reach every instance through it. " +
+      'The APIDSL_REDIS_URL environment variable overrides it (and sets it when absent).',
+  },
+
   // ---- Real-time updates (Mercure) ----
   {
     path: 'mercure.hub',

@@ -2,15 +2,15 @@
  * Invalidation on every write (docs/behaviour.md, "HTTP cache"). Each resource's collection is wrapped so that
  * whatever writes through it — the pipeline's default write, custom code's `ctx.persist`/`ctx.remove`, message
  * handlers — calls `invalidate` with the tags the write touched (cache-tags.ts) once the store committed it, and
- * the write returns only when the in-process caches of every worker dropped those pages and the purge requests
- * were answered (or timed out).
+ * the write returns only when the in-process caches of every process of the service dropped those pages
+ * (server/cluster/link.ts) and the purge requests were answered (or timed out).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { WriteWrapper } from '../pipeline/runtime.js';
 import type { Collection, Id, Item, Query } from '../store/types.js';
-import { onPeerWrite, tellPeers } from '../cluster/invalidation.js';
+import type { PeerLink } from '../cluster/link.js';
 import { resourceTag, writeTags } from './cache-tags.js';
 import { purger, type Purge } from './purgers.js';
 import { ResponseCache } from './response-cache.js';
@@ -35,16 +35,16 @@ export async function heldBack<T>(invalidate: Invalidate | undefined, run: () =>
   }
 }
 
-/** The one function every write path ends in: this process's cache, the other workers', the external caches. */
-export function invalidation(cache: ResponseCache | undefined, purge: Purge | undefined): Invalidate {
+/**
+ * The one function every write path ends in: the caches of this process (of every file it loaded) and of the
+ * service's other processes, through the link; the external caches.
+ */
+export function invalidation(link: PeerLink | undefined, purge: Purge | undefined): Invalidate {
   return async (tags) => {
     const holding = held.getStore();
     if (holding) return void tags.forEach((tag) => holding.add(tag));
     if (tags.length === 0) return;
-    if (cache) {
-      cache.invalidate(tags);
-      await Promise.all([tellPeers(tags), purge?.(tags)]);
-    } else await purge?.(tags);
+    await Promise.all([link?.invalidate(tags), purge?.(tags)]);
   };
 }
 
@@ -119,21 +119,30 @@ export class InvalidatingCollection implements Collection {
 export interface HttpCaching {
   cache?: ResponseCache;
   writes?: WriteWrapper;
+  /** Empties the cache and stops filing writes in it (the file was reloaded: another cache serves). */
+  retire(): void;
 }
 
-export function httpCaching(api: ApiMetadata, logger: Logger): HttpCaching {
+export function httpCaching(api: ApiMetadata, logger: Logger, link: PeerLink): HttpCaching {
   const settings = api.settings.httpCache;
-  const cache = settings.inProcessMaxBytes > 0 ? new ResponseCache(settings.inProcessMaxBytes) : undefined;
+  const cache =
+    settings.inProcessMaxBytes > 0 ? new ResponseCache(settings.inProcessMaxBytes, () => link.vouches()) : undefined;
   const purge = purger(settings.invalidation, logger);
   // Only when something caches: otherwise writes pay nothing.
-  if (!cache && !purge) return {};
-  const invalidate = invalidation(cache, purge);
-  if (cache) onPeerWrite((tags) => cache.invalidate(tags));
+  if (!cache && !purge) return { retire: () => undefined };
+  const invalidate = invalidation(cache ? link : undefined, purge);
+  const stopListening = cache
+    ? link.listen({ dropPages: (tags) => (tags === 'all' ? cache.clear() : cache.invalidate(tags)) })
+    : undefined;
   return {
     cache,
     writes: {
       collection: (collection, resource) => new InvalidatingCollection(collection, resource, invalidate),
       transaction: (run) => heldBack(invalidate, run),
+    },
+    retire: () => {
+      stopListening?.();
+      cache?.clear();
     },
   };
 }

@@ -4,7 +4,9 @@
  * its cache tags so that a write drops exactly the pages it touches.
  *
  * A response computed while an invalidation happened is not kept: it may have been read before the write and
- * finished after the write dropped the pages (the generation counter tells).
+ * finished after the write dropped the pages (the generation counter tells). Nothing is answered or kept while
+ * the process does not hear the service's other processes (`vouches`, server/cluster/link.ts): it could miss
+ * their writes.
  */
 import { LRUCache } from 'lru-cache';
 
@@ -24,7 +26,10 @@ export class ResponseCache {
   /** Bumped by every invalidation. */
   private generation = 0;
 
-  constructor(maxBytes: number) {
+  constructor(
+    maxBytes: number,
+    private readonly vouches: () => boolean = () => true,
+  ) {
     this.entries = new LRUCache<string, CachedResponse>({
       maxSize: maxBytes,
       sizeCalculation: (entry, key) => entry.body.length + key.length + OVERHEAD,
@@ -33,7 +38,7 @@ export class ResponseCache {
   }
 
   get(key: string): CachedResponse | undefined {
-    return this.entries.get(key);
+    return this.vouches() ? this.entries.get(key) : undefined;
   }
 
   /** A token to hand to `set`: the response computed after it is kept only if no invalidation came meanwhile. */
@@ -42,7 +47,7 @@ export class ResponseCache {
   }
 
   set(key: string, began: number, entry: CachedResponse): void {
-    if (began !== this.generation) return;
+    if (began !== this.generation || !this.vouches()) return;
     // An entry larger than the whole cache is refused by lru-cache; nothing to file then.
     if (entry.body.length + key.length + OVERHEAD > this.entries.maxSize) return;
     this.entries.set(key, entry);
@@ -61,6 +66,12 @@ export class ResponseCache {
       if (!keys) continue;
       for (const key of [...keys]) this.entries.delete(key);
     }
+  }
+
+  /** Drops every response. */
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
   }
 
   private unfile(entry: CachedResponse, key: string): void {

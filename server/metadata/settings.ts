@@ -5,7 +5,7 @@ import { configEntry } from '../../grammar/model.js';
 import { resolveMercure, resolveMessenger } from './async-settings.js';
 import type { Settings } from './types.js';
 
-export function resolveSettings(config: A.ObjectValue | undefined): Settings {
+export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.ProcessEnv = process.env): Settings {
   const get = <T>(path: string): T => {
     const entry = configEntry(config, path);
     const value = entry?.value ? (A.toPlain(entry.value) as T) : undefined;
@@ -66,5 +66,6 @@ export function resolveSettings(config: A.ObjectValue | undefined): Settings {
     defaults: defaults as Settings['defaults'],
     mercure: resolveMercure(config),
     messenger: resolveMessenger(config),
+    cluster: { redisUrl: env.APIDSL_REDIS_URL || get<string | undefined>('cluster.redis') },
   };
 }

@@ -40,6 +40,14 @@ export interface Settings {
   /** `config mercure`; undefined when no hub is set (then `mercure` options have no effect). */
   mercure?: MercureSettings;
   messenger: MessengerSettings;
+  /** `config cluster` (docs/deployment.md). */
+  cluster: ClusterSettings;
+}
+
+/** What the instances of one service share besides the store. */
+export interface ClusterSettings {
+  /** APIDSL_REDIS_URL, else `cluster.redis`; undefined: no Redis (one instance, or workers through their primary). */
+  redisUrl?: string;
 }
 
 /** `config { cors { … } }`: which browser pages on other origins may call the API. */

@@ -8,11 +8,14 @@
  *   A token that does not verify is refused (401); without a token a subscriber gets public updates only.
  * - Idle subscriptions get a comment every `heartbeat` seconds; a subscriber that leaves more than
  *   `subscriber_buffer` bytes unread is disconnected (it may reconnect with Last-Event-ID).
+ * - Every update is shared with the hubs of the service's other processes (server/cluster/link.ts), which
+ *   deliver it to their subscribers and keep it in their history under the same id.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import getRawBody from 'raw-body';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from 'pino';
+import type { PeerLink, SharedUpdate } from '../cluster/link.js';
 import type { MercureSettings } from '../metadata/async-settings.js';
 import { claimedSelectors, InvalidToken, requestToken } from './jwt.js';
 import { anyMatches } from './topic-selector.js';
@@ -20,9 +23,7 @@ import type { Publisher, Update } from './update.js';
 
 export const HUB_PATH = '/.well-known/mercure';
 
-interface Dispatched extends Update {
-  id: string;
-}
+type Dispatched = SharedUpdate;
 
 interface Subscriber {
   selectors: string[];
@@ -37,12 +38,15 @@ export class BuiltinHub implements Publisher {
   private readonly history: Dispatched[] = [];
   private readonly subscribers = new Set<Subscriber>();
   private readonly heartbeat?: NodeJS.Timeout;
+  private readonly stopSharing: () => void;
 
   constructor(
     private readonly settings: MercureSettings,
     private readonly logger: Logger,
+    private readonly link: PeerLink,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
+    this.stopSharing = link.listen({ deliver: (update) => this.dispatch(update) });
     if (settings.heartbeatSeconds > 0) {
       this.heartbeat = setInterval(() => this.beat(), settings.heartbeatSeconds * 1000);
       this.heartbeat.unref();
@@ -51,15 +55,22 @@ export class BuiltinHub implements Publisher {
 
   publish(update: Update, id = `urn:uuid:${uuidv7()}`): string {
     const event: Dispatched = { ...update, id };
+    this.dispatch(event);
+    this.link.share(event);
+    return id;
+  }
+
+  /** Keeps an update in the history and writes it to the subscribers it is for. */
+  private dispatch(event: Dispatched): void {
     this.history.push(event);
     if (this.history.length > this.settings.historySize)
       this.history.splice(0, this.history.length - this.settings.historySize);
     const text = eventText(event);
     for (const s of this.subscribers) if (this.deliverable(s, event)) this.write(s, text);
-    return id;
   }
 
   async close(): Promise<void> {
+    this.stopSharing();
     clearInterval(this.heartbeat);
     for (const s of this.subscribers) s.res.end();
     this.subscribers.clear();

@@ -3,6 +3,7 @@
  * discover, and the publishers of a service (the built-in hub or an external hub's client).
  */
 import type { Logger } from 'pino';
+import type { PeerLink } from '../cluster/link.js';
 import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
 import { ExternalHubPublisher } from './external-hub.js';
@@ -73,7 +74,11 @@ export function changeUpdate(options: MercureOptions, iri: string, origin: strin
 export class Publishers {
   private readonly made = new Map<string, Publisher>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** How built-in hubs reach the service's other processes. */
+    private readonly link: PeerLink,
+  ) {}
 
   /** The publisher of a loaded API, or undefined when it has no hub. */
   of(api: ApiMetadata): Publisher | undefined {
@@ -84,7 +89,7 @@ export class Publishers {
     if (!publisher) {
       publisher =
         settings.hub === 'builtin'
-          ? new BuiltinHub(settings, this.logger)
+          ? new BuiltinHub(settings, this.logger, this.link)
           : new ExternalHubPublisher(settings, this.logger);
       this.made.set(key, publisher);
     }

@@ -32,7 +32,7 @@ import {
   type TransactionOptions,
 } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
-import { MongoConfigError, redactUri } from './mongodb-errors.js';
+import { MongoConfigError, databaseName, redactUri } from './mongodb-errors.js';
 import {
   checkName,
   compileExists,
@@ -89,13 +89,6 @@ const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602,
 function hasParam(uri: string, name: string): boolean {
   const query = uri.split('?')[1] ?? '';
   return query.split('&').some((p) => p.split('=')[0]!.toLowerCase() === name.toLowerCase());
-}
-
-/** The database named by the URI's path, `apidsl` when there is none. */
-export function databaseName(uri: string): string {
-  const m = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/i.exec(uri);
-  const name = m?.[1] ? decodeURIComponent(m[1]) : '';
-  return name || 'apidsl';
 }
 
 function isUnavailable(e: unknown): boolean {

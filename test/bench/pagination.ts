@@ -30,6 +30,7 @@ import { MemoryService } from '@feathersjs/memory';
 import Koa from 'koa';
 import { pino } from 'pino';
 import { createApp } from '../../server/http/app.js';
+import { aloneLink } from '../../server/cluster/link.js';
 import { httpCaching } from '../../server/http/cache-invalidation.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import { loadApi, startService, type RunningService } from '../../server/serve.js';
@@ -542,7 +543,7 @@ async function runThroughput(booksUrl: string): Promise<void> {
 async function runInProcess(api: ApiMetadata, store: Store): Promise<void> {
   const url = '/books?page=2';
   const runtime = await startRuntime(api, store, { logger });
-  const app = createApp(runtime, httpCaching(api, logger).cache).callback();
+  const app = createApp(runtime, httpCaching(api, logger, aloneLink()).cache).callback();
   const answer = await inject(app, url);
   if (answer.status !== 200) throw new Error(`in-process: GET ${url} answered ${answer.status}`);
   expectPage(PAGE + 1, BOOKS)(JSON.parse(answer.body) as Record<string, unknown>);

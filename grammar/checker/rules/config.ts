@@ -1,6 +1,7 @@
 /** `config { … }`: nested blocks mirror the dotted names of the global settings. */
 import type * as A from '../../ast.js';
 import { settingByPath, settingChildren } from '../../catalogue/index.js';
+import { redisUrlProblem } from '../../catalogue/redis-url.js';
 import type { CheckContext } from '../context.js';
 import { checkValue } from '../value-types.js';
 
@@ -18,6 +19,7 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
       checkValue(ctx, e.value, setting.type, `setting '${path}'`);
       if (path === 'cors.allow_origin') checkPatterns(ctx, e.value, path, '^');
       if (path === 'trusted_hosts') checkPatterns(ctx, e.value, path);
+      if (path === 'cluster.redis') checkRedisUrl(ctx, e.value);
     } else if (allowed.includes(e.key.text)) {
       if (e.value?.kind === 'object') checkBlock(ctx, e.value, path);
       else if (e.value)
@@ -43,4 +45,11 @@ function checkPatterns(ctx: CheckContext, value: A.Value | undefined, path: stri
       ctx.report('invalid-value', item.range, `invalid regular expression in ${path}: ${(err as Error).message}`);
     }
   }
+}
+
+/** `cluster.redis`: a URL the Redis client can connect to (redis:// or rediss://, with a host). */
+function checkRedisUrl(ctx: CheckContext, value: A.Value | undefined): void {
+  if (value?.kind !== 'string') return;
+  const problem = redisUrlProblem(value.value);
+  if (problem) ctx.report('invalid-value', value.range, `cluster.redis: ${problem}`);
 }

@@ -191,6 +191,7 @@ describe('option catalogue', () => {
     expect(settingChildren('')).to.deep.equal([
       'body_size_limit',
       'bulk_max_items',
+      'cluster',
       'collection',
       'cors',
       'defaults',

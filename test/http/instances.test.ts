@@ -1,0 +1,201 @@
+/**
+ * Several instances of one service (docs/deployment.md): three `apidsl serve` processes on their own ports, on one
+ * store (one `--data` directory, or one MongoDB database under APIDSL_TEST_STORE=mongodb), sharing invalidations
+ * and hub updates through a Redis of the test's own (`cluster.redis`), which is stopped and restarted mid-run.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { HAMMER_MS, hammer } from './cache-staleness.js';
+import { request, startServer, tempDir, type RunningServer } from './harness.js';
+import { subscribe, sleep, type Subscription } from './sse-client.js';
+import { freshDatabaseUri } from '../support/mongodb.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+
+const mongodb = process.env.APIDSL_TEST_STORE === 'mongodb';
+const STARTUP_MS = 60_000;
+const MERGE = { 'Content-Type': 'application/merge-patch+json' };
+
+const service = (redis: string): string => `api "Instances" { version: "1.0.0" }
+
+config {
+  patch_formats: ["application/merge-patch+json"]
+  cluster { redis: "${redis}" }
+  http_cache { in_process { max_bytes: 10000000 } }
+  mercure { hub: "builtin", history_size: 1000 }
+}
+
+resource Author {
+  properties { id: int { identifier: true }, name: string }
+  operations { GetCollection, Post, Get, Patch }
+}
+
+resource Book {
+  mercure: true
+  properties { id: int { identifier: true }, title: string, author: Author }
+  operations {
+    GetCollection
+    Post
+    Get
+    Patch
+    GetCollection { uriTemplate: "/authors/{author}/books", links: [{ parameterName: "author", fromClass: "Author", toProperty: "author" }] }
+  }
+}
+`;
+
+/** The same service without Redis or cache: writes behind the instances' backs, to see whether they cache. */
+const twinService = `api "Instances" { version: "1.0.0" }
+config { patch_formats: ["application/merge-patch+json"] }
+resource Author { properties { id: int { identifier: true }, name: string } }
+resource Book { properties { id: int { identifier: true }, title: string, author: Author } }
+`;
+
+/** Resolves once `subscription` received an update of each title after its first `from` events; rejects after `ms`. */
+async function receivedTitles(subscription: Subscription, from: number, titles: string[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const seen = new Set(subscription.events.slice(from).map((e) => JSON.parse(e.data).title as string));
+    const missing = titles.filter((t) => !seen.has(t));
+    if (missing.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`not received: ${missing.join(', ')}`);
+    await sleep(100);
+  }
+}
+
+describe('several instances through Redis (cluster.redis)', function () {
+  this.timeout(HAMMER_MS);
+  let redis: TestRedis;
+  let instances: RunningServer[] = [];
+  let twin: RunningServer;
+  let subscriptions: Subscription[] = [];
+  const dir = tempDir();
+
+  before(async function () {
+    this.timeout(STARTUP_MS * 2);
+    redis = await startTestRedis();
+    const file = join(dir, 'instances.api');
+    writeFileSync(file, service(redis.url));
+    const twinFile = join(dir, 'twin.api');
+    writeFileSync(twinFile, twinService);
+    const store = mongodb ? ['--db', await freshDatabaseUri()] : ['--data', join(dir, 'data')];
+    instances = [await startServer(file, store, STARTUP_MS)];
+    instances.push(...(await Promise.all([1, 2].map(() => startServer(file, store, STARTUP_MS)))));
+    twin = await startServer(twinFile, store, STARTUP_MS);
+    expect((await request(instances[0]!.url, 'POST', '/authors', { body: { name: 'Ann' } })).status).to.equal(201);
+    const book = await request(instances[1]!.url, 'POST', '/books', { body: { title: 'v0', author: '/authors/1' } });
+    expect(book.status).to.equal(201);
+    subscriptions = instances.map((i) => subscribe(`${i.url}/.well-known/mercure`, ['/books/{id}']));
+    await Promise.all(subscriptions.map((s) => s.opened));
+  });
+  after(async () => {
+    subscriptions.forEach((s) => s.close());
+    await Promise.all([...instances, twin].filter(Boolean).map((i) => i.stop()));
+    await redis?.stop();
+  });
+
+  /** Whether `instance` answers /books/1 from its cache: the twin changes it behind its back first. */
+  async function caches(instance: RunningServer): Promise<boolean> {
+    const title = async (): Promise<string> => (await request(instance.url, 'GET', '/books/1')).json.title;
+    const seen = await title();
+    const patched = await request(twin.url, 'PATCH', '/books/1', {
+      body: JSON.stringify({ title: `${seen}+` }),
+      headers: MERGE,
+    });
+    expect(patched.status).to.equal(200);
+    const again = await title();
+    // Put the title back through the instance, so that every instance drops the page.
+    const back = await request(instance.url, 'PATCH', '/books/1', {
+      body: JSON.stringify({ title: seen }),
+      headers: MERGE,
+    });
+    expect(back.status).to.equal(200);
+    return again === seen;
+  }
+
+  it('each instance caches pages (a change made behind its back is not seen)', async () => {
+    for (const instance of instances) {
+      // The first read fills the cache once the instance hears itself through Redis.
+      await sleep(300);
+      expect(await caches(instance), instance.url).to.equal(true);
+    }
+  });
+
+  it('no GET on any instance is older than a write acknowledged by another', async () => {
+    const reads = await hammer(
+      instances.map((i) => i.url),
+      { writes: 60, readers: 6 },
+    );
+    expect(reads).to.be.greaterThan(0);
+  });
+
+  it('every update written through any instance reaches the subscribers of every instance', async () => {
+    const before = subscriptions.map((s) => s.events.length);
+    for (let n = 0; n < 9; n++) {
+      const created = await request(instances[n % 3]!.url, 'POST', '/books', {
+        body: { title: `broadcast ${n}`, author: '/authors/1' },
+      });
+      expect(created.status).to.equal(201);
+    }
+    const titles = Array.from({ length: 9 }, (_, n) => `broadcast ${n}`);
+    await Promise.all(subscriptions.map((s, i) => receivedTitles(s, before[i]!, titles, 10_000)));
+  });
+
+  it('Redis stopped mid-run: still serving, no stale read; restarted: caching and updates resume, none lost', async () => {
+    const before = subscriptions.map((s) => s.events.length);
+    const outage = (async () => {
+      await sleep(1500);
+      await redis.stop();
+      await sleep(4000);
+      await redis.start();
+    })();
+    const load = hammer(
+      instances.map((i) => i.url),
+      { writes: 80, readers: 6 },
+    );
+    const [reads] = await Promise.all([load, outage]);
+    expect(reads).to.be.greaterThan(0);
+    // The hammer created 80 books ("extra 1"…), each published through the instance that wrote it.
+    const titles = Array.from({ length: 80 }, (_, n) => `extra ${n + 1}`);
+    await Promise.all(subscriptions.map((s, i) => receivedTitles(s, before[i]!, titles, 20_000)));
+    await sleep(1000); // the instances hear themselves again
+    for (const instance of instances) expect(await caches(instance), `${instance.url} caches again`).to.equal(true);
+    const logs = instances.map((i) => i.output()).join('\n');
+    expect(logs).to.contain('Redis unreachable');
+    expect(logs).to.contain('not hearing the other instances');
+  });
+});
+
+describe('serve --db with the in-process cache', function () {
+  this.timeout(STARTUP_MS);
+  const cachedService = (cluster: string): string => `api "Warned" { version: "1.0.0" }
+config {
+  http_cache { in_process { max_bytes: 1000000 } }
+  ${cluster}
+}
+resource Book { properties { id: int { identifier: true }, title: string } }
+`;
+
+  async function startOutput(text: string): Promise<string> {
+    const file = join(tempDir(), 'warned.api');
+    writeFileSync(file, text);
+    const server = await startServer(file, ['--db', await freshDatabaseUri()], STARTUP_MS);
+    await sleep(200); // stderr and stdout are separate pipes
+    const output = server.output();
+    await server.stop();
+    return output;
+  }
+
+  it('warns that other instances’ writes are not seen without cluster, and not with cluster.redis', async () => {
+    expect(await startOutput(cachedService(''))).to.contain(
+      'the in-process cache does not see writes made by other instances on this database',
+    );
+    const redis = await startTestRedis();
+    try {
+      expect(await startOutput(cachedService(`cluster { redis: "${redis.url}" }`))).not.to.contain(
+        'does not see writes made by other instances',
+      );
+    } finally {
+      await redis.stop();
+    }
+  });
+});
