@@ -1,15 +1,16 @@
 /**
  * A worker for the queued messages of a `.api` file (`apidsl consume`): the same metadata, store and
  * handlers as the service, consuming the asynchronous transports in use until stopped. Updates of items
- * that handlers persist go to an external Mercure hub when one is set (a built-in hub lives in `serve`).
+ * that handlers persist go to an external Mercure hub when one is set; with `cluster.redis`, to the built-in
+ * hubs of the serving instances, and the handlers' writes drop the pages of their in-process caches.
  */
 import type { Logger } from 'pino';
-import { aloneLink } from './cluster/link.js';
+import { httpCaching } from './http/cache-invalidation.js';
 import { MessengerConfigError } from './messenger/index.js';
 import { startRuntime } from './pipeline/runtime.js';
 import type { Runtime } from './pipeline/state.js';
 import { Publishers } from './realtime/index.js';
-import { loadApi, openStore, type Storage } from './serve.js';
+import { loadApi, openStore, peerLink, type Storage } from './serve.js';
 
 export interface RunningConsumer {
   stop(): Promise<void>;
@@ -22,12 +23,16 @@ export async function startConsumer(options: {
 }): Promise<RunningConsumer> {
   const api = await loadApi(options.file);
   const store = await openStore(options.storage);
-  const publishers = new Publishers(options.logger, aloneLink());
+  const link = peerLink(api, options.storage, options.logger);
+  const shared = api.settings.cluster.redisUrl !== undefined;
+  const publishers = new Publishers(options.logger, link, false);
   let runtime: Runtime | undefined;
   try {
     runtime = await startRuntime(api, store, {
       logger: options.logger,
-      publisher: api.settings.mercure?.hub !== 'builtin' ? publishers.of(api) : undefined,
+      // Without Redis, no process hears what a built-in hub would publish here.
+      publisher: api.settings.mercure?.hub !== 'builtin' || shared ? publishers.of(api) : undefined,
+      writes: httpCaching(api, options.logger, link, false).writes,
     });
     if (!runtime.bus.hasQueues())
       throw new MessengerConfigError(
@@ -40,12 +45,14 @@ export async function startConsumer(options: {
         await consumer.stop();
         await publishers.close();
         await bus.close();
+        await link.close();
         await store.close();
       },
     };
   } catch (e) {
     await publishers.close();
     await runtime?.bus.close();
+    await link.close();
     await store.close().catch(() => undefined);
     throw e;
   }

@@ -94,17 +94,20 @@ function storeIdentity(storage: Storage): string {
   return `memory:${process.pid}`;
 }
 
-/** How the processes of a service tell each other of writes and updates: Redis, the primary, or no one. */
-function peerLink(api: ApiMetadata, options: ServeOptions): PeerLink {
+/**
+ * How the processes of a service tell each other of writes and updates: Redis, the primary (`given`, a
+ * worker's link), or no one.
+ */
+export function peerLink(api: ApiMetadata, storage: Storage, logger: Logger, given?: PeerLink): PeerLink {
   const url = api.settings.cluster.redisUrl;
-  if (!url) return options.link ?? aloneLink();
-  void options.link?.close();
-  return redisLink(url, serviceChannel(api.title, storeIdentity(options.storage)), options.logger);
+  if (!url) return given ?? aloneLink();
+  void given?.close();
+  return redisLink(url, serviceChannel(api.title, storeIdentity(storage)), logger);
 }
 
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const api = await loadApi(options.file);
-  const link = peerLink(api, options);
+  const link = peerLink(api, options.storage, options.logger, options.link);
   const store = options.store ?? (await openStore(options.storage));
   const publishers = new Publishers(options.logger, link);
   // Every runtime made (one per loaded file): their buses close with the service.

@@ -123,14 +123,18 @@ export interface HttpCaching {
   retire(): void;
 }
 
-export function httpCaching(api: ApiMetadata, logger: Logger, link: PeerLink): HttpCaching {
+/**
+ * `serves: false` is a process that answers no request (`apidsl consume`): it keeps no cache, but its writes drop
+ * the pages of the processes that do.
+ */
+export function httpCaching(api: ApiMetadata, logger: Logger, link: PeerLink, serves = true): HttpCaching {
   const settings = api.settings.httpCache;
-  const cache =
-    settings.inProcessMaxBytes > 0 ? new ResponseCache(settings.inProcessMaxBytes, () => link.vouches()) : undefined;
+  const cached = settings.inProcessMaxBytes > 0;
+  const cache = cached && serves ? new ResponseCache(settings.inProcessMaxBytes, () => link.vouches()) : undefined;
   const purge = purger(settings.invalidation, logger);
   // Only when something caches: otherwise writes pay nothing.
-  if (!cache && !purge) return { retire: () => undefined };
-  const invalidate = invalidation(cache ? link : undefined, purge);
+  if (!cached && !purge) return { retire: () => undefined };
+  const invalidate = invalidation(cached ? link : undefined, purge);
   const stopListening = cache
     ? link.listen({ dropPages: (tags) => (tags === 'all' ? cache.clear() : cache.invalidate(tags)) })
     : undefined;

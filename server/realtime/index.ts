@@ -3,6 +3,7 @@
  * discover, and the publishers of a service (the built-in hub or an external hub's client).
  */
 import type { Logger } from 'pino';
+import { v7 as uuidv7 } from 'uuid';
 import type { PeerLink } from '../cluster/link.js';
 import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
@@ -67,6 +68,12 @@ export function changeUpdate(options: MercureOptions, iri: string, origin: strin
   return update;
 }
 
+/** The publisher of a process without a hub of its own: its updates go to the hubs of the service's other processes. */
+const sharingPublisher = (link: PeerLink): Publisher => ({
+  publish: (update) => link.share({ ...update, id: `urn:uuid:${uuidv7()}` }),
+  close: async () => undefined,
+});
+
 /**
  * The publishers of one service, one per hub configuration: a reloaded file (`serve --watch`) with the same hub
  * keeps its subscribers and history. Closing them ends open subscriptions, so that the server can close.
@@ -78,6 +85,11 @@ export class Publishers {
     private readonly logger: Logger,
     /** How built-in hubs reach the service's other processes. */
     private readonly link: PeerLink,
+    /**
+     * Whether this process serves the built-in hub (`serve`); one that does not (`apidsl consume`) hands its
+     * updates to the processes that do, through the link.
+     */
+    private readonly servesHub = true,
   ) {}
 
   /** The publisher of a loaded API, or undefined when it has no hub. */
@@ -87,10 +99,9 @@ export class Publishers {
     const key = JSON.stringify(settings);
     let publisher = this.made.get(key);
     if (!publisher) {
-      publisher =
-        settings.hub === 'builtin'
-          ? new BuiltinHub(settings, this.logger, this.link)
-          : new ExternalHubPublisher(settings, this.logger);
+      if (settings.hub !== 'builtin') publisher = new ExternalHubPublisher(settings, this.logger);
+      else if (this.servesHub) publisher = new BuiltinHub(settings, this.logger, this.link);
+      else publisher = sharingPublisher(this.link);
       this.made.set(key, publisher);
     }
     return publisher;
