@@ -6,12 +6,16 @@ import { CheckFailed } from '../server/serve.js';
 import { printCheckFailure } from './report.js';
 import { serveLogger } from './request-log.js';
 import type { ServeCliOptions } from './serve.js';
-import { stopSignal } from './signals.js';
+import { boundTheStop, stopRequested, stopping } from './signals.js';
 import { storageFor } from './store-flags.js';
 
 export async function runConsume(file: string, opts: Pick<ServeCliOptions, 'data' | 'memory' | 'db'>): Promise<number> {
   const storage = storageFor('consume', file, opts);
   if (!storage) return 1;
+  if (stopping()) return 0;
+  // A stop during the start lets it finish, then stops at once.
+  const stop = stopRequested();
+  void stop.then(() => boundTheStop('consume', 'the message being handled is'));
   let consumer;
   try {
     consumer = await startConsumer({ file, storage, logger: serveLogger() });
@@ -32,8 +36,8 @@ export async function runConsume(file: string, opts: Pick<ServeCliOptions, 'data
     }
     throw e;
   }
-  process.stdout.write(`apidsl consuming the messages of ${file}\n`);
-  await stopSignal();
+  if (!stopping()) process.stdout.write(`apidsl consuming the messages of ${file}\n`);
+  await stop;
   await consumer.stop();
   return 0;
 }

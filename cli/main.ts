@@ -2,6 +2,7 @@
 /** The `apidsl` command: one subcommand per job, each in its own module. */
 import { Command, Option } from 'commander';
 import { PACKAGE_VERSION } from '../server/version.js';
+import { catchStopSignals } from './signals.js';
 
 const program = new Command('apidsl')
   .description('Describe an HTTP API in a .api file; check, format and serve it.')
@@ -50,6 +51,8 @@ program
   )
   .option('--debug', 'show stack traces of unexpected errors in responses')
   .action(async (file: string, opts) => {
+    // Before the server's modules load: a signal at any moment from here on is a stop, never the default action.
+    catchStopSignals('serve');
     const { runServe } = await import('./serve.js');
     process.exitCode = await runServe(file, opts);
   });
@@ -61,6 +64,7 @@ program
   .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
   .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
   .action(async (file: string, opts) => {
+    catchStopSignals('consume');
     const { runConsume } = await import('./consume.js');
     process.exitCode = await runConsume(file, opts);
   });

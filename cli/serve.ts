@@ -15,7 +15,7 @@ import { printCheckFailure } from './report.js';
 import { routeTable } from './routes.js';
 import { serveLogger } from './request-log.js';
 import { storageDescription, storageFor } from './store-flags.js';
-import { stopSignal } from './signals.js';
+import { boundTheStop, stopRequested, stopping } from './signals.js';
 import { announceListening, refusal, runPrimary, workerCount, workerNumber } from './workers.js';
 
 export interface ServeCliOptions {
@@ -31,6 +31,16 @@ export interface ServeCliOptions {
 }
 
 export async function runServe(file: string, opts: ServeCliOptions): Promise<number> {
+  if (workerNumber() === undefined) return serve(file, opts);
+  try {
+    return await serve(file, opts);
+  } finally {
+    // Whatever ends it, a worker's channel to the primary would keep it alive.
+    if (process.connected) process.disconnect();
+  }
+}
+
+async function serve(file: string, opts: ServeCliOptions): Promise<number> {
   const storage = storageFor('serve', file, opts);
   if (!storage) return 1;
   const port = Number(opts.port ?? process.env.PORT ?? 3000);
@@ -52,6 +62,11 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     }
     return runPrimary(workers);
   }
+  // Stopped before anything was opened: there is nothing to undo.
+  if (stopping()) return 0;
+  // A stop during the start lets the start finish (the store's layout applied whole), then drains at once.
+  const stop = stopRequested();
+  void stop.then(() => boundTheStop('serve', 'the requests in flight are'));
   // A worker hears its primary from now on: invalidations sent while it starts reach it.
   const link = worker === undefined ? undefined : primaryLink(serveLogger());
   // In a cluster, worker 1 speaks for all: the banner, and the only consumer of queued messages.
@@ -103,17 +118,17 @@ export async function runServe(file: string, opts: ServeCliOptions): Promise<num
     }
     throw e;
   }
-  if (worker !== undefined) await announceListening();
-  if (speaks)
+  // The primary sends no "all listening" once stopping: the stop ends the wait.
+  if (worker !== undefined) await Promise.race([announceListening(), stop]);
+  if (speaks && !stopping()) {
     for (const warning of [...keyWarnings(service.api), ...clusterWarnings(service.api, storage)])
       process.stderr.write(`apidsl serve: warning: ${warning}\n`);
-  if (speaks) process.stdout.write(banner(file, service, storage, workers));
-  const watcher = opts.watch ? watchFile(file, service) : undefined;
-  await stopSignal();
+    process.stdout.write(banner(file, service, storage, workers));
+  }
+  const watcher = opts.watch && !stopping() ? watchFile(file, service) : undefined;
+  await stop;
   watcher?.close();
   await service.close();
-  // A worker's channel to the primary would keep it alive.
-  if (worker !== undefined) process.disconnect();
   return 0;
 }
 

@@ -3,15 +3,16 @@
  * "Workers"). The primary serves nothing itself: it starts worker 1 (which checks the file, opens the store,
  * applies its layout and prints the banner), then the others (the cluster module hands them the socket worker 1
  * listens on, the one `--port 0` picked included); relays cache
- * invalidations, hub updates and heartbeats between them (server/cluster/primary-link.ts); replaces a worker that dies; and on SIGINT or
- * SIGTERM stops every worker, each finishing its requests in flight, before it exits.
+ * invalidations, hub updates and heartbeats between them (server/cluster/primary-link.ts); replaces a worker that
+ * dies; and on SIGINT or SIGTERM, at any moment (docs/behaviour.md, "Stopping"), starts no other worker, tells
+ * each worker once to stop (each finishes its requests in flight), waits for all of them and exits.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { relayBetweenWorkers } from '../server/cluster/primary-link.js';
 import type { Storage } from '../server/serve.js';
 import { serveLogger } from './request-log.js';
-import { stopSignal } from './signals.js';
+import { drainBoundMs, stopRequested } from './signals.js';
 
 /** Set in a worker's environment: its number (1 prints the banner and consumes messages). */
 export const WORKER_NUMBER = 'APIDSL_WORKER_NUMBER';
@@ -56,12 +57,21 @@ export function announceListening(): Promise<void> {
 
 export async function runPrimary(count: number): Promise<number> {
   relayBetweenWorkers(serveLogger());
-  let stopping = false;
+  const stop = stopRequested();
   let serving = false;
+  // Set once a stop is under way (a signal, or a worker that failed to start): no worker is started or replaced.
+  let stopping = false;
+  // Whether a worker ended its stop badly (an exit code other than 0, or killed at the drain bound).
+  let stoppedBadly = false;
   const fork = (number: number): Worker => {
     const worker = cluster.fork({ [WORKER_NUMBER]: String(number) });
     worker.on('exit', (code, signal) => {
-      if (stopping || !serving) return;
+      if (stopping) {
+        // A stop signal ends a worker only before its handlers are installed: it had served nothing.
+        if (signal ? signal !== 'SIGTERM' && signal !== 'SIGINT' : code !== 0) stoppedBadly = true;
+        return;
+      }
+      if (!serving) return;
       process.stderr.write(
         `apidsl serve: worker ${number} stopped (${signal ?? `exit code ${code}`}); starting another.\n`,
       );
@@ -76,35 +86,61 @@ export async function runPrimary(count: number): Promise<number> {
       });
       worker.once('exit', (code) => resolve({ exit: code ?? 1 }));
     });
+  void stop.then(() => {
+    stopping = true;
+    for (const worker of liveWorkers()) tellToStop(worker);
+    // A worker bounds its own drain; one that still runs a little after that bound is killed.
+    setTimeout(() => {
+      for (const worker of liveWorkers()) {
+        stoppedBadly = true;
+        process.stderr.write(`apidsl serve: worker ${worker.id} did not stop in time; killed.\n`);
+        worker.process.kill('SIGKILL');
+      }
+    }, drainBoundMs() + KILL_GRACE_MS).unref();
+  });
+  const stopped = async (): Promise<number> => {
+    await allExited();
+    return stoppedBadly ? 1 : 0;
+  };
   // Worker 1 alone first: it reports a file with errors once and applies the store's layout with no one else writing.
   const first = await listening(fork(1));
+  if (stopping) return stopped();
   if (first !== true) return first.exit;
   const rest = Array.from({ length: count - 1 }, (_, i) => listening(fork(i + 2)));
   const started = await Promise.all(rest);
-  serving = true;
+  if (stopping) return stopped();
   const failed = started.find((s) => s !== true);
   if (failed) {
     stopping = true;
-    await stopAll();
+    for (const worker of liveWorkers()) tellToStop(worker);
+    await allExited();
     return (failed as { exit: number }).exit || 1;
   }
-  for (const worker of Object.values(cluster.workers ?? {})) worker?.send({ type: ALL_LISTENING });
-  await stopSignal();
-  stopping = true;
-  await stopAll();
-  return 0;
+  serving = true;
+  for (const worker of liveWorkers()) worker.send({ type: ALL_LISTENING });
+  await stop;
+  return stopped();
 }
 
-/** SIGTERM to every worker, resolved once all exited (each drains its requests in flight first). */
-async function stopAll(): Promise<void> {
-  const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
-  await Promise.all(
-    workers.map(
-      (w) =>
-        new Promise<void>((resolve) => {
-          w.once('exit', () => resolve());
-          w.process.kill('SIGTERM');
-        }),
-    ),
-  );
+/** How long after the drain bound the primary waits before it kills a worker still running. */
+const KILL_GRACE_MS = 5000;
+
+const liveWorkers = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
+
+const told = new WeakSet<Worker>();
+
+/**
+ * Asks a worker to drain, once: one SIGTERM (not `worker.kill()`, which would first cut the channel the worker
+ * still needs to relay the cache invalidations of its requests in flight). A worker that also got the signal
+ * sent to its process group drains once all the same.
+ */
+function tellToStop(worker: Worker): void {
+  if (told.has(worker)) return;
+  told.add(worker);
+  worker.process.kill('SIGTERM');
+}
+
+/** Resolves once every worker has exited. */
+async function allExited(): Promise<void> {
+  await Promise.all(liveWorkers().map((w) => new Promise<void>((resolve) => w.once('exit', () => resolve()))));
 }

@@ -12,6 +12,7 @@ import { aloneLink, type PeerLink } from './cluster/link.js';
 import { redisLink, serviceChannel } from './cluster/redis-link.js';
 import { createApp } from './http/app.js';
 import { httpCaching } from './http/cache-invalidation.js';
+import { drainable, type Drain } from './http/drain.js';
 import { applyLimits, serverOptions } from './http/limits.js';
 import { loadMetadata } from './metadata/load.js';
 import { startRuntime } from './pipeline/runtime.js';
@@ -51,7 +52,10 @@ export interface RunningService {
    * custom-code error) and keeps the current routes when the new file cannot be served.
    */
   reload(): Promise<ApiMetadata>;
-  /** Stops accepting connections, lets in-flight requests finish, flushes and closes the store. */
+  /**
+   * Stops accepting connections, answers the requests in flight (each connection closed after its last response),
+   * ends the event streams, stops consuming, then flushes and closes the store. Call once.
+   */
   close(): Promise<void>;
 }
 
@@ -130,6 +134,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     return { runtime, handler: createApp(runtime, caching.cache).callback() };
   };
   let server: Server;
+  let drain: Drain;
   // The server calls whichever app is current, so `reload` can swap it without a restart.
   let handler: ReturnType<Koa['callback']>;
   let runtime: Runtime;
@@ -138,6 +143,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     server = await new Promise((resolveServer, reject) => {
       const s = createServer(serverOptions(api.settings.server), (req, res) => void handler(req, res));
       applyLimits(s, api.settings.server);
+      drain = drainable(s);
       s.listen(options.port, options.host, () => resolveServer(s));
       s.once('error', reject);
     });
@@ -164,12 +170,11 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       return next;
     },
     close: async () => {
+      const drained = drain();
+      await publishers.endSubscriptions(); // open event streams would keep the server open
+      await drained;
       await consumer?.stop();
-      await publishers.close(); // ends open event streams, which would keep the server open
-      await new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeIdleConnections();
-      });
+      await publishers.close(); // after the last write that may publish
       await Promise.all(runtimes.map((r) => r.bus.close()));
       await link.close();
       await store.close();

@@ -39,6 +39,8 @@ export class BuiltinHub implements Publisher {
   private readonly subscribers = new Set<Subscriber>();
   private readonly heartbeat?: NodeJS.Timeout;
   private readonly stopSharing: () => void;
+  /** Closed with the service: a subscription still being set up then gets its headers and ends at once. */
+  private closed = false;
 
   constructor(
     private readonly settings: MercureSettings,
@@ -70,6 +72,8 @@ export class BuiltinHub implements Publisher {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.stopSharing();
     clearInterval(this.heartbeat);
     for (const s of this.subscribers) s.res.end();
@@ -118,6 +122,7 @@ export class BuiltinHub implements Publisher {
     for (const event of replay.events)
       if (this.deliverable(subscriber, event)) this.write(subscriber, eventText(event));
     if (res.destroyed) return;
+    if (this.closed) return void res.end();
     this.subscribers.add(subscriber);
     res.on('close', () => this.subscribers.delete(subscriber));
   }

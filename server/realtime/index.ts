@@ -107,6 +107,11 @@ export class Publishers {
     return publisher;
   }
 
+  /** Ends the subscriptions of the built-in hubs, which would hold a draining server open; publishing goes on. */
+  async endSubscriptions(): Promise<void> {
+    await Promise.all([...this.made.values()].filter((p) => p instanceof BuiltinHub).map((p) => p.close()));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.made.values()].map((p) => p.close()));
     this.made.clear();
