@@ -14,6 +14,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { random as seededRandom } from '../support/mutants.js';
@@ -320,32 +321,98 @@ for (const workers of [false, true]) {
   });
 }
 
-describe('a stop that does not end in the drain bound', function () {
-  this.timeout(60_000);
-
-  it('a request whose body never comes: serve gives up after APIDSL_DRAIN_TIMEOUT, exit code 1, saying so', async () => {
-    const server = serve(join(tempDir(), 'data'), false, { APIDSL_DRAIN_TIMEOUT: '1' });
-    await until(() => server.url() !== undefined, server.exited);
-    // Half a body, once the server took the request: it waits for the rest, which the client never sends.
-    const req = httpRequest(`${server.url()}/books`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/ld+json', 'Content-Length': '100', Expect: '100-continue' },
-    });
-    req.on('error', () => undefined);
-    let taken = false;
-    req.on('continue', () => {
-      req.write('{"title": "half');
-      taken = true;
-    });
-    req.flushHeaders();
-    await until(() => taken, server.exited);
-    process.kill(-server.child.pid!, 'SIGTERM');
-    const exit = await server.exit;
-    req.destroy();
-    expect(exit, server.output()).to.deep.equal({ code: 1, signal: null });
-    expect(server.output()).to.contain('still not finished after 1 s; exiting anyway');
+/** A POST whose head the server has taken (`100 Continue`) and whose body waits for `finish`. */
+async function postTaken(
+  url: string,
+  agent: Agent,
+  server: Serving,
+): Promise<{ finish: (body: string) => Promise<{ status?: number; connection?: string; closed: Promise<void> }> }> {
+  const req = httpRequest(`${url}/books`, {
+    method: 'POST',
+    agent,
+    headers: { 'Content-Type': 'application/ld+json', 'Content-Length': '100', Expect: '100-continue' },
   });
-});
+  let taken = false;
+  req.on('continue', () => (taken = true));
+  const response = new Promise<IncomingMessage | undefined>((resolve) => {
+    req.on('response', resolve);
+    req.on('error', () => resolve(undefined));
+  });
+  req.flushHeaders();
+  await until(() => taken, server.exited);
+  return {
+    finish: async (body) => {
+      req.end(body.padEnd(100));
+      const res = await response;
+      res?.resume();
+      const socket = req.socket!;
+      const closed = new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', resolve)));
+      return { status: res?.statusCode, connection: res?.headers.connection, closed };
+    },
+  };
+}
+
+/** Resolves once a new connection to `url` is refused: the server no longer listens. */
+async function refusing(url: string): Promise<void> {
+  const { hostname, port } = new URL(url);
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(Number(port), hostname);
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+    });
+    if (refused) return;
+    await sleep(10);
+  }
+}
+
+for (const workers of [false, true]) {
+  describe(`serve${workers ? ' --workers 2' : ''}: the drain, step by step`, function () {
+    this.timeout(60_000);
+
+    it('stops listening, closes an idle keep-alive connection, answers a request in flight with Connection: close, exit 0', async () => {
+      const data = join(tempDir(), 'data');
+      const server = serve(data, workers);
+      await until(() => server.url() !== undefined, server.exited);
+      const url = server.url()!;
+      // An idle keep-alive connection: one request answered, the socket kept.
+      const idleAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const idle = await new Promise<{ status?: number; closed: Promise<void> }>((resolve) =>
+        httpRequest(`${url}/books`, { agent: idleAgent }, (res) => {
+          res.resume();
+          const socket = res.socket;
+          const closed = new Promise<void>((done) => socket.once('close', () => done()));
+          res.on('end', () => resolve({ status: res.statusCode, closed }));
+        }).end(),
+      );
+      expect(idle.status).to.equal(200);
+      const inFlight = await postTaken(url, new Agent({ keepAlive: true, maxSockets: 1 }), server);
+      process.kill(-server.child.pid!, 'SIGTERM');
+      process.kill(server.child.pid!, 'SIGINT'); // a repeat, absorbed
+      await refusing(url);
+      await idle.closed;
+      const answer = await inFlight.finish(JSON.stringify({ title: 'in flight' }));
+      expect(answer).to.include({ status: 201, connection: 'close' });
+      await answer.closed;
+      expect(await server.exit, server.output()).to.deep.equal({ code: 0, signal: null });
+      expect([...storedBooks(data)]).to.have.length(1);
+    });
+
+    it('a request whose body never comes: the stop gives up after APIDSL_DRAIN_TIMEOUT, exit code 1, saying so', async () => {
+      const server = serve(join(tempDir(), 'data'), workers, { APIDSL_DRAIN_TIMEOUT: '1' });
+      await until(() => server.url() !== undefined, server.exited);
+      // Half a body, once the server took the request: it waits for the rest, which the client never sends.
+      await postTaken(server.url()!, new Agent(), server);
+      process.kill(-server.child.pid!, 'SIGTERM');
+      const exit = await server.exit;
+      expect(exit, server.output()).to.deep.equal({ code: 1, signal: null });
+      expect(server.output()).to.contain('still not finished after 1 s; exiting anyway');
+    });
+  });
+}
 
 describe('consume: a stop signal', function () {
   this.timeout(60_000);
