@@ -105,8 +105,6 @@ interface Tally {
   lost: string[];
   /** The IRIs of the books whose POST was answered 201. */
   created: string[];
-  /** Responses that said `Connection: close` (the drain's). */
-  closing: number;
 }
 
 /**
@@ -150,7 +148,6 @@ function send(url: string, agent: Agent | false, tally: Tally): Promise<'answere
       res.on('data', (c: string) => (text += c));
       res.on('end', () => {
         if (!res.complete) return end('lost', `response cut after ${text.length} characters`);
-        if (res.headers.connection === 'close') tally.closing++;
         if (write && res.statusCode === 201) tally.created.push((JSON.parse(text) as { '@id': string })['@id']);
         if (res.statusCode! >= 500) return end('lost', `${res.statusCode} ${text}`);
         end('answered');
@@ -217,7 +214,7 @@ async function stopOnce(
 }> {
   const server = serve(data, run.workers);
   const pid = server.child.pid!;
-  const tally: Tally = { sent: 0, answered: 0, refused: 0, gone: 0, lost: [], created: [], closing: 0 };
+  const tally: Tally = { sent: 0, answered: 0, refused: 0, gone: 0, lost: [], created: [] };
   const signal = (): void => {
     if (!server.exited()) process.kill(run.target === 'the command' ? pid : -pid, run.signal);
   };
