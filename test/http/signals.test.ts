@@ -167,28 +167,37 @@ function send(url: string, agent: Agent | false, tally: Tally): Promise<'answere
  * Load until the server refuses connections: `lanes` clients one request after another, half of them on a
  * keep-alive connection each, half on a new connection per request.
  */
-async function load(url: string, lanes: number, tally: Tally): Promise<void> {
+async function load(url: string, lanes: number, tally: Tally, exited: () => boolean): Promise<void> {
   await Promise.all(
     Array.from({ length: lanes }, async (_, lane) => {
       const agent = lane % 2 === 0 ? new Agent({ keepAlive: true, maxSockets: 1 }) : false;
-      while ((await send(url, agent, tally)) !== 'gone');
+      // Until refused, or the server gone (its port might then serve someone else).
+      while (!exited() && (await send(url, agent, tally)) !== 'gone');
       if (agent) agent.destroy();
     }),
   );
 }
 
-/** A subscription to the built-in Mercure hub; resolves once the server ended it. */
-function subscribe(url: string): Promise<string> {
-  return new Promise((resolve) => {
+/** A subscription to the built-in Mercure hub, once open; `ended` resolves once the server ended it. */
+async function subscribe(url: string): Promise<{ ended: Promise<string> }> {
+  let opened: () => void;
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  const ended = new Promise<string>((resolve) => {
     const req = httpRequest(`${url}/.well-known/mercure?topic=${encodeURIComponent('/books/{id}')}`);
     req.on('response', (res) => {
+      opened();
       res.resume();
       res.on('end', () => resolve(res.complete ? 'ended' : 'cut'));
       res.on('error', () => resolve('cut'));
     });
-    req.on('error', (e) => resolve(`failed: ${e.message}`));
+    req.on('error', (e) => {
+      opened();
+      resolve(`failed: ${e.message}`);
+    });
     req.end();
   });
+  await open;
+  return { ended };
 }
 
 type Target = 'the command' | 'its process group';
@@ -231,12 +240,12 @@ async function stopOnce(
       : `${wait} ms after the store directory was made`;
     signal();
     // Clients that saw the banner before the signal took effect load the draining server.
-    if (server.url()) traffic = load(server.url()!, 4, tally);
+    if (server.url()) traffic = load(server.url()!, 4, tally, server.exited);
   } else {
     await until(() => server.url() !== undefined, server.exited);
     const url = server.url()!;
-    const stream = subscribe(url);
-    traffic = load(url, 6, tally).then(() => stream);
+    const stream = await subscribe(url);
+    traffic = load(url, 6, tally, server.exited).then(() => stream.ended);
     const answers = between(10, 60);
     await until(() => tally.answered >= answers || tally.lost.length > 0, server.exited);
     when = `after ${tally.answered} answers`;
