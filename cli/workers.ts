@@ -10,6 +10,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { relayBetweenWorkers } from '../server/cluster/primary-link.js';
+import { countInPrimary } from '../server/pipeline/rate-limit-stores.js';
 import type { Storage } from '../server/serve.js';
 import { serveLogger } from './request-log.js';
 import { drainBoundMs, stopRequested } from './signals.js';
@@ -57,6 +58,7 @@ export function announceListening(): Promise<void> {
 
 export async function runPrimary(count: number): Promise<number> {
   relayBetweenWorkers(serveLogger());
+  countInPrimary();
   const stop = stopRequested();
   let serving = false;
   // Set once a stop is under way (a signal, or a worker that failed to start): no worker is started or replaced.

@@ -32,7 +32,13 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
 const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
   {
     name: 'entries',
-    paths: ['server/pipeline/execute.ts', 'server/pipeline/runtime.ts', 'server/pipeline/record.ts'],
+    paths: [
+      'server/pipeline/execute.ts',
+      'server/pipeline/runtime.ts',
+      'server/pipeline/record.ts',
+      'server/pipeline/rate-limit.ts',
+      'server/pipeline/rate-limit-stores.ts',
+    ],
   },
   { name: 'the chain', paths: ['server/pipeline/chain.ts', 'server/pipeline/bulk.ts'] },
   { name: 'stages', paths: ['server/pipeline/stages/'] },

@@ -5,6 +5,7 @@ import { FILTER_KINDS } from './filters.js';
 import { OPTIONS } from './options.js';
 import { CONSTRAINTS, PROPERTY_TYPES, RELATION } from './properties.js';
 import { SETTINGS } from './settings.js';
+import { TEXT_FORMATS } from './text-formats.js';
 import type { ConstraintSpec, FilterKindSpec, OptionSpec, PropertyTypeSpec, SettingSpec, ValueType } from './types.js';
 
 export * from './types.js';
@@ -17,6 +18,7 @@ export {
   type OptionValue,
 } from './options.js';
 export { SETTINGS } from './settings.js';
+export { TEXT_FORMATS, intervalSeconds, ipRange } from './text-formats.js';
 export { PROPERTY_TYPES, CONSTRAINTS, ON_DELETE_ACTIONS, RELATION, VALIDATION_FORM } from './properties.js';
 export {
   DATE_OPERATORS,
@@ -107,7 +109,7 @@ function recordText(fields: Record<string, { required?: boolean }>, open?: boole
 function plural(t: ValueType): string {
   switch (t.kind) {
     case 'string':
-      return 'strings';
+      return t.format ? TEXT_FORMATS[t.format].plural : 'strings';
     case 'int':
       return `ints${range(t)}`;
     case 'number':
@@ -145,7 +147,7 @@ function plural(t: ValueType): string {
 export function describeType(t: ValueType): string {
   switch (t.kind) {
     case 'string':
-      return 'string';
+      return t.format ? TEXT_FORMATS[t.format].describe : 'string';
     case 'int':
       return `int${range(t)}`;
     case 'number':
@@ -214,6 +216,7 @@ function inRange(n: number, t: { min?: number; max?: number }): boolean {
 export function valueConforms(v: unknown, t: ValueType): boolean {
   switch (t.kind) {
     case 'string':
+      return typeof v === 'string' && (!t.format || TEXT_FORMATS[t.format].conforms(v));
     case 'expression':
     case 'filterRef':
     case 'resourceRef':

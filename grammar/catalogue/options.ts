@@ -5,6 +5,7 @@
  */
 import {
   OPERATION_KINDS,
+  type FieldSpec,
   type OperationKind,
   type OptionSpec,
   type Placement,
@@ -115,6 +116,22 @@ export const CACHE_HEADERS = {
     },
   },
 } as const satisfies ValueType;
+
+/** The fields of `rateLimit`, also the settings of `config { rate_limit }` (settings.ts). */
+export const RATE_LIMIT_FIELDS = {
+  limit: {
+    type: { kind: 'int', min: 1 },
+    doc: 'Requests a client may make per interval (default `rate_limit.limit`; none: no limit).',
+  },
+  interval: {
+    type: { kind: 'string', format: 'interval' },
+    doc: 'The window: `"N second(s)|minute(s)|hour(s)"` (default `rate_limit.interval`, `"1 minute"`).',
+  },
+  by: {
+    type: { kind: 'enum', values: ['ip', 'user'] },
+    doc: 'Count per client address (`"ip"`) or per authenticated user (`"user"`; anonymous requests by address); default `rate_limit.by`.',
+  },
+} as const satisfies Record<string, FieldSpec>;
 
 const STAGE_NOTE = 'default true; the runtime skips the stage where the kind has nothing to do for it';
 
@@ -525,6 +542,15 @@ const OPTION_TABLE = [
   },
 
   // ---- Beyond API Platform's options ----
+  {
+    name: 'rateLimit',
+    group: 'operation',
+    type: { kind: 'oneOf', of: [{ kind: 'false' }, { kind: 'record', fields: RATE_LIMIT_FIELDS }] },
+    placement: EVERYWHERE,
+    doc:
+      'Requests each client may make to the operation per interval: `{ limit, interval, by }`, each field over ' +
+      '`config rate_limit`; past it 429 with `Retry-After` (docs/behaviour.md, "Rate limits"). `false`: no limit.',
+  },
   {
     name: 'strictQueryParameterValidation',
     group: 'operation',

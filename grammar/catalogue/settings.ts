@@ -2,7 +2,7 @@
  * Global settings of `config { … }`, by dotted path. The `defaults.*` rows are derived from the
  * options that carry a `globalName`, so their type and default are written once, in OPTIONS.
  */
-import { OPTIONS } from './options.js';
+import { OPTIONS, RATE_LIMIT_FIELDS } from './options.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
 import type { SettingSpec, ValueType } from './types.js';
 
@@ -218,6 +218,35 @@ export const SETTINGS: readonly SettingSpec[] = [
       'Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) shared by every instance of the service: ' +
       "cache invalidations, the built-in Mercure hub's updates and rate-limit counters reach every instance through it. " +
       'The APIDSL_REDIS_URL environment variable overrides it (and sets it when absent).',
+  },
+
+  // ---- Rate limits (docs/behaviour.md, "Rate limits") ----
+  {
+    path: 'rate_limit.limit',
+    type: RATE_LIMIT_FIELDS.limit.type,
+    doc:
+      "Requests each client may make to each operation per `interval`, the default of every operation's `rateLimit`; " +
+      'unset: no limit (operations may still set their own). Past it: 429 with `Retry-After`.',
+  },
+  {
+    path: 'rate_limit.interval',
+    type: RATE_LIMIT_FIELDS.interval.type,
+    default: '1 minute',
+    doc: 'The window requests are counted over: `"N second(s)|minute(s)|hour(s)"`.',
+  },
+  {
+    path: 'rate_limit.by',
+    type: RATE_LIMIT_FIELDS.by.type,
+    default: 'ip',
+    doc: 'Who a count belongs to: `"ip"` (the client address) or `"user"` (the authenticated user; anonymous requests by address).',
+  },
+  {
+    path: 'rate_limit.trusted_proxies',
+    type: { kind: 'list', of: { kind: 'string', format: 'ipRange' } },
+    default: [],
+    doc:
+      'Addresses or CIDR ranges of the reverse proxies in front (`["127.0.0.1", "10.0.0.0/8"]`): from these peers the ' +
+      'client address is read from `X-Forwarded-For`; from any other peer the header is ignored.',
   },
 
   // ---- Real-time updates (Mercure) ----

@@ -36,9 +36,13 @@ export const KIND_METHOD: Record<OperationKind, string | undefined> = {
   HttpOperation: undefined,
 };
 
+/** Strings of a fixed shape (their check and description: text-formats.ts). */
+export type TextFormat = 'interval' | 'ipRange';
+
 /** What a value must look like. */
 export type ValueType =
-  | { kind: 'string' }
+  /** A string; with `format`, one written as that format says (text-formats.ts: an interval, an IP range). */
+  | { kind: 'string'; format?: TextFormat }
   | { kind: 'int'; min?: number; max?: number }
   | { kind: 'number'; min?: number; max?: number }
   | { kind: 'bool' }

@@ -11,6 +11,7 @@ import { checkConfig } from './rules/config.js';
 import { checkDeclarations } from './rules/declarations.js';
 import { checkFilters } from './rules/filters.js';
 import { checkOperations } from './rules/operations.js';
+import { checkRateLimits } from './rules/rate-limit.js';
 import { checkResources } from './rules/resources.js';
 import { checkSecurity } from './rules/security.js';
 import { checkSecurityConfig } from './rules/security-config.js';
@@ -26,6 +27,7 @@ const RULES = [
   checkResources,
   checkOperations,
   checkAsync,
+  checkRateLimits,
   checkSecurity,
 ];
 

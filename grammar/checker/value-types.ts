@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type * as A from '../ast.js';
-import { describeType, type ValueType } from '../catalogue/index.js';
+import { describeType, TEXT_FORMATS, type TextFormat, type ValueType } from '../catalogue/index.js';
 import type { DiagnosticCode } from '../diagnostics.js';
 import { wordOf } from '../model.js';
 import { closest, didYouMean } from '../suggest.js';
@@ -68,6 +68,14 @@ function reportMismatch(ctx: CheckContext, value: A.Value, type: ValueType, wher
 function checkText(ctx: CheckContext, value: A.Value, type: TypeOf<'string' | 'uriTemplate'>, where: string): void {
   if (value.kind !== 'string' && value.kind !== 'ident') return reportMismatch(ctx, value, type, where);
   if (type.kind === 'uriTemplate') checkUriTemplate(ctx, value, where);
+  else if (type.format) checkFormat(ctx, value, type.format, where);
+}
+
+/** A string of a fixed shape (an interval, an IP range). */
+function checkFormat(ctx: CheckContext, value: A.StringValue | A.IdentValue, format: TextFormat, where: string): void {
+  const text = value.kind === 'string' ? value.value : value.name;
+  if (TEXT_FORMATS[format].conforms(text)) return;
+  ctx.report('invalid-value', value.range, `${where} must be ${TEXT_FORMATS[format].describe}, not "${text}"`);
 }
 
 function checkUriTemplate(ctx: CheckContext, value: A.StringValue | A.IdentValue, where: string): void {

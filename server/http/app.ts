@@ -6,6 +6,8 @@
  */
 import Koa, { type Middleware } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
+import { rateLimitOf } from '../metadata/rate-limit.js';
+import { RATE_LIMIT_HEADERS } from '../pipeline/rate-limit.js';
 import type { Runtime } from '../pipeline/state.js';
 import { authentication } from './authentication.js';
 import { cacheableOperation, keyedHeaders } from './cached-route.js';
@@ -39,6 +41,7 @@ export function createApp(runtime: Runtime, cache: ResponseCache | undefined): K
       cache: cache && cacheableOperation(op, api.settings) ? cache : undefined,
       keyed,
       hitsAnsweredFirst,
+      limited: rateLimitOf(op, api.settings) !== undefined,
     });
     handlers.set(handler, op);
     router.register(routeTemplates(op).map(routerPath), [op.method], handler);
@@ -48,7 +51,8 @@ export function createApp(runtime: Runtime, cache: ResponseCache | undefined): K
 
   const app = new Koa({ proxy: false });
   app.silent = true;
-  const cors = corsMiddleware(api.settings.cors);
+  const limited = operations.some((op) => rateLimitOf(op, api.settings) !== undefined);
+  const cors = corsMiddleware(api.settings.cors, limited ? RATE_LIMIT_HEADERS : []);
   const layers: (Middleware | undefined)[] = [
     // In this order: each one runs before the ones below it.
     requestLog(logger),

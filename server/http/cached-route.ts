@@ -2,7 +2,8 @@
  * Serving GETs from the in-process response cache (response-cache.ts). Only what is the same for every client
  * is kept (docs/behaviour.md, "HTTP cache"): anonymous requests without `Authorization` or `Cookie`, to operations
  * whose output depends on no user (no `security` expression, no property `security`) and whose data comes from
- * the store (no provider, processor or controller, whose results no write invalidates).
+ * the store (no provider, processor or controller, whose results no write invalidates). A hit of a rate-limited
+ * operation is counted before it is answered (operation-route.ts), so it is never answered before routing.
  *
  * The key holds everything a response depends on besides the data: the URL (path and query), Host, Accept,
  * Origin (CORS headers) and every request header any cached operation varies on. So a key names one route and

@@ -22,8 +22,11 @@ export function originMatcher(allowOrigin: readonly string[]): (origin: string) 
   return (origin) => exact.has('*') || exact.has(origin.toLowerCase()) || patterns.some((p) => p.test(origin));
 }
 
-/** The CORS middleware of an API; undefined when `allow_origin` is empty (CORS off). */
-export function corsMiddleware(settings: CorsSettings): Middleware | undefined {
+/**
+ * The CORS middleware of an API; undefined when `allow_origin` is empty (CORS off). `alsoExposed`: headers the
+ * service sends that pages must be able to read besides `expose_headers` (the rate limits').
+ */
+export function corsMiddleware(settings: CorsSettings, alsoExposed: readonly string[] = []): Middleware | undefined {
   if (settings.allowOrigin.length === 0) return undefined;
   const allowed = originMatcher(settings.allowOrigin);
   const anyOrigin = settings.allowOrigin.includes('*') && !settings.credentials;
@@ -36,7 +39,7 @@ export function corsMiddleware(settings: CorsSettings): Middleware | undefined {
     },
     allowMethods: METHODS,
     allowHeaders: settings.allowHeaders,
-    exposeHeaders: settings.exposeHeaders,
+    exposeHeaders: [...new Set([...settings.exposeHeaders, ...alsoExposed])],
     maxAge: settings.maxAge,
     credentials: settings.credentials,
   });

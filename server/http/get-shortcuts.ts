@@ -3,6 +3,7 @@
  * each installed only under the one condition that makes it give the answer the chain would give:
  * - cache first: a hit of the in-process cache, before CORS, authentication and routing, where a request
  *   without `Authorization` or `Cookie` is surely anonymous (no custom authenticator, which may read any header);
+ *   not the hits of a rate-limited operation, which its route counts before it answers them;
  * - direct routes: a GET of a path without placeholders, handed to the route the router would pick for it, where
  *   nothing authenticates (every request is anonymous) and for a request without `Origin` (CORS would add
  *   `Vary: Origin` and nothing else; both are done here). The route's own checks (`host`, `schemes`) still
@@ -29,7 +30,8 @@ export function cacheFirst(
   return (ctx: Context, next: Next): Promise<void> => {
     const key = cacheKey(ctx, keyed);
     const hit = key === undefined ? undefined : cache!.get(key);
-    if (!hit) return next();
+    // A rate-limited operation's hit is left to its route, which counts it first.
+    if (!hit || hit.counted) return next();
     replay(ctx, hit);
     return Promise.resolve();
   };

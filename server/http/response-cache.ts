@@ -15,6 +15,8 @@ export interface CachedResponse {
   headers: Record<string, string | string[]>;
   body: Buffer;
   tags: string[];
+  /** A response of a rate-limited operation: each hit is counted by its route, never answered before routing. */
+  counted?: boolean;
 }
 
 /** Room taken by an entry besides its body: the key, headers and bookkeeping (an estimate). */

@@ -63,6 +63,12 @@ export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.P
         timeout: get('http_cache.invalidation.timeout'),
       },
     },
+    rateLimit: {
+      limit: get('rate_limit.limit'),
+      interval: get('rate_limit.interval'),
+      by: get('rate_limit.by'),
+      trustedProxies: get('rate_limit.trusted_proxies'),
+    },
     defaults: defaults as Settings['defaults'],
     mercure: resolveMercure(config),
     messenger: resolveMessenger(config),

@@ -37,6 +37,8 @@ export interface Settings {
   /** Global defaults of operation options, by option name (`paginationItemsPerPage` → 30). */
   defaults: { readonly [N in GlobalOptionName]?: OptionValue<N> };
   httpCache: HttpCacheSettings;
+  /** `config { rate_limit { … } }`: the defaults of every operation's `rateLimit`, and the trusted proxies. */
+  rateLimit: RateLimitSettings;
   /** `config mercure`; undefined when no hub is set (then `mercure` options have no effect). */
   mercure?: MercureSettings;
   messenger: MessengerSettings;
@@ -48,6 +50,17 @@ export interface Settings {
 export interface ClusterSettings {
   /** APIDSL_REDIS_URL, else `cluster.redis`; undefined: no Redis (one instance, or workers through their primary). */
   redisUrl?: string;
+}
+
+/** `config { rate_limit { … } }` (docs/behaviour.md, "Rate limits"). */
+export interface RateLimitSettings {
+  /** Unset: operations are limited only where their own `rateLimit` gives a limit. */
+  limit?: number;
+  /** `"N second(s)|minute(s)|hour(s)"`. */
+  interval: string;
+  by: 'ip' | 'user';
+  /** Addresses and CIDR ranges of the proxies whose `X-Forwarded-For` is believed. */
+  trustedProxies: string[];
 }
 
 /** `config { cors { … } }`: which browser pages on other origins may call the API. */

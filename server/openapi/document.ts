@@ -10,6 +10,7 @@
 import { operationHydraKeys } from '../protocol/hydra.js';
 import { dispatchesOnly, readsItem, successStatus, takesBody, throwsOnNotFound } from '../metadata/operation-facts.js';
 import { optionValue, writtenOption } from '../metadata/options.js';
+import { rateLimitOf, type RateLimitPolicy } from '../metadata/rate-limit.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/validation/schema.js';
@@ -154,6 +155,19 @@ class Builder {
         ...this.jsonApiErrors(),
       },
     };
+  }
+
+  /** The 429 of a rate-limited operation, with the headers it carries (docs/behaviour.md, "Rate limits"). */
+  private tooManyRequests(limit: RateLimitPolicy): Record<string, unknown> {
+    const text = { type: 'string' };
+    return this.errorResponse(
+      `Too many requests: more than ${limit.limit} per ${limit.seconds} s from this ${limit.by === 'user' ? 'user' : 'client address'}.`,
+      {
+        'Retry-After': { description: 'Seconds until the operation may be called again.', schema: { type: 'integer' } },
+        'RateLimit-Policy': { description: 'The limit: `"<operation>";q=<requests>;w=<seconds>`.', schema: text },
+        RateLimit: { description: 'What is left: `"<operation>";r=<remaining>;t=<seconds to reset>`.', schema: text },
+      },
+    );
   }
 
   /** With the JSON:API format, errors a client asking for it gets as a JSON:API error document. */
@@ -369,6 +383,8 @@ class Builder {
         'Access denied: a security rule of this operation denies the authenticated user.',
       );
     }
+    const limit = rateLimitOf(op, this.api.settings);
+    if (limit) responses['429'] = this.tooManyRequests(limit);
     return responses;
   }
 

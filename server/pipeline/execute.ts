@@ -7,6 +7,7 @@
 import type { OperationMetadata } from '../metadata/types.js';
 import { optionValue, perOperation } from '../metadata/options.js';
 import { answersWithBody, successStatus } from '../metadata/operation-facts.js';
+import { rateLimitOf } from '../metadata/rate-limit.js';
 import type { HttpError } from '../protocol/errors.js';
 import { fillTemplate, fromRecord } from '../protocol/iri.js';
 import { negotiateOutput } from '../protocol/negotiation.js';
@@ -14,6 +15,7 @@ import { parseQuery } from '../protocol/query.js';
 import type { Principal } from '../security/access.js';
 import { runPipeline } from './chain.js';
 import { failureResponse } from './error-response.js';
+import { countRequest } from './rate-limit.js';
 import { jsonApiQuery } from './representation/jsonapi-query.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
 import type { OperationState, Runtime } from './state.js';
@@ -36,6 +38,8 @@ export interface OperationRequest {
   principal: Principal;
   /** `scheme://host[:port]` the request was sent to, for absolute URLs. */
   origin: string;
+  /** The peer's address (the socket's), which rate limits count by (rate-limit.ts); none: an in-process caller. */
+  peer?: string;
 }
 
 export interface OperationResult {
@@ -55,24 +59,57 @@ export async function executeOperation(
   op: OperationMetadata,
   request: OperationRequest,
 ): Promise<OperationResult> {
+  const policy = rateLimitOf(op, runtime.api.settings);
+  let limits: Record<string, string> | undefined;
   try {
+    if (policy) limits = await countRequest(runtime, policy, request);
     const state = operationState(runtime, op, request);
     await runPipeline(state);
-    return successResult(state, request);
+    const result = successResult(state, request);
+    if (limits) Object.assign(result.headers, limits);
+    return result;
   } catch (e) {
-    const failed = failureResponse(
-      runtime.api,
-      e,
-      { method: request.method, url: urlOf(request), accept: headerValue(request.headers.accept) },
-      runtime,
-    );
-    return {
-      status: failed.status,
-      headers: { ...failed.headers, 'Content-Type': failed.contentType },
-      body: failed.document,
-      error: failed.error,
-    };
+    return failedResult(runtime, request, e, limits);
   }
+}
+
+/**
+ * For an adapter that answers a request without the pipeline (a hit of its cache): counts it against the
+ * operation's rate limit, as `executeOperation` does. The headers its answer adds, or the result to answer instead
+ * (the 429) when the client is past the limit.
+ */
+export async function admitRequest(
+  runtime: Runtime,
+  op: OperationMetadata,
+  request: OperationRequest,
+): Promise<{ headers: Record<string, string> } | { refused: OperationResult }> {
+  const policy = rateLimitOf(op, runtime.api.settings);
+  try {
+    return { headers: (policy && (await countRequest(runtime, policy, request))) || {} };
+  } catch (e) {
+    return { refused: failedResult(runtime, request, e) };
+  }
+}
+
+/** The result of a request that failed: its error document, with the rate-limit headers it counted under. */
+function failedResult(
+  runtime: Runtime,
+  request: OperationRequest,
+  thrown: unknown,
+  limits?: Record<string, string>,
+): OperationResult {
+  const failed = failureResponse(
+    runtime.api,
+    thrown,
+    { method: request.method, url: urlOf(request), accept: headerValue(request.headers.accept) },
+    runtime,
+  );
+  return {
+    status: failed.status,
+    headers: { ...limits, ...failed.headers, 'Content-Type': failed.contentType },
+    body: failed.document,
+    error: failed.error,
+  };
 }
 
 const urlOf = (request: OperationRequest): string =>

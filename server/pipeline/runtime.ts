@@ -10,7 +10,8 @@ import type { Publisher } from '../realtime/index.js';
 import type { Collection, Store } from '../store/types.js';
 import { deleteTransaction } from './relations/referential-actions.js';
 import { storageSpec } from './representation/rendering.js';
-import type { Runtime, Transaction } from './state.js';
+import { processStore } from './rate-limit-stores.js';
+import type { RateLimitStore, Runtime, Transaction } from './state.js';
 import { storePersistence } from './writes/persist.js';
 
 /**
@@ -39,6 +40,8 @@ export interface RuntimeOptions {
   debug?: boolean;
   publisher?: Publisher;
   writes?: WriteWrapper;
+  /** Where rate-limit counts live (rate-limit-stores.ts: Redis, say); default: `processStore()`. */
+  rateLimits?: RateLimitStore;
 }
 
 export async function startRuntime(api: ApiMetadata, store: Store, options: RuntimeOptions): Promise<Runtime> {
@@ -56,6 +59,7 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
     publisher: options.publisher,
     logger: options.logger,
     debug: options.debug ?? false,
+    rateLimits: options.rateLimits ?? processStore(),
   };
   // The bus's message handlers persist through the same collections and publisher.
   return { ...base, bus: new MessageBus(api, store, storePersistence(base), options.logger) };

@@ -3,6 +3,7 @@
  * (its public shape is declared in types/apidsl.d.ts).
  */
 import type { Logger } from 'pino';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { MessageBus } from '../messenger/index.js';
 import type { Format } from '../protocol/negotiation.js';
 import type { QueryParams } from '../protocol/query.js';
@@ -31,6 +32,14 @@ export interface Runtime {
   readonly logger: Logger;
   /** Include stack traces of unexpected errors in their 500 documents (`serve --debug`). */
   readonly debug: boolean;
+  /** Where the counts of the operations' rate limits live (rate-limit-stores.ts). */
+  readonly rateLimits: RateLimitStore;
+}
+
+/** Where rate-limit counts live (rate-limit-stores.ts): in the process, the primary of workers, Redis. */
+export interface RateLimitStore {
+  /** The counter of `limit` requests per `seconds` seconds, its keys under `prefix` (one per limited operation). */
+  counter(prefix: string, limit: number, seconds: number): RateLimiterAbstract;
 }
 
 /** What a JSON:API request asks of the document besides filters, sort and page (representation/jsonapi-query.ts). */

@@ -16,7 +16,12 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
-    readonly options: { headers?: Record<string, string>; violations?: Violation[] } = {},
+    readonly options: {
+      headers?: Record<string, string>;
+      violations?: Violation[];
+      /** The document's title; default API Platform's `An error occurred`. */
+      title?: string;
+    } = {},
   ) {
     super(detail);
   }

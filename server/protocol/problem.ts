@@ -12,14 +12,15 @@ export function errorDocument(
   hydraPrefix: boolean,
 ): Record<string, unknown> {
   const type = `/errors/${error.status}`;
-  if (flavour === 'problem') return { type, title: 'An error occurred', status: error.status, detail: error.detail };
+  const text = error.options.title ?? 'An error occurred';
+  if (flavour === 'problem') return { type, title: text, status: error.status, detail: error.detail };
   const title = hydraPrefix ? 'hydra:title' : 'title';
   const description = hydraPrefix ? 'hydra:description' : 'description';
   return {
     '@context': '/contexts/Error',
     '@id': type,
     '@type': hydraPrefix ? 'hydra:Error' : 'Error',
-    [title]: 'An error occurred',
+    [title]: text,
     detail: error.detail,
     status: error.status,
     type,

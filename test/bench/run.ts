@@ -3,7 +3,8 @@
  * with the Chevrotain lexer alone as the baseline measured in the same run; then the pagination
  * and throughput benchmarks of pagination.ts, the cost of security (security.ts), then the language
  * server's latency (lsp.ts), the HTTP cache and the workers (cache.ts), then bulk writes against single POSTs
- * (bulk.ts). `npm run bench -- throughput` (or front-end, large, security, cache, lsp, bulk, several allowed)
+ * (bulk.ts), then the cost of a rate limit (rate-limit.ts). `npm run bench -- throughput` (or front-end, large,
+ * security, cache, lsp, bulk, rate-limit, several allowed)
  * runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
@@ -15,9 +16,10 @@ import { generateApi } from './generate.js';
 import { runCacheBench } from './cache.js';
 import { runLspBench } from './lsp.js';
 import { runPaginationBench, type PaginationPart } from './pagination.js';
+import { runRateLimitBench } from './rate-limit.js';
 import { runSecurityBench } from './security.js';
 
-const PARTS = ['front-end', 'large', 'throughput', 'security', 'cache', 'lsp', 'bulk'] as const;
+const PARTS = ['front-end', 'large', 'throughput', 'security', 'cache', 'lsp', 'bulk', 'rate-limit'] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(PARTS as readonly string[]).includes(a));
 if (unknown.length) throw new Error(`unknown benchmark part ${unknown.join(', ')}: choose among ${PARTS.join(', ')}`);
@@ -44,6 +46,7 @@ if (parts.has('security')) await runSecurityBench();
 if (parts.has('cache')) await runCacheBench();
 if (parts.has('lsp')) await runLspBench();
 if (parts.has('bulk')) await runBulkBench();
+if (parts.has('rate-limit')) await runRateLimitBench();
 
 function runFrontEndBench(): void {
   const text = generateApi(10_000);

@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { ApiMetadata, OperationMetadata } from '../../server/metadata/types.js';
-import { executeOperation, type OperationRequest } from '../../server/pipeline/execute.js';
+import { executeOperation } from '../../server/pipeline/execute.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import type { Runtime } from '../../server/pipeline/state.js';
 import type { Publisher, Update } from '../../server/realtime/index.js';
-import { ANONYMOUS, type Principal } from '../../server/security/access.js';
+import type { Principal } from '../../server/security/access.js';
 import { loadApi, openStore } from '../../server/serve.js';
 import type { Store } from '../../server/store/types.js';
+import { operationRequest } from '../support/operation-request.js';
 
 const API = `api "Entry" { version: "1" }
 config {
@@ -63,16 +64,7 @@ describe('pipeline: the neutral entry (executeOperation)', () => {
     api
       .resource('Book')!
       .operations.find((o) => o.method === method && (method !== 'GET' || o.isCollection === collection))!;
-  const request = (over: Partial<OperationRequest>): OperationRequest => ({
-    method: 'GET',
-    path: '/books',
-    queryString: '',
-    uriVariables: {},
-    headers: { accept: 'application/ld+json' },
-    principal: ANONYMOUS,
-    origin: 'http://entry.test',
-    ...over,
-  });
+  const request = operationRequest;
 
   /** An anonymous JSON-LD POST of `body` to /books. */
   const post = (body: Record<string, unknown>) =>

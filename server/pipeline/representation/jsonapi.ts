@@ -98,7 +98,8 @@ export function errorDocument(error: HttpError): Record<string, unknown> {
       })),
     };
   }
-  return { errors: [{ status: String(error.status), title: 'An error occurred', detail: error.detail }] };
+  const title = error.options.title ?? 'An error occurred';
+  return { errors: [{ status: String(error.status), title, detail: error.detail }] };
 }
 
 /** `tags[1]` → `tags/1`, each segment escaped as RFC 6901 asks. */

@@ -203,11 +203,13 @@ describe('option catalogue', () => {
       'messenger',
       'patch_formats',
       'path_segment_name_generator',
+      'rate_limit',
       'security',
       'server',
       'trusted_hosts',
     ]);
     expect(settingChildren('security')).to.deep.equal(['authenticator', 'jwt', 'role_hierarchy', 'voters']);
+    expect(settingChildren('rate_limit')).to.deep.equal(['by', 'interval', 'limit', 'trusted_proxies']);
     expect(settingChildren('security.jwt')).to.deep.equal([
       'algorithms',
       'audience',
@@ -269,6 +271,13 @@ describe('option catalogue', () => {
     expect(describeType(optionByName('input')!.type)).to.equal('list or object or string or false');
     expect(describeType(optionByName('controller')!.type)).to.equal('"<file>#<export>" or "NotFoundAction"');
     expect(describeType(settingByPath('formats')!.type)).to.equal('map of lists of strings');
+    expect(describeType(optionByName('rateLimit')!.type)).to.equal('false or object { limit?, interval?, by? }');
+    expect(describeType(settingByPath('rate_limit.interval')!.type)).to.equal(
+      'an interval "N second(s)|minute(s)|hour(s)"',
+    );
+    expect(describeType(settingByPath('rate_limit.trusted_proxies')!.type)).to.equal(
+      'list of IP addresses or CIDR ranges',
+    );
   });
 
   it('formats defaults as they are written in a .api file', () => {
@@ -280,6 +289,11 @@ describe('option catalogue', () => {
   });
 
   it('checks values against types', () => {
+    const rateLimit = optionByName('rateLimit')!.type;
+    expect(valueConforms({ limit: 5, interval: '2 minutes', by: 'user' }, rateLimit)).to.equal(true);
+    expect(valueConforms({ limit: 5, interval: '2 min' }, rateLimit)).to.equal(false);
+    expect(valueConforms(['10.0.0.0/8', '::1'], settingByPath('rate_limit.trusted_proxies')!.type)).to.equal(true);
+    expect(valueConforms(['10.0.0.0/8', 'host'], settingByPath('rate_limit.trusted_proxies')!.type)).to.equal(false);
     const cursor = optionByName('paginationViaCursor')!.type;
     expect(valueConforms([{ field: 'id', direction: 'desc' }], cursor)).to.equal(true);
     expect(valueConforms([{ field: 'id' }], cursor)).to.equal(false);
