@@ -2,14 +2,15 @@
  * Rate limits at the pipeline's entry (server/pipeline/rate-limit.ts, rate-limit-stores.ts), without HTTP, as
  * GraphQL or MCP would call it: two runtimes counting in one Redis share one count; with Redis unreachable each
  * process still limits in its memory and says so in the log; a counter that fails (not a refusal) serves the
- * request and logs. Needs the machine's Redis on 127.0.0.1:6379 (`redis-cli ping`); without it the suite fails.
+ * request and logs. Redis is a server of the suite's own (test/support/redis-server.ts: redis-server must be
+ * installed, else the suite fails).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { ApiMetadata, OperationMetadata } from '../../server/metadata/types.js';
@@ -20,6 +21,7 @@ import type { RateLimitStore, Runtime } from '../../server/pipeline/state.js';
 import { loadApi, openStore } from '../../server/serve.js';
 import type { Store } from '../../server/store/types.js';
 import { operationRequest } from '../support/operation-request.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 const API = `api "Limited" { version: "1" }
 resource Book {
@@ -27,6 +29,10 @@ resource Book {
   operations { GetCollection { rateLimit: { limit: 3, interval: "1 hour" } } }
 }
 `;
+
+const whenReady = async (client: Redis): Promise<void> => {
+  if (client.status !== 'ready') await new Promise((ready) => client.once('ready', ready));
+};
 
 /** A logger whose lines are kept. */
 function keptLog(): { logger: Logger; lines: string[] } {
@@ -47,8 +53,9 @@ describe('pipeline: rate limits and their stores', function () {
   let store: Store;
   const runtimes: Runtime[] = [];
   const clients: Redis[] = [];
-  /** A prefix of this run's own, so that no earlier run's counts are met. */
-  const prefix = `apidsl-test-${process.pid}-${Date.now()}`;
+  const prefix = 'apidsl-test';
+  /** A Redis server of the suite's own, which a test stops and starts again. */
+  let server: TestRedis;
 
   const list = (): OperationMetadata => api.resource('Book')!.operations.find((o) => o.isCollection)!;
   const request = (peer: string): OperationRequest => operationRequest({ peer });
@@ -57,9 +64,15 @@ describe('pipeline: rate limits and their stores', function () {
     runtimes.push(made);
     return made;
   };
-  const redis = (options: RedisOptions): Redis => {
-    const client = new Redis(options);
+  /** A client as a service makes one: no queue while Redis is down, so a count never waits for it. */
+  const redis = async (): Promise<Redis> => {
+    const client = new Redis(server.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => 100,
+    });
     clients.push(client);
+    await whenReady(client);
     return client;
   };
 
@@ -68,14 +81,11 @@ describe('pipeline: rate limits and their stores', function () {
     writeFileSync(join(dir, 'limited.api'), API);
     api = await loadApi(join(dir, 'limited.api'));
     store = await openStore({ kind: 'memory' });
+    server = await startTestRedis();
   });
   after(async () => {
-    const [client] = clients;
-    if (client?.status === 'ready') {
-      const keys = await client.keys(`${prefix}:*`);
-      if (keys.length) await client.del(...keys);
-    }
     for (const c of clients) c.disconnect();
+    await server?.stop();
     for (const r of runtimes) await r.bus.close();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -83,9 +93,8 @@ describe('pipeline: rate limits and their stores', function () {
 
   it('counts in Redis: two runtimes, each with its own client as two processes would have, share one count', async () => {
     const silent = pino({ level: 'silent' });
-    const a = await runtime(redisStore(redis({ host: '127.0.0.1', port: 6379 }), silent, prefix));
-    const b = await runtime(redisStore(redis({ host: '127.0.0.1', port: 6379 }), silent, prefix));
-    for (const c of clients) if (c.status !== 'ready') await new Promise((ready) => c.once('ready', ready));
+    const a = await runtime(redisStore(await redis(), silent, prefix));
+    const b = await runtime(redisStore(await redis(), silent, prefix));
     const statuses: number[] = [];
     for (const r of [a, b, a, b]) statuses.push((await executeOperation(r, list(), request('192.0.2.1'))).status);
     expect(statuses).to.deep.equal([200, 200, 200, 429]);
@@ -97,15 +106,25 @@ describe('pipeline: rate limits and their stores', function () {
     expect((await executeOperation(b, list(), request('192.0.2.2'))).status).to.equal(200);
   });
 
-  it('with Redis unreachable, still limits in the process and logs it', async () => {
+  it('with Redis gone, still limits in the process and logs it; counts in Redis again once it is back', async () => {
     const { logger, lines } = keptLog();
-    // Nothing listens on port 1: the client never becomes ready.
-    const down = redis({ host: '127.0.0.1', port: 1, lazyConnect: true, enableOfflineQueue: false });
-    const r = await runtime(redisStore(down, logger, prefix), logger);
-    const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await executeOperation(r, list(), request('192.0.2.3'))).status);
-    expect(statuses).to.deep.equal([200, 200, 200, 429]);
+    const client = await redis();
+    const r = await runtime(redisStore(client, logger, prefix), logger);
+    const count = async (n: number): Promise<number[]> => {
+      const statuses: number[] = [];
+      for (let i = 0; i < n; i++) statuses.push((await executeOperation(r, list(), request('192.0.2.3'))).status);
+      return statuses;
+    };
+    expect(await count(2)).to.deep.equal([200, 200]);
+    await server.stop();
+    while (client.status === 'ready') await new Promise((later) => setTimeout(later, 20));
+    // The process's own count starts afresh, and holds the limit.
+    expect(await count(4)).to.deep.equal([200, 200, 200, 429]);
     expect(lines.join('')).to.contain('Redis unreachable; counting in this process meanwhile');
+    await server.start(); // empty: the counts kept there are gone
+    await whenReady(client);
+    expect(await count(1)).to.deep.equal([200]);
+    expect(await client.get(`${prefix}:rl:${list().name}:ip:192.0.2.3`)).to.equal('1');
   });
 
   it('serves the request and logs when a counter fails (no refusal, no 500)', async () => {
