@@ -9,14 +9,16 @@ import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { check, type CheckResult } from '../grammar/checker/index.js';
 import { aloneLink, type PeerLink } from './cluster/link.js';
+import { openRedis } from './cluster/redis-client.js';
 import { redisLink, serviceChannel } from './cluster/redis-link.js';
 import { createApp } from './http/app.js';
 import { httpCaching } from './http/cache-invalidation.js';
 import { drainable, type Drain } from './http/drain.js';
 import { applyLimits, serverOptions } from './http/limits.js';
 import { loadMetadata } from './metadata/load.js';
+import { processStore, redisStore } from './pipeline/rate-limit-stores.js';
 import { startRuntime } from './pipeline/runtime.js';
-import type { Runtime } from './pipeline/state.js';
+import type { RateLimitStore, Runtime } from './pipeline/state.js';
 import { Publishers } from './realtime/index.js';
 import type { ApiMetadata } from './metadata/types.js';
 import { refuseUnsafeChanges } from './store/layout.js';
@@ -109,9 +111,35 @@ export function peerLink(api: ApiMetadata, storage: Storage, logger: Logger, giv
   return redisLink(url, serviceChannel(api.title, storeIdentity(storage)), logger);
 }
 
+/**
+ * Where the service's rate-limit counts live (docs/behaviour.md, "Rate limits"): in Redis with `cluster.redis`
+ * (a connection of their own, keys under the service's channel), else in this process (in a worker, the
+ * primary's). One store for every reload, which keeps the counts of the policies a reload leaves alone. Redis is
+ * given up to 2 s to answer before the service starts: until it does, each instance would count alone.
+ */
+async function rateLimitCounts(
+  api: ApiMetadata,
+  storage: Storage,
+  logger: Logger,
+): Promise<{ store: RateLimitStore; close(): void }> {
+  const url = api.settings.cluster.redisUrl;
+  if (!url) return { store: processStore(), close: () => undefined };
+  const client = openRedis(url, logger, 'rate limits');
+  await new Promise<void>((ready) => {
+    const timer = setTimeout(ready, 2000);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      ready();
+    });
+  });
+  const channel = serviceChannel(api.title, storeIdentity(storage));
+  return { store: redisStore(client, logger, `${channel}:rl`), close: () => client.disconnect() };
+}
+
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const api = await loadApi(options.file);
   const link = peerLink(api, options.storage, options.logger, options.link);
+  const limits = await rateLimitCounts(api, options.storage, options.logger);
   const store = options.store ?? (await openStore(options.storage));
   const publishers = new Publishers(options.logger, link);
   // Every runtime made (one per loaded file): their buses close with the service.
@@ -129,6 +157,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       debug: options.debug,
       publisher: publishers.of(loaded),
       writes: caching.writes,
+      rateLimits: limits.store,
     });
     runtimes.push(runtime);
     return { runtime, handler: createApp(runtime, caching.cache).callback() };
@@ -150,6 +179,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
   } catch (e) {
     await publishers.close();
     await link.close();
+    limits.close();
     await Promise.all(runtimes.map((r) => r.bus.close()));
     // A store we opened holds connections (MongoDB's pool) that would keep the process alive.
     if (!options.store) await store.close().catch(() => undefined);
@@ -177,6 +207,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       await publishers.close(); // after the last write that may publish
       await Promise.all(runtimes.map((r) => r.bus.close()));
       await link.close();
+      limits.close();
       await store.close();
     },
   };

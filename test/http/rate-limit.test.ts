@@ -3,18 +3,31 @@
  * 429 past the limit with a problem document, `Retry-After` and the `RateLimit-Policy`/`RateLimit` headers; the
  * client read from `X-Forwarded-For` only behind a trusted proxy; per user with JWTs; `rateLimit: false`; the
  * window that resets; the in-process cache and the direct routes never serving past the limit; CORS exposing
- * the headers; the 429 in the OpenAPI document; and `--workers 2` sharing one count.
+ * the headers; the 429 in the OpenAPI document; `--workers 2` sharing one count, and two instances sharing one
+ * through `cluster.redis`.
  */
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { get, post, PROBLEM_JSON, startServer, tempDir, useServer, type HttpResponse } from './harness.js';
+import {
+  get,
+  post,
+  PROBLEM_JSON,
+  startServer,
+  tempDir,
+  useServer,
+  type HttpResponse,
+  type RunningServer,
+} from './harness.js';
 import { as, token } from './security-helpers.js';
+import { freshDatabaseUri } from '../support/mongodb.js';
 import { fromRoot } from '../support/paths.js';
+import { startTestRedis } from '../support/redis-server.js';
 import { hyperjump, seriousme } from '../openapi/validators.js';
 
 const LIMITS = fromRoot('test/fixtures/rate-limit/limits.api');
 const USERS = fromRoot('test/fixtures/rate-limit/users.api');
+const SHARED = fromRoot('test/fixtures/rate-limit/shared.api');
 const BOOKS_POLICY = '"_api_/books_get_collection";q=3;w=3600';
 
 /** A GET as sent through the trusted proxy (127.0.0.1, the test's own address) for `client`. */
@@ -165,6 +178,36 @@ describe('HTTP rate limits', () => {
       expect(await statuses(3, () => as(bob, server.url, 'GET', '/notes'))).to.deep.equal([200, 200, 429]);
       // Anonymous requests count by address: alice's spent count is not theirs.
       expect(await statuses(3, () => as(undefined, server.url, 'GET', '/notes'))).to.deep.equal([200, 200, 429]);
+    });
+  });
+
+  describe('with cluster.redis', () => {
+    it('shares one count between two instances, on several machines as on one', async function () {
+      this.timeout(90_000);
+      const redis = await startTestRedis();
+      const dir = tempDir();
+      const store =
+        process.env.APIDSL_TEST_STORE === 'mongodb'
+          ? ['--db', await freshDatabaseUri()]
+          : ['--data', join(dir, 'data')];
+      const instances: RunningServer[] = [];
+      // `cluster.redis` from the environment, as a deployment may give it; the servers copy it when they start.
+      process.env.APIDSL_REDIS_URL = redis.url;
+      try {
+        instances.push(await startServer(SHARED, store, 60_000));
+        instances.push(await startServer(SHARED, store, 60_000));
+        const [a, b] = instances;
+        let turn = 0; // one request each in turn
+        const answers = await statuses(4, () => from([a, b][turn++ % 2].url, '/books', '203.0.113.10'));
+        expect(answers).to.deep.equal([200, 200, 200, 429]);
+        // The first instance refuses the client too; another client is still served.
+        expect((await from(a.url, '/books', '203.0.113.10')).status).to.equal(429);
+        expect((await from(b.url, '/books', '203.0.113.11')).status).to.equal(200);
+      } finally {
+        delete process.env.APIDSL_REDIS_URL;
+        for (const instance of instances) await instance.stop();
+        await redis.stop();
+      }
     });
   });
 
