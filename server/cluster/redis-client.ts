@@ -25,8 +25,8 @@ export function openRedis(url: string, logger: Logger, role: string): Redis {
     // The subscriber's SUBSCRIBE waits for the first connection; everything else fails at once while down.
     enableOfflineQueue: role === 'subscriber',
     maxRetriesPerRequest: 0,
-    // The reader blocks on purpose (XREAD BLOCK).
-    commandTimeout: role === 'publisher' ? COMMAND_MS : undefined,
+    // The subscriber waits for messages and the reader blocks on purpose (XREAD BLOCK); every other command is bounded.
+    commandTimeout: role === 'subscriber' || role === 'reader' ? undefined : COMMAND_MS,
     connectTimeout: 2000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     lazyConnect: false,

@@ -16,6 +16,10 @@ export interface TestRedis {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Servers still running, killed when the test process exits (one listener for all). */
+const live = new Set<ChildProcess>();
+process.once('exit', () => live.forEach((c) => c.kill('SIGKILL')));
+
 const answers = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = new Socket();
@@ -39,7 +43,9 @@ export async function startTestRedis(): Promise<TestRedis> {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    process.once('exit', () => child?.kill('SIGKILL'));
+    const started = child;
+    live.add(started);
+    started.once('exit', () => live.delete(started));
     for (let i = 0; i < 100; i++) {
       if (await answers(port)) return;
       await sleep(100);
