@@ -123,7 +123,7 @@ async function rateLimitCounts(
   logger: Logger,
 ): Promise<{ store: RateLimitStore; close(): void }> {
   const url = api.settings.cluster.redisUrl;
-  if (!url) return { store: processStore(), close: () => undefined };
+  if (!url) return { store: processStore(logger), close: () => undefined };
   const client = openRedis(url, logger, 'rate limits');
   await new Promise<void>((ready) => {
     const timer = setTimeout(ready, 2000);

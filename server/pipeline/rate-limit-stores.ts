@@ -12,6 +12,7 @@ import {
   RateLimiterClusterMaster,
   RateLimiterMemory,
   RateLimiterRedis,
+  RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { RateLimitStore } from './state.js';
@@ -37,14 +38,41 @@ export const memoryStore = (): RateLimitStore => store((options) => new RateLimi
 
 /**
  * Counts in the primary of `serve --workers` (which `countInPrimary` set up): a worker sends each count there
- * and waits at most a second for the answer (then the request is served and the failure logged, rate-limit.ts).
+ * and waits at most a second for the answer; when none comes, it counts in its own memory meanwhile (the limit
+ * still holds, per worker), and says so in the log, at most once a minute.
  */
-export const primaryStore = (): RateLimitStore =>
-  store((options) => new RateLimiterCluster({ ...options, timeoutMs: 1000 }));
+export const primaryStore = (logger?: Logger): RateLimitStore => {
+  const warn = warnAtMostEveryMinute(() =>
+    logger?.warn('rate limits: the primary did not answer in time; counting in this worker meanwhile'),
+  );
+  return store((options) => {
+    const inPrimary = new RateLimiterCluster({ ...options, timeoutMs: 1000 });
+    const here = new RateLimiterMemory(options);
+    const ask = inPrimary.consume.bind(inPrimary);
+    inPrimary.consume = (key, points, opts) =>
+      ask(key, points, opts).catch((e: unknown) => {
+        if (e instanceof RateLimiterRes) throw e; // the limit is reached: that is an answer
+        warn();
+        return here.consume(key, points, opts);
+      });
+    return inPrimary;
+  });
+};
 
 /** A worker of `serve --workers` counts in the primary; any other process in itself. */
-export const processStore = (): RateLimitStore =>
-  cluster.isWorker && process.env[COUNTS_IN_PRIMARY] === '1' ? primaryStore() : memoryStore();
+export const processStore = (logger?: Logger): RateLimitStore =>
+  cluster.isWorker && process.env[COUNTS_IN_PRIMARY] === '1' ? primaryStore(logger) : memoryStore();
+
+/** Calls `say` at most once a minute. */
+function warnAtMostEveryMinute(say: () => void): () => void {
+  let said = 0;
+  return () => {
+    const now = Date.now();
+    if (now - said < 60_000) return;
+    said = now;
+    say();
+  };
+}
 
 /**
  * In the primary of `serve --workers`, before the workers are started: it keeps their counts (one in-memory
@@ -62,13 +90,9 @@ export function countInPrimary(): void {
  * a minute.
  */
 export function redisStore(client: Redis, logger: Logger, prefix = 'apidsl'): RateLimitStore {
-  let warned = 0;
-  const warn = (): void => {
-    const now = Date.now();
-    if (now - warned < 60_000) return;
-    warned = now;
-    logger.warn({ redis: client.status }, 'rate limits: Redis unreachable; counting in this process meanwhile');
-  };
+  const warn = warnAtMostEveryMinute(() =>
+    logger.warn({ redis: client.status }, 'rate limits: Redis unreachable; counting in this process meanwhile'),
+  );
   return store((options) => {
     const insurance = new RateLimiterMemory(options);
     const consume = insurance.consume.bind(insurance);
