@@ -74,6 +74,11 @@ export interface MongoStoreOptions {
   /** `mongodb://host:port/dbname?options` or `mongodb+srv://…`; the database defaults to `apidsl`. */
   uri: string;
   counts?: CountMode;
+  /**
+   * Whether pages are read in snapshot sessions: 'auto' where the deployment has snapshot reads (see `findPage`).
+   * 'always' asks for them on any server: for tests only (FerretDB accepts such a session and ignores it).
+   */
+  snapshots?: 'auto' | 'always';
 }
 
 /** Server selection gives up after this long unless the URI says otherwise: start-up and outages fail fast. */
@@ -208,7 +213,9 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
         ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } }
         : undefined;
     const major = Array.isArray(buildInfo.versionArray) ? Number(buildInfo.versionArray[0]) : 0;
-    const snapshots = replicated && !ferretdb && major >= 5 && (w === undefined || w === 'majority');
+    const snapshots =
+      options.snapshots === 'always' ||
+      (replicated && !ferretdb && major >= 5 && (w === undefined || w === 'majority'));
     return new MongoStore(client, db, mode, transaction, ferretdb, readTogether(client, snapshots));
   } catch (e) {
     // Not awaited: closing waits for a silent host's pending handshake (connectTimeoutMS); the error is known now.
