@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { WriteWrapper } from '../pipeline/runtime.js';
-import type { Collection, Id, Item, Query } from '../store/types.js';
+import type { Collection, Id, Item, PageRows, Query } from '../store/types.js';
 import type { PeerLink } from '../cluster/link.js';
 import { resourceTag, writeTags } from './cache-tags.js';
 import { purger, type Purge } from './purgers.js';
@@ -61,6 +61,9 @@ export class InvalidatingCollection implements Collection {
 
   find(q: Query): Promise<Item[]> {
     return this.inner.find(q);
+  }
+  findPage(q: Query, options?: { rendered?: boolean }): Promise<PageRows> {
+    return this.inner.findPage(q, options);
   }
   stream(q: Query): AsyncIterable<Item> {
     return this.inner.stream(q);

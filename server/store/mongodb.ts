@@ -14,6 +14,11 @@
 //   create-by-upsert and delete, so an unfiltered count is one primary-key read. Multi-document transactions
 //   need a replica set or a sharded cluster; on a standalone server (and FerretDB) there is no counts document
 //   and an unfiltered count is countDocuments({}) (exact, linear). See README "Using MongoDB".
+//
+// A page and its total (`findPage`) are read in one snapshot session (`snapshot: true`: every read at the
+// cluster time of the first) where the deployment has them: a replica set or sharded cluster of MongoDB 5.0 or
+// later whose writes are acknowledged by a majority (snapshot reads see majority-committed data only, so with
+// w=1 a client could miss its own write). Elsewhere (standalone, FerretDB) the two reads are separate.
 import {
   MongoBulkWriteError,
   MongoClient,
@@ -46,7 +51,17 @@ import {
 } from './mongodb-query.js';
 import { layoutText } from './layout.js';
 import { StoreConflictError, StoreUnavailableError } from './types.js';
-import type { Collection, CollectionSpec, Condition, Id, Item, Query, Store, StoredCollection } from './types.js';
+import type {
+  Collection,
+  CollectionSpec,
+  Condition,
+  Id,
+  Item,
+  PageRows,
+  Query,
+  Store,
+  StoredCollection,
+} from './types.js';
 
 /**
  * How unfiltered counts are kept. 'auto': a counts document updated in transactions where the deployment has
@@ -59,6 +74,11 @@ export interface MongoStoreOptions {
   /** `mongodb://host:port/dbname?options` or `mongodb+srv://…`; the database defaults to `apidsl`. */
   uri: string;
   counts?: CountMode;
+  /**
+   * Whether pages are read in snapshot sessions: 'auto' where the deployment has snapshot reads (see `findPage`).
+   * 'always' asks for them on any server: for tests only (FerretDB accepts such a session and ignores it).
+   */
+  snapshots?: 'auto' | 'always';
 }
 
 /** Server selection gives up after this long unless the URI says otherwise: start-up and outages fail fast. */
@@ -82,6 +102,8 @@ export const SEQUENCES = '_apidsl_sequences';
 export const LAYOUTS = '_apidsl_layouts';
 
 const DUPLICATE_KEY = 11000;
+/** A snapshot read that may succeed when tried again (SnapshotTooOld, SnapshotUnavailable). */
+const SNAPSHOT_RETRYABLE = new Set([239, 246]);
 const NAMESPACE_EXISTS = 48;
 /** Server errors that mean "not reachable right now": shutdown, step-down, no primary, network. */
 const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436]);
@@ -183,7 +205,11 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
       transactions && mode === 'document'
         ? { readConcern: { level: 'snapshot' }, writeConcern: w === undefined ? { w: 'majority' } : { w } }
         : undefined;
-    return new MongoStore(client, db, mode, transaction, ferretdb);
+    const major = Array.isArray(buildInfo.versionArray) ? Number(buildInfo.versionArray[0]) : 0;
+    const snapshots =
+      options.snapshots === 'always' ||
+      (replicated && !ferretdb && major >= 5 && (w === undefined || w === 'majority'));
+    return new MongoStore(client, db, mode, transaction, ferretdb, readTogether(client, snapshots));
   } catch (e) {
     // Not awaited: closing waits for a silent host's pending handshake (connectTimeoutMS); the error is known now.
     void client.close().catch(() => undefined);
@@ -193,6 +219,32 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
 
 /** A stored item: `_id` is the identifier or the internal key. */
 type StoredDoc = Document & { _id: Id };
+
+/**
+ * Runs reads together: in one snapshot session (`session` given: read one after the other, the first sets the
+ * snapshot) when the deployment has snapshot reads, else without a session (`session` undefined).
+ */
+type Together = <T>(read: (session: ClientSession | undefined) => Promise<T>) => Promise<T>;
+
+/**
+ * `Together` on a deployment that has snapshot reads (`snapshots`, judged from the server's answers at start).
+ * A server that refuses them all the same (something that answers like MongoDB 5 without having them) is asked
+ * without a session from then on, once a read without one succeeded where the snapshot read failed.
+ */
+function readTogether(client: MongoClient, snapshots: boolean): Together {
+  let available = snapshots;
+  return async (read) => {
+    if (!available) return read(undefined);
+    try {
+      return await client.withSession({ snapshot: true }, (session) => read(session));
+    } catch (e) {
+      if (isUnavailable(e)) throw e;
+      const result = await read(undefined); // the query's own error, when it has one, rejects here
+      if (!(e instanceof MongoServerError && SNAPSHOT_RETRYABLE.has(Number(e.code)))) available = false;
+      return result;
+    }
+  };
+}
 
 /** Runs writes together: in one transaction when the store has them (`transactional`), else one after the other. */
 type Atomically = (<T>(run: (session: ClientSession | undefined) => Promise<T>) => Promise<T>) & {
@@ -211,6 +263,7 @@ class MongoStore implements Store {
     transaction: TransactionOptions | undefined,
     /** FerretDB workarounds on (see MongoCollection's `sequenceLock`). */
     private readonly ferretdb: boolean,
+    private readonly together: Together,
   ) {
     this.atomically = transaction
       ? Object.assign(
@@ -284,6 +337,7 @@ class MongoStore implements Store {
       sequences,
       this.mode === 'document',
       this.atomically,
+      this.together,
       deadline,
       lock,
     );
@@ -371,6 +425,7 @@ class MongoCollection implements Collection {
     /** Whether the counts document is kept (see CountMode). */
     private readonly counted: boolean,
     private readonly atomically: Atomically,
+    private readonly together: Together,
     /** Milliseconds an operation may take before it answers "unavailable" (the server selection timeout). */
     private readonly deadline: number,
     /**
@@ -412,6 +467,23 @@ class MongoCollection implements Collection {
     }
   }
 
+  async findPage(q: Query): Promise<PageRows> {
+    const c = compileFind(this.spec, q);
+    return this.guard(() =>
+      this.together(async (session) => {
+        const find = (): Promise<StoredDoc[]> =>
+          c.limit === 0
+            ? Promise.resolve([])
+            : this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit, session }).toArray();
+        // In a snapshot session one after the other (the first read fixes the snapshot); without one, at once.
+        const [docs, total] = session
+          ? [await find(), await this.total(q.where, session)]
+          : await Promise.all([find(), this.total(q.where, undefined)]);
+        return { items: docs.map((doc) => this.toItem(doc)), total };
+      }),
+    );
+  }
+
   async exists(q: Query): Promise<boolean> {
     const c = compileExists(this.spec, q);
     const doc = await this.guard(() => this.items.findOne(c.filter, { skip: c.skip, projection: { [KEY]: 1 } }));
@@ -419,16 +491,19 @@ class MongoCollection implements Collection {
   }
 
   async count(where?: Condition[]): Promise<number> {
+    return this.guard(() => this.total(where, undefined));
+  }
+
+  private async total(where: Condition[] | undefined, session: ClientSession | undefined): Promise<number> {
     if (where === undefined || where.length === 0) {
       if (this.counted) {
-        const row = await this.guard(() => this.counts.findOne({ _id: this.spec.name }));
+        const row = await this.counts.findOne({ _id: this.spec.name }, { session });
         if (row) return row.n;
         // Deleted by hand: count rather than fail (the next start seeds it again).
       }
-      return this.guard(() => this.items.countDocuments({}));
+      return this.items.countDocuments({}, { session });
     }
-    const filter = compileWhere(this.spec, where);
-    return this.guard(() => this.items.countDocuments(filter));
+    return this.items.countDocuments(compileWhere(this.spec, where), { session });
   }
 
   async get(id: Id): Promise<Item | null> {

@@ -47,6 +47,7 @@ import type {
   Condition,
   Id,
   Item,
+  PageRows,
   Query,
   Rendering,
   Store,
@@ -77,6 +78,11 @@ interface Connection {
   quiesce(): void;
   /** Open stream cursors, each with the function that closes it. */
   cursors: Set<() => void>;
+  /**
+   * Runs synchronous reads so that they see one snapshot: in one deferred transaction, whose snapshot (WAL mode)
+   * is taken at its first read, whatever other connections commit meanwhile.
+   */
+  readTogether<T>(read: () => T): T;
 }
 
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<Store> {
@@ -98,6 +104,7 @@ class SqliteStore implements Store {
 
   constructor(private readonly db: Database.Database) {
     const cursors = new Set<() => void>();
+    const together = db.transaction((read: () => unknown) => read());
     this.connection = {
       db,
       prepare: (sql) => this.prepare(sql),
@@ -106,6 +113,9 @@ class SqliteStore implements Store {
         cursors.clear();
       },
       cursors,
+      // An in-memory database has no other connection, and the reads run in one synchronous call: nothing can
+      // commit between them, and BEGIN and COMMIT would be two statements more for nothing.
+      readTogether: db.memory ? <T>(read: () => T) => read() : <T>(read: () => T) => together.deferred(read) as T,
     };
   }
 
@@ -362,11 +372,30 @@ class SqliteCollection implements Collection {
   }
 
   async find(q: Query): Promise<Item[]> {
+    return this.items(q);
+  }
+
+  async findRendered(q: Query): Promise<string[] | undefined> {
+    return this.texts(q);
+  }
+
+  async findPage(q: Query, options?: { rendered?: boolean }): Promise<PageRows> {
+    const read = (): PageRows => {
+      const texts = options?.rendered ? this.texts(q) : undefined;
+      const total = this.total(q.where);
+      return texts ? { texts, total } : { items: this.items(q), total };
+    };
+    // An open stream cursor keeps the connection's read transaction open (SQLite ends an implicit one when its
+    // last statement finishes), and better-sqlite3 refuses BEGIN meanwhile: both reads are already in it.
+    return this.connection.cursors.size > 0 ? read() : this.connection.readTogether(read);
+  }
+
+  private items(q: Query): Item[] {
     const { sql, params } = compileFind(this.spec, q);
     return (this.prepare(sql).all(...params) as Row[]).map((row) => this.toItem(row));
   }
 
-  async findRendered(q: Query): Promise<string[] | undefined> {
+  private texts(q: Query): string[] | undefined {
     if (!this.rendering) return undefined;
     const { sql, params } = compileFind(this.spec, q, [RENDERED_COLUMN]);
     // One column, plucked: better-sqlite3 builds no row object, the cheapest read it has.
@@ -436,6 +465,10 @@ class SqliteCollection implements Collection {
   }
 
   async count(where?: Condition[]): Promise<number> {
+    return this.total(where);
+  }
+
+  private total(where?: Condition[]): number {
     if (where === undefined || where.length === 0) {
       const total = compileTotal(this.spec);
       const row = this.prepare(total.sql).get(...total.params) as { n: number } | undefined;

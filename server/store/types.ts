@@ -119,6 +119,15 @@ export interface Collection {
    */
   findRendered?(q: Query): Promise<string[] | undefined>;
   /**
+   * One page and its total read together: what `find(q)` returns (or, with `rendered`, what `findRendered(q)`
+   * returns where the store can answer that way) and `count(q.where)` (`limit`, `offset` and `after` do not
+   * apply to the total). The SQLite store reads both in one read transaction (an in-memory database, which has
+   * no other connection, in one synchronous call), so they show the data of one moment whoever writes (this
+   * process, another worker, another program). The MongoDB store reads them in one
+   * snapshot session where the deployment has snapshot reads, else each on its own (docs/behaviour.md, "MongoDB").
+   */
+  findPage(q: Query, options?: { rendered?: boolean }): Promise<PageRows>;
+  /**
    * Whether `find({ ...q, limit: 1 })` would return an item: `q.limit` is ignored, `offset` and `after` apply.
    * The probe for "is there a next page" in keyset pagination, without reading or decoding the item.
    */
@@ -158,6 +167,11 @@ export interface Collection {
    */
   clear(): Promise<number>;
 }
+
+/** What `Collection.findPage` read: the items or their rendered texts, and the number of matching items. */
+export type PageRows = ({ items: Item[]; texts?: undefined } | { texts: string[]; items?: undefined }) & {
+  total: number;
+};
 
 export interface Store {
   /**

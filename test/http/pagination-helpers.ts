@@ -132,7 +132,7 @@ export interface SpiedService {
   url: string;
   /** Calls per resource short name; a fresh object per collection, updated live. */
   calls: Map<string, CallCounts>;
-  /** Number of `count` calls the resource's collection has received so far. */
+  /** Number of counting reads the resource's collection has received so far: `count`, and `findPage` (a page with its total). */
   counts(resource: string): number;
   stop(): Promise<void>;
 }
@@ -179,7 +179,7 @@ export async function startSpiedService(file: string): Promise<SpiedService> {
   return {
     url: running.url,
     calls,
-    counts: (resource: string): number => calls.get(resource)?.count ?? 0,
+    counts: (resource: string): number => (calls.get(resource)?.count ?? 0) + (calls.get(resource)?.findPage ?? 0),
     stop: () => running.close(),
   };
 }

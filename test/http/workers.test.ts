@@ -1,7 +1,8 @@
 /**
  * `apidsl serve --workers N` (docs/behaviour.md, "Workers"): several processes on one port over a shared store,
  * the in-process cache invalidated on every worker before a write answers, one banner, a clean stop; `--memory`
- * and `--watch` refused with more than one worker.
+ * and `--watch` refused with more than one worker; a page and its totalItems of one moment while other workers
+ * write (docs/behaviour.md, "Collections and pagination").
  */
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -15,6 +16,73 @@ const mongodb = process.env.APIDSL_TEST_STORE === 'mongodb';
 /** Worker 1 starts alone, then the others: twice a single start, on a machine other jobs may keep busy. */
 const STARTUP_MS = 60_000;
 const sharedStore = (): string[] => (mongodb ? [] : ['--data', join(tempDir(), 'data')]);
+
+/** What a page of `perPage` items shows when it is one snapshot: the members `totalItems` leaves for page `page`. */
+function tornPage(doc: Record<string, unknown>, perPage: number, page: number): string | undefined {
+  const total = doc.totalItems as number;
+  const members = doc.member as { id: number }[];
+  const last = Math.max(1, Math.ceil(total / perPage));
+  const expected = Math.min(perPage, Math.max(0, total - (page - 1) * perPage));
+  if (members.length !== expected) return `${members.length} members with totalItems ${total}`;
+  const view = doc.view as { last?: string } | undefined;
+  if (last > 1 && !view?.last?.endsWith(`page=${last}`)) return `view.last ${view?.last} with totalItems ${total}`;
+  return undefined;
+}
+
+/** Notes stored before the writes start, and a page size that holds every note. */
+const SEEDED = 20;
+const WHOLE = 100;
+
+/**
+ * Writers insert notes and delete their oldest ones while readers read pages: every note on one page (its
+ * members are its totalItems), those of kind "a" the same way (a counted total), and the last page of 4 (found
+ * by the last total read). Returns the pages read and what was wrong with each torn one.
+ */
+async function pagesUnderWrites(base: string): Promise<{ pages: number; torn: string[] }> {
+  const kindOf = (i: number): string => (i % 2 === 0 ? 'a' : 'b');
+  for (let i = 0; i < SEEDED; i++)
+    expect((await request(base, 'POST', '/notes', { body: { kind: kindOf(i) } })).status).to.equal(201);
+  let done = false;
+  let pages = 0;
+  let lastTotal = SEEDED;
+  const torn: string[] = [];
+  const writer = async (w: number): Promise<void> => {
+    const own: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const created = await request(base, 'POST', '/notes', { body: { kind: kindOf(w + i) } });
+      expect(created.status, created.text).to.equal(201);
+      own.push((created.json as { id: number }).id);
+      if (own.length > 2) expect((await request(base, 'DELETE', `/notes/${own.shift()}`)).status).to.equal(204);
+    }
+  };
+  const read = async (path: string, perPage: number, page: number): Promise<void> => {
+    const answer = await request(base, 'GET', path);
+    expect(answer.status, answer.text).to.equal(200);
+    const doc = answer.json as Record<string, unknown>;
+    const problem = tornPage(doc, perPage, page);
+    if (problem) torn.push(`GET ${path}: ${problem}`);
+    if (perPage === WHOLE && !path.includes('kind')) lastTotal = doc.totalItems as number;
+    pages++;
+  };
+  const reader = async (): Promise<void> => {
+    while (!done) {
+      const last = Math.max(1, Math.ceil(lastTotal / 4));
+      await Promise.all([
+        read(`/notes?itemsPerPage=${WHOLE}`, WHOLE, 1),
+        read(`/notes?kind=a&itemsPerPage=${WHOLE}`, WHOLE, 1),
+        read(`/notes?page=${last}`, 4, last),
+      ]);
+    }
+  };
+  const readers = Array.from({ length: 4 }, () => reader());
+  try {
+    await Promise.all([0, 1, 2].map(writer));
+  } finally {
+    done = true;
+    await Promise.all(readers);
+  }
+  return { pages, torn };
+}
 
 describe('serve --workers', () => {
   // Run directly, not through the harness, which would serve a MongoDB database in place of --memory.
@@ -72,6 +140,25 @@ describe('serve --workers', () => {
 
     it('SIGTERM stops every worker and the command exits 0', async () => {
       expect(await server.stop()).to.equal(0);
+    });
+  });
+
+  // The embedded store whatever the suite's store: a MongoDB page is one snapshot only on a deployment with
+  // snapshot reads (docs/behaviour.md, "MongoDB"), which the test server (FerretDB) is not.
+  describe('with 2 workers on one --data directory, pages under writes', () => {
+    let server: RunningServer;
+    before(async function () {
+      this.timeout(STARTUP_MS + 10_000);
+      const args = ['--data', join(tempDir(), 'data'), '--workers', '2'];
+      server = await startServer(fixture('pages-under-writes.api'), args, STARTUP_MS);
+    });
+    after(() => server?.stop());
+
+    it("every page's members agree with its totalItems while the other worker inserts and deletes", async function () {
+      this.timeout(HAMMER_MS); // seconds of load on a busy machine: no timing is asserted
+      const { pages, torn } = await pagesUnderWrites(server.url);
+      expect(pages).to.be.greaterThan(0);
+      expect(torn, `${torn.length} torn pages of ${pages}`).to.deep.equal([]);
     });
   });
 });

@@ -590,6 +590,57 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
       });
     });
 
+    describe('findPage', () => {
+      it("answers find's items and count(where): limit, offset and after apply to the items only", async () => {
+        const books = await store.collection(BOOK);
+        for (let i = 1; i <= 7; i++) await books.insert({ title: `b${i}`, price: i });
+        const sort: Sort = [{ field: 'id', direction: 'asc' }];
+        const cheap: Condition[] = [{ op: 'lt', field: 'price', value: 6 }];
+        const queries: Query[] = [
+          { sort, limit: 3 },
+          { sort, limit: 3, offset: 6 },
+          { sort, limit: 3, offset: 30 },
+          { where: cheap, sort, limit: 2, offset: 2 },
+          { where: cheap, sort, limit: 2, after: { values: [4] } },
+          { where: [], sort, limit: 0 },
+        ];
+        for (const q of queries) {
+          const expected = { items: await books.find(q), total: await books.count(q.where) };
+          expect(await books.findPage(q), JSON.stringify(q)).to.deep.equal(expected);
+        }
+        expect(await books.findPage({ where: cheap, sort, limit: 2, offset: 3 })).to.deep.equal({
+          items: [
+            { id: 4, title: 'b4', price: 4 },
+            { id: 5, title: 'b5', price: 5 },
+          ],
+          total: 5,
+        });
+      });
+
+      it('answers the rendered texts where the store keeps them, else the items', async () => {
+        const spec: CollectionSpec = { ...BOOK, rendering: { version: 'v1', render: (item) => `<${item.title}>` } };
+        const books = await store.collection(spec);
+        for (const title of ['a', 'b', 'c']) await books.insert({ title });
+        const q: Query = { sort: [{ field: 'id', direction: 'desc' }], limit: 2 };
+        const page = await books.findPage(q, { rendered: true });
+        if (page.texts) expect(page.texts).to.deep.equal(['<c>', '<b>']);
+        else expect(page.items).to.deep.equal(await books.find(q));
+        expect(page.total).to.equal(3);
+        expect(await books.findPage(q)).to.deep.equal({ items: await books.find(q), total: 3 });
+      });
+
+      it('rejects an invalid query', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ title: 'a' });
+        expect(await rejection(books.findPage({ sort: [{ field: 'nope', direction: 'asc' }] }))).to.be.instanceOf(
+          TypeError,
+        );
+        expect(
+          await rejection(books.findPage({ where: [{ op: 'eq', field: 'nope', value: 1 }], limit: 1 })),
+        ).to.be.instanceOf(TypeError);
+      });
+    });
+
     if (options.keyset !== false) describeKeysetContract(open);
   });
 }

@@ -10,7 +10,7 @@
 import { buildLink, without, type QueryParams } from '../../protocol/query.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
 import type { PropertyMetadata } from '../../metadata/types.js';
-import type { Condition, Item, Sort } from '../../store/types.js';
+import type { Condition, Item, Query, Sort } from '../../store/types.js';
 import { filterQuery } from '../filters/query.js';
 import { typedValue } from '../filters/values.js';
 import type { CursorLinks, OperationState, Page, PageRequest } from '../state.js';
@@ -118,14 +118,25 @@ export async function readCursorPage(
   const sort: Sort = fields.map((f) => ({ field: f.field, direction: f.direction }));
   const n = request.itemsPerPage;
   const store = state.storeCollection;
+  /** The rows of `q` and, for a full paginator, the total of the same moment (Collection.findPage). */
+  const read = async (q: Query): Promise<{ rows: Item[]; total?: number }> => {
+    if (n === 0) return { rows: [], total: request.partial ? undefined : await store.count(where) };
+    if (request.partial) return { rows: await store.find(q) };
+    const page = await store.findPage(q);
+    return { rows: page.items!, total: page.total };
+  };
   let items: Item[];
   let hasNext: boolean;
   let hasPrevious: boolean;
+  let total: number | undefined;
   if (!bound || !bound.backward) {
-    const rows =
-      n === 0
-        ? []
-        : await store.find({ where, sort, limit: n + 1, ...(bound ? { after: { values: bound.values } } : {}) });
+    let rows: Item[];
+    ({ rows, total } = await read({
+      where,
+      sort,
+      limit: n + 1,
+      ...(bound ? { after: { values: bound.values } } : {}),
+    }));
     hasNext = rows.length > n;
     items = rows.slice(0, n);
     hasPrevious =
@@ -133,15 +144,14 @@ export async function readCursorPage(
       items.length > 0 &&
       (await store.exists({ where, sort: reversed(sort), after: { values: tuple(items[0], fields) } }));
   } else {
-    const rows =
-      n === 0 ? [] : await store.find({ where, sort: reversed(sort), limit: n + 1, after: { values: bound.values } });
+    let rows: Item[];
+    ({ rows, total } = await read({ where, sort: reversed(sort), limit: n + 1, after: { values: bound.values } }));
     hasPrevious = rows.length > n;
     items = rows.slice(0, n).reverse();
     hasNext =
       items.length > 0 &&
       (await store.exists({ where, sort, after: { values: tuple(items[items.length - 1], fields) } }));
   }
-  const total = request.partial ? undefined : await store.count(where);
   const links: CursorLinks = {};
   if (hasNext) links.next = cursorLink(state, fields, tuple(items[items.length - 1], fields), false);
   if (hasPrevious) links.previous = cursorLink(state, fields, tuple(items[0], fields), true);

@@ -118,17 +118,25 @@ async function readPage(state: OperationState): Promise<Page> {
       hasNext: rows.items.length > request.itemsPerPage,
     };
   }
-  const rows =
-    request.itemsPerPage === 0
-      ? { items: [] }
-      : await readRows(state, { where, sort, limit: request.itemsPerPage, offset });
-  return { items: rows.items, rendered: rows.rendered, request, total: await state.storeCollection.count(where) };
+  if (request.itemsPerPage === 0) return { items: [], request, total: await state.storeCollection.count(where) };
+  // The members and totalItems of one moment: a write committed between two separate reads would tear the page.
+  const rows = await state.storeCollection.findPage(
+    { where, sort, limit: request.itemsPerPage, offset },
+    { rendered: showsStoredMembers(state) },
+  );
+  return rows.texts
+    ? { items: rows.texts, rendered: true, request, total: rows.total }
+    : { items: rows.items, request, total: rows.total };
 }
+
+/** Whether the page's members are shown as the store rendered them (where it can answer so). */
+const showsStoredMembers = (state: OperationState): boolean =>
+  state.storeCollection.findRendered !== undefined && readsStoredMembers(state.operation, state.api, state.output.name);
 
 /** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
 async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
-  if (state.storeCollection.findRendered && readsStoredMembers(state.operation, state.api, state.output.name)) {
-    const texts = await state.storeCollection.findRendered(q);
+  if (showsStoredMembers(state)) {
+    const texts = await state.storeCollection.findRendered!(q);
     if (texts) return { items: texts, rendered: true };
   }
   return { items: await state.storeCollection.find(q) };

@@ -16,9 +16,12 @@ import { BOOK, describeKeysetContract, describeStoreContract, rejection } from '
 
 let server: TestMongo;
 /** Opens a store on a new database of the test server. */
-async function openFresh(counts: CountMode = 'auto'): Promise<{ store: Store; uri: string }> {
+async function openFresh(
+  counts: CountMode = 'auto',
+  snapshots: 'auto' | 'always' = 'auto',
+): Promise<{ store: Store; uri: string }> {
   const uri = withDatabase(server.uri, freshDatabaseName('s'));
-  return { store: await openMongoStore({ uri, counts }), uri };
+  return { store: await openMongoStore({ uri, counts, snapshots }), uri };
 }
 
 describe('MongoDB store', function () {
@@ -28,12 +31,16 @@ describe('MongoDB store', function () {
   });
 
   // The counts document is kept in transactions on a replica set; 'document' keeps it without them, so its
-  // bookkeeping is exercised on every server (FerretDB and standalone servers count otherwise).
-  for (const counts of ['auto', 'document'] as const) {
+  // bookkeeping is exercised on every server (FerretDB and standalone servers count otherwise). The second run
+  // also reads pages in snapshot sessions, which a test server without snapshot reads would not be asked for.
+  for (const [counts, snapshots] of [
+    ['auto', 'auto'],
+    ['document', 'always'],
+  ] as const) {
     describeStoreContract(
-      `behaviour shared with the embedded store (counts: ${counts})`,
+      `behaviour shared with the embedded store (counts: ${counts}, snapshot sessions: ${snapshots})`,
       async () => {
-        const { store } = await openFresh(counts);
+        const { store } = await openFresh(counts, snapshots);
         return { store, close: () => store.close() };
       },
       { keyset: false },
