@@ -77,14 +77,14 @@ const limitHeaders = (prepared: Prepared, count: RateLimiterRes): Record<string,
 });
 
 /**
- * Counts a request against its operation's limit: the headers of the answer, or undefined when the store
- * failed (logged; the request is served). Past the limit it throws the 429.
+ * Counts a request against its operation's limit: the headers of the answer. Past the limit it throws the 429;
+ * when the count itself fails, a 503 (logged): the request is not run unlimited.
  */
 export function countRequest(
   runtime: Runtime,
   policy: RateLimitPolicy,
   client: RateLimitClient,
-): Promise<Record<string, string> | undefined> {
+): Promise<Record<string, string>> {
   const prepared = prepare(runtime, policy);
   // One promise on the request path, the counter's (no async wrapper around it): every request of a limited
   // operation takes this way.
@@ -92,8 +92,12 @@ export function countRequest(
     (count) => limitHeaders(prepared, count),
     (e: unknown) => {
       if (e instanceof RateLimiterRes) throw tooManyRequests(policy, prepared, e);
+      // Fail closed: a request the limit cannot vouch for is not run (the stores fall back to a count of their
+      // own first, so this is a fault of the counter itself).
       warnOnce(runtime, e);
-      return undefined;
+      throw new HttpError(503, 'The rate limit of this operation could not be counted; retry shortly.', {
+        headers: { 'Retry-After': '1' },
+      });
     },
   );
 }
@@ -119,5 +123,8 @@ function warnOnce(runtime: Runtime, err: unknown): void {
   const now = Date.now();
   if (now - (lastWarning.get(runtime) ?? 0) < 60_000) return;
   lastWarning.set(runtime, now);
-  runtime.logger.warn({ err }, 'rate limits: the counter failed; requests are served without limit meanwhile');
+  runtime.logger.warn(
+    { err },
+    'rate limits: the counter failed; requests to limited operations are refused (503) meanwhile',
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * Rate limits at the pipeline's entry (server/pipeline/rate-limit.ts, rate-limit-stores.ts), without HTTP, as
  * GraphQL or MCP would call it: two runtimes counting in one Redis share one count; with Redis unreachable each
- * process still limits in its memory and says so in the log; a counter that fails (not a refusal) serves the
+ * process still limits in its memory and says so in the log; a counter that fails (not a refusal) refuses the
  * request and logs. Redis is a server of the suite's own (test/support/redis-server.ts: redis-server must be
  * installed, else the suite fails).
  */
@@ -127,15 +127,17 @@ describe('pipeline: rate limits and their stores', function () {
     expect(await client.get(`${prefix}:rl:${list().name}:ip:192.0.2.3`)).to.equal('1');
   });
 
-  it('serves the request and logs when a counter fails (no refusal, no 500)', async () => {
+  it('refuses the request (503, Retry-After) and logs when a counter fails: a fault never lifts the limit', async () => {
     const { logger, lines } = keptLog();
     const failing: RateLimitStore = {
       counter: () => ({ consume: () => Promise.reject(new Error('store broken')) }) as unknown as RateLimiterAbstract,
     };
     const r = await runtime(failing, logger);
     const result = await executeOperation(r, list(), request('192.0.2.4'));
-    expect(result.status).to.equal(200);
+    expect(result.status).to.equal(503);
+    expect(result.headers).to.include({ 'Retry-After': '1' });
     expect(result.headers).to.not.have.property('RateLimit');
+    expect(JSON.stringify(result.body)).to.contain('could not be counted');
     expect(lines.join('')).to.contain('rate limits: the counter failed');
     expect(lines.join('')).to.contain('store broken');
   });
