@@ -220,6 +220,44 @@ export const SETTINGS: readonly SettingSpec[] = [
       'The APIDSL_REDIS_URL environment variable overrides it (and sets it when absent).',
   },
 
+  // ---- GraphQL (docs/graphql.md) ----
+  {
+    path: 'graphql.enabled',
+    type: { kind: 'bool' },
+    default: false,
+    doc: 'Serve the GraphQL API at `/graphql` (off: it answers 404 and resources have no GraphQL operations).',
+  },
+  {
+    path: 'graphql.graphiql',
+    type: { kind: 'bool' },
+    default: true,
+    doc: 'GraphiQL at `/graphql/graphiql` (and for `GET /graphql` asked for HTML), served from the package’s own files.',
+  },
+  {
+    path: 'graphql.introspection',
+    type: { kind: 'bool' },
+    default: true,
+    doc: 'Answer introspection queries; false refuses them with an error.',
+  },
+  {
+    path: 'graphql.max_query_depth',
+    type: INT,
+    default: 20,
+    doc: 'Deepest selection a query may have; a deeper one is refused with an error before it runs.',
+  },
+  {
+    path: 'graphql.max_query_complexity',
+    type: INT,
+    default: 500,
+    doc: 'Most fields a query may select (each field costs 1, a list field times its page size); a costlier one is refused before it runs.',
+  },
+  {
+    path: 'graphql.nesting_separator',
+    type: STRING,
+    default: '_',
+    doc: 'Joins the parts of a filter argument on a nested property: `author_name` filters on `author.name`.',
+  },
+
   // ---- Rate limits (docs/behaviour.md, "Rate limits") ----
   {
     path: 'rate_limit.limit',

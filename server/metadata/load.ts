@@ -261,6 +261,7 @@ async function loadResource(
     collectionPath,
     itemPath: identifier ? `${collectionPath}/{${identifier.name}}` : undefined,
     operations: [],
+    graphQlOperations: [],
     options: resourceOptions,
     storage: {
       name: shortName,

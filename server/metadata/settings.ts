@@ -73,5 +73,13 @@ export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.P
     mercure: resolveMercure(config),
     messenger: resolveMessenger(config),
     cluster: { redisUrl: env.APIDSL_REDIS_URL || get<string | undefined>('cluster.redis') },
+    graphql: {
+      enabled: get('graphql.enabled'),
+      graphiql: get('graphql.graphiql'),
+      introspection: get('graphql.introspection'),
+      maxQueryDepth: get('graphql.max_query_depth'),
+      maxQueryComplexity: get('graphql.max_query_complexity'),
+      nestingSeparator: get('graphql.nesting_separator'),
+    },
   };
 }

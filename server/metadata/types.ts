@@ -44,6 +44,24 @@ export interface Settings {
   messenger: MessengerSettings;
   /** `config cluster` (docs/deployment.md). */
   cluster: ClusterSettings;
+  /** `config graphql` (docs/graphql.md). */
+  graphql: GraphQlSettings;
+}
+
+/** `config { graphql { … } }`, with its defaults (docs/graphql.md). */
+export interface GraphQlSettings {
+  /** Default false: `/graphql` answers 404 and no resource has GraphQL operations. */
+  enabled: boolean;
+  /** Default true: GraphiQL at `/graphql/graphiql`. */
+  graphiql: boolean;
+  /** Default true; false refuses introspection queries. */
+  introspection: boolean;
+  /** Default 20. */
+  maxQueryDepth: number;
+  /** Default 500. */
+  maxQueryComplexity: number;
+  /** Default `_`: the filter argument of `author.name` is `author_name`. */
+  nestingSeparator: string;
 }
 
 /** What the instances of one service share besides the store. */
@@ -183,6 +201,50 @@ export interface ResourceMetadata {
   /** Resource-level options after resource mutators. */
   options: Readonly<Record<string, unknown>>;
   storage: CollectionSpec;
+  /**
+   * Its GraphQL operations (declared in its `graphql { … }` block, or API Platform's defaults), in declaration
+   * order; empty while `config graphql.enabled` is false.
+   */
+  graphQlOperations: GraphQlOperationMetadata[];
+}
+
+export type GraphQlKind = 'Query' | 'QueryCollection' | 'Mutation' | 'DeleteMutation' | 'Subscription';
+
+/** A GraphQL argument declared by `args` or `extraArgs`: its GraphQL type as written (`String!`, `[ID]`). */
+export interface GraphQlArgument {
+  type: string;
+  description?: string;
+}
+
+/** One GraphQL operation of a resource (docs/graphql.md). */
+export interface GraphQlOperationMetadata {
+  kind: GraphQlKind;
+  /** As written (`create`, `update`, `delete`, `byIsbn`); undefined for an unnamed Query, QueryCollection or Subscription. */
+  name?: string;
+  /**
+   * Its root field: `book`, `books`, `createBook`, `updateBook`, `deleteBook`, `updateBookSubscribe`,
+   * `byIsbnBook` (a named operation: name + shortName), `cheapBooks` (a named QueryCollection: name + plural).
+   */
+  fieldName: string;
+  /**
+   * What the pipeline runs for it (pipeline/execute.ts): never routed, in no REST documentation, not in
+   * `resource.operations`. Its kind: Get (Query, Subscription), GetCollection (QueryCollection), Post (`create`, and a
+   * custom Mutation whose `args` have no `id`), Patch (`update` and other Mutations), Delete (DeleteMutation). Its
+   * path the resource's collection or item path, its options the resource-level ones merged under its own, as for
+   * REST; its name `_graphql_<fieldName>`.
+   */
+  operation: OperationMetadata;
+  /** `resolver`: a custom query's `(ctx) => item | items | paginator`, a custom mutation's `(item, ctx) => item`. */
+  resolver?: CodeFunction;
+  /** `args`: replace the operation's default arguments (or input fields, for a mutation). */
+  args?: Record<string, GraphQlArgument>;
+  /** `extraArgs`: added to the default arguments. */
+  extraArgs?: Record<string, GraphQlArgument>;
+  /**
+   * A Query or QueryCollection that only resolves the type where a relation reaches it (API Platform's `nested`):
+   * no root field. The loader adds nested ones for a resource without a Query or QueryCollection.
+   */
+  nested: boolean;
 }
 
 export type FilterKind = FilterKindName;

@@ -20,6 +20,7 @@ function resource(shortName: string, properties: PropertyMetadata[]): ResourceMe
     collectionPath: path,
     itemPath: `${path}/{id}`,
     operations: [],
+    graphQlOperations: [],
     options: {},
     storage: { name: shortName, fields: {}, indexes: [] },
   };

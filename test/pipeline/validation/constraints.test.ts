@@ -23,6 +23,7 @@ function resource(shortName: string, properties: PropertyMetadata[]): ResourceMe
     properties,
     collectionPath: `/${shortName.toLowerCase()}s`,
     operations: [],
+    graphQlOperations: [],
     options: {},
     storage: { name: shortName, fields: {}, indexes: [] },
   };

@@ -29,6 +29,7 @@ const BOOK: ResourceMetadata = {
   collectionPath: '/books',
   itemPath: '/books/{id}',
   operations: [],
+  graphQlOperations: [],
   options: {},
   storage: { name: 'Book', fields: {}, indexes: [] },
 };
