@@ -197,6 +197,7 @@ describe('option catalogue', () => {
       'defaults',
       'error_formats',
       'formats',
+      'graphql',
       'http_cache',
       'hydra_prefix',
       'mercure',
