@@ -161,6 +161,16 @@ program
   });
 
 program
+  .command('graphql')
+  .description('print the GraphQL schema of a .api file (SDL)')
+  .argument('<file>', '.api file')
+  .option('-o, --out <file>', 'write the schema to this file instead of stdout')
+  .action(async (file: string, opts: { out?: string }) => {
+    const { runGraphql } = await import('./graphql.js');
+    process.exitCode = await runGraphql(file, opts);
+  });
+
+program
   .command('token')
   .description(
     "print a JWT signed with the shared secret of the file's security { jwt { secret_env } } (for curl and tests)",

@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { DEFAULT_SPEC_VERSION, isSpecVersion, openApiDocument } from '../server/openapi/index.js';
-import { CheckFailed, loadApi } from '../server/serve.js';
-import { printCheckFailure } from './report.js';
+import { loadApi } from '../server/serve.js';
+import { reportFailure } from './command-failure.js';
 
 export interface OpenapiOptions {
   specVersion?: string;
@@ -29,11 +29,6 @@ export async function runOpenapi(file: string, opts: OpenapiOptions): Promise<nu
     else writeFileSync(opts.out, text);
     return 0;
   } catch (e) {
-    if (e instanceof CheckFailed) {
-      printCheckFailure(file, e.result);
-      return 1;
-    }
-    process.stderr.write(`apidsl openapi: ${(e as Error).message}\n`);
-    return 1;
+    return reportFailure('openapi', file, e);
   }
 }

@@ -1,7 +1,7 @@
 /** `apidsl routes FILE.api`: the route table (also printed by `serve` at start). */
 import type { ApiMetadata } from '../server/metadata/types.js';
-import { CheckFailed, loadApi } from '../server/serve.js';
-import { printCheckFailure } from './report.js';
+import { loadApi } from '../server/serve.js';
+import { reportFailure } from './command-failure.js';
 
 export function routeTable(api: ApiMetadata): string {
   const rows = api.resources.flatMap((r) =>
@@ -29,11 +29,6 @@ export async function runRoutes(file: string): Promise<number> {
     process.stdout.write(`${routeTable(await loadApi(file))}\n`);
     return 0;
   } catch (e) {
-    if (e instanceof CheckFailed) {
-      printCheckFailure(file, e.result);
-      return 1;
-    }
-    process.stderr.write(`apidsl routes: ${(e as Error).message}\n`);
-    return 1;
+    return reportFailure('routes', file, e);
   }
 }

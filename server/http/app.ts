@@ -1,8 +1,8 @@
 /**
  * The Koa application of an API, assembled from its parts (docs/architecture.md, "A request's path"): the request
  * log, the GET shortcuts (get-shortcuts.ts), the common headers and error documents (every-response.ts), CORS,
- * authentication, one route per operation (operation-route.ts), the document routes, the Mercure hub, and
- * what no route takes (unrouted.ts).
+ * authentication, one route per operation (operation-route.ts), the document routes, the Mercure hub, the
+ * GraphQL endpoint (graphql-route.ts), and what no route takes (unrouted.ts).
  */
 import Koa, { type Middleware } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
@@ -14,6 +14,7 @@ import { cacheableOperation, keyedHeaders } from './cached-route.js';
 import { corsMiddleware } from './cors.js';
 import { registerDocumentRoutes } from './document-routes.js';
 import { everyResponse } from './every-response.js';
+import { mountGraphQl } from './graphql-route.js';
 import { answersHitsFirst, cacheFirst, directRoutes } from './get-shortcuts.js';
 import { hubAnnouncement, mountHub } from './mercure-hub.js';
 import { operationRoute } from './operation-route.js';
@@ -48,6 +49,7 @@ export function createApp(runtime: Runtime, cache: ResponseCache | undefined): K
   }
   registerDocumentRoutes(router, api, logger);
   mountHub(router, runtime);
+  mountGraphQl(router, runtime);
 
   const app = new Koa({ proxy: false });
   app.silent = true;

@@ -15,16 +15,14 @@ export function unrouted(
 ) {
   const operationPaths = new Set<string | RegExp>(operations.map((o) => routerPath(o.path)));
   return (ctx: Context): void => {
-    const allowed = [
+    let allowed = [
       ...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method)),
     ];
-    // The documentation routes (entrypoint, /docs…, contexts) answer GET and HEAD.
+    // The other routes (entrypoint, /docs…, contexts: GET and HEAD; /graphql: GET and POST) say what they take.
     // (An operation's own route may match the path and still refuse it: its `requirements`; that stays a 404.)
-    if (
-      allowed.length === 0 &&
-      router.match(ctx.path, 'GET').pathAndMethod.some((layer) => !operationPaths.has(layer.path))
-    ) {
-      allowed.push('GET');
+    if (allowed.length === 0) {
+      const layers = router.match(ctx.path, ctx.method).path.filter((layer) => !operationPaths.has(layer.path));
+      allowed = [...new Set(layers.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD')))];
     }
     const target = `${ctx.method} ${originOf(ctx)}${ctx.path}`;
     if (allowed.length === 0) throw new HttpError(404, `No route found for "${target}"`);

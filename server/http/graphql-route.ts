@@ -1,0 +1,121 @@
+/**
+ * The GraphQL endpoint `/graphql` (docs/graphql.md, "Transport and limits"): GraphQL over HTTP by graphql-http's
+ * generic handler (its Koa adapter reads the body without a limit), mounted on the router after authentication,
+ * so each request's context carries the principal. `POST` with `application/json`, `GET ?query=` for queries
+ * only; the answer is `application/graphql-response+json` when the client asks for it. The body is read within
+ * `body_size_limit`, the query parsed within a bound on its tokens, and the limits (server/graphql/limits.ts)
+ * checked before anything runs. A request graphql-http refuses without a GraphQL answer (405, 406, 415) gets our
+ * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on.
+ */
+import { GraphQLError, parse } from 'graphql';
+import { createHandler, type Request } from 'graphql-http';
+import type { Context } from 'koa';
+import { optionByName } from '../../grammar/catalogue/index.js';
+import { graphQlContext, type GraphQlContext } from '../graphql/context.js';
+import { limitRules } from '../graphql/limits.js';
+import { graphQlSchema } from '../graphql/schema.js';
+import type { Runtime } from '../pipeline/state.js';
+import { HttpError, badRequest } from '../protocol/errors.js';
+import type { Principal } from '../security/access.js';
+import { registerGraphiql, wantsGraphiql } from './graphiql.js';
+import { originOf } from './operation-route.js';
+import { readBody } from './request-body.js';
+import type { newRouter } from './router.js';
+
+export const GRAPHQL_PATH = '/graphql';
+
+const BATCH_REFUSED = 'Batched operations are not supported: send one operation per request.';
+
+/** Registers `/graphql` (and GraphiQL) when `graphql.enabled`; otherwise the path stays unrouted (404). */
+export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runtime): void {
+  const { api } = runtime;
+  const settings = api.settings.graphql;
+  if (!settings.enabled) return;
+  const pageSize =
+    api.settings.defaults.paginationItemsPerPage ?? (optionByName('paginationItemsPerPage')!.default as number);
+  // A query of the most costly fields allowed, with arguments, fits: a longer token stream is refused by the parser.
+  const maxTokens = Math.max(10_000, 20 * settings.maxQueryComplexity);
+  const handle = createHandler<Context, Context, GraphQlContext & Record<PropertyKey, unknown>>({
+    schema: graphQlSchema(api),
+    parse: (source, options) => parse(source, { ...options, maxTokens }),
+    validationRules: (_req, args, specified) => [
+      ...specified,
+      ...limitRules(settings, pageSize, { variables: args.variableValues, operationName: args.operationName }),
+    ],
+    context: (req) => requestContext(runtime, req.context) as GraphQlContext & Record<PropertyKey, unknown>,
+    formatError: errorFormatter(runtime),
+  });
+  const graphiqlPage = settings.graphiql ? registerGraphiql(router, api.title) : undefined;
+  const bodyLimit = api.settings.bodySizeLimit;
+
+  router.register(GRAPHQL_PATH, ['GET', 'POST'], async (ctx: Context) => {
+    if (graphiqlPage && wantsGraphiql(ctx)) return graphiqlPage(ctx);
+    // graphql-http turns a body that cannot be read into "Unparsable JSON body": a body too large (413) or a
+    // batch (an array of operations, 400) is kept to answer with our error document instead.
+    let unreadable: unknown;
+    const request: Request<Context, Context> = {
+      method: ctx.method,
+      url: ctx.url,
+      headers: ctx.headers,
+      body: () =>
+        readBody(ctx, bodyLimit)
+          .then((text) => {
+            if (text.trimStart().startsWith('[')) throw badRequest(BATCH_REFUSED);
+            return text;
+          })
+          .catch((e: unknown) => {
+            unreadable = e;
+            throw e;
+          }),
+      raw: ctx,
+      context: ctx,
+    };
+    const [body, init] = await handle(request);
+    if (unreadable) throw unreadable;
+    if (body === null && init.status >= 400)
+      throw new HttpError(init.status, init.statusText, { headers: init.headers });
+    ctx.body = body;
+    ctx.status = init.status;
+    if (init.headers) ctx.set(init.headers);
+  });
+}
+
+function requestContext(runtime: Runtime, ctx: Context): GraphQlContext {
+  return graphQlContext({
+    runtime,
+    principal: ctx.state.principal as Principal,
+    origin: originOf(ctx),
+    headers: ctx.headers,
+    peer: ctx.req.socket.remoteAddress,
+  });
+}
+
+const locationOf = (err: GraphQLError) => ({
+  nodes: err.nodes,
+  source: err.source,
+  positions: err.positions,
+  path: err.path,
+});
+
+/**
+ * A resolver's HttpError keeps its message and gets its status in `extensions.status`; any other error it throws
+ * is a bug: logged, and its message kept from the client unless the server runs in debug mode. An error of the
+ * request itself (graphql-http's: no query, JSON that is not an object; graphql-js's: syntax, validation,
+ * variables, no such operation) gets status 400.
+ */
+function errorFormatter(runtime: Runtime) {
+  return (err: Readonly<GraphQLError | Error>): GraphQLError => {
+    if (!(err instanceof GraphQLError)) return new GraphQLError(err.message, { extensions: { status: 400 } });
+    const original = err.originalError;
+    // No resolver's error and no field: the request itself was refused (syntax, validation, variables, operation).
+    if (original === undefined && err.path === undefined && err.extensions.status === undefined)
+      return new GraphQLError(err.message, { ...locationOf(err), extensions: { ...err.extensions, status: 400 } });
+    if (original === undefined || original instanceof GraphQLError) return err;
+    const at = locationOf(err);
+    if (original instanceof HttpError)
+      return new GraphQLError(original.detail, { ...at, extensions: { ...err.extensions, status: original.status } });
+    runtime.logger.error({ err: original, path: err.path }, 'GraphQL resolver failed');
+    const message = runtime.debug ? err.message : 'Internal Server Error';
+    return new GraphQLError(message, { ...at, extensions: { status: 500 } });
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * Browser files the server serves from packages that are only development dependencies (GraphiQL and React for
+ * the GraphiQL page): `npm run build` copies them into `dist/vendor/<folder>/` (scripts/vendor-files.mjs), which
+ * the npm package ships, so an installed apidsl serves them without those packages and without a CDN.
+ */
+import { fileURLToPath } from 'node:url';
+
+export interface VendoredFile {
+  /** The package that ships the file, and the file's path inside it. */
+  from: { package: string; path: string };
+  /** Its name in `dist/vendor/<folder>/`. */
+  name: string;
+}
+
+export const VENDORED_FILES: Record<string, readonly VendoredFile[]> = {
+  graphiql: [
+    { from: { package: 'react', path: 'umd/react.production.min.js' }, name: 'react.production.min.js' },
+    { from: { package: 'react-dom', path: 'umd/react-dom.production.min.js' }, name: 'react-dom.production.min.js' },
+    { from: { package: 'graphiql', path: 'graphiql.min.js' }, name: 'graphiql.min.js' },
+    { from: { package: 'graphiql', path: 'graphiql.min.css' }, name: 'graphiql.min.css' },
+  ],
+};
+
+/** `dist/vendor/<folder>/`: this module is compiled to `dist/server/http/`. */
+export const vendorFolder = (folder: string): string =>
+  fileURLToPath(new URL(`../../vendor/${folder}/`, import.meta.url));
