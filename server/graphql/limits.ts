@@ -82,7 +82,9 @@ export function depthRule(max: number): ValidationRule {
 /**
  * The estimated cost of the operation that runs: 1 per field, and a list or a connection costs its children
  * times the page it asks for (`first`, `last`, `itemsPerPage`) or else `defaultPageSize`. Introspection fields
- * cost 1 each (their lists are the schema's, whatever the query asks).
+ * cost 1 each: their lists are the schema's, whatever the query asks, and graphql-js's MaxIntrospectionDepthRule
+ * (one of its specified rules) refuses the nestings that would multiply them. Counted so, GraphiQL's own
+ * introspection query costs about 230.
  */
 export function complexityRule(
   max: number,

@@ -44,11 +44,13 @@ describe('the npm package', function () {
     );
   });
 
-  it('holds the command, its compiled code, the starter, docs and examples, and no tests or maintainer tools', () => {
+  it('holds the command, its compiled code, the vendored browser files, the starter, docs and examples, and no tests or maintainer tools', () => {
     const listing = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n');
     for (const path of [
       'package/bin/apidsl.js',
       'package/dist/cli/main.js',
+      // GraphiQL's page files, copied by the build from development dependencies (server/http/vendored-files.ts).
+      'package/dist/vendor/graphiql/graphiql.min.js',
       'package/cli/starter/todos.api',
       'package/docs/options.md',
       'package/examples/bookstore.api',
