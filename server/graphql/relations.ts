@@ -5,6 +5,8 @@
  * page cost one store query per relation field and level.
  */
 import { iriResolver } from '../protocol/iri.js';
+import { routeIdentifier } from '../protocol/identifier.js';
+import { plainItemValue } from '../pipeline/execute.js';
 import type { GraphQlOperationMetadata } from '../metadata/types.js';
 import type { GraphQlContext } from './context.js';
 import { connectionValue, cursorWindow, paginationOf } from './collections.js';
@@ -18,9 +20,16 @@ export async function relationItem(
 ): Promise<unknown> {
   if (typeof iri === 'object' && iri !== null) return iri; // already an object (embedded)
   if (typeof iri !== 'string') return null;
-  const match = iriResolver(ctx.runtime.api).match(iri);
-  if (!match || match.resource !== query.operation.resource) return null;
-  return runOrNull(ctx, query.operation, { uriVariables: match.variables });
+  const api = ctx.runtime.api;
+  const match = iriResolver(api).match(iri);
+  const op = query.operation;
+  if (!match || match.resource !== op.resource) return null;
+  const plain = plainItemValue(op, api.settings);
+  if (!plain) return runOrNull(ctx, op, { uriVariables: match.variables });
+  // Nothing but a read and its showing: the batched read (one store query for the page's relations) and the value.
+  const id = routeIdentifier(op.resource, match.variables[op.resource.identifier!.name] ?? '');
+  const item = id === undefined ? null : await ctx.batched.collectionOf(op.resource).get(id);
+  return item && plain(api, item, ctx.origin);
 }
 
 /** The related items of a to-many relation, paged as the related resource's `collection` query pages, each read by its item `query`. */

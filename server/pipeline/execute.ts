@@ -13,12 +13,15 @@ import { fillTemplate, fromRecord } from '../protocol/iri.js';
 import { negotiateOutput } from '../protocol/negotiation.js';
 import { parseQuery } from '../protocol/query.js';
 import type { Principal } from '../security/access.js';
-import { runPipeline } from './chain.js';
+import { runPipeline, stagesOf } from './chain.js';
 import { failureResponse } from './error-response.js';
 import { countRequest } from './rate-limit.js';
 import { jsonApiQuery } from './representation/jsonapi-query.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
 import type { OperationState, PageWindow, Runtime } from './state.js';
+import type { ApiMetadata } from '../metadata/types.js';
+import type { Item } from '../store/types.js';
+import { itemDocument } from './representation/item-document.js';
 
 export interface OperationRequest {
   method: string;
@@ -207,3 +210,26 @@ function successResult(state: OperationState, request: OperationRequest): Operat
   headers['Content-Type'] = mediaType === JSONAPI_MEDIA_TYPE ? mediaType : `${mediaType}; charset=utf-8`;
   return { status, headers, body: state.body, state };
 }
+
+/** The stages of an item Get that only read the item and show it. */
+const READ_AND_SHOW = new Set(['read', 'publish', 'include', 'serialize']);
+
+/**
+ * For an adapter that shows many items of one item operation at once (GraphQL relations, read in one store
+ * query): where that operation's pipeline would do nothing but read the item by its identifier and show it — a
+ * GET whose only stages are read and serialize (no guard, no property security), with no provider, sub-resource
+ * link or rate limit — the item's value as `executeOperation` with `representation: 'values'` answers it.
+ * Undefined where the pipeline must run for each item.
+ */
+export const plainItemValue = perOperation(
+  (op, settings): ((api: ApiMetadata, item: Item, origin: string) => Record<string, unknown>) | undefined => {
+    if (op.isCollection || op.method !== 'GET' || op.hidden || op.provider || rateLimitOf(op, settings))
+      return undefined;
+    const byIdentifierOnly = op.uriVariables.length === 1 && op.uriVariables[0] === op.resource.identifier?.name;
+    const stages = stagesOf(op, settings).map(([name]) => name);
+    if (!byIdentifierOnly || !stages.includes('read') || !stages.includes('serialize')) return undefined;
+    if (!stages.every((name) => READ_AND_SHOW.has(name))) return undefined;
+    return (api, item, origin) =>
+      itemDocument(api, op, item, { jsonld: true, at: { origin, path: op.path }, member: true });
+  },
+);
