@@ -31,6 +31,7 @@ import type {
 } from '../metadata/types.js';
 import type { GraphQlContext } from './context.js';
 import { connectionType, paginationArgs, paginationOf } from './collections.js';
+import { READ_AHEAD } from './prefetch.js';
 import { relationConnection, relationItem } from './relations.js';
 
 /** The object type a value was made for: `node` and the payloads tell types apart by it. */
@@ -108,7 +109,7 @@ export class ObjectTypes {
     let type = this.types.get(name);
     if (type) return type;
     const resource = op.resource;
-    type = new GraphQLObjectType<Record<string, unknown>, GraphQlContext>({
+    type = new GraphQLObjectType<Record<PropertyKey, unknown>, GraphQlContext>({
       name,
       ...(resource.description ? { description: resource.description } : {}),
       interfaces: [this.node],
@@ -118,8 +119,8 @@ export class ObjectTypes {
     return type;
   }
 
-  private fieldsOf(op: OperationMetadata): GraphQLFieldConfigMap<Record<string, unknown>, GraphQlContext> {
-    const fields: GraphQLFieldConfigMap<Record<string, unknown>, GraphQlContext> = {
+  private fieldsOf(op: OperationMetadata): GraphQLFieldConfigMap<Record<PropertyKey, unknown>, GraphQlContext> {
+    const fields: GraphQLFieldConfigMap<Record<PropertyKey, unknown>, GraphQlContext> = {
       id: { type: new GraphQLNonNull(GraphQLID), resolve: (value) => value['@id'] },
     };
     for (const p of shownProperties(op, this.api.settings)) {
@@ -129,7 +130,7 @@ export class ObjectTypes {
     return fields;
   }
 
-  private propertyField(p: PropertyMetadata): GraphQLFieldConfig<Record<string, unknown>, GraphQlContext> {
+  private propertyField(p: PropertyMetadata): GraphQLFieldConfig<Record<PropertyKey, unknown>, GraphQlContext> {
     const description = p.description ? { description: p.description } : {};
     if (p.relation) {
       const target = this.api.resource(p.relation);
@@ -148,7 +149,10 @@ export class ObjectTypes {
         return {
           type: this.typeFor(query),
           ...description,
-          resolve: (value, _args, ctx) => relationItem(ctx, query, value[p.name]),
+          resolve: (value, _args, ctx) => {
+            const ahead = (value[READ_AHEAD] as Record<string, unknown> | undefined)?.[p.name];
+            return ahead !== undefined ? ahead : relationItem(ctx, query, value[p.name]);
+          },
         };
       }
     }

@@ -15,7 +15,16 @@ import {
 import type { ApiMetadata, GraphQlOperationMetadata } from '../metadata/types.js';
 import { iriResolver } from '../protocol/iri.js';
 import { graphQlArgumentType } from './argument-types.js';
-import { connectionValue, cursorWindow, pageParameters, paginationArgs, paginationOf } from './collections.js';
+import {
+  connectionValue,
+  cursorWindow,
+  pageParameters,
+  paginationArgs,
+  paginationOf,
+  type Pagination,
+} from './collections.js';
+import { readAhead, selectedAt } from './prefetch.js';
+import { shownProperties } from '../metadata/property-access.js';
 import type { GraphQlContext } from './context.js';
 import { filterArguments, filterParameters, queryString } from './filter-arguments.js';
 import { described } from './described.js';
@@ -106,6 +115,9 @@ function itemField(types: ObjectTypes, gop: GraphQlOperationMetadata): Field {
   };
 }
 
+/** Where a collection's items stand in its selection, per shape. */
+const MEMBERS_AT: Record<Pagination, string[]> = { cursor: ['edges', 'node'], page: ['collection'], none: [] };
+
 /** `books(first, after, …, <filters>)`: a connection (or list) of the collection's items. */
 function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Field {
   const op = gop.operation;
@@ -116,7 +128,7 @@ function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Fie
     type: types.connectionOf(gop),
     ...described(gop),
     args: declaredArgs(gop, { ...paginationArgs(op, settings), ...filters.args }),
-    resolve: async (_source, args: Record<string, unknown>, ctx) => {
+    resolve: async (_source, args: Record<string, unknown>, ctx, info) => {
       const pairs = filterParameters(filters, args);
       if (pagination === 'page') pairs.push(...pageParameters(args, settings));
       const window = pagination === 'cursor' ? cursorWindow(args) : undefined;
@@ -125,6 +137,11 @@ function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Fie
         ...(window ? { window } : {}),
         args,
       })) as { members: unknown[]; page?: Parameters<typeof connectionValue>[2] };
+      const selected = selectedAt(info, MEMBERS_AT[pagination]);
+      await readAhead(ctx, result.members, shownProperties(op, settings), selected, (name) => {
+        const target = types.api.resource(name);
+        return target?.graphQlOperations.length ? types.itemQuery(target).operation : undefined;
+      });
       return connectionValue(pagination, result.members, result.page);
     },
   };
