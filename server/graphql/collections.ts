@@ -60,7 +60,7 @@ export function connectionType(
           name: `${name}PageConnection`,
           description: `Page connection for ${name}.`,
           fields: {
-            collection: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(itemType))) },
+            collection: { type: new GraphQLList(itemType) },
             paginationInfo: { type: new GraphQLNonNull(info) },
           },
         }),
