@@ -13,12 +13,15 @@ import { fillTemplate, fromRecord } from '../protocol/iri.js';
 import { negotiateOutput } from '../protocol/negotiation.js';
 import { parseQuery } from '../protocol/query.js';
 import type { Principal } from '../security/access.js';
-import { runPipeline } from './chain.js';
+import { runPipeline, stagesOf } from './chain.js';
 import { failureResponse } from './error-response.js';
 import { countRequest } from './rate-limit.js';
 import { jsonApiQuery } from './representation/jsonapi-query.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
-import type { OperationState, Runtime } from './state.js';
+import type { OperationState, PageWindow, Runtime } from './state.js';
+import type { ApiMetadata } from '../metadata/types.js';
+import type { Item } from '../store/types.js';
+import { itemDocument } from './representation/item-document.js';
 
 export interface OperationRequest {
   method: string;
@@ -40,6 +43,16 @@ export interface OperationRequest {
   origin: string;
   /** The peer's address (the socket's), which rate limits count by (rate-limit.ts); none: an in-process caller. */
   peer?: string;
+  /**
+   * `values`: the result's body is the item as a JSON-LD value without `@context` (an object with `@id`, `@type`
+   * and what the user may see), or for a collection `{ members, page }`: what an adapter that writes its own
+   * documents (GraphQL) needs. Default: the document of the negotiated format.
+   */
+  representation?: 'values';
+  /** A page by position, in place of the page parameters (GraphQL cursors). */
+  window?: PageWindow;
+  /** Arguments custom code receives as `ctx.args` (GraphQL). */
+  args?: Record<string, unknown>;
 }
 
 export interface OperationResult {
@@ -123,7 +136,10 @@ const routeDefaults = perOperation((op, _: void) => optionValue(op, 'defaults') 
 
 function operationState(runtime: Runtime, op: OperationMetadata, request: OperationRequest): OperationState {
   const { api } = runtime;
-  const output = negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension);
+  const values = request.representation === 'values';
+  const output = values
+    ? VALUES_FORMAT
+    : negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension);
   const defaults = routeDefaults(op);
   const uriVariables: Record<string, string> = {};
   for (const name of op.uriVariables) {
@@ -160,8 +176,14 @@ function operationState(runtime: Runtime, op: OperationMetadata, request: Operat
     previousData: null,
     created: false,
     principal: request.principal,
+    ...(values ? { values } : {}),
+    ...(request.window ? { window: request.window } : {}),
+    ...(request.args ? { args: request.args } : {}),
   };
 }
+
+/** Values are JSON-LD's: items carry their `@id` and `@type`. */
+const VALUES_FORMAT = { name: 'jsonld', mediaType: 'application/ld+json' };
 
 /** Status (runtime `_api_response_status` > the operation's `status` > the method's default) and headers. */
 function successResult(state: OperationState, request: OperationRequest): OperationResult {
@@ -188,3 +210,26 @@ function successResult(state: OperationState, request: OperationRequest): Operat
   headers['Content-Type'] = mediaType === JSONAPI_MEDIA_TYPE ? mediaType : `${mediaType}; charset=utf-8`;
   return { status, headers, body: state.body, state };
 }
+
+/** The stages of an item Get that only read the item and show it. */
+const READ_AND_SHOW = new Set(['read', 'publish', 'include', 'serialize']);
+
+/**
+ * For an adapter that shows many items of one item operation at once (GraphQL relations, read in one store
+ * query): where that operation's pipeline would do nothing but read the item by its identifier and show it — a
+ * GET whose only stages are read and serialize (no guard, no property security), with no provider, sub-resource
+ * link or rate limit — the item's value as `executeOperation` with `representation: 'values'` answers it.
+ * Undefined where the pipeline must run for each item.
+ */
+export const plainItemValue = perOperation(
+  (op, settings): ((api: ApiMetadata, item: Item, origin: string) => Record<string, unknown>) | undefined => {
+    if (op.isCollection || op.method !== 'GET' || op.hidden || op.provider || rateLimitOf(op, settings))
+      return undefined;
+    const byIdentifierOnly = op.uriVariables.length === 1 && op.uriVariables[0] === op.resource.identifier?.name;
+    const stages = stagesOf(op, settings).map(([name]) => name);
+    if (!byIdentifierOnly || !stages.includes('read') || !stages.includes('serialize')) return undefined;
+    if (!stages.every((name) => READ_AND_SHOW.has(name))) return undefined;
+    return (api, item, origin) =>
+      itemDocument(api, op, item, { jsonld: true, at: { origin, path: op.path }, member: true });
+  },
+);

@@ -1,0 +1,83 @@
+/**
+ * Related items read ahead (docs/graphql.md, "No N+1"): when a collection's selection asks for a to-one relation
+ * whose items are only read and shown (pipeline/execute.ts, `plainItemValue`), the items of the whole page are read
+ * in one store query before the page is returned, and the relation field answers from them without a promise per
+ * item. Other relations are read by the batched runtime as the fields resolve (relations.ts).
+ */
+import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
+import { plainItemValue } from '../pipeline/execute.js';
+import { routeIdentifier } from '../protocol/identifier.js';
+import { iriResolver } from '../protocol/iri.js';
+import type { Item } from '../store/types.js';
+import type { GraphQlContext } from './context.js';
+
+/** Per value, the related values read ahead, by property name (null: the relation names no readable item). */
+export const READ_AHEAD = Symbol('related values read ahead');
+
+type Value = Record<PropertyKey, unknown>;
+
+/** The names of the fields selected at `path` under the field being resolved (fragments followed). */
+export function selectedAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
+  let sets: SelectionSetNode[] = info.fieldNodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
+  const fieldsOf = (set: SelectionSetNode): FieldNode[] =>
+    set.selections.flatMap((s) => {
+      if (s.kind === Kind.FIELD) return [s];
+      if (s.kind === Kind.INLINE_FRAGMENT) return fieldsOf(s.selectionSet);
+      const fragment = info.fragments[s.name.value];
+      return fragment ? fieldsOf(fragment.selectionSet) : [];
+    });
+  for (const name of path)
+    sets = sets.flatMap((set) =>
+      fieldsOf(set).flatMap((f) => (f.name.value === name && f.selectionSet ? [f.selectionSet] : [])),
+    );
+  return new Set(sets.flatMap((set) => fieldsOf(set).map((f) => f.name.value)));
+}
+
+/** Reads ahead the to-one relations of `members` that `selected` names, one store query per relation. */
+export async function readAhead(
+  ctx: GraphQlContext,
+  members: unknown[],
+  properties: readonly PropertyMetadata[],
+  selected: ReadonlySet<string>,
+  itemQueryOf: (resource: string) => OperationMetadata | undefined,
+): Promise<void> {
+  const api = ctx.runtime.api;
+  for (const p of properties) {
+    if (!p.relation || p.array || !selected.has(p.name)) continue;
+    const op = itemQueryOf(p.relation);
+    const plain = op && plainItemValue(op, api.settings);
+    const id = op?.resource.identifier;
+    if (!op || !plain || !id) continue;
+    const ids = new Map<string, number | string>();
+    for (const member of members as Value[]) {
+      const iri = member[p.name];
+      if (typeof iri !== 'string' || ids.has(iri)) continue;
+      const value = identifierOf(api, op.resource, iri);
+      if (value !== undefined) ids.set(iri, value);
+    }
+    const found = ids.size
+      ? await ctx.runtime
+          .collectionOf(op.resource)
+          .find({ where: [{ op: 'in', field: id.name, values: [...new Set(ids.values())] }] })
+      : [];
+    const byId = new Map(found.map((item: Item) => [String(item[id.name]), item]));
+    const values = new Map<string, unknown>();
+    for (const [iri, value] of ids) {
+      const item = byId.get(String(value));
+      values.set(iri, item ? plain(api, item, ctx.origin) : null);
+    }
+    for (const member of members as Value[]) {
+      const iri = member[p.name];
+      if (typeof iri !== 'string') continue;
+      const related = ((member[READ_AHEAD] as Record<string, unknown> | undefined) ??= {});
+      related[p.name] = values.get(iri) ?? null;
+    }
+  }
+}
+
+function identifierOf(api: ApiMetadata, resource: ResourceMetadata, iri: string): number | string | undefined {
+  const match = iriResolver(api).match(iri);
+  if (!match || match.resource !== resource) return undefined;
+  return routeIdentifier(resource, match.variables[resource.identifier!.name] ?? '');
+}
