@@ -15,6 +15,7 @@ import {
   type ASTNode,
   type DocumentNode,
   type FragmentDefinitionNode,
+  type GraphQLCompositeType,
   type GraphQLOutputType,
   type SelectionSetNode,
   type ValidationRule,
@@ -81,7 +82,8 @@ export function depthRule(max: number): ValidationRule {
 
 /**
  * The estimated cost of the operation that runs: 1 per field, and a list or a connection costs its children
- * times the page it asks for (`first`, `last`, `itemsPerPage`) or else `defaultPageSize`. Introspection fields
+ * times the page it asks for (`first`, `last`, `itemsPerPage`) or else `defaultPageSize` (the connection's
+ * `edges` or `collection` inside it is that page, not multiplied again). Introspection fields
  * cost 1 each: their lists are the schema's, whatever the query asks, and graphql-js's MaxIntrospectionDepthRule
  * (one of its specified rules) refuses the nestings that would multiply them. Counted so, GraphiQL's own
  * introspection query costs about 230.
@@ -94,7 +96,8 @@ export function complexityRule(
 ): ValidationRule {
   const estimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
     if (isIntrospectionType(type) || isIntrospectionType(getNamedType(field.type))) return 1 + childComplexity;
-    if (!isPaged(field.type)) return 1 + childComplexity;
+    // A connection's `edges` or `collection` is the page its field already counted.
+    if (!isPaged(field.type) || isConnection(type)) return 1 + childComplexity;
     const requested = [args.first, args.last, args.itemsPerPage].find((n) => typeof n === 'number' && n >= 0);
     return 1 + childComplexity * ((requested as number | undefined) ?? defaultPageSize);
   };
@@ -127,11 +130,15 @@ const namesOperation = (document: DocumentNode, name: string | null | undefined)
   document.definitions.every((d) => d.kind !== Kind.OPERATION_DEFINITION || d.name !== undefined) &&
   document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === name);
 
-/** A list, or a Relay connection (an object type with `edges`). */
+/** A list, or a connection. */
 function isPaged(type: GraphQLOutputType): boolean {
   const nullable = getNullableType(type);
-  return isListType(nullable) || (isObjectType(nullable) && nullable.getFields().edges !== undefined);
+  return isListType(nullable) || isConnection(nullable);
 }
+
+/** A Relay cursor connection (`edges`) or API Platform's page connection (`collection`). */
+const isConnection = (type: GraphQLOutputType | GraphQLCompositeType): boolean =>
+  isObjectType(type) && (type.getFields().edges !== undefined || type.getFields().collection !== undefined);
 
 /**
  * `introspection: false`: the fields whose type is the schema's description (`__schema`, `__type`) are refused,

@@ -5,11 +5,18 @@ import { complexityRule, depthRule, limitRules, noIntrospectionRule } from '../.
 import type { GraphQlSettings } from '../../server/metadata/types.js';
 
 const schema = buildSchema(`
-  type Query { books(first: Int, itemsPerPage: Int): [Book!]! bookConnection(first: Int, last: Int): BookConnection! book: Book }
+  type Query {
+    books(first: Int, itemsPerPage: Int): [Book!]!
+    bookConnection(first: Int, last: Int): BookConnection!
+    bookPage(page: Int, itemsPerPage: Int): BookPage
+    book: Book
+  }
   type Book { title: String authors: [Author!]! }
   type Author { name: String }
   type BookConnection { edges: [BookEdge!]! totalCount: Int! }
   type BookEdge { node: Book! cursor: String! }
+  type BookPage { collection: [Book] paginationInfo: PaginationInfo! }
+  type PaginationInfo { totalCount: Int! }
 `);
 
 const messages = (query: string, rules: Parameters<typeof validate>[2]) =>
@@ -56,11 +63,14 @@ describe('GraphQL limits', () => {
       expect(cost('query Q($n: Int) { books(first: $n) { title } }', { n: 7 })).to.equal(1 + 7);
     });
 
-    it('costs a connection its children times first or last', () => {
+    it('costs a connection its children times first or last, its edges or collection not multiplied again', () => {
       expect(cost('{ bookConnection(last: 3) { totalCount edges { node { title } } } }')).to.equal(
-        1 + 3 * (1 + 1 + 30 * 2),
+        1 + 3 * (1 + (1 + (1 + 1))),
       );
       expect(cost('{ bookConnection { totalCount } }')).to.equal(1 + 30);
+      expect(cost('{ bookPage(itemsPerPage: 4) { collection { title } paginationInfo { totalCount } } }')).to.equal(
+        1 + 4 * (1 + 1 + 1 + 1),
+      );
     });
 
     it('counts the operation named by operationName, and does not fail on an anonymous one beside it', () => {

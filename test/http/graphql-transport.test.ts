@@ -2,11 +2,12 @@
  * The GraphQL endpoint over HTTP (docs/graphql.md, "Transport and limits"), against a real `apidsl serve`:
  * graphql-http's audit of the GraphQL-over-HTTP specification, GET and POST, the limits (depth, complexity,
  * introspection), hostile requests (never a 5xx, never a stall), batching, CORS, and `/graphql` while GraphQL is
- * off. GraphQL over GET refusing a mutation (405) waits for a schema with mutations (the resources' operations).
+ * off; authentication before the endpoint, whose user the resolvers see.
  */
 import { expect } from 'chai';
 import { serverAudits } from 'graphql-http';
 import { bookstore, fixture, get, request, useServer, type HttpResponse } from './harness.js';
+import { bearer, token } from './security-helpers.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
@@ -52,6 +53,16 @@ describe('GraphQL over HTTP', function () {
     const got = await get(server.url, `/graphql?query=${query}&variables=${variables}&operationName=Q`);
     expect(got.status).to.equal(200);
     expect(got.json).to.deep.equal({ data: { node: null, __typename: 'Query' } });
+  });
+
+  it('refuses a mutation sent by GET with 405 (Allow: POST), running nothing', async () => {
+    const mutation = encodeURIComponent('mutation { createNote(input: { text: "by GET" }) { note { id } } }');
+    const r = await get(server.url, `/graphql?query=${mutation}`);
+    expect(r.status).to.equal(405);
+    expect(r.headers.get('allow')).to.equal('POST');
+    expect(errorsOf(r)[0]?.message).to.equal('Cannot perform mutations over GET');
+    const notes = await postQuery(server.url, { query: '{ notes { totalCount } }' });
+    expect(notes.json).to.deep.equal({ data: { notes: { totalCount: 0 } } });
   });
 
   it('answers application/graphql-response+json when asked, with 400 for a request it refuses', async () => {
@@ -219,6 +230,26 @@ describe('GraphQL over HTTP', function () {
     const put = await request(server.url, 'PUT', '/graphql');
     expect(put.status).to.equal(405);
     expect(put.headers.get('allow')).to.equal('GET, POST');
+  });
+});
+
+describe('GraphQL on an API that authenticates', () => {
+  const server = useServer(fixture('graphql-secured.api'));
+  const countNotes = { query: '{ notes { totalCount } }' };
+
+  it('hands the authenticated user to the resolvers: an operation for ROLE_USER runs for them only', async () => {
+    const user = await postQuery(server.url, countNotes, bearer(await token({ sub: 'ann', roles: ['ROLE_USER'] })));
+    expect(user.json).to.deep.equal({ data: { notes: { totalCount: 0 } } });
+    const anonymous = await postQuery(server.url, countNotes);
+    expect(anonymous.json.data).to.deep.equal({ notes: null });
+    expect(errorsOf(anonymous).map((e) => e.status)).to.deep.equal([401]);
+  });
+
+  it('answers invalid credentials with 401 before any GraphQL runs', async () => {
+    const r = await postQuery(server.url, countNotes, bearer('not-a-jwt'));
+    expect(r.status).to.equal(401);
+    expect(r.headers.get('www-authenticate')).to.match(/^Bearer error="invalid_token"/);
+    expect(r.json).to.not.have.property('data');
   });
 });
 
