@@ -24,6 +24,7 @@ import type { newRouter } from './router.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
+const TOO_DEEP = 'The query is nested too deeply to be read.';
 const BATCH_REFUSED = 'Batched operations are not supported: send one operation per request.';
 
 /** Registers `/graphql` (and GraphiQL) when `graphql.enabled`; otherwise the path stays unrouted (404). */
@@ -105,6 +106,8 @@ const locationOf = (err: GraphQLError) => ({
  */
 function errorFormatter(runtime: Runtime) {
   return (err: Readonly<GraphQLError | Error>): GraphQLError => {
+    // The parser's recursion overflows the stack on a query nested thousands deep (within the token bound).
+    if (err instanceof RangeError) return new GraphQLError(TOO_DEEP, { extensions: { status: 400 } });
     if (!(err instanceof GraphQLError)) return new GraphQLError(err.message, { extensions: { status: 400 } });
     const original = err.originalError;
     // No resolver's error and no field: the request itself was refused (syntax, validation, variables, operation).

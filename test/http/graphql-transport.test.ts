@@ -200,6 +200,13 @@ describe('GraphQL over HTTP', function () {
       expect(errorsOf(r)).to.deep.equal([{ message: 'Syntax Error: Expected Name, found <EOF>.', status: 400 }]);
     });
 
+    it('says so when a query is nested too deeply to be parsed', async () => {
+      // 9,900 tokens: under the parser's bound (10,000 here), 3,300 levels deep: past what its recursion takes.
+      const r = await postQuery(server.url, { query: `${'{ a '.repeat(3_300)}${'}'.repeat(3_300)}` });
+      expect(r.status).to.equal(400);
+      expect(errorsOf(r)).to.deep.equal([{ message: 'The query is nested too deeply to be read.', status: 400 }]);
+    });
+
     it('still answers after them all', async () => {
       const r = await postQuery(server.url, { query: '{ __typename }' });
       expect(r.json).to.deep.equal({ data: { __typename: 'Query' } });
