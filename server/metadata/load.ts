@@ -20,6 +20,7 @@ import { resolveSecurity } from './security-settings.js';
 import type { CollectionSpec, FieldRules, FieldType } from '../store/types.js';
 import { loadHandlers } from './async-settings.js';
 import { loadCode } from './code.js';
+import { loadGraphQlOperations } from './graphql-operations.js';
 import { resolveSettings } from './settings.js';
 import type {
   ApiMetadata,
@@ -209,7 +210,7 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
   const resources: ResourceMetadata[] = [];
   let genidTaken = false;
   for (const source of model.resources.values()) {
-    const resource = await loadResource(source, model, options.baseDir, resourceMutators, operationMutators);
+    const resource = await loadResource(source, model, settings, options.baseDir, resourceMutators, operationMutators);
     if (!resource.identifier && !genidTaken) {
       genidTaken = true;
       resource.operations.push(hiddenOperation(resource, GENID_PATH, '_api_genid', GENID_DETAIL));
@@ -238,6 +239,7 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
 async function loadResource(
   source: ModelResource,
   model: ApiModel,
+  settings: Settings,
   baseDir: string,
   resourceMutators: Map<string, Mutator[]>,
   operationMutators: Map<string, Mutator[]>,
@@ -323,6 +325,9 @@ async function loadResource(
     };
     resource.operations.push(meta);
   }
+  resource.graphQlOperations = settings.graphql.enabled
+    ? await loadGraphQlOperations(resource, undefined, inherited, baseDir)
+    : [];
   // The seed: a resource with an identifier and no item Get still has item IRIs, served by a
   // hidden route that always answers 404.
   if (resource.itemPath && !resource.operations.some((o) => o.method === 'GET' && !o.isCollection)) {

@@ -1,0 +1,145 @@
+/**
+ * The GraphQL operations of a resource (docs/graphql.md): those its `graphql { … }` block declares, or API
+ * Platform's defaults, each with its root field name and the pipeline operation it runs. Loaded once with the rest
+ * of the metadata (load.ts), only while `config graphql.enabled` is true.
+ */
+import pluralize from 'pluralize';
+import { placeholders } from '../../grammar/naming.js';
+import type { OperationKind } from '../../grammar/catalogue/index.js';
+import { loadCode } from './code.js';
+import type {
+  GraphQlArgument,
+  GraphQlKind,
+  GraphQlOperationMetadata,
+  OperationMetadata,
+  ResourceMetadata,
+} from './types.js';
+
+/** An operation of a resource's `graphql` block: its kind, name and options as written. */
+export interface DeclaredGraphQlOperation {
+  kind: string;
+  name?: string;
+  options: Record<string, unknown>;
+}
+
+/** Options of a GraphQL operation that are not pipeline options. */
+const GRAPHQL_ONLY = ['resolver', 'args', 'extraArgs', 'nested'];
+
+const lcfirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+
+/**
+ * `declared` undefined (no block): API Platform's defaults — Query, QueryCollection, create, update, delete, and a
+ * Subscription when the resource publishes to Mercure. A resource without a Query (or QueryCollection) gets a nested
+ * one, so that relations reach its type.
+ */
+export async function loadGraphQlOperations(
+  resource: ResourceMetadata,
+  declared: DeclaredGraphQlOperation[] | undefined,
+  inherited: Record<string, unknown>,
+  baseDir: string,
+): Promise<GraphQlOperationMetadata[]> {
+  const written = declared ?? defaults(resource);
+  const out: GraphQlOperationMetadata[] = [];
+  for (const d of written) out.push(await operation(resource, d, inherited, baseDir));
+  for (const kind of ['Query', 'QueryCollection'] as const) {
+    if (!out.some((o) => o.kind === kind && !o.name))
+      out.push(await operation(resource, { kind, options: { nested: true } }, inherited, baseDir));
+  }
+  return out;
+}
+
+function defaults(resource: ResourceMetadata): DeclaredGraphQlOperation[] {
+  const ops: DeclaredGraphQlOperation[] = [
+    { kind: 'Query', options: {} },
+    { kind: 'QueryCollection', options: {} },
+    { kind: 'Mutation', name: 'create', options: {} },
+    { kind: 'Mutation', name: 'update', options: {} },
+    { kind: 'DeleteMutation', name: 'delete', options: {} },
+  ];
+  const mercure = resource.options.mercure;
+  if (mercure !== undefined && mercure !== false && mercure !== null) ops.push({ kind: 'Subscription', options: {} });
+  return ops;
+}
+
+/** API Platform's root field names: `book`, `books`, `createBook`, `byIsbnBook`, `cheapBooks`, `updateBookSubscribe`. */
+export function graphQlFieldName(kind: GraphQlKind, name: string | undefined, shortName: string): string {
+  if (kind === 'Subscription') return `${name ?? 'update'}${shortName}Subscribe`;
+  if (kind === 'QueryCollection') return name ? `${name}${pluralize(shortName)}` : lcfirst(pluralize(shortName));
+  if (kind === 'Query' && !name) return lcfirst(shortName);
+  return `${name}${shortName}`;
+}
+
+/** The REST kind whose stages a GraphQL operation runs (types.ts, `GraphQlOperationMetadata.operation`). */
+function pipelineKind(kind: GraphQlKind, name: string | undefined, args: Record<string, GraphQlArgument> | undefined) {
+  if (kind === 'QueryCollection') return 'GetCollection';
+  if (kind === 'Query' || kind === 'Subscription') return 'Get';
+  if (kind === 'DeleteMutation') return 'Delete';
+  if (name === 'create' || (args && !('id' in args))) return 'Post';
+  return 'Patch';
+}
+
+const METHOD: Partial<Record<OperationKind, string>> = {
+  Get: 'GET',
+  GetCollection: 'GET',
+  Post: 'POST',
+  Patch: 'PATCH',
+  Delete: 'DELETE',
+};
+
+async function operation(
+  resource: ResourceMetadata,
+  declared: DeclaredGraphQlOperation,
+  inherited: Record<string, unknown>,
+  baseDir: string,
+): Promise<GraphQlOperationMetadata> {
+  const kind = declared.kind as GraphQlKind;
+  const written = { ...inherited, ...declared.options };
+  const args = argumentsOf(written.args);
+  const extraArgs = argumentsOf(written.extraArgs);
+  const fieldName = graphQlFieldName(kind, declared.name, resource.shortName);
+  const restKind = pipelineKind(kind, declared.name, args);
+  const onItem = restKind !== 'GetCollection' && restKind !== 'Post' && resource.itemPath;
+  const path = onItem ? resource.itemPath! : resource.collectionPath;
+  const options: Record<string, unknown> = { ...written };
+  for (const k of GRAPHQL_ONLY) delete options[k];
+  const pipeline: OperationMetadata = {
+    name: `_graphql_${fieldName}`,
+    kind: restKind,
+    method: METHOD[restKind]!,
+    resource,
+    shortName: resource.shortName,
+    path,
+    uriVariables: placeholders(path),
+    isCollection: restKind === 'GetCollection',
+    hidden: false,
+    options,
+    provider: await codeOf(options.provider, baseDir, `provider of ${fieldName}`),
+    processor: await codeOf(options.processor, baseDir, `processor of ${fieldName}`),
+  };
+  return {
+    kind,
+    ...(declared.name !== undefined ? { name: declared.name } : {}),
+    fieldName,
+    operation: pipeline,
+    resolver: await codeOf(written.resolver, baseDir, `resolver of ${fieldName}`),
+    ...(args ? { args } : {}),
+    ...(extraArgs ? { extraArgs } : {}),
+    nested: written.nested === true,
+  };
+}
+
+const codeOf = (value: unknown, baseDir: string, what: string) =>
+  typeof value === 'string' ? loadCode(value, baseDir, what) : Promise.resolve(undefined);
+
+function argumentsOf(value: unknown): Record<string, GraphQlArgument> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const out: Record<string, GraphQlArgument> = {};
+  for (const [name, spec] of Object.entries(value as Record<string, unknown>)) {
+    const s = (typeof spec === 'object' && spec !== null ? spec : {}) as Record<string, unknown>;
+    out[name] = {
+      type: typeof s.type === 'string' ? s.type : 'String',
+      ...(typeof s.description === 'string' ? { description: s.description } : {}),
+    };
+  }
+  return out;
+}
