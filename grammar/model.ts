@@ -12,13 +12,7 @@ import {
   OPERATION_KINDS,
   type OperationKind,
 } from './catalogue/types.js';
-import {
-  defaultOperationName,
-  graphQlFieldName,
-  joinPath,
-  pathSegment,
-  type PathSegmentGenerator,
-} from './naming.js';
+import { defaultOperationName, graphQlFieldName, joinPath, pathSegment, type PathSegmentGenerator } from './naming.js';
 
 export interface ModelProperty {
   name: string;
@@ -261,7 +255,9 @@ export function buildModel(document: A.Document): ApiModel {
       graphql: undefined,
     };
     if (decl.graphqlBlocks.length > 0)
-      resource.graphql = decl.graphqlBlocks.flatMap((b) => b.operations.map((op) => buildGraphQlOperation(resource, op)));
+      resource.graphql = decl.graphqlBlocks.flatMap((b) =>
+        b.operations.map((op) => buildGraphQlOperation(resource, op)),
+      );
     if (resource.explicitOperations) {
       for (const block of decl.operationsBlocks)
         for (const op of block.operations)

@@ -475,7 +475,9 @@ class ApiParser extends EmbeddedActionsParser {
   );
 
   /** `graphql { Query, Mutation create { … } }`: GraphQL operations, written as REST ones are. */
-  private graphqlBlock = this.RULE('graphqlBlock', (): A.OperationsBlock => this.operationList(this.CONSUME(T.Graphql)));
+  private graphqlBlock = this.RULE('graphqlBlock', (): A.OperationsBlock =>
+    this.operationList(this.CONSUME(T.Graphql)),
+  );
 
   /** The `{ Kind [name] [{ options }], … }` after an `operations` or `graphql` keyword. */
   private operationList(kw: IToken): A.OperationsBlock {
