@@ -56,6 +56,8 @@ export interface ProviderContext {
   /** The query parameters (the filters of the request). */
   filters: Record<string, unknown>;
   request: ApiRequest;
+  /** A GraphQL operation's arguments (a custom query's, or a custom mutation's input); absent for REST. */
+  args?: Record<string, unknown>;
 }
 
 export interface ProcessorContext extends ProviderContext {
@@ -80,6 +82,10 @@ export type Provider = (
 export type Processor = (data: Item | null, ctx: ProcessorContext) => unknown;
 /** `(ctx) => data | paginator`. */
 export type Controller = (ctx: ControllerContext) => unknown;
+/** A custom GraphQL query's `resolver`: `(ctx) => item | items | paginator` (ctx.args holds its arguments). */
+export type QueryResolver = Provider;
+/** A custom GraphQL mutation's `resolver`: `(item, ctx) => item`, the item then stored as the mutation stores it. */
+export type MutationResolver = (item: Item | null, ctx: ControllerContext) => Item | Promise<Item>;
 /** `(metadata) => metadata`, run once at load. Resource metadata: `shortName` and the resource's options; operation metadata: `name`, `kind`, `method`, `uriTemplate` and the options. */
 export type Mutator = (metadata: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
 

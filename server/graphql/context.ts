@@ -1,11 +1,18 @@
 /**
  * What every resolver of one GraphQL request shares (docs/graphql.md): the runtime of the loaded API, who sends the
  * request and where it was sent. The transport (server/http/graphql-route.ts) makes one per request.
+ *
+ * No N+1: the runtime the resolvers run operations on reads items by identifier through one DataLoader per resource
+ * and request, so the related items of a page (one pipeline run each, with its security) cost one store query per
+ * relation field and level.
  */
+import DataLoader from 'dataloader';
+import type { ResourceMetadata } from '../metadata/types.js';
 import type { Runtime } from '../pipeline/state.js';
 import type { Principal } from '../security/access.js';
+import type { Collection, Item } from '../store/types.js';
 
-export interface GraphQlContext {
+export interface GraphQlRequest {
   runtime: Runtime;
   /** Who sends the request (authenticated by the HTTP middleware before the transport runs). */
   principal: Principal;
@@ -17,6 +24,47 @@ export interface GraphQlContext {
   peer?: string;
 }
 
-export function graphQlContext(request: GraphQlContext): GraphQlContext {
-  return { ...request };
+export interface GraphQlContext extends GraphQlRequest {
+  /** The runtime with batched reads by identifier, for this request only. */
+  batched: Runtime;
+}
+
+export function graphQlContext(request: GraphQlRequest): GraphQlContext {
+  const { runtime } = request;
+  const collections = new Map<ResourceMetadata, Collection>();
+  const batched: Runtime = {
+    ...runtime,
+    collectionOf(resource) {
+      let collection = collections.get(resource);
+      if (!collection) collections.set(resource, (collection = batchedReads(runtime.collectionOf(resource), resource)));
+      return collection;
+    },
+  };
+  return { ...request, batched };
+}
+
+/**
+ * The collection, its `get` gathered: every `get` asked before the next turn of the event loop is one `in` query.
+ * Writes go straight through; a write does not clear what this request already read (a mutation's payload is read
+ * by its own operation, after the write).
+ */
+function batchedReads(collection: Collection, resource: ResourceMetadata): Collection {
+  const field = resource.identifier?.name;
+  if (!field) return collection;
+  const loader = new DataLoader<number | string, Item | null, string>(
+    async (ids) => {
+      const found = await collection.find({ where: [{ op: 'in', field, values: [...ids] }] });
+      const byId = new Map(found.map((item) => [String(item[field]), item]));
+      return ids.map((id) => byId.get(String(id)) ?? null);
+    },
+    { cacheKeyFn: String, batchScheduleFn: (run) => setImmediate(run), cache: false },
+  );
+  const get = (id: number | string) => loader.load(id);
+  return new Proxy(collection, {
+    get(target, name) {
+      if (name === 'get') return get;
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

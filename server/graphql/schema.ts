@@ -1,9 +1,27 @@
 /**
  * The GraphQL schema of a loaded API (docs/graphql.md), built once per ApiMetadata from its resources' GraphQL
- * operations: object types implementing `Node`, connections, inputs and payloads named as API Platform names them.
+ * operations with API Platform's shape: `node(id)`, then per resource its item and collection queries, custom
+ * queries and mutations. Every root field runs its operation's pipeline (run.ts).
  */
-import { GraphQLID, GraphQLInterfaceType, GraphQLNonNull, GraphQLObjectType, GraphQLSchema } from 'graphql';
-import type { ApiMetadata } from '../metadata/types.js';
+import {
+  GraphQLID,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLFieldConfigMap,
+} from 'graphql';
+import type { ApiMetadata, GraphQlOperationMetadata } from '../metadata/types.js';
+import { iriResolver } from '../protocol/iri.js';
+import { graphQlArgumentType } from './argument-types.js';
+import { connectionValue, cursorWindow, pageParameters, paginationArgs, paginationOf } from './collections.js';
+import type { GraphQlContext } from './context.js';
+import { filterArguments, filterParameters, queryString } from './filter-arguments.js';
+import { described } from './described.js';
+import { mutationField } from './mutations.js';
+import { ObjectTypes, TYPE_OF } from './object-types.js';
+import { runOperation, runOrNull } from './run.js';
 
 const schemas = new WeakMap<ApiMetadata, GraphQLSchema>();
 
@@ -13,13 +31,101 @@ export function graphQlSchema(api: ApiMetadata): GraphQLSchema {
   return schema;
 }
 
-// A first schema with the `node` field only; the resources' types and operations follow.
-function buildSchema(_api: ApiMetadata): GraphQLSchema {
-  const node = new GraphQLInterfaceType({ name: 'Node', fields: { id: { type: new GraphQLNonNull(GraphQLID) } } });
+type Field = GraphQLFieldConfig<unknown, GraphQlContext>;
+
+function buildSchema(api: ApiMetadata): GraphQLSchema {
+  const types = new ObjectTypes(api);
+  const queries: GraphQLFieldConfigMap<unknown, GraphQlContext> = { node: nodeField(api, types) };
+  const mutations: GraphQLFieldConfigMap<unknown, GraphQlContext> = {};
+  for (const resource of api.resources) {
+    for (const gop of resource.graphQlOperations) {
+      if (gop.nested) continue;
+      if (gop.kind === 'Query') queries[gop.fieldName] = itemField(types, gop);
+      else if (gop.kind === 'QueryCollection') queries[gop.fieldName] = collectionField(types, gop);
+      else if (gop.kind === 'Mutation' || gop.kind === 'DeleteMutation')
+        mutations[gop.fieldName] = mutationField(types, gop);
+    }
+  }
   return new GraphQLSchema({
-    query: new GraphQLObjectType({
-      name: 'Query',
-      fields: { node: { type: node, args: { id: { type: new GraphQLNonNull(GraphQLID) } }, resolve: () => null } },
-    }),
+    query: new GraphQLObjectType({ name: 'Query', fields: queries }),
+    ...(Object.keys(mutations).length
+      ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) }
+      : {}),
+    // Every resource's type, also those only a relation or `node` reaches.
+    types: api.resources.filter((r) => r.graphQlOperations.length).map((r) => types.typeFor(types.itemQuery(r))),
   });
+}
+
+/** `args` replaces the default arguments, `extraArgs` adds to them. */
+function declaredArgs(
+  gop: GraphQlOperationMetadata,
+  defaults: GraphQLFieldConfigArgumentMap,
+): GraphQLFieldConfigArgumentMap {
+  const args: GraphQLFieldConfigArgumentMap = gop.args ? {} : { ...defaults };
+  for (const [name, arg] of Object.entries({ ...gop.args, ...gop.extraArgs }))
+    args[name] = { type: graphQlArgumentType(arg.type), ...(arg.description ? { description: arg.description } : {}) };
+  return args;
+}
+
+/** `node(id: ID!): Node`: any item by its IRI, as its resource's item query shows it. */
+function nodeField(api: ApiMetadata, types: ObjectTypes): Field {
+  return {
+    type: types.node,
+    args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+    resolve: async (_source, args: { id: string }, ctx) => {
+      const match = iriResolver(api).match(args.id);
+      if (!match || !match.resource.graphQlOperations.length) return null;
+      const query = types.itemQuery(match.resource);
+      const value = (await runOrNull(ctx, query.operation, { uriVariables: match.variables })) as Record<
+        PropertyKey,
+        unknown
+      > | null;
+      if (value) value[TYPE_OF] = types.typeFor(query).name;
+      return value;
+    },
+  };
+}
+
+/** `book(id: ID!): Book`, or a custom query (`byIsbnBook(isbn: String!)`) whose resolver provides the item. */
+function itemField(types: ObjectTypes, gop: GraphQlOperationMetadata): Field {
+  const op = gop.operation;
+  return {
+    type: types.typeFor(gop),
+    ...described(gop),
+    args: declaredArgs(gop, { id: { type: new GraphQLNonNull(GraphQLID) } }),
+    resolve: async (_source, args: Record<string, unknown>, ctx) => {
+      let uriVariables: Record<string, string> | undefined;
+      if (typeof args.id === 'string') {
+        const match = iriResolver(ctx.runtime.api).match(args.id);
+        if (!match || match.resource !== op.resource) {
+          if (!gop.resolver) return null;
+        } else uriVariables = match.variables;
+      } else if (!gop.resolver) return null;
+      return runOrNull(ctx, op, { ...(uriVariables ? { uriVariables } : {}), args });
+    },
+  };
+}
+
+/** `books(first, after, …, <filters>)`: a connection (or list) of the collection's items. */
+function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Field {
+  const op = gop.operation;
+  const settings = types.api.settings;
+  const pagination = paginationOf(op, settings);
+  const filters = filterArguments(types.api, op, op.resource.shortName, types.filterInputs);
+  return {
+    type: types.connectionOf(gop),
+    ...described(gop),
+    args: declaredArgs(gop, { ...paginationArgs(op, settings), ...filters.args }),
+    resolve: async (_source, args: Record<string, unknown>, ctx) => {
+      const pairs = filterParameters(filters, args);
+      if (pagination === 'page') pairs.push(...pageParameters(args, settings));
+      const window = pagination === 'cursor' ? cursorWindow(args) : undefined;
+      const result = (await runOperation(ctx, op, {
+        queryString: queryString(pairs),
+        ...(window ? { window } : {}),
+        args,
+      })) as { members: unknown[]; page?: Parameters<typeof connectionValue>[2] };
+      return connectionValue(pagination, result.members, result.page);
+    },
+  };
 }

@@ -8,6 +8,7 @@ import { placeholders } from '../../grammar/naming.js';
 import type { OperationKind } from '../../grammar/catalogue/index.js';
 import { loadCode } from './code.js';
 import type {
+  CodeFunction,
   GraphQlArgument,
   GraphQlKind,
   GraphQlOperationMetadata,
@@ -116,17 +117,27 @@ async function operation(
     provider: await codeOf(options.provider, baseDir, `provider of ${fieldName}`),
     processor: await codeOf(options.processor, baseDir, `processor of ${fieldName}`),
   };
+  const resolver = await codeOf(written.resolver, baseDir, `resolver of ${fieldName}`);
+  // A custom query's resolver provides the data; a custom mutation's changes the item, which is then stored.
+  if (resolver && (kind === 'Query' || kind === 'QueryCollection')) pipeline.provider = resolver;
+  if (resolver && kind === 'Mutation') pipeline.processor = mutationProcessor(resolver);
   return {
     kind,
     ...(declared.name !== undefined ? { name: declared.name } : {}),
     fieldName,
     operation: pipeline,
-    resolver: await codeOf(written.resolver, baseDir, `resolver of ${fieldName}`),
+    resolver,
     ...(args ? { args } : {}),
     ...(extraArgs ? { extraArgs } : {}),
     nested: written.nested === true,
   };
 }
+
+type Persisting = { persist(item: unknown): Promise<unknown> };
+const mutationProcessor =
+  (resolver: CodeFunction): CodeFunction =>
+  async (item: unknown, ctx: unknown) =>
+    (ctx as Persisting).persist(await resolver(item, ctx));
 
 const codeOf = (value: unknown, baseDir: string, what: string) =>
   typeof value === 'string' ? loadCode(value, baseDir, what) : Promise.resolve(undefined);

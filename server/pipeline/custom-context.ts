@@ -29,6 +29,8 @@ export interface CustomContext {
   previousData: unknown;
   /** The authenticated user, null for an anonymous request. */
   user: SecurityUser | null;
+  /** A GraphQL operation's arguments (none for REST). */
+  args?: Record<string, unknown>;
   persist(data: Item): Promise<Item>;
   remove(data: Item): Promise<void>;
 }
@@ -53,6 +55,7 @@ export function customContext(state: OperationState): CustomContext {
     data: state.data,
     previousData: state.previousData,
     user: state.principal.user,
+    ...(state.args ? { args: state.args } : {}),
     persist: (data) => persistItem(state, storedForm(state.operation.resource, data)),
     remove: (data) => removeItem(state, data),
   };

@@ -18,7 +18,7 @@ import { failureResponse } from './error-response.js';
 import { countRequest } from './rate-limit.js';
 import { jsonApiQuery } from './representation/jsonapi-query.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
-import type { OperationState, Runtime } from './state.js';
+import type { OperationState, PageWindow, Runtime } from './state.js';
 
 export interface OperationRequest {
   method: string;
@@ -40,6 +40,16 @@ export interface OperationRequest {
   origin: string;
   /** The peer's address (the socket's), which rate limits count by (rate-limit.ts); none: an in-process caller. */
   peer?: string;
+  /**
+   * `values`: the result's body is the item as a JSON-LD value without `@context` (an object with `@id`, `@type`
+   * and what the user may see), or for a collection `{ members, page }`: what an adapter that writes its own
+   * documents (GraphQL) needs. Default: the document of the negotiated format.
+   */
+  representation?: 'values';
+  /** A page by position, in place of the page parameters (GraphQL cursors). */
+  window?: PageWindow;
+  /** Arguments custom code receives as `ctx.args` (GraphQL). */
+  args?: Record<string, unknown>;
 }
 
 export interface OperationResult {
@@ -123,7 +133,10 @@ const routeDefaults = perOperation((op, _: void) => optionValue(op, 'defaults') 
 
 function operationState(runtime: Runtime, op: OperationMetadata, request: OperationRequest): OperationState {
   const { api } = runtime;
-  const output = negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension);
+  const values = request.representation === 'values';
+  const output = values
+    ? VALUES_FORMAT
+    : negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension);
   const defaults = routeDefaults(op);
   const uriVariables: Record<string, string> = {};
   for (const name of op.uriVariables) {
@@ -160,8 +173,14 @@ function operationState(runtime: Runtime, op: OperationMetadata, request: Operat
     previousData: null,
     created: false,
     principal: request.principal,
+    ...(values ? { values } : {}),
+    ...(request.window ? { window: request.window } : {}),
+    ...(request.args ? { args: request.args } : {}),
   };
 }
+
+/** Values are JSON-LD's: items carry their `@id` and `@type`. */
+const VALUES_FORMAT = { name: 'jsonld', mediaType: 'application/ld+json' };
 
 /** Status (runtime `_api_response_status` > the operation's `status` > the method's default) and headers. */
 function successResult(state: OperationState, request: OperationRequest): OperationResult {

@@ -123,6 +123,23 @@ export interface OperationState {
   included?: IncludedItem[];
   /** Per item shown, the properties whose `security` denies that user (left out of the output). */
   hiddenProperties?: WeakMap<Item, ReadonlySet<string>>;
+  /** The adapter asked for values, not a document (execute.ts, `OperationRequest.representation`). */
+  values?: boolean;
+  /** The adapter's own page window (GraphQL cursors), in place of the page parameters. */
+  window?: PageWindow;
+  /** The adapter's own arguments (GraphQL), handed to custom code as `ctx.args`. */
+  args?: Record<string, unknown>;
+}
+
+/**
+ * A page by position rather than number (GraphQL's `first`/`after`, `last`/`before`): at most `limit` items
+ * from `offset`, or (`fromEnd`) the last `limit` items. A missing limit is the operation's page size; a limit
+ * above the operation's maximum is clamped to it.
+ */
+export interface PageWindow {
+  offset?: number;
+  limit?: number;
+  fromEnd?: boolean;
 }
 
 export const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -133,6 +150,10 @@ export interface PageRequest {
   partial: boolean;
   page: number;
   itemsPerPage: number;
+  /** A window's first position (`PageWindow`): the page starts there rather than at `(page - 1) * itemsPerPage`. */
+  offset?: number;
+  /** A window of the last `itemsPerPage` items: the offset follows from the count. */
+  fromEnd?: boolean;
 }
 
 /** A page of results; `total` is undefined under partial pagination (no count query). */

@@ -8,7 +8,7 @@ import { buildLink, phpBool, phpInt, without, type QueryParams } from '../../pro
 import { optionValue, perOperation } from '../../metadata/options.js';
 import type { OptionName } from '../../../grammar/catalogue/index.js';
 import type { OperationMetadata, Settings } from '../../metadata/types.js';
-import type { Page, PageRequest } from '../state.js';
+import type { Page, PageRequest, PageWindow } from '../state.js';
 
 /** The largest offset we accept: beyond it `(page - 1) * limit` would not be exact. */
 const MAX_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
@@ -27,8 +27,14 @@ const paginationOptions = perOperation((op, settings) => {
   };
 });
 
-export function pageRequest(op: OperationMetadata, settings: Settings, query: QueryParams): PageRequest {
+export function pageRequest(
+  op: OperationMetadata,
+  settings: Settings,
+  query: QueryParams,
+  window?: PageWindow,
+): PageRequest {
   const options = paginationOptions(op, settings);
+  if (window && options.enabled) return windowRequest(options, window);
   let enabled = options.enabled;
   const enabledParam = query[settings.enabledParameter];
   if (options.clientEnabled && enabledParam !== undefined) enabled = phpBool(enabledParam);
@@ -55,6 +61,22 @@ export function pageRequest(op: OperationMetadata, settings: Settings, query: Qu
   // PHP caps an integer cast at PHP_INT_MAX; past 2^53 one page holds everything anyway.
   if (itemsPerPage > MAX_OFFSET) itemsPerPage = MAX_OFFSET - 1n;
   return { enabled, partial, page: enabled ? Number(page) : 1, itemsPerPage: Number(itemsPerPage) };
+}
+
+/** A window's page: its limit (the page size by default) clamped to the maximum, its offset as given. */
+function windowRequest(options: ReturnType<typeof paginationOptions>, window: PageWindow): PageRequest {
+  let limit = window.limit ?? Number(options.itemsPerPage);
+  if (typeof options.maximum === 'number' && limit > options.maximum) limit = options.maximum;
+  limit = Math.max(0, Math.min(limit, Number(MAX_OFFSET)));
+  const offset = Math.max(0, Math.min(window.offset ?? 0, Number(MAX_OFFSET)));
+  return {
+    enabled: true,
+    partial: options.partial && !window.fromEnd,
+    page: limit > 0 ? Math.floor(offset / limit) + 1 : 1,
+    itemsPerPage: limit,
+    offset,
+    ...(window.fromEnd ? { fromEnd: true } : {}),
+  };
 }
 
 export const lastPage = (total: number, itemsPerPage: number): number =>

@@ -34,7 +34,8 @@ export async function deserialize(state: OperationState): Promise<void> {
   const settings = state.api.settings;
   if (!takesBody(op.method)) return;
   if (optionValue(op, settings, 'deserialize') === false || optionValue(op, 'input') === false) return;
-  if (op.method === 'PATCH') checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
+  // patch_formats govern HTTP media types; an adapter handing values (GraphQL's update) merges as PATCH does.
+  if (op.method === 'PATCH' && !state.values) checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
   else checkInputType(state.contentType, Object.values(settings.formats).flat());
   await applyBody(state, parseJsonBody(await state.readBody(), 'Syntax error'));
 }

@@ -87,11 +87,11 @@ export const defaultSort = perOperation((op, settings): Sort => {
 });
 
 async function readPage(state: OperationState): Promise<Page> {
-  const request = pageRequest(state.operation, state.api.settings, state.request.query);
+  const request = pageRequest(state.operation, state.api.settings, state.request.query, state.window);
   // Most collections bind no URI variable: no trip through the microtask queue for nothing.
   const fromUri = uriBindings(state.api, state.operation).length === 0 ? [] : await linkConditions(state);
   if (fromUri === undefined) return { items: [], request, total: request.partial ? undefined : 0 };
-  const cursor = request.enabled ? cursorOf(state) : undefined;
+  const cursor = request.enabled && !state.window ? cursorOf(state) : undefined;
   if (cursor) return readCursorPage(state, cursor, request, fromUri);
   const filtered = filterQuery(state.api, state.operation, state.criteria);
   const where = [...fromUri, ...filtered.where];
@@ -103,7 +103,9 @@ async function readPage(state: OperationState): Promise<Page> {
     // The whole collection: streamed to the response, never held in memory.
     return { items: [], request, stream: state.storeCollection.stream({ where, sort }) };
   }
-  const offset = (request.page - 1) * request.itemsPerPage;
+  let offset = request.offset ?? (request.page - 1) * request.itemsPerPage;
+  if (request.fromEnd) offset = Math.max(0, (await state.storeCollection.count(where)) - request.itemsPerPage);
+  request.offset = offset;
   if (request.partial) {
     // No count; one row more than the page tells whether a next page exists (API Platform
     // shows `next` on a full last page, its "assumed bug"; we do not).

@@ -21,7 +21,7 @@ import { searchTemplate } from '../filters/search-template.js';
 import { relationOutput, styledView, urlStyle, type UrlStyle } from '../representation/url-generation.js';
 import { isItem, type OperationState } from '../state.js';
 
-export function serialize(state: OperationState): void {
+export function serialize(state: OperationState): void | Promise<void> {
   const op = state.operation;
   const settings = state.api.settings;
   const resource = op.resource;
@@ -40,6 +40,9 @@ export function serialize(state: OperationState): void {
   const hidden = state.hiddenProperties;
   if (state.output.name === JSONAPI_FORMAT) return serializeJsonApi(state, shown, iriOf, style, relation);
   if (op.isCollection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  const normalize = (item: Item) =>
+    normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName);
+  if (state.values) return serializeValues(state, normalize);
   if (op.isCollection && state.page) {
     if (state.page.stream) {
       state.body = streamedCollection(state, state.page.stream, (item) =>
@@ -87,6 +90,26 @@ export function serialize(state: OperationState): void {
     hidden: hidden?.get(state.data),
     member: state.batchMember,
   });
+}
+
+/**
+ * What an adapter that writes its own documents asked for (execute.ts, `representation: 'values'`): the item's
+ * JSON-LD value, or a collection's members with the page they came from; a stream (pagination off) is read whole.
+ */
+async function serializeValues(
+  state: OperationState,
+  normalize: (item: Item) => Record<string, unknown>,
+): Promise<void> {
+  const page = state.page;
+  if (!state.operation.isCollection || !page) {
+    state.body = isItem(state.data) ? normalize(state.data) : (state.data ?? undefined);
+    return;
+  }
+  const members: unknown[] = [];
+  if (page.stream) for await (const item of page.stream) members.push(isItem(item) ? normalize(item) : item);
+  else if (page.rendered) for (const text of page.items as string[]) members.push(JSON.parse(text));
+  else for (const item of page.items) members.push(isItem(item) ? normalize(item) : item);
+  state.body = { members, page };
 }
 
 /** The JSON:API document of an item or a collection (jsonapi.ts). */

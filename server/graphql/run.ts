@@ -1,0 +1,82 @@
+/**
+ * Runs a GraphQL operation through the pipeline's one entry (pipeline/execute.ts), as the Koa route runs a REST
+ * one: the same stages, security and validation. A failure becomes a GraphQL error carrying the HTTP status and,
+ * for a 422, the violations (docs/graphql.md, "Errors").
+ */
+import { GraphQLError } from 'graphql';
+import type { OperationMetadata } from '../metadata/types.js';
+import { notFound } from '../protocol/errors.js';
+import { executeOperation, type OperationRequest, type OperationResult } from '../pipeline/execute.js';
+import type { PageWindow } from '../pipeline/state.js';
+import type { GraphQlContext } from './context.js';
+
+export interface GraphQlCall {
+  uriVariables?: Record<string, string>;
+  queryString?: string;
+  window?: PageWindow;
+  /** A write's body (JSON), sent as JSON-LD (a PATCH merges it). */
+  body?: unknown;
+  args?: Record<string, unknown>;
+}
+
+/** The operation's result as values (`representation: 'values'`); a failure throws its GraphQL error. */
+export async function runOperation(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall): Promise<unknown> {
+  const result = await execute(ctx, op, call);
+  if (result.error || result.status >= 400) throw graphQlError(result);
+  return result.body;
+}
+
+/** As runOperation, but a 404 answers null (API Platform's item query for an IRI that does not exist). */
+export async function runOrNull(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall): Promise<unknown> {
+  const result = await execute(ctx, op, call);
+  if (result.status === 404) return null;
+  if (result.error || result.status >= 400) throw graphQlError(result);
+  return result.body ?? null;
+}
+
+function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall): Promise<OperationResult> {
+  const hasBody = call.body !== undefined;
+  const headers: OperationRequest['headers'] = { ...ctx.headers, accept: 'application/ld+json' };
+  delete headers['content-length'];
+  // A PATCH merges whatever its media type (the deserialize stage reads values' bodies so).
+  if (hasBody) headers['content-type'] = 'application/ld+json';
+  else delete headers['content-type'];
+  return executeOperation(ctx.batched, op, {
+    method: op.method,
+    path: op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(call.uriVariables?.[name] ?? '')),
+    queryString: call.queryString ?? '',
+    uriVariables: call.uriVariables ?? {},
+    headers,
+    ...(hasBody ? { body: JSON.stringify(call.body) } : {}),
+    principal: ctx.principal,
+    origin: ctx.origin,
+    ...(ctx.peer ? { peer: ctx.peer } : {}),
+    representation: 'values',
+    ...(call.window ? { window: call.window } : {}),
+    ...(call.args ? { args: call.args } : {}),
+  });
+}
+
+interface ProblemDocument {
+  title?: unknown;
+  detail?: unknown;
+  violations?: { propertyPath?: unknown; message?: unknown }[];
+}
+
+/** The GraphQL error of a failed operation: its problem document's detail, status and violations. */
+export function graphQlError(result: OperationResult): GraphQLError {
+  const doc = (typeof result.body === 'object' && result.body !== null ? result.body : {}) as ProblemDocument;
+  const status = result.error?.status ?? result.status;
+  const message = String(doc.detail ?? doc.title ?? result.error?.message ?? 'Error');
+  const extensions: Record<string, unknown> = { status };
+  if (Array.isArray(doc.violations))
+    extensions.violations = doc.violations.map((v) => ({ path: v.propertyPath, message: v.message }));
+  return new GraphQLError(message, { extensions });
+}
+
+/** An error the GraphQL layer itself raises (a malformed argument): status 400 unless said otherwise. */
+export const argumentError = (message: string, status = 400): GraphQLError =>
+  new GraphQLError(message, { extensions: { status } });
+
+/** Update or delete of an IRI that names no item of the resource: REST's 404 (the same words), as an error. */
+export const notFoundError = (): GraphQLError => new GraphQLError(notFound().detail, { extensions: { status: 404 } });
