@@ -170,7 +170,7 @@ export const DIAGNOSTIC_CODES = {
   },
   'unknown-graphql-type': {
     severity: 'error',
-    doc: 'An args or extraArgs type naming neither a GraphQL scalar (String, Int, Float, Boolean, ID, Iterable) nor an input type of the schema.',
+    doc: 'An args or extraArgs type naming no type an argument may have (String, Int, Float, Boolean, ID, Iterable).',
   },
   'graphql-subscription-inert': {
     severity: 'warning',

@@ -63,5 +63,5 @@ export const DEFAULT_GRAPHQL_OPERATIONS: readonly { kind: GraphQlKindName; name?
   { kind: 'Subscription', mercureOnly: true },
 ];
 
-/** The named types an `args`/`extraArgs` type may reference besides the resources' input types. */
+/** The named types an `args`/`extraArgs` type may reference (the schema's argument types). */
 export const GRAPHQL_SCALARS = ['String', 'Int', 'Float', 'Boolean', 'ID', 'Iterable'] as const;

@@ -94,7 +94,7 @@ const GRAPHQL_ARGUMENTS = {
       type: {
         type: { kind: 'string', format: 'graphQlType' },
         required: true,
-        doc: "The argument's GraphQL type: `String!`, `[ID]`, `Int`, `Float`, `Boolean`, `ID`, `Iterable`, or an input type.",
+        doc: "The argument's GraphQL type: `String`, `Int`, `Float`, `Boolean`, `ID` or `Iterable`, in lists and non-null as needed (`String!`, `[ID]`).",
       },
       description: { type: STRING, doc: 'Shown in the GraphQL schema.' },
     },

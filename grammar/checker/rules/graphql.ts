@@ -97,30 +97,22 @@ function checkOptions(ctx: CheckContext, kind: GraphQlKindName, entries: A.Entry
   }
 }
 
-/** Each argument's named type is a scalar or an input type of the schema (`createBookInput`). */
+/** Each argument's named type is one the schema gives arguments: a scalar or `Iterable` (GRAPHQL_SCALARS). */
 function checkArgumentTypes(ctx: CheckContext, args: A.Value | undefined): void {
   if (args?.kind !== 'object') return;
-  const known = (): string[] => [...GRAPHQL_SCALARS, ...inputTypes(ctx)];
   for (const arg of args.entries) {
     const type = arg.value?.kind === 'object' ? arg.value.entries.find((f) => f.key.text === 'type')?.value : undefined;
     if (type?.kind !== 'string') continue;
     const named = graphQlNamedType(type.value);
-    if (named === undefined || known().includes(named)) continue;
+    if (named === undefined || (GRAPHQL_SCALARS as readonly string[]).includes(named)) continue;
     ctx.unknown(
       'unknown-graphql-type',
       { text: named, range: type.range },
-      'GraphQL type',
-      known(),
-      `; use ${GRAPHQL_SCALARS.join(', ')} or an input type (createBookInput)`,
+      'GraphQL argument type',
+      GRAPHQL_SCALARS,
+      `; an argument is a ${GRAPHQL_SCALARS.join(', ')}, in lists and non-null as needed ([ID!]!)`,
     );
   }
-}
-
-/** The input types of the file's mutations: `<field>Input` (`createBookInput`, `publishBookInput`). */
-function inputTypes(ctx: CheckContext): string[] {
-  return rootFields(ctx, true)
-    .filter((f) => f.kind === 'Mutation' || f.kind === 'DeleteMutation')
-    .map((f) => `${f.field}Input`);
 }
 
 interface RootField {

@@ -138,11 +138,12 @@ describe('checker: GraphQL operations', () => {
     expect(codes(off)).to.deep.equal([['graphql-disabled', 'graphql']]);
   });
 
-  it('checks argument types: a GraphQL type reference to a scalar or an input type', () => {
+  it('checks argument types: a GraphQL type reference to a scalar or Iterable', () => {
     const args =
       'a: { type: "String!" }, b: { type: "[ID]" }, c: { type: "[[Int!]!]" }, d: { type: "Iterable" }, ' +
       'e: { type: "createBookInput" }, f: { type: "Strin" }, g: { type: "[Int" }, h: { description: "x" }';
     expect(codes(book(`Mutation create\n    Mutation publish { extraArgs: { ${args} } }`))).to.deep.equal([
+      ['unknown-graphql-type', '"createBookInput"'],
       ['unknown-graphql-type', '"Strin"'],
       ['invalid-value', '"[Int"'],
       ['invalid-value', '{ description: "x" }'],
