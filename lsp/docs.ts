@@ -172,6 +172,10 @@ export function resourceMarkdown(resource: ModelResource): string {
     resource.explicitOperations ? 'Operations:' : 'Operations (the default set):',
     ...(ops.length ? ops : ['- none']),
   );
+  if (resource.graphql) {
+    const fields = resource.graphql.map((o) => `- ${o.kind}${o.name ? ` ${o.name}` : ''}: ${code(o.fieldName ?? '?')}`);
+    lines.push('', 'GraphQL operations:', ...(fields.length ? fields : ['- none of its own']));
+  }
   return lines.join('\n');
 }
 

@@ -130,6 +130,9 @@ describe('lsp features', () => {
         .to.include('**resolver**')
         .and.include('GraphQL Query, QueryCollection, Mutation');
       expect(await hoverText(at(text, 'type:'), doc)).to.include('**type** (required)');
+      expect(await hoverText(at(text, 'Book'), doc))
+        .to.include('GraphQL operations:')
+        .and.include('- Query byIsbn: `byIsbnBook`');
       const symbols = (await client.connection.sendRequest(DocumentSymbolRequest.type, {
         textDocument: { uri: doc },
       })) as DocumentSymbol[];

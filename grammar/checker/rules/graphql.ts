@@ -31,8 +31,22 @@ export function checkGraphQl(ctx: CheckContext): void {
           `this graphql block has no effect: config graphql.enabled is not true, so '${resource.name}' has no GraphQL operations (add graphql { enabled: true } to config)`,
         );
     for (const op of resource.graphql ?? []) checkOperation(ctx, resource, op);
+    if (!on) reportInertResourceOptions(ctx, resource);
   }
   checkFields(ctx, on === true);
+}
+
+/** A resource option that only GraphQL operations read (`paginationType`) while GraphQL is off. */
+function reportInertResourceOptions(ctx: CheckContext, resource: ModelResource): void {
+  for (const e of resource.decl.options) {
+    const placement = optionByName(e.key.text)?.placement;
+    if (placement?.resource && placement.graphql && placement.operations.length === 0)
+      ctx.report(
+        'option-ineffective',
+        e.key.range,
+        `'${e.key.text}' has no effect: only GraphQL operations read it, and config graphql.enabled is not true`,
+      );
+  }
 }
 
 function checkOperation(ctx: CheckContext, resource: ModelResource, op: ModelGraphQlOperation): void {

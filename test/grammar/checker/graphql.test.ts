@@ -172,6 +172,9 @@ describe('checker: GraphQL operations', () => {
 
   it('takes paginationType on the resource (the default of its QueryCollections), and resolver only on an operation', () => {
     expect(codes(book('QueryCollection', { options: 'paginationType: "page"' }))).to.deep.equal([]);
+    const [off] = findings(book(undefined, { enabled: false, options: 'paginationType: "page"' }));
+    expect(off).to.include({ code: 'option-ineffective', severity: 'warning', at: 'paginationType' });
+    expect(off.message).to.contain('only GraphQL operations read it');
     const [d] = findings(book('Query', { options: 'resolver: "./b.mjs#x"' }));
     expect(d).to.include({ code: 'option-not-allowed', at: 'resolver' });
     expect(d.message).to.contain("of the 'graphql' block");
