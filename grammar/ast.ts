@@ -124,6 +124,7 @@ export interface OperationDecl {
   range: Range;
 }
 
+/** An `operations { … }` block, or a `graphql { … }` block (GraphQL operations, declared in the same shape). */
 export interface OperationsBlock {
   operations: OperationDecl[];
   range: Range;
@@ -137,6 +138,8 @@ export interface ResourceDecl {
   /** Every `properties` block (more than one is a duplicate the checker reports). */
   propertiesBlocks: PropertiesBlock[];
   operationsBlocks: OperationsBlock[];
+  /** Every `graphql { … }` block: its GraphQL operations (`Query`, `Mutation create { … }`, …). */
+  graphqlBlocks: OperationsBlock[];
   range: Range;
 }
 

@@ -51,7 +51,10 @@ export const DIAGNOSTIC_CODES = {
   'duplicate-filter': { severity: 'error', doc: 'Two filters with one name.' },
   'duplicate-property': { severity: 'error', doc: 'Two properties with one name in a resource.' },
   'duplicate-operation-name': { severity: 'error', doc: 'Two operations with one name in the file.' },
-  'duplicate-block': { severity: 'error', doc: 'A properties or operations block given twice in one resource.' },
+  'duplicate-block': {
+    severity: 'error',
+    doc: 'A properties, operations or graphql block given twice in one resource.',
+  },
   'secret-in-file': {
     severity: 'warning',
     doc: 'A secret setting (`secret_env`…) whose value is not an environment variable name: the secret itself, written in the file?',
@@ -67,10 +70,6 @@ export const DIAGNOSTIC_CODES = {
   },
   'unknown-property': { severity: 'error', doc: 'A reference to a property the resource does not declare.' },
   'missing-method': { severity: 'error', doc: 'An HttpOperation without a method.' },
-  'cursor-fields-missing': {
-    severity: 'error',
-    doc: 'paginationType "cursor" without paginationViaCursor: the collection would be paginated by pages.',
-  },
   'default-not-in-enum': {
     severity: 'error',
     doc: "A property's default that is not one of its enum values: every write omitting it would answer 422.",
@@ -144,6 +143,38 @@ export const DIAGNOSTIC_CODES = {
   'shortname-taken': {
     severity: 'error',
     doc: "An operation's shortName that is another resource's: the two would share a @type and a context.",
+  },
+  'graphql-disabled': {
+    severity: 'warning',
+    doc: 'A graphql block while config graphql.enabled is not true: the resource has no GraphQL operations, so it has no effect.',
+  },
+  'graphql-routing-option': {
+    severity: 'error',
+    doc: 'A routing option (uriTemplate, method, status, requirements, …) on a GraphQL operation, which has no route (it is reached through /graphql).',
+  },
+  'graphql-only-option': {
+    severity: 'warning',
+    doc: 'An option of GraphQL operations (resolver, args, extraArgs, nested, paginationType) on a REST operation, where it has no effect: it belongs in the graphql block.',
+  },
+  'graphql-name-missing': {
+    severity: 'error',
+    doc: 'A Mutation or DeleteMutation without a name: the name makes its field (`Mutation create` is createBook).',
+  },
+  'graphql-resolver-missing': {
+    severity: 'error',
+    doc: 'A named Query or QueryCollection (a custom query) without a resolver: nothing would give its result.',
+  },
+  'duplicate-graphql-field': {
+    severity: 'error',
+    doc: 'Two GraphQL operations of the file with one root field (two `book`, `createBook` twice): the schema cannot have both.',
+  },
+  'unknown-graphql-type': {
+    severity: 'error',
+    doc: 'An args or extraArgs type naming no type an argument may have (String, Int, Float, Boolean, ID, Iterable).',
+  },
+  'graphql-subscription-inert': {
+    severity: 'warning',
+    doc: 'A Subscription on a resource whose mercure is off: no update would ever reach it.',
   },
 } as const satisfies Record<string, { severity: Severity; doc: string }>;
 

@@ -156,9 +156,12 @@ class Printer {
               b.properties.map((p) => this.property(p)),
             ),
           ),
-          ...d.operationsBlocks.map((b) =>
+          ...[
+            ...d.operationsBlocks.map((b) => ['operations', b] as const),
+            ...d.graphqlBlocks.map((b) => ['graphql', b] as const),
+          ].map(([keyword, b]) =>
             this.section(
-              'operations',
+              keyword,
               b.range,
               b.operations.map((o) => this.operation(o)),
             ),
@@ -179,7 +182,7 @@ class Printer {
     return body ? { range, head: `${head} `, body } : { range, head };
   }
 
-  /** A `properties` or `operations` block of a resource. */
+  /** A `properties`, `operations` or `graphql` block of a resource. */
   private section(keyword: string, range: A.Range, members: Member[]): Member {
     const open = this.braceAfter(range.start + keyword.length);
     return { range, head: `${keyword} `, body: { open, close: range.end - 1, members } };

@@ -49,6 +49,7 @@ export const Filter = keyword('filter');
 export const Resource = keyword('resource');
 export const Properties = keyword('properties');
 export const Operations = keyword('operations');
+export const Graphql = keyword('graphql');
 export const Mutator = keyword('mutator');
 export const True = keyword('true', []);
 export const False = keyword('false', []);
@@ -121,6 +122,7 @@ export const allTokens: TokenType[] = [
   Resource,
   Properties,
   Operations,
+  Graphql,
   Mutator,
   True,
   False,

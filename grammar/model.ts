@@ -5,8 +5,14 @@
  * its runtime metadata from it.
  */
 import * as A from './ast.js';
-import { COLLECTION_KINDS, KIND_METHOD, OPERATION_KINDS, type OperationKind } from './catalogue/types.js';
-import { defaultOperationName, joinPath, pathSegment, type PathSegmentGenerator } from './naming.js';
+import {
+  COLLECTION_KINDS,
+  GRAPHQL_KINDS,
+  KIND_METHOD,
+  OPERATION_KINDS,
+  type OperationKind,
+} from './catalogue/types.js';
+import { defaultOperationName, graphQlFieldName, joinPath, pathSegment, type PathSegmentGenerator } from './naming.js';
 
 export interface ModelProperty {
   name: string;
@@ -36,6 +42,20 @@ export interface ModelOperation {
   collectionRoute: boolean;
 }
 
+/** An operation of a resource's `graphql` block. */
+export interface ModelGraphQlOperation {
+  decl: A.OperationDecl;
+  /** The kind as written (`Query`, `Mutation`, …, or an unknown word). */
+  kind: string;
+  known: boolean;
+  /** The name after the kind (`create`, `byIsbn`), else the `name` option. */
+  name: string | undefined;
+  resource: ModelResource;
+  options: Map<string, A.Entry>;
+  /** Its root field (`book`, `createBook`, `byIsbnBook`); undefined for an unknown kind or a mutation without a name. */
+  fieldName: string | undefined;
+}
+
 export interface ModelResource {
   decl: A.ResourceDecl;
   name: string;
@@ -50,6 +70,11 @@ export interface ModelResource {
   operations: ModelOperation[];
   /** True when an `operations` block is present (even empty). */
   explicitOperations: boolean;
+  /**
+   * The operations of its `graphql` blocks, in declaration order; undefined without a block (then, while
+   * `config graphql.enabled`, it gets API Platform's defaults: catalogue/graphql.ts).
+   */
+  graphql: ModelGraphQlOperation[] | undefined;
 }
 
 /** A name in a filter's `properties`. */
@@ -157,6 +182,21 @@ function buildOperation(
   };
 }
 
+function buildGraphQlOperation(resource: ModelResource, decl: A.OperationDecl): ModelGraphQlOperation {
+  const options = entryMap(decl.body?.entries);
+  const kind = decl.opKind.text;
+  const name = decl.name?.text ?? wordOf(options.get('name')?.value);
+  return {
+    decl,
+    kind,
+    known: (GRAPHQL_KINDS as readonly string[]).includes(kind),
+    name,
+    resource,
+    options,
+    fieldName: graphQlFieldName(kind, name, resource.shortName),
+  };
+}
+
 function buildFilter(decl: A.FilterDecl, name: string): ModelFilter {
   const written = A.entryOf(decl.body, 'properties')?.value;
   let properties: ModelFilterProperty[] = [];
@@ -212,7 +252,12 @@ export function buildModel(document: A.Document): ApiModel {
       itemPath: identifier ? `${collectionPath}/{${identifier.name}}` : undefined,
       operations: [],
       explicitOperations: decl.operationsBlocks.length > 0,
+      graphql: undefined,
     };
+    if (decl.graphqlBlocks.length > 0)
+      resource.graphql = decl.graphqlBlocks.flatMap((b) =>
+        b.operations.map((op) => buildGraphQlOperation(resource, op)),
+      );
     if (resource.explicitOperations) {
       for (const block of decl.operationsBlocks)
         for (const op of block.operations)

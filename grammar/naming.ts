@@ -1,5 +1,5 @@
 /**
- * Names derived from declarations: route path segments, default routes and operation names.
+ * Names derived from declarations: route path segments, default routes, operation names and GraphQL fields.
  * Shared by the checker (which must know operation names and routes) and the server.
  */
 import pluralize from 'pluralize';
@@ -44,4 +44,28 @@ export function placeholders(template: string): string[] {
  */
 export function defaultOperationName(path: string, method: string, kind: OperationKind | string): string {
   return `_api_${path}_${method}${kind === 'GetCollection' ? '_collection' : ''}`.toLowerCase();
+}
+
+const lowerFirst = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);
+
+/**
+ * The root field of a GraphQL operation, as API Platform names it: `book` (Query), `books` (QueryCollection),
+ * `createBook` (a Mutation or DeleteMutation named `create`), `updateBookSubscribe` (Subscription; a named one
+ * `<name>BookSubscribe`), `byIsbnBook` (a named Query), `cheapBooks` (a named QueryCollection). Undefined for a
+ * Mutation or DeleteMutation without a name (the checker reports it) and for an unknown kind.
+ */
+export function graphQlFieldName(kind: string, name: string | undefined, shortName: string): string | undefined {
+  switch (kind) {
+    case 'Query':
+      return lowerFirst(`${name ?? ''}${shortName}`);
+    case 'QueryCollection':
+      return lowerFirst(`${name ?? ''}${pluralize(shortName)}`);
+    case 'Mutation':
+    case 'DeleteMutation':
+      return name === undefined ? undefined : lowerFirst(`${name}${shortName}`);
+    case 'Subscription':
+      return lowerFirst(`${name ?? 'update'}${shortName}Subscribe`);
+    default:
+      return undefined;
+  }
 }

@@ -321,13 +321,19 @@ class ApiParser extends EmbeddedActionsParser {
     const options: A.Entry[] = [];
     const propertiesBlocks: A.PropertiesBlock[] = [];
     const operationsBlocks: A.OperationsBlock[] = [];
+    const graphqlBlocks: A.OperationsBlock[] = [];
     const members = new Members<{ range: A.Range }>();
     this.list(
       () =>
         this.OR([
           { ALT: () => this.ACTION_PUSH(propertiesBlocks, this.SUBRULE(this.propertiesBlock)) },
           { ALT: () => this.ACTION_PUSH(operationsBlocks, this.SUBRULE(this.operationsBlock)) },
-          // `properties`/`operations` are names too; the blocks above win.
+          // `graphql` followed by anything but `{` is an option key (`graphql: …`, reported as unknown).
+          {
+            GATE: () => tokenMatcher(this.LA(2), T.LCurly),
+            ALT: () => this.ACTION_PUSH(graphqlBlocks, this.SUBRULE(this.graphqlBlock)),
+          },
+          // `properties`/`operations`/`graphql` are names too; the blocks above win.
           { ALT: () => this.ACTION_PUSH(options, this.SUBRULE(this.entry)), IGNORE_AMBIGUITIES: true },
         ]),
       members,
@@ -341,6 +347,7 @@ class ApiParser extends EmbeddedActionsParser {
         options,
         propertiesBlocks,
         operationsBlocks,
+        graphqlBlocks,
         range: spanOf(kw, name, close, ...members.items.map((m) => m.range)),
       };
     });
@@ -375,7 +382,7 @@ class ApiParser extends EmbeddedActionsParser {
 
   private atBlockKeyword(): boolean {
     const t = this.LA(1).tokenType;
-    return (t === T.Properties || t === T.Operations) && this.LA(2).tokenType === T.LCurly;
+    return (t === T.Properties || t === T.Operations || t === T.Graphql) && this.LA(2).tokenType === T.LCurly;
   }
 
   private propertyDecl = this.RULE('propertyDecl', (): A.PropertyDecl | undefined => {
@@ -463,8 +470,17 @@ class ApiParser extends EmbeddedActionsParser {
     );
   }
 
-  private operationsBlock = this.RULE('operationsBlock', (): A.OperationsBlock => {
-    const kw = this.CONSUME(T.Operations);
+  private operationsBlock = this.RULE('operationsBlock', (): A.OperationsBlock =>
+    this.operationList(this.CONSUME(T.Operations)),
+  );
+
+  /** `graphql { Query, Mutation create { … } }`: GraphQL operations, written as REST ones are. */
+  private graphqlBlock = this.RULE('graphqlBlock', (): A.OperationsBlock =>
+    this.operationList(this.CONSUME(T.Graphql)),
+  );
+
+  /** The `{ Kind [name] [{ options }], … }` after an `operations` or `graphql` keyword. */
+  private operationList(kw: IToken): A.OperationsBlock {
     this.CONSUME(T.LCurly);
     const m = new Members<A.OperationDecl>();
     this.list(() => this.SUBRULE(this.operationDecl), m);
@@ -473,7 +489,7 @@ class ApiParser extends EmbeddedActionsParser {
       this.checkSeparators(m);
       return { operations: m.items, range: spanOf(kw, close, ...m.items.map((o) => o.range)) };
     });
-  });
+  }
 
   private operationDecl = this.RULE('operationDecl', (): A.OperationDecl | undefined => {
     const kind = this.CONSUME(T.Name);
@@ -570,6 +586,7 @@ class ApiParser extends EmbeddedActionsParser {
         T.Null,
         T.Properties,
         T.Operations,
+        T.Graphql,
       ].map((tt) => ({
         ALT: () => this.CONSUME(tt),
       })),

@@ -6,6 +6,9 @@
 import {
   appliesToText,
   COLLECTION_KINDS,
+  GRAPHQL_KIND_SPECS,
+  GRAPHQL_KINDS,
+  OPTIONS,
   KIND_METHOD,
   OPERATION_KINDS,
   describeType,
@@ -20,7 +23,14 @@ import {
   type OptionSpec,
   type PropertyTypeSpec,
 } from '../grammar/catalogue/index.js';
-import { wordOf, type ApiModel, type ModelFilter, type ModelOperation, type ModelResource } from '../grammar/model.js';
+import {
+  wordOf,
+  type ApiModel,
+  type ModelFilter,
+  type ModelGraphQlOperation,
+  type ModelOperation,
+  type ModelResource,
+} from '../grammar/model.js';
 
 const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
 
@@ -31,6 +41,9 @@ export function optionMarkdown(spec: OptionSpec, on?: string): string {
   if (spec.placement.resource) where.push('the resource');
   if (spec.placement.operations.length === OPERATION_KINDS.length) where.push('every operation');
   else if (spec.placement.operations.length) where.push(spec.placement.operations.join(', '));
+  const graphql = spec.placement.graphql ?? [];
+  if (graphql.length === GRAPHQL_KINDS.length) where.push('every GraphQL operation');
+  else if (graphql.length) where.push(`GraphQL ${graphql.join(', ')}`);
   const lines = [
     `**${spec.name}** — ${spec.group} option`,
     '',
@@ -101,6 +114,35 @@ export function opKindMarkdown(kind: string): string | undefined {
   return [`**${kind}** — operation kind`, '', `${method} on ${route}.`].join('\n');
 }
 
+/** A GraphQL operation kind: what it is, whether it takes a name, the options it accepts. */
+export function graphQlKindMarkdown(kind: string): string | undefined {
+  const spec = GRAPHQL_KIND_SPECS.find((k) => k.name === kind);
+  if (!spec) return undefined;
+  const options = OPTIONS.filter((o) => o.placement.graphql?.includes(spec.name)).map((o) => code(o.name));
+  return [
+    `**${kind}** — GraphQL operation kind`,
+    '',
+    spec.doc,
+    '',
+    spec.naming === 'required' ? `A name is required (\`${kind} create\`).` : 'A name makes it a custom operation.',
+    '',
+    `Options: ${options.join(', ')}.`,
+  ].join('\n');
+}
+
+/** A declared GraphQL operation: its root field, then its kind's doc. */
+export function graphQlOperationMarkdown(op: ModelGraphQlOperation): string {
+  const field = op.fieldName === undefined ? 'no root field (it needs a name)' : `root field ${code(op.fieldName)}`;
+  const lines = [
+    `**${op.kind}**${op.name ? ` ${code(op.name)}` : ''}`,
+    '',
+    `${field} — GraphQL operation of ${code(op.resource.name)}`,
+  ];
+  const kindDoc = graphQlKindMarkdown(op.kind);
+  if (kindDoc) lines.push('', kindDoc.split('\n').slice(2).join('\n'));
+  return lines.join('\n');
+}
+
 export function operationMarkdown(op: ModelOperation): string {
   const lines = [
     `**${op.kind}** ${code(op.name)}`,
@@ -130,6 +172,10 @@ export function resourceMarkdown(resource: ModelResource): string {
     resource.explicitOperations ? 'Operations:' : 'Operations (the default set):',
     ...(ops.length ? ops : ['- none']),
   );
+  if (resource.graphql) {
+    const fields = resource.graphql.map((o) => `- ${o.kind}${o.name ? ` ${o.name}` : ''}: ${code(o.fieldName ?? '?')}`);
+    lines.push('', 'GraphQL operations:', ...(fields.length ? fields : ['- none of its own']));
+  }
   return lines.join('\n');
 }
 

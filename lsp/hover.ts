@@ -20,6 +20,8 @@ import {
   fieldMarkdown,
   filterKindMarkdown,
   filterMarkdown,
+  graphQlKindMarkdown,
+  graphQlOperationMarkdown,
   opKindMarkdown,
   operationMarkdown,
   optionMarkdown,
@@ -120,6 +122,17 @@ function inResource(model: ApiModel, decl: A.ResourceDecl, offset: number): Foun
         return markdown ? { markdown, range: op.opKind.range } : undefined;
       }
       return inOptions(op.body?.entries ?? [], offset, op.opKind.text);
+    }
+  }
+  for (const block of decl.graphqlBlocks) {
+    for (const op of block.operations) {
+      if (!inside(op.range, offset)) continue;
+      if (inside(op.opKind.range, offset)) {
+        const m = resource?.decl === decl ? resource.graphql?.find((o) => o.decl === op) : undefined;
+        const markdown = m?.known ? graphQlOperationMarkdown(m) : graphQlKindMarkdown(op.opKind.text);
+        return markdown ? { markdown, range: op.opKind.range } : undefined;
+      }
+      return inOptions(op.body?.entries ?? [], offset);
     }
   }
   return undefined;

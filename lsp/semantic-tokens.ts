@@ -7,6 +7,7 @@ import { SemanticTokensBuilder, type SemanticTokens, type SemanticTokensLegend }
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type * as A from '../grammar/ast.js';
 import {
+  GRAPHQL_KINDS,
   OPERATION_KINDS,
   PROPERTY_TYPES,
   filterKind,
@@ -33,6 +34,7 @@ interface Tok {
 
 const BUILTIN_TYPES = new Set(PROPERTY_TYPES.map((t) => t.name));
 const KINDS = new Set<string>(OPERATION_KINDS);
+const GRAPHQL_KIND_NAMES = new Set<string>(GRAPHQL_KINDS);
 
 function collect(analysis: Analysis): Tok[] {
   const { document, model } = analysis.result;
@@ -84,6 +86,12 @@ function collect(analysis: Analysis): Tok[] {
       for (const block of decl.operationsBlocks) {
         for (const op of block.operations) {
           if (KINDS.has(op.opKind.text)) add(op.opKind.range, 'method', 'defaultLibrary');
+          options(op.body?.entries ?? []);
+        }
+      }
+      for (const block of decl.graphqlBlocks) {
+        for (const op of block.operations) {
+          if (GRAPHQL_KIND_NAMES.has(op.opKind.text)) add(op.opKind.range, 'method', 'defaultLibrary');
           options(op.body?.entries ?? []);
         }
       }

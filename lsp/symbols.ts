@@ -96,6 +96,14 @@ export function documentSymbols(doc: TextDocument, analysis: Analysis): Document
             children.push(symbol(doc, name, SymbolKind.Method, op.range, op.name?.range ?? op.opKind.range, detail));
           }
         }
+        for (const block of decl.graphqlBlocks) {
+          for (const op of block.operations) {
+            const m = resource?.decl === decl ? resource.graphql?.find((o) => o.decl === op) : undefined;
+            const name = op.name ? `${op.opKind.text} ${op.name.text}` : op.opKind.text;
+            const range = op.name?.range ?? op.opKind.range;
+            children.push(symbol(doc, name, SymbolKind.Function, op.range, range, m?.fieldName));
+          }
+        }
         const detail = resource?.decl === decl ? resource.collectionPath : undefined;
         out.push(
           symbol(doc, decl.name?.text ?? 'resource', SymbolKind.Class, decl.range, decl.name?.range, detail, children),

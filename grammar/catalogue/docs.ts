@@ -5,7 +5,10 @@
 import {
   appliesToText,
   CONSTRAINTS,
+  DEFAULT_GRAPHQL_OPERATIONS,
   FILTER_KINDS,
+  GRAPHQL_KIND_SPECS,
+  GRAPHQL_KINDS,
   OPERATION_KINDS,
   OPTIONS,
   PROPERTY_TYPES,
@@ -45,9 +48,11 @@ function table(head: string[], rows: string[][]): string[] {
 
 function whereAllowed(p: Placement): string {
   const parts: string[] = [];
-  if (p.resource) parts.push(p.operations.length === 0 ? 'resource only' : 'resource');
+  if (p.resource) parts.push(p.operations.length === 0 && !p.graphql ? 'resource only' : 'resource');
   if (p.operations.length === OPERATION_KINDS.length) parts.push('every operation');
   else if (p.operations.length > 0) parts.push(p.operations.join(', '));
+  if (p.graphql?.length === GRAPHQL_KINDS.length) parts.push('every GraphQL operation');
+  else if (p.graphql) parts.push(`GraphQL ${p.graphql.join(', ')}`);
   let text = parts.join(', ');
   if (p.ineffectiveOn && p.ineffectiveOn.length > 0) text += `; no effect on ${p.ineffectiveOn.join(', ')}`;
   return text;
@@ -94,6 +99,28 @@ export function renderOptionsReference(): string {
     "the operation's own value wins. Options with a global default are also set under `config { defaults { … } }`.",
     '',
     ...table(optionHead, optionRows(OPTIONS.filter((o) => o.group !== 'routing'))),
+    '',
+    '## GraphQL operations',
+    '',
+    "Declared in a resource's `graphql { … }` block as REST operations are in `operations`: `Kind [name] [{ options }]`,",
+    "the name on the kind's line. Without a block, while `config graphql.enabled` is true, a resource gets",
+    `${DEFAULT_GRAPHQL_OPERATIONS.map((d) => code(d.name ? `${d.kind} ${d.name}` : d.kind) + (d.mercureOnly ? ' (when its `mercure` is on)' : '')).join(', ')};`,
+    '`graphql {}` gives it none of its own. Resource-level options are the defaults of its GraphQL operations;',
+    "a REST operation's options do not carry over, and a routing option is an error there. Root fields are named as",
+    'API Platform names them: `book`, `books`, `createBook`, `deleteBook`, `updateBookSubscribe`; a named operation',
+    '`<name><ShortName>` (`byIsbnBook`), a named QueryCollection `<name><ShortNames>` (`cheapBooks`).',
+    '',
+    ...table(
+      ['Kind', 'Name', 'Meaning', 'Options'],
+      GRAPHQL_KIND_SPECS.map((k) => [
+        code(k.name),
+        k.naming === 'required' ? 'required' : 'optional (named: a custom operation)',
+        k.doc,
+        OPTIONS.filter((o) => o.placement.graphql?.includes(k.name))
+          .map((o) => code(o.name))
+          .join(', '),
+      ]),
+    ),
     '',
     '## Routing options',
     '',

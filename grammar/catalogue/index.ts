@@ -18,7 +18,8 @@ export {
   type OptionValue,
 } from './options.js';
 export { SETTINGS } from './settings.js';
-export { TEXT_FORMATS, intervalSeconds, ipRange } from './text-formats.js';
+export { TEXT_FORMATS, graphQlNamedType, intervalSeconds, ipRange } from './text-formats.js';
+export { DEFAULT_GRAPHQL_OPERATIONS, GRAPHQL_KIND_SPECS, GRAPHQL_SCALARS, type GraphQlKindSpec } from './graphql.js';
 export { PROPERTY_TYPES, CONSTRAINTS, ON_DELETE_ACTIONS, RELATION, VALIDATION_FORM } from './properties.js';
 export {
   DATE_OPERATORS,

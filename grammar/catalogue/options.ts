@@ -4,8 +4,10 @@
  * docs/options.md is generated from this table.
  */
 import {
+  GRAPHQL_KINDS,
   OPERATION_KINDS,
   type FieldSpec,
+  type GraphQlKindName,
   type OperationKind,
   type OptionSpec,
   type Placement,
@@ -29,6 +31,18 @@ const EVERYWHERE: Placement = { resource: true, operations: OPERATION_KINDS };
 const LISTING: Placement = { resource: true, operations: OPERATION_KINDS, ineffectiveOn: NOT_LISTING };
 /** Routing options: per operation, never on the resource. */
 const PER_OPERATION: Placement = { resource: false, operations: OPERATION_KINDS };
+
+// GraphQL operation kinds an option is allowed on (`placement.graphql`); routing options are on none of them.
+const GQL_ALL = GRAPHQL_KINDS;
+const GQL_COLLECTION: readonly GraphQlKindName[] = ['QueryCollection'];
+const GQL_QUERIES: readonly GraphQlKindName[] = ['Query', 'QueryCollection'];
+/** Those that read an input (deserialize, validate it). */
+const GQL_INPUT: readonly GraphQlKindName[] = ['Mutation'];
+const GQL_WRITES: readonly GraphQlKindName[] = ['Mutation', 'DeleteMutation'];
+/** EVERYWHERE, and on these GraphQL kinds. */
+const everywhereAnd = (graphql: readonly GraphQlKindName[]): Placement => ({ ...EVERYWHERE, graphql });
+/** LISTING, and on QueryCollection. */
+const LISTING_AND_GQL: Placement = { ...LISTING, graphql: GQL_COLLECTION };
 
 const CURSOR_FIELD = {
   kind: 'record',
@@ -68,6 +82,22 @@ const LINK = {
       unsupported: { refuse: true },
     },
     securityMessage: { type: STRING, doc: 'Message paired with security (not supported yet).', unsupported: {} },
+  },
+} as const satisfies ValueType;
+
+/** `args` and `extraArgs`: GraphQL arguments by name. */
+const GRAPHQL_ARGUMENTS = {
+  kind: 'map',
+  of: {
+    kind: 'record',
+    fields: {
+      type: {
+        type: { kind: 'string', format: 'graphQlType' },
+        required: true,
+        doc: "The argument's GraphQL type: `String`, `Int`, `Float`, `Boolean`, `ID` or `Iterable`, in lists and non-null as needed (`String!`, `[ID]`).",
+      },
+      description: { type: STRING, doc: 'Shown in the GraphQL schema.' },
+    },
   },
 } as const satisfies ValueType;
 
@@ -138,22 +168,6 @@ const STAGE_NOTE = 'default true; the runtime skips the stage where the kind has
 const OPTION_TABLE = [
   // ---- Operation options (API Platform's operation options) ----
   {
-    name: 'resolver',
-    effect: { kind: 'compatibility' },
-    group: 'operation',
-    type: STRING,
-    placement: EVERYWHERE,
-    doc: 'GraphQL resolver name; apidsl serves no GraphQL, kept in metadata.',
-  },
-  {
-    name: 'args',
-    effect: { kind: 'compatibility' },
-    group: 'operation',
-    type: PHP_ARRAY,
-    placement: EVERYWHERE,
-    doc: 'GraphQL arguments of the operation; kept in metadata.',
-  },
-  {
     name: 'links',
     group: 'operation',
     type: { kind: 'list', of: LINK },
@@ -179,25 +193,16 @@ const OPTION_TABLE = [
     name: 'paginationEnabled',
     group: 'operation',
     type: BOOL,
-    placement: LISTING,
+    placement: LISTING_AND_GQL,
     default: true,
     globalName: 'pagination_enabled',
     doc: 'Enables/disables pagination for the collection operation.',
   },
   {
-    name: 'paginationType',
-    effect: { kind: 'compatibility' },
-    group: 'operation',
-    type: { kind: 'enum', values: ['page', 'cursor'] },
-    placement: LISTING,
-    default: 'page',
-    doc: '`page` or `cursor` (GraphQL pagination style in API Platform; cursor links come from paginationViaCursor).',
-  },
-  {
     name: 'paginationItemsPerPage',
     group: 'operation',
     type: { kind: 'int', min: 0 },
-    placement: LISTING,
+    placement: LISTING_AND_GQL,
     default: 30,
     globalName: 'pagination_items_per_page',
     doc: 'Items per page.',
@@ -206,7 +211,7 @@ const OPTION_TABLE = [
     name: 'paginationMaximumItemsPerPage',
     group: 'operation',
     type: { kind: 'int', min: 0 },
-    placement: LISTING,
+    placement: LISTING_AND_GQL,
     globalName: 'pagination_maximum_items_per_page',
     doc: 'Maximum items per page; a larger client `itemsPerPage` is clamped to it.',
   },
@@ -214,7 +219,7 @@ const OPTION_TABLE = [
     name: 'paginationPartial',
     group: 'operation',
     type: BOOL,
-    placement: LISTING,
+    placement: LISTING_AND_GQL,
     default: false,
     globalName: 'pagination_partial',
     doc: 'Enables partial pagination: no total count query, no `totalItems`, no `last` link.',
@@ -223,7 +228,7 @@ const OPTION_TABLE = [
     name: 'paginationClientEnabled',
     group: 'operation',
     type: BOOL,
-    placement: LISTING,
+    placement: LISTING_AND_GQL,
     default: false,
     globalName: 'pagination_client_enabled',
     doc: 'Lets the client enable/disable pagination (`?pagination=`).',
@@ -232,7 +237,7 @@ const OPTION_TABLE = [
     name: 'paginationClientItemsPerPage',
     group: 'operation',
     type: BOOL,
-    placement: LISTING,
+    placement: LISTING_AND_GQL,
     default: false,
     globalName: 'pagination_client_items_per_page',
     doc: 'Lets the client set the page size (`?itemsPerPage=`).',
@@ -241,7 +246,7 @@ const OPTION_TABLE = [
     name: 'paginationClientPartial',
     group: 'operation',
     type: BOOL,
-    placement: LISTING,
+    placement: LISTING_AND_GQL,
     default: false,
     globalName: 'pagination_client_partial',
     doc: 'Lets the client toggle partial pagination (`?partial=`).',
@@ -273,35 +278,35 @@ const OPTION_TABLE = [
     name: 'order',
     group: 'operation',
     type: PHP_ARRAY,
-    placement: LISTING,
+    placement: LISTING_AND_GQL,
     doc: 'Default sort, e.g. `{ title: "DESC" }` or `["title"]` (ascending); unset: by identifier (`collection.order`).',
   },
   {
     name: 'description',
     group: 'operation',
     type: STRING,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     doc: 'Human description, shown in the Hydra and OpenAPI documentation.',
   },
   {
     name: 'normalizationContext',
     group: 'operation',
     type: PHP_ARRAY,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     doc: 'Output serializer context: `groups` selects properties by their `groups`; `hydra_prefix` overrides the setting.',
   },
   {
     name: 'denormalizationContext',
     group: 'operation',
     type: PHP_ARRAY,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     doc: 'Input serializer context: `groups` selects the writable properties by their `groups`.',
   },
   {
     name: 'collectDenormalizationErrors',
     group: 'operation',
     type: BOOL,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     default: false,
     doc: 'Reports every type error of the input at once (422 violation list) instead of failing on the first, relation IRIs that name no item included.',
   },
@@ -309,84 +314,84 @@ const OPTION_TABLE = [
     name: 'security',
     group: 'operation',
     type: EXPRESSION,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     doc: 'Access expression, checked before processing.',
   },
   {
     name: 'securityMessage',
     group: 'operation',
     type: STRING,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     doc: 'Message paired with `security`.',
   },
   {
     name: 'securityPostDenormalize',
     group: 'operation',
     type: EXPRESSION,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     doc: 'Access expression checked after the input is denormalized.',
   },
   {
     name: 'securityPostDenormalizeMessage',
     group: 'operation',
     type: STRING,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     doc: 'Message paired with `securityPostDenormalize`.',
   },
   {
     name: 'securityPostValidation',
     group: 'operation',
     type: EXPRESSION,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     doc: 'Access expression checked after validation.',
   },
   {
     name: 'securityPostValidationMessage',
     group: 'operation',
     type: STRING,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     doc: 'Message paired with `securityPostValidation`.',
   },
   {
     name: 'deprecationReason',
     group: 'operation',
     type: STRING,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     doc: 'Marks the operation deprecated with this message.',
   },
   {
     name: 'filters',
     group: 'operation',
     type: { kind: 'list', of: { kind: 'filterRef' } },
-    placement: LISTING,
+    placement: LISTING_AND_GQL,
     doc: 'Names of filters available on the collection routes.',
   },
   {
     name: 'validationContext',
     group: 'operation',
     type: PHP_ARRAY,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     doc: 'Validation context, e.g. `{ groups: ["Default", "create"] }` (validation groups).',
   },
   {
     name: 'input',
     group: 'operation',
     type: { kind: 'oneOf', of: [PHP_ARRAY, STRING, { kind: 'false' }] },
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     doc: 'Input data representation; `false` disables it (no request body is read).',
   },
   {
     name: 'output',
     group: 'operation',
     type: { kind: 'oneOf', of: [PHP_ARRAY, STRING, { kind: 'false' }] },
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     doc: 'Output data representation; `false` disables it (no response body).',
   },
   {
     name: 'mercure',
     group: 'operation',
     type: { kind: 'oneOf', of: [BOOL, MERCURE_OPTIONS, STRING] },
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     unsupported: {
       valueKinds: ['string'],
       message: 'a string (an expression in API Platform) is not supported yet; write true or { topics, private, … }',
@@ -397,7 +402,7 @@ const OPTION_TABLE = [
     name: 'messenger',
     group: 'operation',
     type: { kind: 'oneOf', of: [BOOL, { kind: 'enum', values: ['input', 'persist'] }] },
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_WRITES),
     doc:
       '`true`: the validated item is dispatched to the message bus (`config messenger`) instead of being stored (202); ' +
       '`"input"`: the request body as received is dispatched; `"persist"`: stored, then dispatched.',
@@ -426,7 +431,7 @@ const OPTION_TABLE = [
     name: 'read',
     group: 'operation',
     type: BOOL,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     default: true,
     doc: `Pipeline stage switch: load the data through the provider (${STAGE_NOTE}, e.g. Post without URI variables).`,
   },
@@ -434,7 +439,7 @@ const OPTION_TABLE = [
     name: 'deserialize',
     group: 'operation',
     type: BOOL,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     default: true,
     doc: `Pipeline stage switch: decode the request body (${STAGE_NOTE}, e.g. Get, Delete).`,
   },
@@ -442,7 +447,7 @@ const OPTION_TABLE = [
     name: 'validate',
     group: 'operation',
     type: BOOL,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_INPUT),
     default: true,
     doc: `Pipeline stage switch: check the input against the property constraints (${STAGE_NOTE}).`,
   },
@@ -450,7 +455,7 @@ const OPTION_TABLE = [
     name: 'write',
     group: 'operation',
     type: BOOL,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_WRITES),
     default: true,
     doc: `Pipeline stage switch: persist through the processor (${STAGE_NOTE}, e.g. Get, GetCollection, Query).`,
   },
@@ -458,7 +463,7 @@ const OPTION_TABLE = [
     name: 'serialize',
     group: 'operation',
     type: BOOL,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     default: true,
     doc: 'Pipeline stage switch: encode the result into the response body (default true).',
   },
@@ -489,21 +494,21 @@ const OPTION_TABLE = [
     name: 'name',
     group: 'operation',
     type: STRING,
-    placement: { resource: false, operations: OPERATION_KINDS },
+    placement: { resource: false, operations: OPERATION_KINDS, graphql: GQL_ALL },
     doc: 'Operation name (same as the name after the kind); default `_api_<path>_<method>`.',
   },
   {
     name: 'provider',
     group: 'operation',
     type: CODE_REF,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_ALL),
     doc: 'Supplies the data of the operation: `"./file.mjs#export"`.',
   },
   {
     name: 'processor',
     group: 'operation',
     type: CODE_REF,
-    placement: EVERYWHERE,
+    placement: everywhereAnd(GQL_WRITES),
     doc: 'Persists or processes the data, replacing the default write: `"./file.mjs#export"`.',
   },
   {
@@ -521,14 +526,6 @@ const OPTION_TABLE = [
     type: PHP_ARRAY,
     placement: EVERYWHERE,
     doc: 'Free-form extra metadata for extensions and custom code; kept in metadata.',
-  },
-  {
-    name: 'nested',
-    effect: { kind: 'compatibility' },
-    group: 'operation',
-    type: BOOL,
-    placement: EVERYWHERE,
-    doc: 'Marks a GraphQL nested resource in API Platform; kept in metadata.',
   },
 
   {
@@ -568,6 +565,53 @@ const OPTION_TABLE = [
     doc:
       'A JSON array (or `application/x-ndjson` lines) posted to the collection creates every item, all or none, each through ' +
       'the stages of a single POST; 422 violations name the item (`[3].title`); at most `bulk_max_items`. See README "Bulk writes".',
+  },
+
+  // ---- GraphQL operations' own options (in a resource's graphql block) ----
+  {
+    name: 'resolver',
+    group: 'operation',
+    type: CODE_REF,
+    placement: { resource: false, operations: [], graphql: ['Query', 'QueryCollection', 'Mutation'] },
+    doc:
+      'The code of a custom GraphQL operation (a named one): `"./file.mjs#export"`. A Query\'s resolver returns the item, ' +
+      "a QueryCollection's the items (or a page), a Mutation's receives the item read by `id` with its input applied and " +
+      'returns the item to write; a named Query or QueryCollection needs one.',
+  },
+  {
+    name: 'args',
+    group: 'operation',
+    type: GRAPHQL_ARGUMENTS,
+    placement: { resource: false, operations: [], graphql: GQL_ALL },
+    doc:
+      'The arguments of the GraphQL field, replacing its default ones (for a mutation: the fields of its input), ' +
+      '`{ isbn: { type: "String!", description: "…" } }`; the resolver receives their values.',
+  },
+  {
+    name: 'extraArgs',
+    group: 'operation',
+    type: GRAPHQL_ARGUMENTS,
+    placement: { resource: false, operations: [], graphql: GQL_ALL },
+    doc: 'Arguments added to the default ones of the GraphQL field (for a mutation: fields added to its input), written as `args`.',
+  },
+  {
+    name: 'nested',
+    group: 'operation',
+    type: BOOL,
+    placement: { resource: false, operations: [], graphql: GQL_QUERIES },
+    default: false,
+    doc: 'The Query or QueryCollection gets no root field: it only resolves the type where a relation reaches it.',
+  },
+  {
+    name: 'paginationType',
+    group: 'operation',
+    type: { kind: 'enum', values: ['page', 'cursor'] },
+    placement: { resource: true, operations: [], graphql: GQL_COLLECTION },
+    default: 'cursor',
+    doc:
+      'How a GraphQL QueryCollection pages: `cursor`, a cursor connection (`first`, `last`, `before`, `after`; `edges`, ' +
+      '`pageInfo`, `totalCount`), or `page`, a page connection (`page`, `itemsPerPage`; `collection`, `paginationInfo`). ' +
+      'On the resource: the default of its QueryCollections.',
   },
 
   // ---- Routing options ----

@@ -26,6 +26,20 @@ export function ipRange(text: string): { address: string; family: 'ipv4' | 'ipv6
   return { address, family: version === 4 ? 'ipv4' : 'ipv6', prefix: length };
 }
 
+/**
+ * The named type of a GraphQL type reference (`[String!]!` → `String`), or undefined when the text is not one:
+ * a name, possibly non-null (`!`), possibly in list brackets, nested.
+ */
+export function graphQlNamedType(text: string): string | undefined {
+  let rest = text.trim();
+  for (;;) {
+    if (rest.endsWith('!')) rest = rest.slice(0, -1);
+    if (!(rest.startsWith('[') && rest.endsWith(']'))) break;
+    rest = rest.slice(1, -1);
+  }
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(rest) ? rest : undefined;
+}
+
 export const TEXT_FORMATS: Record<TextFormat, { describe: string; plural: string; conforms(text: string): boolean }> = {
   interval: {
     describe: 'an interval "N second(s)|minute(s)|hour(s)"',
@@ -36,5 +50,10 @@ export const TEXT_FORMATS: Record<TextFormat, { describe: string; plural: string
     describe: 'an IP address or a CIDR range',
     plural: 'IP addresses or CIDR ranges',
     conforms: (text) => ipRange(text) !== undefined,
+  },
+  graphQlType: {
+    describe: 'a GraphQL type reference (`String!`, `[ID]`, `Int`, …)',
+    plural: 'GraphQL type references',
+    conforms: (text) => graphQlNamedType(text) !== undefined,
   },
 };

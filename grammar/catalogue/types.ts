@@ -17,6 +17,10 @@ export const OPERATION_KINDS = [
 ] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 
+/** The kinds of GraphQL operations, written in a resource's `graphql { … }` block (graphql.ts says what each is). */
+export const GRAPHQL_KINDS = ['Query', 'QueryCollection', 'Mutation', 'DeleteMutation', 'Subscription'] as const;
+export type GraphQlKindName = (typeof GRAPHQL_KINDS)[number];
+
 /** Kinds whose route is the collection path (`/books`). */
 export const COLLECTION_KINDS: readonly OperationKind[] = ['GetCollection', 'Post', 'Query'];
 /** Kinds that answer a collection document (and so are paginated and filtered). */
@@ -37,7 +41,7 @@ export const KIND_METHOD: Record<OperationKind, string | undefined> = {
 };
 
 /** Strings of a fixed shape (their check and description: text-formats.ts). */
-export type TextFormat = 'interval' | 'ipRange';
+export type TextFormat = 'interval' | 'ipRange' | 'graphQlType';
 
 /** What a value must look like. */
 export type ValueType =
@@ -136,6 +140,12 @@ export interface Placement {
    * the checker warns there.
    */
   ineffectiveOn?: readonly OperationKind[];
+  /**
+   * GraphQL operation kinds (in a `graphql` block) on which the option is allowed; absent: none (a routing
+   * option there is an error, `graphql-routing-option`). An option with no REST kind but GraphQL ones belongs
+   * to the `graphql` block: on a REST operation the checker warns (`graphql-only-option`).
+   */
+  graphql?: readonly GraphQlKindName[];
 }
 
 export type OptionGroup = 'operation' | 'routing' | 'resource';

@@ -44,6 +44,11 @@ export class CheckContext {
     );
   }
 
+  /** Reports an operation kind not among `kinds` (REST or GraphQL ones), naming them all when none is close. */
+  unknownKind(kind: A.Name, what: string, kinds: readonly string[]): void {
+    this.unknown('unknown-operation-kind', kind, what, kinds, `; kinds are ${kinds.join(', ')}`);
+  }
+
   /** Reports the second and later entries of a block that repeat a key. */
   duplicateKeys(entries: A.Entry[], what: string): void {
     const seen = new Set<string>();

@@ -10,6 +10,7 @@ import { checkAsync } from './rules/async.js';
 import { checkConfig } from './rules/config.js';
 import { checkDeclarations } from './rules/declarations.js';
 import { checkFilters } from './rules/filters.js';
+import { checkGraphQl } from './rules/graphql.js';
 import { checkOperations } from './rules/operations.js';
 import { checkRateLimits } from './rules/rate-limit.js';
 import { checkResources } from './rules/resources.js';
@@ -26,6 +27,7 @@ const RULES = [
   checkFilters,
   checkResources,
   checkOperations,
+  checkGraphQl,
   checkAsync,
   checkRateLimits,
   checkSecurity,

@@ -57,6 +57,8 @@ export interface ScopeBase {
   opKind?: string;
   filterName?: string;
   filterKind?: string;
+  /** In a resource's `graphql` block (its kinds, and the options of GraphQL operations). */
+  graphql?: boolean;
 }
 
 export type Scope =
@@ -311,6 +313,7 @@ function child(scope: Scope, opener: Tok[], bracket: '{' | '['): Scope {
     opKind: scope.opKind,
     filterName: scope.filterName,
     filterKind: scope.filterKind,
+    graphql: scope.graphql,
   };
   const key = valueOfToken(opener[0]);
   const afterColon = (): string | undefined => {
@@ -330,6 +333,8 @@ function child(scope: Scope, opener: Tok[], bracket: '{' | '['): Scope {
     case 'resource':
       if (bracket === '{' && opener.length === 1 && key === 'properties') return { kind: 'properties', ...ctx };
       if (bracket === '{' && opener.length === 1 && key === 'operations') return { kind: 'operations', ...ctx };
+      if (bracket === '{' && opener.length === 1 && key === 'graphql')
+        return { kind: 'operations', ...ctx, graphql: true };
       break;
     case 'properties':
       return bracket === '{'

@@ -2,7 +2,7 @@
  * Completion items, decided from the scope around the cursor (context.ts) and the option
  * catalogue: at the top level the declarations (top-level.ts); in a block the keys it allows and
  * does not hold yet (keys.ts); after a key the values its type admits (values.ts); in a resource's
- * `properties` and `operations` blocks the types and kinds (resource-blocks.ts). Inside a security
+ * `properties`, `operations` and `graphql` blocks the types and kinds (resource-blocks.ts). Inside a security
  * expression the expression's own completions (../expressions.ts) answer instead. This module
  * dispatches by scope and places the items: the range they replace, a missing colon, the sort.
  */
@@ -15,7 +15,7 @@ import { completionContext, type Tok } from './context.js';
 import { declaredNames, knownModel, type Env } from './env.js';
 import type { Item } from './item.js';
 import { keyItems } from './keys.js';
-import { operationKindItems, propertyTypeItems } from './resource-blocks.js';
+import { graphQlKindItems, operationKindItems, propertyTypeItems } from './resource-blocks.js';
 import { topItems, topMemberItems } from './top-level.js';
 import { arrayItems, valuesForKey } from './values.js';
 
@@ -35,7 +35,8 @@ function itemsAt(env: Env): { items: Item[]; colonAt?: number } {
   const { scope, member } = env.ctx;
   if (scope.kind === 'top') return member.length === 0 ? { items: topItems(env) } : topMemberItems(member, env);
   if (scope.kind === 'array') return member.length === 0 ? { items: arrayItems(scope, env) } : { items: [] };
-  if (scope.kind === 'operations') return member.length === 0 ? { items: operationKindItems() } : { items: [] };
+  if (scope.kind === 'operations')
+    return member.length === 0 ? { items: scope.graphql ? graphQlKindItems() : operationKindItems() } : { items: [] };
   if (member.length === 0) return { items: keyItems(scope, env) };
   const kv = keyOfMember(member);
   if (!kv) return { items: [] };

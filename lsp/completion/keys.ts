@@ -7,6 +7,7 @@
 import { CompletionItemKind } from 'vscode-languageserver';
 import {
   CONSTRAINTS,
+  GRAPHQL_KINDS,
   OPERATION_KINDS,
   OPTIONS,
   constraintApplies,
@@ -100,11 +101,21 @@ function resourceKeys(env: Env): Item[] {
         '${1|GetCollection,Post,Get,Put,Patch,Delete,Query,HttpOperation|}',
       ),
     );
+  if (!present.has('graphql'))
+    items.push(
+      blockItem(
+        'graphql',
+        'The GraphQL operations of the resource (without this block, while `config graphql.enabled`: Query, ' +
+          'QueryCollection, Mutation create, Mutation update, DeleteMutation delete, and Subscription with `mercure`).',
+        `\${1|${GRAPHQL_KINDS.join(',')}|}`,
+      ),
+    );
   return items;
 }
 
 /** The options allowed on the operation's kind (every operation option when the kind is unknown); ineffective ones last. */
 function operationKeys(scope: ScopeOf<'operation'>, env: Env): Item[] {
+  if (scope.graphql) return graphQlOperationKeys(scope, env);
   const kind = scope.opKind as OperationKind | undefined;
   const known = kind !== undefined && (OPERATION_KINDS as readonly string[]).includes(kind);
   const allowed = OPTIONS.filter((o) =>
@@ -122,6 +133,15 @@ function operationKeys(scope: ScopeOf<'operation'>, env: Env): Item[] {
       ineffective ? '2' : '1',
     );
   });
+}
+
+/** In a `graphql` block: the options of the GraphQL kind (of any GraphQL kind when the kind is unknown). */
+function graphQlOperationKeys(scope: ScopeOf<'operation'>, env: Env): Item[] {
+  const kind = GRAPHQL_KINDS.find((k) => k === scope.opKind);
+  const allowed = OPTIONS.filter((o) => (kind ? o.placement.graphql?.includes(kind) : o.placement.graphql));
+  return fresh(env, allowed).map((o) =>
+    keyItem(env, o.name, o.type, CompletionItemKind.Property, optionMarkdown(o), describeType(o.type)),
+  );
 }
 
 /** The constraints that apply to the property's type (a resource name is a relation). */

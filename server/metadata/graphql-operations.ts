@@ -3,8 +3,7 @@
  * Platform's defaults, each with its root field name and the pipeline operation it runs. Loaded once with the rest
  * of the metadata (load.ts), only while `config graphql.enabled` is true.
  */
-import pluralize from 'pluralize';
-import { placeholders } from '../../grammar/naming.js';
+import { graphQlFieldName, placeholders } from '../../grammar/naming.js';
 import type { OperationKind } from '../../grammar/catalogue/index.js';
 import { loadCode } from './code.js';
 import type {
@@ -25,8 +24,6 @@ export interface DeclaredGraphQlOperation {
 
 /** Options of a GraphQL operation that are not pipeline options. */
 const GRAPHQL_ONLY = ['resolver', 'args', 'extraArgs', 'nested'];
-
-const lcfirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
 /**
  * `declared` undefined (no block): API Platform's defaults — Query, QueryCollection, create, update, delete, and a
@@ -62,14 +59,6 @@ function defaults(resource: ResourceMetadata): DeclaredGraphQlOperation[] {
   return ops;
 }
 
-/** API Platform's root field names: `book`, `books`, `createBook`, `byIsbnBook`, `cheapBooks`, `updateBookSubscribe`. */
-export function graphQlFieldName(kind: GraphQlKind, name: string | undefined, shortName: string): string {
-  if (kind === 'Subscription') return `${name ?? 'update'}${shortName}Subscribe`;
-  if (kind === 'QueryCollection') return name ? `${name}${pluralize(shortName)}` : lcfirst(pluralize(shortName));
-  if (kind === 'Query' && !name) return lcfirst(shortName);
-  return `${name}${shortName}`;
-}
-
 /** The REST kind whose stages a GraphQL operation runs (types.ts, `GraphQlOperationMetadata.operation`). */
 function pipelineKind(kind: GraphQlKind, name: string | undefined, args: Record<string, GraphQlArgument> | undefined) {
   if (kind === 'QueryCollection') return 'GetCollection';
@@ -97,7 +86,7 @@ async function operation(
   const written = { ...inherited, ...declared.options };
   const args = argumentsOf(written.args);
   const extraArgs = argumentsOf(written.extraArgs);
-  const fieldName = graphQlFieldName(kind, declared.name, resource.shortName);
+  const fieldName = graphQlFieldName(kind, declared.name, resource.shortName)!;
   const restKind = pipelineKind(kind, declared.name, args);
   const onItem = restKind !== 'GetCollection' && restKind !== 'Post' && resource.itemPath;
   const path = onItem ? resource.itemPath! : resource.collectionPath;

@@ -20,7 +20,7 @@ import { resolveSecurity } from './security-settings.js';
 import type { CollectionSpec, FieldRules, FieldType } from '../store/types.js';
 import { loadHandlers } from './async-settings.js';
 import { loadCode } from './code.js';
-import { loadGraphQlOperations } from './graphql-operations.js';
+import { loadGraphQlOperations, type DeclaredGraphQlOperation } from './graphql-operations.js';
 import { resolveSettings } from './settings.js';
 import type {
   ApiMetadata,
@@ -62,6 +62,14 @@ const plainEntries = (entries: A.Entry[] | undefined): Plain => {
   for (const e of entries ?? []) if (!(e.key.text in out)) out[e.key.text] = A.toPlain(e.value);
   return out;
 };
+
+/** The operations of a resource's `graphql` block as written; undefined without a block (the loader's defaults). */
+const declaredGraphQl = (source: ModelResource): DeclaredGraphQlOperation[] | undefined =>
+  source.graphql?.map((op) => ({
+    kind: op.kind,
+    ...(op.name === undefined ? {} : { name: op.name }),
+    options: plainEntries(op.decl.body?.entries),
+  }));
 
 /** Unwraps validation constraints written `{ value, groups, message }`; their groups and messages go to `validation`. */
 function unwrapValidation(c: Plain): PropertyMetadata['validation'] {
@@ -326,7 +334,7 @@ async function loadResource(
     resource.operations.push(meta);
   }
   resource.graphQlOperations = settings.graphql.enabled
-    ? await loadGraphQlOperations(resource, undefined, inherited, baseDir)
+    ? await loadGraphQlOperations(resource, declaredGraphQl(source), inherited, baseDir)
     : [];
   // The seed: a resource with an identifier and no item Get still has item IRIs, served by a
   // hidden route that always answers 404.

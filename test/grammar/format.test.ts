@@ -195,6 +195,21 @@ describe('format', () => {
       expect(fmt(`config { keys: [${value}] }`)).to.equal(`config {\n  keys: [\n    ${value}\n  ]\n}\n`);
     });
 
+    it('lays out a graphql block as an operations block, idempotently', () => {
+      const input =
+        'config{graphql{enabled:true}}\nresource Book { properties { id: int }\n graphql {Query, QueryCollection cheap {resolver:"./b.mjs#c",paginationType:page}\n' +
+        '  Mutation create,DeleteMutation delete }\n operations { Get } }';
+      const output = expectFaithful(input);
+      expect(output).to.equal(
+        'config { graphql { enabled: true } }\n\nresource Book {\n  properties { id: int }\n  graphql {\n    Query\n' +
+          '    QueryCollection cheap { resolver: "./b.mjs#c", paginationType: page }\n    Mutation create\n' +
+          '    DeleteMutation delete\n  }\n  operations { Get }\n}\n',
+      );
+      expect(fmt('resource A { graphql { Query, Mutation create } }')).to.equal(
+        'resource A { graphql { Query, Mutation create } }\n',
+      );
+    });
+
     it('keeps `key { … }` and `key: { … }` as written', () => {
       expect(fmt('config {\n  defaults { a: 1 }\n  collection: { pagination { b: 2 } }\n}')).to.equal(
         'config {\n  defaults { a: 1 }\n  collection: { pagination { b: 2 } }\n}\n',

@@ -105,4 +105,44 @@ describe('parser and AST', () => {
     expect(at(text, d.range.start)).to.equal('2:14');
     expect(d.message).to.match(/never closed/);
   });
+
+  it('reads a graphql block as an operations block: kind, name on its line, options', () => {
+    const text =
+      'resource Book {\n  graphql {\n    Query\n    Mutation create\n' +
+      '    Query byIsbn { resolver: "./books.mjs#byIsbn" }\n    QueryCollection\n    cheap\n  }\n' +
+      '  properties { id: int, graphql: string }\n}\n';
+    const { document, diagnostics } = parse(text);
+    expect(diagnostics).to.deep.equal([]);
+    const book = A.resources(document)[0];
+    expect(book.operationsBlocks).to.deep.equal([]);
+    expect(book.options).to.deep.equal([]);
+    const [block] = book.graphqlBlocks;
+    expect(text.slice(block.range.start, block.range.end)).to.match(/^graphql \{[\s\S]*\}$/);
+    expect(block.operations.map((o) => [o.opKind.text, o.name?.text])).to.deep.equal([
+      ['Query', undefined],
+      ['Mutation', 'create'],
+      ['Query', 'byIsbn'],
+      ['QueryCollection', undefined],
+      ['cheap', undefined],
+    ]);
+    const byIsbn = block.operations[2];
+    expect(text.slice(byIsbn.range.start, byIsbn.range.end)).to.equal(
+      'Query byIsbn { resolver: "./books.mjs#byIsbn" }',
+    );
+    // `graphql` stays a property name, and a key elsewhere (config's graphql settings).
+    expect(book.propertiesBlocks[0].properties.map((p) => p.name.text)).to.deep.equal(['id', 'graphql']);
+    const config = parse('config { graphql { enabled: true } }');
+    expect(config.diagnostics).to.deep.equal([]);
+    expect(A.toPlain(A.configs(config.document)[0].body)).to.deep.equal({ graphql: { enabled: true } });
+  });
+
+  it('reads `graphql:` in a resource as an option key, and ends a properties block left open at `graphql {`', () => {
+    const option = parse('resource Book {\n  graphql: true\n  properties { id: int }\n}\n');
+    expect(option.diagnostics).to.deep.equal([]);
+    const book = A.resources(option.document)[0];
+    expect(book.options.map((e) => e.key.text)).to.deep.equal(['graphql']);
+    expect(book.graphqlBlocks).to.deep.equal([]);
+    const open = parse('resource A {\n  properties {\n    id: int\n  graphql { Query }\n}\n');
+    expect(A.resources(open.document)[0].graphqlBlocks.map((b) => b.operations.length)).to.deep.equal([1]);
+  });
 });

@@ -113,6 +113,37 @@ describe('lsp features', () => {
         .and.include('_api_/books_get_collection');
       expect(await hoverText(at(source, 'publishBook', 1, 3))).to.include('POST /books/{id}/publish');
     });
+    it('describes a GraphQL operation by its root field, its kind, and its options', async () => {
+      const text =
+        'config { graphql { enabled: true } }\nresource Book {\n  properties { id: int { identifier: true } }\n  graphql {\n' +
+        '    Query byIsbn { resolver: "./b.mjs#x", args: { isbn: { type: "String!" } } }\n    DeleteMutation\n  }\n}\n';
+      const doc = freshUri('graphql-hover');
+      await client.open(doc, text);
+      expect(await hoverText(at(text, 'Query byIsbn'), doc))
+        .to.include('root field `byIsbnBook`')
+        .and.include('GraphQL operation of `Book`')
+        .and.include('custom query');
+      expect(await hoverText(at(text, 'DeleteMutation'), doc))
+        .to.include('no root field')
+        .and.include('A name is required');
+      expect(await hoverText(at(text, 'resolver'), doc))
+        .to.include('**resolver**')
+        .and.include('GraphQL Query, QueryCollection, Mutation');
+      expect(await hoverText(at(text, 'type:'), doc)).to.include('**type** (required)');
+      expect(await hoverText(at(text, 'Book'), doc))
+        .to.include('GraphQL operations:')
+        .and.include('- Query byIsbn: `byIsbnBook`');
+      const symbols = (await client.connection.sendRequest(DocumentSymbolRequest.type, {
+        textDocument: { uri: doc },
+      })) as DocumentSymbol[];
+      const book = symbols.find((x) => x.name === 'Book')!;
+      expect(book.children!.filter((c) => c.kind === SymbolKind.Function).map((c) => [c.name, c.detail])).to.deep.equal(
+        [
+          ['Query byIsbn', 'byIsbnBook'],
+          ['DeleteMutation', undefined],
+        ],
+      );
+    });
     it('answers null where there is nothing to say', async () => {
       expect(await hoverText({ line: 1, character: 0 })).to.equal('');
     });

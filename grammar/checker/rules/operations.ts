@@ -28,7 +28,7 @@ export function checkOperations(ctx: CheckContext): void {
     for (const op of resource.operations) {
       if (op.decl) checkDeclared(ctx, op);
       checkRoute(ctx, resource, op);
-      checkCursor(ctx, resource, op, reportedFilterProps);
+      checkCursor(ctx, resource, op);
       checkFilterProperties(ctx, resource, op, reportedFilterProps);
       // Declared Patch operations only: warning on every resource that merely gets the
       // default set would drown real findings (the docs say PATCH needs patch_formats).
@@ -47,13 +47,7 @@ export function checkOperations(ctx: CheckContext): void {
 function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
   const decl = op.decl!;
   if (!op.known) {
-    ctx.unknown(
-      'unknown-operation-kind',
-      decl.opKind,
-      'operation kind',
-      OPERATION_KINDS,
-      `; kinds are ${OPERATION_KINDS.join(', ')}`,
-    );
+    ctx.unknownKind(decl.opKind, 'operation kind', OPERATION_KINDS);
     return;
   }
   const kind = op.kind as OperationKind;
@@ -68,6 +62,15 @@ function checkDeclared(ctx: CheckContext, op: ModelOperation): void {
         `option for ${kind}`,
         OPTIONS.filter((o) => o.placement.operations.includes(kind)).map((o) => o.name),
       );
+      continue;
+    }
+    if (spec.placement.operations.length === 0 && spec.placement.graphql) {
+      ctx.report(
+        'graphql-only-option',
+        e.key.range,
+        `'${e.key.text}' has no effect on a REST operation: it is an option of GraphQL operations, written in the resource's graphql block`,
+      );
+      checkValue(ctx, e.value, spec.type, `'${e.key.text}'`);
       continue;
     }
     if (!spec.placement.operations.includes(kind)) {
@@ -205,23 +208,9 @@ function filterNames(resource: ModelResource, op: ModelOperation): string[] {
   return value?.kind === 'array' ? value.items.map(wordOf).filter((n): n is string => n !== undefined) : [];
 }
 
-function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperation, reported: Set<string>): void {
+function checkCursor(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
   if (op.kind !== 'GetCollection' && op.kind !== 'Query' && op.kind !== 'HttpOperation') return;
   const cursor = effective(resource, op, 'paginationViaCursor');
-  const type = effective(resource, op, 'paginationType');
-  if (wordOf(type?.value) === 'cursor' && (!cursor?.value || cursor.value.kind === 'null')) {
-    // Reported once, where paginationType is written (the resource's entry covers all its operations).
-    const key = `cursor-type\u0000${type!.range.start}`;
-    if (reported.has(key)) return;
-    reported.add(key);
-    ctx.report(
-      'cursor-fields-missing',
-      type!.value!.range,
-      'paginationType "cursor" needs paginationViaCursor, the fields the cursor follows (for example paginationViaCursor: ' +
-        '[{ field: "id", direction: "DESC" }], with a range and an order filter on id); without it the collection is paginated by pages',
-    );
-    return;
-  }
   if (cursor?.value?.kind !== 'array') return;
   const filters = filterNames(resource, op).flatMap((n) => {
     const f = ctx.model.filters.get(n);

@@ -26,6 +26,7 @@ export function checkResources(ctx: CheckContext): void {
     for (const [blocks, what] of [
       [resource.decl.propertiesBlocks, 'properties'],
       [resource.decl.operationsBlocks, 'operations'],
+      [resource.decl.graphqlBlocks, 'graphql'],
     ] as const) {
       for (const b of blocks.slice(1))
         ctx.report(
@@ -43,14 +44,20 @@ function checkResourceOptions(ctx: CheckContext, entries: A.Entry[]): void {
   for (const e of entries) {
     const spec = optionByName(e.key.text);
     if (!spec) {
-      ctx.unknown('unknown-option', e.key, 'resource option', [...RESOURCE_OPTIONS, 'properties', 'operations']);
+      ctx.unknown('unknown-option', e.key, 'resource option', [
+        ...RESOURCE_OPTIONS,
+        'properties',
+        'operations',
+        'graphql',
+      ]);
       continue;
     }
     if (!spec.placement.resource) {
+      const block = spec.placement.operations.length === 0 && spec.placement.graphql ? 'graphql' : 'operations';
       ctx.report(
         'option-not-allowed',
         e.key.range,
-        `'${e.key.text}' is set per operation, not on the resource: move it into an operation of the 'operations' block`,
+        `'${e.key.text}' is set per operation, not on the resource: move it into an operation of the '${block}' block`,
       );
       continue;
     }

@@ -28,6 +28,7 @@ import { fromRoot } from '../../support/paths.js';
 const API_PLATFORM_OPERATION_OPTIONS = [
   'resolver',
   'args',
+  'extraArgs',
   'links',
   'shortName',
   'class',

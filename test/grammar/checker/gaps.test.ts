@@ -1,6 +1,6 @@
 /**
  * Checker findings that would otherwise surface as confusing run-time behaviour: a default
- * outside the enum, cursor pagination without cursor fields, a range filter on text, misspelt
+ * outside the enum, a range filter on text, misspelt
  * operation kinds and single-quoted strings, and CORS origin patterns.
  */
 import { expect } from 'chai';
@@ -33,28 +33,6 @@ describe('checker: a default outside the enum', () => {
     expect(findings(book('tags: string[] { enum: ["a", "b"], default: ["b", "a"] }'))).to.deep.equal([]);
     expect(findings(book('status: string { enum: ["draft"], default: null, nullable: true }'))).to.deep.equal([]);
     expect(findings(book('status: string { default: "anything" }'))).to.deep.equal([]);
-  });
-});
-
-describe('checker: paginationType "cursor" without paginationViaCursor', () => {
-  it('is an error on the operation, explaining what is needed and what would happen instead', () => {
-    const [d] = findings(book('name: string', 'GetCollection { paginationType: "cursor" }'));
-    expect(d).to.include({ code: 'cursor-fields-missing', severity: 'error', at: '"cursor"' });
-    expect(d.message).to.include('needs paginationViaCursor').and.include('paginated by pages');
-  });
-
-  it('is reported once when the resource sets it for all its listings', () => {
-    const text =
-      'resource Book {\n  paginationType: "cursor"\n  properties { id: int { identifier: true } }\n  operations { GetCollection, Query }\n}\n';
-    expect(findings(text).map((d) => d.code)).to.deep.equal(['cursor-fields-missing']);
-  });
-
-  it('is accepted with paginationViaCursor and its filters, and "page" needs nothing', () => {
-    const filters = 'filter r: range { properties: ["id"] }\nfilter o: order { properties: ["id"] }';
-    const op =
-      'GetCollection { paginationType: "cursor", paginationViaCursor: [{ field: "id", direction: "DESC" }], filters: ["r", "o"] }';
-    expect(findings(book('name: string', op, filters))).to.deep.equal([]);
-    expect(findings(book('name: string', 'GetCollection { paginationType: "page" }'))).to.deep.equal([]);
   });
 });
 
