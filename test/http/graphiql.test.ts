@@ -2,12 +2,14 @@
  * GraphiQL at /graphql/graphiql (docs/graphql.md, "Transport and limits"), opened in headless Chromium (Debian's
  * `chromium`, driven by playwright-core) with no network but the server: every other host is blocked and none may
  * be asked. A query typed into the editor runs against /graphql and its result shows in the response pane.
- * The page's files are served fingerprinted, cached for a year, gzipped for a client that takes gzip.
+ * The page's files are served fingerprinted, cached for a year, gzipped for a client that takes gzip. A page of
+ * another origin (the default CORS settings allow 127.0.0.1 on any port) posts a query through the preflight.
  * Under CI=true a missing Chromium fails the suite; elsewhere it is skipped with one loud line.
  */
 import { existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
 import { fixture, get, useServer } from './harness.js';
@@ -62,18 +64,25 @@ describe('GraphiQL', function () {
     expect((await get(server.url, '/graphql/graphiql/graphiql.min.js')).status).to.equal(404);
   });
 
-  it('runs a query typed into the editor, loading nothing from any other host', async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium`);
-      console.error(
-        `\n*** SKIPPED the browser test of GraphiQL: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`,
-      );
-      this.skip();
-    }
-    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    try {
+  describe('in a browser', () => {
+    let browser: Browser | undefined;
+    before(async function () {
+      if (!existsSync(CHROMIUM)) {
+        if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium`);
+        console.error(
+          `\n*** SKIPPED the browser tests of GraphiQL: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`,
+        );
+        this.skip();
+      }
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    });
+    after(async () => {
+      await browser?.close();
+    });
+
+    it('runs a query typed into the editor, loading nothing from any other host', async () => {
       const base = server.url;
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
       const foreign: string[] = [];
       const errors: string[] = [];
       const queries: string[] = [];
@@ -120,9 +129,37 @@ describe('GraphiQL', function () {
 
       expect(foreign, 'requests to other hosts').to.deep.equal([]);
       expect(errors, 'console errors').to.deep.equal([]);
-    } finally {
-      await browser.close();
-    }
+      await page.close();
+    });
+
+    it('answers a page of another origin (127.0.0.1, another port) through the browser’s CORS preflight', async () => {
+      const front = createServer((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+        res.end('<!doctype html><title>front end</title>');
+      });
+      await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+      const page = await browser!.newPage();
+      try {
+        await page.goto(`http://127.0.0.1:${(front.address() as AddressInfo).port}/`);
+        // A JSON POST is not a simple request: the browser sends it only once the preflight allowed it.
+        const seen = await page.evaluate(async (url) => {
+          try {
+            const r = await fetch(url, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json' },
+              body: JSON.stringify({ query: '{ __typename }' }),
+            });
+            return { status: r.status, body: await r.text() };
+          } catch (e) {
+            return { error: String(e) };
+          }
+        }, `${server.url}/graphql`);
+        expect(seen).to.deep.equal({ status: 200, body: '{"data":{"__typename":"Query"}}' });
+      } finally {
+        await page.close();
+        await new Promise((resolve) => front.close(resolve));
+      }
+    });
   });
 });
 
