@@ -2,7 +2,7 @@
  * The GraphQL endpoint over HTTP (docs/graphql.md, "Transport and limits"), against a real `apidsl serve`:
  * graphql-http's audit of the GraphQL-over-HTTP specification, GET and POST, the limits (depth, complexity,
  * introspection), hostile requests (never a 5xx, never a stall), batching, CORS, and `/graphql` while GraphQL is
- * off; authentication before the endpoint, whose user the resolvers see.
+ * off; authentication before the endpoint, whose user the resolvers see; rate limits counted per operation run.
  */
 import { expect } from 'chai';
 import { serverAudits } from 'graphql-http';
@@ -257,6 +257,21 @@ describe('GraphQL on an API that authenticates', () => {
     expect(r.status).to.equal(401);
     expect(r.headers.get('www-authenticate')).to.match(/^Bearer error="invalid_token"/);
     expect(r.json).to.not.have.property('data');
+  });
+});
+
+describe('GraphQL on an API with rate limits', () => {
+  const server = useServer(fixture('graphql-rate-limit.api'));
+
+  it('counts the operations a query runs, by the client’s address, and refuses one past the limit with 429', async () => {
+    const countNotes = { query: '{ notes { totalCount } }' };
+    for (let i = 0; i < 2; i++)
+      expect((await postQuery(server.url, countNotes)).json).to.deep.equal({ data: { notes: { totalCount: 0 } } });
+    const refused = await postQuery(server.url, countNotes);
+    expect(refused.json.data).to.deep.equal({ notes: null });
+    expect(errorsOf(refused)).to.have.length(1);
+    expect(errorsOf(refused)[0]!.status).to.equal(429);
+    expect(errorsOf(refused)[0]!.message).to.match(/^The rate limit of 2 requests per hour is reached/);
   });
 });
 
