@@ -7,11 +7,13 @@
  * checked before anything runs. A request graphql-http refuses without a GraphQL answer (405, 406, 415) gets our
  * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on.
  */
-import { GraphQLError, parse } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { createHandler, type Request } from 'graphql-http';
 import type { Context } from 'koa';
 import { optionByName } from '../../grammar/catalogue/index.js';
 import { graphQlContext, type GraphQlContext } from '../graphql/context.js';
+import { executeCompiled } from '../graphql/compiled.js';
+import { limitsFor, preparedDocuments } from '../graphql/documents.js';
 import { limitRules } from '../graphql/limits.js';
 import { graphQlSchema } from '../graphql/schema.js';
 import type { Runtime } from '../pipeline/state.js';
@@ -35,14 +37,17 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
   const pageSize =
     api.settings.defaults.paginationItemsPerPage ?? (optionByName('paginationItemsPerPage')!.default as number);
   // A query of the most costly fields allowed, with arguments, fits: a longer token stream is refused by the parser.
-  const maxTokens = Math.max(10_000, 20 * settings.maxQueryComplexity);
+  const documents = preparedDocuments(Math.max(10_000, 20 * settings.maxQueryComplexity));
   const handle = createHandler<Context, Context, GraphQlContext & Record<PropertyKey, unknown>>({
     schema: graphQlSchema(api),
-    parse: (source, options) => parse(source, { ...options, maxTokens }),
-    validationRules: (_req, args, specified) => [
-      ...specified,
-      ...limitRules(settings, pageSize, { variables: args.variableValues, operationName: args.operationName }),
-    ],
+    parse: documents.parse,
+    execute: executeCompiled,
+    validate: documents.validate,
+    // graphql-js's specified rules run in `documents.validate`, once per document.
+    validationRules: (_req, args) => {
+      const request = { variables: args.variableValues, operationName: args.operationName };
+      return limitsFor(limitRules(settings, pageSize, request), request);
+    },
     context: (req) => requestContext(runtime, req.context) as GraphQlContext & Record<PropertyKey, unknown>,
     formatError: errorFormatter(runtime),
   });
