@@ -133,10 +133,7 @@ async function readPage(state: OperationState): Promise<Page> {
 
 /** Whether the page's members are shown as the store rendered them (where it can answer so). */
 const showsStoredMembers = (state: OperationState): boolean =>
-  // Values (execute.ts) are objects: a stored text would be parsed again.
-  !state.values &&
-  state.storeCollection.findRendered !== undefined &&
-  readsStoredMembers(state.operation, state.api, state.output.name);
+  state.storeCollection.findRendered !== undefined && readsStoredMembers(state.operation, state.api, state.output.name);
 
 /** The page's rows: the members' stored texts where the operation shows them as stored, else the items. */
 async function readRows(state: OperationState, q: Query): Promise<{ items: unknown[]; rendered?: boolean }> {
