@@ -7,8 +7,17 @@
  * checked before anything runs. A request graphql-http refuses without a GraphQL answer (405, 406, 415) gets our
  * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on.
  */
-import { GraphQLError, parse } from 'graphql';
-import { createHandler, type Request } from 'graphql-http';
+import {
+  execute,
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ValidationRule,
+} from 'graphql';
+import { createHandler, type OperationArgs, type Request, type RequestParams, type Response } from 'graphql-http';
 import type { Context } from 'koa';
 import { optionByName } from '../../grammar/catalogue/index.js';
 import { graphQlContext, type GraphQlContext } from '../graphql/context.js';
@@ -36,14 +45,30 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
     api.settings.defaults.paginationItemsPerPage ?? (optionByName('paginationItemsPerPage')!.default as number);
   // A query of the most costly fields allowed, with arguments, fits: a longer token stream is refused by the parser.
   const maxTokens = Math.max(10_000, 20 * settings.maxQueryComplexity);
+  const schema = graphQlSchema(api);
+  const parseQuery = lastParsed((source) => parse(source, { maxTokens }));
+  const rules = (
+    args: Pick<OperationArgs, 'variableValues' | 'operationName'>,
+    specified: readonly ValidationRule[],
+  ) => [
+    ...specified,
+    ...limitRules(settings, pageSize, { variables: args.variableValues, operationName: args.operationName }),
+  ];
   const handle = createHandler<Context, Context, GraphQlContext & Record<PropertyKey, unknown>>({
-    schema: graphQlSchema(api),
-    parse: (source, options) => parse(source, { ...options, maxTokens }),
-    validationRules: (_req, args, specified) => [
-      ...specified,
-      ...limitRules(settings, pageSize, { variables: args.variableValues, operationName: args.operationName }),
-    ],
+    schema,
+    parse: (source) => parseQuery(typeof source === 'string' ? source : source.body),
+    validationRules: (_req, args, specified) => rules(args, specified),
     context: (req) => requestContext(runtime, req.context) as GraphQlContext & Record<PropertyKey, unknown>,
+    // graphql-http refuses every subscription: ours are answered here (server/graphql/subscriptions.ts).
+    onSubscribe: async (req, params) => {
+      const document = subscriptionDocument(parseQuery, params);
+      if (!document) return undefined;
+      if (req.method === 'GET') return SUBSCRIPTION_OVER_GET;
+      const args = { variableValues: params.variables, operationName: params.operationName };
+      const invalid = validate(schema, document, rules(args, specifiedRules));
+      if (invalid.length) return invalid;
+      return execute({ schema, document, ...args, contextValue: requestContext(runtime, req.context) });
+    },
     formatError: errorFormatter(runtime),
   });
   const graphiqlPage = settings.graphiql ? registerGraphiql(router, api.title) : undefined;
@@ -79,6 +104,46 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
     ctx.status = init.status;
     if (init.headers) ctx.set(init.headers);
   });
+}
+
+/** A subscription sent by GET answers as a mutation does: 405, `Allow: POST`. */
+const SUBSCRIPTION_OVER_GET: Response = [
+  JSON.stringify({ errors: [{ message: 'Cannot perform subscriptions over GET' }] }),
+  { status: 405, statusText: 'Method Not Allowed', headers: { allow: 'POST' } },
+];
+
+/** The request's document when the operation it runs is a subscription; anything else is left to graphql-http. */
+function subscriptionDocument(
+  parseQuery: (source: string) => DocumentNode,
+  params: RequestParams,
+): DocumentNode | undefined {
+  let document: DocumentNode;
+  try {
+    document = parseQuery(params.query);
+  } catch {
+    return undefined; // graphql-http parses it again and answers the error
+  }
+  return getOperationAST(document, params.operationName)?.operation === 'subscription' ? document : undefined;
+}
+
+/**
+ * `parse`, remembering its last answer (a document or the error it threw): the hook above and graphql-http parse
+ * each request's query once, and the second sees what the first saw (the parser's stack overflow depends on how
+ * warm the parser is).
+ */
+function lastParsed(parseSource: (source: string) => DocumentNode): (source: string) => DocumentNode {
+  let last: { source: string; document?: DocumentNode; error?: unknown } | undefined;
+  return (source) => {
+    if (last?.source !== source) {
+      try {
+        last = { source, document: parseSource(source) };
+      } catch (error) {
+        last = { source, error };
+      }
+    }
+    if (!last.document) throw last.error;
+    return last.document;
+  };
 }
 
 function requestContext(runtime: Runtime, ctx: Context): GraphQlContext {
