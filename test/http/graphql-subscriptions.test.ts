@@ -175,6 +175,24 @@ describe('GraphQL subscriptions (built-in Mercure hub)', function () {
     expect(dataOf(s, 1)).to.deep.equal({ book: { id: iri, title: 'Emma 3' } });
   });
 
+  it('keeps the fragments and variables of the selection when it runs it again', async () => {
+    const iri = await create('/books', { title: 'Middlemarch', author: 'Eliot' });
+    const r = await request(server.url, 'POST', '/graphql', {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        query: `subscription S($id: ID!) { updateBookSubscribe(input: { id: $id }) { book { ...T } mercureUrl } }
+                fragment T on Book { title }`,
+        variables: { id: iri },
+      }),
+    });
+    const payload = (r.json.data as Record<string, Record<string, unknown>>).updateBookSubscribe!;
+    expect(payload.book).to.deep.equal({ title: 'Middlemarch' });
+    const s = await listen(payload.mercureUrl as string);
+    await request(server.url, 'PATCH', iri, { body: { title: 'Middlemarch II' }, headers: PATCH });
+    await s.waitFor(1);
+    expect(dataOf(s, 0)).to.deep.equal({ book: { title: 'Middlemarch II' } });
+  });
+
   it('gives two selections of one item two topics, each with its own fields', async () => {
     const iri = await create('/books', { title: 'Ulysses', author: 'Joyce' });
     const ids = await subscribeTo('Book', iri, '{ id }');
@@ -246,11 +264,13 @@ describe('GraphQL subscriptions (built-in Mercure hub)', function () {
     expect(otherTopic.events).to.have.length(0);
   });
 
-  it('refuses a subscription security denies (403), one to an item that does not exist (404), and one sent by GET (405)', async () => {
+  it('refuses a subscription security denies (401 anonymous, 403), one to an item that does not exist (404), and one sent by GET (405)', async () => {
     const admin = bearer(await token({ sub: 'root', roles: ['ROLE_ADMIN'] }));
     const user = bearer(await token({ sub: 'alice', roles: ['ROLE_USER'] }));
     const iri = await create('/vaults', { content: 'gold' }, admin);
     const query = `subscription { updateVaultSubscribe(input: { id: "${iri}" }) { vault { content } mercureUrl } }`;
+    const anonymous = await graphql(server.url, query);
+    expect((anonymous.json.errors as any[]).map((e) => e.extensions.status)).to.deep.equal([401]);
     const denied = await graphql(server.url, query, user);
     expect(denied.json.data).to.deep.equal({ updateVaultSubscribe: null });
     expect((denied.json.errors as any[]).map((e) => e.extensions.status)).to.deep.equal([403]);
