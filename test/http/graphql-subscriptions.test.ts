@@ -307,6 +307,31 @@ describe('GraphQL subscriptions (built-in Mercure hub)', function () {
   });
 });
 
+describe('GraphQL subscriptions: a message handler’s write', function () {
+  this.timeout(30_000);
+  const server = useServer(fixture('graphql-subscriptions-messenger.api'));
+
+  it('is published to the subscriptions of the item it stores', async () => {
+    const created = await request(server.url, 'POST', '/books', { body: { title: 'Persuasion' } });
+    const iri = created.json['@id'] as string;
+    const r = await graphql(
+      server.url,
+      `subscription { updateBookSubscribe(input: { id: "${iri}" }) { book { title } mercureUrl } }`,
+    );
+    const url = new URL((r.json.data as any).updateBookSubscribe.mercureUrl as string);
+    const s = subscribe(`${url.origin}${url.pathname}`, url.searchParams.getAll('topic'));
+    try {
+      await s.opened;
+      const patched = await request(server.url, 'PATCH', iri, { body: { title: 'Persuasion II' }, headers: PATCH });
+      expect(patched.status, 'dispatched to the handler').to.equal(202);
+      const [event] = await s.waitFor(1);
+      expect(JSON.parse(event!.data)).to.deep.equal({ book: { title: 'Persuasion II (handled)' } });
+    } finally {
+      s.close();
+    }
+  });
+});
+
 describe('GraphQL subscriptions with --workers 2', () => {
   it('warns at start that a subscription hears only the writes of the process that registered it', async function () {
     this.timeout(90_000);
