@@ -31,6 +31,7 @@ import type { PublishedChange, Runtime } from '../pipeline/state.js';
 import { iriResolver } from '../protocol/iri.js';
 import { hubUrl, mercureOptions, type MercureOptions } from '../realtime/index.js';
 import type { Principal } from '../security/access.js';
+import type { Item } from '../store/types.js';
 import { graphQlContext, type GraphQlContext } from './context.js';
 import type { ObjectTypes } from './object-types.js';
 import { notFoundError, runOperation } from './run.js';
@@ -83,14 +84,17 @@ export function subscriptionField(types: ObjectTypes, gop: GraphQlOperationMetad
       const { id, clientSubscriptionId } = args.input;
       const match = iriResolver(ctx.runtime.api).match(id);
       if (!match || match.resource !== resource) throw notFoundError();
-      const item = await runOperation(ctx, op, { uriVariables: match.variables, args: args.input });
-      const answer = { [key]: item, clientSubscriptionId: clientSubscriptionId ?? null, mercureUrl: null as unknown };
+      const item = (await runOperation(ctx, op, { uriVariables: match.variables, args: args.input })) as Item;
       const options = mercureOptions(op, ctx.runtime.api.settings);
       const hub = hubUrl(ctx.runtime.api.settings, ctx.origin);
-      if (republishing.has(ctx) || !options || !hub || !ctx.runtime.publisher) return answer;
-      const registration = registrationsOf(ctx.runtime).add(ctx, info, resource, id, key, options);
-      answer.mercureUrl = `${hub}?topic=${encodeURIComponent(registration.topic)}`;
-      return answer;
+      let mercureUrl: string | null = null;
+      if (!republishing.has(ctx) && options && hub && ctx.runtime.publisher) {
+        // Registered under the item's own IRI, the one its changes are published with.
+        const iri = typeof item['@id'] === 'string' ? item['@id'] : id;
+        const { topic } = registrationsOf(ctx.runtime).add(ctx, info, resource, iri, key, options);
+        mercureUrl = `${hub}?topic=${encodeURIComponent(topic)}`;
+      }
+      return { [key]: item, clientSubscriptionId: clientSubscriptionId ?? null, mercureUrl };
     },
   };
 }

@@ -5,7 +5,8 @@
  * only; the answer is `application/graphql-response+json` when the client asks for it. The body is read within
  * `body_size_limit`, the query parsed within a bound on its tokens, and the limits (server/graphql/limits.ts)
  * checked before anything runs. A request graphql-http refuses without a GraphQL answer (405, 406, 415) gets our
- * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on.
+ * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on. graphql-http refuses subscriptions:
+ * its `onSubscribe` hook answers them, after the same validation (docs/graphql.md, "Subscriptions").
  */
 import {
   execute,
@@ -59,7 +60,7 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
     parse: (source) => parseQuery(typeof source === 'string' ? source : source.body),
     validationRules: (_req, args, specified) => rules(args, specified),
     context: (req) => requestContext(runtime, req.context) as GraphQlContext & Record<PropertyKey, unknown>,
-    // graphql-http refuses every subscription: ours are answered here (server/graphql/subscriptions.ts).
+    // A subscription runs here, as a query would (server/graphql/subscriptions.ts); anything else goes on.
     onSubscribe: async (req, params) => {
       const document = subscriptionDocument(parseQuery, params);
       if (!document) return undefined;

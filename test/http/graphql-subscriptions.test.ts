@@ -5,13 +5,37 @@
  * selection, private updates for a private resource, a delete; a subscription security denies.
  */
 import { expect } from 'chai';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixture, get, request, startServer, tempDir, useServer, type HttpResponse } from './harness.js';
+import { findMercure, startOfficialHub, type RunningHub } from '../support/mercure-hub.js';
+import {
+  fixture,
+  get,
+  request,
+  startServer,
+  tempDir,
+  useServer,
+  type HttpResponse,
+  type RunningServer,
+} from './harness.js';
 import { bearer, token } from './security-helpers.js';
 import { mercureJwt, sleep, subscribe, type Subscription } from './sse-client.js';
 
 const SUBSCRIBER_KEY = 'subscriber-key-for-graphql-tests-0123456789';
-process.env.MERCURE_SUBSCRIBER_JWT_KEY = SUBSCRIBER_KEY;
+const PUBLISHER_KEY = 'publisher-key-for-graphql-tests-0123456789';
+
+/** The hub keys, set before a server starts (other suites set and delete their own). */
+function useHubKeys(): void {
+  before(() => {
+    process.env.MERCURE_SUBSCRIBER_JWT_KEY = SUBSCRIBER_KEY;
+    process.env.MERCURE_PUBLISHER_JWT_KEY = PUBLISHER_KEY;
+  });
+  after(() => {
+    delete process.env.MERCURE_SUBSCRIBER_JWT_KEY;
+    delete process.env.MERCURE_PUBLISHER_JWT_KEY;
+  });
+}
 
 const PATCH = { 'Content-Type': 'application/merge-patch+json' };
 
@@ -29,6 +53,7 @@ interface Subscribed {
 
 describe('GraphQL subscriptions (built-in Mercure hub)', function () {
   this.timeout(30_000);
+  useHubKeys();
   const server = useServer(fixture('graphql-subscriptions.api'));
   const open: Subscription[] = [];
   afterEach(() => open.splice(0).forEach((s) => s.close()));
@@ -309,6 +334,7 @@ describe('GraphQL subscriptions (built-in Mercure hub)', function () {
 
 describe('GraphQL subscriptions: a message handler’s write', function () {
   this.timeout(30_000);
+  useHubKeys();
   const server = useServer(fixture('graphql-subscriptions-messenger.api'));
 
   it('is published to the subscriptions of the item it stores', async () => {
@@ -343,6 +369,59 @@ describe('GraphQL subscriptions with --workers 2', () => {
       expect(server.output()).to.match(warning);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+/** The official hub when its binary is there (CI builds it), else our built-in hub in a process of its own. */
+async function startExternalHub(): Promise<RunningHub> {
+  const official = findMercure();
+  if (official) return startOfficialHub(official, { publisher: PUBLISHER_KEY, subscriber: SUBSCRIBER_KEY });
+  const dir = mkdtempSync(join(tmpdir(), 'apidsl-hub-'));
+  const file = join(dir, 'hub.api');
+  writeFileSync(file, 'api "Hub" { version: "1" }\nconfig {\n  mercure { hub: "builtin" }\n}\n');
+  const hub = await startServer(file);
+  return { url: `${hub.url}/.well-known/mercure`, stop: async () => void (await hub.stop()) };
+}
+
+describe('GraphQL subscriptions with an external hub', function () {
+  this.timeout(60_000);
+  useHubKeys();
+  let hub: RunningHub;
+  let server: RunningServer;
+  before(async () => {
+    hub = await startExternalHub();
+    const dir = mkdtempSync(join(tmpdir(), 'apidsl-subscriptions-'));
+    const file = join(dir, 'books.api');
+    writeFileSync(
+      file,
+      readFileSync(fixture('graphql-subscriptions.api'), 'utf8').replace('hub: "builtin"', `hub: "${hub.url}"`),
+    );
+    server = await startServer(file);
+  });
+  after(async () => {
+    await server?.stop();
+    await hub?.stop();
+  });
+
+  it('gives the external hub’s URL and publishes there', async () => {
+    const created = await request(server.url, 'POST', '/books', { body: { title: 'Far' } });
+    const iri = created.json['@id'] as string;
+    const r = await graphql(
+      server.url,
+      `subscription { updateBookSubscribe(input: { id: "${iri}" }) { book { title } mercureUrl } }`,
+    );
+    const mercureUrl = (r.json.data as any).updateBookSubscribe.mercureUrl as string;
+    expect(mercureUrl.startsWith(`${hub.url}?topic=`)).to.equal(true);
+    const url = new URL(mercureUrl);
+    const s = subscribe(hub.url, url.searchParams.getAll('topic'));
+    try {
+      await s.opened;
+      await request(server.url, 'PATCH', iri, { body: { title: 'Farther' }, headers: PATCH });
+      const [event] = await s.waitFor(1, 15_000);
+      expect(JSON.parse(event!.data)).to.deep.equal({ book: { title: 'Farther' } });
+    } finally {
+      s.close();
     }
   });
 });
