@@ -9,16 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findMercure, startOfficialHub, type RunningHub } from '../support/mercure-hub.js';
-import {
-  fixture,
-  get,
-  request,
-  startServer,
-  tempDir,
-  useServer,
-  type HttpResponse,
-  type RunningServer,
-} from './harness.js';
+import { fixture, get, request, useServer, type HttpResponse } from './harness.js';
+import { startServer, tempDir, type RunningServer } from './harness.js';
 import { bearer, token } from './security-helpers.js';
 import { mercureJwt, sleep, subscribe, type Subscription } from './sse-client.js';
 
@@ -44,6 +36,23 @@ const graphql = (base: string, query: string, headers: Record<string, string> = 
     headers: { 'Content-Type': 'application/json', ...headers },
     body: JSON.stringify({ query }),
   });
+
+/** An EventSource on a mercureUrl (not yet open). */
+function listenAt(mercureUrl: string, headers: Record<string, string> = {}): Subscription {
+  const url = new URL(mercureUrl);
+  return subscribe(`${url.origin}${url.pathname}`, url.searchParams.getAll('topic'), headers);
+}
+
+/** A new book titled `title`, subscribed to with `{ book { title } }`: its IRI and the subscription's mercureUrl. */
+async function subscribedBook(base: string, title: string): Promise<{ iri: string; mercureUrl: string }> {
+  const created = await request(base, 'POST', '/books', { body: { title } });
+  const iri = created.json['@id'] as string;
+  const r = await graphql(
+    base,
+    `subscription { updateBookSubscribe(input: { id: "${iri}" }) { book { title } mercureUrl } }`,
+  );
+  return { iri, mercureUrl: (r.json.data as any).updateBookSubscribe.mercureUrl as string };
+}
 
 interface Subscribed {
   data: Record<string, unknown>;
@@ -86,8 +95,7 @@ describe('GraphQL subscriptions (built-in Mercure hub)', function () {
 
   /** An EventSource on a mercureUrl, open. */
   const listen = async (mercureUrl: string, headers: Record<string, string> = {}): Promise<Subscription> => {
-    const url = new URL(mercureUrl);
-    const s = subscribe(`${url.origin}${url.pathname}`, url.searchParams.getAll('topic'), headers);
+    const s = listenAt(mercureUrl, headers);
     open.push(s);
     await s.opened;
     return s;
@@ -338,14 +346,8 @@ describe('GraphQL subscriptions: a message handler’s write', function () {
   const server = useServer(fixture('graphql-subscriptions-messenger.api'));
 
   it('is published to the subscriptions of the item it stores', async () => {
-    const created = await request(server.url, 'POST', '/books', { body: { title: 'Persuasion' } });
-    const iri = created.json['@id'] as string;
-    const r = await graphql(
-      server.url,
-      `subscription { updateBookSubscribe(input: { id: "${iri}" }) { book { title } mercureUrl } }`,
-    );
-    const url = new URL((r.json.data as any).updateBookSubscribe.mercureUrl as string);
-    const s = subscribe(`${url.origin}${url.pathname}`, url.searchParams.getAll('topic'));
+    const { iri, mercureUrl } = await subscribedBook(server.url, 'Persuasion');
+    const s = listenAt(mercureUrl);
     try {
       await s.opened;
       const patched = await request(server.url, 'PATCH', iri, { body: { title: 'Persuasion II' }, headers: PATCH });
@@ -405,16 +407,9 @@ describe('GraphQL subscriptions with an external hub', function () {
   });
 
   it('gives the external hub’s URL and publishes there', async () => {
-    const created = await request(server.url, 'POST', '/books', { body: { title: 'Far' } });
-    const iri = created.json['@id'] as string;
-    const r = await graphql(
-      server.url,
-      `subscription { updateBookSubscribe(input: { id: "${iri}" }) { book { title } mercureUrl } }`,
-    );
-    const mercureUrl = (r.json.data as any).updateBookSubscribe.mercureUrl as string;
+    const { iri, mercureUrl } = await subscribedBook(server.url, 'Far');
     expect(mercureUrl.startsWith(`${hub.url}?topic=`)).to.equal(true);
-    const url = new URL(mercureUrl);
-    const s = subscribe(hub.url, url.searchParams.getAll('topic'));
+    const s = listenAt(mercureUrl);
     try {
       await s.opened;
       await request(server.url, 'PATCH', iri, { body: { title: 'Farther' }, headers: PATCH });
