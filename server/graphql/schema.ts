@@ -130,6 +130,7 @@ function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Fie
   const settings = types.api.settings;
   const pagination = paginationOf(op, settings);
   const filters = filterArguments(types.api, op, op.resource.shortName, types.filterInputs);
+  const toOne = shownProperties(op, settings).filter((p) => p.relation && !p.array);
   return {
     type: types.connectionOf(gop),
     ...described(gop),
@@ -143,8 +144,9 @@ function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Fie
         ...(window ? { window } : {}),
         args,
       })) as { members: unknown[]; page?: Parameters<typeof connectionValue>[2] };
+      if (!toOne.length) return connectionValue(pagination, result.members, result.page);
       const selected = selectedAt(info, MEMBERS_AT[pagination]);
-      await readAhead(ctx, result.members, shownProperties(op, settings), selected, (name) => {
+      await readAhead(ctx, result.members, toOne, selected, (name) => {
         const target = types.api.resource(name);
         return target?.graphQlOperations.length ? types.itemQuery(target).operation : undefined;
       });

@@ -8,20 +8,13 @@
  * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on. graphql-http refuses subscriptions:
  * its `onSubscribe` hook answers them, after the same validation (docs/graphql.md, "Subscriptions").
  */
-import {
-  execute,
-  getOperationAST,
-  GraphQLError,
-  parse,
-  specifiedRules,
-  validate,
-  type DocumentNode,
-  type ValidationRule,
-} from 'graphql';
-import { createHandler, type OperationArgs, type Request, type RequestParams, type Response } from 'graphql-http';
+import { execute, getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
+import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
 import type { Context } from 'koa';
 import { optionByName } from '../../grammar/catalogue/index.js';
 import { graphQlContext, type GraphQlContext } from '../graphql/context.js';
+import { executeCompiled } from '../graphql/compiled.js';
+import { limitsFor, preparedDocuments, type PreparedDocuments } from '../graphql/documents.js';
 import { limitRules } from '../graphql/limits.js';
 import { graphQlSchema } from '../graphql/schema.js';
 import type { Runtime } from '../pipeline/state.js';
@@ -45,30 +38,32 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
   const pageSize =
     api.settings.defaults.paginationItemsPerPage ?? (optionByName('paginationItemsPerPage')!.default as number);
   // A query of the most costly fields allowed, with arguments, fits: a longer token stream is refused by the parser.
-  const maxTokens = Math.max(10_000, 20 * settings.maxQueryComplexity);
+  const documents = preparedDocuments(Math.max(10_000, 20 * settings.maxQueryComplexity));
   const schema = graphQlSchema(api);
-  const parseQuery = lastParsed((source) => parse(source, { maxTokens }));
-  const rules = (
-    args: Pick<OperationArgs, 'variableValues' | 'operationName'>,
-    specified: readonly ValidationRule[],
-  ) => [
-    ...specified,
-    ...limitRules(settings, pageSize, { variables: args.variableValues, operationName: args.operationName }),
-  ];
+  const limits = (request: { variables?: Readonly<Record<string, unknown>> | null; operationName?: string | null }) =>
+    limitsFor(limitRules(settings, pageSize, request), request);
   const handle = createHandler<Context, Context, GraphQlContext & Record<PropertyKey, unknown>>({
     schema,
-    parse: (source) => parseQuery(typeof source === 'string' ? source : source.body),
-    validationRules: (_req, args, specified) => rules(args, specified),
+    parse: documents.parse,
+    execute: executeCompiled,
+    validate: documents.validate,
+    // graphql-js's specified rules run in `documents.validate`, once per document.
+    validationRules: (_req, args) => limits({ variables: args.variableValues, operationName: args.operationName }),
     context: (req) => requestContext(runtime, req.context) as GraphQlContext & Record<PropertyKey, unknown>,
-    // A subscription runs here, as a query would (server/graphql/subscriptions.ts); anything else goes on.
+    // A subscription runs here, checked as a query is (server/graphql/subscriptions.ts); anything else goes on.
     onSubscribe: async (req, params) => {
-      const document = subscriptionDocument(parseQuery, params);
+      const document = subscriptionDocument(documents, params);
       if (!document) return undefined;
       if (req.method === 'GET') return SUBSCRIPTION_OVER_GET;
-      const args = { variableValues: params.variables, operationName: params.operationName };
-      const invalid = validate(schema, document, rules(args, specifiedRules));
-      if (invalid.length) return invalid;
-      return execute({ schema, document, ...args, contextValue: requestContext(runtime, req.context) });
+      const invalid = documents.validate(schema, document, limits(params));
+      if (invalid.length) return [...invalid];
+      return execute({
+        schema,
+        document,
+        variableValues: params.variables,
+        operationName: params.operationName,
+        contextValue: requestContext(runtime, req.context),
+      });
     },
     formatError: errorFormatter(runtime),
   });
@@ -113,38 +108,19 @@ const SUBSCRIPTION_OVER_GET: Response = [
   { status: 405, statusText: 'Method Not Allowed', headers: { allow: 'POST' } },
 ];
 
-/** The request's document when the operation it runs is a subscription; anything else is left to graphql-http. */
-function subscriptionDocument(
-  parseQuery: (source: string) => DocumentNode,
-  params: RequestParams,
-): DocumentNode | undefined {
+/**
+ * The request's document when the operation it runs is a subscription; anything else is left to graphql-http (a
+ * text that does not name one is not parsed here, nor is one that does not parse: graphql-http answers that).
+ */
+function subscriptionDocument(documents: PreparedDocuments, params: RequestParams): DocumentNode | undefined {
+  if (!params.query.includes('subscription')) return undefined;
   let document: DocumentNode;
   try {
-    document = parseQuery(params.query);
+    document = documents.parse(params.query);
   } catch {
-    return undefined; // graphql-http parses it again and answers the error
+    return undefined;
   }
   return getOperationAST(document, params.operationName)?.operation === 'subscription' ? document : undefined;
-}
-
-/**
- * `parse`, remembering its last answer (a document or the error it threw): the hook above and graphql-http parse
- * each request's query once, and the second sees what the first saw (the parser's stack overflow depends on how
- * warm the parser is).
- */
-function lastParsed(parseSource: (source: string) => DocumentNode): (source: string) => DocumentNode {
-  let last: { source: string; document?: DocumentNode; error?: unknown } | undefined;
-  return (source) => {
-    if (last?.source !== source) {
-      try {
-        last = { source, document: parseSource(source) };
-      } catch (error) {
-        last = { source, error };
-      }
-    }
-    if (!last.document) throw last.error;
-    return last.document;
-  };
 }
 
 function requestContext(runtime: Runtime, ctx: Context): GraphQlContext {
