@@ -141,6 +141,7 @@ function banner(file: string, service: RunningService, storage: Storage, workers
   return [
     `apidsl serving ${file} at ${service.url}`,
     `  API reference: ${service.url}/docs`,
+    ...graphQlLines(service),
     `  Data: ${storageDescription(storage)}`,
     ...(workers > 1 ? [`  Workers: ${workers} processes`] : []),
     '',
@@ -149,6 +150,14 @@ function banner(file: string, service: RunningService, storage: Storage, workers
     'Ctrl-C to stop.',
     '',
   ].join('\n');
+}
+
+/** Where GraphQL answers, when it is on. */
+function graphQlLines(service: RunningService): string[] {
+  const graphql = service.api.settings.graphql;
+  if (!graphql.enabled) return [];
+  const graphiql = graphql.graphiql ? ` (GraphiQL: ${service.url}/graphql/graphiql)` : '';
+  return [`  GraphQL: ${service.url}/graphql${graphiql}`];
 }
 
 /** Why the server cannot listen, with what to do instead. */
