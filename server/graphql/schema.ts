@@ -31,6 +31,7 @@ import { described } from './described.js';
 import { mutationField } from './mutations.js';
 import { ObjectTypes, TYPE_OF } from './object-types.js';
 import { runOperation, runOrNull } from './run.js';
+import { subscriptionField } from './subscriptions.js';
 
 const schemas = new WeakMap<ApiMetadata, GraphQLSchema>();
 
@@ -46,6 +47,7 @@ function buildSchema(api: ApiMetadata): GraphQLSchema {
   const types = new ObjectTypes(api);
   const queries: GraphQLFieldConfigMap<unknown, GraphQlContext> = { node: nodeField(api, types) };
   const mutations: GraphQLFieldConfigMap<unknown, GraphQlContext> = {};
+  const subscriptions: GraphQLFieldConfigMap<unknown, GraphQlContext> = {};
   for (const resource of api.resources) {
     for (const gop of resource.graphQlOperations) {
       if (gop.nested) continue;
@@ -53,12 +55,16 @@ function buildSchema(api: ApiMetadata): GraphQLSchema {
       else if (gop.kind === 'QueryCollection') queries[gop.fieldName] = collectionField(types, gop);
       else if (gop.kind === 'Mutation' || gop.kind === 'DeleteMutation')
         mutations[gop.fieldName] = mutationField(types, gop);
+      else if (gop.kind === 'Subscription') subscriptions[gop.fieldName] = subscriptionField(types, gop);
     }
   }
   return new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: queries }),
     ...(Object.keys(mutations).length
       ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) }
+      : {}),
+    ...(Object.keys(subscriptions).length
+      ? { subscription: new GraphQLObjectType({ name: 'Subscription', fields: subscriptions }) }
       : {}),
     // Every resource's type, also those only a relation or `node` reaches.
     types: api.resources.filter((r) => r.graphQlOperations.length).map((r) => types.typeFor(types.itemQuery(r))),
