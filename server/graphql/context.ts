@@ -22,6 +22,8 @@ export interface GraphQlRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The peer's address, which rate limits count by. */
   peer?: string;
+  /** Run by the service itself for no client (a subscription's update): rate limits do not count it. */
+  internal?: boolean;
 }
 
 export interface GraphQlContext extends GraphQlRequest {

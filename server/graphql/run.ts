@@ -54,6 +54,7 @@ function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall):
     representation: 'values',
     ...(call.window ? { window: call.window } : {}),
     ...(call.args ? { args: call.args } : {}),
+    ...(ctx.internal ? { internal: true } : {}),
   });
 }
 

@@ -88,7 +88,7 @@ export function subscriptionField(types: ObjectTypes, gop: GraphQlOperationMetad
       const options = mercureOptions(op, ctx.runtime.api.settings);
       const hub = hubUrl(ctx.runtime.api.settings, ctx.origin);
       let mercureUrl: string | null = null;
-      if (!republishing.has(ctx) && options && hub && ctx.runtime.publisher) {
+      if (!ctx.internal && options && hub && ctx.runtime.publisher) {
         // Registered under the item's own IRI, the one its changes are published with.
         const iri = typeof item['@id'] === 'string' ? item['@id'] : id;
         const { topic } = registrationsOf(ctx.runtime).add(ctx, info, resource, iri, key, options);
@@ -98,9 +98,6 @@ export function subscriptionField(types: ObjectTypes, gop: GraphQlOperationMetad
     },
   };
 }
-
-/** The contexts of re-executions: their resolver answers without registering again. */
-const republishing = new WeakSet<GraphQlContext>();
 
 const registries = new WeakMap<Runtime, Registrations>();
 
@@ -198,8 +195,8 @@ class Registrations {
       principal: registration.principal,
       origin: registration.origin,
       headers: registration.headers,
+      internal: true,
     });
-    republishing.add(ctx);
     const result = await execute({
       schema: registration.schema,
       document: registration.document,

@@ -53,6 +53,8 @@ export interface OperationRequest {
   window?: PageWindow;
   /** Arguments custom code receives as `ctx.args` (GraphQL). */
   args?: Record<string, unknown>;
+  /** Made by the service itself, for no client (a GraphQL subscription's update): no rate limit counts it. */
+  internal?: boolean;
 }
 
 export interface OperationResult {
@@ -72,7 +74,7 @@ export async function executeOperation(
   op: OperationMetadata,
   request: OperationRequest,
 ): Promise<OperationResult> {
-  const policy = rateLimitOf(op, runtime.api.settings);
+  const policy = request.internal ? undefined : rateLimitOf(op, runtime.api.settings);
   let limits: Record<string, string> | undefined;
   try {
     if (policy) limits = await countRequest(runtime, policy, request);
