@@ -164,6 +164,10 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     doc: 'A named Query or QueryCollection (a custom query) without a resolver: nothing would give its result.',
   },
+  'graphql-type-clash': {
+    severity: 'error',
+    doc: "A resource whose GraphQL type name is one the schema already has: GraphQL's own (`Query`, `Node`, `String`…) or one made for another resource (`BookEdge`, `BookPageInfo`…).",
+  },
   'duplicate-graphql-field': {
     severity: 'error',
     doc: 'Two GraphQL operations of the file with one root field (two `book`, `createBook` twice): the schema cannot have both.',

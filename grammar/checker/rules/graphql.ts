@@ -34,6 +34,59 @@ export function checkGraphQl(ctx: CheckContext): void {
     if (!on) reportInertResourceOptions(ctx, resource);
   }
   checkFields(ctx, on === true);
+  if (on) checkTypeNames(ctx);
+}
+
+/** Type names every schema has. */
+const SCHEMA_TYPES = [
+  'Query',
+  'Mutation',
+  'Subscription',
+  'Node',
+  'Iterable',
+  'String',
+  'Int',
+  'Float',
+  'Boolean',
+  'ID',
+];
+/** Type names made for each resource (server/graphql/): its connections and per-group types. */
+const MADE_FOR_EACH = [
+  'Edge',
+  'PageInfo',
+  'CursorConnection',
+  'PageConnection',
+  'PaginationInfo',
+  'Item',
+  'Collection',
+];
+
+/** A resource's type may not take a name the schema already gives another type. */
+function checkTypeNames(ctx: CheckContext): void {
+  const resources = [...ctx.model.resources.values()];
+  for (const resource of resources) {
+    const name = resource.shortName;
+    const range = resource.decl.name?.range;
+    if (!range) continue;
+    const owner = resources.find(
+      (other) =>
+        other !== resource &&
+        (MADE_FOR_EACH.some((suffix) => `${other.shortName}${suffix}` === name) ||
+          name.startsWith(`${other.shortName}Filter_`)),
+    );
+    if (SCHEMA_TYPES.includes(name) || name.startsWith('__'))
+      ctx.report(
+        'graphql-type-clash',
+        range,
+        `'${name}' is a type every GraphQL schema has: give the resource another shortName`,
+      );
+    else if (owner)
+      ctx.report(
+        'graphql-type-clash',
+        range,
+        `'${name}' is a GraphQL type made for '${owner.shortName}': give the resource another shortName`,
+      );
+  }
 }
 
 /** A resource option that only GraphQL operations read (`paginationType`) while GraphQL is off. */

@@ -197,3 +197,19 @@ describe('checker: graphql.nesting_separator', () => {
     expect(codes(config('__'))).to.deep.equal([['option-ineffective', 'nesting_separator']]);
   });
 });
+
+describe('checker: GraphQL type names', () => {
+  const file = (...names: string[]) =>
+    ENABLED + names.map((n) => `resource ${n} { properties { id: int { identifier: true } } }\n`).join('');
+  it("refuses a resource named as one of GraphQL's own types or as a type made for another resource", () => {
+    expect(codes(file('Node', 'Book', 'BookEdge', 'BookFilter_order', 'Query'))).to.deep.equal([
+      ['graphql-type-clash', 'Node'],
+      ['graphql-type-clash', 'BookEdge'],
+      ['graphql-type-clash', 'BookFilter_order'],
+      ['graphql-type-clash', 'Query'],
+    ]);
+  });
+  it('says nothing while GraphQL is off', () => {
+    expect(codes(file('Node', 'Book', 'BookEdge').replace(ENABLED, ''))).to.deep.equal([]);
+  });
+});
