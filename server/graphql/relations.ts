@@ -9,7 +9,8 @@ import { routeIdentifier } from '../protocol/identifier.js';
 import { plainItemValue } from '../pipeline/execute.js';
 import type { GraphQlOperationMetadata } from '../metadata/types.js';
 import type { GraphQlContext } from './context.js';
-import { connectionValue, cursorWindow, paginationOf } from './collections.js';
+import { pageRequest } from '../pipeline/pages/pagination.js';
+import { connectionValue, cursorWindow, pageParameters, paginationOf } from './collections.js';
 import { runOrNull } from './run.js';
 
 /** The item an IRI names, as `query` shows it to this user; null when there is none. */
@@ -32,7 +33,10 @@ export async function relationItem(
   return item && plain(api, item, ctx.origin);
 }
 
-/** The related items of a to-many relation, paged as the related resource's `collection` query pages, each read by its item `query`. */
+/**
+ * The related items of a to-many relation, paged as the related resource's `collection` query pages (its page size,
+ * maximum and client page size), each read by its item `query`.
+ */
 export async function relationConnection(
   ctx: GraphQlContext,
   collection: GraphQlOperationMetadata,
@@ -42,17 +46,17 @@ export async function relationConnection(
 ): Promise<unknown> {
   const all = Array.isArray(iris) ? iris : [];
   const settings = ctx.runtime.api.settings;
-  const pagination = paginationOf(collection.operation, settings);
-  const size = Number(settings.defaults.paginationItemsPerPage ?? 30);
+  const op = collection.operation;
+  const pagination = paginationOf(op, settings);
+  // The related collection's page size, maximum and client size, as its own query pages.
   let offset = 0;
   let limit = all.length;
-  if (pagination === 'cursor') {
-    const window = cursorWindow(args);
-    limit = window.limit ?? size;
-    offset = window.fromEnd ? Math.max(0, all.length - limit) : (window.offset ?? 0);
-  } else if (pagination === 'page') {
-    limit = Number(args.itemsPerPage ?? size);
-    offset = (Math.max(1, Number(args.page ?? 1)) - 1) * limit;
+  if (pagination !== 'none') {
+    const window = pagination === 'cursor' ? cursorWindow(args) : undefined;
+    const request = pageRequest(op, settings, Object.fromEntries(pageParameters(args, settings)), window);
+    limit = request.itemsPerPage;
+    if (window?.fromEnd) offset = Math.max(0, all.length - limit);
+    else offset = request.offset ?? (request.page - 1) * limit;
   }
   const slice = all.slice(offset, offset + limit);
   const members = (await Promise.all(slice.map((iri) => relationItem(ctx, query, iri)))).filter((m) => m !== null);

@@ -514,6 +514,50 @@ describe('GraphQL API (graphql-books.api)', function () {
         pageInfo: { hasNextPage: false },
       });
     });
+
+    it('pages a to-many relation as the related collection is paged: its size, maximum and client size', async () => {
+      const leaves = [1, 2, 3, 4, 5, 6, 7].map((n) => `/leaves/${n}`);
+      const notes = [1, 2, 3, 4, 5].map((n) => `/notes/${n}`);
+      const created = await data(
+        server.url,
+        'mutation M($input: createAuthorInput!) { createAuthor(input: $input) { author { id } } }',
+        { input: { name: 'Gardener', leaves, notes } },
+      );
+      const id = created.createAuthor.author.id;
+      const read = async (fields: string) =>
+        (await data(server.url, `query Q($id: ID!) { author(id: $id) { ${fields} } }`, { id })).author;
+      const author = {
+        ...(await read(`leaves { collection { n } paginationInfo { itemsPerPage lastPage totalCount currentPage hasNextPage } }
+           three: leaves(page: 2, itemsPerPage: 3) { collection { n } paginationInfo { itemsPerPage currentPage } }
+           capped: leaves(itemsPerPage: 10) { collection { n } paginationInfo { itemsPerPage lastPage } }`)),
+        ...(await read(`notes { totalCount edges { node { text } } pageInfo { hasNextPage } }
+           lastNotes: notes(last: 2) { edges { cursor node { text } } pageInfo { hasPreviousPage hasNextPage } }`)),
+      };
+      expect(author.leaves).to.deep.equal({
+        collection: [{ n: 1 }, { n: 2 }],
+        paginationInfo: { itemsPerPage: 2, lastPage: 4, totalCount: 7, currentPage: 1, hasNextPage: true },
+      });
+      expect(author.three).to.deep.equal({
+        collection: [{ n: 4 }, { n: 5 }, { n: 6 }],
+        paginationInfo: { itemsPerPage: 3, currentPage: 2 },
+      });
+      expect(author.capped).to.deep.equal({
+        collection: [{ n: 1 }, { n: 2 }, { n: 3 }],
+        paginationInfo: { itemsPerPage: 3, lastPage: 3 },
+      });
+      expect(author.notes).to.deep.equal({
+        totalCount: 5,
+        edges: [{ node: { text: 'n1' } }, { node: { text: 'n2' } }],
+        pageInfo: { hasNextPage: true },
+      });
+      expect(author.lastNotes).to.deep.equal({
+        edges: [
+          { cursor: Buffer.from('3').toString('base64'), node: { text: 'n4' } },
+          { cursor: Buffer.from('4').toString('base64'), node: { text: 'n5' } },
+        ],
+        pageInfo: { hasPreviousPage: true, hasNextPage: false },
+      });
+    });
   });
 
   describe('filters as arguments', () => {
