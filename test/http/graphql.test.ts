@@ -880,8 +880,16 @@ describe('GraphQL security (graphql-guarded.api)', function () {
       { name: 'Ann', email: 'ann@example.com' },
       { name: 'Bob', email: 'bob@example.com' },
     ]);
+    await seed(server.url, '/shelves', [{ name: 'A', code: 'a-1' }]);
     await seed(server.url, '/books', [
-      { title: 'Dune', owner: 'eddie', author: '/authors/1', coauthors: ['/authors/2'], internalNote: 'keep' },
+      {
+        title: 'Dune',
+        owner: 'eddie',
+        shelf: '/shelves/1',
+        author: '/authors/1',
+        coauthors: ['/authors/2'],
+        internalNote: 'keep',
+      },
     ]);
     await seed(server.url, '/secrets', [{ text: 'hidden' }], admin);
     await seed(server.url, '/probes', [{ name: 'probe' }]);
@@ -939,6 +947,16 @@ describe('GraphQL security (graphql-guarded.api)', function () {
     const schema = await data(server.url, '{ __type(name: "Book") { fields { name type { kind } } } }');
     const note = schema.__type.fields.find((f: { name: string }) => f.name === 'internalNote');
     expect(note.type.kind).to.equal('SCALAR');
+  });
+
+  it('applies property security to related items, in a collection’s page as in an item', async () => {
+    const q = '{ books { edges { node { shelf { name code } } } } book(id: "/books/1") { shelf { name code } } }';
+    const asUser = await data(server.url, q, {}, user);
+    expect(nodesOf(asUser.books)[0].shelf).to.deep.equal({ name: 'A', code: null });
+    expect(asUser.book.shelf).to.deep.equal({ name: 'A', code: null });
+    const asAdmin = await data(server.url, q, {}, admin);
+    expect(nodesOf(asAdmin.books)[0].shelf).to.deep.equal({ name: 'A', code: 'a-1' });
+    expect(asAdmin.book.shelf).to.deep.equal({ name: 'A', code: 'a-1' });
   });
 
   it('runs the related resource’s Query security on each related item: denied, the relation is null with an error', async () => {
