@@ -985,6 +985,10 @@ describe('GraphQL security (graphql-guarded.api)', function () {
       expect(existing.data).to.deep.equal({ secret: null });
       expect(statuses(existing)[0]).to.be.oneOf([401, 403]);
       expect(missing).to.deep.equal(existing);
+      const nodeExisting = await graphql(server.url, '{ node(id: "/secrets/1") { id } }', {}, headers);
+      const nodeMissing = await graphql(server.url, '{ node(id: "/secrets/999") { id } }', {}, headers);
+      expect(statuses(nodeExisting)).to.deep.equal(statuses(existing));
+      expect(nodeMissing).to.deep.equal(nodeExisting);
       // As REST answers both alike.
       const restExisting = await request(server.url, 'GET', '/secrets/1', { headers });
       const restMissing = await request(server.url, 'GET', '/secrets/999', { headers });
