@@ -132,8 +132,8 @@ describe('GraphQL API (graphql-books.api)', function () {
       // graphql {}: no root field of its own.
       expect(Object.keys(queries).filter((n) => /publisher/i.test(n))).to.deep.equal([]);
       expect(Object.keys(mutations).filter((n) => /publisher/i.test(n))).to.deep.equal([]);
-      // Review declares only its queries.
-      expect(Object.keys(mutations).filter((n) => /review/i.test(n))).to.deep.equal([]);
+      // Review declares its queries and create only.
+      expect(Object.keys(mutations).filter((n) => /review/i.test(n))).to.deep.equal(['createReview']);
     });
 
     it('types a resource as an object implementing Node: id the IRI, _id the identifier, scalars by type', async () => {
@@ -236,7 +236,7 @@ describe('GraphQL API (graphql-books.api)', function () {
       expect(await argsOf('queryType', 'node')).to.deep.equal(['id: ID!']);
     });
 
-    it('names types BookItem and BookCollection when item and collection show different groups', async () => {
+    it('names types BookItem, BookCollection and createBookPayloadData when operations show different groups', async () => {
       const d = await data(server.url, '{ __schema { types { name } } }');
       const names = d.__schema.types.map((t: { name: string }) => t.name);
       expect(names).to.include.members(['ReviewItem', 'ReviewCollection', 'ReviewCollectionCursorConnection']);
@@ -244,7 +244,26 @@ describe('GraphQL API (graphql-books.api)', function () {
       expect(await argsOf('queryType', 'review')).to.deep.equal(['id: ID!']);
       expect(await fieldsOf('ReviewItem')).to.deep.equal(['id: ID!', 'body: String', 'rating: Int']);
       expect(await fieldsOf('ReviewCollection')).to.deep.equal(['id: ID!', 'rating: Int']);
-      await seed(server.url, '/reviews', [{ body: 'Great', rating: 5 }]);
+      // A mutation whose groups differ from the item query's has its own payload type.
+      expect(await fieldsOf('createReviewPayload')).to.deep.equal([
+        'review: createReviewPayloadData',
+        'clientMutationId: String',
+      ]);
+      expect(await fieldsOf('createReviewPayloadData')).to.deep.equal(['id: ID!', 'rating: Int']);
+      expect(await fieldsOf('createReviewInput')).to.deep.equal([
+        'body: String',
+        'rating: Int',
+        'clientMutationId: String',
+      ]);
+      const created = await data(
+        server.url,
+        'mutation { createReview(input: { body: "Great", rating: 5 }) { review { __typename id rating } } }',
+      );
+      expect(created.createReview.review).to.deep.equal({
+        __typename: 'createReviewPayloadData',
+        id: '/reviews/1',
+        rating: 5,
+      });
       const got = await data(
         server.url,
         '{ review(id: "/reviews/1") { __typename body rating } reviews { edges { node { __typename rating } } } }',
