@@ -9,8 +9,7 @@ import { routeIdentifier } from '../protocol/identifier.js';
 import { plainItemValue } from '../pipeline/execute.js';
 import type { GraphQlOperationMetadata } from '../metadata/types.js';
 import type { GraphQlContext } from './context.js';
-import { pageRequest } from '../pipeline/pages/pagination.js';
-import { connectionValue, cursorWindow, pageParameters, paginationOf } from './collections.js';
+import { connectionValue, pageInMemory, paginationOf } from './collections.js';
 import { runOrNull } from './run.js';
 
 /** The item an IRI names, as `query` shows it to this user; null when there is none. */
@@ -45,30 +44,9 @@ export async function relationConnection(
   args: Record<string, unknown>,
 ): Promise<unknown> {
   const all = Array.isArray(iris) ? iris : [];
-  const settings = ctx.runtime.api.settings;
   const op = collection.operation;
-  const pagination = paginationOf(op, settings);
-  // The related collection's page size, maximum and client size, as its own query pages.
-  let offset = 0;
-  let limit = all.length;
-  if (pagination !== 'none') {
-    const window = pagination === 'cursor' ? cursorWindow(args) : undefined;
-    const request = pageRequest(op, settings, Object.fromEntries(pageParameters(args, settings)), window);
-    limit = request.itemsPerPage;
-    if (window?.fromEnd) offset = Math.max(0, all.length - limit);
-    else offset = request.offset ?? (request.page - 1) * limit;
-  }
-  const slice = all.slice(offset, offset + limit);
+  const settings = ctx.runtime.api.settings;
+  const { members: slice, page } = pageInMemory(op, settings, args, all);
   const members = (await Promise.all(slice.map((iri) => relationItem(ctx, query, iri)))).filter((m) => m !== null);
-  return connectionValue(pagination, members, {
-    items: members,
-    total: all.length,
-    request: {
-      enabled: true,
-      partial: false,
-      page: limit > 0 ? Math.floor(offset / limit) + 1 : 1,
-      itemsPerPage: limit,
-      offset,
-    },
-  });
+  return connectionValue(paginationOf(op, settings), members, { ...page, items: members });
 }

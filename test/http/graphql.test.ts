@@ -708,6 +708,35 @@ describe('GraphQL API (graphql-books.api)', function () {
       });
     });
 
+    it('resolver on a GraphQL operation: a plain array from a collection resolver is paged by the connection’s arguments', async () => {
+      const d = await data(
+        server.url,
+        `{ first: titledBooks(first: 2) { totalCount edges { cursor node { title } } pageInfo { hasNextPage hasPreviousPage } }
+           next: titledBooks(first: 2, after: "MQ==") { edges { cursor node { title } } pageInfo { hasNextPage hasPreviousPage } }
+           last: titledBooks(last: 1) { edges { cursor node { title } } pageInfo { hasNextPage hasPreviousPage } } }`,
+      );
+      const cursor = (n: number) => Buffer.from(String(n)).toString('base64');
+      expect(d.first).to.deep.equal({
+        totalCount: 4,
+        edges: [
+          { cursor: cursor(0), node: { title: 'Alpha' } },
+          { cursor: cursor(1), node: { title: 'Beta' } },
+        ],
+        pageInfo: { hasNextPage: true, hasPreviousPage: false },
+      });
+      expect(d.next).to.deep.equal({
+        edges: [
+          { cursor: cursor(2), node: { title: 'Gamma' } },
+          { cursor: cursor(3), node: { title: 'Alpine' } },
+        ],
+        pageInfo: { hasNextPage: false, hasPreviousPage: true },
+      });
+      expect(d.last).to.deep.equal({
+        edges: [{ cursor: cursor(3), node: { title: 'Alpine' } }],
+        pageInfo: { hasNextPage: false, hasPreviousPage: true },
+      });
+    });
+
     it('args on a GraphQL operation: replace the default arguments and reach the resolver as ctx.args', async () => {
       expect(await argsOf('queryType', 'byIsbnBook')).to.deep.equal(['isbn: String!']);
       const missing = await graphql(server.url, '{ byIsbnBook { id } }');
