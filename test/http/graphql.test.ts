@@ -954,13 +954,28 @@ describe('GraphQL security (graphql-guarded.api)', function () {
     const user_ = await data(server.url, q, {}, user);
     expect(user_).to.deep.equal({ author: { name: 'Ann' } });
 
-    const create = 'mutation { createBook(input: { title: "New" }) { book { id } } }';
+    const create = 'mutation { createBook(input: { title: "New", owner: "eddie" }) { book { id } } }';
     const denied = await graphql(server.url, create, {}, user);
     expect(denied.data).to.deep.equal({ createBook: null });
     expect(statuses(denied)).to.deep.equal([403]);
     expect((await get(server.url, '/books')).json.totalItems).to.equal(1);
     const allowed = await data(server.url, create, {}, editor);
     expect(allowed.createBook.book.id).to.equal('/books/2');
+  });
+
+  it('runs securityPostDenormalize on the input as REST does: denied, nothing is stored', async () => {
+    const before = (await get(server.url, '/books')).json.totalItems;
+    const denied = await graphql(
+      server.url,
+      'mutation { createBook(input: { title: "Not mine", owner: "someone" }) { book { id } } }',
+      {},
+      editor,
+    );
+    expect(denied.data).to.deep.equal({ createBook: null });
+    expect(denied.errors?.map((e) => [e.message, e.extensions?.status])).to.deep.equal([
+      ['You can only create your own books.', 403],
+    ]);
+    expect((await get(server.url, '/books')).json.totalItems).to.equal(before);
   });
 
   it('uses the operation’s securityMessage', async () => {
