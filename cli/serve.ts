@@ -121,7 +121,11 @@ async function serve(file: string, opts: ServeCliOptions): Promise<number> {
   // The primary sends no "all listening" once stopping: the stop ends the wait.
   if (worker !== undefined) await Promise.race([announceListening(), stop]);
   if (speaks && !stopping()) {
-    for (const warning of [...keyWarnings(service.api), ...clusterWarnings(service.api, storage)])
+    for (const warning of [
+      ...keyWarnings(service.api),
+      ...clusterWarnings(service.api, storage),
+      ...subscriptionWarnings(service.api, workers),
+    ])
       process.stderr.write(`apidsl serve: warning: ${warning}\n`);
     process.stdout.write(banner(file, service, storage, workers));
   }
@@ -137,6 +141,7 @@ function banner(file: string, service: RunningService, storage: Storage, workers
   return [
     `apidsl serving ${file} at ${service.url}`,
     `  API reference: ${service.url}/docs`,
+    ...graphQlLines(service),
     `  Data: ${storageDescription(storage)}`,
     ...(workers > 1 ? [`  Workers: ${workers} processes`] : []),
     '',
@@ -145,6 +150,14 @@ function banner(file: string, service: RunningService, storage: Storage, workers
     'Ctrl-C to stop.',
     '',
   ].join('\n');
+}
+
+/** Where GraphQL answers, when it is on. */
+function graphQlLines(service: RunningService): string[] {
+  const graphql = service.api.settings.graphql;
+  if (!graphql.enabled) return [];
+  const graphiql = graphql.graphiql ? ` (GraphiQL: ${service.url}/graphql/graphiql)` : '';
+  return [`  GraphQL: ${service.url}/graphql${graphiql}`];
 }
 
 /** Why the server cannot listen, with what to do instead. */
@@ -203,6 +216,18 @@ function clusterWarnings(api: ApiMetadata, storage: Storage): string[] {
     return [];
   return [
     'the in-process cache does not see writes made by other instances on this database; with more than one instance, set config { cluster { redis: "redis://…" } } (or APIDSL_REDIS_URL) so that they share invalidations (docs/deployment.md).',
+  ];
+}
+
+/**
+ * GraphQL subscriptions are kept by the process that registered them (docs/graphql.md, "Subscriptions"): a write
+ * answered by another worker or instance publishes nothing to them.
+ */
+function subscriptionWarnings(api: ApiMetadata, workers: number): string[] {
+  const subscribes = api.resources.some((r) => r.graphQlOperations.some((o) => o.kind === 'Subscription'));
+  if (!subscribes || !api.settings.mercure || (workers <= 1 && !api.settings.cluster.redisUrl)) return [];
+  return [
+    'GraphQL subscriptions are kept by the process that registered them: a change written through another worker or instance is not published to them (docs/graphql.md, "Subscriptions"); serve them from one process.',
   ];
 }
 

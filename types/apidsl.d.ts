@@ -58,6 +58,8 @@ export interface ProviderContext {
   request: ApiRequest;
   /** A GraphQL operation's arguments (a custom query's, or a custom mutation's input); absent for REST. */
   args?: Record<string, unknown>;
+  /** Items of the operation's resource whose properties equal `equal` (every item for `{}`), at most `limit`. */
+  find(equal?: Record<string, unknown>, limit?: number): Promise<Item[]>;
 }
 
 export interface ProcessorContext extends ProviderContext {

@@ -255,7 +255,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     path: 'graphql.nesting_separator',
     type: STRING,
     default: '_',
-    doc: 'Joins the parts of a filter argument on a nested property: `author_name` filters on `author.name`.',
+    doc: 'Would join the parts of a filter argument on a nested property (`author_name` for `author.name`); no effect yet: filters take a resource’s own properties (the checker says so).',
   },
 
   // ---- Rate limits (docs/behaviour.md, "Rate limits") ----

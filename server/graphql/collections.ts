@@ -131,10 +131,15 @@ export function paginationArgs(op: OperationMetadata, settings: Settings): Graph
   return {};
 }
 
-export const encodeCursor = (offset: number): string => Buffer.from(String(offset)).toString('base64');
+export const encodeCursor = (offset: number): string => btoa(String(offset));
 
 function decodeCursor(cursor: string): number {
-  const text = Buffer.from(cursor, 'base64').toString('utf8');
+  let text: string;
+  try {
+    text = atob(cursor);
+  } catch {
+    throw argumentError(`Cursor ${cursor} is invalid`);
+  }
   if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) throw argumentError(`Cursor ${cursor} is invalid`);
   return Number(text);
 }

@@ -32,6 +32,7 @@ import { described } from './described.js';
 import { mutationField } from './mutations.js';
 import { ObjectTypes, TYPE_OF } from './object-types.js';
 import { runOperation, runOrNull } from './run.js';
+import { subscriptionField } from './subscriptions.js';
 
 const schemas = new WeakMap<ApiMetadata, GraphQLSchema>();
 
@@ -47,6 +48,7 @@ function buildSchema(api: ApiMetadata): GraphQLSchema {
   const types = new ObjectTypes(api);
   const queries: GraphQLFieldConfigMap<unknown, GraphQlContext> = { node: nodeField(api, types) };
   const mutations: GraphQLFieldConfigMap<unknown, GraphQlContext> = {};
+  const subscriptions: GraphQLFieldConfigMap<unknown, GraphQlContext> = {};
   for (const resource of api.resources) {
     for (const gop of resource.graphQlOperations) {
       if (gop.nested) continue;
@@ -54,12 +56,16 @@ function buildSchema(api: ApiMetadata): GraphQLSchema {
       else if (gop.kind === 'QueryCollection') queries[gop.fieldName] = collectionField(types, gop);
       else if (gop.kind === 'Mutation' || gop.kind === 'DeleteMutation')
         mutations[gop.fieldName] = mutationField(types, gop);
+      else if (gop.kind === 'Subscription') subscriptions[gop.fieldName] = subscriptionField(types, gop);
     }
   }
   return new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: queries }),
     ...(Object.keys(mutations).length
       ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) }
+      : {}),
+    ...(Object.keys(subscriptions).length
+      ? { subscription: new GraphQLObjectType({ name: 'Subscription', fields: subscriptions }) }
       : {}),
     // Every resource's type, also those only a relation or `node` reaches.
     types: api.resources.filter((r) => r.graphQlOperations.length).map((r) => types.typeFor(types.itemQuery(r))),
@@ -125,6 +131,7 @@ function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Fie
   const settings = types.api.settings;
   const pagination = paginationOf(op, settings);
   const filters = filterArguments(types.api, op, op.resource.shortName, types.filterInputs);
+  const toOne = shownProperties(op, settings).filter((p) => p.relation && !p.array);
   return {
     type: types.connectionOf(gop),
     ...described(gop),
@@ -143,8 +150,9 @@ function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Fie
         result.page?.request.enabled === false && pagination !== 'none'
           ? pageInMemory(op, settings, args, result.members)
           : result;
+      if (!toOne.length) return connectionValue(pagination, members, page);
       const selected = selectedAt(info, MEMBERS_AT[pagination]);
-      await readAhead(ctx, members, shownProperties(op, settings), selected, (name) => {
+      await readAhead(ctx, members, toOne, selected, (name) => {
         const target = types.api.resource(name);
         return target?.graphQlOperations.length ? types.itemQuery(target).operation : undefined;
       });

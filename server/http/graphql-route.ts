@@ -5,13 +5,16 @@
  * only; the answer is `application/graphql-response+json` when the client asks for it. The body is read within
  * `body_size_limit`, the query parsed within a bound on its tokens, and the limits (server/graphql/limits.ts)
  * checked before anything runs. A request graphql-http refuses without a GraphQL answer (405, 406, 415) gets our
- * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on.
+ * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on. graphql-http refuses subscriptions:
+ * its `onSubscribe` hook answers them, after the same validation (docs/graphql.md, "Subscriptions").
  */
-import { GraphQLError, parse } from 'graphql';
-import { createHandler, type Request } from 'graphql-http';
+import { execute, getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
+import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
 import type { Context } from 'koa';
 import { optionByName } from '../../grammar/catalogue/index.js';
 import { graphQlContext, type GraphQlContext } from '../graphql/context.js';
+import { executeCompiled } from '../graphql/compiled.js';
+import { limitsFor, preparedDocuments, type PreparedDocuments } from '../graphql/documents.js';
 import { limitRules } from '../graphql/limits.js';
 import { graphQlSchema } from '../graphql/schema.js';
 import type { Runtime } from '../pipeline/state.js';
@@ -35,15 +38,33 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
   const pageSize =
     api.settings.defaults.paginationItemsPerPage ?? (optionByName('paginationItemsPerPage')!.default as number);
   // A query of the most costly fields allowed, with arguments, fits: a longer token stream is refused by the parser.
-  const maxTokens = Math.max(10_000, 20 * settings.maxQueryComplexity);
+  const documents = preparedDocuments(Math.max(10_000, 20 * settings.maxQueryComplexity));
+  const schema = graphQlSchema(api);
+  const limits = (request: { variables?: Readonly<Record<string, unknown>> | null; operationName?: string | null }) =>
+    limitsFor(limitRules(settings, pageSize, request), request);
   const handle = createHandler<Context, Context, GraphQlContext & Record<PropertyKey, unknown>>({
-    schema: graphQlSchema(api),
-    parse: (source, options) => parse(source, { ...options, maxTokens }),
-    validationRules: (_req, args, specified) => [
-      ...specified,
-      ...limitRules(settings, pageSize, { variables: args.variableValues, operationName: args.operationName }),
-    ],
+    schema,
+    parse: documents.parse,
+    execute: executeCompiled,
+    validate: documents.validate,
+    // graphql-js's specified rules run in `documents.validate`, once per document.
+    validationRules: (_req, args) => limits({ variables: args.variableValues, operationName: args.operationName }),
     context: (req) => requestContext(runtime, req.context) as GraphQlContext & Record<PropertyKey, unknown>,
+    // A subscription runs here, checked as a query is (server/graphql/subscriptions.ts); anything else goes on.
+    onSubscribe: async (req, params) => {
+      const document = subscriptionDocument(documents, params);
+      if (!document) return undefined;
+      if (req.method === 'GET') return SUBSCRIPTION_OVER_GET;
+      const invalid = documents.validate(schema, document, limits(params));
+      if (invalid.length) return [...invalid];
+      return execute({
+        schema,
+        document,
+        variableValues: params.variables,
+        operationName: params.operationName,
+        contextValue: requestContext(runtime, req.context),
+      });
+    },
     formatError: errorFormatter(runtime),
   });
   const graphiqlPage = settings.graphiql ? registerGraphiql(router, api.title) : undefined;
@@ -79,6 +100,27 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
     ctx.status = init.status;
     if (init.headers) ctx.set(init.headers);
   });
+}
+
+/** A subscription sent by GET answers as a mutation does: 405, `Allow: POST`. */
+const SUBSCRIPTION_OVER_GET: Response = [
+  JSON.stringify({ errors: [{ message: 'Cannot perform subscriptions over GET' }] }),
+  { status: 405, statusText: 'Method Not Allowed', headers: { allow: 'POST' } },
+];
+
+/**
+ * The request's document when the operation it runs is a subscription; anything else is left to graphql-http (a
+ * text that does not name one is not parsed here, nor is one that does not parse: graphql-http answers that).
+ */
+function subscriptionDocument(documents: PreparedDocuments, params: RequestParams): DocumentNode | undefined {
+  if (!params.query.includes('subscription')) return undefined;
+  let document: DocumentNode;
+  try {
+    document = documents.parse(params.query);
+  } catch {
+    return undefined;
+  }
+  return getOperationAST(document, params.operationName)?.operation === 'subscription' ? document : undefined;
 }
 
 function requestContext(runtime: Runtime, ctx: Context): GraphQlContext {

@@ -107,6 +107,8 @@ async function operation(
     processor: await codeOf(options.processor, baseDir, `processor of ${fieldName}`),
   };
   const resolver = await codeOf(written.resolver, baseDir, `resolver of ${fieldName}`);
+  const faceOf = resolver ? undefined : resource.operations.find((o) => o.kind === restKind && !o.hidden);
+  if (faceOf) pipeline.faceOf = faceOf;
   // A custom query's resolver provides the data; a custom mutation's changes the item, which is then stored.
   if (resolver && (kind === 'Query' || kind === 'QueryCollection')) pipeline.provider = resolver;
   if (resolver && kind === 'Mutation') pipeline.processor = mutationProcessor(resolver);

@@ -19,6 +19,8 @@ export interface RateLimitPolicy {
 }
 
 export const rateLimitOf = perOperation((op: OperationMetadata, settings: Settings): RateLimitPolicy | undefined => {
+  // Another face of a REST operation (GraphQL) counts under that operation's policy: one count for both.
+  if (op.faceOf) return rateLimitOf(op.faceOf, settings);
   const own = optionValue(op, 'rateLimit');
   if (own === false) return undefined;
   const defaults = settings.rateLimit;

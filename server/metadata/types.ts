@@ -185,6 +185,11 @@ export interface OperationMetadata {
   provider?: CodeFunction;
   processor?: CodeFunction;
   controller?: CodeFunction | 'NotFoundAction';
+  /**
+   * The REST operation this one is another face of (a GraphQL operation without a resolver, and a REST operation
+   * of its resource of the same kind): they share that operation's rate limit and count.
+   */
+  faceOf?: OperationMetadata;
 }
 
 export interface ResourceMetadata {

@@ -31,6 +31,8 @@ export interface CustomContext {
   user: SecurityUser | null;
   /** A GraphQL operation's arguments (none for REST). */
   args?: Record<string, unknown>;
+  /** Items of the operation's resource whose properties equal `equal` (every item for `{}`), at most `limit`. */
+  find(equal?: Record<string, unknown>, limit?: number): Promise<Item[]>;
   persist(data: Item): Promise<Item>;
   remove(data: Item): Promise<void>;
 }
@@ -56,6 +58,11 @@ export function customContext(state: OperationState): CustomContext {
     previousData: state.previousData,
     user: state.principal.user,
     ...(state.args ? { args: state.args } : {}),
+    find: (equal = {}, limit) =>
+      state.storeCollection.find({
+        where: Object.entries(equal).map(([field, value]) => ({ op: 'eq', field, value })),
+        ...(limit !== undefined ? { limit } : {}),
+      }),
     persist: (data) => persistItem(state, storedForm(state.operation.resource, data)),
     remove: (data) => removeItem(state, data),
   };

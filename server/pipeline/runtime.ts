@@ -11,7 +11,7 @@ import type { Collection, Store } from '../store/types.js';
 import { deleteTransaction } from './relations/referential-actions.js';
 import { storageSpec } from './representation/rendering.js';
 import { processStore } from './rate-limit-stores.js';
-import type { RateLimitStore, Runtime, Transaction } from './state.js';
+import { ChangeFeed, type RateLimitStore, type Runtime, type Transaction } from './state.js';
 import { storePersistence } from './writes/persist.js';
 
 /**
@@ -60,6 +60,7 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
     logger: options.logger,
     debug: options.debug ?? false,
     rateLimits: options.rateLimits ?? processStore(),
+    published: new ChangeFeed(),
   };
   // The bus's message handlers persist through the same collections and publisher.
   return { ...base, bus: new MessageBus(api, store, storePersistence(base), options.logger) };

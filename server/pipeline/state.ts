@@ -34,6 +34,32 @@ export interface Runtime {
   readonly debug: boolean;
   /** Where the counts of the operations' rate limits live (rate-limit-stores.ts). */
   readonly rateLimits: RateLimitStore;
+  /** Who hears the changes published to the hub, besides it (GraphQL subscriptions); none: no one. */
+  readonly published?: ChangeFeed;
+}
+
+/** A committed change as it was published (writes/mercure-updates.ts): the item's resource and IRI (a path). */
+export interface PublishedChange {
+  resource: ResourceMetadata;
+  iri: string;
+  kind: Change['kind'];
+  /** `scheme://host[:port]` of the request that made it, when a request did. */
+  origin?: string;
+}
+
+/** The published changes of one runtime, told to whoever listens (in this process only). */
+export class ChangeFeed {
+  private readonly listeners = new Set<(change: PublishedChange) => void>();
+
+  /** Calls `listener` for every change published from now on, until the returned function is called. */
+  listen(listener: (change: PublishedChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  tell(change: PublishedChange): void {
+    for (const l of this.listeners) l(change);
+  }
 }
 
 /** Where rate-limit counts live (rate-limit-stores.ts): in the process, the primary of workers, Redis. */

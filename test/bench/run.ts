@@ -3,8 +3,8 @@
  * with the Chevrotain lexer alone as the baseline measured in the same run; then the pagination
  * and throughput benchmarks of pagination.ts, the cost of security (security.ts), then the language
  * server's latency (lsp.ts), the HTTP cache and the workers (cache.ts), then bulk writes against single POSTs
- * (bulk.ts), then the cost of a rate limit (rate-limit.ts). `npm run bench -- throughput` (or front-end, large,
- * security, cache, lsp, bulk, rate-limit, several allowed)
+ * (bulk.ts), then the cost of a rate limit (rate-limit.ts), then GraphQL against REST (graphql.ts). `npm run bench --
+ * throughput` (or front-end, large, security, cache, lsp, bulk, rate-limit, graphql, several allowed)
  * runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
@@ -14,12 +14,23 @@ import { apiLexer } from '../../grammar/lexer.js';
 import { runBulkBench } from './bulk.js';
 import { generateApi } from './generate.js';
 import { runCacheBench } from './cache.js';
+import { runGraphQlBench } from './graphql.js';
 import { runLspBench } from './lsp.js';
 import { runPaginationBench, type PaginationPart } from './pagination.js';
 import { runRateLimitBench } from './rate-limit.js';
 import { runSecurityBench } from './security.js';
 
-const PARTS = ['front-end', 'large', 'throughput', 'security', 'cache', 'lsp', 'bulk', 'rate-limit'] as const;
+const PARTS = [
+  'front-end',
+  'large',
+  'throughput',
+  'security',
+  'cache',
+  'lsp',
+  'bulk',
+  'rate-limit',
+  'graphql',
+] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(PARTS as readonly string[]).includes(a));
 if (unknown.length) throw new Error(`unknown benchmark part ${unknown.join(', ')}: choose among ${PARTS.join(', ')}`);
@@ -47,6 +58,7 @@ if (parts.has('cache')) await runCacheBench();
 if (parts.has('lsp')) await runLspBench();
 if (parts.has('bulk')) await runBulkBench();
 if (parts.has('rate-limit')) await runRateLimitBench();
+if (parts.has('graphql')) await runGraphQlBench();
 
 function runFrontEndBench(): void {
   const text = generateApi(10_000);

@@ -31,6 +31,21 @@ describe('CLI: serve output', function () {
     }
   });
 
+  it('prints where GraphQL and GraphiQL answer when GraphQL is on, and nothing of it when off', async () => {
+    const on = await startServer(fromRoot('examples/library-graphql.api'), ['--memory']);
+    try {
+      expect(on.output()).to.include(`GraphQL: ${on.url}/graphql (GraphiQL: ${on.url}/graphql/graphiql)`);
+    } finally {
+      await on.stop();
+    }
+    const off = await startServer(bookstore(), ['--memory']);
+    try {
+      expect(off.output()).to.not.include('GraphQL');
+    } finally {
+      await off.stop();
+    }
+  });
+
   it('names the in-memory store', async () => {
     const server = await startServer(bookstore(), ['--memory']);
     try {

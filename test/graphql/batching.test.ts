@@ -1,7 +1,7 @@
 /**
  * No N+1 (server/graphql/context.ts, prefetch.ts): the related items of a page are read from the store in a number
  * of queries bounded by the relation fields and levels asked for, whatever the page size. The runtime runs in the
- * process with every store collection counting its reads, and the schema is executed as the transport executes it.
+ * process with every store collection counting its reads, and each query runs compiled as the transport runs it.
  * A guarded related resource (its Query has `security`) still runs its pipeline for each related item (each one is
  * denied or shown on its own), its reads batched all the same. On the MongoDB store with APIDSL_TEST_STORE=mongodb.
  */
@@ -9,12 +9,13 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execute, parse } from 'graphql';
+import { parse } from 'graphql';
 import { pino } from 'pino';
 import type { ApiMetadata, ResourceMetadata } from '../../server/metadata/types.js';
 import { executeOperation } from '../../server/pipeline/execute.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import type { Runtime } from '../../server/pipeline/state.js';
+import { executeCompiled } from '../../server/graphql/compiled.js';
 import { graphQlContext } from '../../server/graphql/context.js';
 import { graphQlSchema } from '../../server/graphql/schema.js';
 import { ANONYMOUS, type Principal } from '../../server/security/access.js';
@@ -110,7 +111,7 @@ describe('GraphQL: no N+1, store reads bounded by the relations asked for, not t
   /** Runs a query as `principal`, counting the store reads it makes. */
   const run = async (query: string, principal: Principal = ANONYMOUS) => {
     reads = {};
-    const result = await execute({
+    const result = await executeCompiled({
       schema: graphQlSchema(api),
       document: parse(query),
       contextValue: graphQlContext({

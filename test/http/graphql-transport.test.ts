@@ -273,6 +273,19 @@ describe('GraphQL on an API with rate limits', () => {
     expect(errorsOf(refused)[0]!.status).to.equal(429);
     expect(errorsOf(refused)[0]!.message).to.match(/^The rate limit of 2 requests per hour is reached/);
   });
+
+  it('shares one count between a GraphQL operation and its REST twin (two faces of one operation)', async () => {
+    // The count of the collection is spent by the test above (same client address): REST is refused too.
+    const rest = await fetch(`${server.url}/notes`);
+    expect(rest.status).to.equal(429);
+    // The item Get has its own count: one REST read and one GraphQL read spend it, the next is refused.
+    expect((await fetch(`${server.url}/notes/1`)).status).to.equal(404);
+    expect((await postQuery(server.url, { query: '{ note(id: "/notes/1") { id } }' })).json).to.deep.equal({
+      data: { note: null },
+    });
+    const refused = await postQuery(server.url, { query: '{ note(id: "/notes/1") { id } }' });
+    expect(errorsOf(refused)[0]!.status).to.equal(429);
+  });
 });
 
 describe('GraphQL with introspection and GraphiQL off', () => {

@@ -20,6 +20,13 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
       if (path === 'cors.allow_origin') checkPatterns(ctx, e.value, path, '^');
       if (path === 'trusted_hosts') checkPatterns(ctx, e.value, path);
       if (path === 'cluster.redis') checkRedisUrl(ctx, e.value);
+      // Another separator than the default would rename no argument: say so rather than let it look effective.
+      if (path === 'graphql.nesting_separator' && !(e.value?.kind === 'string' && e.value.value === setting.default))
+        ctx.report(
+          'option-ineffective',
+          e.key.range,
+          "graphql.nesting_separator has no effect yet: filters take a resource's own properties, whose GraphQL argument names have no separator",
+        );
     } else if (allowed.includes(e.key.text)) {
       if (e.value?.kind === 'object') checkBlock(ctx, e.value, path);
       else if (e.value)

@@ -107,7 +107,8 @@ async function serializeValues(
   }
   const members: unknown[] = [];
   if (page.stream) for await (const item of page.stream) members.push(isItem(item) ? normalize(item) : item);
-  else if (page.rendered) for (const text of page.items as string[]) members.push(JSON.parse(text));
+  // One parse of the page's texts costs less than one per text.
+  else if (page.rendered) members.push(...(JSON.parse(`[${(page.items as string[]).join(',')}]`) as unknown[]));
   else for (const item of page.items) members.push(isItem(item) ? normalize(item) : item);
   state.body = { members, page };
 }

@@ -21,7 +21,7 @@ export const publishingOperation = (api: ApiMetadata, resource: ResourceMetadata
 
 /** Publishes one committed change when `op` (the operation that made it) has Mercure on. */
 export function publishChange(
-  runtime: Pick<Runtime, 'api' | 'publisher'>,
+  runtime: Pick<Runtime, 'api' | 'publisher' | 'published'>,
   op: OperationMetadata,
   change: Change,
   origin: string | undefined,
@@ -39,6 +39,7 @@ export function publishChange(
     const data =
       change.kind === 'removed' ? JSON.stringify({ '@id': iri }) : documentAsGet(api, resource, change.item, origin);
     publisher.publish(changeUpdate(options, iri, origin, data));
+    runtime.published?.tell({ resource, iri, kind: change.kind, ...(origin ? { origin } : {}) });
   } catch (e) {
     logger?.error({ err: e }, 'mercure: update not built');
   }

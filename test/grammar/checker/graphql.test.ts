@@ -187,3 +187,13 @@ describe('checker: GraphQL operations', () => {
     expect(d).to.include({ code: 'unknown-option', at: 'graphql' });
   });
 });
+
+describe('checker: graphql.nesting_separator', () => {
+  it('warns that another separator than the default has no effect yet, and accepts the default as written', () => {
+    const config = (separator: string) =>
+      `config { graphql { enabled: true, nesting_separator: "${separator}" } }\n` +
+      'resource Book { properties { id: int { identifier: true } } }\n';
+    expect(codes(config('_'))).to.deep.equal([]);
+    expect(codes(config('__'))).to.deep.equal([['option-ineffective', 'nesting_separator']]);
+  });
+});
