@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import { optionValue, writtenOption } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
-import { lastPage } from '../pipeline/pages/pagination.js';
+import { lastPage, pageRequest } from '../pipeline/pages/pagination.js';
 import type { Page, PageWindow } from '../pipeline/state.js';
 import { argumentError } from './run.js';
 
@@ -176,6 +176,30 @@ export function pageParameters(args: Record<string, unknown>, settings: Settings
   if (args.itemsPerPage !== undefined && args.itemsPerPage !== null)
     out.push([settings.itemsPerPageParameter, String(args.itemsPerPage)]);
   return out;
+}
+
+/**
+ * A whole collection held in memory (a to-many relation's IRIs, a custom resolver's plain array), paged by a
+ * connection's arguments as `op` pages its collection: its page size, maximum and client page size.
+ */
+export function pageInMemory<T>(
+  op: OperationMetadata,
+  settings: Settings,
+  args: Record<string, unknown>,
+  all: T[],
+): { members: T[]; page: Page } {
+  const pagination = paginationOf(op, settings);
+  const window = pagination === 'cursor' ? cursorWindow(args) : undefined;
+  const request =
+    pagination === 'none'
+      ? { enabled: false, partial: false, page: 1, itemsPerPage: all.length }
+      : pageRequest(op, settings, Object.fromEntries(pageParameters(args, settings)), window);
+  const limit = request.itemsPerPage;
+  let offset = 0;
+  if (window?.fromEnd) offset = Math.max(0, all.length - limit);
+  else if (pagination !== 'none') offset = request.offset ?? (request.page - 1) * limit;
+  const members = all.slice(offset, offset + limit);
+  return { members, page: { items: members, total: all.length, request: { ...request, partial: false, offset } } };
 }
 
 /** A collection's values in its GraphQL shape. */

@@ -9,7 +9,7 @@ import { routeIdentifier } from '../protocol/identifier.js';
 import { plainItemValue } from '../pipeline/execute.js';
 import type { GraphQlOperationMetadata } from '../metadata/types.js';
 import type { GraphQlContext } from './context.js';
-import { connectionValue, cursorWindow, paginationOf } from './collections.js';
+import { connectionValue, pageInMemory, paginationOf } from './collections.js';
 import { runOrNull } from './run.js';
 
 /** The item an IRI names, as `query` shows it to this user; null when there is none. */
@@ -32,7 +32,10 @@ export async function relationItem(
   return item && plain(api, item, ctx.origin);
 }
 
-/** The related items of a to-many relation, paged as the related resource's `collection` query pages, each read by its item `query`. */
+/**
+ * The related items of a to-many relation, paged as the related resource's `collection` query pages (its page size,
+ * maximum and client page size), each read by its item `query`.
+ */
 export async function relationConnection(
   ctx: GraphQlContext,
   collection: GraphQlOperationMetadata,
@@ -41,30 +44,9 @@ export async function relationConnection(
   args: Record<string, unknown>,
 ): Promise<unknown> {
   const all = Array.isArray(iris) ? iris : [];
+  const op = collection.operation;
   const settings = ctx.runtime.api.settings;
-  const pagination = paginationOf(collection.operation, settings);
-  const size = Number(settings.defaults.paginationItemsPerPage ?? 30);
-  let offset = 0;
-  let limit = all.length;
-  if (pagination === 'cursor') {
-    const window = cursorWindow(args);
-    limit = window.limit ?? size;
-    offset = window.fromEnd ? Math.max(0, all.length - limit) : (window.offset ?? 0);
-  } else if (pagination === 'page') {
-    limit = Number(args.itemsPerPage ?? size);
-    offset = (Math.max(1, Number(args.page ?? 1)) - 1) * limit;
-  }
-  const slice = all.slice(offset, offset + limit);
+  const { members: slice, page } = pageInMemory(op, settings, args, all);
   const members = (await Promise.all(slice.map((iri) => relationItem(ctx, query, iri)))).filter((m) => m !== null);
-  return connectionValue(pagination, members, {
-    items: members,
-    total: all.length,
-    request: {
-      enabled: true,
-      partial: false,
-      page: limit > 0 ? Math.floor(offset / limit) + 1 : 1,
-      itemsPerPage: limit,
-      offset,
-    },
-  });
+  return connectionValue(paginationOf(op, settings), members, { ...page, items: members });
 }

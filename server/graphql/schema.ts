@@ -18,6 +18,7 @@ import { graphQlArgumentType } from './argument-types.js';
 import {
   connectionValue,
   cursorWindow,
+  pageInMemory,
   pageParameters,
   paginationArgs,
   paginationOf,
@@ -144,13 +145,18 @@ function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Fie
         ...(window ? { window } : {}),
         args,
       })) as { members: unknown[]; page?: Parameters<typeof connectionValue>[2] };
-      if (!toOne.length) return connectionValue(pagination, result.members, result.page);
+      // A custom resolver's plain array is the whole collection: paged here, as the arguments ask.
+      const { members, page } =
+        result.page?.request.enabled === false && pagination !== 'none'
+          ? pageInMemory(op, settings, args, result.members)
+          : result;
+      if (!toOne.length) return connectionValue(pagination, members, page);
       const selected = selectedAt(info, MEMBERS_AT[pagination]);
-      await readAhead(ctx, result.members, toOne, selected, (name) => {
+      await readAhead(ctx, members, toOne, selected, (name) => {
         const target = types.api.resource(name);
         return target?.graphQlOperations.length ? types.itemQuery(target).operation : undefined;
       });
-      return connectionValue(pagination, result.members, result.page);
+      return connectionValue(pagination, members, page);
     },
   };
 }
