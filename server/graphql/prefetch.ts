@@ -7,6 +7,7 @@
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import { plainItemValue } from '../pipeline/execute.js';
+import { servesStoredItems } from '../pipeline/representation/rendering.js';
 import { routeIdentifier } from '../protocol/identifier.js';
 import { iriResolver } from '../protocol/iri.js';
 import type { Item } from '../store/types.js';
@@ -56,17 +57,9 @@ export async function readAhead(
       const value = identifierOf(api, op.resource, iri);
       if (value !== undefined) ids.set(iri, value);
     }
-    const found = ids.size
-      ? await ctx.runtime
-          .collectionOf(op.resource)
-          .find({ where: [{ op: 'in', field: id.name, values: [...new Set(ids.values())] }] })
-      : [];
-    const byId = new Map(found.map((item: Item) => [String(item[id.name]), item]));
+    const byId = ids.size ? await relatedValues(ctx, op, id, [...new Set(ids.values())], plain) : new Map();
     const values = new Map<string, unknown>();
-    for (const [iri, value] of ids) {
-      const item = byId.get(String(value));
-      values.set(iri, item ? plain(api, item, ctx.origin) : null);
-    }
+    for (const [iri, value] of ids) values.set(iri, byId.get(String(value)) ?? null);
     for (const member of members as Value[]) {
       const iri = member[p.name];
       if (typeof iri !== 'string') continue;
@@ -74,6 +67,30 @@ export async function readAhead(
       related[p.name] = values.get(iri) ?? null;
     }
   }
+}
+
+/**
+ * The values of the items with these identifiers, by identifier, in one store query: the items' stored texts
+ * where they are the values the operation shows (rendering.ts, `servesStoredItems`), else the items made into
+ * values.
+ */
+async function relatedValues(
+  ctx: GraphQlContext,
+  op: OperationMetadata,
+  id: PropertyMetadata,
+  ids: (number | string)[],
+  plain: NonNullable<ReturnType<typeof plainItemValue>>,
+): Promise<Map<string, unknown>> {
+  const api = ctx.runtime.api;
+  const collection = ctx.runtime.collectionOf(op.resource);
+  const query = { where: [{ op: 'in' as const, field: id.name, values: ids }] };
+  const texts = servesStoredItems(op, api) ? await collection.findRendered?.(query) : undefined;
+  if (texts) {
+    const values = JSON.parse(`[${texts.join(',')}]`) as Value[];
+    return new Map(values.map((value) => [String(value[id.name]), value]));
+  }
+  const found = await collection.find(query);
+  return new Map(found.map((item: Item) => [String(item[id.name]), plain(api, item, ctx.origin)]));
 }
 
 function identifierOf(api: ApiMetadata, resource: ResourceMetadata, iri: string): number | string | undefined {

@@ -73,6 +73,24 @@ export const servesStoredMembers = perOperation(
     showsPathsOnly(op, api),
 );
 
+/**
+ * Whether an item operation shows an item as its stored text holds it (GraphQL reads related items so,
+ * graphql/prefetch.ts): the conditions of `servesStoredMembers` for one item, the identifier shown (the texts are
+ * matched to their items by it).
+ */
+export const servesStoredItems = perOperation(
+  (op, api: ApiMetadata): boolean =>
+    !op.isCollection &&
+    !op.provider &&
+    iriOperation(op)?.path === itemOperation(op.resource)?.path &&
+    op.shortName === op.resource.shortName &&
+    !restrictsOutput(op, api.settings) &&
+    op.resource.identifier?.writeOnly === false &&
+    !op.resource.properties.some((p) => p.security) &&
+    !securityReadsObject(op, api.settings) &&
+    showsPathsOnly(op, api),
+);
+
 /** Whether this request's page is read as stored member texts: the operation serves them, in JSON-LD or JSON. */
 export const readsStoredMembers = (op: OperationMetadata, api: ApiMetadata, output: string): boolean =>
   output !== JSONAPI_FORMAT && servesStoredMembers(op, api);
