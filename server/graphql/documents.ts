@@ -21,6 +21,14 @@ import { LRUCache } from 'lru-cache';
 /** How many query texts are kept; a text longer than TEXT_LIMIT is parsed every time. */
 const DOCUMENTS = 1_000;
 const TEXT_LIMIT = 20_000;
+/**
+ * The deepest nesting of braces, brackets and parentheses a text may have. The parser recurses once per level and
+ * a few thousand levels overflow its stack, how many depending on how V8 compiled it at that moment: a bound far
+ * below that, far above any real query (`max_query_depth` is 20 by default), refuses such texts the same way every
+ * time.
+ */
+const MAX_NESTING = 500;
+
 /** How many (operation, variables) results of the limits are kept per document. */
 const REQUESTS_PER_DOCUMENT = 50;
 
@@ -53,6 +61,8 @@ export function preparedDocuments(maxTokens: number): PreparedDocuments {
       const keep = text.length <= TEXT_LIMIT && options === undefined;
       let document = keep ? documents.get(text) : undefined;
       if (!document) {
+        // A RangeError, as the parser's own overflow: the transport answers both "nested too deeply" (400).
+        if (nesting(text) > MAX_NESTING) throw new RangeError(`The query is nested deeper than ${MAX_NESTING} levels.`);
         document = parse(source, { ...options, maxTokens });
         if (keep) documents.set(text, document);
       }
@@ -71,4 +81,26 @@ export function preparedDocuments(maxTokens: number): PreparedDocuments {
       return errors;
     },
   };
+}
+
+/** The deepest nesting of `{`, `[` and `(` in a query text, strings and comments left out. */
+function nesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '#') {
+      while (i < text.length && text[i] !== '\n' && text[i] !== '\r') i++;
+    } else if (c === '"') {
+      if (text.startsWith('"""', i)) {
+        const end = text.indexOf('"""', i + 3);
+        i = end < 0 ? text.length : end + 2;
+      } else {
+        for (i++; i < text.length && text[i] !== '"' && text[i] !== '\n'; i++) if (text[i] === '\\') i++;
+      }
+    } else if (c === '{' || c === '[' || c === '(') {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === '}' || c === ']' || c === ')') depth--;
+  }
+  return deepest;
 }
