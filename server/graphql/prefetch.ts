@@ -5,10 +5,9 @@
  * item. Other relations are read by the batched runtime as the fields resolve (relations.ts).
  */
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { OperationMetadata, PropertyMetadata } from '../metadata/types.js';
 import { plainItemValue } from '../pipeline/execute.js';
 import { servesStoredItems } from '../pipeline/representation/rendering.js';
-import { routeIdentifier } from '../protocol/identifier.js';
 import { iriResolver } from '../protocol/iri.js';
 import type { Item } from '../store/types.js';
 import type { GraphQlContext } from './context.js';
@@ -54,7 +53,7 @@ export async function readAhead(
     for (const member of members as Value[]) {
       const iri = member[p.name];
       if (typeof iri !== 'string' || ids.has(iri)) continue;
-      const value = identifierOf(api, op.resource, iri);
+      const value = iriResolver(api).identifierOf(op.resource, iri);
       if (value !== undefined) ids.set(iri, value);
     }
     const byId = ids.size ? await relatedValues(ctx, op, id, [...new Set(ids.values())], plain) : new Map();
@@ -91,10 +90,4 @@ async function relatedValues(
   }
   const found = await collection.find(query);
   return new Map(found.map((item: Item) => [String(item[id.name]), plain(api, item, ctx.origin)]));
-}
-
-function identifierOf(api: ApiMetadata, resource: ResourceMetadata, iri: string): number | string | undefined {
-  const match = iriResolver(api).match(iri);
-  if (!match || match.resource !== resource) return undefined;
-  return routeIdentifier(resource, match.variables[resource.identifier!.name] ?? '');
 }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { GENID_PATH } from '../metadata/load.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
+import { routeIdentifier } from './identifier.js';
 
 const itemOperations = new WeakMap<ResourceMetadata, OperationMetadata | null>();
 
@@ -159,6 +160,14 @@ export class IriResolver {
   /** The same resolver reading relative references against the request path `base` (REL_PATH). */
   at(base: string): IriResolver {
     return new IriResolver(this.routes, base);
+  }
+
+  /** The identifier of the item of `resource` an IRI names (as a route reads it); undefined when it names none. */
+  identifierOf(resource: ResourceMetadata, iri: string): number | string | undefined {
+    const match = this.match(iri);
+    const id = resource.identifier;
+    if (!match || match.resource !== resource || !id) return undefined;
+    return routeIdentifier(resource, match.variables[id.name] ?? '');
   }
 
   resourceOf(iri: string): string | undefined {

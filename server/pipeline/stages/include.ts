@@ -7,7 +7,6 @@
  * this stage does not run, so it fails closed.
  */
 import { badRequest } from '../../protocol/errors.js';
-import { routeIdentifier } from '../../protocol/identifier.js';
 import { iriResolver, itemOperation } from '../../protocol/iri.js';
 import { isGuarded } from '../guards.js';
 import { isItem, type IncludedItem, type OperationState } from '../state.js';
@@ -66,9 +65,6 @@ export async function loadIncluded(state: OperationState): Promise<void> {
 }
 
 async function readByIri(state: OperationState, target: ResourceMetadata, iri: string): Promise<Item | null> {
-  const match = iriResolver(state.api).match(iri);
-  const id = target.identifier;
-  if (!match || match.resource !== target || !id) return null;
-  const value = routeIdentifier(target, match.variables[id.name] ?? '');
+  const value = iriResolver(state.api).identifierOf(target, iri);
   return value === undefined ? null : state.runtime.collectionOf(target).get(value);
 }

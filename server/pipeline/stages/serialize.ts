@@ -40,9 +40,10 @@ export function serialize(state: OperationState): void | Promise<void> {
   const hidden = state.hiddenProperties;
   if (state.output.name === JSONAPI_FORMAT) return serializeJsonApi(state, shown, iriOf, style, relation);
   if (op.isCollection && !state.page && state.data != null) state.page = asPage(state.data, state);
-  const normalize = (item: Item) =>
-    normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName);
-  if (state.values) return serializeValues(state, normalize);
+  if (state.values)
+    return serializeValues(state, (item) =>
+      normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName),
+    );
   if (op.isCollection && state.page) {
     if (state.page.stream) {
       state.body = streamedCollection(state, state.page.stream, (item) =>
