@@ -6,7 +6,7 @@
  * properties whose own `groups` share one of them (`*` keeps all); a context without `groups` keeps all.
  */
 import { optionValue, perOperation } from './options.js';
-import type { OperationMetadata, PropertyMetadata } from './types.js';
+import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from './types.js';
 
 /** The `groups` of a serializer context (`{ groups: ["read"] }` or `{ groups: "read" }`), undefined when unset. */
 export function contextGroups(context: unknown): string[] | undefined {
@@ -16,20 +16,46 @@ export function contextGroups(context: unknown): string[] | undefined {
   return Array.isArray(groups) ? groups.map(String) : undefined;
 }
 
-function inGroups(property: PropertyMetadata, groups: string[] | undefined): boolean {
+function inGroups(property: PropertyMetadata, groups: readonly string[] | undefined): boolean {
   if (groups === undefined || groups.includes('*')) return true;
   return (property.groups ?? []).some((g) => groups.includes(g));
 }
 
+/** The `groups` of an operation's normalizationContext (output), undefined when it names none. */
+export const normalizationGroups = perOperation((op: OperationMetadata, _: void): string[] | undefined =>
+  contextGroups(optionValue(op, 'normalizationContext')),
+);
+
+/** The `groups` of an operation's denormalizationContext (input), undefined when it names none. */
+export const denormalizationGroups = perOperation((op: OperationMetadata, _: void): string[] | undefined =>
+  contextGroups(optionValue(op, 'denormalizationContext')),
+);
+
+/**
+ * The properties of a relation's target that a context with these groups embeds, API Platform's readableLink
+ * (output) and writableLink (input): only when the context names groups and one of them is the group of some
+ * property of the target (`*` is not such a group); undefined otherwise, and the relation is an IRI.
+ * Output keeps the target's non-write-only properties in the groups, input its non-read-only ones.
+ */
+export function embeddedProperties(
+  target: ResourceMetadata,
+  groups: readonly string[] | undefined,
+  direction: 'output' | 'input',
+): readonly PropertyMetadata[] | undefined {
+  if (groups === undefined || !target.properties.some((p) => p.groups?.some((g) => groups.includes(g))))
+    return undefined;
+  return target.properties.filter((p) => (direction === 'output' ? !p.writeOnly : !p.readOnly) && inGroups(p, groups));
+}
+
 /** The properties an operation's responses hold (write-only ones never). */
 export const shownProperties = perOperation((op: OperationMetadata): readonly PropertyMetadata[] => {
-  const groups = contextGroups(optionValue(op, 'normalizationContext'));
+  const groups = normalizationGroups(op);
   return op.resource.properties.filter((p) => !p.writeOnly && inGroups(p, groups));
 });
 
 /** The properties an operation's request bodies may set (read-only ones never); the others are ignored. */
 export const acceptedProperties = perOperation((op: OperationMetadata): readonly PropertyMetadata[] => {
-  const groups = contextGroups(optionValue(op, 'denormalizationContext'));
+  const groups = denormalizationGroups(op);
   return op.resource.properties.filter((p) => !p.readOnly && inGroups(p, groups));
 });
 
