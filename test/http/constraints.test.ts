@@ -195,6 +195,12 @@ describe('HTTP validation constraints: formats, list sizes, uniqueness, exclusiv
       groupedSchema.size.exclusiveMinimum,
     ]).to.deep.equal(['email', true, 10]);
     const example = doc.paths['/contacts'].post.requestBody.content['application/ld+json'].example;
+    expect([example.email, example.dozen, example.depth, example.pair]).to.deep.equal([
+      'user@example.com',
+      12,
+      -6,
+      [1, 1],
+    ]);
     const r = await request(server.url, 'POST', '/contacts', { body: example });
     expect(r.status, r.text).to.equal(201);
   });
