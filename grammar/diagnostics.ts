@@ -124,6 +124,10 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     doc: 'A route placeholder that is neither the identifier, nor a property, nor the parameterName of a link.',
   },
+  'use-format-email': {
+    severity: 'hint',
+    doc: 'A `pattern` that checks an e-mail address: `format: "email"` does it as Symfony\'s Email constraint (quick fix).',
+  },
   'no-effect': {
     severity: 'hint',
     doc: 'An option accepted for compatibility with API Platform that has no effect in apidsl.',

@@ -2,7 +2,7 @@
  * Quick fixes for the checker's diagnostics, shared by the language server's code actions and
  * `apidsl check --fix`: "did you mean …" from a diagnostic's suggestion (misspelt names, a
  * type written as another language names it, a default outside its enum, single quotes, an enum list), the missing range/order filter of cursor
- * pagination, a missing colon or comma, and enabling PATCH in config.
+ * pagination, a missing colon or comma, enabling PATCH in config, and `format: "email"` for an e-mail pattern.
  */
 import type * as A from './ast.js';
 import { enumScalarOf } from './ast.js';
@@ -182,6 +182,26 @@ function patchFix(text: string, result: CheckResult): Fix {
   };
 }
 
+// ---- an e-mail pattern ----------------------------------------------------------------
+
+/** `pattern: "…@…"` (or its object form's value) becomes `format: "email"`, keeping a message and groups. */
+function formatEmailFix(model: ApiModel, d: Diagnostic): Fix | undefined {
+  for (const resource of model.resources.values()) {
+    for (const p of resource.properties.values()) {
+      const entry = p.constraints.get('pattern');
+      if (!entry?.value || entry.value.range.end < d.range.end || entry.value.range.start > d.range.start) continue;
+      return {
+        title: 'Use format: "email" instead of the pattern',
+        edits: [
+          { range: entry.key.range, newText: 'format' },
+          { range: d.range, newText: '"email"' },
+        ],
+      };
+    }
+  }
+  return undefined;
+}
+
 /** The fixes for one diagnostic of `result`, computed on `text` (the text that was checked). */
 export function fixesFor(text: string, result: CheckResult, d: Diagnostic): Fix[] {
   const fixes: Fix[] = [];
@@ -211,6 +231,11 @@ export function fixesFor(text: string, result: CheckResult, d: Diagnostic): Fix[
     case 'patch-disabled':
       fixes.push(patchFix(text, result));
       break;
+    case 'use-format-email': {
+      const fix = formatEmailFix(result.model, d);
+      if (fix) fixes.push(fix);
+      break;
+    }
     default:
       break;
   }
@@ -226,6 +251,8 @@ export function automaticFixes(text: string, result: CheckResult): Fix[] {
   const clashes = (r: A.Range): boolean =>
     taken.some((t) => t.edits.some((e) => r.start <= e.range.end && e.range.start <= r.end));
   for (const d of result.all) {
+    // A hint's fix changes what the file means (a pattern becomes a format): the editor offers it, --fix does not.
+    if (d.severity === 'hint') continue;
     const fixes = fixesFor(text, result, d);
     const fix = fixes.find((f) => f.preferred) ?? (fixes.length === 1 ? fixes[0] : undefined);
     if (!fix || fix.edits.some((e) => clashes(e.range))) continue;

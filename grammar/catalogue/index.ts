@@ -3,7 +3,7 @@
  */
 import { FILTER_KINDS } from './filters.js';
 import { OPTIONS } from './options.js';
-import { CONSTRAINTS, PROPERTY_TYPES, RELATION } from './properties.js';
+import { CONSTRAINTS, LIST, PROPERTY_TYPES, RELATION } from './properties.js';
 import { SETTINGS } from './settings.js';
 import { TEXT_FORMATS } from './text-formats.js';
 import type { ConstraintSpec, FilterKindSpec, OptionSpec, PropertyTypeSpec, SettingSpec, ValueType } from './types.js';
@@ -20,7 +20,15 @@ export {
 export { SETTINGS } from './settings.js';
 export { TEXT_FORMATS, graphQlNamedType, intervalSeconds, ipRange } from './text-formats.js';
 export { DEFAULT_GRAPHQL_OPERATIONS, GRAPHQL_KIND_SPECS, GRAPHQL_SCALARS, type GraphQlKindSpec } from './graphql.js';
-export { PROPERTY_TYPES, CONSTRAINTS, ON_DELETE_ACTIONS, RELATION, VALIDATION_FORM } from './properties.js';
+export {
+  PROPERTY_TYPES,
+  CONSTRAINTS,
+  LIST,
+  ON_DELETE_ACTIONS,
+  RELATION,
+  STRING_FORMATS,
+  VALIDATION_FORM,
+} from './properties.js';
 export {
   DATE_OPERATORS,
   FILTER_KINDS,
@@ -62,17 +70,27 @@ export function constraintByName(name: string): ConstraintSpec | undefined {
 
 /**
  * Whether a constraint may be written on a property of `type` (a built-in type name, or a resource name when
- * `relation`); an unknown type accepts every constraint (the type is reported instead).
+ * `relation`), a list of them when `array`; an unknown type accepts every constraint (the type is reported instead).
+ * A list constraint (LIST) applies to every list; the others apply to a list's elements, by their type.
  */
-export function constraintApplies(spec: ConstraintSpec, type: string | undefined, relation: boolean): boolean {
+export function constraintApplies(
+  spec: ConstraintSpec,
+  type: string | undefined,
+  relation: boolean,
+  array = false,
+): boolean {
   if (!spec.appliesTo || type === undefined) return true;
+  if (spec.appliesTo.includes(LIST)) return array;
   return relation ? spec.appliesTo.includes(RELATION) : !propertyType(type) || spec.appliesTo.includes(type);
 }
 
-/** The types a constraint applies to, in words: `int, number` or `relations (Resource, Resource[])`. */
+/** The types a constraint applies to, in words: `int, number`, `relations (Resource, Resource[])` or `lists (T[])`. */
 export function appliesToText(types: readonly string[], quote: (t: string) => string = (t) => t): string {
   return types
-    .map((t) => (t === RELATION ? `relations (${quote('Resource')}, ${quote('Resource[]')})` : quote(t)))
+    .map((t) => {
+      if (t === RELATION) return `relations (${quote('Resource')}, ${quote('Resource[]')})`;
+      return t === LIST ? `lists (${quote('T[]')}, ${quote('Resource[]')})` : quote(t);
+    })
     .join(', ');
 }
 

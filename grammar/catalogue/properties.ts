@@ -1,6 +1,7 @@
 /**
  * Property types and constraints of `properties { name: type { constraint: value } }`.
- * Array types (`T[]`) and relations (a resource name) are recognised by the checker, not listed here.
+ * Array types (`T[]`) and relations (a resource name) are recognised by the checker, not listed here; in
+ * `appliesTo` they are named by LIST and RELATION.
  */
 import type { ConstraintSpec, PropertyTypeSpec } from './types.js';
 
@@ -56,6 +57,29 @@ const TEXT = ['string'];
  * Not a type name of its own: no built-in type is called so, and the checker asks whether the type is a resource.
  */
 export const RELATION = 'Resource';
+/** In `appliesTo`: any list property (`T[]`, `Resource[]`); the constraint is about the list, not its items. */
+export const LIST = 'T[]';
+/**
+ * Values of the `format` constraint: JSON Schema formats, each checked as the Symfony constraint of the same
+ * meaning (Email, Url, Uuid, Ip, Hostname, DateTime) and shown as is in the OpenAPI schema (`url` as `uri`).
+ */
+export const STRING_FORMATS = ['email', 'url', 'uuid', 'ipv4', 'ipv6', 'hostname', 'date-time'] as const;
+/** A validation constraint on numbers whose value is a number. */
+const numberBound = (name: string, doc: string): ConstraintSpec => ({
+  name,
+  validation: true,
+  type: { kind: 'number' },
+  appliesTo: NUMERIC,
+  doc,
+});
+/** A validation constraint on a list itself (its size, its repeats). */
+const listConstraint = (name: string, type: ConstraintSpec['type'], doc: string): ConstraintSpec => ({
+  name,
+  validation: true,
+  type,
+  appliesTo: [LIST],
+  doc,
+});
 /** Referential actions of `onDelete` (Prisma's and Doctrine's), the first the default. */
 export const ON_DELETE_ACTIONS = ['restrict', 'cascade', 'setNull'] as const;
 
@@ -100,6 +124,9 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
     appliesTo: NUMERIC,
     doc: 'Largest allowed value (inclusive).',
   },
+  numberBound('exclusiveMinimum', 'The value must be greater than this (GreaterThan).'),
+  numberBound('exclusiveMaximum', 'The value must be less than this (LessThan).'),
+  numberBound('multipleOf', 'The value must be a multiple of this positive number (DivisibleBy).'),
   {
     name: 'minLength',
     validation: true,
@@ -122,12 +149,25 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
     doc: 'Regular expression (ECMAScript syntax) the value must match.',
   },
   {
+    name: 'format',
+    validation: true,
+    type: { kind: 'enum', values: STRING_FORMATS },
+    appliesTo: TEXT,
+    doc:
+      'The shape of the text, checked as Symfony checks it: `email` (Email, html5 mode: a dot in the domain), ' +
+      '`url` (Url: an absolute http or https URL), `uuid` (Uuid: RFC 4122 hyphenated, versions 1 to 8), `ipv4`, ' +
+      '`ipv6` (Ip), `hostname` (Hostname: with a top-level domain, not a reserved one), `date-time` (DateTime, RFC 3339).',
+  },
+  {
     name: 'enum',
     validation: true,
     type: { kind: 'list', of: { kind: 'any' } },
     appliesTo: ['int', 'number', 'string'],
     doc: 'The allowed values; each must conform to the property type.',
   },
+  listConstraint('minItems', { kind: 'int', min: 0 }, 'Fewest elements the list may hold (Count).'),
+  listConstraint('maxItems', { kind: 'int', min: 0 }, 'Most elements the list may hold (Count).'),
+  listConstraint('uniqueItems', { kind: 'bool' }, '`true`: no element may appear twice in the list (Unique).'),
   {
     name: 'groups',
     type: { kind: 'list', of: { kind: 'string' } },

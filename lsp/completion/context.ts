@@ -68,7 +68,8 @@ export type Scope =
   | ({ kind: 'filter' } & ScopeBase)
   | ({ kind: 'resource' } & ScopeBase)
   | ({ kind: 'properties' } & ScopeBase)
-  | ({ kind: 'constraints'; propertyType: string | undefined } & ScopeBase)
+  /** `propertyArray`: the type is written `T[]`. */
+  | ({ kind: 'constraints'; propertyType: string | undefined; propertyArray: boolean } & ScopeBase)
   | ({ kind: 'operations' } & ScopeBase)
   | ({ kind: 'operation' } & ScopeBase)
   /** Inside `{` of a typed value; `path` is the chain of keys from the option (`*` a map key, `[]` a list item). */
@@ -338,7 +339,12 @@ function child(scope: Scope, opener: Tok[], bracket: '{' | '['): Scope {
       break;
     case 'properties':
       return bracket === '{'
-        ? { kind: 'constraints', propertyType: afterColon(), ...ctx }
+        ? {
+            kind: 'constraints',
+            propertyType: afterColon(),
+            propertyArray: opener.some((t) => t.text === '[]'),
+            ...ctx,
+          }
         : { kind: 'unknown', ...ctx };
     case 'operations':
       return bracket === '{' ? { kind: 'operation', ...ctx, opKind: key } : { kind: 'unknown', ...ctx };

@@ -148,7 +148,7 @@ function graphQlOperationKeys(scope: ScopeOf<'operation'>, env: Env): Item[] {
 function constraintKeys(scope: ScopeOf<'constraints'>, env: Env): Item[] {
   const t = scope.propertyType;
   const applicable = CONSTRAINTS.filter((c) =>
-    constraintApplies(c, t, t !== undefined && resourceNames(env).includes(t)),
+    constraintApplies(c, t, t !== undefined && resourceNames(env).includes(t), scope.propertyArray),
   );
   return fresh(env, applicable).map((c) =>
     keyItem(env, c.name, c.type, CompletionItemKind.Field, constraintMarkdown(c), describeType(c.type)),

@@ -6,6 +6,7 @@
  */
 import * as A from '../../grammar/ast.js';
 import {
+  CONSTRAINTS,
   ON_DELETE_ACTIONS,
   COLLECTION_KINDS,
   FILTER_KINDS,
@@ -37,16 +38,9 @@ import type {
 const INHERITED = new Set<string>(
   OPTIONS.filter((o) => o.group === 'operation' && o.placement.resource).map((o) => o.name),
 );
-const VALIDATION_CONSTRAINTS = [
-  'required',
-  'nullable',
-  'minimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'enum',
-];
+/** The catalogue's validation constraints (written in object form or not); with `nullable`, what makes a property constrained. */
+const VALIDATED = CONSTRAINTS.filter((c) => c.validation).map((c) => c.name);
+const VALIDATION_CONSTRAINTS = [...VALIDATED, 'nullable'];
 
 export const NOT_EXPOSED_DETAIL = 'This route does not aim to be called.';
 export const GENID_DETAIL =
@@ -114,17 +108,7 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     meta.onDelete = ON_DELETE_ACTIONS.find((a) => a === c.onDelete) ?? 'restrict';
   }
   if (validation) meta.validation = validation;
-  for (const key of [
-    'default',
-    'minimum',
-    'maximum',
-    'minLength',
-    'maxLength',
-    'pattern',
-    'enum',
-    'groups',
-    'description',
-  ] as const) {
+  for (const key of ['default', ...VALIDATED.filter((name) => name !== 'required'), 'groups', 'description']) {
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
   }
   return meta;

@@ -124,6 +124,18 @@ export interface ServerLimits {
 
 /** The value constraints (`default`, `minimum` … `enum`) are the store's FieldRules: one list of them. */
 export interface PropertyMetadata extends FieldRules {
+  /**
+   * `format` (STRING_FORMATS of the catalogue), checked on each value of a string property. This and the six
+   * constraints below are validation only, not FieldRules: stored items are not re-checked when they change.
+   */
+  format?: string;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
+  /** Bounds on the number of elements of a list (`T[]`), and whether they must differ. */
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
   name: string;
   /** Base type: int, number, string, bool, datetime, date, json, or a resource name (relation). */
   type: string;

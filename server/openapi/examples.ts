@@ -1,7 +1,7 @@
 /**
  * Examples the API accepts, for the OpenAPI document (and so for Swagger UI's "Try it out"): per
  * property a value that passes its own validation (its default, an enum value, a string matching
- * its pattern and lengths, a number within its bounds, a date or date-time, the IRI of an item of
+ * its format, or its pattern and lengths, a number within its bounds and step, a date or date-time, the IRI of an item of
  * a relation's target on its real route), and per request body an object of such values.
  */
 import RandExp from 'randexp';
@@ -33,19 +33,57 @@ function patternExample(pattern: string, min = 0, max = Infinity): string | unde
   return undefined;
 }
 
+/** A value of each `format`, as its Symfony constraint accepts it. */
+const FORMAT_EXAMPLES: Record<string, string> = {
+  email: 'user@example.com',
+  url: 'https://example.com/',
+  uuid: '0190b6a4-6f3e-7c3a-9d2e-4a5b6c7d8e9f',
+  ipv4: '192.0.2.1',
+  ipv6: '2001:db8::1',
+  hostname: 'www.example.com',
+  'date-time': DATE_TIME,
+};
+
 function stringExample(p: PropertyMetadata): string | undefined {
   const min = p.minLength ?? 0;
   const max = p.maxLength ?? Infinity;
+  if (p.format !== undefined) return FORMAT_EXAMPLES[p.format];
   if (p.pattern !== undefined) return patternExample(p.pattern, min, max);
   const word = p.identifier ? 'example-1' : 'string';
   if (word.length > max) return word.slice(0, max) || undefined;
   return word.padEnd(min, 'x');
 }
 
+/** Whether a number passes the property's bounds and step (and is an integer for `int`). */
+function fitsNumber(p: PropertyMetadata, integer: boolean, v: number): boolean {
+  const m = p.multipleOf;
+  return (
+    (!integer || Number.isInteger(v)) &&
+    (p.minimum === undefined || v >= p.minimum) &&
+    (p.maximum === undefined || v <= p.maximum) &&
+    (p.exclusiveMinimum === undefined || v > p.exclusiveMinimum) &&
+    (p.exclusiveMaximum === undefined || v < p.exclusiveMaximum) &&
+    (m === undefined || Math.abs(v / m - Math.round(v / m)) < 1e-9)
+  );
+}
+
+/** 1 when allowed, else the first allowed of the bounds, the values next to them and their middle. */
 function numberExample(p: PropertyMetadata, integer: boolean): number {
+  const step = p.multipleOf ?? 1;
+  const bounds = [p.minimum, p.maximum, p.exclusiveMinimum, p.exclusiveMaximum].filter(
+    (b): b is number => b !== undefined,
+  );
+  const near = bounds.flatMap((b) => [b, b + step, b - step]);
+  const middle = bounds.length > 1 ? [(Math.min(...bounds) + Math.max(...bounds)) / 2] : [];
+  const candidates = [1, 0, ...near, ...middle].flatMap((c) => [
+    c,
+    Math.ceil(c / step) * step,
+    Math.floor(c / step) * step,
+  ]);
+  const found = candidates.find((c) => fitsNumber(p, integer, c));
+  if (found !== undefined) return found;
   const lo = p.minimum ?? (p.maximum !== undefined ? Math.min(1, p.maximum) : 1);
-  const hi = p.maximum ?? lo;
-  const v = Math.max(lo, Math.min(hi, 1));
+  const v = Math.max(lo, Math.min(p.maximum ?? lo, 1));
   return integer ? Math.ceil(v) : v;
 }
 
@@ -89,7 +127,10 @@ export function propertyExample(p: PropertyMetadata, api: ApiMetadata): unknown 
   if (p.default !== undefined && p.default !== null) return p.default;
   const value = valueExample(p, api);
   if (value === undefined) return undefined;
-  return p.array ? [value] : value;
+  if (!p.array) return value;
+  if (p.maxItems === 0) return [];
+  // Repeats of the one value when more are needed (they cannot satisfy uniqueItems: the example then shows one).
+  return Array.from({ length: p.uniqueItems ? 1 : Math.max(1, p.minItems ?? 1) }, () => value);
 }
 
 /**

@@ -3,6 +3,7 @@ import { toPlain } from '../../ast.js';
 import type * as A from '../../ast.js';
 import {
   CONSTRAINTS,
+  LIST,
   OPTIONS,
   PROPERTY_TYPES,
   RELATION,
@@ -144,8 +145,11 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
       continue;
     }
     const relation = p.type !== undefined && ctx.model.resources.has(p.type);
-    if (spec.appliesTo && !constraintApplies(spec, p.type, relation)) {
-      const kinds = spec.appliesTo.map((t) => (t === RELATION ? 'relation (Resource, Resource[])' : t));
+    if (spec.appliesTo && !constraintApplies(spec, p.type, relation, p.array)) {
+      const kinds = spec.appliesTo.map((t) => {
+        if (t === RELATION) return 'relation (Resource, Resource[])';
+        return t === LIST ? 'list (T[], Resource[])' : t;
+      });
       ctx.report(
         'option-not-allowed',
         e.key.range,
@@ -172,18 +176,42 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
           `pattern is not a valid regular expression: ${(err as Error).message}`,
         );
       }
+      if (EMAIL_LIKE.test(e.value.value) && !p.constraints.has('format'))
+        ctx.report(
+          'use-format-email',
+          e.value.range,
+          `this pattern looks like an e-mail address check: format: "email" checks it as Symfony's Email constraint does (and says so in the OpenAPI schema)`,
+        );
     }
+    if (e.key.text === 'multipleOf' && e.value?.kind === 'number' && e.value.value <= 0)
+      ctx.report('invalid-value', e.value.range, `multipleOf must be greater than 0, not ${e.value.raw}`);
   }
   checkDefaultInEnum(ctx, p);
   checkSetNullRequired(ctx, p);
-  for (const [lo, hi] of [
-    ['minimum', 'maximum'],
-    ['minLength', 'maxLength'],
-  ]) {
+  checkBounds(ctx, p);
+}
+
+/** `pattern` values that check an e-mail address: `@` between two character classes (`[^@\s]+@[^@\s]+`, `\w+@\w+`). */
+const EMAIL_LIKE = /(?:\]|\\[wS])(?:[+*]|\{\d+(?:,\d*)?\})@(?:\[|\\[wS])/;
+
+/** Pairs of bounds no value satisfies: `strict` when equal bounds already leave nothing (one is exclusive). */
+const BOUND_PAIRS = [
+  ['minimum', 'maximum', false],
+  ['minLength', 'maxLength', false],
+  ['minItems', 'maxItems', false],
+  ['minimum', 'exclusiveMaximum', true],
+  ['exclusiveMinimum', 'maximum', true],
+  ['exclusiveMinimum', 'exclusiveMaximum', true],
+] as const;
+
+function checkBounds(ctx: CheckContext, p: ModelProperty): void {
+  for (const [lo, hi, strict] of BOUND_PAIRS) {
     const a = constraintValue(p.constraints.get(lo)?.value);
     const b = constraintValue(p.constraints.get(hi)?.value);
-    if (a?.kind === 'number' && b?.kind === 'number' && a.value > b.value)
-      ctx.report('invalid-value', b.range, `${hi} (${b.raw}) is less than ${lo} (${a.raw})`);
+    if (a?.kind !== 'number' || b?.kind !== 'number') continue;
+    if (a.value > b.value) ctx.report('invalid-value', b.range, `${hi} (${b.raw}) is less than ${lo} (${a.raw})`);
+    else if (strict && a.value === b.value)
+      ctx.report('invalid-value', b.range, `${hi} (${b.raw}) equals ${lo} (${a.raw}): no value is allowed`);
   }
 }
 

@@ -6,14 +6,25 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { DefinedError, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Violation } from '../../protocol/errors.js';
+import { CONSTRAINTS } from '../../../grammar/catalogue/index.js';
 import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
+import { STRING_FORMAT_CHECKS } from './formats.js';
 import { resourceSchema } from './schema.js';
 import { violation } from './violations.js';
 
 // strictTypes off: a constraint keyword that does not apply to a value's type is simply ignored, as in JSON Schema.
-const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strictTypes: false });
+// multipleOfPrecision: 0.3 is a multiple of 0.1 despite binary floating point, as for Symfony's DivisibleBy.
+// verbose: an error carries its schema, where minItems meets its maxItems (Count's "exactly" message).
+const ajv = new Ajv2020({
+  allErrors: true,
+  allowUnionTypes: true,
+  strictTypes: false,
+  multipleOfPrecision: 9,
+  verbose: true,
+});
 addFormats.default(ajv, ['date-time', 'date']);
+for (const [name, { check }] of Object.entries(STRING_FORMAT_CHECKS)) ajv.addFormat(name, check);
 // Relation values are checked against the routes by denormalize(); for Ajv the format is an annotation.
 ajv.addFormat('iri-reference', true);
 
@@ -28,7 +39,7 @@ interface CompiledResource {
 const compiled = new WeakMap<ResourceMetadata, Map<string, CompiledResource>>();
 
 /** The JSON Schema keyword, or `required`, that each validation constraint of the catalogue becomes. */
-const GROUPED_CONSTRAINTS = ['required', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'] as const;
+const GROUPED_CONSTRAINTS = CONSTRAINTS.filter((c) => c.validation).map((c) => c.name as keyof PropertyMetadata);
 
 /**
  * The resource as the active validation groups see it: a constraint whose groups share none of them is
@@ -139,9 +150,26 @@ function toViolation(error: DefinedError): Violation {
       return violation(path, 'Regex');
     case 'enum':
       return violation(path, 'Choice');
-    case 'format':
+    case 'exclusiveMinimum':
+      return violation(path, 'GreaterThan', { compared_value: error.params.limit });
+    case 'exclusiveMaximum':
+      return violation(path, 'LessThan', { compared_value: error.params.limit });
+    case 'multipleOf':
+      return violation(path, 'DivisibleBy', { compared_value: error.params.multipleOf });
+    case 'minItems':
+    case 'maxItems': {
+      const { minItems, maxItems } = error.parentSchema as { minItems?: number; maxItems?: number };
+      if (minItems === maxItems) return violation(path, 'NotEqualCount', { limit: error.params.limit });
+      return violation(path, error.keyword === 'minItems' ? 'TooFew' : 'TooMany', { limit: error.params.limit });
+    }
+    case 'uniqueItems':
+      return violation(path, 'Unique');
+    case 'format': {
       if (error.params.format === 'date-time') return violation(path, 'DateTime');
       if (error.params.format === 'date') return violation(path, 'Date');
+      const format = STRING_FORMAT_CHECKS[error.params.format];
+      if (format) return violation(path, format.violation);
+    }
   }
   // schema.ts emits no other validating keyword: reaching this is a bug in the schema generator.
   throw new Error(`No violation for the JSON Schema keyword "${error.keyword}" (${error.schemaPath})`);

@@ -20,7 +20,21 @@ const BASE_TYPES: Record<string, JsonSchema> = {
 };
 
 /** Constraints that are JSON Schema keywords of the same name; they apply to each item of an array. */
-const VALUE_CONSTRAINTS = ['minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum'] as const;
+const VALUE_CONSTRAINTS = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'enum',
+] as const;
+/** Constraints on the array itself (`T[]`), JSON Schema keywords of the same name. */
+const LIST_CONSTRAINTS = ['minItems', 'maxItems', 'uniqueItems'] as const;
+/** The `format` constraint's values as JSON Schema names them (API Platform shows Symfony's Url as `uri`). */
+const SCHEMA_FORMATS: Record<string, string> = { url: 'uri' };
 
 /** `selected`: the properties an operation shows or accepts (property-access.ts); default all. */
 export function resourceSchema(
@@ -45,6 +59,8 @@ export function resourceSchema(
 function propertySchema(property: PropertyMetadata, mode: SchemaMode): JsonSchema {
   const value = valueSchema(property);
   const schema: JsonSchema = property.array ? { type: 'array', items: value } : value;
+  for (const keyword of property.array ? LIST_CONSTRAINTS : [])
+    if (property[keyword] !== undefined && property[keyword] !== false) schema[keyword] = property[keyword];
   if (mode === 'input' && property.nullable && !property.required) allowNull(schema);
   if (property.description !== undefined) schema.description = property.description;
   if (property.readOnly) schema.readOnly = true;
@@ -60,6 +76,7 @@ function valueSchema(property: PropertyMetadata): JsonSchema {
   for (const keyword of VALUE_CONSTRAINTS) {
     if (property[keyword] !== undefined) schema[keyword] = property[keyword];
   }
+  if (property.format !== undefined) schema.format = SCHEMA_FORMATS[property.format] ?? property.format;
   return schema;
 }
 

@@ -5,6 +5,9 @@
 import { HttpError } from '../../protocol/errors.js';
 import type { Violation } from '../../protocol/errors.js';
 
+/** Symfony's plural form `a|b` of a message: `{s}` is left out of `a` (for a limit of 1) and is "s" in `b`. */
+const pluralForms = (text: string): string => `${text.replace('{s}', '')}|${text.replace('{s}', 's')}`;
+
 /**
  * Symfony's code and English message per constraint. `a|b` is Symfony's plural form: `a` when the
  * `{{ limit }}` parameter is 1, `b` otherwise.
@@ -15,13 +18,11 @@ const CONSTRAINTS = {
   Type: ['ba785a8c-82cb-4283-967c-3cf342181b40', 'This value should be of type {{ type }}.'],
   TooLong: [
     'd94b19cc-114f-4f44-9cc4-4138e80a87b9',
-    'This value is too long. It should have {{ limit }} character or less.|' +
-      'This value is too long. It should have {{ limit }} characters or less.',
+    pluralForms('This value is too long. It should have {{ limit }} character{s} or less.'),
   ],
   TooShort: [
     '9ff3fdc4-b214-49db-8718-39c315e33d45',
-    'This value is too short. It should have {{ limit }} character or more.|' +
-      'This value is too short. It should have {{ limit }} characters or more.',
+    pluralForms('This value is too short. It should have {{ limit }} character{s} or more.'),
   ],
   GreaterThanOrEqual: [
     'ea4e51d1-3342-48bd-87f1-9e672cd90cad',
@@ -35,6 +36,28 @@ const CONSTRAINTS = {
   Choice: ['8e179f1b-97aa-4560-a02f-2a8b42e49df7', 'The value you selected is not a valid choice.'],
   DateTime: ['1a9da513-2640-4f84-9b6a-4d99dcddc628', 'This value is not a valid datetime.'],
   Date: ['69819696-02ac-4a99-9ff0-14e127c4d1bc', 'This value is not a valid date.'],
+  Email: ['bd79c0ab-ddba-46cc-a703-a7a4b08de310', 'This value is not a valid email address.'],
+  Url: ['57c2f299-1154-4870-89bb-ef3b1f768ad8', 'This value is not a valid URL.'],
+  // Symfony's wording for Uuid still begins "This is", unlike Ip's since Symfony 6.3.
+  Uuid: ['51120b12-a2bc-41bf-aa53-cd73daf330d0', 'This is not a valid UUID.'],
+  Ip: ['b1b427ae-9f6f-41b0-aa9b-84511fbb3c5b', 'This value is not a valid IP address.'],
+  Hostname: ['7057ffdb-0af4-4f7e-bd5e-e9acfa6d7a2d', 'This value is not a valid hostname.'],
+  TooFew: [
+    'bef8e338-6ae5-4caf-b8e2-50e7b0579e69',
+    pluralForms('This collection should contain {{ limit }} element{s} or more.'),
+  ],
+  TooMany: [
+    '756b1212-697c-468d-a9ad-50dd783bb169',
+    pluralForms('This collection should contain {{ limit }} element{s} or less.'),
+  ],
+  NotEqualCount: [
+    '9fe5d43f-3784-4ece-a0e1-473fc02dadbc',
+    pluralForms('This collection should contain exactly {{ limit }} element{s}.'),
+  ],
+  Unique: ['7911c98d-b845-4da0-94b7-a8dac36bc55a', 'This collection should contain only unique elements.'],
+  DivisibleBy: ['6d99d6c3-1464-4ccf-bdc7-14d083cf455c', 'This value should be a multiple of {{ compared_value }}.'],
+  GreaterThan: ['778b7ae0-84d3-481a-9dec-35fdb64b1d78', 'This value should be greater than {{ compared_value }}.'],
+  LessThan: ['079d7420-2d13-460c-8756-de810eeb37d2', 'This value should be less than {{ compared_value }}.'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type Constraint = keyof typeof CONSTRAINTS;
