@@ -72,6 +72,14 @@ for (const storage of [['--memory'], ['--data', 'DIR']])
       expect(await read(talk.speaker as string)).to.include({ name: 'Bea', level: 'senior', rating: 5 });
     });
 
+    it('a denied write rule with throwOnAccessDenied refuses the whole request', async () => {
+      const before = await total('/speakers');
+      const r = await send('POST', '/talks', { id: 'badge', title: 'B', speaker: { name: 'Lee', badge: 'gold' } });
+      expect(r.status, r.text).to.equal(401);
+      expect(await total('/speakers')).to.equal(before);
+      expect((await request(server.url, 'GET', '/talks/badge')).status).to.equal(404);
+    });
+
     it('writes no item under a relation whose write the parent’s own rule denies', async () => {
       const before = await total('/speakers');
       const talk = await created({
@@ -260,12 +268,18 @@ for (const storage of [['--memory'], ['--data', 'DIR']])
       });
     });
 
-    it('refuses nested documents where the default write does not run: a bulk POST, write: false', async () => {
+    it('refuses nested documents where the default write does not run: a bulk POST, a processor, write: false', async () => {
       problem(
         await send('POST', '/bulk-talks', [{ id: 'b1', title: 'B', speaker: { name: 'No' } }]),
         400,
         'Item [0]: Nested documents cannot be written here (a bulk POST stores its items together). Use IRIs instead.',
       );
+      problem(
+        await send('POST', '/coded-talks', { id: 'c1', title: 'C', speaker: { name: 'No' } }),
+        400,
+        'Nested documents cannot be written here (the operation writes through its own code). Use IRIs instead.',
+      );
+      expect((await send('POST', '/coded-talks', { id: 'c2', title: 'C' })).status, 'IRIs only: written').to.equal(201);
       problem(
         await send('POST', '/kept-talks', { id: 'k1', title: 'K', speaker: { name: 'No' } }),
         400,
@@ -286,6 +300,7 @@ for (const storage of [['--memory'], ['--data', 'DIR']])
         'name',
         'level',
         'rating',
+        'badge',
         'organisation',
         'mentor',
         '@id',
