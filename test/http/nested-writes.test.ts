@@ -245,6 +245,13 @@ for (const storage of [['--memory'], ['--data', 'DIR']])
       }
     });
 
+    it('messenger "persist": the related item stored first, the dispatched talk names it by its IRI', async () => {
+      const r = await send('POST', '/persisted-talks', { id: 'bus', title: 'Bus', speaker: { name: 'Mo' } });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.json.speaker).to.match(/^\/speakers\/\d+$/);
+      expect((await read('/talks/bus-heard')).title).to.equal(r.json.speaker);
+    });
+
     it('refuses a nested document where the groups include no target property, as API Platform does', async () => {
       problem(
         await send('POST', '/plain-talks', { id: 'p1', title: 'P', speaker: { name: 'No' } }),
@@ -268,7 +275,7 @@ for (const storage of [['--memory'], ['--data', 'DIR']])
       });
     });
 
-    it('refuses nested documents where the default write does not run: a bulk POST, a processor, write: false', async () => {
+    it('refuses nested documents where the default write does not run: a bulk POST, a processor, the bus alone, write: false', async () => {
       problem(
         await send('POST', '/bulk-talks', [{ id: 'b1', title: 'B', speaker: { name: 'No' } }]),
         400,
@@ -280,6 +287,11 @@ for (const storage of [['--memory'], ['--data', 'DIR']])
         'Nested documents cannot be written here (the operation writes through its own code). Use IRIs instead.',
       );
       expect((await send('POST', '/coded-talks', { id: 'c2', title: 'C' })).status, 'IRIs only: written').to.equal(201);
+      problem(
+        await send('POST', '/dispatched-talks', { id: 'd1', title: 'D', speaker: { name: 'No' } }),
+        400,
+        'Nested documents cannot be written here (the operation hands its item to the message bus). Use IRIs instead.',
+      );
       problem(
         await send('POST', '/kept-talks', { id: 'k1', title: 'K', speaker: { name: 'No' } }),
         400,
