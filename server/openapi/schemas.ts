@@ -8,7 +8,7 @@
  * one and the Hydra keys, so that Swagger UI draws it as an object.
  */
 import { optionValue } from '../metadata/options.js';
-import { acceptedProperties, contextGroups, shownProperties } from '../metadata/property-access.js';
+import { acceptedProperties, contextGroups, embeddedProperties, shownProperties } from '../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import { resourceSchema, type JsonSchema, type SchemaMode } from '../pipeline/validation/schema.js';
 import { iriExample, propertyExample } from './examples.js';
@@ -130,7 +130,41 @@ export class SchemaRegistry {
   }
 
   private inputSchema(op: OperationMetadata, groups: string[] | undefined): JsonSchema {
-    return this.resource(op.resource, 'input', groups ? acceptedProperties(op, this.api.settings) : undefined);
+    if (!groups) return this.resource(op.resource, 'input');
+    return this.withWritableLinks(
+      op.resource,
+      this.resource(op.resource, 'input', acceptedProperties(op, this.api.settings)),
+      groups,
+    );
+  }
+
+  /**
+   * Where the groups make a relation a writable link, its value is an IRI or a nested document
+   * (docs/behaviour.md, "Nested documents on write"): the target's input schema under the same groups, named as
+   * the input schemas are (`Speaker.input-talk.write`), with `@id` naming a stored item to change.
+   */
+  private withWritableLinks(resource: ResourceMetadata, schema: JsonSchema, groups: string[]): JsonSchema {
+    const properties = schema.properties as Record<string, JsonSchema>;
+    for (const p of resource.properties) {
+      const target = p.relation === undefined ? undefined : this.api.resource(p.relation);
+      const embedded = target?.identifier && embeddedProperties(target, groups, 'input');
+      if (!properties[p.name] || !target || !embedded) continue;
+      const nested = this.add(`${target.shortName}.input${groupSuffix(groups)}`, () => {
+        const { required, ...own } = this.resource(target, 'input', embedded);
+        (own.properties as Record<string, JsonSchema>)['@id'] = {
+          ...IRI,
+          description: 'The IRI of a stored item to change with the other properties; absent: a new item.',
+        };
+        // What a new item requires; an object naming a stored item changes only what it gives.
+        if (required) own.anyOf = [{ required: ['@id'] }, { required }];
+        return this.withWritableLinks(target, own, groups);
+      });
+      const { description, ...value } = properties[p.name];
+      properties[p.name] = p.array
+        ? { ...value, ...(description !== undefined && { description }), items: { anyOf: [value.items, nested] } }
+        : { ...(description !== undefined && { description }), anyOf: [value, nested] };
+    }
+    return schema;
   }
 
   /** The Hydra collection envelope, in the prefixed or unprefixed vocabulary. */

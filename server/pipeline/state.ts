@@ -12,7 +12,7 @@ import type { Publisher } from '../realtime/index.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';
 
-/** Runs the writes of one delete all together (a store transaction), or undefined: one after the other. */
+/** Runs the writes of one delete, or of a write with nested documents, all together (a store transaction). */
 export type Transaction = <T>(run: () => Promise<T>) => Promise<T>;
 
 /**
@@ -23,7 +23,10 @@ export interface Runtime {
   readonly api: ApiMetadata;
   /** The store collection of a resource (wrapped by the HTTP cache's invalidation where it is on). */
   collectionOf(resource: ResourceMetadata): Collection;
-  /** Runs a delete's writes in one store transaction, where the store has them (relations/referential-actions.ts). */
+  /**
+   * Runs a delete's writes (relations/referential-actions.ts), or a write's with its nested documents
+   * (relations/nested-writes.ts), in one store transaction, where the store has them.
+   */
   readonly transaction?: Transaction;
   /** Where the API's Mercure updates go; none: nothing publishes. */
   readonly publisher?: Publisher;
@@ -45,6 +48,21 @@ export interface PublishedChange {
   kind: Change['kind'];
   /** `scheme://host[:port]` of the request that made it, when a request did. */
   origin?: string;
+}
+
+/**
+ * A related item a request body's nested document writes (relations/nested-writes.ts): new (`previous` null) or
+ * the stored one changed. Until stored, the relation naming it holds `token` in place of its IRI.
+ */
+export interface NestedWrite {
+  resource: ResourceMetadata;
+  item: Item;
+  previous: Item | null;
+  /** Where the document was in the body: `speaker`, `reviewers[1]`, `speaker.organisation`. */
+  path: string;
+  token: string;
+  /** The IRI of the stored item changed (absent for a new one). */
+  iri?: string;
 }
 
 /** The published changes of one runtime, told to whoever listens (in this process only). */
@@ -137,6 +155,8 @@ export interface OperationState {
   body?: unknown;
   /** One item of a bulk batch: its JSON-LD body is a member of the batch's document, with no `@context` of its own. */
   batchMember?: boolean;
+  /** The related items the body's nested documents write with the item (relations/nested-writes.ts). */
+  nestedWrites?: NestedWrite[];
   /** Items the write stored or removed (committed), for the "publish" stage. */
   changes?: Change[];
   /** The write dispatched the data to the message bus instead of storing it (202 by default). */

@@ -14,7 +14,7 @@ import { typedValue } from './links.js';
 
 /**
  * Throws the 400 for the first dangling IRI, or, when `collected` is given (collectDenormalizationErrors),
- * adds a violation per dangling IRI to it.
+ * adds a violation per dangling IRI to it. `planned`: the placeholders of nested documents (nested-writes.ts).
  */
 export async function checkRelations(
   resource: ResourceMetadata,
@@ -23,13 +23,15 @@ export async function checkRelations(
   iris: IriResolver,
   collectionOf: (resource: ResourceMetadata) => Collection,
   collected?: Violation[],
+  planned?: ReadonlySet<string>,
 ): Promise<void> {
   for (const property of resource.properties) {
     if (!property.relation) continue;
     const before = new Set(iriList(previous?.[property.name]));
     const value = item[property.name];
     for (const [index, iri] of (Array.isArray(value) ? value : [value]).entries()) {
-      if (typeof iri !== 'string' || before.has(iri) || (await exists(iri, iris, collectionOf))) continue;
+      if (typeof iri !== 'string' || before.has(iri) || planned?.has(iri) || (await exists(iri, iris, collectionOf)))
+        continue;
       const detail = notFound(iri);
       if (!collected) throw badRequest(detail);
       collected.push(

@@ -36,7 +36,19 @@ export interface DenormalizeOptions {
    * instead of answering 400 on the first; the caller adds the relations that name no item and throws the 422.
    */
   collected?: Violation[];
+  /**
+   * A relation given a JSON object (a nested document): what the relation holds in its place, or undefined
+   * when the operation's groups make it no writable link (relations/nested-writes.ts). Absent: IRIs only.
+   */
+  nested?: NestedDocument;
 }
+
+/** Takes a nested document at `path` (`speaker`, `reviewers[1]`); returns what the relation holds meanwhile. */
+export type NestedDocument = (
+  property: PropertyMetadata,
+  document: Record<string, unknown>,
+  path: string,
+) => string | undefined;
 
 /**
  * The item a body makes, from `previous` (null when the item is new: then declared defaults fill absent
@@ -70,7 +82,7 @@ export function denormalize(
     if (property.identifier) result = identifier(resource, property, value);
     else if (mode === 'merge-patch' && property.type === 'json' && !property.array)
       result = mergePatch(item[property.name], value);
-    else result = convert(property, value, iri);
+    else result = convert(property, value, iri, options.nested);
     if (result instanceof Mismatch) {
       // An identifier the client chose is refused by a 422 on its property, whatever its constraints.
       if (!options.collected && !property.identifier && (!property.constrained || property.relation))
@@ -143,12 +155,12 @@ function mergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
-function convert(property: PropertyMetadata, value: unknown, iri: IriResolver): unknown {
-  if (!property.array) return convertOne(property, value, property.name, iri);
+function convert(property: PropertyMetadata, value: unknown, iri: IriResolver, nested?: NestedDocument): unknown {
+  if (!property.array) return convertOne(property, value, property.name, iri, nested);
   if (!Array.isArray(value)) return typeMismatch(property, property.name, 'array', value);
   const items: unknown[] = [];
   for (const [index, entry] of value.entries()) {
-    const converted = convertOne(property, entry, `${property.name}[${index}]`, iri);
+    const converted = convertOne(property, entry, `${property.name}[${index}]`, iri, nested);
     if (converted instanceof Mismatch) return converted;
     items.push(converted);
   }
@@ -156,8 +168,14 @@ function convert(property: PropertyMetadata, value: unknown, iri: IriResolver): 
 }
 
 /** One value (one item of a `T[]`) in its stored form, or a Mismatch; `path` is its property path. */
-function convertOne(property: PropertyMetadata, value: unknown, path: string, iri: IriResolver): unknown {
-  if (property.relation !== undefined) return relation(property, value, path, iri);
+function convertOne(
+  property: PropertyMetadata,
+  value: unknown,
+  path: string,
+  iri: IriResolver,
+  nested?: NestedDocument,
+): unknown {
+  if (property.relation !== undefined) return relation(property, value, path, iri, nested);
   switch (property.type) {
     case 'int':
       return Number.isSafeInteger(value) ? value : typeMismatch(property, path, 'int', value);
@@ -190,9 +208,23 @@ export function identifierViolation(path: string, fault: string): Violation {
   return { ...violation(path, 'Regex'), message: fault };
 }
 
-/** A relation holds an IRI of its target resource; these errors are 400 even on constrained properties. */
-function relation(property: PropertyMetadata, value: unknown, path: string, iri: IriResolver): string | Mismatch {
+/**
+ * A relation holds an IRI of its target resource, or, where the operation's groups make it a writable link, a
+ * nested document stands for one; these errors are 400 even on constrained properties.
+ */
+function relation(
+  property: PropertyMetadata,
+  value: unknown,
+  path: string,
+  iri: IriResolver,
+  nested?: NestedDocument,
+): string | Mismatch {
   const mismatch = (detail: string) => new Mismatch(detail, relationViolation(path, property.relation!, detail));
+  if (isObject(value))
+    return (
+      nested?.(property, value, path) ??
+      mismatch(`Nested documents for attribute "${property.name}" are not allowed. Use IRIs instead.`)
+    );
   if (typeof value !== 'string')
     return mismatch(`Expected IRI or nested document for attribute "${property.name}", "${phpType(value)}" given.`);
   if (iri.resourceOf(value) !== property.relation) return mismatch(`Invalid IRI "${value}".`);

@@ -4,18 +4,20 @@
  * one (POST), the read item with the body's keys replaced (apidsl's PUT) or merged (PATCH,
  * RFC 7396).
  */
-import { badRequest, notFound } from '../../protocol/errors.js';
+import { badRequest, notFound, type Violation } from '../../protocol/errors.js';
 import { routeIdentifier } from '../../protocol/identifier.js';
 import { iriResolver, itemIri, type IriResolver } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
 import { takesBody } from '../../metadata/operation-facts.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
-import { acceptedProperties } from '../../metadata/property-access.js';
+import { acceptedProperties, denormalizationGroups } from '../../metadata/property-access.js';
 import { denormalize, type DenormalizeMode } from '../representation/denormalize.js';
 import { parseJsonBody } from '../representation/json-body.js';
 import { iriOperation } from '../representation/normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../representation/jsonapi.js';
 import { checkRelations } from '../relations/targets.js';
+import { NestedDocuments } from '../relations/nested-writes.js';
+import { factsOf } from '../guards.js';
 import { writesRelativeIris } from '../representation/url-generation.js';
 import { validationFailed } from '../validation/violations.js';
 import { isItem, type OperationState } from '../state.js';
@@ -54,12 +56,19 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   // collectDenormalizationErrors: type errors and dangling relations, all in one 422.
   const collected = optionValue(op, settings, 'collectDenormalizationErrors') === true ? [] : undefined;
   const iris = bodyIris(state);
+  const nested = nestedDocuments(state, mode, iris, collected);
   const item = denormalize(op.resource, body, mode, previous, iris, {
     accepted: acceptedProperties(op, settings),
     collected,
+    nested: nested?.take,
   });
-  await checkRelations(op.resource, item, previous, iris, state.runtime.collectionOf, collected);
+  if (nested?.found) {
+    refuseNestedWrites(state);
+    await nested.resolve();
+  }
+  await checkRelations(op.resource, item, previous, iris, state.runtime.collectionOf, collected, nested?.tokens);
   if (collected?.length) throw validationFailed(collected);
+  if (nested?.writes.length) state.nestedWrites = nested.writes;
   const id = op.resource.identifier;
   if (id && previous) item[id.name] = previous[id.name];
   else if (id && op.method === 'PUT' && state.uriVariables[id.name] !== undefined) {
@@ -72,6 +81,51 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   if (op.method === 'PUT' && isItem(body) && Object.hasOwn(body, '@id'))
     checkReplacedIri(state, body['@id'], item, iris);
   state.data = item;
+}
+
+/**
+ * The nested documents a body may hold (relations/nested-writes.ts): only where the operation names
+ * denormalization groups, in JSON-LD and JSON bodies (JSON:API keeps its relationships; GraphQL its inputs).
+ */
+function nestedDocuments(
+  state: OperationState,
+  mode: DenormalizeMode,
+  iris: IriResolver,
+  collected: Violation[] | undefined,
+): NestedDocuments | undefined {
+  const groups = denormalizationGroups(state.operation);
+  const type = state.contentType?.split(';')[0].trim().toLowerCase();
+  if (!groups || state.values || type === JSONAPI_MEDIA_TYPE) return undefined;
+  return new NestedDocuments({
+    api: state.api,
+    iris,
+    collectionOf: state.runtime.collectionOf,
+    groups,
+    mode,
+    jsonld: type === 'application/ld+json',
+    facts: () => factsOf(state),
+    collected,
+  });
+}
+
+/**
+ * Nested documents are written by the default persistence, with the item (stages/write.ts): an operation that
+ * writes otherwise (a processor, a controller, the bus alone, `write: false`) or a bulk POST refuses them.
+ */
+function refuseNestedWrites(state: OperationState): void {
+  const why = notWrittenByDefault(state);
+  if (why) throw badRequest(`Nested documents cannot be written here (${why}). Use IRIs instead.`);
+}
+
+/** Why the default persistence does not store this request's item, undefined when it does. */
+function notWrittenByDefault(state: OperationState): string | undefined {
+  const op = state.operation;
+  const messenger = optionValue(op, state.api.settings, 'messenger');
+  if (state.batchMember) return 'a bulk POST stores its items together';
+  if (op.controller || op.processor) return 'the operation writes through its own code';
+  if (messenger && messenger !== 'persist') return 'the operation hands its item to the message bus';
+  if (optionValue(op, state.api.settings, 'write') === false) return 'the operation writes nothing';
+  return undefined;
 }
 
 /**

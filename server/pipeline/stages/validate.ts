@@ -7,6 +7,7 @@ import { contextGroups } from '../../metadata/property-access.js';
 import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import { isItem, type OperationState } from '../state.js';
 import { validateItem } from '../validation/constraints.js';
+import { nestedViolations } from '../relations/nested-writes.js';
 import { validationFailed } from '../validation/violations.js';
 
 /** Whether the stage has anything to do: a POST, PUT or PATCH whose `validate` is not false. */
@@ -18,7 +19,9 @@ export async function validate(state: OperationState): Promise<void> {
   if (!['POST', 'PUT', 'PATCH'].includes(op.method) || !isItem(state.data)) return;
   const groups = validationGroups(op, state.api.settings);
   if (!groups) return;
+  // The related items of nested documents are checked with it, in one 422 (relations/nested-writes.ts).
   const violations = validateItem(op.resource, state.data, groups);
+  if (state.nestedWrites) violations.push(...nestedViolations(state.nestedWrites, groups));
   if (violations.length) throw validationFailed(violations);
 }
 

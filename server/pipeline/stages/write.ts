@@ -8,7 +8,14 @@ import { optionValue, perOperation } from '../../metadata/options.js';
 import type { Item } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
 import { dispatchData } from '../writes/dispatch.js';
-import { committed, insertItem, persistItem, refusingConflicts, removeItem } from '../writes/persist.js';
+import {
+  committed,
+  insertItem,
+  persistItem,
+  refusingConflicts,
+  removeItem,
+  withNestedWrites,
+} from '../writes/persist.js';
 import { asPage } from '../pages/page.js';
 import { isItem, type OperationState } from '../state.js';
 
@@ -74,11 +81,12 @@ async function persist(state: OperationState): Promise<void> {
     return;
   }
   if (!isItem(state.data)) return;
+  // The related items of nested documents are stored with it (relations/nested-writes.ts).
   if (op.method === 'POST' && !state.previousData) {
-    state.data = await insertItem(state, state.data);
+    state.data = await withNestedWrites(state, (item) => insertItem(state, item));
     return;
   }
-  state.data = await persistItem(state, state.data);
+  state.data = await withNestedWrites(state, (item) => persistItem(state, item));
 }
 
 async function runController(state: OperationState): Promise<void> {

@@ -9,6 +9,7 @@ import type { ResourceMetadata } from '../../metadata/types.js';
 import { HttpError } from '../../protocol/errors.js';
 import { StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
 import { deleteItem } from '../relations/referential-actions.js';
+import { writeNested } from '../relations/nested-writes.js';
 import type { OperationState, Runtime } from '../state.js';
 import { publishChange, publishingOperation } from './mercure-updates.js';
 
@@ -58,6 +59,21 @@ export async function insertItem(state: OperationState, item: Item): Promise<Ite
   const saved = await refusingConflicts(() => state.storeCollection.insert(item));
   committed(state, 'saved', saved);
   return saved;
+}
+
+/**
+ * Stores the item (by `store`: insertItem or persistItem) with the related items its body's nested documents
+ * write, all or nothing (relations/nested-writes.ts); each related item stored is a committed change of its resource.
+ */
+export async function withNestedWrites(state: OperationState, store: (item: Item) => Promise<Item>): Promise<Item> {
+  const writes = state.nestedWrites;
+  const item = state.data as Item;
+  if (!writes?.length) return store(item);
+  const { result, saved } = await refusingConflicts(() =>
+    writeNested(state.runtime, writes, item, state.operation.resource, store),
+  );
+  for (const s of saved) (state.changes ??= []).push({ kind: 'saved', item: s.item, resource: s.resource });
+  return result;
 }
 
 /** Removes an item, with the referential actions its referrers' relations declare (409 on a `restrict`). */

@@ -250,7 +250,7 @@ describe('pipeline: denormalize', () => {
         'Expected IRI or nested document for attribute "author", "integer" given.',
       );
       expect(badRequest({ author: { name: 'x' } })).to.equal(
-        'Expected IRI or nested document for attribute "author", "array" given.',
+        'Nested documents for attribute "author" are not allowed. Use IRIs instead.',
       );
       expect(badRequest({ coAuthors: '/authors/1' })).to.equal(
         'The type of the "coAuthors" attribute must be "array", "string" given.',
