@@ -10,14 +10,16 @@ import { iriResolver, itemIri, type IriResolver } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
 import { takesBody } from '../../metadata/operation-facts.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
-import { acceptedProperties } from '../../metadata/property-access.js';
+import { acceptedProperties, allowsExtraAttributes } from '../../metadata/property-access.js';
 import { denormalize, type DenormalizeMode } from '../representation/denormalize.js';
 import { parseJsonBody } from '../representation/json-body.js';
 import { iriOperation } from '../representation/normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../representation/jsonapi.js';
+import { setServerValues } from '../representation/server-values.js';
 import { checkRelations } from '../relations/targets.js';
 import { writesRelativeIris } from '../representation/url-generation.js';
 import { validationFailed } from '../validation/violations.js';
+import { factsOf } from '../guards.js';
 import { isItem, type OperationState } from '../state.js';
 
 const PATCH_DISABLED =
@@ -46,8 +48,9 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   const settings = state.api.settings;
   let body = received;
   state.request.body = body;
+  const dropped: string[] = [];
   if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE)
-    body = jsonApiRequestBody(op.resource, body);
+    body = jsonApiRequestBody(op.resource, body, dropped);
   const previous = isItem(state.previousData) ? state.previousData : null;
   let mode: DenormalizeMode = op.method === 'PUT' || previous ? 'replace' : 'create';
   if (op.method === 'PATCH') mode = 'merge-patch';
@@ -57,7 +60,10 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   const item = denormalize(op.resource, body, mode, previous, iris, {
     accepted: acceptedProperties(op, settings),
     collected,
+    // GraphQL's input types already refuse any field the operation does not take (extraArgs are not attributes).
+    extraAttributes: { allowed: state.values === true || allowsExtraAttributes(op, settings), dropped },
   });
+  await setServerValues(op.resource, item, previous ? 'update' : 'create', factsOf(state), iris);
   await checkRelations(op.resource, item, previous, iris, state.runtime.collectionOf, collected);
   if (collected?.length) throw validationFailed(collected);
   const id = op.resource.identifier;
