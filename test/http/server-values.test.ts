@@ -105,10 +105,10 @@ describe('HTTP values the server sets (default: now, onUpdate: now, default: { e
     }
   });
 
-  it('fills an item a GraphQL mutation creates (the same pipeline)', async () => {
+  it('fills an item a GraphQL mutation creates and stamps one it updates (the same pipeline)', async () => {
     const answer = await graphql(
       server.url,
-      'mutation { createArticle(input: { title: "By GraphQL" }) { article { owner createdAt updatedAt } } }',
+      'mutation { createArticle(input: { title: "By GraphQL" }) { article { id owner createdAt updatedAt } } }',
       {},
       { Authorization: `Bearer ${tokens.alice}` },
     );
@@ -117,6 +117,17 @@ describe('HTTP values the server sets (default: now, onUpdate: now, default: { e
     expect(article.owner).to.equal('alice');
     expect(article.createdAt).to.match(STORED_DATETIME);
     expect(article.updatedAt).to.equal(article.createdAt);
+    const updated = await graphql(
+      server.url,
+      `mutation { updateArticle(input: { id: "${article.id}", title: "Again", updatedAt: "${LONG_AGO}" }) {
+        article { owner createdAt updatedAt } } }`,
+      {},
+      { Authorization: `Bearer ${tokens.bob}` },
+    );
+    expect(updated.errors).to.equal(undefined);
+    const again = updated.data.updateArticle.article;
+    expect(again).to.include({ owner: 'alice', createdAt: article.createdAt });
+    expect(again.updatedAt).to.match(STORED_DATETIME).and.not.equal(LONG_AGO);
   });
 
   it('refuses an anonymous create whose default needs a user (401) rather than store an item without its owner', async () => {
@@ -135,10 +146,19 @@ describe('HTTP values the server sets (default: now, onUpdate: now, default: { e
     expect((await get(server.url, '/drafts')).json.totalItems).to.equal(0);
   });
 
-  it('documents such properties as read-only (OpenAPI), and those that say readOnly: false as writable', async () => {
+  it('documents such properties as read-only (OpenAPI) and not writeable (Hydra), unless they say readOnly: false', async () => {
     const doc = (await request(server.url, 'GET', '/docs.json')).json;
     const properties = doc.components.schemas.Article.properties;
     for (const name of ['createdAt', 'createdOn', 'owner']) expect(properties[name].readOnly, name).to.equal(true);
     for (const name of ['updatedAt', 'publishedAt']) expect(properties[name].readOnly, name).to.equal(undefined);
+    const hydra = (await request(server.url, 'GET', '/docs.jsonld')).json;
+    type Supported = { title: string; writeable: boolean };
+    const article = (hydra.supportedClass as { '@id': string; supportedProperty: Supported[] }[]).find(
+      (c) => c['@id'] === '#Article',
+    )!;
+    const writeable = (name: string): boolean | undefined =>
+      article.supportedProperty.find((p) => p.title === name)?.writeable;
+    for (const name of ['createdAt', 'createdOn', 'owner']) expect(writeable(name), name).to.equal(false);
+    for (const name of ['updatedAt', 'publishedAt']) expect(writeable(name), name).to.equal(true);
   });
 });
