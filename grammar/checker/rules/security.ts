@@ -135,9 +135,21 @@ function checkExpression(
   return parsed.ast;
 }
 
-/** A property default's expression (`default: { expression: … }`): it sees `user` only. */
+/**
+ * A property default's expression (`default: { expression: … }`): it sees `user` only. Without authentication
+ * `user` is always null, and a default read from it refuses every create: a warning says so.
+ */
 export function checkValueExpression(ctx: CheckContext, value: A.StringValue, where: string): void {
-  checkExpression(ctx, value, where, { variables: DEFAULT_VALUE_VARIABLES });
+  const ast = checkExpression(ctx, value, where, { variables: DEFAULT_VALUE_VARIABLES });
+  let readsUser = false;
+  if (ast) walkExpression(ast, (n) => (readsUser ||= n.kind === 'name' && n.name === 'user'));
+  if (readsUser && !hasAuthentication(ctx))
+    ctx.report(
+      'security-without-authentication',
+      value.range,
+      `${where}: config has no authentication (neither security { jwt { … } } nor an authenticator), so every ` +
+        'request is anonymous and `user` is always null: a create that needs this default is refused',
+    );
 }
 
 function warnObjectInPost(ctx: CheckContext, value: A.StringValue, ast: ExprNode, post: PostUse): void {

@@ -6,7 +6,11 @@
 import { expect } from 'chai';
 import { findings } from '../../support/findings.js';
 
-const api = (property: string): string => `resource Entry {
+const api = (
+  property: string,
+  config = 'security { jwt { secret_env: "JWT_SECRET" } }',
+): string => `config { ${config} }
+resource Entry {
   properties {
     id: int { identifier: true }
     ${property}
@@ -66,5 +70,13 @@ describe('checker: values the server sets', () => {
     expect(notString).to.include({ code: 'invalid-value', at: '5' });
     const [key] = findings(api('owner: string { default: { expression: "user.identifier", when: "always" } }'));
     expect(key).to.include({ code: 'unknown-option', at: 'when' });
+  });
+
+  it('warns when an expression default reads user and nothing authenticates (every create would be refused)', () => {
+    const [warning, ...others] = findings(api('owner: string { default: { expression: "user.identifier" } }', ''));
+    expect(others).to.deep.equal([]);
+    expect(warning).to.include({ code: 'security-without-authentication', severity: 'warning' });
+    expect(warning.message).to.contain('`user` is always null: a create that needs this default is refused');
+    expect(findings(api('n: int { default: { expression: "1 + 1" } }', ''))).to.deep.equal([]);
   });
 });
