@@ -182,7 +182,7 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
           if (record.value instanceof UnreadableRecord) entry.refusal = record.value.message;
           else {
             try {
-              entry.item = recordItem(api, resource, record.value);
+              entry.item = await recordItem(api, resource, record.value);
             } catch (e) {
               if (!(e instanceof HttpError)) throw e;
               entry.refusal = e.detail;

@@ -172,6 +172,9 @@ export const EXPRESSION_VARIABLES: Readonly<Record<string, string>> = {
   request: 'The request: {method, path, query, headers} with lower-case header names.',
 };
 
+/** The variables a property's `default: { expression: … }` sees: the item does not exist yet. */
+export const DEFAULT_VALUE_VARIABLES: readonly string[] = ['user'];
+
 /** The variables that make an expression wait for the item to be read. */
 export const OBJECT_VARIABLES: ReadonlySet<string> = new Set(['object', 'previous_object']);
 
@@ -608,6 +611,8 @@ export interface ExpressionIssue extends Span {
 export interface AnalyzeOptions {
   /** URI variables in scope; undefined when not known here (unknown names are then left to run time). */
   uriVariables?: readonly string[];
+  /** The only variables in scope, instead of every expression's and the URI variables (a default's: `user`). */
+  variables?: readonly string[];
 }
 
 /** Calls `visit` on every node of the tree, parents first. */
@@ -652,7 +657,9 @@ export function usesObjectVariables(ast: ExprNode): boolean {
 
 export function analyzeExpression(ast: ExprNode, options: AnalyzeOptions = {}): ExpressionIssue[] {
   const issues: ExpressionIssue[] = [];
-  const variables = options.uriVariables ? [...Object.keys(EXPRESSION_VARIABLES), ...options.uriVariables] : undefined;
+  const variables =
+    options.variables ??
+    (options.uriVariables ? [...Object.keys(EXPRESSION_VARIABLES), ...options.uriVariables] : undefined);
   // As in Symfony, a name right before `??` may be undefined (`tenant ?? null`).
   const coalesced = new Set<ExprNode>();
   walkExpression(ast, (n) => {

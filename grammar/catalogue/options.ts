@@ -20,6 +20,21 @@ const BOOL = { kind: 'bool' } as const satisfies ValueType;
 const INT = { kind: 'int' } as const satisfies ValueType;
 const PHP_ARRAY = { kind: 'phpArray' } as const satisfies ValueType;
 const EXPRESSION = { kind: 'expression' } as const satisfies ValueType;
+/** A serializer context: Symfony's keys that apidsl reads are typed, other keys are taken as written. */
+const DENORMALIZATION_CONTEXT = {
+  kind: 'record',
+  open: true,
+  fields: {
+    groups: {
+      type: { kind: 'oneOf', of: [{ kind: 'string' }, { kind: 'list', of: { kind: 'string' } }] },
+      doc: 'The serialization groups whose properties a body may set.',
+    },
+    allow_extra_attributes: {
+      type: { kind: 'bool' },
+      doc: 'false: a body holding attributes the operation does not take answers 400 (default true: they are ignored).',
+    },
+  },
+} as const satisfies ValueType;
 const CODE_REF = { kind: 'codeRef' } as const satisfies ValueType;
 
 /** Kinds that do not answer a collection document: filters, order and pagination do nothing there. */
@@ -298,9 +313,13 @@ const OPTION_TABLE = [
   {
     name: 'denormalizationContext',
     group: 'operation',
-    type: PHP_ARRAY,
+    type: DENORMALIZATION_CONTEXT,
     placement: everywhereAnd(GQL_INPUT),
-    doc: 'Input serializer context: `groups` selects the writable properties by their `groups`.',
+    globalName: 'denormalization_context',
+    doc:
+      'Input serializer context: `groups` selects the writable properties by their `groups`; `allow_extra_attributes: false` ' +
+      'refuses (400) a body holding attributes the operation does not take (undeclared, read-only or outside the groups). ' +
+      'The global default is merged under it key by key.',
   },
   {
     name: 'collectDenormalizationErrors',

@@ -108,7 +108,17 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
   {
     name: 'default',
     type: { kind: 'any' },
-    doc: 'Value stored when a created item omits the property; must conform to the property type.',
+    doc:
+      'Value stored when a created item omits the property; must conform to the property type. Values the server sets ' +
+      '(docs/behaviour.md, "Values the server sets"): `now` on a datetime or date (the time of the create), or ' +
+      '`{ expression: "user.identifier" }`, evaluated as a security expression that sees `user` only; such a property ' +
+      'is read-only unless it says `readOnly: false`.',
+  },
+  {
+    name: 'onUpdate',
+    type: { kind: 'enum', values: ['now'] },
+    appliesTo: ['datetime', 'date'],
+    doc: '`now`: the time of every write that stores the item (create, replace, patch), whatever the body says; read-only unless `readOnly: false`.',
   },
   {
     name: 'minimum',

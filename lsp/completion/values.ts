@@ -38,11 +38,31 @@ export function valuesForKey(scope: Scope, key: string, env: Env): Item[] {
       return propertyItems(env, scope);
     if (scope.path[0] === 'order' && scope.path.length === 1) return valueItems(ORDER_DIRECTIONS, env, scope);
   }
+  if (scope.kind === 'constraints' && key === 'default') return serverDefaultItems(scope.propertyType);
   const typed = keyType(scope, key);
   if (!typed) return [];
   if (scope.kind === 'filter' && key === 'properties' && scope.filterKind)
     return [filterPropertiesItem(typed.type, env, scope)];
   return valueItems(typed.type, env, scope, defaultOf(scope, key, typed.path));
+}
+
+/**
+ * The values the server computes for `default:` (docs/behaviour.md, "Values the server sets"): `now` on a
+ * datetime or date, and the expression form on any type. A literal default is the file's own to write.
+ */
+function serverDefaultItems(propertyType: string | undefined): Item[] {
+  const items: Item[] = [
+    {
+      label: '{ expression: … }',
+      text: '{ expression: "${1:user.identifier}" }',
+      snippet: true,
+      kind: CompletionItemKind.Snippet,
+      detail: 'computed by the server (sees user)',
+    },
+  ];
+  if (propertyType === 'datetime' || propertyType === 'date')
+    items.unshift({ label: 'now', text: 'now', kind: CompletionItemKind.Keyword, detail: 'the time of the create' });
+  return items;
 }
 
 /** Items of a list being written (`filters: [|`, `paginationViaCursor: [|`). */

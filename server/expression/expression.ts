@@ -57,6 +57,8 @@ export interface CompiledExpression {
   usesObject: boolean;
   /** The expression's value cast to a boolean as PHP does. Rejects on any run-time error: callers deny. */
   evaluate(context: SecurityContext): Promise<boolean>;
+  /** The expression's value itself (a property's `default: { expression }`). Rejects on any run-time error. */
+  value(context: SecurityContext): Promise<unknown>;
 }
 
 export interface CompileOptions {
@@ -65,6 +67,8 @@ export interface CompileOptions {
    * when left out, an unknown name is looked up in `context.uriVariables` at run time (missing → error).
    */
   uriVariables?: readonly string[];
+  /** The only variables in scope, checked at compile time (a property default's expression: `user`). */
+  variables?: readonly string[];
 }
 
 /** An expression that cannot be compiled (syntax, unknown function, bad pattern…); offsets are in the expression. */
@@ -110,6 +114,7 @@ export function compileExpression(source: string, options: CompileOptions = {}):
     source,
     usesObject: usesObjectVariables(ast),
     evaluate: async (context) => truthy(await new Evaluation(context, patterns).value(ast)),
+    value: (context) => new Evaluation(context, patterns).value(ast),
   };
 }
 

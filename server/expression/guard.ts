@@ -1,12 +1,22 @@
 /** Security expressions compiled for enforcement, at load or once per operation. */
-import { compileExpression, type CompiledExpression } from './expression.js';
+import { DEFAULT_VALUE_VARIABLES } from '../../grammar/expression.js';
+import { compileExpression, type CompileOptions, type CompiledExpression } from './expression.js';
 
 /** An expression compiled for enforcement: one that cannot be compiled denies every request. */
 export function compileGuard(source: string, uriVariables?: readonly string[]): CompiledExpression {
+  return compiledOrFailing(source, uriVariables ? { uriVariables } : undefined);
+}
+
+/** A property's `default: { expression: … }`, which sees `user` only; one that cannot be compiled fails every write. */
+export function compileDefaultValue(source: string): CompiledExpression {
+  return compiledOrFailing(source, { variables: DEFAULT_VALUE_VARIABLES });
+}
+
+function compiledOrFailing(source: string, options: CompileOptions | undefined): CompiledExpression {
   try {
-    return compileExpression(source, uriVariables ? { uriVariables } : undefined);
+    return compileExpression(source, options);
   } catch (e) {
     const error = e as Error;
-    return { source, usesObject: false, evaluate: () => Promise.reject(error) };
+    return { source, usesObject: false, evaluate: () => Promise.reject(error), value: () => Promise.reject(error) };
   }
 }

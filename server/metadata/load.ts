@@ -16,7 +16,7 @@ import {
 } from '../../grammar/catalogue/index.js';
 import type { ApiModel, ModelProperty, ModelResource } from '../../grammar/model.js';
 import { defaultOperationName, joinPath, pathSegment, placeholders } from '../../grammar/naming.js';
-import { compileGuard } from '../expression/guard.js';
+import { compileDefaultValue, compileGuard } from '../expression/guard.js';
 import { resolveSecurity } from './security-settings.js';
 import type { CollectionSpec, FieldRules, FieldType } from '../store/types.js';
 import { loadHandlers } from './async-settings.js';
@@ -86,6 +86,10 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
   const c = plainEntries([...p.constraints.values()]);
   const validation = unwrapValidation(c);
   const type = p.type ?? 'json';
+  const serverDefault = serverDefaultOf(c.default, type);
+  if (serverDefault !== undefined) delete c.default;
+  const onUpdate = c.onUpdate === 'now' && (type === 'datetime' || type === 'date');
+  const serverSet = serverDefault !== undefined || onUpdate;
   const meta: PropertyMetadata = {
     name: p.name,
     type,
@@ -95,11 +99,14 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     nullable: c.nullable !== false,
     // An int identifier is the store's to assign (as API Platform's generated ids): read-only unless the file
     // says `readOnly: false`. A string identifier is the client's to choose (else a UUID v7 is assigned).
-    readOnly: c.readOnly === true || (isIdentifier && type === 'int' && c.readOnly !== false),
+    // A value the server sets is read-only too, unless `readOnly: false` lets a client give it.
+    readOnly: c.readOnly === true || ((serverSet || (isIdentifier && type === 'int')) && c.readOnly !== false),
     writeOnly: c.writeOnly === true,
     constrained: VALIDATION_CONSTRAINTS.some((k) => k in c),
     throwOnAccessDenied: c.throwOnAccessDenied === true,
   };
+  if (serverDefault !== undefined) meta.serverDefault = serverDefault;
+  if (onUpdate) meta.onUpdate = 'now';
   if (typeof c.security === 'string') meta.security = compileGuard(c.security);
   if (typeof c.securityPostDenormalize === 'string')
     meta.securityPostDenormalize = compileGuard(c.securityPostDenormalize);
@@ -112,6 +119,18 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
   }
   return meta;
+}
+
+/**
+ * A `default` the server computes: the bare word `now` (the checker allows it on datetime and date only, where a
+ * string "now" is no valid literal) or `{ expression: "…" }`; undefined for a literal default.
+ */
+function serverDefaultOf(value: unknown, type: string): PropertyMetadata['serverDefault'] {
+  if (value === 'now' && (type === 'datetime' || type === 'date')) return 'now';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  const source = (value as Plain).expression;
+  return keys.length === 1 && typeof source === 'string' ? compileDefaultValue(source) : undefined;
 }
 
 function fieldType(p: PropertyMetadata): FieldType {

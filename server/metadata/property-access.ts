@@ -5,8 +5,8 @@
  * serializer semantics, docs/behaviour.md "Serialization groups"): a context with `groups` keeps the
  * properties whose own `groups` share one of them (`*` keeps all); a context without `groups` keeps all.
  */
-import { optionValue, perOperation } from './options.js';
-import type { OperationMetadata, PropertyMetadata, ResourceMetadata } from './types.js';
+import { optionValue, perOperation, writtenOption } from './options.js';
+import type { OperationMetadata, PropertyMetadata, ResourceMetadata, Settings } from './types.js';
 
 /** The `groups` of a serializer context (`{ groups: ["read"] }` or `{ groups: "read" }`), undefined when unset. */
 export function contextGroups(context: unknown): string[] | undefined {
@@ -26,9 +26,9 @@ export const normalizationGroups = perOperation((op: OperationMetadata, _: void)
   contextGroups(optionValue(op, 'normalizationContext')),
 );
 
-/** The `groups` of an operation's denormalizationContext (input), undefined when it names none. */
-export const denormalizationGroups = perOperation((op: OperationMetadata, _: void): string[] | undefined =>
-  contextGroups(optionValue(op, 'denormalizationContext')),
+/** The `groups` of an operation's denormalization context (input, global default merged), undefined when it names none. */
+export const denormalizationGroups = perOperation((op: OperationMetadata, settings: Settings): string[] | undefined =>
+  contextGroups(denormalizationContext(op, settings)),
 );
 
 /**
@@ -53,11 +53,27 @@ export const shownProperties = perOperation((op: OperationMetadata): readonly Pr
   return op.resource.properties.filter((p) => !p.writeOnly && inGroups(p, groups));
 });
 
+/**
+ * The operation's denormalization context: its own (or its resource's) over `config { defaults {
+ * denormalization_context } }`, key by key, as API Platform merges an array default under an operation's array.
+ */
+export function denormalizationContext(op: OperationMetadata, settings: Settings): Readonly<Record<string, unknown>> {
+  const plain = (v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {});
+  return { ...plain(settings.defaults.denormalizationContext), ...plain(writtenOption(op, 'denormalizationContext')) };
+}
+
 /** The properties an operation's request bodies may set (read-only ones never); the others are ignored. */
-export const acceptedProperties = perOperation((op: OperationMetadata): readonly PropertyMetadata[] => {
-  const groups = denormalizationGroups(op);
+export const acceptedProperties = perOperation((op: OperationMetadata, settings: Settings) => {
+  const groups = denormalizationGroups(op, settings);
   return op.resource.properties.filter((p) => !p.readOnly && inGroups(p, groups));
 });
+
+/**
+ * `allow_extra_attributes` of the denormalization context (default true): when false, a body holding an
+ * attribute the operation does not take is refused (representation/denormalize.ts) instead of ignored.
+ */
+export const allowsExtraAttributes = (op: OperationMetadata, settings: Settings): boolean =>
+  denormalizationContext(op, settings).allow_extra_attributes !== false;
 
 /** Whether the operation shows fewer properties than the resource's default rendering (no write-only ones). */
 export const restrictsOutput = perOperation(

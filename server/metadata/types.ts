@@ -165,6 +165,13 @@ export interface PropertyMetadata extends FieldRules {
   throwOnAccessDenied?: boolean;
   /** True when any validation constraint is declared (API Platform 4.4 then answers type errors with 422). */
   constrained: boolean;
+  /**
+   * A value the server gives a created item that has none (docs/behaviour.md, "Values the server sets"):
+   * `now` (`default: now`), or an expression's value (`default: { expression: "user.identifier" }`).
+   */
+  serverDefault?: 'now' | CompiledExpression;
+  /** `onUpdate: now`: the time of every write that stores the item, create and update. */
+  onUpdate?: 'now';
 }
 
 export type { CodeFunction } from './code.js';

@@ -8,7 +8,13 @@
  * one and the Hydra keys, so that Swagger UI draws it as an object.
  */
 import { optionValue } from '../metadata/options.js';
-import { acceptedProperties, contextGroups, embeddedProperties, shownProperties } from '../metadata/property-access.js';
+import {
+  acceptedProperties,
+  contextGroups,
+  denormalizationGroups,
+  embeddedProperties,
+  shownProperties,
+} from '../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import { resourceSchema, type JsonSchema, type SchemaMode } from '../pipeline/validation/schema.js';
 import { iriExample, propertyExample } from './examples.js';
@@ -93,7 +99,7 @@ export class SchemaRegistry {
 
   /** The resource object a JSON:API request body's `data` holds: `Book.jsonapi.input-write`. */
   inputJsonApi(op: OperationMetadata): JsonSchema {
-    const groups = contextGroups(optionValue(op, 'denormalizationContext'));
+    const groups = denormalizationGroups(op, this.api.settings);
     return this.add(`${op.shortName}.jsonapi.input${groupSuffix(groups)}`, () =>
       jsonApiResourceObject(this.api, op.resource, this.inputSchema(op, groups), 'input'),
     );
@@ -106,13 +112,13 @@ export class SchemaRegistry {
 
   /** What POST and PUT bodies may hold: the accepted properties, with the constraints that validate them. */
   input(op: OperationMetadata): JsonSchema {
-    const groups = contextGroups(optionValue(op, 'denormalizationContext'));
+    const groups = denormalizationGroups(op, this.api.settings);
     return this.add(`${op.shortName}.input${groupSuffix(groups)}`, () => this.inputSchema(op, groups));
   }
 
   /** What a PATCH body (JSON Merge Patch) may hold: the input schema with nothing required, null removing a value. */
   mergePatch(op: OperationMetadata): JsonSchema {
-    const groups = contextGroups(optionValue(op, 'denormalizationContext'));
+    const groups = denormalizationGroups(op, this.api.settings);
     return this.add(`${op.shortName}.jsonMergePatch${groupSuffix(groups)}`, () => {
       const { required: _required, ...schema } = this.inputSchema(op, groups);
       return {

@@ -86,7 +86,29 @@ export async function allows(
   object: unknown,
   previousObject: unknown,
 ): Promise<boolean> {
-  const context: SecurityContext = {
+  try {
+    return (await expression.evaluate(contextOf(facts, object, previousObject))) === true;
+  } catch (e) {
+    logFailure(expression, facts, e, 'access denied');
+    return false;
+  }
+}
+
+/**
+ * The value of an expression that computes one (a property's `default: { expression }`, which sees no item),
+ * or undefined on any error, logged as a failing security expression is: the caller refuses the write.
+ */
+export async function computedValue(expression: CompiledExpression, facts: RequestFacts): Promise<unknown> {
+  try {
+    return await expression.value(contextOf(facts, null, null));
+  } catch (e) {
+    logFailure(expression, facts, e, 'write refused');
+    return undefined;
+  }
+}
+
+function contextOf(facts: RequestFacts, object: unknown, previousObject: unknown): SecurityContext {
+  return {
     user: facts.principal.user,
     roles: [...facts.principal.roles],
     object,
@@ -95,15 +117,13 @@ export async function allows(
     uriVariables: facts.uriVariables,
     isGranted: (attribute, subject) => isGranted(facts.security, facts.principal, attribute, subject),
   };
-  try {
-    return (await expression.evaluate(context)) === true;
-  } catch (e) {
-    const where = { expression: expression.source, operation: facts.operation };
-    if (e instanceof ExpressionDataError)
-      facts.logger.warn({ ...where, reason: e.message }, 'security expression does not fit the request; access denied');
-    else facts.logger.error({ ...where, err: e }, 'security expression failed; access denied');
-    return false;
-  }
+}
+
+function logFailure(expression: CompiledExpression, facts: RequestFacts, e: unknown, outcome: string): void {
+  const where = { expression: expression.source, operation: facts.operation };
+  if (e instanceof ExpressionDataError)
+    facts.logger.warn({ ...where, reason: e.message }, `security expression does not fit the request; ${outcome}`);
+  else facts.logger.error({ ...where, err: e }, `security expression failed; ${outcome}`);
 }
 
 /** A denied request: 401 with a Bearer challenge for an anonymous user, 403 for an authenticated one. */

@@ -252,6 +252,39 @@ for (const storage of [['--memory'], ['--data', 'DIR']])
       expect((await read('/talks/bus-heard')).title).to.equal(r.json.speaker);
     });
 
+    it('sets the values the server gives a nested item (default: now), as for an item of its own', async () => {
+      const before = Date.now();
+      const talk = await created({ id: 'stamped', title: 'Stamps', speaker: { name: 'Hopper' } });
+      const speaker = await read(talk.speaker as string);
+      const joined = Date.parse(speaker.joined as string);
+      expect(joined, String(speaker.joined)).to.be.within(before - 1000, Date.now() + 1000);
+    });
+
+    it('allow_extra_attributes: false refuses an extra attribute of a nested document, and writes nothing', async () => {
+      const speakers = await total('/speakers');
+      const r = await send('POST', '/strict-talks', {
+        id: 'strict-1',
+        title: 'Strict',
+        speaker: { name: 'Lovelace', bio: 'outside the groups' },
+      });
+      problem(r, 400, 'Extra attributes are not allowed ("bio" is unknown).');
+      expect(await total('/speakers')).to.equal(speakers);
+      expect((await request(server.url, 'GET', '/talks/strict-1')).status).to.equal(404);
+    });
+
+    it('allow_extra_attributes: false still takes the `id` a plain JSON nested document names its item by', async () => {
+      const talk = await created({ id: 'strict-base', title: 'Base', speaker: { name: 'Knuth' } });
+      const id = Number((talk.speaker as string).split('/').pop());
+      const r = await send(
+        'POST',
+        '/strict-talks',
+        { id: 'strict-2', title: 'Strict', speaker: { id, level: 'senior' } },
+        PLAIN,
+      );
+      expect(r.status, r.text).to.equal(201);
+      expect(await read(talk.speaker as string)).to.include({ name: 'Knuth', level: 'senior' });
+    });
+
     it('refuses a nested document where the groups include no target property, as API Platform does', async () => {
       problem(
         await send('POST', '/plain-talks', { id: 'p1', title: 'P', speaker: { name: 'No' } }),

@@ -18,6 +18,7 @@ import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
+import { checkValueExpression } from './security.js';
 
 const RESOURCE_OPTIONS = OPTIONS.filter((o) => o.placement.resource).map((o) => o.name);
 
@@ -163,7 +164,8 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
       e = { ...e, value };
     }
     checkValue(ctx, e.value, spec.type, `constraint '${e.key.text}'`);
-    if (e.key.text === 'default' && e.value) checkPropertyValue(ctx, p, e.value, `the default of '${p.name}'`, p.array);
+    if (e.key.text === 'default' && e.value) checkDefault(ctx, p, e.value);
+    if (e.key.text === 'onUpdate' && e.value) checkTimeStamp(ctx, p, e.value, 'onUpdate: now');
     if (e.key.text === 'enum' && e.value?.kind === 'array')
       for (const item of e.value.items) checkPropertyValue(ctx, p, item, `a value of the enum of '${p.name}'`, false);
     if (e.key.text === 'pattern' && e.value?.kind === 'string') {
@@ -215,6 +217,41 @@ function checkBounds(ctx: CheckContext, p: ModelProperty): void {
   }
 }
 
+/**
+ * A default: a literal of the property's type, `now` (datetime and date) or `{ expression: "…" }`, an
+ * expression that sees `user` only (the item does not exist yet), checked as security expressions are.
+ */
+function checkDefault(ctx: CheckContext, p: ModelProperty, value: A.Value): void {
+  if (value.kind === 'ident' && value.name === 'now') return checkTimeStamp(ctx, p, value, 'default: now');
+  const expression = defaultExpression(value);
+  if (!expression) return checkPropertyValue(ctx, p, value, `the default of '${p.name}'`, p.array);
+  if (value.kind !== 'object') return;
+  ctx.duplicateKeys(value.entries, 'key');
+  for (const x of value.entries)
+    if (x.key.text !== 'expression')
+      ctx.unknown('unknown-option', x.key, "key of the default's expression form", ['expression']);
+  if (expression.kind !== 'string')
+    ctx.report('invalid-value', expression.range, `the expression of the default of '${p.name}' must be a string`);
+  else checkValueExpression(ctx, expression, `the default of '${p.name}'`);
+}
+
+/** `{ expression: … }`'s expression: the one object form of a default that the server computes. */
+function defaultExpression(value: A.Value): A.Value | undefined {
+  if (value.kind !== 'object') return undefined;
+  return value.entries.find((x) => x.key.text === 'expression')?.value;
+}
+
+/** `now` is a time: only a datetime or date property (not a list of them) can hold it. */
+function checkTimeStamp(ctx: CheckContext, p: ModelProperty, value: A.Value, what: string): void {
+  if ((p.type === 'datetime' || p.type === 'date') && !p.array) return;
+  const type = `${p.type ?? 'json'}${p.array ? '[]' : ''}`;
+  ctx.report(
+    'invalid-value',
+    value.range,
+    `${what} (the time of the write) applies to datetime and date properties, not to '${p.name}' of type ${type}`,
+  );
+}
+
 /** `setNull` would write null into a property every write must fill (Prisma refuses it on a required relation too). */
 function checkSetNullRequired(ctx: CheckContext, p: ModelProperty): void {
   const action = p.constraints.get('onDelete')?.value;
@@ -231,7 +268,7 @@ function checkSetNullRequired(ctx: CheckContext, p: ModelProperty): void {
 function checkDefaultInEnum(ctx: CheckContext, p: ModelProperty): void {
   const values = p.constraints.get('enum')?.value;
   const def = p.constraints.get('default')?.value;
-  if (values?.kind !== 'array' || !def || def.kind === 'null') return;
+  if (values?.kind !== 'array' || !def || def.kind === 'null' || defaultExpression(def)) return;
   const allowed = values.items.map((i) => JSON.stringify(toPlain(i)));
   const given = def.kind === 'array' && p.array ? def.items : [def];
   for (const v of given) {

@@ -10,7 +10,9 @@ import {
   analyzeExpression,
   parseExpression,
   walkExpression,
+  DEFAULT_VALUE_VARIABLES,
   OBJECT_VARIABLES,
+  type AnalyzeOptions,
   type ExprNode,
   type ParsedExpression,
 } from '../../expression.js';
@@ -31,7 +33,7 @@ export function checkSecurity(ctx: CheckContext): void {
     if (value?.kind !== 'string' || !ctx.expressions.has(value)) return;
     const where = ctx.expressions.get(value)!;
     ctx.expressions.delete(value);
-    const ast = checkExpression(ctx, value, where, uriVariables);
+    const ast = checkExpression(ctx, value, where, { uriVariables });
     if (ast && post) warnObjectInPost(ctx, value, ast, post);
     if (!authenticated) warnNoAuthentication(ctx, value, where);
   };
@@ -58,7 +60,7 @@ export function checkSecurity(ctx: CheckContext): void {
   }
   // Expressions elsewhere (link security): checked without knowing the variables in scope.
   for (const [value, where] of ctx.expressions) {
-    checkExpression(ctx, value, where, undefined);
+    checkExpression(ctx, value, where, {});
     if (!authenticated) warnNoAuthentication(ctx, value, where);
   }
   ctx.expressions.clear();
@@ -112,7 +114,7 @@ function checkExpression(
   ctx: CheckContext,
   value: A.StringValue,
   where: string,
-  uriVariables: readonly string[] | undefined,
+  scope: AnalyzeOptions,
 ): ExprNode | undefined {
   const offsets = new StringOffsets(ctx.text, value.range);
   const parsed = parsedExpression(value.value);
@@ -124,13 +126,30 @@ function checkExpression(
     );
     return undefined;
   }
-  for (const issue of analyzeExpression(parsed.ast, { uriVariables })) {
+  for (const issue of analyzeExpression(parsed.ast, scope)) {
     const range = offsets.rangeInText(issue.start, issue.end);
     const code =
       issue.code === 'unknown-function' || issue.code === 'unknown-variable' ? issue.code : 'invalid-expression';
     ctx.report(code, range, `${where}: ${issue.message}${didYouMean(issue.suggestion)}`, issue.suggestion);
   }
   return parsed.ast;
+}
+
+/**
+ * A property default's expression (`default: { expression: … }`): it sees `user` only. Without authentication
+ * `user` is always null, and a default read from it refuses every create: a warning says so.
+ */
+export function checkValueExpression(ctx: CheckContext, value: A.StringValue, where: string): void {
+  const ast = checkExpression(ctx, value, where, { variables: DEFAULT_VALUE_VARIABLES });
+  let readsUser = false;
+  if (ast) walkExpression(ast, (n) => (readsUser ||= n.kind === 'name' && n.name === 'user'));
+  if (readsUser && !hasAuthentication(ctx))
+    ctx.report(
+      'security-without-authentication',
+      value.range,
+      `${where}: config has no authentication (neither security { jwt { … } } nor an authenticator), so every ` +
+        'request is anonymous and `user` is always null: a create that needs this default is refused',
+    );
 }
 
 function warnObjectInPost(ctx: CheckContext, value: A.StringValue, ast: ExprNode, post: PostUse): void {

@@ -30,6 +30,7 @@ import {
 import { validateItem } from '../validation/constraints.js';
 import { validationFailed } from '../validation/violations.js';
 import type { NestedWrite, Runtime } from '../state.js';
+import { setServerValues } from '../representation/server-values.js';
 import { checkRelations } from './targets.js';
 
 /** How many levels of nested documents a body may hold (`talk.speaker.organisation` is two). */
@@ -50,6 +51,8 @@ export interface NestedContext {
   facts: () => RequestFacts;
   /** collectDenormalizationErrors: the request's violations, which nested ones join (their paths prefixed). */
   collected?: Violation[];
+  /** The operation's `allow_extra_attributes`: false refuses extra attributes in nested documents too. */
+  allowsExtraAttributes: boolean;
 }
 
 /** A nested document found, waiting for its plan. */
@@ -113,12 +116,17 @@ export class NestedDocuments {
     const deeper: Found[] = [];
     const collected: Violation[] | undefined = ctx.collected ? [] : undefined;
     let item: Item;
+    // A plain JSON document naming its item by `id` does not set it: the name is no attribute.
+    const { id: _name, ...attributes } = found.document;
+    const named = previous !== null && !Object.hasOwn(found.document, '@id') && Object.hasOwn(found.document, 'id');
     try {
-      item = denormalize(found.target, found.document, mode, previous, ctx.iris, {
+      item = denormalize(found.target, named ? attributes : found.document, mode, previous, ctx.iris, {
         accepted: found.accepted,
         collected,
         nested: this.level(deeper, `${found.path}.`, depth + 1),
+        extraAttributes: { allowed: ctx.allowsExtraAttributes },
       });
+      await setServerValues(found.target, item, previous ? 'update' : 'create', ctx.facts(), ctx.iris);
     } catch (e) {
       if (e instanceof HttpError && e.options.violations)
         throw validationFailed(e.options.violations.map((v) => nestedViolation(found.path, v)));

@@ -41,6 +41,12 @@ export interface DenormalizeOptions {
    * when the operation's groups make it no writable link (relations/nested-writes.ts). Absent: IRIs only.
    */
   nested?: NestedDocument;
+  /**
+   * `allow_extra_attributes` (default true): false refuses, with 400, a body holding attributes the
+   * denormalization does not take instead of ignoring them; `dropped` adds names the body's format left out
+   * before (JSON:API member names that cannot be attributes).
+   */
+  extraAttributes?: { allowed: boolean; dropped?: readonly string[] };
 }
 
 /** Takes a nested document at `path` (`speaker`, `reviewers[1]`); returns what the relation holds meanwhile. */
@@ -69,6 +75,8 @@ export function denormalize(
   const item: Item = { ...previous };
   const violations: Violation[] = options.collected ?? [];
   const accepted = options.accepted ? new Set(options.accepted) : undefined;
+  if (options.extraAttributes?.allowed === false)
+    refuseExtraAttributes(resource, body, accepted, options.extraAttributes.dropped ?? []);
   for (const property of bodyProperties(resource, body)) {
     if (!Object.hasOwn(body, property.name) || !writable(property, mode)) continue;
     if (accepted && resource.properties.length > 0 && !accepted.has(property)) continue;
@@ -104,6 +112,32 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Assignment that also works for a `__proto__` key (JSON.parse makes it an own property). */
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** JSON-LD keywords a body may carry besides its attributes: never extra. */
+const JSONLD_KEYWORDS = new Set(['@id', '@type', '@context']);
+
+/**
+ * Symfony's ExtraAttributesException, as API Platform answers it: the body's attributes that the resource does
+ * not declare, that are read-only, or that the operation does not accept (outside its denormalization groups).
+ * A resource without properties takes any attribute.
+ */
+function refuseExtraAttributes(
+  resource: ResourceMetadata,
+  body: Record<string, unknown>,
+  accepted: ReadonlySet<PropertyMetadata> | undefined,
+  dropped: readonly string[],
+): void {
+  if (resource.properties.length === 0) return;
+  const extra = Object.keys(body).filter((key) => {
+    if (JSONLD_KEYWORDS.has(key)) return false;
+    const property = resource.properties.find((p) => p.name === key);
+    return property === undefined || property.readOnly || (accepted !== undefined && !accepted.has(property));
+  });
+  extra.push(...dropped);
+  if (extra.length === 0) return;
+  const names = extra.map((name) => JSON.stringify(name)).join(', ');
+  throw badRequest(`Extra attributes are not allowed (${names} ${extra.length > 1 ? 'are' : 'is'} unknown).`);
 }
 
 /** A resource without properties takes any JSON object: every key then acts as a `json` property. */
@@ -165,6 +199,12 @@ function convert(property: PropertyMetadata, value: unknown, iri: IriResolver, n
     items.push(converted);
   }
   return items;
+}
+
+/** `value` in the property's stored form, converted as a body's would be; undefined when it does not fit. */
+export function conformingValue(property: PropertyMetadata, value: unknown, iri: IriResolver): unknown {
+  const result = convert(property, value, iri);
+  return result instanceof Mismatch ? undefined : result;
 }
 
 /** One value (one item of a `T[]`) in its stored form, or a Mismatch; `path` is its property path. */

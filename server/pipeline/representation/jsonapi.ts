@@ -112,9 +112,10 @@ const pointerSegment = (path: string): string =>
 
 /**
  * A JSON:API request document as the plain object the denormalizer reads: attributes under their
- * property names, relationships as IRIs (a resource identifier's `id` is the IRI).
+ * property names, relationships as IRIs (a resource identifier's `id` is the IRI). Attribute names that
+ * JSON:API forbids (`id`, `type`, …) are left out, and added to `dropped` when given (allow_extra_attributes).
  */
-export function requestBody(resource: ResourceMetadata, body: unknown): Record<string, unknown> {
+export function requestBody(resource: ResourceMetadata, body: unknown, dropped?: string[]): Record<string, unknown> {
   const data = isObject(body) ? body.data : undefined;
   if (!isObject(data)) throw badRequest('The request body must be a JSON:API document with a "data" object.');
   if (data.type !== undefined && data.type !== resource.shortName) {
@@ -123,7 +124,10 @@ export function requestBody(resource: ResourceMetadata, body: unknown): Record<s
   const out: Record<string, unknown> = {};
   if (data.attributes !== undefined) {
     if (!isObject(data.attributes)) throw badRequest('The "attributes" member must be an object.');
-    for (const [name, value] of Object.entries(data.attributes)) if (isAttributeName(name)) out[name] = value;
+    for (const [name, value] of Object.entries(data.attributes)) {
+      if (isAttributeName(name)) out[name] = value;
+      else dropped?.push(name);
+    }
   }
   if (data.relationships !== undefined) {
     if (!isObject(data.relationships)) throw badRequest('The "relationships" member must be an object.');

@@ -10,11 +10,12 @@ import { iriResolver, itemIri, type IriResolver } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
 import { takesBody } from '../../metadata/operation-facts.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
-import { acceptedProperties, denormalizationGroups } from '../../metadata/property-access.js';
+import { acceptedProperties, allowsExtraAttributes, denormalizationGroups } from '../../metadata/property-access.js';
 import { denormalize, type DenormalizeMode } from '../representation/denormalize.js';
 import { parseJsonBody } from '../representation/json-body.js';
 import { iriOperation } from '../representation/normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../representation/jsonapi.js';
+import { setServerValues } from '../representation/server-values.js';
 import { checkRelations } from '../relations/targets.js';
 import { NestedDocuments } from '../relations/nested-writes.js';
 import { factsOf } from '../guards.js';
@@ -48,8 +49,9 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   const settings = state.api.settings;
   let body = received;
   state.request.body = body;
+  const dropped: string[] = [];
   if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE)
-    body = jsonApiRequestBody(op.resource, body);
+    body = jsonApiRequestBody(op.resource, body, dropped);
   const previous = isItem(state.previousData) ? state.previousData : null;
   let mode: DenormalizeMode = op.method === 'PUT' || previous ? 'replace' : 'create';
   if (op.method === 'PATCH') mode = 'merge-patch';
@@ -61,7 +63,10 @@ export async function applyBody(state: OperationState, received: unknown): Promi
     accepted: acceptedProperties(op, settings),
     collected,
     nested: nested?.take,
+    // GraphQL's input types already refuse any field the operation does not take (extraArgs are not attributes).
+    extraAttributes: { allowed: state.values === true || allowsExtraAttributes(op, settings), dropped },
   });
+  await setServerValues(op.resource, item, previous ? 'update' : 'create', factsOf(state), iris);
   if (nested?.found) {
     refuseNestedWrites(state);
     await nested.resolve();
@@ -93,7 +98,7 @@ function nestedDocuments(
   iris: IriResolver,
   collected: Violation[] | undefined,
 ): NestedDocuments | undefined {
-  const groups = denormalizationGroups(state.operation);
+  const groups = denormalizationGroups(state.operation, state.api.settings);
   const type = state.contentType?.split(';')[0].trim().toLowerCase();
   if (!groups || state.values || type === JSONAPI_MEDIA_TYPE) return undefined;
   return new NestedDocuments({
@@ -105,6 +110,7 @@ function nestedDocuments(
     jsonld: type === 'application/ld+json',
     facts: () => factsOf(state),
     collected,
+    allowsExtraAttributes: allowsExtraAttributes(state.operation, state.api.settings),
   });
 }
 
