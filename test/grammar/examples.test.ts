@@ -18,3 +18,16 @@ describe('examples/: every file checks clean', () => {
     });
   }
 });
+
+describe('README: every whole .api file it shows checks clean', () => {
+  const blocks = [...readFileSync(fromRoot('README.md'), 'utf8').matchAll(/^```[a-z]*\n(api "[^]*?)^```$/gm)].map(
+    (m) => m[1],
+  );
+  it('shows at least one', () => expect(blocks.length).to.be.at.least(1));
+  blocks.forEach((text, i) => {
+    it(`block ${i + 1}: ${text.split('\n')[0]}`, () => {
+      const result = check(text, { baseDir: fromRoot('examples') });
+      expect(result.all.map((d) => `${d.severity} ${d.code}: ${d.message}`)).to.deep.equal([]);
+    });
+  });
+});
