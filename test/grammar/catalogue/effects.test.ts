@@ -84,6 +84,7 @@ const SHOWN_BY: Record<string, string[]> = {
   groups: ['test/http/groups.test.ts', 'test/fixtures/http/groups.api'],
   throwOnAccessDenied: ['test/http/security-properties.test.ts', 'test/fixtures/security/books.api'],
   onDelete: ['test/http/referential-actions.test.ts', 'test/fixtures/http/referential.api'],
+  maxDepth: ['test/http/embedding.test.ts', 'test/fixtures/http/embedding.api'],
   // Operation options and property constraints at once (the same names).
   security: ['test/http/security-stages.test.ts', 'test/fixtures/security/books.api'],
   securityPostDenormalize: ['test/http/security-stages.test.ts', 'test/fixtures/security/books.api'],
