@@ -224,6 +224,18 @@ for (const storage of [[], ['--data', 'DIR']]) {
       }
     });
 
+    it('Hydra: an embedded relation is an rdf:Property with the target class as range, an IRI relation a Link', async () => {
+      const doc = (await get(server.url, '/docs.jsonld')).json;
+      const property = (cls: string, name: string) =>
+        doc.supportedClass
+          .find((c: { '@id': string }) => c['@id'] === `#${cls}`)
+          .supportedProperty.find((p: { title: string }) => p.title === name).property;
+      expect(property('Talk', 'speaker')).to.include({ '@type': 'rdf:Property', range: '#Speaker' });
+      expect(property('Talk', 'reviewers')).to.include({ '@type': 'rdf:Property', range: '#Speaker' });
+      // Speaker's own operations show its organisation as an IRI.
+      expect(property('Speaker', 'organisation')).to.include({ '@type': 'Link', range: '#Organisation' });
+    });
+
     it("OpenAPI: the embedded relation refers to the target's schema of the same groups; responses match it", async () => {
       const doc = (await get(server.url, '/docs.json')).json;
       const schemas = doc.components.schemas;
