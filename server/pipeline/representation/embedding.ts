@@ -33,6 +33,7 @@ export interface EmbeddedRelation {
 export class EmbeddingPlan {
   private readonly relations = new Map<ResourceMetadata, ReadonlyMap<string, EmbeddedRelation>>();
   private readonly shown = new Map<ResourceMetadata, readonly PropertyMetadata[]>();
+  private reached?: ReadonlySet<ResourceMetadata>;
 
   constructor(
     readonly api: ApiMetadata,
@@ -65,6 +66,11 @@ export class EmbeddingPlan {
       this.relations.set(resource, (found = map));
     }
     return found;
+  }
+
+  /** Whether the operation's responses may embed items of `resource`. */
+  embeds(resource: ResourceMetadata): boolean {
+    return (this.reached ??= new Set(this.targets())).has(resource);
   }
 
   /** Every resource whose items the operation's responses may embed. */
@@ -132,7 +138,9 @@ export class EmbeddingWriter {
     hidden: ReadonlySet<string> | undefined,
     fallback?: RelationOutput,
   ): RelationOutput {
-    const iri = resource.identifier ? itemIri(resource, item, itemOperation(resource)) : '';
+    // The item's own IRI heads the path only where an embedded item could be it (its resource is a target).
+    const iri =
+      resource.identifier && this.plan.embeds(resource) ? itemIri(resource, item, itemOperation(resource)) : '';
     return this.output(resource, { iris: [iri], depths: NO_DEPTHS }, hidden, fallback);
   }
 
