@@ -308,7 +308,9 @@ const OPTION_TABLE = [
     group: 'operation',
     type: PHP_ARRAY,
     placement: everywhereAnd(GQL_ALL),
-    doc: 'Output serializer context: `groups` selects properties by their `groups`; `hydra_prefix` overrides the setting.',
+    doc:
+      'Output serializer context: `groups` selects properties by their `groups` (and embeds the relations whose target has ' +
+      "properties in them); `enable_max_depth: true` applies the relations' `maxDepth`; `hydra_prefix` overrides the setting.",
   },
   {
     name: 'denormalizationContext',

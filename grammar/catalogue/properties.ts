@@ -205,6 +205,14 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
       'reference (a to-one relation becomes null, a to-many one loses the IRI). Not `setNull` on a `required` relation.',
   },
   {
+    name: 'maxDepth',
+    type: { kind: 'int', min: 1 },
+    appliesTo: [RELATION],
+    doc:
+      "Symfony's #[MaxDepth]: with `enable_max_depth: true` in the operation's normalizationContext, an embedded " +
+      'relation is shown this many levels deep along a path, then left out (docs/behaviour.md, "Embedded relations").',
+  },
+  {
     name: 'throwOnAccessDenied',
     type: { kind: 'bool' },
     doc: 'A write to this property that `securityPostDenormalize` denies answers 403 instead of keeping the stored value.',

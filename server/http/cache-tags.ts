@@ -1,11 +1,14 @@
 /**
  * Cache tags (docs/behaviour.md, "HTTP cache"): the IRIs a GET response shows, and the IRIs a write touches.
- * A response shows only what its own items hold (relations are rendered as IRIs, never embedded), so:
+ * A response shows what its own items hold and the related items it embeds, so:
  * - a collection page is tagged with its own IRI, its resource's collection IRI (every collection of the
  *   resource, sub-resource ones included, carries it), the collection IRIs of the resources its URI variables
  *   are read from (`/authors/{id}/books` depends on the author), and, in the tags header, each member's IRI;
  * - an item response with its IRI, the item's canonical IRI and the same linked collection IRIs;
  * - a JSON:API compound document also with its included items' IRIs and their resources' collection IRIs;
+ * - a response that embeds related items (pipeline/representation/embedding.ts) also with the IRIs of those it
+ *   looked up, found or not (API Platform tags the embedded items' IRIs), or, a streamed collection's (written
+ *   before they are read), the collection IRIs of every resource it may embed;
  * - a write touches the item's canonical IRI, its resource's collection IRI and the IRIs its relations hold
  *   (as API Platform purges the related items).
  */
@@ -51,6 +54,11 @@ export function responseTags(state: OperationState, header: boolean): string[] {
   for (const included of state.included ?? []) {
     tags.add(included.iri);
     tags.add(included.resource.collectionPath);
+  }
+  // Embedded items: a write to any of them (or the creation of one that was missing) touches it.
+  if (state.embedded) {
+    for (const iri of state.embedded.iris) tags.add(iri);
+    for (const target of state.embedded.streamedTargets ?? []) tags.add(target.collectionPath);
   }
   return [...tags];
 }

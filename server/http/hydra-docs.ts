@@ -7,14 +7,9 @@
 import { acceptedProperties, shownProperties } from '../metadata/property-access.js';
 import { takesBody } from '../metadata/operation-facts.js';
 import { optionValue, resourceOption } from '../metadata/options.js';
-import type {
-  ApiMetadata,
-  OperationMetadata,
-  PropertyMetadata,
-  ResourceMetadata,
-  Settings,
-} from '../metadata/types.js';
+import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import { hubNote } from '../realtime/index.js';
+import { embeddingPlan } from '../pipeline/representation/embedding.js';
 
 /** The part of Hydra's core context this document uses, plus the vocabularies it names. */
 const HYDRA_CONTEXT = {
@@ -98,17 +93,21 @@ function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<str
 /**
  * Readable when an operation of the resource shows the property, writeable when one accepts it
  * (serialization groups may leave it out of every one). `name`: the class, the resource's or an operation's shortName.
+ * A relation is a `Link` (its values are IRIs to follow) unless an operation embeds its items (API Platform's
+ * readableLink, docs/behaviour.md "Embedded relations"): then an `rdf:Property` whose range is the target class.
  */
 function propertyDoc(
+  api: ApiMetadata,
   resource: ResourceMetadata,
   name: string,
   p: PropertyMetadata,
-  settings: Settings,
 ): Record<string, unknown> {
+  const { settings } = api;
   const ops = resource.operations.filter((o) => !o.hidden);
+  const embedded = ops.some((o) => embeddingPlan(o, api)?.relationsOf(resource).has(p.name));
   const property: Record<string, unknown> = {
     '@id': `#${name}/${p.name}`,
-    '@type': p.relation ? 'Link' : 'rdf:Property',
+    '@type': p.relation && !embedded ? 'Link' : 'rdf:Property',
     label: p.name,
     domain: `#${name}`,
     range: p.relation ? `#${p.relation}` : (XSD[p.type] ?? 'rdfs:Literal'),
@@ -142,7 +141,7 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
         ...(r.description || hubNote(r, api.settings, origin)
           ? { description: [r.description, hubNote(r, api.settings, origin)].filter(Boolean).join(' ') }
           : {}),
-        supportedProperty: r.properties.map((p) => propertyDoc(r, name, p, api.settings)),
+        supportedProperty: r.properties.map((p) => propertyDoc(api, r, name, p)),
         supportedOperation: visible(r)
           .filter((o) => o.shortName === name)
           .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))

@@ -113,6 +113,7 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
   if (resources.has(type)) {
     meta.relation = type;
     meta.onDelete = ON_DELETE_ACTIONS.find((a) => a === c.onDelete) ?? 'restrict';
+    if (typeof c.maxDepth === 'number') meta.maxDepth = c.maxDepth;
   }
   if (validation) meta.validation = validation;
   for (const key of ['default', ...VALIDATED.filter((name) => name !== 'required'), 'groups', 'description']) {

@@ -144,6 +144,8 @@ export interface PropertyMetadata extends FieldRules {
   relation?: string;
   /** A relation's referential action when its target item is deleted (docs/behaviour.md); default restrict. */
   onDelete?: OnDeleteAction;
+  /** A relation's Symfony MaxDepth: how many levels deep it is embedded when the operation enables max depth. */
+  maxDepth?: number;
   identifier: boolean;
   required: boolean;
   /** False when `nullable: false` rejects an explicit null. */

@@ -24,6 +24,9 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/
 
 const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
 
+/** The format of an output schema whose embedded relations are described. */
+type EmbedFormat = 'json' | 'jsonld';
+
 export class SchemaRegistry {
   readonly schemas: Record<string, JsonSchema> = {};
 
@@ -71,7 +74,7 @@ export class SchemaRegistry {
    */
   output(op: OperationMetadata): JsonSchema {
     const groups = contextGroups(optionValue(op, 'normalizationContext'));
-    return this.add(`${op.shortName}${groupSuffix(groups)}`, () => this.outputSchema(op, groups));
+    return this.add(`${op.shortName}${groupSuffix(groups)}`, () => this.outputSchema(op, groups, 'json'));
   }
 
   /** What responses hold in JSON-LD: the properties plus `@id` and `@type` (and `@context` at the top): `Book.jsonld-read`. */
@@ -79,7 +82,7 @@ export class SchemaRegistry {
     const { resource } = op;
     const groups = contextGroups(optionValue(op, 'normalizationContext'));
     return this.add(`${op.shortName}.jsonld${groupSuffix(groups)}`, () => {
-      const schema = merged(HYDRA_ITEM, this.outputSchema(op, groups));
+      const schema = merged(HYDRA_ITEM, this.outputSchema(op, groups, 'jsonld'));
       const iri = iriExample(resource);
       const properties = schema.properties as Record<string, JsonSchema>;
       if (iri) properties['@id'] = { ...properties['@id'], examples: [iri] };
@@ -131,8 +134,42 @@ export class SchemaRegistry {
     });
   }
 
-  private outputSchema(op: OperationMetadata, groups: string[] | undefined): JsonSchema {
-    return this.resource(op.resource, 'output', groups ? shownProperties(op, this.api.settings) : undefined);
+  /** `embed`: the format whose embedded relations are described (JSON:API keeps relationships: none). */
+  private outputSchema(op: OperationMetadata, groups: string[] | undefined, embed?: EmbedFormat): JsonSchema {
+    if (!groups) return this.resource(op.resource, 'output');
+    const schema = this.resource(op.resource, 'output', shownProperties(op, this.api.settings));
+    return embed ? this.withEmbedded(schema, op.resource, groups, embed) : schema;
+  }
+
+  /**
+   * Embedded relations (pipeline/representation/embedding.ts): the relation's value is the target's output
+   * schema of the same groups (API Platform's `Speaker-read`, `Speaker.jsonld-read`), or an IRI where the
+   * nesting stops (an item already on the path, the level bound, an IRI naming no item).
+   */
+  private withEmbedded(schema: JsonSchema, resource: ResourceMetadata, groups: string[], embed: EmbedFormat) {
+    const properties = schema.properties as Record<string, JsonSchema>;
+    for (const p of resource.properties) {
+      const target = p.relation && properties[p.name] ? this.api.resource(p.relation) : undefined;
+      const shown = target && embeddedProperties(target, groups, 'output');
+      if (!target || !shown) continue;
+      const one = { anyOf: [this.embedded(target, groups, shown, embed), IRI] };
+      const { type: _type, format: _format, items: _items, examples: _examples, ...kept } = properties[p.name];
+      properties[p.name] = { ...kept, ...(p.array ? { type: 'array', items: one } : one) };
+    }
+    return schema;
+  }
+
+  private embedded(
+    target: ResourceMetadata,
+    groups: string[],
+    shown: readonly PropertyMetadata[],
+    embed: EmbedFormat,
+  ): JsonSchema {
+    const name = `${target.shortName}${embed === 'jsonld' ? '.jsonld' : ''}${groupSuffix(groups)}`;
+    return this.add(name, () => {
+      const schema = this.withEmbedded(this.resource(target, 'output', shown), target, groups, embed);
+      return embed === 'jsonld' ? merged(HYDRA_ITEM, schema) : schema;
+    });
   }
 
   private inputSchema(op: OperationMetadata, groups: string[] | undefined): JsonSchema {

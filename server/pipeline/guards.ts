@@ -6,7 +6,8 @@
  * security-post-validation and property-security.
  */
 import { optionValue, perOperation } from '../metadata/options.js';
-import type { OperationMetadata, Settings } from '../metadata/types.js';
+import type { OperationMetadata, PropertyMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
+import type { Item } from '../store/types.js';
 import { accessDenied, allows, type RequestFacts } from '../security/access.js';
 import { compileGuard } from '../expression/guard.js';
 import type { CompiledExpression } from '../expression/expression.js';
@@ -70,4 +71,28 @@ export async function enforce(
 ): Promise<void> {
   if (!(await allows(guard.expression, factsOf(state), object, previousObject)))
     throw accessDenied(state.principal, guard.message);
+}
+
+/** The properties of an item the reader may not see (property `security` denies; an error denies too). */
+export type HiddenProperties = (resource: ResourceMetadata, item: Item) => Promise<ReadonlySet<string>>;
+
+/**
+ * Property `security` evaluated for one request's reader, with `object` the item: a rule that does not read
+ * `object` is evaluated once per request and resource property.
+ */
+export function hiddenPropertiesFor(facts: RequestFacts): HiddenProperties {
+  const fixed = new Map<PropertyMetadata, Promise<boolean>>();
+  return async (resource, item) => {
+    const names = new Set<string>();
+    for (const p of resource.properties) {
+      if (!p.security) continue;
+      let allowed: Promise<boolean> | undefined = fixed.get(p);
+      if (!allowed) {
+        allowed = allows(p.security, facts, item, null);
+        if (!p.security.usesObject) fixed.set(p, allowed);
+      }
+      if (!(await allowed)) names.add(p.name);
+    }
+    return names;
+  };
 }

@@ -7,7 +7,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { MessageBus } from '../messenger/index.js';
 import type { Format } from '../protocol/negotiation.js';
 import type { QueryParams } from '../protocol/query.js';
-import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Publisher } from '../realtime/index.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';
@@ -94,6 +94,16 @@ export interface JsonApiRequest {
   fields: Map<string, Set<string>>;
 }
 
+/** How a response that embeds related items writes the relations of each of its items, and what it read. */
+export interface EmbeddedOutput {
+  /** The relation output of one item shown (representation/normalize.ts, `RelationOutput`). */
+  relationsOf(item: Item): (property: PropertyMetadata, value: unknown) => unknown;
+  /** The IRIs of the related items looked up (found or not): the response's cache tags. */
+  iris: ReadonlySet<string>;
+  /** A streamed collection, whose related items are read as it is written: every resource it may embed. */
+  streamedTargets?: readonly ResourceMetadata[];
+}
+
 /** An item of the `included` member: its resource, the operation whose shape it takes, its IRI (a path). */
 export interface IncludedItem {
   resource: ResourceMetadata;
@@ -169,6 +179,8 @@ export interface OperationState {
   included?: IncludedItem[];
   /** Per item shown, the properties whose `security` denies that user (left out of the output). */
   hiddenProperties?: WeakMap<Item, ReadonlySet<string>>;
+  /** The related items the response embeds, read by the serialize stage (representation/embedding.ts). */
+  embedded?: EmbeddedOutput;
   /** The adapter asked for values, not a document (execute.ts, `OperationRequest.representation`). */
   values?: boolean;
   /** The adapter's own page window (GraphQL cursors), in place of the page parameters. */

@@ -3,8 +3,9 @@
  * with the Chevrotain lexer alone as the baseline measured in the same run; then the pagination
  * and throughput benchmarks of pagination.ts, the cost of security (security.ts), then the language
  * server's latency (lsp.ts), the HTTP cache and the workers (cache.ts), then bulk writes against single POSTs
- * (bulk.ts), then the cost of a rate limit (rate-limit.ts), then GraphQL against REST (graphql.ts). `npm run bench --
- * throughput` (or front-end, large, security, cache, lsp, bulk, rate-limit, graphql, several allowed)
+ * (bulk.ts), then the cost of a rate limit (rate-limit.ts), then GraphQL against REST (graphql.ts), then embedded
+ * relations against IRIs (embedding.ts). `npm run bench --
+ * throughput` (or front-end, large, security, cache, lsp, bulk, rate-limit, graphql, embedding, several allowed)
  * runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
@@ -14,6 +15,7 @@ import { apiLexer } from '../../grammar/lexer.js';
 import { runBulkBench } from './bulk.js';
 import { generateApi } from './generate.js';
 import { runCacheBench } from './cache.js';
+import { runEmbeddingBench } from './embedding.js';
 import { runGraphQlBench } from './graphql.js';
 import { runLspBench } from './lsp.js';
 import { runPaginationBench, type PaginationPart } from './pagination.js';
@@ -30,6 +32,7 @@ const PARTS = [
   'bulk',
   'rate-limit',
   'graphql',
+  'embedding',
 ] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(PARTS as readonly string[]).includes(a));
@@ -59,6 +62,7 @@ if (parts.has('lsp')) await runLspBench();
 if (parts.has('bulk')) await runBulkBench();
 if (parts.has('rate-limit')) await runRateLimitBench();
 if (parts.has('graphql')) await runGraphQlBench();
+if (parts.has('embedding')) await runEmbeddingBench();
 
 function runFrontEndBench(): void {
   const text = generateApi(10_000);

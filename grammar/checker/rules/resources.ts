@@ -191,6 +191,7 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
   checkDefaultInEnum(ctx, p);
   checkSetNullRequired(ctx, p);
   checkBounds(ctx, p);
+  checkMaxDepthEnabled(ctx, p);
 }
 
 /** `pattern` values that check an e-mail address: `@` between two character classes (`[^@\s]+@[^@\s]+`, `\w+@\w+`). */
@@ -262,6 +263,26 @@ function checkSetNullRequired(ctx: CheckContext, p: ModelProperty): void {
     action.range,
     `onDelete: setNull cannot apply to '${p.name}', which is required: the referencing items would be left without it; use "restrict" or "cascade", or make '${p.name}' optional`,
   );
+}
+
+/** `maxDepth` counts only where a normalizationContext says `enable_max_depth: true` (Symfony's rule). */
+function checkMaxDepthEnabled(ctx: CheckContext, p: ModelProperty): void {
+  const entry = p.constraints.get('maxDepth');
+  if (!entry) return;
+  const enables = (context: A.Entry | undefined): boolean =>
+    context?.value?.kind === 'object' &&
+    context.value.entries.some((e) => e.key.text === 'enable_max_depth' && e.value?.kind === 'bool' && e.value.value);
+  const enabled = [...ctx.model.resources.values()].some(
+    (r) =>
+      enables(r.options.get('normalizationContext')) ||
+      r.operations.some((o) => enables(o.options.get('normalizationContext'))),
+  );
+  if (!enabled)
+    ctx.report(
+      'option-ineffective',
+      entry.key.range,
+      "maxDepth has no effect: no operation's normalizationContext says enable_max_depth: true",
+    );
 }
 
 /** A default outside the enum would be written on every create that omits it, then refused (422). */

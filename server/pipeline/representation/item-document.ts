@@ -8,7 +8,7 @@ import { itemIri } from '../../protocol/iri.js';
 import { shownProperties } from '../../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
-import { iriOperation, normalizeItem } from './normalize.js';
+import { iriOperation, normalizeItem, type RelationOutput } from './normalize.js';
 import { relationOutput, urlStyle, type RequestPlace } from './url-generation.js';
 
 /** The context of what an operation returns: its own shortName's (docs/behaviour.md, "Operation shortName"). */
@@ -26,6 +26,8 @@ export interface ItemDocumentOptions {
   hidden?: ReadonlySet<string>;
   /** A member of a batch's document: no `@context` of its own. */
   member?: boolean;
+  /** How its relations are written, when it embeds related items (embedding.ts); default their IRIs. */
+  relations?: RelationOutput;
 }
 
 /** The item's IRI as `op` writes it (the style of the operation whose template makes it, its item Get). */
@@ -55,7 +57,7 @@ export function itemDocument(
     () => iri,
     shownProperties(op, api.settings),
     options.hidden,
-    relationOutput(api, op.resource, at),
+    options.relations ?? relationOutput(api, op.resource, at),
     op.shortName,
   );
   return jsonld && !options.member ? { '@context': urlStyle(op, api.settings, at)(contextIri(op)), ...body } : body;

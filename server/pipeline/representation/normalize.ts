@@ -25,7 +25,10 @@ function routeOfItems(op: OperationMetadata): OperationMetadata | undefined {
   return itemOperation(op.resource);
 }
 
-/** A relation's stored value (IRIs as absolute paths) as the response writes it (url-generation.ts). */
+/**
+ * A relation's stored value (IRIs as absolute paths) as the response writes it (url-generation.ts), or its
+ * embedded objects (embedding.ts); undefined leaves the relation out.
+ */
 export type RelationOutput = (property: PropertyMetadata, value: unknown) => unknown;
 
 /**
@@ -48,8 +51,10 @@ export function normalizeItem(
   if (declared) {
     for (const p of shown) {
       const v = item[p.name];
-      if (v !== undefined && v !== null && !hidden?.has(p.name))
-        out[p.name] = relation && p.relation ? relation(p, v) : v;
+      if (v === undefined || v === null || hidden?.has(p.name)) continue;
+      // A relation's output may leave it out (undefined: embedding's maxDepth reached).
+      const shown = relation && p.relation ? relation(p, v) : v;
+      if (shown !== undefined) out[p.name] = shown;
     }
   } else {
     for (const [k, v] of Object.entries(item)) if (v !== undefined && v !== null && !k.startsWith('@')) out[k] = v;

@@ -6,7 +6,7 @@
  * alone: a resource with an identifier whose item IRI template has no other variable, read by the default
  * provider with no processor or controller that could change the items, shown with the resource's
  * own item IRIs (no `itemUriTemplate` naming another route) and `@type` (no operation shortName), with every property the stored text holds
- * (no serialization groups that leave some out), and with no property `security` and no operation
+ * (no serialization groups that leave some out or embed related items), and with no property `security` and no operation
  * `security` that reads the items (what such a page shows depends on the user).
  */
 import { createHash } from 'node:crypto';
@@ -16,6 +16,7 @@ import { restrictsOutput } from '../../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { CollectionSpec, Item, Rendering } from '../../store/types.js';
 import { PACKAGE_VERSION } from '../../version.js';
+import { embedsRelations } from './embedding.js';
 import { JsonText } from './json-text.js';
 import { JSONAPI_FORMAT } from './jsonapi.js';
 import { iriOperation, normalizeItem } from './normalize.js';
@@ -66,6 +67,8 @@ export const servesStoredMembers = perOperation(
     // The stored texts carry the resource's @type.
     op.shortName === op.resource.shortName &&
     !restrictsOutput(op, api.settings) &&
+    // The stored texts hold relations as IRIs.
+    !embedsRelations(op, api) &&
     // What a member shows (or whether the page is shown) may depend on the user.
     !op.resource.properties.some((p) => p.security) &&
     !securityReadsObject(op, api.settings) &&
@@ -85,6 +88,7 @@ export const servesStoredItems = perOperation(
     iriOperation(op)?.path === itemOperation(op.resource)?.path &&
     op.shortName === op.resource.shortName &&
     !restrictsOutput(op, api.settings) &&
+    !embedsRelations(op, api) &&
     op.resource.identifier?.writeOnly === false &&
     !op.resource.properties.some((p) => p.security) &&
     !securityReadsObject(op, api.settings) &&

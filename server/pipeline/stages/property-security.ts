@@ -1,9 +1,8 @@
 /** Stage "propertySecurity": before serialization, the properties each item shows that user. */
 import { perOperation } from '../../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata } from '../../metadata/types.js';
-import { allows } from '../../security/access.js';
 import type { Item } from '../../store/types.js';
-import { factsOf } from '../guards.js';
+import { factsOf, hiddenPropertiesFor } from '../guards.js';
 import { asPage } from '../pages/page.js';
 import { isItem, type OperationState } from '../state.js';
 
@@ -18,23 +17,15 @@ export const readGuarded = perOperation((op: OperationMetadata): PropertyMetadat
  */
 export function propertyReadSecurity(state: OperationState): Promise<void> | undefined {
   const guarded = readGuarded(state.operation, state.api.settings);
-  return guarded.length ? recordHiddenProperties(state, guarded) : undefined;
+  return guarded.length ? recordHiddenProperties(state) : undefined;
 }
 
-async function recordHiddenProperties(state: OperationState, guarded: PropertyMetadata[]): Promise<void> {
-  const facts = factsOf(state);
-  const fixed = new Map<PropertyMetadata, boolean>();
-  for (const p of guarded) if (!p.security!.usesObject) fixed.set(p, await allows(p.security!, facts, null, null));
+async function recordHiddenProperties(state: OperationState): Promise<void> {
+  const hiddenOf = hiddenPropertiesFor(factsOf(state));
   const hidden = new WeakMap<Item, ReadonlySet<string>>();
   state.hiddenProperties = hidden;
-  const record = async (item: Item): Promise<void> => {
-    const names = new Set<string>();
-    for (const p of guarded) {
-      const allowed = fixed.get(p) ?? (await allows(p.security!, facts, item, null));
-      if (!allowed) names.add(p.name);
-    }
-    hidden.set(item, names);
-  };
+  const record = async (item: Item): Promise<void> =>
+    void hidden.set(item, await hiddenOf(state.operation.resource, item));
   if (state.operation.isCollection && !state.page && state.data != null) state.page = asPage(state.data, state);
   const page = state.page;
   if (page?.stream) {

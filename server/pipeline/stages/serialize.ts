@@ -20,6 +20,9 @@ import { storedMembersArray } from '../representation/rendering.js';
 import { searchTemplate } from '../filters/search-template.js';
 import { relationOutput, styledView, urlStyle, type UrlStyle } from '../representation/url-generation.js';
 import { isItem, type OperationState } from '../state.js';
+import { factsOf, hiddenPropertiesFor } from '../guards.js';
+import { ReadEmbeddedItems } from '../relations/embedded-items.js';
+import { embeddingPlan, EmbeddingWriter, type EmbeddingPlan } from '../representation/embedding.js';
 
 export function serialize(state: OperationState): void | Promise<void> {
   const op = state.operation;
@@ -44,10 +47,14 @@ export function serialize(state: OperationState): void | Promise<void> {
     return serializeValues(state, (item) =>
       normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName),
     );
+  // Related items shown as objects are read first (GraphQL's values and JSON:API keep their relations apart).
+  const plan = state.embedded ? undefined : embeddingPlan(op, state.api);
+  if (plan) return readEmbedded(state, plan).then(() => serialize(state));
+  const relationsOf = state.embedded ? state.embedded.relationsOf : () => relation;
   if (op.isCollection && state.page) {
     if (state.page.stream) {
       state.body = streamedCollection(state, state.page.stream, (item) =>
-        normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName),
+        normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relationsOf(item), op.shortName),
       );
       return;
     }
@@ -56,7 +63,16 @@ export function serialize(state: OperationState): void | Promise<void> {
       : state.page.items
           .filter(isItem)
           .map((item) =>
-            normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName),
+            normalizeItem(
+              resource,
+              item,
+              jsonld,
+              iriOf(item),
+              shown,
+              hidden?.get(item),
+              relationsOf(item),
+              op.shortName,
+            ),
           );
     if (!jsonld) {
       state.body = members;
@@ -90,7 +106,64 @@ export function serialize(state: OperationState): void | Promise<void> {
     iri: state.iri ?? iriOf(state.data)(),
     hidden: hidden?.get(state.data),
     member: state.batchMember,
+    relations: state.embedded?.relationsOf(state.data),
   });
+}
+
+/** Items of a streamed collection whose related items are read together. */
+const STREAM_BATCH = 100;
+
+/**
+ * Reads the related items the response embeds (relations/embedded-items.ts) and records how its items' relations
+ * are written; a streamed collection's are read a batch at a time as it is written, so memory stays flat.
+ */
+async function readEmbedded(state: OperationState, plan: EmbeddingPlan): Promise<void> {
+  const { api, operation: op } = state;
+  const hiddenOf = hiddenPropertiesFor(factsOf(state));
+  const writerOf = async (items: Item[]) => {
+    const read = await new ReadEmbeddedItems().read(state.runtime, plan, op, items, hiddenOf);
+    return { read, writer: new EmbeddingWriter(plan, read, state.output.name === 'jsonld', state) };
+  };
+  const fallback = relationOutput(api, op.resource, state);
+  const hidden = state.hiddenProperties;
+  const page = state.page;
+  if (page?.stream) {
+    let writer: EmbeddingWriter | undefined;
+    page.stream = inBatches(page.stream, STREAM_BATCH, async (batch) => {
+      writer = (await writerOf(batch.filter(isItem))).writer;
+    });
+    state.embedded = {
+      relationsOf: (item) => writer!.relationsFor(op.resource, item, hidden?.get(item), fallback),
+      iris: new Set(),
+      streamedTargets: plan.targets(),
+    };
+    return;
+  }
+  const { read, writer } = await writerOf((page ? page.items : [state.data]).filter(isItem));
+  state.embedded = {
+    relationsOf: (item) => writer.relationsFor(op.resource, item, hidden?.get(item), fallback),
+    iris: new Set(read.iris()),
+  };
+}
+
+/** `source`'s values, `onBatch` awaited before each batch of `size` of them is handed on. */
+async function* inBatches(
+  source: AsyncIterable<unknown>,
+  size: number,
+  onBatch: (batch: unknown[]) => Promise<void>,
+): AsyncGenerator<unknown> {
+  let batch: unknown[] = [];
+  for await (const value of source) {
+    batch.push(value);
+    if (batch.length < size) continue;
+    await onBatch(batch);
+    yield* batch;
+    batch = [];
+  }
+  if (batch.length) {
+    await onBatch(batch);
+    yield* batch;
+  }
 }
 
 /**

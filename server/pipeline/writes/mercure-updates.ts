@@ -1,13 +1,18 @@
 /**
  * The Mercure updates of committed changes (the "publish" stage's, and a message handler's): a saved item
  * is published as the document its item Get answers (representation/item-document.ts), a removed one as
- * `{"@id": …}`. Publishing never waits.
+ * `{"@id": …}`. Publishing never waits: an item whose Get embeds related items (representation/embedding.ts) is
+ * published once they are read, after the write answered, each topic's updates kept in order.
  */
 import type { Logger } from 'pino';
 import { itemIri, itemOperation } from '../../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../metadata/types.js';
-import { changeUpdate, mercureOptions } from '../../realtime/index.js';
+import { changeUpdate, mercureOptions, type Publisher } from '../../realtime/index.js';
 import { itemDocument } from '../representation/item-document.js';
+import { embeddingPlan, EmbeddingWriter } from '../representation/embedding.js';
+import type { RelationOutput } from '../representation/normalize.js';
+import { relationOutput } from '../representation/url-generation.js';
+import { everyGuardedHidden, ReadEmbeddedItems } from '../relations/embedded-items.js';
 import type { Item } from '../../store/types.js';
 import type { Change, Runtime } from '../state.js';
 
@@ -21,7 +26,7 @@ export const publishingOperation = (api: ApiMetadata, resource: ResourceMetadata
 
 /** Publishes one committed change when `op` (the operation that made it) has Mercure on. */
 export function publishChange(
-  runtime: Pick<Runtime, 'api' | 'publisher' | 'published'>,
+  runtime: Pick<Runtime, 'api' | 'publisher' | 'published' | 'collectionOf'>,
   op: OperationMetadata,
   change: Change,
   origin: string | undefined,
@@ -37,24 +42,66 @@ export function publishChange(
   try {
     const iri = itemIri(resource, change.item, itemOperation(resource));
     const data =
-      change.kind === 'removed' ? JSON.stringify({ '@id': iri }) : documentAsGet(api, resource, change.item, origin);
-    publisher.publish(changeUpdate(options, iri, origin, data));
+      change.kind === 'removed'
+        ? JSON.stringify({ '@id': iri })
+        : documentAsGet(runtime, resource, change.item, origin ?? '');
+    inTopicOrder(publisher, iri, data, (text) => publisher.publish(changeUpdate(options, iri, origin, text)), logger);
     runtime.published?.tell({ resource, iri, kind: change.kind, ...(origin ? { origin } : {}) });
   } catch (e) {
     logger?.error({ err: e }, 'mercure: update not built');
   }
 }
 
-/** The JSON-LD document the item Get of `resource` answers for `item`, as an anonymous reader sees it. */
-function documentAsGet(api: ApiMetadata, resource: ResourceMetadata, item: Item, origin: string | undefined): string {
+/** Per publisher, the updates of each topic still being built (their embedded items being read). */
+const building = new WeakMap<Publisher, Map<string, Promise<void>>>();
+
+/**
+ * Sends an update at once when it is ready and none of its topic waits; else after the topic's earlier ones, so
+ * that subscribers get a topic's updates in the order of the changes. The write's response never waits for it.
+ */
+function inTopicOrder(
+  publisher: Publisher,
+  topic: string,
+  data: string | Promise<string>,
+  send: (data: string) => void,
+  logger: Logger | undefined,
+): void {
+  let topics = building.get(publisher);
+  const before = topics?.get(topic);
+  if (!before && typeof data === 'string') return send(data);
+  if (!topics) building.set(publisher, (topics = new Map()));
+  const queue = topics;
+  const sent: Promise<void> = Promise.all([data, before])
+    .then(([text]) => send(text))
+    .catch((e: unknown) => logger?.error({ err: e }, 'mercure: update not built'))
+    .finally(() => {
+      if (queue.get(topic) === sent) queue.delete(topic);
+    });
+  queue.set(topic, sent);
+}
+
+/**
+ * The JSON-LD document the item Get of `resource` answers for `item`, as an anonymous reader sees it; a promise
+ * when the Get embeds related items, read first (relations/embedded-items.ts).
+ */
+function documentAsGet(
+  runtime: Pick<Runtime, 'api' | 'collectionOf'>,
+  resource: ResourceMetadata,
+  item: Item,
+  origin: string,
+): string | Promise<string> {
+  const { api } = runtime;
   const get = itemOperation(resource) ?? resource.operations.find((o) => o.method === 'GET' && !o.isCollection);
   if (!get) throw new Error(`${resource.shortName} has no item Get to show its items as`);
-  return JSON.stringify(
-    itemDocument(api, get, item, {
-      jsonld: true,
-      at: { origin: origin ?? '', path: '' },
-      // Subscribers are not the user who wrote: a property guarded by `security` is never published (fail closed).
-      hidden: new Set(resource.properties.filter((p) => p.security).map((p) => p.name)),
-    }),
-  );
+  const at = { origin, path: '' };
+  // Subscribers are not the user who wrote: a property guarded by `security` is never published (fail closed).
+  const hidden = new Set(resource.properties.filter((p) => p.security).map((p) => p.name));
+  const document = (relations?: RelationOutput) =>
+    JSON.stringify(itemDocument(api, get, item, { jsonld: true, at, hidden, relations }));
+  const plan = embeddingPlan(get, api);
+  if (!plan) return document();
+  return new ReadEmbeddedItems().read(runtime, plan, get, [item], everyGuardedHidden).then((read) => {
+    const writer = new EmbeddingWriter(plan, read, true, at);
+    return document(writer.relationsFor(resource, item, hidden, relationOutput(api, resource, at)));
+  });
 }

@@ -92,6 +92,7 @@ const SHOWN_BY: Record<string, string[]> = {
   throwOnAccessDenied: ['test/http/security-properties.test.ts', 'test/fixtures/security/books.api'],
   onDelete: ['test/http/referential-actions.test.ts', 'test/fixtures/http/referential.api'],
   onUpdate: ['test/http/server-values.test.ts', 'test/fixtures/http/server-values.api'],
+  maxDepth: ['test/http/embedding.test.ts', 'test/fixtures/http/embedding.api'],
   // Operation options and property constraints at once (the same names).
   security: ['test/http/security-stages.test.ts', 'test/fixtures/security/books.api'],
   securityPostDenormalize: ['test/http/security-stages.test.ts', 'test/fixtures/security/books.api'],
