@@ -61,6 +61,8 @@ export interface NestedWrite {
   /** Where the document was in the body: `speaker`, `reviewers[1]`, `speaker.organisation`. */
   path: string;
   token: string;
+  /** The document's place in the body, depth first: violations are reported in this order. */
+  order: number;
   /** The IRI of the stored item changed (absent for a new one). */
   iri?: string;
 }

@@ -53,6 +53,8 @@ export interface NestedContext {
   collected?: Violation[];
   /** The operation's `allow_extra_attributes`: false refuses extra attributes in nested documents too. */
   allowsExtraAttributes: boolean;
+  /** The write's time: `default: now` and `onUpdate: now` give every item of the body the same. */
+  now: Date;
 }
 
 /** A nested document found, waiting for its plan. */
@@ -62,6 +64,8 @@ interface Found {
   document: Record<string, unknown>;
   path: string;
   token: string;
+  /** The document's place in the body, depth first (its own documents come right after it). */
+  order: number;
 }
 
 const TOKEN = 'urn:apidsl:nested:';
@@ -73,6 +77,8 @@ export class NestedDocuments {
   /** The placeholders handed out, which relation checks skip. */
   readonly tokens = new Set<string>();
   private readonly top: Found[] = [];
+  /** How many documents were found so far: the next one's `order`. */
+  private discovered = 0;
   /** The hook the parent's denormalization calls (representation/denormalize.ts). */
   readonly take: NestedDocument;
 
@@ -101,7 +107,7 @@ export class NestedDocuments {
         throw badRequest(`Nested documents may go ${MAX_NESTING} levels deep, "${at}" is deeper. Use an IRI there.`);
       const token = `${TOKEN}${randomUUID()}`;
       this.tokens.add(token);
-      queue.push({ target, accepted, document, path: at, token });
+      queue.push({ target, accepted, document, path: at, token, order: this.discovered++ });
       return token;
     };
   }
@@ -126,7 +132,7 @@ export class NestedDocuments {
         nested: this.level(deeper, `${found.path}.`, depth + 1),
         extraAttributes: { allowed: ctx.allowsExtraAttributes },
       });
-      await setServerValues(found.target, item, previous ? 'update' : 'create', ctx.facts(), ctx.iris);
+      await setServerValues(found.target, item, previous ? 'update' : 'create', ctx.facts(), ctx.iris, ctx.now);
     } catch (e) {
       if (e instanceof HttpError && e.options.violations)
         throw validationFailed(e.options.violations.map((v) => nestedViolation(found.path, v)));
@@ -142,6 +148,7 @@ export class NestedDocuments {
       previous,
       path: found.path,
       token: found.token,
+      order: found.order,
       ...(stored && { iri: stored.iri }),
     });
   }
@@ -203,7 +210,10 @@ function nestedViolation(path: string, v: Violation): Violation {
 
 /** The planned items' constraint violations, in the parent's validation groups, under their paths. */
 export function nestedViolations(writes: readonly NestedWrite[], groups: readonly string[]): Violation[] {
-  return writes.flatMap((w) => validateItem(w.resource, w.item, groups).map((v) => nestedViolation(w.path, v)));
+  // In body order (`speaker.email` before `speaker.organisation.website`), not in the order they are written.
+  return [...writes]
+    .sort((a, b) => a.order - b.order)
+    .flatMap((w) => validateItem(w.resource, w.item, groups).map((v) => nestedViolation(w.path, v)));
 }
 
 /** An item a nested write stored: for the changes the write stage records (Mercure, the HTTP cache). */

@@ -21,15 +21,15 @@ export type ServerValueMode = 'create' | 'update' | 'restore';
 /** Whether the server sets the property's value (it is then read-only unless declared `readOnly: false`). */
 export const setByServer = (p: PropertyMetadata): boolean => p.serverDefault !== undefined || p.onUpdate !== undefined;
 
-/** Sets the server's values into `item`, the denormalized body. */
+/** Sets the server's values into `item`, the denormalized body; `now`: the write's time, one for all its items. */
 export async function setServerValues(
   resource: ResourceMetadata,
   item: Item,
   mode: ServerValueMode,
   facts: RequestFacts,
   iri: IriResolver,
+  now: Date = new Date(),
 ): Promise<void> {
-  const now = new Date();
   for (const p of resource.properties) {
     const given = Object.hasOwn(item, p.name);
     if (p.onUpdate === 'now' && !(mode === 'restore' && given)) item[p.name] = timeOf(p, now);

@@ -58,7 +58,9 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   // collectDenormalizationErrors: type errors and dangling relations, all in one 422.
   const collected = optionValue(op, settings, 'collectDenormalizationErrors') === true ? [] : undefined;
   const iris = bodyIris(state);
-  const nested = nestedDocuments(state, mode, iris, collected);
+  // The write's time, the same for the item and the items nested in it (`default: now`, `onUpdate: now`).
+  const now = new Date();
+  const nested = nestedDocuments(state, mode, iris, collected, now);
   const item = denormalize(op.resource, body, mode, previous, iris, {
     accepted: acceptedProperties(op, settings),
     collected,
@@ -66,7 +68,7 @@ export async function applyBody(state: OperationState, received: unknown): Promi
     // GraphQL's input types already refuse any field the operation does not take (extraArgs are not attributes).
     extraAttributes: { allowed: state.values === true || allowsExtraAttributes(op, settings), dropped },
   });
-  await setServerValues(op.resource, item, previous ? 'update' : 'create', factsOf(state), iris);
+  await setServerValues(op.resource, item, previous ? 'update' : 'create', factsOf(state), iris, now);
   if (nested?.found) {
     refuseNestedWrites(state);
     await nested.resolve();
@@ -97,6 +99,7 @@ function nestedDocuments(
   mode: DenormalizeMode,
   iris: IriResolver,
   collected: Violation[] | undefined,
+  now: Date,
 ): NestedDocuments | undefined {
   const groups = denormalizationGroups(state.operation, state.api.settings);
   const type = state.contentType?.split(';')[0].trim().toLowerCase();
@@ -111,6 +114,7 @@ function nestedDocuments(
     facts: () => factsOf(state),
     collected,
     allowsExtraAttributes: allowsExtraAttributes(state.operation, state.api.settings),
+    now,
   });
 }
 
