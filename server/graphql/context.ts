@@ -46,7 +46,7 @@ export function graphQlContext(request: GraphQlRequest): GraphQlContext {
 }
 
 /**
- * The collection, its `get` gathered: every `get` asked before the next turn of the event loop is one `in` query.
+ * The collection, its `get` gathered: every `get` asked before the next turn of the event loop is one `getMany`.
  * Writes go straight through; a write does not clear what this request already read (a mutation's payload is read
  * by its own operation, after the write).
  */
@@ -55,7 +55,7 @@ function batchedReads(collection: Collection, resource: ResourceMetadata): Colle
   if (!field) return collection;
   const loader = new DataLoader<number | string, Item | null, string>(
     async (ids) => {
-      const found = await collection.find({ where: [{ op: 'in', field, values: [...ids] }] });
+      const found = await collection.getMany(ids);
       const byId = new Map(found.map((item) => [String(item[field]), item]));
       return ids.map((id) => byId.get(String(id)) ?? null);
     },

@@ -77,6 +77,9 @@ export class InvalidatingCollection implements Collection {
   get(id: Id): Promise<Item | null> {
     return this.inner.get(id);
   }
+  getMany(ids: readonly Id[]): Promise<Item[]> {
+    return this.inner.getMany(ids);
+  }
 
   async insert(item: Item): Promise<Item> {
     const saved = await this.inner.insert(item);

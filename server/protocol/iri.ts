@@ -89,7 +89,7 @@ interface CompiledRoute {
 /** The resource an IRI names and the values of its route's placeholders. */
 export interface IriMatch {
   resource: ResourceMetadata;
-  variables: Record<string, string>;
+  variables: Readonly<Record<string, string>>;
 }
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
@@ -145,9 +145,13 @@ function compiledRoutes(api: ApiMetadata): CompiledRoute[] {
   );
 }
 
+/** How many IRIs a resolver keeps the match of (then it starts afresh): bounded memory whatever clients send. */
+const MATCHES_KEPT = 10_000;
+
 /** Resolves IRIs (`/books/1`) to the resource whose item routes they match. */
 export class IriResolver {
   private readonly routes: CompiledRoute[];
+  private readonly matched = new Map<string, Readonly<IriMatch> | undefined>();
 
   /** `base`: the request path relative references are read against (`at`). */
   constructor(
@@ -179,8 +183,24 @@ export class IriResolver {
     return iriPath(iri, this.base);
   }
 
-  /** The resource and route variables of an item IRI (a path, or a URL whose path is one). */
+  /**
+   * The resource and route variables of an item IRI (a path, or a URL whose path is one). Answers are kept (frozen)
+   * for IRIs read without a base: a page's relations name the same few IRIs request after request, and matching
+   * one against every route costs more than the rest of reading it.
+   */
   match(iri: string): IriMatch | undefined {
+    if (this.base !== undefined) return this.matchRoutes(iri);
+    let match = this.matched.get(iri);
+    if (match === undefined && !this.matched.has(iri)) {
+      match = this.matchRoutes(iri);
+      if (match) Object.freeze(match.variables);
+      if (this.matched.size >= MATCHES_KEPT) this.matched.clear();
+      this.matched.set(iri, match);
+    }
+    return match;
+  }
+
+  private matchRoutes(iri: string): IriMatch | undefined {
     const path = this.path(iri);
     for (const route of this.routes) {
       const found = route.regex.exec(path);

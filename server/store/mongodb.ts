@@ -512,6 +512,13 @@ class MongoCollection implements Collection {
     return doc ? this.toItem(doc) : null;
   }
 
+  async getMany(ids: readonly Id[]): Promise<Item[]> {
+    const keys = ids.filter((id) => this.isKey(id));
+    if (keys.length === 0) return [];
+    const docs = await this.guard(() => this.items.find({ _id: { $in: keys } }).toArray());
+    return docs.map((doc) => this.toItem(doc));
+  }
+
   async insert(item: Item): Promise<Item> {
     const given = this.spec.identifier ? item[this.spec.identifier.field] : undefined;
     if (given !== undefined && given !== null) {

@@ -140,6 +140,11 @@ export interface Collection {
   count(where?: Condition[]): Promise<number>;
   get(id: Id): Promise<Item | null>;
   /**
+   * The stored items with these identifiers, in no particular order: one read however many (a page's related
+   * items, the relations a body names). Identifiers that name no item, or cannot be identifiers, give nothing.
+   */
+  getMany(ids: readonly Id[]): Promise<Item[]>;
+  /**
    * Assigns a missing identifier: int → the next integer of the collection's sequence (1, 2, 3…), string → a
    * time-ordered UUID v7. The sequence never goes back: a key deleted or cleared is not handed out again, and an
    * explicitly given integer key (here, in insertMany and in a creating upsert) raises it past that key; at

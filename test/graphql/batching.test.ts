@@ -52,7 +52,7 @@ resource Book {
 }
 `;
 
-const READS = ['find', 'findPage', 'findRendered', 'get', 'exists', 'count', 'stream'] as const;
+const READS = ['find', 'findPage', 'findRendered', 'get', 'getMany', 'exists', 'count', 'stream'] as const;
 
 const USER: Principal = { user: { identifier: 'ursula', roles: ['ROLE_USER'], claims: {} }, roles: ['ROLE_USER'] };
 

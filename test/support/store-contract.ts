@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { StoreConflictError } from '../../server/store/types.js';
-import type { Collection, CollectionSpec, Condition, Item, Query, Sort, Store } from '../../server/store/types.js';
+import type { Collection, CollectionSpec, Condition, Id, Item, Query, Sort, Store } from '../../server/store/types.js';
 
 /** The error `promise` rejects with; fails when it resolves. */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -69,6 +69,28 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect((await books.insert({ title: 'next' })).id).to.equal(11);
         expect(await books.get(2)).to.deep.equal({ id: 2, title: 'b' });
         expect(typeof (await books.get(10))!.id).to.equal('number');
+      });
+
+      it('getMany reads the items with the identifiers given, in one call; others give nothing', async () => {
+        const books = await store.collection(BOOK);
+        for (const title of ['a', 'b', 'c', 'd']) await books.insert({ title });
+        const sorted = (items: Item[]) => [...items].sort((x, y) => (x.id as number) - (y.id as number));
+        expect(sorted(await books.getMany([4, 2, 2, 99]))).to.deep.equal([
+          { id: 2, title: 'b' },
+          { id: 4, title: 'd' },
+        ]);
+        // Values that cannot be integer identifiers name nothing (no error, no coercion of "1" to 1).
+        expect(await books.getMany(['1', 1.5, -0.5] as unknown as Id[])).to.deep.equal([]);
+        expect(await books.getMany([])).to.deep.equal([]);
+        const tags = await store.collection({
+          name: 'tag_many',
+          identifier: { field: 'id', type: 'string' },
+          fields: { label: 'string' },
+          indexes: [],
+        });
+        await tags.insert({ id: 'x', label: 'X' });
+        await tags.insert({ id: '1', label: 'one' });
+        expect(await tags.getMany(['1', 1 as unknown as Id, 'y'])).to.deep.equal([{ id: '1', label: 'one' }]);
       });
 
       it('rejects a duplicate identifier with StoreConflictError and keeps the original', async () => {

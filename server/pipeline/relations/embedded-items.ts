@@ -1,8 +1,8 @@
 /**
  * The related items a response embeds (representation/embedding.ts), read before it is written: level by level
- * from the response's items, one store query per embedded relation and level (`in` on the target's identifier)
- * for the IRIs not read yet, so that a page of 30 talks reads its speakers in one query, not 30. Each read item's
- * hidden properties (property `security` of its resource) are found as it is read.
+ * from the response's items, one store query per embedded relation and level (`getMany`: the target's items by
+ * identifier) for the IRIs not read yet, so that a page of 30 talks reads its speakers in one query, not 30. Each
+ * read item's hidden properties (property `security` of its resource) are found as it is read.
  */
 import type { ResourceMetadata } from '../../metadata/types.js';
 import { iriResolver } from '../../protocol/iri.js';
@@ -81,7 +81,7 @@ export class ReadEmbeddedItems implements EmbeddedItems {
     }
     if (!wanted.size || idName === undefined) return [];
     const values = [...wanted.values()].map((w) => w.id);
-    const found = await runtime.collectionOf(target).find({ where: [{ op: 'in', field: idName, values }] });
+    const found = await runtime.collectionOf(target).getMany(values);
     const guarded = target.properties.some((p) => p.security);
     const read: Item[] = [];
     for (const item of found) {

@@ -8,7 +8,7 @@ import { badRequest, type Violation } from '../../protocol/errors.js';
 import { routeIdentifier } from '../../protocol/identifier.js';
 import type { IriResolver } from '../../protocol/iri.js';
 import type { ResourceMetadata } from '../../metadata/types.js';
-import type { Collection, Item } from '../../store/types.js';
+import type { Collection, Id, Item } from '../../store/types.js';
 import { relationViolation } from '../representation/denormalize.js';
 import { typedValue } from './links.js';
 
@@ -136,9 +136,7 @@ export async function relationLookup(
   const stored = new Map<ResourceMetadata, Map<unknown, Item>>();
   for (const [target, ids] of wanted) {
     const identifier = target.identifier!.name;
-    const found = await (
-      await collectionOf(target)
-    ).find({ where: [{ op: 'in', field: identifier, values: [...ids] }] });
+    const found = await (await collectionOf(target)).getMany([...ids] as Id[]);
     stored.set(target, new Map(found.map((item) => [item[identifier], item])));
   }
   const names = (iri: string): boolean => {
