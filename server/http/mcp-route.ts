@@ -29,10 +29,14 @@ export function mountMcp(router: ReturnType<typeof newRouter>, runtime: Runtime)
         headers: { Allow: 'POST' },
       });
     const origin = originOf(ctx);
+    const text = await readBody(ctx, bodyLimit);
+    // Parsed here, the body is not streamed again through the Request; one that does not parse is handed over
+    // as it is, for the transport's JSON-RPC parse error.
+    const parsedBody = parsedJson(text);
     const request = new Request(`${origin}${ctx.url}`, {
       method: 'POST',
-      headers: requestHeaders(ctx),
-      body: await readBody(ctx, bodyLimit),
+      headers: transportHeaders(ctx),
+      ...(parsedBody === undefined ? { body: text } : {}),
     });
     const principal = ctx.state.principal as Principal;
     const server = mcpServer(service, {
@@ -47,23 +51,34 @@ export function mountMcp(router: ReturnType<typeof newRouter>, runtime: Runtime)
     });
     try {
       await server.connect(transport);
-      const response = await transport.handleRequest(request);
+      const response = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
       ctx.status = response.status;
       response.headers.forEach((value, name) => ctx.set(name, value));
-      const body = Buffer.from(await response.arrayBuffer());
-      ctx.body = body.length ? body : null;
-      if (!body.length) ctx.status = response.status; // Koa makes a null body 204 unless told again
+      const body = await response.text();
+      ctx.body = body || null;
+      if (!body) ctx.status = response.status; // Koa makes a null body 204 unless told again
     } finally {
       await server.close();
     }
   });
 }
 
-function requestHeaders(ctx: Context): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(ctx.headers)) {
-    if (value === undefined || name === 'content-length') continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+/** The headers the transport reads (the protocol's own and the media types); the others stay in Koa's context. */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
+
+function transportHeaders(ctx: Context): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of TRANSPORT_HEADERS) {
+    const value = ctx.headers[name];
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -17,6 +17,8 @@ export interface McpService {
   tools: Map<string, McpTool>;
   list: { name: string; description: string; inputSchema: McpTool['inputSchema'] }[];
   checks: Map<string, JsonSchemaValidator<unknown>>;
+  /** Given to each server: the SDK would make an Ajv instance per server, which costs more than a call. */
+  validator: AjvJsonSchemaValidator;
 }
 
 export function mcpService(runtime: Runtime): McpService {
@@ -27,6 +29,7 @@ export function mcpService(runtime: Runtime): McpService {
     tools: new Map(tools.map((t) => [t.name, t])),
     list: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
     checks: new Map(tools.map((t) => [t.name, validator.getValidator(argumentsSchema(t))])),
+    validator,
   };
 }
 
@@ -44,7 +47,11 @@ export function mcpServer(service: McpService, caller: McpCaller): Server {
   const { api, logger } = service.runtime;
   const server = new Server(
     { name: api.title, version: api.version ?? '0.0.0' },
-    { capabilities: { tools: {} }, ...(api.description ? { instructions: api.description } : {}) },
+    {
+      capabilities: { tools: {} },
+      jsonSchemaValidator: service.validator,
+      ...(api.description ? { instructions: api.description } : {}),
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: service.list }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {

@@ -192,20 +192,24 @@ describe('MCP over stdio: apidsl mcp on stored data (fixture mcp.api)', function
   let id: number;
   let client: Client;
   let stderr = '';
+  const stdioClient = async (args: string[] = []): Promise<Client> => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [fromRoot('bin/apidsl.js'), 'mcp', fixture('mcp.api'), '--data', dir, ...args],
+      env: { ...(process.env as Record<string, string>) },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const connected = new Client({ name: 'apidsl-test', version: '1.0.0' });
+    await connected.connect(transport);
+    return connected;
+  };
   before(async () => {
     const served = await startServer(fixture('mcp.api'), ['--data', dir]);
     const created = await request(served.url, 'POST', '/books', { body: { title: 'Stored' } });
     id = (created.json as { id: number }).id;
     await served.stop();
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [fromRoot('bin/apidsl.js'), 'mcp', fixture('mcp.api'), '--data', dir],
-      env: { ...(process.env as Record<string, string>) },
-      stderr: 'pipe',
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    client = new Client({ name: 'apidsl-test', version: '1.0.0' });
-    await client.connect(transport);
+    client = await stdioClient();
   });
   after(() => client?.close());
 
@@ -221,5 +225,22 @@ describe('MCP over stdio: apidsl mcp on stored data (fixture mcp.api)', function
     expect((await call(client, 'nope')).isError).to.equal(true);
     expect((await call(client, 'get_book', { id })).isError).to.equal(false);
     expect(stderr).to.not.contain('"level":50');
+  });
+
+  it('calls as the user of --token, verified at each call: an expired one answers 401', async () => {
+    const user = await stdioClient(['--token', await token({ sub: 'ann', roles: ['ROLE_USER'] })]);
+    try {
+      expect((await call(user, 'post_note', { body: { text: 'from stdio' } })).doc).to.include({ text: 'from stdio' });
+    } finally {
+      await user.close();
+    }
+    const expired = await stdioClient(['--token', await token({ sub: 'ann', roles: ['ROLE_USER'], exp: -60 })]);
+    try {
+      const refused = await call(expired, 'get_book', { id });
+      expect(refused).to.deep.include({ isError: true });
+      expect(refused.doc.status).to.equal(401);
+    } finally {
+      await expired.close();
+    }
   });
 });
