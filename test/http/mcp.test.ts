@@ -5,6 +5,7 @@
  * update of a write made through MCP.
  */
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -242,5 +243,27 @@ describe('MCP over stdio: apidsl mcp on stored data (fixture mcp.api)', function
     } finally {
       await expired.close();
     }
+  });
+});
+
+describe('apidsl mcp refuses to start rather than serve what the file does not say', () => {
+  const mcp = (file: string, ...args: string[]) =>
+    spawnSync(process.execPath, [fromRoot('bin/apidsl.js'), 'mcp', file, '--memory', ...args], {
+      encoding: 'utf8',
+      input: '',
+      timeout: 20_000,
+    });
+
+  it('a file whose config does not turn mcp on', () => {
+    const run = mcp(fixture('mercure.api'));
+    expect(run.status).to.equal(1);
+    expect(run.stdout).to.equal('');
+    expect(run.stderr).to.contain('does not turn the MCP endpoint on');
+  });
+
+  it('a token for a file that authenticates nothing', () => {
+    const run = mcp(fromRoot('test/fixtures/bench/mcp.api'), '--token', 'abc');
+    expect(run.status).to.equal(1);
+    expect(run.stderr).to.contain('--token is given but');
   });
 });
