@@ -38,9 +38,11 @@ export function mcpService(runtime: Runtime): McpService {
  * operation's own answer (400, or 422 with its violations), as over HTTP.
  */
 function argumentsSchema(tool: McpTool): McpTool['inputSchema'] {
-  const { [BODY_ARGUMENT]: _body, ...properties } = tool.inputSchema.properties as Record<string, unknown>;
+  const { [BODY_ARGUMENT]: body, ...properties } = tool.inputSchema.properties as Record<string, unknown>;
+  // The components under $defs are the body's: variables and query parameters refer to none.
   const { $defs: _defs, ...schema } = tool.inputSchema;
-  return { ...schema, properties: { ...properties, ...(_body ? { [BODY_ARGUMENT]: {} } : {}) } };
+  // Any body passes here; `required` still says whether there must be one.
+  return { ...schema, properties: body ? { ...properties, [BODY_ARGUMENT]: {} } : properties };
 }
 
 export function mcpServer(service: McpService, caller: McpCaller): Server {

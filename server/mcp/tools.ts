@@ -106,10 +106,10 @@ function tool(op: OperationMetadata, name: string, described: OpenApiOperation, 
     ...(required.length ? { required } : {}),
     additionalProperties: false,
   };
-  const written = optionValue(op, 'description');
   return {
     name,
-    description: typeof written === 'string' ? written : described.summary,
+    // The operation's own description as the document gives it (a resource's describes the resource), else its summary.
+    description: described.description ?? described.summary,
     inputSchema: selfContained(input, schemas),
     operation: op,
     pathArguments,
