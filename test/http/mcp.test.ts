@@ -59,6 +59,7 @@ describe('MCP over Streamable HTTP (fixture mcp.api)', function () {
       'put_book',
       'patch_book',
       'delete_book',
+      'find_book',
       'get_collection_note',
       'post_note',
     ]);
@@ -98,6 +99,7 @@ describe('MCP over Streamable HTTP (fixture mcp.api)', function () {
       await call(client, 'post_book', { body: { title } });
     const read = await call(client, 'get_book', { id });
     expect(read.doc).to.include({ '@id': `/books/${id}`, title: 'Dune' });
+    expect((await call(client, 'find_book', { id })).doc).to.include({ title: 'Dune' });
     // The REST answer of the same operation, as a client of the API gets it.
     expect(read.doc).to.deep.equal((await get(server.url, `/books/${id}`)).json);
     const page2 = await call(client, 'get_collection_book', { title: 'Dune', page: 2 });
