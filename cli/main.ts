@@ -70,6 +70,23 @@ program
   });
 
 program
+  .command('mcp')
+  .description("serve a .api file's MCP tools over stdio, for an agent that starts the process (config mcp.enabled)")
+  .argument('<file>', '.api file')
+  .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
+  .option('--memory', 'keep everything in memory, fresh on every start')
+  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .option(
+    '--token <jwt>',
+    'call the tools as the user of this bearer token (default: $APIDSL_MCP_TOKEN; none: anonymous)',
+  )
+  .action(async (file: string, opts) => {
+    catchStopSignals('mcp');
+    const { runMcp } = await import('./mcp.js');
+    process.exitCode = await runMcp(file, opts);
+  });
+
+program
   .command('migrate')
   .description('list the changes a .api file makes to stored data, and apply those the data allows')
   .argument('<file>', '.api file')

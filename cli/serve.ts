@@ -142,6 +142,7 @@ function banner(file: string, service: RunningService, storage: Storage, workers
     `apidsl serving ${file} at ${service.url}`,
     `  API reference: ${service.url}/docs`,
     ...graphQlLines(service),
+    ...mcpLines(service),
     `  Data: ${storageDescription(storage)}`,
     ...(workers > 1 ? [`  Workers: ${workers} processes`] : []),
     '',
@@ -158,6 +159,12 @@ function graphQlLines(service: RunningService): string[] {
   if (!graphql.enabled) return [];
   const graphiql = graphql.graphiql ? ` (GraphiQL: ${service.url}/graphql/graphiql)` : '';
   return [`  GraphQL: ${service.url}/graphql${graphiql}`];
+}
+
+/** Where the MCP endpoint answers, when it is on. */
+function mcpLines(service: RunningService): string[] {
+  const mcp = service.api.settings.mcp;
+  return mcp.enabled ? [`  MCP: ${service.url}${mcp.path} (Streamable HTTP; stdio: apidsl mcp FILE)`] : [];
 }
 
 /** Why the server cannot listen, with what to do instead. */

@@ -172,6 +172,10 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     doc: "A resource whose GraphQL type name is one the schema already has: GraphQL's own (`Query`, `Node`, `String`…) or one made for another resource (`BookEdge`, `BookPageInfo`…).",
   },
+  'duplicate-mcp-tool': {
+    severity: 'error',
+    doc: 'Two operations of the file whose MCP tools have one name (docs/mcp.md, "Tools"): give one of them a `name`, or `mcp: false`.',
+  },
   'duplicate-graphql-field': {
     severity: 'error',
     doc: 'Two GraphQL operations of the file with one root field (two `book`, `createBook` twice): the schema cannot have both.',

@@ -69,3 +69,20 @@ export function graphQlFieldName(kind: string, name: string | undefined, shortNa
       return undefined;
   }
 }
+
+/** `GetCollection` → `get_collection`, `BookReview` → `book_review`, `by-isbn` → `by_isbn`. */
+const snakeCase = (text: string): string =>
+  text
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toLowerCase();
+
+/**
+ * The MCP tool of an operation (docs/mcp.md, "Tools"), as API Platform names it: `<kind>_<shortName>` in snake case
+ * (`get_collection_book`, `patch_book`), or the operation's own name in snake case when it has one (`named`).
+ */
+export function mcpToolName(kind: string, name: string, named: boolean, shortName: string): string {
+  return named ? snakeCase(name) : `${snakeCase(kind)}_${snakeCase(shortName)}`;
+}

@@ -15,7 +15,10 @@ import { fromRoot, repoRoot } from './support/paths.js';
 /** Top to bottom. A file may import its own layer's files and any lower layer's; the first prefix that matches wins. */
 const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'command line', paths: ['cli/'] },
-  { name: 'adapters', paths: ['lsp/', 'server/http/', 'server/graphql/', 'server/serve.ts', 'server/consume.ts'] },
+  {
+    name: 'adapters',
+    paths: ['lsp/', 'server/http/', 'server/graphql/', 'server/mcp/', 'server/serve.ts', 'server/consume.ts'],
+  },
   { name: 'documents', paths: ['server/openapi/'] },
   { name: 'pipeline', paths: ['server/pipeline/'] },
   { name: 'services', paths: ['server/security/', 'server/messenger/', 'server/realtime/', 'server/cluster/'] },

@@ -297,6 +297,14 @@ const OPTION_TABLE = [
     doc: 'Default sort, e.g. `{ title: "DESC" }` or `["title"]` (ascending); unset: by identifier (`collection.order`).',
   },
   {
+    name: 'mcp',
+    group: 'operation',
+    type: BOOL,
+    placement: EVERYWHERE,
+    default: true,
+    doc: 'false: the operation (on a resource: each of its operations) is no tool of the MCP endpoint (`config mcp`, docs/mcp.md).',
+  },
+  {
     name: 'description',
     group: 'operation',
     type: STRING,

@@ -258,6 +258,20 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: 'Would join the parts of a filter argument on a nested property (`author_name` for `author.name`); no effect yet: filters take a resource’s own properties (the checker says so).',
   },
 
+  // ---- MCP (docs/mcp.md) ----
+  {
+    path: 'mcp.enabled',
+    type: { kind: 'bool' },
+    default: false,
+    doc: 'Serve the operations as the tools of a Model Context Protocol endpoint (Streamable HTTP) at `mcp.path` (off: that path answers 404).',
+  },
+  {
+    path: 'mcp.path',
+    type: STRING,
+    default: '/mcp',
+    doc: 'Where the MCP endpoint answers: a path starting with `/`.',
+  },
+
   // ---- Rate limits (docs/behaviour.md, "Rate limits") ----
   {
     path: 'rate_limit.limit',

@@ -11,6 +11,7 @@ import { checkConfig } from './rules/config.js';
 import { checkDeclarations } from './rules/declarations.js';
 import { checkFilters } from './rules/filters.js';
 import { checkGraphQl } from './rules/graphql.js';
+import { checkMcp } from './rules/mcp.js';
 import { checkOperations } from './rules/operations.js';
 import { checkRateLimits } from './rules/rate-limit.js';
 import { checkResources } from './rules/resources.js';
@@ -28,6 +29,7 @@ const RULES = [
   checkResources,
   checkOperations,
   checkGraphQl,
+  checkMcp,
   checkAsync,
   checkRateLimits,
   checkSecurity,

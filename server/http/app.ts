@@ -2,7 +2,7 @@
  * The Koa application of an API, assembled from its parts (docs/architecture.md, "A request's path"): the request
  * log, the GET shortcuts (get-shortcuts.ts), the common headers and error documents (every-response.ts), CORS,
  * authentication, one route per operation (operation-route.ts), the document routes, the Mercure hub, the
- * GraphQL endpoint (graphql-route.ts), and what no route takes (unrouted.ts).
+ * GraphQL endpoint (graphql-route.ts), the MCP endpoint (mcp-route.ts), and what no route takes (unrouted.ts).
  */
 import Koa, { type Middleware } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
@@ -17,6 +17,7 @@ import { everyResponse } from './every-response.js';
 import { mountGraphQl } from './graphql-route.js';
 import { answersHitsFirst, cacheFirst, directRoutes } from './get-shortcuts.js';
 import { hubAnnouncement, mountHub } from './mercure-hub.js';
+import { mountMcp } from './mcp-route.js';
 import { operationRoute } from './operation-route.js';
 import { requestLog } from './request-log.js';
 import { routeHeaders } from './respond.js';
@@ -50,6 +51,7 @@ export function createApp(runtime: Runtime, cache: ResponseCache | undefined): K
   registerDocumentRoutes(router, api, logger);
   mountHub(router, runtime);
   mountGraphQl(router, runtime);
+  mountMcp(router, runtime);
 
   const app = new Koa({ proxy: false });
   app.silent = true;

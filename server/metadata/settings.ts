@@ -81,5 +81,6 @@ export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.P
       maxQueryComplexity: get('graphql.max_query_complexity'),
       nestingSeparator: get('graphql.nesting_separator'),
     },
+    mcp: { enabled: get('mcp.enabled'), path: get('mcp.path') },
   };
 }

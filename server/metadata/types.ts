@@ -46,6 +46,16 @@ export interface Settings {
   cluster: ClusterSettings;
   /** `config graphql` (docs/graphql.md). */
   graphql: GraphQlSettings;
+  /** `config mcp` (docs/mcp.md). */
+  mcp: McpSettings;
+}
+
+/** `config { mcp { … } }`: the Model Context Protocol endpoint (docs/mcp.md). */
+export interface McpSettings {
+  /** Default false: no endpoint, and `apidsl mcp` refuses to start. */
+  enabled: boolean;
+  /** Default `/mcp`. */
+  path: string;
 }
 
 /** `config { graphql { … } }`, with its defaults (docs/graphql.md). */

@@ -74,14 +74,13 @@ export async function runGraphQlBench(): Promise<void> {
   for (const row of rows) console.log(row);
 }
 
-type Target = Omit<LoadRequest, 'connections' | 'duration'>;
+export type Target = Omit<LoadRequest, 'connections' | 'duration'>;
 
-/** Req/s of `measured` against `baseline`, in pairs of runs in turns. */
-async function pairs(what: string, baseline: Target, measured: Target, bar: number): Promise<string> {
+/** Req/s of `measured` against `baseline`, in pairs of runs in turns (the MCP part uses it too). */
+export async function pairs(what: string, baseline: Target, measured: Target, bar: number): Promise<string> {
   const run = async (target: Target, duration: number): Promise<LoadResult> => {
     const result = await load({ ...target, connections: LOAD.connections, duration });
-    if (result.non2xx || result.errors)
-      throw new Error(`graphql bench: ${target.url}: ${result.non2xx} non-2xx answers`);
+    if (result.non2xx || result.errors) throw new Error(`bench: ${target.url}: ${result.non2xx} non-2xx answers`);
     return result;
   };
   await run(baseline, LOAD.warmup);
@@ -101,6 +100,6 @@ async function pairs(what: string, baseline: Target, measured: Target, bar: numb
   const ratio = median(ratios);
   return (
     `| ${what} | ${Math.round(median(rps.baseline))} | ${Math.round(median(rps.measured))} | ` +
-    `${ratio.toFixed(2)}× (bar ≥ ${bar}×: ${ratio >= bar ? 'met' : 'MISSED'}) |`
+    `${ratio.toFixed(2)}× (bar ≥ ${bar.toFixed(2)}×: ${ratio >= bar ? 'met' : 'MISSED'}) |`
   );
 }

@@ -4,8 +4,8 @@
  * and throughput benchmarks of pagination.ts, the cost of security (security.ts), then the language
  * server's latency (lsp.ts), the HTTP cache and the workers (cache.ts), then bulk writes against single POSTs
  * (bulk.ts), then the cost of a rate limit (rate-limit.ts), then GraphQL against REST (graphql.ts), then embedded
- * relations against IRIs (embedding.ts). `npm run bench --
- * throughput` (or front-end, large, security, cache, lsp, bulk, rate-limit, graphql, embedding, several allowed)
+ * relations against IRIs (embedding.ts), then an MCP tool call against REST (mcp.ts). `npm run bench --
+ * throughput` (or front-end, large, security, cache, lsp, bulk, rate-limit, graphql, embedding, mcp, several allowed)
  * runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
@@ -18,6 +18,7 @@ import { runCacheBench } from './cache.js';
 import { runEmbeddingBench } from './embedding.js';
 import { runGraphQlBench } from './graphql.js';
 import { runLspBench } from './lsp.js';
+import { runMcpBench } from './mcp.js';
 import { runPaginationBench, type PaginationPart } from './pagination.js';
 import { runRateLimitBench } from './rate-limit.js';
 import { runSecurityBench } from './security.js';
@@ -33,6 +34,7 @@ const PARTS = [
   'rate-limit',
   'graphql',
   'embedding',
+  'mcp',
 ] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(PARTS as readonly string[]).includes(a));
@@ -63,6 +65,7 @@ if (parts.has('bulk')) await runBulkBench();
 if (parts.has('rate-limit')) await runRateLimitBench();
 if (parts.has('graphql')) await runGraphQlBench();
 if (parts.has('embedding')) await runEmbeddingBench();
+if (parts.has('mcp')) await runMcpBench();
 
 function runFrontEndBench(): void {
   const text = generateApi(10_000);

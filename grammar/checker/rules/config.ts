@@ -20,6 +20,8 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
       if (path === 'cors.allow_origin') checkPatterns(ctx, e.value, path, '^');
       if (path === 'trusted_hosts') checkPatterns(ctx, e.value, path);
       if (path === 'cluster.redis') checkRedisUrl(ctx, e.value);
+      if (path === 'mcp.path' && e.value?.kind === 'string' && !e.value.value.startsWith('/'))
+        ctx.report('invalid-value', e.value.range, `mcp.path must be a path starting with '/' ("/mcp")`);
       // Another separator than the default would rename no argument: say so rather than let it look effective.
       if (path === 'graphql.nesting_separator' && !(e.value?.kind === 'string' && e.value.value === setting.default))
         ctx.report(

@@ -201,6 +201,7 @@ describe('option catalogue', () => {
       'graphql',
       'http_cache',
       'hydra_prefix',
+      'mcp',
       'mercure',
       'messenger',
       'patch_formats',

@@ -68,6 +68,7 @@ const SHOWN_BY: Record<string, string[]> = {
   messenger: ['test/http/messenger-embedded.test.ts', 'test/http/messenger-fixture.ts'],
   cacheHeaders: ['test/http/http-cache.test.ts', 'test/fixtures/http/http-cache.api'],
   rateLimit: ['test/http/rate-limit.test.ts', 'test/fixtures/rate-limit/limits.api'],
+  mcp: ['test/http/mcp.test.ts', 'test/fixtures/http/mcp.api'],
   // Constraints.
   identifier: ['test/http/links.test.ts', 'test/fixtures/http/links.api'],
   required: ['test/http/validation-groups.test.ts', 'test/fixtures/http/validation-groups.api'],
