@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { CodeLoadError } from '../server/metadata/code.js';
-import { McpRefused, startStdioMcp } from '../server/mcp/stdio.js';
+import { McpRefused, startStdioMcp } from '../server/mcp-stdio.js';
 import { MessengerConfigError } from '../server/messenger/index.js';
 import { CheckFailed } from '../server/serve.js';
 import { reportFailure } from './command-failure.js';

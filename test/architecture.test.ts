@@ -17,7 +17,16 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'command line', paths: ['cli/'] },
   {
     name: 'adapters',
-    paths: ['lsp/', 'server/http/', 'server/graphql/', 'server/mcp/', 'server/serve.ts', 'server/consume.ts'],
+    paths: [
+      'lsp/',
+      'server/http/',
+      'server/graphql/',
+      'server/mcp/',
+      'server/serve.ts',
+      'server/consume.ts',
+      'server/background-runtime.ts',
+      'server/mcp-stdio.ts',
+    ],
   },
   { name: 'documents', paths: ['server/openapi/'] },
   { name: 'pipeline', paths: ['server/pipeline/'] },

@@ -1,0 +1,49 @@
+/**
+ * The runtime of a process that writes but serves no HTTP (`apidsl consume`, `apidsl mcp`): the same metadata,
+ * store and pipeline as the service. Updates of what it writes go to an external Mercure hub when one is set;
+ * with `cluster.redis`, to the built-in hubs of the serving instances, and its writes drop the pages of their
+ * in-process caches.
+ */
+import type { Logger } from 'pino';
+import { httpCaching } from './http/cache-invalidation.js';
+import type { ApiMetadata } from './metadata/types.js';
+import { startRuntime } from './pipeline/runtime.js';
+import type { Runtime } from './pipeline/state.js';
+import { Publishers } from './realtime/index.js';
+import { openStore, peerLink, type Storage } from './serve.js';
+
+export interface BackgroundRuntime {
+  runtime: Runtime;
+  /** Closes the publishers, the bus, the link to the other processes and the store. */
+  close(): Promise<void>;
+}
+
+export async function startBackgroundRuntime(
+  api: ApiMetadata,
+  storage: Storage,
+  logger: Logger,
+): Promise<BackgroundRuntime> {
+  const store = await openStore(storage);
+  const link = peerLink(api, storage, logger);
+  const shared = api.settings.cluster.redisUrl !== undefined;
+  const publishers = new Publishers(logger, link, false);
+  let runtime: Runtime | undefined;
+  const close = async (): Promise<void> => {
+    await publishers.close();
+    await runtime?.bus.close();
+    await link.close();
+    await store.close().catch(() => undefined);
+  };
+  try {
+    runtime = await startRuntime(api, store, {
+      logger,
+      // Without Redis, no process hears what a built-in hub would publish here.
+      publisher: api.settings.mercure?.hub !== 'builtin' || shared ? publishers.of(api) : undefined,
+      writes: httpCaching(api, logger, link, false).writes,
+    });
+    return { runtime, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
