@@ -24,7 +24,8 @@ const ada = (name = 'Ada', organisation = acme()) => ({
   email: 'ada@example.com',
   organisation,
 });
-// Bob does not share his email: its `security` denies, on the embedded object too.
+// Bob does not share his email: its `security` denies, on the embedded object too. Nobody's phone is shown: its
+// `security` fails (fixture), and a failing expression denies.
 const bob = { '@id': '/speakers/2', '@type': 'Speaker', name: 'Bob' };
 const talk1 = (speaker = ada()) => ({
   '@id': '/talks/1',
@@ -57,9 +58,9 @@ for (const storage of [[], ['--data', 'DIR']]) {
 
     before(async () => {
       await post('/organisations', { name: 'ACME', country: 'FR' });
-      const speaker = { name: 'Ada', email: 'ada@example.com', shareEmail: true, secret: 's' };
+      const speaker = { name: 'Ada', email: 'ada@example.com', shareEmail: true, secret: 's', phone: '+33 1' };
       await post('/speakers', { ...speaker, organisation: '/organisations/1', bio: 'b' });
-      await post('/speakers', { name: 'Bob', email: 'bob@example.com', shareEmail: false });
+      await post('/speakers', { name: 'Bob', email: 'bob@example.com', shareEmail: false, phone: '+44 2' });
     });
 
     it('POST answers with the related objects of the groups, to-one and to-many (in the stored order), nested', async () => {

@@ -17,9 +17,9 @@ import { mercureJwt, subscribe } from './sse-client.js';
 
 const SUBSCRIBER_KEY = 'subscriber-key-for-mcp-tests-0123456789';
 
-async function httpClient(base: string, headers: Record<string, string> = {}): Promise<Client> {
+async function httpClient(base: string, headers: Record<string, string> = {}, path = '/mcp'): Promise<Client> {
   const client = new Client({ name: 'apidsl-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`), { requestInit: { headers } }));
   return client;
 }
 
@@ -267,5 +267,25 @@ describe('apidsl mcp refuses to start rather than serve what the file does not s
     const run = mcp(fromRoot('test/fixtures/bench/mcp.api'), '--token', 'abc');
     expect(run.status).to.equal(1);
     expect(run.stderr).to.contain('--token is given but');
+  });
+});
+
+describe('MCP at the path config mcp.path names (fixture mcp-path.api)', function () {
+  this.timeout(30_000);
+  const server = useServer(fixture('mcp-path.api'), ['--memory']);
+
+  it('answers there, and /mcp is no route', async () => {
+    const client = await httpClient(server.url, {}, '/agents/mcp');
+    try {
+      const created = await call(client, 'post_book', { body: { title: 'Dune' } });
+      expect(created.isError).to.equal(false);
+      expect(created.doc).to.include({ '@id': '/books/1', title: 'Dune' });
+    } finally {
+      await client.close();
+    }
+    const elsewhere = await request(server.url, 'POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(elsewhere.status).to.equal(404);
   });
 });
