@@ -72,8 +72,10 @@ export const acceptedProperties = perOperation((op: OperationMetadata, settings:
  * `allow_extra_attributes` of the denormalization context (default true): when false, a body holding an
  * attribute the operation does not take is refused (representation/denormalize.ts) instead of ignored.
  */
-export const allowsExtraAttributes = (op: OperationMetadata, settings: Settings): boolean =>
-  denormalizationContext(op, settings).allow_extra_attributes !== false;
+export const allowsExtraAttributes = perOperation(
+  (op: OperationMetadata, settings: Settings): boolean =>
+    denormalizationContext(op, settings).allow_extra_attributes !== false,
+);
 
 /** Whether the operation shows fewer properties than the resource's default rendering (no write-only ones). */
 export const restrictsOutput = perOperation(
