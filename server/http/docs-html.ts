@@ -5,12 +5,11 @@
  * `application/ld+json`), and the HTML reference's static assets under `/docs/assets/`.
  *
  * The HTML reference is Swagger UI (swagger-ui-dist, which renders OpenAPI 3.2 QUERY
- * operations), served by us from node_modules: the files are read once at start, and the page
+ * operations), vendored at build into dist/vendor/ (vendored-files.ts): the files are read once, and the page
  * loads nothing from any other host.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
@@ -20,6 +19,7 @@ import { hasPropertySecurity, hiddenSchemaProperties } from '../security/visibil
 import { DEFAULT_SPEC_VERSION, isSpecVersion, openApiCache, type SpecVersion } from '../openapi/index.js';
 import { badRequest, notFound } from '../protocol/errors.js';
 import { negotiateOutput } from '../protocol/negotiation.js';
+import { vendorFolder } from './vendored-files.js';
 
 export const ASSETS_PATH = '/docs/assets';
 export const OPENAPI_MEDIA_TYPE = 'application/vnd.openapi+json';
@@ -87,10 +87,10 @@ function page(api: ApiMetadata): string {
 
 let swaggerAssets: Map<string, Asset> | undefined;
 
-/** The renderer's files, read from node_modules once per process. */
+/** The renderer's files, read from dist/vendor/swagger-ui/ (vendored-files.ts) once per process. */
 function loadAssets(): Map<string, Asset> {
   if (swaggerAssets) return swaggerAssets;
-  const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const dir = vendorFolder('swagger-ui');
   const assets = new Map<string, Asset>();
   for (const [file, type] of Object.entries(SWAGGER_FILES))
     assets.set(file, { type, body: readFileSync(join(dir, file)) });

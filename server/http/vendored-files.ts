@@ -1,6 +1,6 @@
 /**
- * Browser files the server serves from packages that are only development dependencies (GraphiQL and React for
- * the GraphiQL page): `npm run build` copies them into `dist/vendor/<folder>/` (scripts/vendor-files.mjs), which
+ * Browser files the server serves from packages that are only development dependencies (Swagger UI for /docs,
+ * GraphiQL and React for the GraphiQL page): `npm run build` copies them into `dist/vendor/<folder>/` (scripts/vendor-files.mjs), which
  * the npm package ships, so an installed apidsl serves them without those packages and without a CDN.
  */
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,12 @@ export interface VendoredFile {
 }
 
 export const VENDORED_FILES: Record<string, readonly VendoredFile[]> = {
+  // Swagger UI for the HTML reference at /docs (docs-html.ts): vendored so that an installed apidsl does not
+  // depend on swagger-ui-dist, whose dependency @scarf/scarf runs a telemetry script at install.
+  'swagger-ui': ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-16x16.png', 'favicon-32x32.png'].map((name) => ({
+    from: { package: 'swagger-ui-dist', path: name },
+    name,
+  })),
   graphiql: [
     { from: { package: 'react', path: 'umd/react.production.min.js' }, name: 'react.production.min.js' },
     { from: { package: 'react-dom', path: 'umd/react-dom.production.min.js' }, name: 'react-dom.production.min.js' },

@@ -51,6 +51,8 @@ describe('the npm package', function () {
       'package/dist/cli/main.js',
       // GraphiQL's page files, copied by the build from development dependencies (server/http/vendored-files.ts).
       'package/dist/vendor/graphiql/graphiql.min.js',
+      // Swagger UI's, for /docs: an installed apidsl does not depend on swagger-ui-dist (and its telemetry script).
+      'package/dist/vendor/swagger-ui/swagger-ui-bundle.js',
       'package/cli/starter/todos.api',
       'package/docs/options.md',
       'package/examples/bookstore.api',
@@ -73,6 +75,9 @@ describe('the npm package', function () {
     const installed = readdirSync(join(project, 'node_modules'));
     for (const tool of ['@vscode', 'playwright-core', 'autocannon', 'esbuild', 'typescript', 'mocha', 'pino-pretty'])
       expect(installed, tool).to.not.include(tool);
+    // No install script phones home: Swagger UI is vendored, so neither swagger-ui-dist nor Scarf comes along.
+    expect(installed).to.not.include('swagger-ui-dist');
+    expect(installed).to.not.include('@scarf');
     const bin = join(project, 'node_modules/.bin/apidsl');
     const version = spawnSync(bin, ['--version'], { cwd: project, encoding: 'utf8' });
     expect(version.stdout.trim()).to.match(/^\d+\.\d+\.\d+/);
@@ -97,6 +102,7 @@ describe('the npm package', function () {
       expect((await get(url!, '/')).json).to.include({ todo: '/todos' });
       expect((await post(url!, '/todos', { title: 'from the tarball' })).status).to.equal(201);
       expect((await get(url!, '/docs', { Accept: 'text/html' })).status).to.equal(200);
+      expect((await get(url!, '/docs/assets/swagger-ui-bundle.js')).status).to.equal(200);
       expect(out).to.include(`Data: embedded SQLite store in ${join(project, '.apidsl-data')}`);
     } finally {
       child.kill('SIGTERM');
