@@ -72,7 +72,7 @@ async function exists(
 interface ItemKey {
   resource: ResourceMetadata;
   identifier: string;
-  id: unknown;
+  id: Id;
   also: { field: string; value: unknown }[];
 }
 
@@ -119,7 +119,7 @@ export async function relationLookup(
 ): Promise<RelationLookup> {
   const relations = resource.properties.filter((p) => p.relation);
   const iriKeys = new Map<string, ItemKey | undefined>();
-  const wanted = new Map<ResourceMetadata, Set<unknown>>();
+  const wanted = new Map<ResourceMetadata, Set<Id>>();
   for (const item of items) {
     for (const property of relations) {
       for (const iri of iriList(item[property.name])) {
@@ -136,7 +136,7 @@ export async function relationLookup(
   const stored = new Map<ResourceMetadata, Map<unknown, Item>>();
   for (const [target, ids] of wanted) {
     const identifier = target.identifier!.name;
-    const found = await (await collectionOf(target)).getMany([...ids] as Id[]);
+    const found = await (await collectionOf(target)).getMany([...ids]);
     stored.set(target, new Map(found.map((item) => [item[identifier], item])));
   }
   const names = (iri: string): boolean => {
