@@ -1,17 +1,20 @@
 /**
- * `apidsl init [DIR]`: a starter project — a .api file that checks clean and serves, the editor
- * extension recommended to VS Code, the data directory kept out of git — then the next steps. Nothing is
- * overwritten: when any of the files exists, nothing is written.
+ * `apidsl init [DIR]`: a starter project — a .api file that checks clean and serves, the data directory kept
+ * out of git — then the next steps, the editor extension's installation included. Nothing is overwritten: when
+ * any of the files exists, nothing is written. No `.vscode/extensions.json`: the extension is on no
+ * marketplace, so a recommendation would point VS Code at nothing; it ships in the package as a `.vsix`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The starter .api file ships in the package (cli/starter/, beside the compiled dist/). */
 const STARTER = new URL('../../cli/starter/todos.api', import.meta.url);
+/** The VS Code extension, in the package (`npm pack` builds it; in a clone, `npm run --prefix vscode-extension package`). */
+const VSIX = fileURLToPath(new URL('../../vscode-extension/apidsl.vsix', import.meta.url));
 
 const FILES: Record<string, () => string> = {
   'todos.api': () => readFileSync(STARTER, 'utf8'),
-  '.vscode/extensions.json': () => `${JSON.stringify({ recommendations: ['apidsl.apidsl'] }, null, 2)}\n`,
   '.gitignore': () =>
     '# the embedded store of `apidsl serve` (apidsl reset empties it)\n.apidsl-data/\nnode_modules/\n',
 };
@@ -40,9 +43,25 @@ export function runInit(dir: string = '.'): number {
       '  apidsl check todos.api            # after each edit (the VS Code extension shows the same as you type)',
       '  apidsl import todos.api Todo todos.json   # load data (.json, .ndjson or .csv); apidsl export writes it out',
       '',
+      ...editorSteps(),
+      '',
       'The language: docs/options.md and docs/behaviour.md in the apidsl package; every command: apidsl --help.',
       '',
     ].join('\n'),
   );
   return 0;
+}
+
+/** How to get the editor support: the packaged VS Code extension, or the language server for other editors. */
+function editorSteps(): string[] {
+  const quoted = (path: string): string => (/[\s'"$]/.test(path) ? `'${path.replaceAll("'", "'\\''")}'` : path);
+  const build = existsSync(VSIX)
+    ? []
+    : [`  npm run --prefix ${quoted(join(VSIX, '..'))} package   # builds the extension (this apidsl has none yet)`];
+  return [
+    'Editor support, once: the VS Code extension shipped with this apidsl',
+    ...build,
+    `  code --install-extension ${quoted(VSIX)}`,
+    'Other editors run `apidsl lsp --stdio` (Neovim: docs/editor.md in the apidsl package).',
+  ];
 }

@@ -160,7 +160,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       rateLimits: limits.store,
     });
     runtimes.push(runtime);
-    return { runtime, handler: createApp(runtime, caching.cache).callback() };
+    return { runtime, handler: (await createApp(runtime, caching.cache)).callback() };
   };
   let server: Server;
   let drain: Drain;

@@ -593,7 +593,7 @@ const OPTION_TABLE = [
     default: false,
     doc:
       'A JSON array (or `application/x-ndjson` lines) posted to the collection creates every item, all or none, each through ' +
-      'the stages of a single POST; 422 violations name the item (`[3].title`); at most `bulk_max_items`. See README "Bulk writes".',
+      'the stages of a single POST; 422 violations name the item (`[3].title`); at most `bulk_max_items`. See docs/data.md "Bulk writes".',
   },
 
   // ---- GraphQL operations' own options (in a resource's graphql block) ----

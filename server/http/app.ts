@@ -14,10 +14,8 @@ import { cacheableOperation, keyedHeaders } from './cached-route.js';
 import { corsMiddleware } from './cors.js';
 import { registerDocumentRoutes } from './document-routes.js';
 import { everyResponse } from './every-response.js';
-import { mountGraphQl } from './graphql-route.js';
 import { answersHitsFirst, cacheFirst, directRoutes } from './get-shortcuts.js';
 import { hubAnnouncement, mountHub } from './mercure-hub.js';
-import { mountMcp } from './mcp-route.js';
 import { operationRoute } from './operation-route.js';
 import { requestLog } from './request-log.js';
 import { routeHeaders } from './respond.js';
@@ -25,7 +23,7 @@ import type { ResponseCache } from './response-cache.js';
 import { newRouter, routeMatcher, routeOrder, routerPath, routeTemplates, staticGetRoutes } from './router.js';
 import { unrouted } from './unrouted.js';
 
-export function createApp(runtime: Runtime, cache: ResponseCache | undefined): Koa {
+export async function createApp(runtime: Runtime, cache: ResponseCache | undefined): Promise<Koa> {
   const { api, logger } = runtime;
   const operations = api.resources.flatMap((r) => r.operations);
   const matchers = new Map(operations.map((o) => [o, routeMatcher(o)]));
@@ -50,8 +48,10 @@ export function createApp(runtime: Runtime, cache: ResponseCache | undefined): K
   }
   registerDocumentRoutes(router, api, logger);
   mountHub(router, runtime);
-  mountGraphQl(router, runtime);
-  mountMcp(router, runtime);
+  // Imported only for a file that enables them: their libraries (graphql, the MCP SDK) would make up a good part
+  // of every start.
+  if (api.settings.graphql.enabled) (await import('./graphql-route.js')).mountGraphQl(router, runtime);
+  if (api.settings.mcp.enabled) (await import('./mcp-route.js')).mountMcp(router, runtime);
 
   const app = new Koa({ proxy: false });
   app.silent = true;

@@ -1,7 +1,7 @@
 /**
  * Loads the runtime metadata of a checked `.api` file, once: resources and their properties,
  * operations (declared or default) with resource-level options merged under their own,
- * resource then operation mutators applied (at load, result cached; README "The language at a glance"),
+ * resource then operation mutators applied (at load, result cached; docs/language.md),
  * routes and the hidden IRI routes, custom code imported, storage specs derived.
  */
 import * as A from '../../grammar/ast.js';

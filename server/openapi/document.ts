@@ -251,7 +251,7 @@ class Builder {
     return { type: 'object', required: ['data'], properties: { data: this.registry.inputJsonApi(op) } };
   }
 
-  /** `bulk: true`: one item, an array of them, or NDJSON lines (README "Bulk writes"). */
+  /** `bulk: true`: one item, an array of them, or NDJSON lines (docs/data.md "Bulk writes"). */
   private bulkBody(op: OperationMetadata, schema: JsonSchema, example: unknown): Record<string, unknown> {
     const settings = this.api.settings;
     const types = [...new Set(Object.values(settings.formats).flat())];

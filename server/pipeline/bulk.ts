@@ -1,5 +1,5 @@
 /**
- * Bulk POST (`bulk: true`, README "Bulk writes"): a JSON array, or `application/x-ndjson` lines, posted to a
+ * Bulk POST (`bulk: true`, docs/data.md "Bulk writes"): a JSON array, or `application/x-ndjson` lines, posted to a
  * collection creates every item. Each item goes through the single POST's own stages (chain.ts hands them in:
  * denormalization, the security stages, validation) in a state of its own, item by item; nothing is written
  * unless every item passes (422 violations name the item: `[3].title`). The items are then written together

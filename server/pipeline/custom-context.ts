@@ -1,5 +1,5 @@
 /**
- * The context custom code receives (README, "The language at a glance"; types/apidsl.d.ts): the operation, URI variables,
+ * The context custom code receives (docs/language.md; types/apidsl.d.ts): the operation, URI variables,
  * filters, the request (with its attributes Map), the data at hand, the user, and the default
  * persistence as `persist`/`remove`.
  */

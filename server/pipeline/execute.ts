@@ -18,6 +18,7 @@ import { failureResponse } from './error-response.js';
 import { countRequest } from './rate-limit.js';
 import { jsonApiQuery } from './representation/jsonapi-query.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
+import { SERVABLE_FORMATS } from './representation/servable-formats.js';
 import type { OperationState, PageWindow, Runtime } from './state.js';
 import type { ApiMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
@@ -141,7 +142,7 @@ function operationState(runtime: Runtime, op: OperationMetadata, request: Operat
   const values = request.representation === 'values';
   const output = values
     ? VALUES_FORMAT
-    : negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension);
+    : negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension, SERVABLE_FORMATS);
   const defaults = routeDefaults(op);
   const uriVariables: Record<string, string> = {};
   for (const name of op.uriVariables) {

@@ -41,18 +41,27 @@ const withoutParameters = (accept: string): string =>
 const chosenFormats = new WeakMap<Record<string, string[]>, Map<string, Format>>();
 const CHOSEN_MAX = 256;
 
-/** The response format of a request, or a 404 (unknown extension) / 406 (unacceptable Accept). */
+/**
+ * The response format of a request, or a 404 (unknown extension) / 406 (unacceptable Accept). `servable`: the
+ * formats the runtime could serve if configured (name → media type); a refusal of one of them says which
+ * `formats` entry of config would serve it.
+ */
 export function negotiateOutput(
   formats: Record<string, string[]>,
   accept: string | undefined,
   extension: string | undefined,
+  servable?: Record<string, string>,
 ): Format {
   let chosen = chosenFormats.get(formats);
   if (!chosen) chosenFormats.set(formats, (chosen = new Map()));
   const key = `${extension ?? ''}\u0000${accept ?? ''}`;
   let format = chosen.get(key);
   if (!format) {
-    format = negotiate(formats, accept, extension); // throws for a 404 or 406: those are not remembered
+    try {
+      format = negotiate(formats, accept, extension); // throws for a 404 or 406: those are not remembered
+    } catch (e) {
+      throw servable ? withFormatsHint(e, formats, servable, accept, extension) : e;
+    }
     if (chosen.size >= CHOSEN_MAX) chosen.clear();
     chosen.set(key, format);
   }
@@ -81,6 +90,36 @@ function negotiate(
     );
   }
   return candidates.find((f) => f.mediaType === chosen)!;
+}
+
+/** A refusal whose detail also names the `formats` entry that would serve what was asked, when one would. */
+function withFormatsHint(
+  error: unknown,
+  formats: Record<string, string[]>,
+  servable: Record<string, string>,
+  accept: string | undefined,
+  extension: string | undefined,
+): unknown {
+  if (!(error instanceof HttpError)) return error;
+  const asked =
+    extension !== undefined
+      ? [Object.hasOwn(servable, extension) ? extension : undefined]
+      : (accept ?? '').split(',').map((range) => {
+          const type = range.split(';')[0].trim().toLowerCase();
+          return Object.keys(servable).find((name) => servable[name] === type);
+        });
+  const configured = (name: string): boolean => Object.hasOwn(formats, name) && formats[name].includes(servable[name]);
+  const name = asked.find((n) => n !== undefined && !configured(n));
+  if (name === undefined) return error;
+  const entry = `${name}: ["${servable[name]}"]`;
+  const kept = Object.entries(formats)
+    .filter(([other]) => other !== name)
+    .map(([other, types]) => `${other}: [${list(types)}]`);
+  return new HttpError(
+    error.status,
+    `${error.detail.replace(/\.$/, '')}. To serve it, add ${entry} to the formats setting, with the formats kept: config { formats { ${[...kept, entry].join(', ')} } }.`,
+    error.options,
+  );
 }
 
 /** Checks a request body's Content-Type against the accepted media types (415 otherwise). */

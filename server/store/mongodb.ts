@@ -13,7 +13,7 @@
 // - `_apidsl_counts` `{ _id, n }`: the number of items, updated in the same transaction as each insert,
 //   create-by-upsert and delete, so an unfiltered count is one primary-key read. Multi-document transactions
 //   need a replica set or a sharded cluster; on a standalone server (and FerretDB) there is no counts document
-//   and an unfiltered count is countDocuments({}) (exact, linear). See README "Using MongoDB".
+//   and an unfiltered count is countDocuments({}) (exact, linear). See docs/mongodb.md.
 //
 // A page and its total (`findPage`) are read in one snapshot session (`snapshot: true`: every read at the
 // cluster time of the first) where the deployment has them: a replica set or sharded cluster of MongoDB 5.0 or

@@ -158,7 +158,7 @@ export interface Collection {
    * back every one). The MongoDB store runs one ordered `insertMany`, inside a transaction where the deployment
    * has them; without one (standalone server, FerretDB) a failure on item k leaves items 0…k-1 written until it
    * deletes them again (a compensating delete: readers may see them meanwhile, and they stay if the server is lost
-   * in between). See README "Bulk writes".
+   * in between). See docs/data.md "Bulk writes".
    */
   insertMany(items: Item[]): Promise<Item[]>;
   /** Replaces the whole item; null when there is none with this identifier. */

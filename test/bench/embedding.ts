@@ -47,7 +47,7 @@ async function measure(speakerCount: number): Promise<string[]> {
       speaker: `/speakers/${(i % speakerCount) + 1}`,
     } as Item);
   const runtime = await startRuntime(api, store, { logger: pino({ level: 'silent' }) });
-  const app: Listener = createApp(runtime, undefined).callback();
+  const app: Listener = (await createApp(runtime, undefined)).callback();
   try {
     const embedded = '/talks?page=2';
     const iris = '/talk_iris?page=2';

@@ -27,7 +27,7 @@ export async function runMcpBench(): Promise<void> {
   const books = await store.collection(storageSpec(api.resource('Book')!));
   await books.insert({ id: 1, title: 'Dune', price: 9.5 } as Item);
   const runtime = await startRuntime(api, store, { logger: pino({ level: 'silent' }) });
-  const app = createApp(runtime, undefined).callback();
+  const app = (await createApp(runtime, undefined)).callback();
   const server = createServer((req, res) => void app(req, res));
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

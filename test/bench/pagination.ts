@@ -543,7 +543,7 @@ async function runThroughput(booksUrl: string): Promise<void> {
 async function runInProcess(api: ApiMetadata, store: Store): Promise<void> {
   const url = '/books?page=2';
   const runtime = await startRuntime(api, store, { logger });
-  const app = createApp(runtime, httpCaching(api, logger, aloneLink()).cache).callback();
+  const app = (await createApp(runtime, httpCaching(api, logger, aloneLink()).cache)).callback();
   const answer = await inject(app, url);
   if (answer.status !== 200) throw new Error(`in-process: GET ${url} answered ${answer.status}`);
   expectPage(PAGE + 1, BOOKS)(JSON.parse(answer.body) as Record<string, unknown>);

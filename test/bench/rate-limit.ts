@@ -46,7 +46,7 @@ export async function runRateLimitBench(): Promise<void> {
   }
   const logger = pino({ level: 'silent' });
   const runtime = await startRuntime(api, store, { logger });
-  const app = createApp(runtime, undefined).callback();
+  const app = (await createApp(runtime, undefined)).callback();
   const rows: string[] = [];
   const server = createServer((req, res) => void app(req, res));
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));

@@ -4,9 +4,9 @@
  * and throughput benchmarks of pagination.ts, the cost of security (security.ts), then the language
  * server's latency (lsp.ts), the HTTP cache and the workers (cache.ts), then bulk writes against single POSTs
  * (bulk.ts), then the cost of a rate limit (rate-limit.ts), then GraphQL against REST (graphql.ts), then embedded
- * relations against IRIs (embedding.ts), then an MCP tool call against REST (mcp.ts). `npm run bench --
- * throughput` (or front-end, large, security, cache, lsp, bulk, rate-limit, graphql, embedding, mcp, several allowed)
- * runs only those parts.
+ * relations against IRIs (embedding.ts), then an MCP tool call against REST (mcp.ts), then how soon the README's
+ * serve command answers (start.ts). `npm run bench -- throughput` (or front-end, large, security, cache, lsp, bulk,
+ * rate-limit, graphql, embedding, mcp, start, several allowed) runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
 import { parse } from '../../grammar/parse.js';
@@ -22,6 +22,7 @@ import { runMcpBench } from './mcp.js';
 import { runPaginationBench, type PaginationPart } from './pagination.js';
 import { runRateLimitBench } from './rate-limit.js';
 import { runSecurityBench } from './security.js';
+import { runStartBench } from './start.js';
 
 const PARTS = [
   'front-end',
@@ -35,6 +36,7 @@ const PARTS = [
   'graphql',
   'embedding',
   'mcp',
+  'start',
 ] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(PARTS as readonly string[]).includes(a));
@@ -66,6 +68,7 @@ if (parts.has('rate-limit')) await runRateLimitBench();
 if (parts.has('graphql')) await runGraphQlBench();
 if (parts.has('embedding')) await runEmbeddingBench();
 if (parts.has('mcp')) await runMcpBench();
+if (parts.has('start')) await runStartBench();
 
 function runFrontEndBench(): void {
   const text = generateApi(10_000);

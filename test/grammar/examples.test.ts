@@ -19,13 +19,27 @@ describe('examples/: every file checks clean', () => {
   }
 });
 
-describe('README: every whole .api file it shows checks clean', () => {
-  const blocks = [...readFileSync(fromRoot('README.md'), 'utf8').matchAll(/^```[a-z]*\n(api "[^]*?)^```$/gm)].map(
-    (m) => m[1],
+/** The Markdown texts a user reads: the README and the pages of docs/. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(fromRoot('docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+
+describe('the README and docs/: every whole .api file they show checks clean', () => {
+  const blocks = PAGES.flatMap((page) =>
+    [...readFileSync(fromRoot(page), 'utf8').matchAll(/^```[a-z]*\n(api "[^]*?)^```$/gm)].map((m) => ({
+      page,
+      text: m[1],
+    })),
   );
-  it('shows at least one', () => expect(blocks.length).to.be.at.least(1));
-  blocks.forEach((text, i) => {
-    it(`block ${i + 1}: ${text.split('\n')[0]}`, () => {
+  it('the README shows at least one, and so does docs/language.md', () => {
+    expect(blocks.filter((b) => b.page === 'README.md')).to.have.length.of.at.least(1);
+    expect(blocks.filter((b) => b.page === 'docs/language.md')).to.have.length.of.at.least(1);
+  });
+  blocks.forEach(({ page, text }, i) => {
+    it(`${page}, block ${i + 1}: ${text.split('\n')[0]}`, () => {
       const result = check(text, { baseDir: fromRoot('examples') });
       expect(result.all.map((d) => `${d.severity} ${d.code}: ${d.message}`)).to.deep.equal([]);
     });

@@ -1,6 +1,6 @@
 /**
  * Bulk writes: `bulk: true` on a Post takes a JSON array or NDJSON lines, runs every item through
- * the single POST's stages, writes all of them or none, and answers the created members (README "Bulk writes").
+ * the single POST's stages, writes all of them or none, and answers the created members (docs/data.md "Bulk writes").
  * Runs on both stores (APIDSL_TEST_STORE=mongodb).
  */
 import { expect } from 'chai';

@@ -1,13 +1,14 @@
 /**
  * The curl commands of the documentation work as written: every `curl` of a fenced `sh` block of README.md,
  * docs/*.md and examples/README.md, and of the header comment of each example `.api` file, runs against a real
- * `apidsl serve` of the example it belongs to (the file of the last `apidsl serve` before it in the same text),
- * in the documented order, with only the host and port rewritten to the test server's. Each must exit 0 (no
+ * `apidsl serve` of the example it belongs to (the file of the last `apidsl serve` before it in the same text;
+ * `npm start` is the serve command of package.json's start script; a `todos.api` after `apidsl init` is the
+ * starter that init writes), in the documented order, with only the host and port rewritten to the test server's. Each must exit 0 (no
  * curl usage or globbing error) and answer no 5xx; a status written in its comment (`# 401`) must be the one
  * it gets. A streaming command (`curl -N`, a Mercure subscription) runs in the background with a short
  * --max-time, as "another terminal" would: it counts as working when it connected (200) and, when a later
  * command of the same text writes, it received an update. The lines around the commands run as written
- * (`export` of a secret, `TOKEN=$(npx apidsl token …)`); the one input file a command names (`@books.ndjson`)
+ * (`export` of a secret, `TOKEN=$(apidsl token …)`); the one input file a command names (`@books.ndjson`)
  * is written by this test.
  */
 import { expect } from 'chai';
@@ -21,7 +22,7 @@ interface Serve {
   file: string;
   /** Flags of the documented command that the test keeps (the store is the harness's choice). */
   args: string[];
-  /** Variables set in front of the command (`MERCURE_SUBSCRIBER_JWT_KEY=change-me npx apidsl serve …`). */
+  /** Variables set in front of the command (`MERCURE_SUBSCRIBER_JWT_KEY=change-me apidsl serve …`). */
   env: Record<string, string>;
 }
 
@@ -35,12 +36,16 @@ interface Script {
   commands: string[];
 }
 
-const SERVE = /(?:^|&&\s*|\s)((?:[A-Z_]+=\S+\s+)*)(?:npx\s+)?apidsl\s+serve\s+(\S+\.api)([^&#]*)/;
+const SERVE = /(?:^|&&\s*|\s)((?:[A-Z_]+=\S+\s+)*)(?:npx\s+|node\s+bin\/)?apidsl(?:\.js)?\s+serve\s+(\S+\.api)([^&#]*)/;
 /** Lines that start or build something the test does itself, or that are no command for the server. */
 const SKIPPED = /^(?:npm\s|npx apidsl (?:serve|consume|check)\b|apidsl\s)/;
+/** `npm start`: the command of package.json's start script. */
+const START_SCRIPT: string = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')).scripts.start;
+/** The files `apidsl init` writes, served from where init copies them. */
+const INIT_STARTER: Record<string, string> = { 'todos.api': 'cli/starter/todos.api' };
 
-function serveOf(line: string): Serve | undefined {
-  const m = SERVE.exec(line);
+function serveOf(line: string, afterInit: boolean): Serve | undefined {
+  const m = SERVE.exec(/^npm start\b/.test(line) ? START_SCRIPT : line);
   if (!m) return undefined;
   const env: Record<string, string> = {};
   for (const assignment of m[1].trim().split(/\s+/).filter(Boolean)) {
@@ -51,7 +56,8 @@ function serveOf(line: string): Serve | undefined {
     .trim()
     .split(/\s+/)
     .filter((a) => a === '--consume');
-  return { file: fromRoot(m[2]), args, env };
+  const file = afterInit && INIT_STARTER[m[2]] ? INIT_STARTER[m[2]] : m[2];
+  return { file: fromRoot(file), args, env };
 }
 
 /** Logical lines: a line ending with `\` goes on with the next one. */
@@ -78,10 +84,12 @@ function scriptsOf(
 ): Script[] {
   const scripts: Script[] = [];
   let serve = own;
+  let afterInit = false;
   for (const block of blocks) {
     const lines = logicalLines(block.lines).filter((l) => l.text !== '' && !l.text.startsWith('#'));
-    const serveIndex = lines.findIndex((l) => serveOf(l.text));
-    if (serveIndex >= 0) serve = serveOf(lines[serveIndex].text);
+    afterInit ||= lines.some((l) => /^(?:npx\s+)?apidsl init\b/.test(l.text));
+    const serveIndex = lines.findIndex((l) => serveOf(l.text, afterInit));
+    if (serveIndex >= 0) serve = serveOf(lines[serveIndex].text, afterInit);
     if (!lines.some((l) => /^curl\s|\scurl\s/.test(l.text))) continue;
     expect(serve, `${name}:${block.at}: curl commands without an apidsl serve before them`).to.not.equal(undefined);
     scripts.push({
@@ -179,7 +187,7 @@ function run(script: Script, base: string, env: NodeJS.ProcessEnv, dir: string):
   const rewrite = (command: string): string =>
     withoutComment(command)
       .replace(/localhost:3000/g, base)
-      .replace(/\bnpx apidsl\b/g, `node ${fromRoot('bin/apidsl.js')}`)
+      .replace(/(?<![\w./-])(?:npx )?apidsl(?= )/g, `node ${fromRoot('bin/apidsl.js')}`)
       .replace(/@books\.ndjson\b/g, `@${join(dir, 'books.ndjson')}`);
   const lines = [CURL_WRAPPER, 'set -o pipefail'];
   const streams: number[] = [];

@@ -1,5 +1,5 @@
 /**
- * The README's runnable examples of real-time updates and asynchronous writes, served as the README says:
+ * The runnable examples of docs/realtime.md and docs/messenger.md, served as those pages say:
  * examples/live-books.api (a subscriber of the built-in hub sees a created book; a review's private update
  * needs a token) and examples/async-books.api with `--consume` (202, then the worker's result).
  */

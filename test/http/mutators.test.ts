@@ -1,5 +1,5 @@
 /**
- * Metadata mutators (README, "The language at a glance"): a resource mutator
+ * Metadata mutators (docs/language.md): a resource mutator
  * and an operation mutator selected by name change what is served; a mutator reference to a
  * missing export or to a non-function makes `serve` refuse to start.
  */

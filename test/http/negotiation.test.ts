@@ -3,6 +3,8 @@
  * extension, 406, unknown extensions, input Content-Type (415), syntax errors (400), body limit (413).
  */
 import { expect } from 'chai';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   bookstore,
   bookstoreWithDune,
@@ -13,6 +15,8 @@ import {
   PROBLEM_JSON,
   request,
   type RunningServer,
+  startServer,
+  tempDir,
   useServer,
 } from './harness.js';
 
@@ -106,11 +110,58 @@ describe('HTTP content negotiation: output formats', () => {
     );
   });
 
+  it('Accept: application/vnd.api+json while JSON:API is off answers 406 naming the formats entry that serves it', async () => {
+    const r = await request(server.url, 'GET', '/books/1', { headers: { Accept: 'application/vnd.api+json' } });
+    expect(r.status).to.equal(406);
+    expect(r.json.detail).to.equal(
+      'Requested format "application/vnd.api+json" is not supported. Supported MIME types are "application/ld+json", "application/json". ' +
+        'To serve it, add jsonapi: ["application/vnd.api+json"] to the formats setting, with the formats kept: ' +
+        'config { formats { jsonld: ["application/ld+json"], json: ["application/json"], jsonapi: ["application/vnd.api+json"] } }.',
+    );
+  });
+
+  it('the extension .jsonapi while JSON:API is off answers 404 naming the formats entry that serves it', async () => {
+    const r = await request(server.url, 'GET', '/books/1.jsonapi');
+    expect(r.status).to.equal(404);
+    expect(r.json.detail).to.match(
+      /^Format "jsonapi" is not supported\. To serve it, add jsonapi: \["application\/vnd\.api\+json"\]/,
+    );
+  });
+
   it('an unknown extension /books/1.invalid answers 404', async () => {
     const r = await request(server.url, 'GET', '/books/1.invalid');
     expect(r.status).to.equal(404);
     expect(r.headers.get('content-type')).to.equal(PROBLEM_JSON);
     expect(r.json).to.deep.equal(errorDoc(404, 'Format "invalid" is not supported'));
+  });
+});
+
+describe('HTTP content negotiation: the config a 406 names serves the format', () => {
+  let server: RunningServer | undefined;
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('the bookstore with the formats the detail gives answers application/vnd.api+json', async () => {
+    const off = await bookstoreWithDune();
+    let detail: string;
+    try {
+      detail = (await request(off.url, 'GET', '/books/1', { headers: { Accept: 'application/vnd.api+json' } })).json
+        .detail;
+    } finally {
+      await off.stop();
+    }
+    const formats = /config \{ (formats \{ .* \}) \}\.$/.exec(detail)![1];
+    const file = join(tempDir(), 'bookstore.api');
+    writeFileSync(file, readFileSync(bookstore(), 'utf8').replace(/^config \{$/m, `config {\n  ${formats}`));
+    server = await startServer(file);
+    const r = await request(server.url, 'GET', '/books', { headers: { Accept: 'application/vnd.api+json' } });
+    expect(r.status).to.equal(200);
+    expect(r.headers.get('content-type')).to.equal('application/vnd.api+json');
+    expect(r.json).to.have.property('data').that.is.an('array');
+    expect(
+      (await request(server.url, 'GET', '/books', { headers: { Accept: 'application/ld+json' } })).status,
+    ).to.equal(200);
   });
 });
 

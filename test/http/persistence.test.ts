@@ -1,5 +1,5 @@
 /**
- * Storage across restarts (README, "The command"): `--data DIR` keeps the data, `--memory`
+ * Storage across restarts (docs/cli.md): `--data DIR` keeps the data, `--memory`
  * starts empty every time; SIGTERM stops the server with exit code 0.
  */
 import { expect } from 'chai';

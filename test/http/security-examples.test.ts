@@ -1,7 +1,7 @@
 /**
  * The examples that mention roles enforce them: examples/catalogue.api (Delete for ROLE_ADMIN) and
  * examples/library-mutators.api (a mutator's ROLE_LIBRARIAN rule), with tokens from `apidsl token`
- * exactly as their comments and the README show.
+ * exactly as their comments and docs/security.md show.
  */
 import { expect } from 'chai';
 import { fromRoot } from '../support/paths.js';

@@ -1,5 +1,5 @@
 /**
- * The `apidsl serve` lifecycle (README, "The command"): readiness (GET / answers once the URL is printed),
+ * The `apidsl serve` lifecycle (docs/cli.md): readiness (GET / answers once the URL is printed),
  * SIGTERM → exit 0, and a file with errors refused with exit code 1 and its diagnostics.
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * `apidsl serve --watch` (README, "The command"): a changed file is served without a restart, from the same
+ * `apidsl serve --watch` (docs/cli.md): a changed file is served without a restart, from the same
  * store; a file with errors is reported and the previous routes stay.
  */
 import { expect } from 'chai';

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { get, post } from '../http/harness.js';
@@ -28,8 +28,13 @@ describe('the npm package', function () {
   let project: string;
 
   before(() => {
-    // The repository is built (npm test built it); packing runs no build again.
+    // The repository is built (npm test built it), and so is the VS Code extension (.ci/run builds it; `npm pack`
+    // would, through prepack): packing runs no build again.
     expect(existsSync(fromRoot('dist/cli/main.js')), 'run npm run build first').to.equal(true);
+    expect(
+      existsSync(fromRoot('vscode-extension/apidsl.vsix')),
+      'run npm ci --prefix vscode-extension && npm run --prefix vscode-extension package first',
+    ).to.equal(true);
     const [packed] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], repoRoot)) as {
       filename: string;
       files: { path: string }[];
@@ -44,7 +49,7 @@ describe('the npm package', function () {
     );
   });
 
-  it('holds the command, its compiled code, the vendored browser files, the starter, docs and examples, and no tests or maintainer tools', () => {
+  it('holds the command, its compiled code, the vendored browser files, the starter, the VS Code extension, docs and examples, and no tests or maintainer tools', () => {
     const listing = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n');
     for (const path of [
       'package/bin/apidsl.js',
@@ -54,7 +59,10 @@ describe('the npm package', function () {
       // Swagger UI's, for /docs: an installed apidsl does not depend on swagger-ui-dist (and its telemetry script).
       'package/dist/vendor/swagger-ui/swagger-ui-bundle.js',
       'package/cli/starter/todos.api',
+      // The VS Code extension, packaged: it is on no marketplace, so the package is where a user gets it.
+      'package/vscode-extension/apidsl.vsix',
       'package/docs/options.md',
+      'package/docs/editor.md',
       'package/examples/bookstore.api',
       'package/README.md',
     ]) {
@@ -65,7 +73,7 @@ describe('the npm package', function () {
         (p) =>
           p.startsWith('package/dist/test/') ||
           p.startsWith('package/test/') ||
-          p.startsWith('package/vscode-extension/'),
+          (p.startsWith('package/vscode-extension/') && p !== 'package/vscode-extension/apidsl.vsix'),
       ),
     ).to.deep.equal([]);
   });
@@ -83,6 +91,10 @@ describe('the npm package', function () {
     expect(version.stdout.trim()).to.match(/^\d+\.\d+\.\d+/);
     const init = spawnSync(bin, ['init'], { cwd: project, encoding: 'utf8' });
     expect(init.status, init.stderr).to.equal(0);
+    // The next steps install the extension from inside the installed package, where it is.
+    const vsix = join(project, 'node_modules/apidsl/vscode-extension/apidsl.vsix');
+    expect(init.stdout).to.include(`code --install-extension ${vsix}\n`);
+    expect(statSync(vsix).size).to.be.greaterThan(10_000);
 
     const child = spawn(bin, ['serve', 'todos.api', '--port', '0'], {
       cwd: project,

@@ -1,5 +1,5 @@
 /**
- * A MongoDB-wire server for the tests (README, "Running the MongoDB tests"). Looked for in this order:
+ * A MongoDB-wire server for the tests (docs/development.md, "Running the MongoDB tests"). Looked for in this order:
  * 1. `APIDSL_TEST_MONGODB_URI` (a server someone else runs; the tests use fresh databases on it and drop them);
  * 2. a `mongod` on PATH, started as a single-node replica set (so transactions, and the counts document, are
  *    exercised);
@@ -28,7 +28,7 @@ export interface TestMongo {
 
 export const HOW_TO_ENABLE =
   'set APIDSL_TEST_MONGODB_URI=mongodb://host:port, put mongod on PATH, or install FerretDB ' +
-  '(GOTOOLCHAIN=local go install … see README "Running the MongoDB tests")';
+  '(GOTOOLCHAIN=local go install … see docs/development.md "Running the MongoDB tests")';
 
 /** `uri` with its database path set to `name`, its options kept. */
 export function withDatabase(uri: string, name: string): string {
