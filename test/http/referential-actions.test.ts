@@ -92,7 +92,8 @@ describe('HTTP referential actions: deleting a referenced item', function () {
     for (const iri of [speaker, t1, t2, gone]) expect(await status(server.url, iri), iri).to.equal(404);
     for (const iri of [other, kept, stays]) expect(await status(server.url, iri), iri).to.equal(200);
     const talks = (await request(server.url, 'GET', '/talks')).json.member.map((t: { '@id': string }) => t['@id']);
-    expect(talks).to.include(kept).and.not.include.members([t1, t2]);
+    expect(talks).to.include(kept);
+    expect(talks.filter((t: string) => t === t1 || t === t2)).to.deep.equal([]);
   });
 
   it('cascade around a cycle: a ring of nodes is deleted as a whole, a node outside it stays', async () => {
