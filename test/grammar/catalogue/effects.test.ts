@@ -134,7 +134,12 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
     ],
   ],
   itemUriTemplate: [['test/http/iris.test.ts', 'the item route named by itemUriTemplate answers with that IRI']],
-  method: [['test/http/controllers.test.ts', 'a controller on a GET HttpOperation answers 200 with its data']],
+  method: [
+    [
+      'test/http/controllers.test.ts',
+      "POST /articles/1/publish answers 200 with the controller's data serialized as an Article",
+    ],
+  ],
   requirements: [['test/http/iris.test.ts', 'GET /places/abc does not match the requirement: 404']],
   defaults: [['test/http/routing-options.test.ts', 'defaults: a trailing placeholder with a default may be left out']],
   schemes: [['test/http/routing-options.test.ts', 'schemes: a route limited to https does not answer over http']],
