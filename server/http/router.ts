@@ -19,8 +19,8 @@ export function routerPath(template: string): string {
 export interface RouteMatcher {
   /** Whether the request satisfies the operation's requirements, host and schemes. */
   accepts(ctx: Context, params: Record<string, string>): boolean;
-  /** Whether a path (without method) belongs to this operation. */
-  matchesPath(path: string): boolean;
+  /** Whether the request, whatever its method, is for this operation: its path, host and scheme. */
+  matchesRequest(ctx: Context): boolean;
 }
 
 function hostPattern(host: string): RegExp {
@@ -41,15 +41,16 @@ export function routeMatcher(op: OperationMetadata): RouteMatcher {
   );
   const satisfies = (params: Record<string, string>): boolean =>
     requirements.every(([name, re]) => params[name] === undefined || re.test(params[name]));
+  const hostAndScheme = (ctx: Context): boolean =>
+    (!host || host.test(ctx.hostname)) && (!schemes || schemes.includes(ctx.protocol));
   return {
-    accepts: (ctx, params) =>
-      satisfies(params) && (!host || host.test(ctx.hostname)) && (!schemes || schemes.includes(ctx.protocol)),
-    matchesPath: (path) => {
-      const m = pathRegex.exec(path);
+    accepts: (ctx, params) => satisfies(params) && hostAndScheme(ctx),
+    matchesRequest: (ctx) => {
+      const m = pathRegex.exec(ctx.path);
       if (!m) return false;
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
-      return satisfies(params);
+      return satisfies(params) && hostAndScheme(ctx);
     },
   };
 }

@@ -16,10 +16,11 @@ export function unrouted(
   const operationPaths = new Set<string | RegExp>(operations.map((o) => routerPath(o.path)));
   return (ctx: Context): void => {
     let allowed = [
-      ...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesPath(ctx.path)).map((o) => o.method)),
+      ...new Set(operations.filter((o) => !o.hidden && matchers.get(o)!.matchesRequest(ctx)).map((o) => o.method)),
     ];
     // The other routes (entrypoint, /docs…, contexts: GET and HEAD; /graphql: GET and POST) say what they take.
-    // (An operation's own route may match the path and still refuse it: its `requirements`; that stays a 404.)
+    // (An operation's own route may match the path and still refuse it: its `requirements`, `host` or `schemes`;
+    // that stays a 404.)
     if (allowed.length === 0) {
       const layers = router.match(ctx.path, ctx.method).path.filter((layer) => !operationPaths.has(layer.path));
       allowed = [...new Set(layers.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD')))];

@@ -102,7 +102,8 @@ describe('fuzzing the front end', () => {
         const text = `${prefix}${open.repeat(5000)}${closed ? close.repeat(5000) : ''} } }\n}\n`;
         const started = Date.now();
         const deep = check(text).all.filter((d) => d.code === 'nested-too-deeply');
-        expect(Date.now() - started).to.be.below(5000);
+        // Generous for a loaded machine; what it rules out (work growing faster than the text) takes far longer.
+        expect(Date.now() - started).to.be.below(15_000);
         expect(deep, `${open} ${closed}`).to.have.length(1);
         expect(deep[0]!.message).to.contain('nested too deeply');
         expect(deep[0]!.range.start)

@@ -48,7 +48,8 @@ describe('GraphQL limits', () => {
       const query = `{ book { ...F0 } } ${chain.join(' ')} fragment F40 on Book { title }`;
       const started = Date.now();
       expect(messages(query, [depthRule(5)])).to.deep.equal([]);
-      expect(Date.now() - started).to.be.below(1_000);
+      // Generous: measuring each spread anew would walk 2^40 of them.
+      expect(Date.now() - started).to.be.below(10_000);
       const cycle = '{ book { ...A } } fragment A on Book { ...B } fragment B on Book { ...A }';
       expect(messages(cycle, [depthRule(5)])).to.deep.equal([]);
     });

@@ -119,6 +119,32 @@ describe('HTTP validation constraints: formats, list sizes, uniqueness, exclusiv
     expect(r.json).to.deep.include(change);
   });
 
+  it('the base constraints as a file writes them: minimum, maximum, minLength, pattern, enum and nullable: false', async () => {
+    const valid = { level: 3, code: 'AB', state: 'draft', note: 'n' };
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ level: 0 }, 'level', 'This value should be greater than or equal to 1.'],
+      [{ level: 6 }, 'level', 'This value should be less than or equal to 5.'],
+      [{ code: 'A' }, 'code', 'This value is too short. It should have 2 characters or more.'],
+      [{ code: 'ab' }, 'code', 'This value is not valid.'],
+      [{ state: 'gone' }, 'state', 'The value you selected is not a valid choice.'],
+      [{ note: null }, 'note', 'This value should not be null.'],
+    ];
+    for (const [change, propertyPath, message] of cases) {
+      const r = await request(server.url, 'POST', '/gauges', { body: { ...valid, ...change } });
+      expect(r.status, JSON.stringify(change)).to.equal(422);
+      expect(
+        violations(r).map((v: Any) => [v.propertyPath, v.message]),
+        JSON.stringify(change),
+      ).to.deep.equal([[propertyPath, message]]);
+    }
+    for (const body of [valid, { ...valid, level: 1, code: 'ABCDEFGH', state: 'published' }, { ...valid, level: 5 }]) {
+      const r = await request(server.url, 'POST', '/gauges', { body });
+      expect(r.status, r.text).to.equal(201);
+    }
+    const withNullRemark = await request(server.url, 'POST', '/gauges', { body: { ...valid, remark: null } });
+    expect(withNullRemark.status, withNullRemark.text).to.equal(201);
+  });
+
   it('several violations at once, in declaration order; a to-many relation is counted too', async () => {
     const other = await request(server.url, 'POST', '/contacts', { body: VALID });
     expect(other.status, other.text).to.equal(201);

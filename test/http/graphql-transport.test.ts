@@ -184,7 +184,8 @@ describe('GraphQL over HTTP', function () {
         const started = Date.now();
         const r = await send();
         expect(r.status, r.text.slice(0, 300)).to.equal(status);
-        expect(Date.now() - started, 'answered within 5 s').to.be.below(5_000);
+        // Generous for a loaded machine: what this rules out is a request that hangs or works for minutes.
+        expect(Date.now() - started, 'answered within 15 s').to.be.below(15_000);
       });
     }
 

@@ -222,7 +222,9 @@ describe('HTTP cache: a hit is answered before routing, exactly as the route ans
     expect(hit.text).to.equal(miss.text);
     expect(hit.headers.get('link')).to.include('/docs.jsonld');
     expect(hit.headers.get('x-content-type-options')).to.equal('nosniff');
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the log line is written after the response
+    // The log line is written after the response: wait for it (generously), then count.
+    for (const deadline = Date.now() + 10_000; logged() === linesBefore && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(logged(), 'the hit has its request log line').to.equal(linesBefore + 1);
   });
 

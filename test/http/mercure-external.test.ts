@@ -55,30 +55,36 @@ async function startBuiltinHubProcess(port?: number): Promise<RunningHub> {
 }
 
 const official = findMercure();
-const hubs: { name: string; start: (port?: number) => Promise<RunningHub> }[] = [
+/** `start` is undefined for a hub that is not installed here: its suite is then skipped, or fails under CI=true. */
+const hubs: { name: string; start?: (port?: number) => Promise<RunningHub> }[] = [
+  {
+    name: `the official Mercure hub (${official ?? 'no mercure binary'})`,
+    start: official
+      ? (port) => startOfficialHub(official, { publisher: PUBLISHER_KEY, subscriber: SUBSCRIBER_KEY }, port)
+      : undefined,
+  },
   { name: 'our built-in hub in a separate process', start: startBuiltinHubProcess },
 ];
-if (official)
-  hubs.unshift({
-    name: `the official Mercure hub (${official})`,
-    start: (port) => startOfficialHub(official, { publisher: PUBLISHER_KEY, subscriber: SUBSCRIBER_KEY }, port),
-  });
-else if (process.env.CI === 'true')
-  throw new Error('CI=true and no `mercure` binary (.ci/run builds it into $(go env GOPATH)/bin)');
-else
-  console.warn('[mercure-external] no official `mercure` binary found; testing against the built-in hub process only');
+const MISSING = 'no official `mercure` binary on PATH or in $(go env GOPATH)/bin (.ci/run builds it there)';
 
 for (const kind of hubs) {
   describe(`Mercure: external hub — ${kind.name}`, function () {
     this.timeout(60_000);
+    let start: (port?: number) => Promise<RunningHub>;
     let hub: RunningHub;
     let server: RunningServer;
     const open: Subscription[] = [];
 
-    before(async () => {
+    before(async function () {
+      if (!kind.start) {
+        if (process.env.CI === 'true') throw new Error(`CI=true and ${MISSING}`);
+        process.stderr.write(`\n!!! Mercure official-hub tests SKIPPED: ${MISSING}.\n\n`);
+        this.skip();
+      }
+      start = kind.start;
       process.env.MERCURE_PUBLISHER_JWT_KEY = PUBLISHER_KEY;
       process.env.MERCURE_SUBSCRIBER_JWT_KEY = SUBSCRIBER_KEY;
-      hub = await kind.start();
+      hub = await start();
       server = await startServer(apiFile(hub.url));
     });
     afterEach(() => open.splice(0).forEach((s) => s.close()));
@@ -110,7 +116,9 @@ for (const kind of hubs) {
     });
 
     it('private updates reach only subscribers with a valid JWT for the topic', async () => {
-      const anonymous = subscribe(hub.url, [`${server.url}/secrets/{id}`]);
+      // The anonymous subscriber also follows the public books: the hub delivers in order, so once the book
+      // created after the secret reaches it, the secret would have come first.
+      const anonymous = subscribe(hub.url, [`${server.url}/secrets/{id}`, `${server.url}/books/{id}`]);
       const allowed = subscribe(hub.url, [`${server.url}/secrets/{id}`], {
         Authorization: `Bearer ${await mercureJwt(SUBSCRIBER_KEY, { subscribe: [`${server.url}/secrets/{id}`] })}`,
       });
@@ -118,8 +126,9 @@ for (const kind of hubs) {
       await Promise.all([anonymous.opened, allowed.opened]);
       await request(server.url, 'POST', '/secrets', { body: { text: 'between us' } });
       expect(JSON.parse((await allowed.waitFor(1, 15_000))[0].data).text).to.equal('between us');
-      await new Promise((r) => setTimeout(r, 500));
-      expect(anonymous.events).to.have.length(0);
+      await request(server.url, 'POST', '/books', { body: { title: 'for everybody' } });
+      const [first] = await anonymous.waitFor(1, 15_000);
+      expect(JSON.parse(first.data).title).to.equal('for everybody');
     });
 
     it('a hub that is down neither fails nor slows a write; the update is retried until the hub is back', async () => {
@@ -131,9 +140,11 @@ for (const kind of hubs) {
         const started = Date.now();
         const created = await request(later.url, 'POST', '/books', { body: { title: 'while down' } });
         expect(created.status).to.equal(201);
-        expect(Date.now() - started).to.be.below(1000);
+        // Generous: waiting for the hub would take the whole retry schedule (over a minute with 10 retries), or
+        // never end, since the hub starts only after this write answered.
+        expect(Date.now() - started).to.be.below(10_000);
         await new Promise((r) => setTimeout(r, 700)); // a couple of failed attempts
-        revived = await kind.start(port);
+        revived = await start(port);
         // From the earliest update the hub holds: the retry may land before this subscription opens.
         const s = subscribe(revived.url, [`${later.url}/books/{id}`], { 'Last-Event-ID': 'earliest' });
         open.push(s);

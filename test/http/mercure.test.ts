@@ -101,14 +101,16 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
   });
 
   it('private updates reach only subscribers whose JWT allows the topic', async () => {
-    const anonymous = await sub(['/secrets/{id}'], {}, ['secret']);
+    // The two that may not see the secret also follow the public books: the hub delivers in order, so once the
+    // book created after the secret reaches them, the secret would have come first.
+    const anonymous = await sub(['/secrets/{id}', '/books/{id}'], {}, ['secret']);
     const allowed = await sub(
       ['/secrets/{id}'],
       { Authorization: `Bearer ${await mercureJwt(SUBSCRIBER_KEY, { subscribe: ['/secrets/{id}'] })}` },
       ['secret'],
     );
     const otherTopics = await sub(
-      ['/secrets/{id}'],
+      ['/secrets/{id}', '/books/{id}'],
       { Authorization: `Bearer ${await mercureJwt(SUBSCRIBER_KEY, { subscribe: ['/books/{id}'] })}` },
       ['secret'],
     );
@@ -117,9 +119,11 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
     const [event] = await allowed.waitFor(1);
     expect(event.type).to.equal('secret');
     expect(JSON.parse(event.data).text).to.equal('psst');
-    await sleep(300);
-    expect(anonymous.events).to.have.length(0);
-    expect(otherTopics.events).to.have.length(0);
+    expect((await request(server.url, 'POST', '/books', { body: { title: 'Public' } })).status).to.equal(201);
+    for (const s of [anonymous, otherTopics]) {
+      const [first] = await s.waitFor(1);
+      expect([first.type, JSON.parse(first.data).title]).to.deep.equal(['message', 'Public']);
+    }
   });
 
   it('refuses a subscriber JWT signed with another key, or not a JWT (401)', async () => {
@@ -248,7 +252,7 @@ describe('Mercure: built-in hub (fixture mercure.api)', function () {
     for (let i = 0; i < 150 && !closed; i++) await request(server.url, 'POST', '/books', { body: { title: big } });
     await sleep(200);
     socket.resume();
-    const until = Date.now() + 5000;
+    const until = Date.now() + 15_000; // generous: a hub that buffered for it would never close it
     while (!closed && Date.now() < until) await sleep(50);
     expect(closed).to.equal(true);
     // The service is fine.

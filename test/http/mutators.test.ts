@@ -13,7 +13,7 @@ describe('HTTP mutators (fixture mutators.api)', () => {
       const r = await request(server.url, 'POST', '/books', { body: { title: `Book ${i}` } });
       if (r.status !== 201) throw new Error(`POST /books answered ${r.status}: ${r.text}`);
     }
-    for (const path of ['/shelves', '/crates']) {
+    for (const path of ['/shelves', '/crates', '/boxes']) {
       for (let i = 1; i <= 3; i++) {
         const r = await request(server.url, 'POST', path, { body: { label: `Label ${i}` } });
         if (r.status !== 201) throw new Error(`POST ${path} answered ${r.status}: ${r.text}`);
@@ -38,6 +38,13 @@ describe('HTTP mutators (fixture mutators.api)', () => {
   it('the last page holds the fifth book', async () => {
     const r = await request(server.url, 'GET', '/books?page=3');
     expect(r.json.member.map((m: { '@id': string }) => m['@id'])).to.deep.equal(['/books/5']);
+  });
+
+  it('name: an operation named by the option is the one an operation mutator selects', async () => {
+    const r = await request(server.url, 'GET', '/boxes');
+    expect(r.status, r.text).to.equal(200);
+    expect(r.json.totalItems).to.equal(3);
+    expect(r.json.member.map((m: { '@id': string }) => m['@id'])).to.deep.equal(['/boxes/1', '/boxes/2']);
   });
 
   it('other collections keep the default page size', async () => {

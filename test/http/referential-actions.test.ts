@@ -8,7 +8,7 @@ import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../support/cli.js';
-import { sleep, subscribe } from './sse-client.js';
+import { subscribe } from './sse-client.js';
 import {
   errorDoc,
   fixture,
@@ -92,7 +92,8 @@ describe('HTTP referential actions: deleting a referenced item', function () {
     for (const iri of [speaker, t1, t2, gone]) expect(await status(server.url, iri), iri).to.equal(404);
     for (const iri of [other, kept, stays]) expect(await status(server.url, iri), iri).to.equal(200);
     const talks = (await request(server.url, 'GET', '/talks')).json.member.map((t: { '@id': string }) => t['@id']);
-    expect(talks).to.include(kept).and.not.include.members([t1, t2]);
+    expect(talks).to.include(kept);
+    expect(talks.filter((t: string) => t === t1 || t === t2)).to.deep.equal([]);
   });
 
   it('cascade around a cycle: a ring of nodes is deleted as a whole, a node outside it stays', async () => {
@@ -346,9 +347,11 @@ describe('HTTP referential actions: Mercure updates of the items a delete cascad
     try {
       await s.opened;
       expect((await request(server.url, 'DELETE', speaker)).status).to.equal(204);
-      const events = await s.waitFor(3);
-      await sleep(300);
-      expect(s.events, 'the speaker itself does not publish').to.have.length(3);
+      // A talk created after the delete publishes next: had the speaker published, its update would come first.
+      const marker = await create(server.url, '/talks', { title: 'Marker', speaker: other });
+      const events = await s.waitFor(4);
+      expect(JSON.parse(events[3].data)['@id'], 'the speaker itself does not publish').to.equal(marker);
+      events.pop();
       const panelNow = await request(server.url, 'GET', panel);
       expect(events.map((e) => JSON.parse(e.data))).to.deep.equal([
         panelNow.json,

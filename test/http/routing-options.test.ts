@@ -1,11 +1,26 @@
 /**
  * Routing options over real HTTP: `priority` orders routes that match the same path, `defaults` make
- * a trailing placeholder optional, `schemes` restricts a route, and an item returned by an operation
- * other than an item Get shows its canonical IRI as `@id`.
+ * a trailing placeholder optional, `schemes` and `host` restrict a route, `order` sorts a listing, and an
+ * item returned by an operation other than an item Get shows its canonical IRI as `@id`.
  */
+import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { check } from '../../grammar/checker/index.js';
 import { fixture, get, request, useServer } from './harness.js';
+
+/** A GET sent with the given Host header (fetch sends the URL's own). */
+function withHost(base: string, path: string, host: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, base), { headers: { Host: host, Accept: 'application/ld+json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('HTTP routing options', () => {
   const server = useServer(fixture('routing.api'));
@@ -36,8 +51,26 @@ describe('HTTP routing options', () => {
 
   it('schemes: a route limited to https does not answer over http', async () => {
     const r = await get(server.url, '/secure/items');
-    expect(r.status).to.be.oneOf([404, 405]);
+    expect(r.status).to.equal(404); // no route takes it: not a 405 naming GET, which this request may not use
     expect(r.json).to.not.have.property('member');
+  });
+
+  it('host: a route answers only for a Host its pattern matches, placeholders included', async () => {
+    for (const host of ['acme.example.test', 'Other.Example.Test', 'acme.example.test:8443']) {
+      const r = await withHost(server.url, '/hosted/items', host);
+      expect(r.status, `${host}: ${r.text}`).to.equal(200);
+      expect(JSON.parse(r.text).totalItems, host).to.equal(2);
+    }
+    // The request's own Host (127.0.0.1:port), no label before example.test, two labels, another domain.
+    expect((await get(server.url, '/hosted/items')).status).to.equal(404);
+    for (const host of ['example.test', 'a.b.example.test', 'acme.example.test.evil.test', 'acme.example.org'])
+      expect((await withHost(server.url, '/hosted/items', host)).status, host).to.equal(404);
+  });
+
+  it('order: the default sort of a listing the client does not sort', async () => {
+    const slugs = (r: { json: { member: { slug: string }[] } }): string[] => r.json.member.map((m) => m.slug);
+    expect(slugs(await get(server.url, '/items'))).to.deep.equal(['dune', 'cosmos']); // by identifier
+    expect(slugs(await get(server.url, '/items/sorted'))).to.deep.equal(['cosmos', 'dune']);
   });
 
   it('a resource shortName names its routes, @type and context', async () => {

@@ -50,17 +50,23 @@ describe('lsp diagnostics publisher', () => {
   });
 
   it('drops a result whose version was overtaken while it was computed', async () => {
-    const { sent, publisher } = setup((doc) => {
-      // A change arrives while version 1 is being checked.
+    const { sent, publisher, analyses } = setup((doc) => {
+      if (doc.current.version !== 1) return;
+      // A change arrives while version 1 is being checked, and is scheduled as the server does on a change.
       doc.current = TextDocument.update(doc.current, [{ text: 'resource Book { properties { title: string } }\n' }], 2);
+      publisher.schedule('file:///x.api');
     });
     publisher.schedule('file:///x.api', true);
-    await wait(30);
-    expect(sent).to.deep.equal([]);
+    // Version 2's result comes after version 1's would have (its analysis starts after version 1's ended), so
+    // once it is here, version 1's has been dropped or sent: only version 2's may be.
+    await until(() => sent.some((p) => p.version === 2));
+    expect(analyses()).to.equal(2);
+    expect(sent.map((p) => [p.version, p.diagnostics.length])).to.deep.equal([[2, 0]]);
   });
 
   it('checks a burst of changes arriving faster than an analysis takes once, after the last', async () => {
-    const { doc, sent, publisher, analyses } = setup(undefined, 400);
+    // Each analysis reports 2 s: the changes below, a few milliseconds apart, all fall within that.
+    const { doc, sent, publisher, analyses } = setup(undefined, 2000);
     publisher.schedule('file:///x.api', true);
     await until(() => sent.length > 0);
     expect(analyses()).to.equal(1);
@@ -73,7 +79,8 @@ describe('lsp diagnostics publisher', () => {
       publisher.schedule('file:///x.api');
       await wait(1);
     }
-    await wait(1000);
+    // Every schedule cleared the timer of the one before: the one left is the last change's.
+    await until(() => sent.length > 1);
     expect(analyses()).to.equal(2);
     expect(sent.map((p) => p.version)).to.deep.equal([1, 6]);
   });
@@ -87,7 +94,8 @@ describe('lsp diagnostics publisher', () => {
         v,
       );
       publisher.schedule('file:///x.api');
-      await wait(15);
+      // The next change comes once this one is checked (slower than its analysis, however long that took).
+      await until(() => sent.some((p) => p.version === v));
     }
     expect(analyses()).to.equal(3);
     expect(sent.map((p) => p.version)).to.deep.equal([2, 3, 4]);
@@ -109,7 +117,7 @@ describe('lsp diagnostics publisher', () => {
       (m) => void logged.push(m),
     );
     publisher.schedule('file:///x.api', true);
-    await wait(30);
+    await until(() => sent.length > 0);
     expect(sent).to.have.length(1);
     expect(sent[0].version).to.equal(3);
     expect(sent[0].diagnostics).to.have.length(1);

@@ -155,9 +155,10 @@ describe('apidsl lsp --stdio', () => {
     expect((await client.diagnostics(uri, 1)).params.diagnostics).to.not.be.empty;
     const before = client.published.length;
     await client.close(uri);
-    await new Promise((r) => setTimeout(r, 100));
-    const after = client.published.slice(before).filter((r) => r.params.uri === uri);
-    expect(after.map((r) => r.params.diagnostics)).to.deep.equal([[]]);
+    const after = (): typeof client.published => client.published.slice(before).filter((r) => r.params.uri === uri);
+    for (const deadline = Date.now() + 10_000; after().length === 0 && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(after().map((r) => r.params.diagnostics)).to.deep.equal([[]]);
   });
 
   it('publishes only valid ranges, on broken text too', async () => {

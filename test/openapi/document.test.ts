@@ -343,7 +343,7 @@ describe('OpenAPI: pagination parameters', () => {
     const doc: Any = openApiDocument(await load('test/fixtures/pagination/dummies-switches-off.api'));
     for (const [, , op] of operations(doc)) {
       if (op.operationId.endsWith('get_collection'))
-        expect(names(op)).to.not.include.members(['pagination', 'partial']);
+        expect(names(op).filter((n) => n === 'pagination' || n === 'partial')).to.deep.equal([]);
     }
   });
 });

@@ -12,8 +12,11 @@ import { bookstore, PROBLEM_JSON, request, startServer, type RunningServer } fro
 import { fromRoot } from '../../support/paths.js';
 import { freePort, type LocalServer, ownLocalServerOrSkip, withDatabase } from '../../support/mongodb.js';
 
-/** How long a request may take to be answered 503: the 5 s operation timeout, plus room for a loaded machine. */
-const ANSWER_WITHIN_MS = 8_000;
+/**
+ * How long a request may take to be answered 503: the 5 s operation timeout, plus generous room for a loaded
+ * machine; what this rules out (waiting until the operating system gives up on the connection) takes minutes.
+ */
+const ANSWER_WITHIN_MS = 20_000;
 
 async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = Date.now();
@@ -70,7 +73,8 @@ describe('MongoDB store: a server that stops answering', function () {
       expect(output).to.contain(`apidsl serve: cannot reach MongoDB at mongodb://127.0.0.1:${port}/silent`);
       // Start-up (check, load) and the 5 s server selection; then no wait for the silent connection.
       expect(reportedAfter!, 'reported after').to.be.below(20_000);
-      expect(exitedAfter - reportedAfter!, 'exited after the report').to.be.below(2_000);
+      // Generous: waiting for the silent connection instead would not end before the 40 s kill above.
+      expect(exitedAfter - reportedAfter!, 'exited after the report').to.be.below(10_000);
     });
   });
 
