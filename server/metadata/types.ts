@@ -11,6 +11,7 @@ import type { CompiledExpression } from '../expression/expression.js';
 import type { CollectionSpec, FieldRules } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
 import type { CodeFunction } from './code.js';
+import type { SearchIndexSettings } from './search-index.js';
 
 /** Global settings of `config`, resolved with their defaults. */
 export interface Settings {
@@ -48,6 +49,8 @@ export interface Settings {
   graphql: GraphQlSettings;
   /** `config mcp` (docs/mcp.md). */
   mcp: McpSettings;
+  /** `config elasticsearch` (docs/elasticsearch.md). */
+  searchIndex: SearchIndexSettings;
 }
 
 /** `config { mcp { … } }`: the Model Context Protocol endpoint (docs/mcp.md). */

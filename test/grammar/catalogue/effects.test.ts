@@ -69,6 +69,8 @@ const SHOWN_BY: Record<string, string[]> = {
   cacheHeaders: ['test/http/http-cache.test.ts', 'test/fixtures/http/http-cache.api'],
   rateLimit: ['test/http/rate-limit.test.ts', 'test/fixtures/rate-limit/limits.api'],
   mcp: ['test/http/mcp.test.ts', 'test/fixtures/http/mcp.api'],
+  elasticsearch: ['test/http/elasticsearch.test.ts', 'test/fixtures/elasticsearch/books.api'],
+  stateOptions: ['test/http/elasticsearch.test.ts', 'test/fixtures/elasticsearch/books.api'],
   // Constraints.
   identifier: ['test/http/links.test.ts', 'test/fixtures/http/links.api'],
   required: ['test/http/validation-groups.test.ts', 'test/fixtures/http/validation-groups.api'],
