@@ -6,19 +6,7 @@ import * as A from '../../grammar/ast.js';
 import { configEntry } from '../../grammar/model.js';
 import { SETTINGS } from '../../grammar/catalogue/index.js';
 import { optionValue, perOperation } from './options.js';
-import type { ApiMetadata, OperationMetadata, ResourceMetadata } from './types.js';
-
-/** `config { elasticsearch { … } }`, with its defaults and the environment's values. */
-export interface SearchIndexSettings {
-  /** APIDSL_ELASTICSEARCH_URL (comma-separated), else `hosts`. */
-  hosts: string[];
-  /** HTTP basic authentication, from the variables `username_env` and `password_env` name. */
-  username?: string;
-  password?: string;
-  indexPrefix: string;
-  /** Milliseconds a request to the engine may take. */
-  timeout: number;
-}
+import type { ApiMetadata, OperationMetadata, ResourceMetadata, SearchIndexSettings } from './types.js';
 
 export function resolveSearchIndex(config: A.ObjectValue | undefined, env: NodeJS.ProcessEnv): SearchIndexSettings {
   const get = <T>(path: string): T => {

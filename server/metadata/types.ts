@@ -11,7 +11,6 @@ import type { CompiledExpression } from '../expression/expression.js';
 import type { CollectionSpec, FieldRules } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
 import type { CodeFunction } from './code.js';
-import type { SearchIndexSettings } from './search-index.js';
 
 /** Global settings of `config`, resolved with their defaults. */
 export interface Settings {
@@ -51,6 +50,18 @@ export interface Settings {
   mcp: McpSettings;
   /** `config elasticsearch` (docs/elasticsearch.md). */
   searchIndex: SearchIndexSettings;
+}
+
+/** `config { elasticsearch { … } }`, with its defaults and the environment's values. */
+export interface SearchIndexSettings {
+  /** APIDSL_ELASTICSEARCH_URL (comma-separated), else `hosts`. */
+  hosts: string[];
+  /** HTTP basic authentication, from the variables `username_env` and `password_env` name. */
+  username?: string;
+  password?: string;
+  indexPrefix: string;
+  /** Milliseconds a request to the engine may take. */
+  timeout: number;
 }
 
 /** `config { mcp { … } }`: the Model Context Protocol endpoint (docs/mcp.md). */

@@ -6,7 +6,7 @@
  * given up at once (docs/elasticsearch.md says what follows).
  */
 import { Client } from '@opensearch-project/opensearch';
-import type { SearchIndexSettings } from '../metadata/search-index.js';
+import type { SearchIndexSettings } from '../metadata/types.js';
 import { HttpError } from '../protocol/errors.js';
 import type { Dialect } from './mapping.js';
 
