@@ -212,6 +212,17 @@ describe('HTTP elasticsearch: operations that read the search index', function (
     expect(partial.json.view.next).to.equal('/books?partial=true&page=2');
   });
 
+  it('paginates by cursor from the index: next and previous pages through ranges on the cursor fields', async () => {
+    const first = await get(server.url, '/cursor-books');
+    expect(ids(first)).to.deep.equal([5, 4, 3]);
+    expect(first.json.view.next).to.equal('/cursor-books?id%5Blt%5D=3');
+    const second = await get(server.url, first.json.view.next);
+    expect(ids(second)).to.deep.equal([2, 1]);
+    expect(second.json.view.next).to.equal(undefined);
+    expect(ids(await get(server.url, second.json.view.previous))).to.deep.equal([5, 4, 3]);
+    expect(ids(await get(server.url, '/cursor-books?id[lt]=5&author=/authors/1'))).to.deep.equal([3, 1]);
+  });
+
   it('reads what the index holds, not the store: a document written to the engine alone is served', async () => {
     const r = await fetch(`${engine.url}/_bulk`, {
       method: 'POST',
