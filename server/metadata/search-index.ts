@@ -28,12 +28,14 @@ export function resolveSearchIndex(config: A.ObjectValue | undefined, env: NodeJ
 const INDEX_READ_KINDS = new Set(['Get', 'GetCollection']);
 
 /**
- * Whether the operation's data comes from the search index: a Get or GetCollection with `elasticsearch: true`
- * and the default provider (the checker says the same, grammar/checker/rules/elasticsearch.ts).
+ * Whether the operation's data comes from the search index: a REST Get or GetCollection with `elasticsearch: true`
+ * and the default provider (the checker says the same, grammar/checker/rules/elasticsearch.ts). GraphQL's
+ * operations, which run as Get and GetCollection too, read the store.
  */
 export const readsIndex = perOperation(
   (op: OperationMetadata, _: void): boolean =>
     INDEX_READ_KINDS.has(op.kind) &&
+    op.resource.operations.includes(op) &&
     !op.provider &&
     !op.hidden &&
     optionValue(op, 'elasticsearch') === true &&
