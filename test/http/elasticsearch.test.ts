@@ -316,6 +316,25 @@ describe('HTTP elasticsearch: operations that read the search index', function (
     expect(await engineIds(engine, `${fixture.prefix}book`)).not.to.include(id);
   });
 
+  it("takes a delete's cascade into the index once its transaction ended", async () => {
+    const author = await request(server.url, 'POST', '/authors', { body: { name: 'Gone soon' } });
+    const book = await request(server.url, 'POST', '/books', {
+      body: { title: 'Orphaned volume', available: true, author: author.json['@id'] },
+    });
+    expect(book.status).to.equal(201);
+    await eventually(
+      () => get(server.url, '/books?title=orphaned'),
+      (x) => ids(x).length === 1,
+    );
+    expect((await request(server.url, 'DELETE', author.json['@id'])).status).to.equal(204);
+    const after = await eventually(
+      () => get(server.url, '/books?title=orphaned'),
+      (x) => ids(x).length === 0,
+    );
+    expect(ids(after)).to.deep.equal([]);
+    expect(await engineIds(engine, `${fixture.prefix}book`)).not.to.include(book.json.id);
+  });
+
   it("takes a message handler's write into the index named by stateOptions", async () => {
     const sent = await request(server.url, 'POST', '/reviews', { body: { text: 'Great read' } });
     expect(sent.status).to.equal(202);
