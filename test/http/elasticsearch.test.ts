@@ -243,10 +243,11 @@ describe('HTTP elasticsearch: operations that read the search index', function (
       headers: { authorization: `Basic ${Buffer.from(`${ZINC_USER}:${ZINC_PASSWORD}`).toString('base64')}` },
       body: `${JSON.stringify({ delete: { _index: `${fixture.prefix}book`, _id: '77' } })}\n`,
     });
-    await eventually(
+    const removed = await eventually(
       () => get(server.url, '/books/77'),
       (x) => x.status === 404,
     );
+    expect(removed.status).to.equal(404);
   });
 
   it('answers 404 for an item the index does not hold', async () => {
@@ -286,10 +287,11 @@ describe('HTTP elasticsearch: operations that read the search index', function (
     });
     expect(created.status).to.equal(201);
     const id = created.json.id as number;
-    await eventually(
+    const indexed = await eventually(
       () => get(server.url, `/books/${id}`),
       (x) => x.status === 200,
     );
+    expect(indexed.json.title).to.equal('Draft title');
     const patched = await request(server.url, 'PATCH', `/books/${id}`, {
       body: JSON.stringify({ title: 'Final wording' }),
       headers: { 'Content-Type': 'application/merge-patch+json' },
@@ -322,10 +324,11 @@ describe('HTTP elasticsearch: operations that read the search index', function (
       body: { title: 'Orphaned volume', available: true, author: author.json['@id'] },
     });
     expect(book.status).to.equal(201);
-    await eventually(
+    const before = await eventually(
       () => get(server.url, '/books?title=orphaned'),
       (x) => ids(x).length === 1,
     );
+    expect(ids(before)).to.deep.equal([book.json.id]);
     expect((await request(server.url, 'DELETE', author.json['@id'])).status).to.equal(204);
     const after = await eventually(
       () => get(server.url, '/books?title=orphaned'),
