@@ -16,7 +16,8 @@ import { relationLookup, type RelationLookup } from '../server/pipeline/relation
 import type { ResourceMetadata } from '../server/metadata/types.js';
 import { StoreConflictError, type Collection, type Item } from '../server/store/types.js';
 import { CommandError, findResource, openApiStore, runCommand } from './data-command.js';
-import { openCollection } from '../server/pipeline/runtime.js';
+import { openCollection, searchIndexOf } from '../server/pipeline/runtime.js';
+import { pino } from 'pino';
 import {
   DATA_FORMATS,
   formatOfFile,
@@ -81,6 +82,7 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
         '--skip',
         String(done),
       ]);
+    let closeSearch: () => Promise<void> | undefined = () => undefined;
     try {
       const resource = findResource(api, resourceName);
       const collections = new Map<ResourceMetadata, Promise<Collection>>();
@@ -88,7 +90,11 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
         if (!collections.has(r)) collections.set(r, openCollection(store, r));
         return collections.get(r)!;
       };
-      const collection = await collectionOf(resource);
+      // Each committed batch reaches the search index too, as an API write would (server/search/sync.ts).
+      const search = searchIndexOf(api, pino(pino.destination(2)));
+      closeSearch = () => search?.close();
+      const stored = await collectionOf(resource);
+      const collection = search ? search.syncing(stored, resource) : stored;
       const iris = iriResolver(api);
       /** Without transactions (MongoDB) each record's write stands on its own. */
       const atomic = store.transaction !== undefined;
@@ -154,7 +160,8 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
             }
           }
         };
-        await (store.transaction ? store.transaction(writeAll) : writeAll());
+        const inStore = store.transaction ? () => store.transaction!(writeAll) : writeAll;
+        await (search ? search.transaction(inStore) : inStore());
         imported += stored;
         committed = batch[batch.length - 1].n;
         batch = [];
@@ -220,6 +227,7 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
       );
       return refused > 0 || interrupted ? 1 : 0;
     } finally {
+      await closeSearch();
       await store.close();
     }
   });

@@ -147,6 +147,19 @@ storeOptions(
 
 storeOptions(
   program
+    .command('reindex')
+    .description(
+      'fill the search index of the elasticsearch resources from the store, removing what the store no longer holds',
+    )
+    .argument('<file>', '.api file')
+    .argument('[resource]', 'only this resource, e.g. Book'),
+).action(async (file: string, resource: string | undefined, opts) => {
+  const { runReindex } = await import('./reindex.js');
+  process.exitCode = await runReindex(file, resource, opts);
+});
+
+storeOptions(
+  program
     .command('reset')
     .description('delete every item of every resource of a .api file (asks first; --yes when not on a terminal)')
     .argument('<file>', '.api file'),

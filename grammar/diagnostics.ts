@@ -82,6 +82,14 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     doc: 'Cursor pagination without a range and an order filter on a cursor field.',
   },
+  'index-filter': {
+    severity: 'error',
+    doc: 'A filter the search index cannot answer on an `elasticsearch` read (only match, term, order and range), or a match or term filter on an operation that does not read the index.',
+  },
+  'index-identifier': {
+    severity: 'error',
+    doc: 'An `elasticsearch` resource without an identifier: the index keys its documents by it.',
+  },
   'invalid-requirement': {
     severity: 'error',
     doc: 'A requirements key that is not a placeholder of the route, or a pattern that is not a valid regular expression.',

@@ -14,7 +14,7 @@ import { openStore, peerLink, type Storage } from './serve.js';
 
 export interface BackgroundRuntime {
   runtime: Runtime;
-  /** Closes the publishers, the bus, the link to the other processes and the store. */
+  /** Closes the publishers, the bus, the search index's connection, the link to the other processes and the store. */
   close(): Promise<void>;
 }
 
@@ -31,6 +31,7 @@ export async function startBackgroundRuntime(
   const close = async (): Promise<void> => {
     await publishers.close();
     await runtime?.bus.close();
+    await runtime?.search?.close();
     await link.close();
     await store.close().catch(() => undefined);
   };

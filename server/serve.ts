@@ -181,6 +181,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     await link.close();
     limits.close();
     await Promise.all(runtimes.map((r) => r.bus.close()));
+    await Promise.all(runtimes.map((r) => r.search?.close() ?? Promise.resolve()));
     // A store we opened holds connections (MongoDB's pool) that would keep the process alive.
     if (!options.store) await store.close().catch(() => undefined);
     throw e;
@@ -206,6 +207,7 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       await consumer?.stop();
       await publishers.close(); // after the last write that may publish
       await Promise.all(runtimes.map((r) => r.bus.close()));
+      await Promise.all(runtimes.map((r) => r.search?.close() ?? Promise.resolve())); // the changes still waiting for the index
       await link.close();
       limits.close();
       await store.close();

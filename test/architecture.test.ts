@@ -30,7 +30,10 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   },
   { name: 'documents', paths: ['server/openapi/'] },
   { name: 'pipeline', paths: ['server/pipeline/'] },
-  { name: 'services', paths: ['server/security/', 'server/messenger/', 'server/realtime/', 'server/cluster/'] },
+  {
+    name: 'services',
+    paths: ['server/security/', 'server/messenger/', 'server/realtime/', 'server/cluster/', 'server/search/'],
+  },
   { name: 'protocol', paths: ['server/protocol/'] },
   { name: 'metadata', paths: ['server/metadata/'] },
   { name: 'expression', paths: ['server/expression/'] },

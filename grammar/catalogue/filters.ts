@@ -115,9 +115,34 @@ const FILTER_KIND_SPECS = [
     fields: withSetting(NULL_STRATEGY, 'null strategy'),
     propertyTypes: { types: ['datetime', 'date'], lists: false, doc: '`datetime`, `date`' },
   },
+  {
+    name: 'match' as const,
+    doc:
+      '`?title=quick fox`: full-text match in the search index (the words of the value against the analysed text); only on ' +
+      '`elasticsearch` operations.',
+    fields: namesOnly(),
+    propertyTypes: { types: ['string'], lists: true, doc: '`string` and lists of strings' },
+  },
+  {
+    name: 'term' as const,
+    doc:
+      '`?isbn=123` (or `?isbn[]=A&isbn[]=B`): exact value in the search index; on a relation, IRI or id; only on ' +
+      '`elasticsearch` operations.',
+    fields: namesOnly(),
+    propertyTypes: {
+      types: [...SCALARS, 'relation'],
+      lists: true,
+      doc: 'scalars, relations and lists of them (a list matches when one of its elements does); not `json`',
+    },
+  },
 ] satisfies readonly FilterKindSpec[];
 
 export const FILTER_KINDS: readonly FilterKindSpec[] = FILTER_KIND_SPECS;
+
+/** The kinds an `elasticsearch` read answers from the search index (docs/elasticsearch.md). */
+export const INDEX_FILTER_KINDS: readonly string[] = ['match', 'term', 'order', 'range'];
+/** The kinds only the search index answers: on an operation that reads the store they are checker errors. */
+export const INDEX_ONLY_FILTER_KINDS: readonly string[] = ['match', 'term'];
 
 /** The filter kinds' names: the runtime's table of filter modules is typed by them. */
 export type FilterKindName = (typeof FILTER_KIND_SPECS)[number]['name'];

@@ -438,11 +438,12 @@ const OPTION_TABLE = [
   },
   {
     name: 'elasticsearch',
-    effect: { kind: 'unsupported' },
     group: 'operation',
     type: BOOL,
     placement: EVERYWHERE,
-    doc: 'Uses the Elasticsearch provider in API Platform; not supported yet.',
+    doc:
+      'Get and GetCollection read from the search index of `config elasticsearch` (Elasticsearch, OpenSearch or an engine ' +
+      'speaking their API), which every write of the resource keeps up to date after the store commits (docs/elasticsearch.md).',
   },
   {
     name: 'urlGenerationStrategy',
@@ -542,11 +543,12 @@ const OPTION_TABLE = [
   },
   {
     name: 'stateOptions',
-    effect: { kind: 'compatibility' },
     group: 'operation',
     type: { kind: 'map', of: { kind: 'any' } },
     placement: EVERYWHERE,
-    doc: 'Options for the state provider and processor (e.g. another entity class in API Platform); kept in metadata.',
+    doc:
+      'Options for the state provider and processor: `{ index: "books_v2" }` names the search index of an `elasticsearch` ' +
+      'resource (docs/elasticsearch.md); other keys (e.g. another entity class in API Platform) are kept in metadata only.',
   },
   {
     name: 'extraProperties',

@@ -410,6 +410,37 @@ export const SETTINGS: readonly SettingSpec[] = [
     default: 30,
     doc: 'Embedded queue: seconds after which a message taken by a consumer that stopped answering is delivered again.',
   },
+  // ---- Search index (docs/elasticsearch.md) ----
+  {
+    path: 'elasticsearch.hosts',
+    type: { kind: 'list', of: STRING },
+    default: ['http://127.0.0.1:9200'],
+    doc: 'URLs of the search engine (Elasticsearch, OpenSearch, or one speaking their API); APIDSL_ELASTICSEARCH_URL overrides them.',
+  },
+  {
+    path: 'elasticsearch.username_env',
+    type: STRING,
+    doc: 'Name of the environment variable holding the user name of HTTP basic authentication (none: no authentication).',
+  },
+  {
+    path: 'elasticsearch.password_env',
+    type: STRING,
+    doc: 'Name of the environment variable holding the password of HTTP basic authentication.',
+  },
+  {
+    path: 'elasticsearch.index_prefix',
+    type: STRING,
+    default: '',
+    doc: 'Prefix of every index name (`shop_` makes `shop_book`).',
+  },
+  {
+    path: 'elasticsearch.timeout',
+    type: { kind: 'int', min: 50 },
+    default: 1000,
+    doc:
+      'Milliseconds a request to the engine may take: a read past it answers 503; a write waits at most this long for ' +
+      'the index to take its change (then goes on; the index is repaired by `apidsl reindex`).',
+  },
   {
     path: 'trusted_hosts',
     type: { kind: 'list', of: STRING },

@@ -9,6 +9,7 @@ import { CheckContext, type CheckEnv } from './context.js';
 import { checkAsync } from './rules/async.js';
 import { checkConfig } from './rules/config.js';
 import { checkDeclarations } from './rules/declarations.js';
+import { checkElasticsearch } from './rules/elasticsearch.js';
 import { checkFilters } from './rules/filters.js';
 import { checkGraphQl } from './rules/graphql.js';
 import { checkMcp } from './rules/mcp.js';
@@ -31,6 +32,7 @@ const RULES = [
   checkGraphQl,
   checkMcp,
   checkAsync,
+  checkElasticsearch,
   checkRateLimits,
   checkSecurity,
 ];

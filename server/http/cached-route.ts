@@ -2,7 +2,8 @@
  * Serving GETs from the in-process response cache (response-cache.ts). Only what is the same for every client
  * is kept (docs/behaviour.md, "HTTP cache"): anonymous requests without `Authorization` or `Cookie`, to operations
  * whose output depends on no user (no `security` expression, no property `security`) and whose data comes from
- * the store (no provider, processor or controller, whose results no write invalidates). A hit of a rate-limited
+ * the store (no provider, processor or controller, whose results no write invalidates; no read of the search index,
+ * which takes a write in only after the write returned). A hit of a rate-limited
  * operation is counted before it is answered (operation-route.ts), so it is never answered before routing.
  *
  * The key holds everything a response depends on besides the data: the URL (path and query), Host, Accept,
@@ -15,6 +16,7 @@ import type { Context } from 'koa';
 import { OPTIONS } from '../../grammar/catalogue/index.js';
 import { perOperation, writtenOption } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
+import { readsIndex } from '../metadata/search-index.js';
 import { cacheHeadersOf } from './cache-headers.js';
 import type { CachedResponse } from './response-cache.js';
 import { matchesEtag } from './respond.js';
@@ -28,6 +30,7 @@ export const cacheableOperation = perOperation(
     !op.provider &&
     !op.processor &&
     !op.controller &&
+    !readsIndex(op, undefined) &&
     !SECURITY_OPTIONS.some((name) => writtenOption(op, name) !== undefined) &&
     !op.resource.properties.some((p) => p.security || p.securityPostDenormalize),
 );

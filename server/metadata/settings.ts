@@ -3,6 +3,7 @@ import * as A from '../../grammar/ast.js';
 import { OPTIONS, SETTINGS } from '../../grammar/catalogue/index.js';
 import { configEntry } from '../../grammar/model.js';
 import { resolveMercure, resolveMessenger } from './async-settings.js';
+import { resolveSearchIndex } from './search-index.js';
 import type { Settings } from './types.js';
 
 export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.ProcessEnv = process.env): Settings {
@@ -82,5 +83,6 @@ export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.P
       nestingSeparator: get('graphql.nesting_separator'),
     },
     mcp: { enabled: get('mcp.enabled'), path: get('mcp.path') },
+    searchIndex: resolveSearchIndex(config, env),
   };
 }

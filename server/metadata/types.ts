@@ -48,6 +48,20 @@ export interface Settings {
   graphql: GraphQlSettings;
   /** `config mcp` (docs/mcp.md). */
   mcp: McpSettings;
+  /** `config elasticsearch` (docs/elasticsearch.md). */
+  searchIndex: SearchIndexSettings;
+}
+
+/** `config { elasticsearch { … } }`, with its defaults and the environment's values. */
+export interface SearchIndexSettings {
+  /** APIDSL_ELASTICSEARCH_URL (comma-separated), else `hosts`. */
+  hosts: string[];
+  /** HTTP basic authentication, from the variables `username_env` and `password_env` name. */
+  username?: string;
+  password?: string;
+  indexPrefix: string;
+  /** Milliseconds a request to the engine may take. */
+  timeout: number;
 }
 
 /** `config { mcp { … } }`: the Model Context Protocol endpoint (docs/mcp.md). */

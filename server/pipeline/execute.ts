@@ -8,6 +8,7 @@ import type { OperationMetadata } from '../metadata/types.js';
 import { optionValue, perOperation } from '../metadata/options.js';
 import { answersWithBody, successStatus } from '../metadata/operation-facts.js';
 import { rateLimitOf } from '../metadata/rate-limit.js';
+import { readsIndex } from '../metadata/search-index.js';
 import type { HttpError } from '../protocol/errors.js';
 import { fillTemplate, fromRecord } from '../protocol/iri.js';
 import { negotiateOutput } from '../protocol/negotiation.js';
@@ -159,7 +160,10 @@ function operationState(runtime: Runtime, op: OperationMetadata, request: Operat
     runtime,
     operation: op,
     criteria: query,
-    storeCollection: runtime.collectionOf(op.resource),
+    storeCollection:
+      runtime.search && readsIndex(op, undefined)
+        ? runtime.search.collectionOf(op.resource)
+        : runtime.collectionOf(op.resource),
     request: {
       method: request.method,
       url: urlOf(request),

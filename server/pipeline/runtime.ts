@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import { MessageBus } from '../messenger/index.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Publisher } from '../realtime/index.js';
+import { indexedResources } from '../metadata/search-index.js';
+import { SearchIndex } from '../search/index.js';
 import type { Collection, Store } from '../store/types.js';
 import { deleteTransaction } from './relations/referential-actions.js';
 import { storageSpec } from './representation/rendering.js';
@@ -28,7 +30,10 @@ export async function openCollections(api: ApiMetadata, store: Store): Promise<M
   return collections;
 }
 
-/** What wraps every write path: the HTTP cache's invalidation (server/http/cache-invalidation.ts). */
+/**
+ * What wraps every write path: the HTTP cache's invalidation (server/http/cache-invalidation.ts); the search
+ * index's sync (server/search/sync.ts) is the wrapper inside it.
+ */
 export interface WriteWrapper {
   collection(collection: Collection, resource: ResourceMetadata): Collection;
   /** Around a delete's transaction: what the writes inside it must not do before it ends. */
@@ -45,7 +50,8 @@ export interface RuntimeOptions {
 }
 
 export async function startRuntime(api: ApiMetadata, store: Store, options: RuntimeOptions): Promise<Runtime> {
-  const { writes } = options;
+  const search = searchIndexOf(api, options.logger);
+  const writes = search ? within(searchWrites(search), options.writes) : options.writes;
   const collections = await openCollections(api, store);
   if (writes)
     for (const r of api.resources) collections.set(r.shortName, writes.collection(collections.get(r.shortName)!, r));
@@ -61,7 +67,27 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
     debug: options.debug ?? false,
     rateLimits: options.rateLimits ?? processStore(),
     published: new ChangeFeed(),
+    search,
   };
   // The bus's message handlers persist through the same collections and publisher.
   return { ...base, bus: new MessageBus(api, store, storePersistence(base), options.logger) };
+}
+
+/** The search index of the API's `elasticsearch` resources; undefined when no operation reads one. */
+export const searchIndexOf = (api: ApiMetadata, logger: Logger): SearchIndex | undefined =>
+  indexedResources(api).length > 0 ? new SearchIndex(api, logger) : undefined;
+
+/** The index's sync as a write wrapper: every write of an indexed resource reaches the index after it committed. */
+export const searchWrites = (search: SearchIndex): WriteWrapper => ({
+  collection: (collection, resource) => search.syncing(collection, resource),
+  transaction: (run) => search.transaction(run),
+});
+
+/** `inner` wrapped by `outer`: outer's work on a write comes after inner's (the index is told before caches drop). */
+function within(inner: WriteWrapper, outer: WriteWrapper | undefined): WriteWrapper {
+  if (!outer) return inner;
+  return {
+    collection: (collection, resource) => outer.collection(inner.collection(collection, resource), resource),
+    transaction: (run) => outer.transaction(() => inner.transaction(run)),
+  };
 }

@@ -10,6 +10,7 @@ import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Publisher } from '../realtime/index.js';
 import type { Collection, Item } from '../store/types.js';
+import type { SearchIndex } from '../search/index.js';
 import type { Principal } from '../security/access.js';
 
 /** Runs the writes of one delete, or of a write with nested documents, all together (a store transaction). */
@@ -39,6 +40,8 @@ export interface Runtime {
   readonly rateLimits: RateLimitStore;
   /** Who hears the changes published to the hub, besides it (GraphQL subscriptions); none: no one. */
   readonly published?: ChangeFeed;
+  /** The search index the `elasticsearch` operations read (server/search/); none: no operation reads one. */
+  readonly search?: SearchIndex;
 }
 
 /** A committed change as it was published (writes/mercure-updates.ts): the item's resource and IRI (a path). */
@@ -137,7 +140,10 @@ export interface OperationState {
   operation: OperationMetadata;
   /** The collections, publisher and bus the request uses. */
   runtime: Runtime;
-  /** The store collection of the operation's resource. */
+  /**
+   * The store collection of the operation's resource, or its search index for an operation that reads it
+   * (`elasticsearch`: the default provider reads through this, and only reads).
+   */
   storeCollection: Collection;
   request: PublicRequest;
   /** Raw body reader (enforces the size limit). */

@@ -4,7 +4,14 @@
 // Document layout (see mongodb.ts): the identifier (or, without one, an internal integer key) is `_id`; every
 // other field keeps its name, except that names starting with `_` get one more `_` (`_id` → `__id`), so user
 // fields never collide with `_id` or with the store's own fields (`_` followed by a letter: `_j`, `_x`).
-import type { CollectionSpec, Condition, FieldType, Query, Sort } from './types.js';
+import {
+  FullTextConditionError,
+  type CollectionSpec,
+  type Condition,
+  type FieldType,
+  type Query,
+  type Sort,
+} from './types.js';
 
 /** A MongoDB filter, sort or index key document. */
 export type Doc = Record<string, unknown>;
@@ -131,6 +138,8 @@ export function compileCondition(spec: CollectionSpec, c: Condition): Doc {
       return { [elementwise(spec, c.field).path]: { $in: c.values.map(value) } };
     case 'match':
       return match(elementwise(spec, c.field).path, c);
+    case 'text':
+      throw new FullTextConditionError(c.field);
     case 'eq':
       return { [elementwise(spec, c.field).path]: { $eq: value(c.value) } };
     case 'ne':

@@ -1,6 +1,6 @@
 // Compiles the store-neutral Query to one parameterised SQLite statement. Values are always bound; only
 // validated names reach the SQL text.
-import type { CollectionSpec, Condition, Query, Sort } from './types.js';
+import { FullTextConditionError, type CollectionSpec, type Condition, type Query, type Sort } from './types.js';
 
 export type SqlValue = number | string;
 
@@ -152,6 +152,8 @@ function condition(spec: CollectionSpec, c: Condition): Sql {
       );
     case 'match':
       return some(spec, c.field, (x) => match(x, c));
+    case 'text':
+      throw new FullTextConditionError(c.field);
     case 'eq':
       return (
         elements(spec, c.field, '= ?', [bindable(c.value)]) ??

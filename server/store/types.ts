@@ -76,6 +76,11 @@ export type Condition =
     }
   /** null and absent both count as not existing. */
   | { op: 'exists'; field: string; exists: boolean }
+  /**
+   * Full-text match (the words of `value` against the analysed text): only the search index answers it
+   * (server/search/), the stores refuse it (the checker keeps `match` filters off operations that read them).
+   */
+  | { op: 'text'; field: string; value: string }
   | { op: 'and' | 'or'; conditions: Condition[] };
 
 /** Nulls and absent values sort as the smallest values (first in asc, last in desc). */
@@ -220,6 +225,14 @@ export interface StoredCollection {
 /** The stored items cannot be kept under the collection's new layout (its identifier type changed). */
 export class LayoutConflictError extends Error {
   override readonly name = 'LayoutConflictError';
+}
+
+/** A full-text condition reached a store: only the search index answers those. */
+export class FullTextConditionError extends Error {
+  override readonly name = 'FullTextConditionError';
+  constructor(field: string) {
+    super(`a full-text condition on ${field} is answered by the search index only, not by the store`);
+  }
 }
 
 /** The backing service cannot be reached (MongoDB). */

@@ -4,9 +4,10 @@
  * and throughput benchmarks of pagination.ts, the cost of security (security.ts), then the language
  * server's latency (lsp.ts), the HTTP cache and the workers (cache.ts), then bulk writes against single POSTs
  * (bulk.ts), then the cost of a rate limit (rate-limit.ts), then GraphQL against REST (graphql.ts), then embedded
- * relations against IRIs (embedding.ts), then an MCP tool call against REST (mcp.ts), then how soon the README's
- * serve command answers (start.ts). `npm run bench -- throughput` (or front-end, large, security, cache, lsp, bulk,
- * rate-limit, graphql, embedding, mcp, start, several allowed) runs only those parts.
+ * relations against IRIs (embedding.ts), then an MCP tool call against REST (mcp.ts), then a page from the search
+ * index against the store, and the index's lag (elasticsearch.ts), then how soon the README's serve command
+ * answers (start.ts). `npm run bench -- throughput` (or front-end, large, security, cache, lsp, bulk, rate-limit,
+ * graphql, embedding, mcp, elasticsearch, start, several allowed) runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
 import { parse } from '../../grammar/parse.js';
@@ -15,6 +16,7 @@ import { apiLexer } from '../../grammar/lexer.js';
 import { runBulkBench } from './bulk.js';
 import { generateApi } from './generate.js';
 import { runCacheBench } from './cache.js';
+import { runElasticsearchBench } from './elasticsearch.js';
 import { runEmbeddingBench } from './embedding.js';
 import { runGraphQlBench } from './graphql.js';
 import { runLspBench } from './lsp.js';
@@ -36,6 +38,7 @@ const PARTS = [
   'graphql',
   'embedding',
   'mcp',
+  'elasticsearch',
   'start',
 ] as const;
 const asked = process.argv.slice(2);
@@ -68,6 +71,7 @@ if (parts.has('rate-limit')) await runRateLimitBench();
 if (parts.has('graphql')) await runGraphQlBench();
 if (parts.has('embedding')) await runEmbeddingBench();
 if (parts.has('mcp')) await runMcpBench();
+if (parts.has('elasticsearch')) await runElasticsearchBench();
 if (parts.has('start')) await runStartBench();
 
 function runFrontEndBench(): void {

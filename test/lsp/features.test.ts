@@ -113,6 +113,26 @@ describe('lsp features', () => {
         .and.include('_api_/books_get_collection');
       expect(await hoverText(at(source, 'publishBook', 1, 3))).to.include('POST /books/{id}/publish');
     });
+    it('documents elasticsearch and the match and term kinds as supported, and publishes the index checks', async () => {
+      const text =
+        'filter words: match { properties: ["title"] }\nfilter isbns: term { properties: ["isbn"] }\n' +
+        'filter named: search { properties: ["title"] }\n' +
+        'resource Book {\n  elasticsearch: true\n  properties { id: int { identifier: true }, title: string, isbn: string }\n' +
+        '  operations { GetCollection { filters: [words, isbns, named] } }\n}\n';
+      const doc = freshUri('elasticsearch-hover');
+      await client.open(doc, text);
+      const option = await hoverText(at(text, 'elasticsearch'), doc);
+      expect(option).to.include('**elasticsearch**').and.include('search index');
+      expect(option).not.to.include('not supported');
+      expect(await hoverText(at(text, 'match {'), doc))
+        .to.include('filter kind')
+        .and.include('full-text');
+      expect(await hoverText(at(text, 'term {'), doc)).to.include('exact value in the search index');
+      const published = (await client.diagnostics(doc, 1)).params.diagnostics;
+      expect(published.map((d) => [d.code, String(d.message).slice(0, 20)])).to.deep.equal([
+        ['index-filter', "filter 'named' (sear"],
+      ]);
+    });
     it('describes a GraphQL operation by its root field, its kind, and its options', async () => {
       const text =
         'config { graphql { enabled: true } }\nresource Book {\n  properties { id: int { identifier: true } }\n  graphql {\n' +

@@ -200,10 +200,10 @@ function checkPlaceholders(ctx: CheckContext, resource: ModelResource, op: Model
 }
 
 /** The operation's own entry for an option, else the resource's. */
-const effective = (resource: ModelResource, op: ModelOperation, name: string): A.Entry | undefined =>
+export const effective = (resource: ModelResource, op: ModelOperation, name: string): A.Entry | undefined =>
   op.options.get(name) ?? resource.options.get(name);
 
-function filterNames(resource: ModelResource, op: ModelOperation): string[] {
+export function filterNames(resource: ModelResource, op: ModelOperation): string[] {
   const value = effective(resource, op, 'filters')?.value;
   return value?.kind === 'array' ? value.items.map(wordOf).filter((n): n is string => n !== undefined) : [];
 }

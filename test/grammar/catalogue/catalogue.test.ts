@@ -196,6 +196,7 @@ describe('option catalogue', () => {
       'collection',
       'cors',
       'defaults',
+      'elasticsearch',
       'error_formats',
       'formats',
       'graphql',

@@ -248,6 +248,15 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
       'lists one tool per exposed operation, named after its kind and resource, none with mcp: false',
     ],
   ],
+  elasticsearch: [
+    [
+      'test/http/elasticsearch.test.ts',
+      'reads what the index holds, not the store: a document written to the engine alone is served',
+    ],
+  ],
+  stateOptions: [
+    ['test/http/elasticsearch.test.ts', "takes a message handler's write into the index named by stateOptions"],
+  ],
   // Constraints.
   identifier: [
     [

@@ -1,6 +1,6 @@
 /**
- * The checker on Mercure, Messenger and Elasticsearch: the settings of `config { mercure, messenger }`,
- * `mercure` without a hub (no effect), a string `mercure` and `elasticsearch` (not supported), a dispatched
+ * The checker on Mercure and Messenger: the settings of `config { mercure, messenger }`,
+ * `mercure` without a hub (no effect), a string `mercure` (not supported), a dispatched
  * resource without a handler, and routing or handler keys naming no resource.
  */
 import { expect } from 'chai';
@@ -9,7 +9,7 @@ import { check } from '../../../grammar/checker/index.js';
 const codes = (text: string): [string, string, string][] =>
   check(text, { fileExists: () => true }).all.map((d) => [d.code, d.severity, d.message]);
 
-describe('checker: Mercure, Messenger, Elasticsearch', () => {
+describe('checker: Mercure, Messenger', () => {
   it('accepts the mercure and messenger settings and options', () => {
     const text = `config {
   mercure { hub: "builtin", history_size: 10, heartbeat: 0, subscriber_jwt_secret_env: "KEY" }
@@ -50,17 +50,6 @@ resource Book { messenger: "later", properties { id: int } }`);
     expect(found[0].slice(0, 2)).to.deep.equal(['not-supported', 'warning']);
     expect(found[0][2]).to.contain('not supported yet');
     expect(codes('resource Book { mercure: false, properties { id: int } }')).to.deep.equal([]);
-  });
-
-  it('warns that elasticsearch is not supported, on resources and operations', () => {
-    const found = codes(
-      'resource Book { elasticsearch: true, properties { id: int }, operations { GetCollection { elasticsearch: false } } }',
-    );
-    expect(found.map((f) => f.slice(0, 2))).to.deep.equal([
-      ['not-supported', 'warning'],
-      ['not-supported', 'warning'],
-    ]);
-    expect(found[0][2]).to.contain('not supported');
   });
 
   it('reports a dispatched resource without a handler, and routing or handlers naming no resource', () => {

@@ -1,0 +1,437 @@
+/**
+ * `elasticsearch: true` against a real engine (ZincSearch, test/support/zincsearch.ts), on the store the suite
+ * runs on (APIDSL_TEST_STORE): Get and GetCollection read the search index (match, term, order, range, page and
+ * partial pagination, totalItems from the hits total, 404), security and serialization groups apply to what the
+ * index returns, and every write (a POST, the bulk endpoint, PATCH, DELETE, a message handler, `apidsl import`)
+ * reaches the index after the store committed it. The outage suite stops the engine during writes: they still
+ * succeed, reads answer 503, and `apidsl reindex` repairs the index.
+ */
+import { expect } from 'chai';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../support/cli.js';
+import { freshDatabaseUri } from '../support/mongodb.js';
+import { fromRoot } from '../support/paths.js';
+import {
+  engineEnv,
+  ownZincOrSkip,
+  zincOrSkip,
+  ZINC_PASSWORD,
+  ZINC_USER,
+  type ZincServer,
+} from '../support/zincsearch.js';
+import { get, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
+import { bearer, token } from './security-helpers.js';
+
+let counter = 0;
+
+/** The fixture in a directory of its own, its indexes under a prefix no other server uses. */
+function indexedFixture(): { dir: string; file: string; prefix: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'apidsl-es-'));
+  const prefix = `t${process.pid}_${++counter}_`;
+  const text = readFileSync(fromRoot('test/fixtures/elasticsearch/books.api'), 'utf8').replaceAll(
+    'INDEX_PREFIX',
+    prefix,
+  );
+  const file = join(dir, 'books.api');
+  writeFileSync(file, text);
+  copyFileSync(fromRoot('test/fixtures/elasticsearch/handlers.mjs'), join(dir, 'handlers.mjs'));
+  return { dir, file, prefix };
+}
+
+/** The store arguments of a server whose data a later command (import, reindex) reads too. */
+async function lastingStore(dir: string): Promise<string[]> {
+  return process.env.APIDSL_TEST_STORE === 'mongodb'
+    ? ['--db', await freshDatabaseUri('es')]
+    : ['--data', join(dir, 'data')];
+}
+
+/** What the engine itself holds in an index: the documents' identifiers, in order. */
+async function engineIds(engine: ZincServer, index: string): Promise<number[]> {
+  const r = await fetch(`${engine.url}/${index}/_search`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${ZINC_USER}:${ZINC_PASSWORD}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ query: { match_all: {} }, sort: [{ id: { order: 'asc' } }], size: 1000 }),
+  });
+  const body = (await r.json()) as { hits?: { hits: { _source: { id: number } }[] } };
+  return (body.hits?.hits ?? []).map((h) => h._source.id);
+}
+
+/**
+ * Asks again until `done` holds of the answer (the index takes a write in a few milliseconds after the write
+ * returned; docs/elasticsearch.md), for at most 15 s; returns the last answer, which the caller asserts on.
+ */
+async function eventually<T>(ask: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  let value = await ask();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await ask();
+  }
+  return value;
+}
+
+const ids = (r: HttpResponse): number[] => (r.json?.member ?? []).map((m: { id: number }) => m.id);
+const sameIds = (expected: number[]) => (actual: number[]) => JSON.stringify(actual) === JSON.stringify(expected);
+
+const BOOKS = [
+  {
+    title: 'The quick brown fox',
+    summary: 'A fox jumps',
+    isbn: '111',
+    price: 12.5,
+    available: true,
+    publishedOn: '2024-01-02',
+    author: '/authors/1',
+    internalNote: 'note 1',
+    supplier: 'ACME',
+  },
+  {
+    title: 'Lazy dogs sleep',
+    summary: 'quiet afternoon',
+    isbn: '222',
+    price: 5,
+    available: true,
+    publishedOn: '2023-05-06',
+    author: '/authors/2',
+  },
+  {
+    title: 'Quick recipes',
+    summary: 'kitchen',
+    isbn: '333',
+    price: 20,
+    available: false,
+    publishedOn: '2022-01-01',
+    author: '/authors/1',
+  },
+  {
+    title: 'Brown bread',
+    summary: 'a quick loaf',
+    isbn: '444',
+    price: 7.25,
+    available: true,
+    publishedOn: '2021-07-08',
+    author: '/authors/2',
+  },
+  {
+    title: 'Zebra stripes',
+    summary: 'savanna',
+    isbn: '555',
+    price: 30,
+    available: true,
+    publishedOn: '2020-03-04',
+    author: '/authors/1',
+  },
+];
+
+const withEngine = (engine: ZincServer): void => void Object.assign(process.env, engineEnv(engine));
+const withoutEngine = (engine: ZincServer): void => {
+  for (const name of Object.keys(engineEnv(engine))) delete process.env[name];
+};
+
+describe('HTTP elasticsearch: operations that read the search index', function () {
+  this.timeout(120_000);
+  let engine: ZincServer;
+  let server: RunningServer;
+  let fixture: ReturnType<typeof indexedFixture>;
+  let admin: Record<string, string>;
+
+  before(async function () {
+    engine = await zincOrSkip(this);
+    fixture = indexedFixture();
+    withEngine(engine);
+    server = await startServer(fixture.file);
+    admin = bearer(await token({ sub: 'admin', roles: ['ROLE_ADMIN'] }));
+    for (const name of ['Ann', 'Bob'])
+      expect((await request(server.url, 'POST', '/authors', { body: { name } })).status).to.equal(201);
+    // The bulk endpoint: one batch, one store write, one `_bulk` request to the index.
+    const created = await request(server.url, 'POST', '/books', { body: BOOKS, headers: admin });
+    expect(created.status, created.text).to.equal(201);
+    const indexed = await eventually(
+      () => engineIds(engine, `${fixture.prefix}book`),
+      (x) => x.length === 5,
+    );
+    expect(indexed).to.deep.equal([1, 2, 3, 4, 5]);
+  });
+
+  after(async () => {
+    await server?.stop();
+    if (engine) withoutEngine(engine);
+  });
+
+  it('creates the index under its API Platform name (the short name tableized, after index_prefix)', async () => {
+    expect(await engineIds(engine, `${fixture.prefix}book`)).to.deep.equal([1, 2, 3, 4, 5]);
+    expect(await engineIds(engine, `${fixture.prefix}author`)).to.deep.equal([]); // Author reads the store: no index
+  });
+
+  it('answers match filters with full-text matching, which the store cannot do', async () => {
+    // "quick" is a word of titles 1 and 3, of summary 4; the store's partial search would also match no word boundary.
+    expect(ids(await get(server.url, '/books?title=quick'))).to.deep.equal([1, 3]);
+    expect(ids(await get(server.url, '/books?summary=quick'))).to.deep.equal([4]);
+    // Any of the words: an analysed match query.
+    expect(ids(await get(server.url, '/books?title=zebra%20bread'))).to.deep.equal([4, 5]);
+    expect(ids(await get(server.url, '/books?title[]=lazy&title[]=zebra'))).to.deep.equal([2, 5]);
+  });
+
+  it('answers term filters with exact values: strings, relations by IRI, booleans, dates', async () => {
+    expect(ids(await get(server.url, '/books?isbn=222'))).to.deep.equal([2]);
+    expect(ids(await get(server.url, '/books?isbn[]=111&isbn[]=555'))).to.deep.equal([1, 5]);
+    expect(ids(await get(server.url, '/books?author=/authors/2'))).to.deep.equal([2, 4]);
+    expect(ids(await get(server.url, '/books?author=1'))).to.deep.equal([1, 3, 5]);
+    expect(ids(await get(server.url, '/books?available=false'))).to.deep.equal([3]);
+    expect(ids(await get(server.url, '/books?publishedOn=2021-07-08'))).to.deep.equal([4]);
+    expect(ids(await get(server.url, '/books?isbn=999'))).to.deep.equal([]);
+  });
+
+  it('answers order and range filters, combined with the others', async () => {
+    expect(ids(await get(server.url, '/books?order[price]=desc'))).to.deep.equal([5, 3, 1]);
+    expect(ids(await get(server.url, '/books?order[title]=asc'))).to.deep.equal([4, 2, 3]);
+    expect(ids(await get(server.url, '/books?order[title]=asc&page=2'))).to.deep.equal([1, 5]);
+    expect(ids(await get(server.url, '/books?price[gte]=10&order[price]=asc'))).to.deep.equal([1, 3, 5]);
+    expect(ids(await get(server.url, '/books?price[between]=5..13&author=/authors/2'))).to.deep.equal([2, 4]);
+  });
+
+  it('paginates by page with totalItems from the hits total, and partially without a count', async () => {
+    const first = await get(server.url, '/books?order[price]=asc');
+    expect(first.json.totalItems).to.equal(5);
+    expect(ids(first)).to.deep.equal([2, 4, 1]);
+    expect(first.json.view.next).to.equal('/books?order%5Bprice%5D=asc&page=2');
+    const second = await get(server.url, '/books?order[price]=asc&page=2');
+    expect(second.json.totalItems).to.equal(5);
+    expect(ids(second)).to.deep.equal([3, 5]);
+    expect(second.json.view.next).to.equal(undefined);
+    const filtered = await get(server.url, '/books?title=quick');
+    expect(filtered.json.totalItems).to.equal(2);
+    const partial = await get(server.url, '/books?partial=true');
+    expect(partial.json.totalItems).to.equal(undefined);
+    expect(ids(partial)).to.deep.equal([1, 2, 3]);
+    expect(partial.json.view.next).to.equal('/books?partial=true&page=2');
+  });
+
+  it('paginates by cursor from the index: next and previous pages through ranges on the cursor fields', async () => {
+    const first = await get(server.url, '/cursor-books');
+    expect(ids(first)).to.deep.equal([5, 4, 3]);
+    expect(first.json.view.next).to.equal('/cursor-books?id%5Blt%5D=3');
+    const second = await get(server.url, first.json.view.next);
+    expect(ids(second)).to.deep.equal([2, 1]);
+    expect(second.json.view.next).to.equal(undefined);
+    expect(ids(await get(server.url, second.json.view.previous))).to.deep.equal([5, 4, 3]);
+    expect(ids(await get(server.url, '/cursor-books?id[lt]=5&author=/authors/1'))).to.deep.equal([3, 1]);
+  });
+
+  it('reads what the index holds, not the store: a document written to the engine alone is served', async () => {
+    const r = await fetch(`${engine.url}/_bulk`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${ZINC_USER}:${ZINC_PASSWORD}`).toString('base64')}` },
+      body: `${JSON.stringify({ index: { _index: `${fixture.prefix}book`, _id: '77' } })}\n${JSON.stringify({ id: 77, title: 'Only in the index', available: true })}\n`,
+    });
+    expect(r.status).to.equal(200);
+    const found = await eventually(
+      () => get(server.url, '/books?title=only'),
+      (x) => ids(x).length === 1,
+    );
+    expect(ids(found)).to.deep.equal([77]);
+    expect((await get(server.url, '/books/77')).json.title).to.equal('Only in the index');
+    // The store has no such book: the operation that reads it says so.
+    expect(ids(await get(server.url, '/store-books?title=Only'))).to.deep.equal([]);
+    await fetch(`${engine.url}/_bulk`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${ZINC_USER}:${ZINC_PASSWORD}`).toString('base64')}` },
+      body: `${JSON.stringify({ delete: { _index: `${fixture.prefix}book`, _id: '77' } })}\n`,
+    });
+    const removed = await eventually(
+      () => get(server.url, '/books/77'),
+      (x) => x.status === 404,
+    );
+    expect(removed.status).to.equal(404);
+  });
+
+  it('answers 404 for an item the index does not hold', async () => {
+    const r = await get(server.url, '/books/999');
+    expect(r.status).to.equal(404);
+    expect(r.headers.get('content-type')).to.contain('json');
+  });
+
+  it('applies the security rule to the item read from the index', async () => {
+    expect((await get(server.url, '/books/1')).status).to.equal(200);
+    const hidden = await get(server.url, '/books/3'); // available: false
+    expect(hidden.status, hidden.text).to.equal(401);
+    const asAdmin = await get(server.url, '/books/3', admin);
+    expect(asAdmin.status).to.equal(200);
+    expect(asAdmin.json.title).to.equal('Quick recipes');
+  });
+
+  it('serializes with the groups and property security of the operation, as from the store', async () => {
+    const anonymous = (await get(server.url, '/books/1')).json;
+    expect(anonymous.title).to.equal('The quick brown fox');
+    expect(anonymous).not.to.have.property('supplier'); // in no read group
+    expect(anonymous).not.to.have.property('internalNote'); // ROLE_ADMIN only
+    const asAdmin = (await get(server.url, '/books/1', admin)).json;
+    expect(asAdmin.internalNote).to.equal('note 1');
+    expect(asAdmin).not.to.have.property('supplier');
+    const member = (await get(server.url, '/books?isbn=111', admin)).json.member[0];
+    expect(member.internalNote).to.equal('note 1');
+    expect(member).not.to.have.property('supplier');
+    // The store-backed page of the same books shows the same members.
+    const fromStore = (await get(server.url, '/store-books?title=quick brown', admin)).json.member[0];
+    expect(fromStore).to.deep.equal(member);
+  });
+
+  it('takes PATCH and DELETE into the index after the store committed them', async () => {
+    const created = await request(server.url, 'POST', '/books', {
+      body: { title: 'Draft title', price: 1, available: true },
+    });
+    expect(created.status).to.equal(201);
+    const id = created.json.id as number;
+    const indexed = await eventually(
+      () => get(server.url, `/books/${id}`),
+      (x) => x.status === 200,
+    );
+    expect(indexed.json.title).to.equal('Draft title');
+    const patched = await request(server.url, 'PATCH', `/books/${id}`, {
+      body: JSON.stringify({ title: 'Final wording' }),
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
+    expect(patched.status).to.equal(200);
+    expect(
+      ids(
+        await eventually(
+          () => get(server.url, '/books?title=wording'),
+          (x) => ids(x).length === 1,
+        ),
+      ),
+    ).to.deep.equal([id]);
+    expect(ids(await get(server.url, '/books?title=draft'))).to.deep.equal([]);
+    expect((await request(server.url, 'DELETE', `/books/${id}`)).status).to.equal(204);
+    expect(
+      (
+        await eventually(
+          () => get(server.url, `/books/${id}`),
+          (x) => x.status === 404,
+        )
+      ).status,
+    ).to.equal(404);
+    expect(await engineIds(engine, `${fixture.prefix}book`)).not.to.include(id);
+  });
+
+  it("takes a delete's cascade into the index once its transaction ended", async () => {
+    const author = await request(server.url, 'POST', '/authors', { body: { name: 'Gone soon' } });
+    const book = await request(server.url, 'POST', '/books', {
+      body: { title: 'Orphaned volume', available: true, author: author.json['@id'] },
+    });
+    expect(book.status).to.equal(201);
+    const before = await eventually(
+      () => get(server.url, '/books?title=orphaned'),
+      (x) => ids(x).length === 1,
+    );
+    expect(ids(before)).to.deep.equal([book.json.id]);
+    expect((await request(server.url, 'DELETE', author.json['@id'])).status).to.equal(204);
+    const after = await eventually(
+      () => get(server.url, '/books?title=orphaned'),
+      (x) => ids(x).length === 0,
+    );
+    expect(ids(after)).to.deep.equal([]);
+    expect(await engineIds(engine, `${fixture.prefix}book`)).not.to.include(book.json.id);
+  });
+
+  it("takes a message handler's write into the index named by stateOptions", async () => {
+    const sent = await request(server.url, 'POST', '/reviews', { body: { text: 'Great read' } });
+    expect(sent.status).to.equal(202);
+    const read = await eventually(
+      () => get(server.url, '/reviews'),
+      (x) => ids(x).length === 1,
+    );
+    expect(read.json.member[0].text).to.equal('Great read (handled)');
+    expect(await engineIds(engine, `${fixture.prefix}critiques`)).to.deep.equal([read.json.member[0].id]);
+  });
+});
+
+describe('HTTP elasticsearch: import, an engine outage and apidsl reindex', function () {
+  this.timeout(180_000);
+  let engine: ZincServer;
+  let server: RunningServer;
+  let fixture: ReturnType<typeof indexedFixture>;
+  let storage: string[];
+
+  before(async function () {
+    engine = await ownZincOrSkip(this);
+    fixture = indexedFixture();
+    withEngine(engine);
+    storage = await lastingStore(fixture.dir);
+    server = await startServer(fixture.file, storage);
+  });
+
+  after(async () => {
+    await server?.stop();
+    await engine?.stop();
+    if (engine) withoutEngine(engine);
+  });
+
+  it('takes the records of apidsl import into the index', async () => {
+    const data = join(fixture.dir, 'books.ndjson');
+    writeFileSync(
+      data,
+      ['Imported one', 'Imported two', 'Imported three'].map((title) => JSON.stringify({ title, price: 3 })).join('\n'),
+    );
+    const imported = runCli(['import', fixture.file, 'Book', data, ...storage], { env: engineEnv(engine) });
+    expect(imported.status, imported.stderr).to.equal(0);
+    const read = await eventually(
+      () => get(server.url, '/books?title=imported'),
+      (x) => x.json?.totalItems === 3,
+    );
+    expect(read.json.totalItems).to.equal(3);
+    expect(ids(read)).to.deep.equal([1, 2, 3]);
+  });
+
+  it('keeps writes succeeding while the engine is away; reads answer 503; reindex repairs the index', async () => {
+    await engine.stop();
+    const started = Date.now();
+    const created = await request(server.url, 'POST', '/books', { body: { title: 'Written while away', price: 9 } });
+    expect(created.status, created.text).to.equal(201);
+    const patched = await request(server.url, 'PATCH', '/books/1', {
+      body: JSON.stringify({ title: 'Renamed while away' }),
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
+    expect(patched.status).to.equal(200);
+    expect((await request(server.url, 'DELETE', '/books/2')).status).to.equal(204);
+    // Each write waits at most elasticsearch.timeout (1 s by default) for the index: a generous bound.
+    expect(Date.now() - started).to.be.below(15_000);
+    const unavailable = await get(server.url, '/books');
+    expect(unavailable.status).to.equal(503);
+    expect(unavailable.headers.get('retry-after')).to.equal('5');
+    // The store has every write.
+    expect(ids(await get(server.url, '/store-books'))).to.deep.equal([1, 3, 4]);
+
+    await engine.restart();
+    // The index missed them: stale until repaired.
+    expect(await engineIds(engine, `${fixture.prefix}book`)).to.deep.equal([1, 2, 3]);
+    const reindexed = runCli(['reindex', fixture.file, 'Book', ...storage], { env: engineEnv(engine) });
+    expect(reindexed.status, reindexed.stderr).to.equal(0);
+    expect(reindexed.stderr).to.contain(
+      `Book: 3 documents written to ${fixture.prefix}book, 1 removed that the store no longer holds.`,
+    );
+    const repaired = await eventually(
+      () => get(server.url, '/books'),
+      (x) => sameIds([1, 3, 4])(ids(x)),
+    );
+    expect(ids(repaired)).to.deep.equal([1, 3, 4]);
+    expect(ids(await get(server.url, '/books?title=renamed'))).to.deep.equal([1]);
+    expect((await get(server.url, '/books/2')).status).to.equal(404);
+    expect(server.output()).to.contain('changes not applied');
+  });
+
+  it('refuses to reindex a resource that no operation reads from the index, or a missing engine', async () => {
+    const author = runCli(['reindex', fixture.file, 'Author', ...storage], { env: engineEnv(engine) });
+    expect(author.status).to.equal(1);
+    expect(author.stderr).to.contain('no operation of Author reads the search index');
+    const nowhere = runCli(['reindex', fixture.file, ...storage], {
+      env: { ...engineEnv(engine), APIDSL_ELASTICSEARCH_URL: 'http://127.0.0.1:9/es' },
+    });
+    expect(nowhere.status).to.equal(1);
+    expect(nowhere.stderr).to.contain('the search engine at http://127.0.0.1:9/es did not answer');
+  });
+});
