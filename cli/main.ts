@@ -2,7 +2,10 @@
 /** The `apidsl` command: one subcommand per job, each in its own module. */
 import { Command, Option } from 'commander';
 import { PACKAGE_VERSION } from '../server/version.js';
+import { endQuietlyWhenOutputCloses } from './closed-output.js';
 import { catchStopSignals } from './signals.js';
+
+endQuietlyWhenOutputCloses();
 
 const program = new Command('apidsl')
   .description('Describe an HTTP API in a .api file; check, format and serve it.')
