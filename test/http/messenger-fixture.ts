@@ -166,16 +166,33 @@ export async function waitForFile(path: string, timeoutMs = 10_000): Promise<voi
   }
 }
 
-type Tasks = { member: { title: string }[] };
+type Tasks = { member: { title: string }[]; view?: { next?: string } };
 
-/** The titles of the stored tasks. */
+/** The titles of the stored tasks, every page of them. */
 export async function taskTitles(base: string): Promise<string[]> {
-  return ((await request(base, 'GET', '/tasks?itemsPerPage=100')).json as Tasks).member.map((m) => m.title);
+  const titles: string[] = [];
+  for (let path: string | undefined = '/tasks?itemsPerPage=100'; path;) {
+    const page = (await request(base, 'GET', path)).json as Tasks;
+    titles.push(...page.member.map((m) => m.title));
+    path = page.view?.next;
+  }
+  return titles;
+}
+
+/** Waits until the tasks `titles` are all stored. */
+export async function tasksStored(base: string, titles: string[], timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let stored: string[] = [];
+  while (Date.now() < until) {
+    stored = await taskTitles(base);
+    if (titles.every((t) => stored.includes(t))) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`never stored: ${titles.filter((t) => !stored.includes(t)).join(', ')}`);
 }
 
 /** Waits until the task `title` is stored. */
-export const taskStored = (base: string, title: string): Promise<Tasks> =>
-  eventually<Tasks>(base, '/tasks?itemsPerPage=100', (c) => c.member.some((m) => m.title === title));
+export const taskStored = (base: string, title: string): Promise<void> => tasksStored(base, [title]);
 
 /** `consume()` starts `apidsl consume FILE ARGS` (read when called); the consumers are stopped after each test. */
 export function useConsumers(file: () => string, args: () => string[]): () => Promise<ConsumerProcess> {
