@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { request, startServer, useServer } from './harness.js';
 import {
   eventually,
+  expectFailedCommands,
   expectRedeliveryAfterKill,
   handlerLog,
   expectThreeAttempts,
@@ -109,6 +110,10 @@ describe('Messenger: AMQP transport (RabbitMQ)', function () {
       await connection.close();
     }
     expect(await titles()).to.not.include('fail-amqp');
+  });
+
+  it('apidsl messenger failed: lists the failure queue, retries a message (handled again), removes one', async () => {
+    await expectFailedCommands(server.url, f, consume, ['--data', join(f.dir, 'data')], 'amqp');
   });
 
   it('loses no acknowledged message when the broker drops every connection mid-run: publisher and consumer reconnect', async () => {

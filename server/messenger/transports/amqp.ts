@@ -17,9 +17,16 @@
 import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import type { MessengerSettings } from '../../metadata/async-settings.js';
-import { envelopeText, parseEnvelope, type Envelope } from '../envelope.js';
+import { envelopeText, parseEnvelope, readEnvelope, withFailure, withoutFailure, type Envelope } from '../envelope.js';
 import { retryDelay, type HandleMessage } from '../handle.js';
-import { TransportUnavailableError, type Consumer, type Transport } from './transport.js';
+import {
+  selected,
+  TransportUnavailableError,
+  type Consumer,
+  type FailureQueue,
+  type Selection,
+  type Transport,
+} from './transport.js';
 
 const RETRY_HEADER = 'x-apidsl-retries';
 /** How long a send keeps trying to reach the broker before the request is answered 503. */
@@ -121,6 +128,57 @@ export class AmqpTransport implements Transport {
     };
   }
 
+  /**
+   * AMQP has no way to read a queue without taking its messages: each action takes every message of the failure
+   * queue unacknowledged on a channel of its own, acknowledges those it sent back or deleted, and closing the
+   * channel returns the others to the queue (RabbitMQ puts them back in their place).
+   */
+  readonly failures: FailureQueue = {
+    list: async () => (await this.overFailures(() => false)).map((f) => f.envelope),
+    retry: (selection) =>
+      this.acted(selection, async (channel, envelope) =>
+        this.publish(channel, this.settings.queue, Buffer.from(withoutFailure(envelope)), {}),
+      ),
+    remove: (selection) => this.acted(selection, async () => undefined),
+  };
+
+  private async acted(
+    selection: Selection,
+    act: (channel: ConfirmChannel, envelope: Envelope) => Promise<void>,
+  ): Promise<string[]> {
+    const done = await this.overFailures(
+      (envelope) => envelope.id !== 'unreadable' && selected(selection, envelope.id),
+      act,
+    );
+    return done.filter((f) => f.acted).map((f) => f.envelope.id);
+  }
+
+  /** Goes through the failure queue; `act` (then the acknowledgement) for the messages `wanted` picks. */
+  private async overFailures(
+    wanted: (envelope: Envelope) => boolean,
+    act: (channel: ConfirmChannel, envelope: Envelope) => Promise<void> = async () => undefined,
+  ): Promise<{ envelope: Envelope; acted: boolean }[]> {
+    const { connection } = await this.open();
+    const channel = await connection.createConfirmChannel();
+    const seen: { envelope: Envelope; acted: boolean }[] = [];
+    try {
+      for (;;) {
+        const msg = await channel.get(this.settings.failureQueue, { noAck: false });
+        if (!msg) break;
+        const envelope = readEnvelope(msg.content.toString('utf8'));
+        const acted = wanted(envelope);
+        if (acted) {
+          await act(channel, envelope);
+          channel.ack(msg);
+        }
+        seen.push({ envelope, acted });
+      }
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+    return seen;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const open = this.connecting;
@@ -203,7 +261,8 @@ export class AmqpTransport implements Transport {
         { err: error, queue: this.settings.failureQueue },
         'message handler failed; moved to the failure queue',
       );
-      await this.publish(channel, this.settings.failureQueue, msg.content, {
+      const parked = Buffer.from(withFailure(msg.content.toString('utf8'), error, this.name));
+      await this.publish(channel, this.settings.failureQueue, parked, {
         ...headers,
         'x-apidsl-error': String((error as Error)?.message ?? error),
       });
