@@ -75,11 +75,14 @@ export function withoutFailure(envelope: Envelope): string {
   return envelopeText({ ...envelope, headers });
 }
 
-/** A stored message text as an envelope; one that is none shows as such (id `unreadable`, never matched by an id). */
+/** The id shown for a stored text that is no envelope; no selection picks it. */
+export const UNREADABLE_ID = 'unreadable';
+
+/** A stored message text as an envelope; one that is none shows as such (id UNREADABLE_ID). */
 export function readEnvelope(text: string): Envelope {
   try {
     return parseEnvelope(text);
   } catch {
-    return { id: 'unreadable', class: '(not a message envelope)', message: text, headers: { dispatchedAt: '' } };
+    return { id: UNREADABLE_ID, class: '(not a message envelope)', message: text, headers: { dispatchedAt: '' } };
   }
 }

@@ -146,10 +146,7 @@ export class AmqpTransport implements Transport {
     selection: Selection,
     act: (channel: ConfirmChannel, envelope: Envelope) => Promise<void>,
   ): Promise<string[]> {
-    const done = await this.overFailures(
-      (envelope) => envelope.id !== 'unreadable' && selected(selection, envelope.id),
-      act,
-    );
+    const done = await this.overFailures((envelope) => selected(selection, envelope.id), act);
     return done.filter((f) => f.acted).map((f) => f.envelope.id);
   }
 

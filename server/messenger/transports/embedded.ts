@@ -75,8 +75,7 @@ export class EmbeddedTransport implements Transport {
     const done: string[] = [];
     for (const row of this.queue.list(this.settings.failureQueue)) {
       const envelope = readEnvelope(row.body);
-      if (envelope.id !== 'unreadable' && selected(selection, envelope.id) && act(row.id, envelope))
-        done.push(envelope.id);
+      if (selected(selection, envelope.id) && act(row.id, envelope)) done.push(envelope.id);
     }
     return done;
   }

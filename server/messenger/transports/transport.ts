@@ -1,5 +1,5 @@
 /** What every transport does: accept an envelope durably (or handle it at once), and feed consumers. */
-import type { Envelope } from '../envelope.js';
+import { UNREADABLE_ID, type Envelope } from '../envelope.js';
 import type { HandleMessage } from '../handle.js';
 
 export interface Transport {
@@ -16,7 +16,8 @@ export interface Transport {
 /** Which failed messages an action is for: those ids, or every one. */
 export type Selection = ReadonlySet<string> | 'all';
 
-export const selected = (selection: Selection, id: string): boolean => selection === 'all' || selection.has(id);
+export const selected = (selection: Selection, id: string): boolean =>
+  id !== UNREADABLE_ID && (selection === 'all' || selection.has(id));
 
 /** The messages whose retries were spent, as Symfony's failure transport holds them. */
 export interface FailureQueue {
