@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 /** The `apidsl` command: one subcommand per job, each in its own module. */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { PACKAGE_VERSION } from '../server/version.js';
+import { endQuietlyWhenOutputCloses } from './closed-output.js';
 import { catchStopSignals } from './signals.js';
+
+endQuietlyWhenOutputCloses();
 
 const program = new Command('apidsl')
   .description('Describe an HTTP API in a .api file; check, format and serve it.')
@@ -168,6 +171,21 @@ storeOptions(
   .action(async (file: string, opts) => {
     const { runReset } = await import('./reset.js');
     process.exitCode = await runReset(file, opts);
+  });
+
+const messenger = program.command('messenger').description('the message bus of a .api file');
+messenger
+  .command('failed')
+  .description('list (show), send back to their queue (retry) or delete (remove) the messages whose retries were spent')
+  .argument('<file>', '.api file')
+  .addArgument(new Argument('[action]', 'what to do').choices(['show', 'retry', 'remove']).default('show'))
+  .argument('[ids...]', 'message ids (show: one, in full; retry: none for every one; remove: at least one)')
+  .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
+  .option('--memory', 'refused: an in-memory store holds no queue between commands')
+  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .action(async (file: string, action: 'show' | 'retry' | 'remove', ids: string[], opts) => {
+    const { runMessengerFailed } = await import('./messenger-failed.js');
+    process.exitCode = await runMessengerFailed(file, action, ids, opts);
   });
 
 program

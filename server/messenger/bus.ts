@@ -11,7 +11,7 @@ import { messageHandler, type HandleMessage, type Persistence } from './handle.j
 import { AmqpTransport } from './transports/amqp.js';
 import { EmbeddedTransport } from './transports/embedded.js';
 import { SyncTransport } from './transports/sync.js';
-import type { Consumer, Transport } from './transports/transport.js';
+import type { Consumer, FailureQueue, Transport } from './transports/transport.js';
 
 const STOP_GRACE_MS = 5000;
 
@@ -53,6 +53,14 @@ export class MessageBus {
     // A handler still running at stop gets a few seconds; its message is not acknowledged if it has not
     // finished, so it is delivered again later.
     return { stop: () => within(STOP_GRACE_MS, Promise.all(consumers.map((c) => c.stop()))) };
+  }
+
+  /** The failure queues of the asynchronous transports in use. */
+  failureQueues(): { transport: TransportName; failures: FailureQueue }[] {
+    return this.transportsInUse().flatMap((name) => {
+      const failures = this.transport(name).failures;
+      return failures ? [{ transport: name, failures }] : [];
+    });
   }
 
   /** Whether some message goes through an asynchronous transport (something to consume). */

@@ -31,8 +31,14 @@ export interface MessageQueue {
   ack(id: number): void;
   /** Put back, available after `delayMs`, its delivery counted. */
   retry(id: number, delayMs: number): void;
-  /** Moved to another queue (the failure queue), delivery counted. */
-  move(id: number, queue: string): void;
+  /** Moved to another queue (the failure queue) with a new body, delivery counted. */
+  move(id: number, queue: string, body: string): void;
+  /** Moved back from the failure queue `from` to `queue`, available now, its retries reset; false if it was gone. */
+  restore(id: number, from: string, queue: string, body: string): boolean;
+  /** Removed from `queue`; false if it was not there. */
+  remove(id: number, queue: string): boolean;
+  /** The messages of a queue (the failure queue), oldest first. */
+  list(queue: string): { id: number; body: string }[];
   count(queue: string): number;
 }
 
@@ -60,8 +66,13 @@ export function sqliteMessageQueue(db: Database.Database, beforeWrite: () => voi
     `UPDATE ${QUEUE_TABLE} SET delivered_at = NULL, attempts = attempts + 1, available_at = ? WHERE id = ?`,
   );
   const moveTo = db.prepare(
-    `UPDATE ${QUEUE_TABLE} SET queue = ?, delivered_at = NULL, attempts = attempts + 1, available_at = ? WHERE id = ?`,
+    `UPDATE ${QUEUE_TABLE} SET queue = ?, body = ?, delivered_at = NULL, attempts = attempts + 1, available_at = ? WHERE id = ?`,
   );
+  const restoreTo = db.prepare(
+    `UPDATE ${QUEUE_TABLE} SET queue = ?, body = ?, delivered_at = NULL, attempts = 0, available_at = ? WHERE id = ? AND queue = ?`,
+  );
+  const removeFrom = db.prepare(`DELETE FROM ${QUEUE_TABLE} WHERE id = ? AND queue = ?`);
+  const listOf = db.prepare(`SELECT id, body FROM ${QUEUE_TABLE} WHERE queue = ? ORDER BY id`);
   const count = db.prepare(`SELECT count(*) AS n FROM ${QUEUE_TABLE} WHERE queue = ?`);
   const takeTx = db.transaction((queue: string, redeliverAfterMs: number): QueuedMessage | undefined => {
     const now = Date.now();
@@ -92,9 +103,20 @@ export function sqliteMessageQueue(db: Database.Database, beforeWrite: () => voi
       beforeWrite();
       putBack.run(Date.now() + delayMs, id);
     },
-    move(id, queue) {
+    move(id, queue, body) {
       beforeWrite();
-      moveTo.run(queue, Date.now(), id);
+      moveTo.run(queue, body, Date.now(), id);
+    },
+    restore(id, from, queue, body) {
+      beforeWrite();
+      return restoreTo.run(queue, body, Date.now(), id, from).changes > 0;
+    },
+    remove(id, queue) {
+      beforeWrite();
+      return removeFrom.run(id, queue).changes > 0;
+    },
+    list(queue) {
+      return listOf.all(queue) as { id: number; body: string }[];
     },
     count(queue) {
       return (count.get(queue) as { n: number }).n;

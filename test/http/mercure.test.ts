@@ -4,32 +4,14 @@
  * Last-Event-ID, publishing by POST, heartbeats, slow subscribers, and hub discovery.
  */
 import { expect } from 'chai';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { seriousme } from '../openapi/validators.js';
+import { cuttableRelay } from '../support/cuttable-relay.js';
 import { fixture, request, startServer, type RunningServer } from './harness.js';
 import { mercureJwt, sleep, subscribe, type Subscription } from './sse-client.js';
 
 const PATCH = { 'Content-Type': 'application/merge-patch+json' };
 const patch = (base: string, iri: string, body: unknown) => request(base, 'PATCH', iri, { body, headers: PATCH });
-
-/** A TCP relay in front of the service whose connections the test can cut, as a network failure would. */
-async function cuttableRelay(target: string): Promise<{ url: string; cut(): void; close(): void }> {
-  const to = new URL(target);
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(to.port), to.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  const cut = (): void => sockets.forEach((s) => s.destroy());
-  return { url: `http://127.0.0.1:${port}`, cut, close: () => (cut(), server.close()) };
-}
 
 const SUBSCRIBER_KEY = 'subscriber-key-for-tests-0123456789';
 const PUBLISHER_KEY = 'publisher-key-for-tests-0123456789';

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { request, startServer, useServer } from './harness.js';
 import {
   eventually,
+  expectFailedCommands,
   expectRedeliveryAfterKill,
   expectThreeAttempts,
   handlerLog,
@@ -145,5 +146,9 @@ describe('Messenger: embedded queue', function () {
     } finally {
       await second.stop();
     }
+  });
+
+  it('apidsl messenger failed: lists the failure queue, retries a message (handled again), removes one', async () => {
+    await expectFailedCommands(server.url, f, consume, ['--data', data], 'embedded');
   });
 });

@@ -4,7 +4,7 @@
  * delivery checks every transport passes (redelivery after a killed consumer, retries).
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,16 +166,33 @@ export async function waitForFile(path: string, timeoutMs = 10_000): Promise<voi
   }
 }
 
-type Tasks = { member: { title: string }[] };
+type Tasks = { member: { title: string }[]; view?: { next?: string } };
 
-/** The titles of the stored tasks. */
+/** The titles of the stored tasks, every page of them. */
 export async function taskTitles(base: string): Promise<string[]> {
-  return ((await request(base, 'GET', '/tasks?itemsPerPage=100')).json as Tasks).member.map((m) => m.title);
+  const titles: string[] = [];
+  for (let path: string | undefined = '/tasks?itemsPerPage=100'; path;) {
+    const page = (await request(base, 'GET', path)).json as Tasks;
+    titles.push(...page.member.map((m) => m.title));
+    path = page.view?.next;
+  }
+  return titles;
+}
+
+/** Waits until the tasks `titles` are all stored. */
+export async function tasksStored(base: string, titles: string[], timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let stored: string[] = [];
+  while (Date.now() < until) {
+    stored = await taskTitles(base);
+    if (titles.every((t) => stored.includes(t))) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`never stored: ${titles.filter((t) => !stored.includes(t)).join(', ')}`);
 }
 
 /** Waits until the task `title` is stored. */
-export const taskStored = (base: string, title: string): Promise<Tasks> =>
-  eventually<Tasks>(base, '/tasks?itemsPerPage=100', (c) => c.member.some((m) => m.title === title));
+export const taskStored = (base: string, title: string): Promise<void> => tasksStored(base, [title]);
 
 /** `consume()` starts `apidsl consume FILE ARGS` (read when called); the consumers are stopped after each test. */
 export function useConsumers(file: () => string, args: () => string[]): () => Promise<ConsumerProcess> {
@@ -239,4 +256,96 @@ export async function expectThreeAttempts(
   if (options.settleMs) await new Promise((resolve) => setTimeout(resolve, options.settleMs));
   expect(attempts(f, titles.flaky)).to.deep.equal([1, 2, 3]);
   expect(attempts(f, titles.failing)).to.deep.equal([1, 2, 3]);
+}
+
+/** `apidsl messenger failed FILE ARGS`, run without blocking this process (the server's connections stay served). */
+const failedCommand = (
+  f: MessengerFixture,
+  storeArgs: string[],
+  ...args: string[]
+): Promise<{ status: number; stdout: string; stderr: string }> =>
+  new Promise((resolve) =>
+    execFile(
+      process.execPath,
+      [fromRoot('bin/apidsl.js'), 'messenger', 'failed', f.file, ...args, ...storeArgs],
+      { timeout: 30_000 },
+      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+
+type Listed = { id: string; transport: string; class: string; line: string } & {
+  message: { title: string };
+  headers: { operation?: string; failure: { error: string; at: string; transport: string } };
+};
+
+/** The failure queue as `show` lists it and `show ID` details it: each message's envelope, by its title. */
+async function failedMessages(f: MessengerFixture, storeArgs: string[]): Promise<Map<string, Listed>> {
+  const list = await failedCommand(f, storeArgs, 'show');
+  expect(list.status, list.stderr).to.equal(0);
+  const ids = list.stdout
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(/\s+/)[0])
+    .filter((id) => /^[0-9a-f-]{36}$/.test(id));
+  const byTitle = new Map<string, Listed>();
+  for (const id of ids) {
+    const one = await failedCommand(f, storeArgs, 'show', id);
+    expect(one.status, one.stderr).to.equal(0);
+    const envelope = JSON.parse(one.stdout);
+    byTitle.set(envelope.message.title, { ...envelope, line: list.stdout.split('\n').find((l) => l.startsWith(id)) });
+  }
+  return byTitle;
+}
+
+/**
+ * `apidsl messenger failed`: a `broken-` task spends its retries and is listed (id, transport, class, operation,
+ * date, error); once fixed, `retry ID` sends it back and a consumer stores it, and it is listed no more; a `fail-`
+ * task parked too is deleted by `remove ID` and never handled again; an unknown id is refused (exit 1).
+ */
+export async function expectFailedCommands(
+  base: string,
+  f: MessengerFixture,
+  consume: () => Promise<ConsumerProcess>,
+  storeArgs: string[],
+  transport: string,
+): Promise<void> {
+  await consume();
+  const broken = `broken-${transport}`;
+  const doomed = `fail-rm-${transport}`;
+  for (const title of [broken, doomed])
+    expect((await request(base, 'POST', '/tasks', { body: { title } })).status).to.equal(202);
+  const until = Date.now() + 20_000;
+  while ([broken, doomed].some((t) => attempts(f, t).length < 3) && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 100));
+  let failed = await failedMessages(f, storeArgs);
+  for (let i = 0; i < 50 && !(failed.has(broken) && failed.has(doomed)); i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    failed = await failedMessages(f, storeArgs);
+  }
+  const parked = failed.get(broken)!;
+  expect(parked, 'listed by show').to.not.equal(undefined);
+  expect(parked.transport).to.equal(transport);
+  expect(parked.class).to.equal('Task');
+  expect(parked.headers.operation).to.be.a('string').and.not.equal('');
+  expect(parked.headers.failure).to.include({ error: `${broken} is broken`, transport });
+  expect(Date.parse(parked.headers.failure.at)).to.be.closeTo(Date.now(), 60_000);
+  expect(parked.line).to.include(transport).and.include('Task').and.include(`${broken} is broken`);
+
+  const unknown = await failedCommand(f, storeArgs, 'retry', '00000000-0000-7000-8000-000000000000');
+  expect(unknown.status).to.equal(1);
+  expect(unknown.stderr).to.include('no failed message with id 00000000-0000-7000-8000-000000000000');
+
+  writeFileSync(join(f.markers, `fixed-${broken}`), '');
+  const retried = await failedCommand(f, storeArgs, 'retry', parked.id);
+  expect(retried.status, retried.stderr).to.equal(0);
+  expect(retried.stdout).to.include(`${parked.id}: sent back to its queue`);
+  await taskStored(base, broken);
+  expect(attempts(f, broken), 'handled again from attempt 1').to.deep.equal([1, 2, 3, 1]);
+
+  const removed = await failedCommand(f, storeArgs, 'remove', failed.get(doomed)!.id);
+  expect(removed.status, removed.stderr).to.equal(0);
+  const after = await failedMessages(f, storeArgs);
+  expect(after.has(broken)).to.equal(false);
+  expect(after.has(doomed)).to.equal(false);
+  expect(attempts(f, doomed)).to.deep.equal([1, 2, 3]);
 }

@@ -6,9 +6,9 @@
 import type { Logger } from 'pino';
 import type { MessengerSettings } from '../../metadata/async-settings.js';
 import type { MessageQueue } from '../../store/sqlite-queue.js';
-import { envelopeText, parseEnvelope, type Envelope } from '../envelope.js';
+import { envelopeText, parseEnvelope, readEnvelope, withFailure, withoutFailure, type Envelope } from '../envelope.js';
 import { retryDelay, type HandleMessage } from '../handle.js';
-import type { Consumer, Transport } from './transport.js';
+import { selected, type Consumer, type FailureQueue, type Selection, type Transport } from './transport.js';
 
 /** How often an idle consumer looks for messages another process queued. */
 const POLL_MS = 100;
@@ -57,6 +57,29 @@ export class EmbeddedTransport implements Transport {
 
   async close(): Promise<void> {}
 
+  readonly failures: FailureQueue = {
+    list: async () => this.queue.list(this.settings.failureQueue).map((row) => readEnvelope(row.body)),
+    retry: async (selection) => {
+      const sent = this.overFailures(selection, (id, envelope) =>
+        this.queue.restore(id, this.settings.failureQueue, this.settings.queue, withoutFailure(envelope)),
+      );
+      for (const wake of this.wakers) wake();
+      return sent;
+    },
+    remove: async (selection) =>
+      this.overFailures(selection, (id) => this.queue.remove(id, this.settings.failureQueue)),
+  };
+
+  /** Applies `act` to each selected row of the failure queue; the envelope ids it was done to. */
+  private overFailures(selection: Selection, act: (row: number, envelope: Envelope) => boolean): string[] {
+    const done: string[] = [];
+    for (const row of this.queue.list(this.settings.failureQueue)) {
+      const envelope = readEnvelope(row.body);
+      if (selected(selection, envelope.id) && act(row.id, envelope)) done.push(envelope.id);
+    }
+    return done;
+  }
+
   /** Takes and handles one message; false when there was none. */
   private async handleNext(handle: HandleMessage): Promise<boolean> {
     const redeliverMs = this.settings.redeliverTimeoutSeconds * 1000;
@@ -78,7 +101,7 @@ export class EmbeddedTransport implements Transport {
           { err: e, message: taken.id, queue: this.settings.failureQueue },
           'message handler failed; moved to the failure queue',
         );
-        this.queue.move(taken.id, this.settings.failureQueue);
+        this.queue.move(taken.id, this.settings.failureQueue, withFailure(taken.body, e, this.name));
       }
     } finally {
       clearInterval(keepAlive);
