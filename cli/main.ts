@@ -2,7 +2,7 @@
 /** The `apidsl` command: one subcommand per job, each in its own module. */
 import { Argument, Command, Option } from 'commander';
 import { PACKAGE_VERSION } from '../server/version.js';
-import { endQuietlyWhenOutputCloses } from './closed-output.js';
+import { endQuietlyWhenOutputCloses, keepRunningWhenOutputCloses } from './closed-output.js';
 import { catchStopSignals } from './signals.js';
 
 endQuietlyWhenOutputCloses();
@@ -56,6 +56,7 @@ program
   .action(async (file: string, opts) => {
     // Before the server's modules load: a signal at any moment from here on is a stop, never the default action.
     catchStopSignals('serve');
+    keepRunningWhenOutputCloses();
     const { runServe } = await import('./serve.js');
     process.exitCode = await runServe(file, opts);
   });
@@ -68,6 +69,7 @@ program
   .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
   .action(async (file: string, opts) => {
     catchStopSignals('consume');
+    keepRunningWhenOutputCloses();
     const { runConsume } = await import('./consume.js');
     process.exitCode = await runConsume(file, opts);
   });

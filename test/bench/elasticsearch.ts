@@ -35,7 +35,7 @@ export async function runElasticsearchBench(): Promise<void> {
   const runtime = await startRuntime(api, store, { logger: pino({ level: 'silent' }) });
   const books = runtime.collectionOf(api.resource('Book')!);
   for (let i = 1; i <= BOOKS; i++) await books.insert({ id: i, title: `Book ${i}`, price: i / 100 });
-  const app = createApp(runtime, undefined).callback();
+  const app = (await createApp(runtime, undefined)).callback();
   const server = createServer((req, res) => void app(req, res));
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -62,4 +62,43 @@ describe('a CLI command whose stdout is closed early', function () {
     expect(r.stderr).to.equal('');
     expect(r.status).to.equal(0);
   });
+
+  it('apidsl serve --watch whose stdout and stderr are closed goes on serving: a reload writes to the closed pipe, the new route answers, SIGTERM exits 0', async () => {
+    const file = join(mkdtempSync(join(dir, 'watch-')), 'shop.api');
+    const api = (resources: string[]): string =>
+      `api "Shop" { version: "1" }\n${resources.map((r) => `resource ${r} { properties { id: int { identifier: true } } }`).join('\n')}\n`;
+    writeFileSync(file, api(['Book']));
+    const child = spawn(
+      process.execPath,
+      [fromRoot('bin/apidsl.js'), 'serve', file, '--memory', '--port', '0', '--watch'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+    let banner = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (text: string) => {
+        banner += text;
+        const match = /http:\/\/127\.0\.0\.1:\d+/.exec(banner);
+        if (match && banner.includes('Ctrl-C')) resolve(match[0]);
+      });
+      void exited.then((status) => reject(new Error(`serve exited with ${status} before its URL: ${banner}`)));
+    });
+    // Both readers go away; the reload's route table and every request's log line now go to closed pipes.
+    child.stdout.destroy();
+    child.stderr.destroy();
+    expect((await fetch(`${url}/books`)).status).to.equal(200);
+    writeFileSync(file, api(['Book', 'Author']));
+    let status = 0;
+    for (let i = 0; i < 300 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await fetch(`${url}/authors`)).status;
+    }
+    expect(status, 'the reloaded file serves /authors').to.equal(200);
+    expect((await fetch(`${url}/books`)).status).to.equal(200);
+    expect(child.exitCode).to.equal(null);
+    child.kill('SIGTERM');
+    expect(await exited).to.equal(0);
+  });
 });
