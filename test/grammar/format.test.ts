@@ -323,6 +323,13 @@ describe('format', () => {
       );
     });
 
+    it('keeps a comment verbatim whatever characters it holds (NUL and other control characters)', () => {
+      const input =
+        '// own\u0000line\nconfig {\n  a: 1  // trail\u0000ing\n  b: 2  /* bl\u0000ock */  // two\u0001\u001f\n}\n';
+      expect(fmt(input)).to.equal(input);
+      expectFaithful(input);
+    });
+
     it('keeps comments at the start and the end of the file, block comments verbatim', () => {
       const input = '// top\n\napi "x"  // trailing\n/* multi\n     line */\n\n\n// last   \n';
       expect(fmt(input)).to.equal('// top\n\napi "x"  // trailing\n/* multi\n     line */\n\n// last\n');
