@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { parse } from '../../grammar/parse.js';
 import { format } from '../../grammar/format.js';
+import { commentTexts } from '../support/front-end-defects.js';
 
 // A normative example of the language's layout, written out here so the test stands alone.
 const BOOKSTORE = `api "Bookstore" { version: "1.0.0" }
@@ -101,12 +102,6 @@ function shape(value: unknown): unknown {
       .map(([k, v]) => [k, shape(v)]),
   );
 }
-
-/** Comment texts as a sorted multiset (the formatter trims trailing blanks of line comments). */
-const commentTexts = (text: string): string[] =>
-  parse(text)
-    .document.comments.map((c) => (c.block ? c.text : c.text.trimEnd()))
-    .sort();
 
 /** What formatting must preserve, and the formatter's own invariants. */
 function expectFaithful(input: string): string {
