@@ -88,7 +88,7 @@ export class SchemaRegistry {
     const { resource } = op;
     const groups = contextGroups(optionValue(op, 'normalizationContext'));
     return this.add(`${op.shortName}.jsonld${groupSuffix(groups)}`, () => {
-      return jsonLdItem(resource, this.outputSchema(op, groups, 'jsonld'));
+      return jsonLdItem(resource, op.shortName, this.outputSchema(op, groups, 'jsonld'));
     });
   }
 
@@ -168,7 +168,7 @@ export class SchemaRegistry {
     const name = `${target.shortName}${embed === 'jsonld' ? '.jsonld' : ''}${groupSuffix(groups)}`;
     return this.add(name, () => {
       const schema = this.withEmbedded(this.resource(target, 'output', shown), target, groups, embed);
-      return embed === 'jsonld' ? jsonLdItem(target, schema) : schema;
+      return embed === 'jsonld' ? jsonLdItem(target, target.shortName, schema) : schema;
     });
   }
 
@@ -322,13 +322,16 @@ export class SchemaRegistry {
 
 const contextIri = (shortName: string): string => `/contexts/${shortName}`;
 
-/** The schema of an item of `resource` in JSON-LD: `schema` and the keys JSON-LD adds, exemplified. */
-function jsonLdItem(resource: ResourceMetadata, schema: JsonSchema): JsonSchema {
+/**
+ * The schema of an item of `resource` in JSON-LD: `schema` and the keys JSON-LD adds, exemplified (`shortName`:
+ * the operation's, which names the item's class and context).
+ */
+function jsonLdItem(resource: ResourceMetadata, shortName: string, schema: JsonSchema): JsonSchema {
   const item = merged(HYDRA_ITEM, schema);
   const properties = item.properties as Record<string, JsonSchema>;
   properties['@id'] = { ...properties['@id'], examples: [responseIriExample(resource)] };
-  properties['@type'] = { ...properties['@type'], examples: [resource.shortName] };
-  properties['@context'] = { ...properties['@context'], examples: [contextIri(resource.shortName)] };
+  properties['@type'] = { ...properties['@type'], examples: [shortName] };
+  properties['@context'] = { ...properties['@context'], examples: [contextIri(shortName)] };
   return item;
 }
 
