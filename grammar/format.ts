@@ -71,27 +71,28 @@ export function format(text: string): FormatResult {
 }
 
 /**
- * Marks where a trailing comment starts on an output line until the comments are aligned. Code
- * never holds it (strings are re-serialised with escapes), so the first one is the code's end.
+ * An output line: its code and the trailing comments that follow it. They are kept apart until the
+ * comments are aligned, so that nothing a comment holds (any character) can be taken for the code's end.
  */
-const TRAILING = '\u0000';
+interface Line {
+  code: string;
+  trailing: string[];
+}
 
-/** Aligns the trailing comments of each run of consecutive lines that end with one. */
-function alignTrailingComments(lines: string[]): string[] {
-  const out = [...lines];
-  for (let i = 0; i < out.length;) {
+const codeOnly = (code: string): Line => ({ code, trailing: [] });
+
+/** Aligns the trailing comments of each run of consecutive lines that end with one; the text of each line. */
+function alignTrailingComments(lines: Line[]): string[] {
+  const out = lines.map((l) => l.code);
+  for (let i = 0; i < lines.length;) {
     let j = i;
-    while (j < out.length && out[j].includes(TRAILING)) j++;
+    while (j < lines.length && lines[j].trailing.length > 0) j++;
     if (j === i) {
       i++;
       continue;
     }
-    const run = out.slice(i, j).map((l) => {
-      const at = l.indexOf(TRAILING);
-      return { code: l.slice(0, at), comment: l.slice(at + 1).replaceAll(TRAILING, '  ') };
-    });
-    const column = Math.max(...run.map((r) => r.code.length)) + 2;
-    run.forEach((r, k) => (out[i + k] = r.code.padEnd(column) + r.comment));
+    const column = Math.max(...lines.slice(i, j).map((l) => l.code.length)) + 2;
+    for (let k = i; k < j; k++) out[k] = lines[k].code.padEnd(column) + lines[k].trailing.join('  ');
     i = j;
   }
   return out;
@@ -131,7 +132,7 @@ class Printer {
       close: this.text.length,
       members: doc.declarations.map((d) => this.declaration(d)),
     };
-    const out: string[] = [];
+    const out: Line[] = [];
     this.layoutMembers(file, 0, out, true);
     return out.length > 0 ? alignTrailingComments(out).join('\n') + '\n' : '';
   }
@@ -253,15 +254,15 @@ class Printer {
   }
 
   /** The lines of a member at `depth`, the first starting with its indentation and head. */
-  private layout(m: Member, depth: number): string[] {
+  private layout(m: Member, depth: number): Line[] {
     const first = indent(depth) + m.head;
     const b = m.body;
-    if (!b) return [first];
+    if (!b) return [codeOnly(first)];
     const flat = first + this.flat(b);
-    if (this.mayBeFlat(b) && (b.members.length === 0 || flat.length <= WIDTH)) return [flat];
-    const out = [first + (b.square ? '[' : '{')];
+    if (this.mayBeFlat(b) && (b.members.length === 0 || flat.length <= WIDTH)) return [codeOnly(flat)];
+    const out = [codeOnly(first + (b.square ? '[' : '{'))];
     this.layoutMembers(b, depth + 1, out, false);
-    out.push(indent(depth) + (b.square ? ']' : '}'));
+    out.push(codeOnly(indent(depth) + (b.square ? ']' : '}')));
     return out;
   }
 
@@ -270,7 +271,7 @@ class Printer {
    * line, if any, holds the block's opening bracket). A blank line is kept where the source
    * had one between two items; at the top level, one always follows a declaration.
    */
-  private layoutMembers(b: Block, depth: number, out: string[], topLevel: boolean): void {
+  private layoutMembers(b: Block, depth: number, out: Line[], topLevel: boolean): void {
     const free = this.comments.filter(
       (c) => inBlock(b, c.range.start) && !b.members.some((m) => contains(m.range, c.range.start)),
     );
@@ -281,10 +282,10 @@ class Printer {
     let afterMember = false;
     let afterLongMember = false; // the last item placed is a member of several lines
 
-    const place = (lines: string[], range: A.Range, member: boolean): void => {
+    const place = (lines: Line[], range: A.Range, member: boolean): void => {
       const gap = this.text.slice(prevEnd, range.start).replace(/\r\n?/g, '\n');
       const apart = topLevel && (afterLongMember || (member && afterMember && lines.length > 1));
-      if (placed && (apart || /\n[^\S\n]*\n/.test(gap))) out.push('');
+      if (placed && (apart || /\n[^\S\n]*\n/.test(gap))) out.push(codeOnly(''));
       out.push(...lines);
       placed = true;
       afterMember = member;
@@ -295,10 +296,10 @@ class Printer {
       for (; next < free.length && free[next].range.start < offset; next++) {
         const c = free[next];
         if (this.line(c.range.start) === codeLine) {
-          out[out.length - 1] += `${TRAILING}${commentText(c)}`;
+          out[out.length - 1].trailing.push(commentText(c));
           prevEnd = c.range.end;
         } else {
-          place([indent(depth) + commentText(c)], c.range, false);
+          place([codeOnly(indent(depth) + commentText(c))], c.range, false);
           codeLine = -1;
         }
       }
@@ -309,7 +310,7 @@ class Printer {
       const inHead = this.comments.filter(
         (c) => contains(m.range, c.range.start) && !(m.body && inBlock(m.body, c.range.start)),
       );
-      place([...inHead.map((c) => indent(depth) + commentText(c)), ...this.layout(m, depth)], m.range, true);
+      place([...inHead.map((c) => codeOnly(indent(depth) + commentText(c))), ...this.layout(m, depth)], m.range, true);
       codeLine = this.line(m.range.end - 1);
     }
     commentsBefore(b.close);

@@ -7,7 +7,6 @@
  * responses, deprecations. QUERY operations go under the path item's `query` field in 3.2;
  * 3.1 has no place for them, so they are left out there and listed in `x-apidsl-omitted`.
  */
-import { operationHydraKeys } from '../protocol/hydra.js';
 import { dispatchesOnly, readsItem, successStatus, takesBody, throwsOnNotFound } from '../metadata/operation-facts.js';
 import { optionValue, writtenOption } from '../metadata/options.js';
 import { rateLimitOf, type RateLimitPolicy } from '../metadata/rate-limit.js';
@@ -26,7 +25,7 @@ import {
   queryBodySchema,
   type ParameterObject,
 } from './parameters.js';
-import { bodyExample } from './examples.js';
+import { bodyExample, collectionIriExample, iri, pageIriExample, responseIriExample } from './examples.js';
 import { joinText, SchemaRegistry } from './schemas.js';
 
 export type SpecVersion = '3.1' | '3.2';
@@ -194,24 +193,22 @@ class Builder {
     const content: Record<string, unknown> = {};
     for (const [format, types] of Object.entries(this.api.settings.formats)) {
       const jsonld = format === 'jsonld';
-      const collection = (): JsonSchema => {
-        if (!jsonld) return { type: 'array', items: r.output(op) };
-        const keys = operationHydraKeys(op, this.api.settings);
-        return {
-          allOf: [
-            r.hydraCollection(keys.prefixed),
-            { type: 'object', properties: { [keys.member]: { type: 'array', items: r.outputJsonLd(op) } } },
-          ],
-        };
-      };
+      const collection = (): JsonSchema => (jsonld ? r.collectionJsonLd(op) : { type: 'array', items: r.output(op) });
       const item = (): JsonSchema => (jsonld ? r.outputJsonLd(op) : r.output(op));
       let schema: JsonSchema;
-      if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), op.isCollection);
+      if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), this.pageIris(op));
       else if (op.isCollection) schema = collection();
       else schema = optionValue(op, 'bulk') === true ? { oneOf: [item(), collection()] } : item();
       for (const type of types) content[type] = { schema };
     }
     return content;
+  }
+
+  /** A collection operation's example page IRIs, by page number (`/books?page=2`). */
+  private pageIris(op: OperationMetadata): ((page: number) => string) | undefined {
+    if (!op.isCollection) return undefined;
+    const collection = collectionIriExample(op);
+    return (page) => pageIriExample(collection, this.api.settings.pageParameter, page);
   }
 
   private requestBody(op: OperationMetadata): Record<string, unknown> | undefined {
@@ -316,7 +313,7 @@ class Builder {
       ...(hasBody ? { content: this.outputContent(op) } : {}),
     });
     const location = {
-      Location: { description: 'The IRI of the item.', schema: { type: 'string', format: 'iri-reference' } },
+      Location: { description: 'The IRI of the item.', schema: iri(responseIriExample(op.resource)) },
     };
     if (op.isCollection && op.method !== 'POST') responses[status] = success(`${name} collection.`);
     else if (op.method === 'POST')

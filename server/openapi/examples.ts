@@ -6,7 +6,8 @@
  */
 import RandExp from 'randexp';
 import { itemOperation } from '../protocol/iri.js';
-import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
+import type { JsonSchema } from '../pipeline/validation/schema.js';
 
 const DATE_TIME = '2024-01-15T10:30:00+00:00';
 const DATE = '2024-01-15';
@@ -87,6 +88,9 @@ function numberExample(p: PropertyMetadata, integer: boolean): number {
   return integer ? Math.ceil(v) : v;
 }
 
+/** A route template with each placeholder given the value 1 (`/authors/{authorId}/books` → `/authors/1/books`). */
+const filled = (template: string): string => template.replace(/\{[^{}]+\}/g, '1');
+
 /** The IRI of an item of `target` (identifier 1, or its example), on the route that builds its IRIs. */
 export function iriExample(target: ResourceMetadata): string | undefined {
   const id = target.identifier;
@@ -94,8 +98,29 @@ export function iriExample(target: ResourceMetadata): string | undefined {
   if (!id || !template) return undefined;
   const value = id.type === 'int' ? 1 : stringExample(id);
   if (value === undefined) return undefined;
-  return template.replace(`{${id.name}}`, encodeURIComponent(String(value)));
+  return filled(template.replace(`{${id.name}}`, encodeURIComponent(String(value))));
 }
+
+/** The IRI an item of `resource` has in responses: its IRI, or a blank node's when it has none (no identifier). */
+export const responseIriExample = (resource: ResourceMetadata): string =>
+  iriExample(resource) ?? '/.well-known/genid/4f3a9c2e8b1d07a6e5c2';
+
+/** The IRI of the collection a collection operation reads (`/books`). */
+export const collectionIriExample = (op: OperationMetadata): string => filled(op.path);
+
+/** The IRI of a page of a collection: `/books?page=2`. */
+export const pageIriExample = (collection: string, pageParameter: string, page: number): string =>
+  `${collection}?${pageParameter}=${page}`;
+
+/**
+ * The schema of an IRI, with its example when one is known: without one, Swagger UI makes up its own for the
+ * format (`path/実例.html`).
+ */
+export const iri = (example?: string): JsonSchema => ({
+  type: 'string',
+  format: 'iri-reference',
+  ...(example !== undefined && { examples: [example] }),
+});
 
 /** One value of a property (one item for `T[]`), or undefined when none can be made. */
 function valueExample(p: PropertyMetadata, api: ApiMetadata): unknown {

@@ -6,8 +6,8 @@
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import { isAttributeName } from '../pipeline/representation/jsonapi.js';
 import type { JsonSchema } from '../pipeline/validation/schema.js';
+import { iri, responseIriExample } from './examples.js';
 
-const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
 const ANY_OBJECT: JsonSchema = { type: 'object' };
 
 /** The resource object of `schema`'s properties: with `id` and `type` in responses, `id` optional in requests. */
@@ -23,10 +23,14 @@ export function jsonApiResourceObject(
   for (const p of resource.properties) {
     if (!(p.name in properties)) continue;
     if (p.relation) {
+      const target = api.resource(p.relation);
       const identifier: JsonSchema = {
         type: 'object',
         required: ['type', 'id'],
-        properties: { type: { type: 'string', enum: [api.resource(p.relation)?.shortName ?? p.relation] }, id: IRI },
+        properties: {
+          type: { type: 'string', enum: [target?.shortName ?? p.relation] },
+          id: iri(target && responseIriExample(target)),
+        },
       };
       const data = p.array ? { type: 'array', items: identifier } : { anyOf: [identifier, { type: 'null' }] };
       relationships[p.name] = { type: 'object', required: ['data'], properties: { data } };
@@ -38,7 +42,7 @@ export function jsonApiResourceObject(
     type: 'object',
     required: direction === 'output' ? ['id', 'type'] : ['type'],
     properties: {
-      id: IRI,
+      id: iri(responseIriExample(resource)),
       type: { type: 'string', enum: [resource.shortName] },
       ...(Object.keys(attributes).length > 0 ? { attributes: { type: 'object', properties: attributes } } : {}),
       ...(Object.keys(relationships).length > 0
@@ -48,15 +52,18 @@ export function jsonApiResourceObject(
   };
 }
 
-/** A document whose primary data is `object` (or a list of them, with the collection's links and meta). */
-export function jsonApiDocument(object: JsonSchema, collection: boolean): JsonSchema {
-  if (!collection)
+/**
+ * A document whose primary data is `object`, or, given the IRIs of a collection's pages, a list of them with the
+ * collection's links and meta.
+ */
+export function jsonApiDocument(object: JsonSchema, pages?: (page: number) => string): JsonSchema {
+  if (!pages)
     return {
       type: 'object',
       required: ['data'],
       properties: { data: object, included: { type: 'array', items: ANY_OBJECT } },
     };
-  const link = { type: 'string', format: 'uri-reference' };
+  const link = (page: number): JsonSchema => ({ type: 'string', format: 'uri-reference', examples: [pages(page)] });
   return {
     type: 'object',
     required: ['data', 'links'],
@@ -65,7 +72,7 @@ export function jsonApiDocument(object: JsonSchema, collection: boolean): JsonSc
       links: {
         type: 'object',
         required: ['self'],
-        properties: { self: link, first: link, last: link, prev: link, next: link },
+        properties: { self: link(2), first: link(1), last: link(5), prev: link(1), next: link(3) },
       },
       meta: {
         type: 'object',

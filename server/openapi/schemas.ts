@@ -8,6 +8,7 @@
  * one and the Hydra keys, so that Swagger UI draws it as an object.
  */
 import { optionValue } from '../metadata/options.js';
+import { operationHydraKeys, type HydraKeys } from '../protocol/hydra.js';
 import {
   acceptedProperties,
   contextGroups,
@@ -17,12 +18,17 @@ import {
 } from '../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import { resourceSchema, type JsonSchema, type SchemaMode } from '../pipeline/validation/schema.js';
-import { iriExample, propertyExample } from './examples.js';
+import {
+  collectionIriExample,
+  iri,
+  iriExample,
+  pageIriExample,
+  propertyExample,
+  responseIriExample,
+} from './examples.js';
 import { JSONAPI_ERRORS, jsonApiResourceObject } from './jsonapi-schemas.js';
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-
-const IRI: JsonSchema = { type: 'string', format: 'iri-reference' };
 
 /** The format of an output schema whose embedded relations are described. */
 type EmbedFormat = 'json' | 'jsonld';
@@ -82,13 +88,7 @@ export class SchemaRegistry {
     const { resource } = op;
     const groups = contextGroups(optionValue(op, 'normalizationContext'));
     return this.add(`${op.shortName}.jsonld${groupSuffix(groups)}`, () => {
-      const schema = merged(HYDRA_ITEM, this.outputSchema(op, groups, 'jsonld'));
-      const iri = iriExample(resource);
-      const properties = schema.properties as Record<string, JsonSchema>;
-      if (iri) properties['@id'] = { ...properties['@id'], examples: [iri] };
-      properties['@type'] = { ...properties['@type'], examples: [op.shortName] };
-      properties['@context'] = { ...properties['@context'], examples: [`/contexts/${op.shortName}`] };
-      return schema;
+      return jsonLdItem(resource, op.shortName, this.outputSchema(op, groups, 'jsonld'));
     });
   }
 
@@ -152,7 +152,7 @@ export class SchemaRegistry {
       const target = p.relation && properties[p.name] ? this.api.resource(p.relation) : undefined;
       const shown = target && embeddedProperties(target, groups, 'output');
       if (!target || !shown) continue;
-      const one = { anyOf: [this.embedded(target, groups, shown, embed), IRI] };
+      const one = { anyOf: [this.embedded(target, groups, shown, embed), iri(responseIriExample(target))] };
       const { type: _type, format: _format, items: _items, examples: _examples, ...kept } = properties[p.name];
       properties[p.name] = { ...kept, ...(p.array ? { type: 'array', items: one } : one) };
     }
@@ -168,7 +168,7 @@ export class SchemaRegistry {
     const name = `${target.shortName}${embed === 'jsonld' ? '.jsonld' : ''}${groupSuffix(groups)}`;
     return this.add(name, () => {
       const schema = this.withEmbedded(this.resource(target, 'output', shown), target, groups, embed);
-      return embed === 'jsonld' ? merged(HYDRA_ITEM, schema) : schema;
+      return embed === 'jsonld' ? jsonLdItem(target, target.shortName, schema) : schema;
     });
   }
 
@@ -195,7 +195,7 @@ export class SchemaRegistry {
       const nested = this.add(`${target.shortName}.input${groupSuffix(groups)}`, () => {
         const { required, ...own } = this.resource(target, 'input', embedded);
         (own.properties as Record<string, JsonSchema>)['@id'] = {
-          ...IRI,
+          ...iri(iriExample(target)),
           description: 'The IRI of a stored item to change with the other properties; absent: a new item.',
         };
         // What a new item requires; an object naming a stored item changes only what it gives.
@@ -210,57 +210,28 @@ export class SchemaRegistry {
     return schema;
   }
 
-  /** The Hydra collection envelope, in the prefixed or unprefixed vocabulary. */
-  hydraCollection(prefixed: boolean): JsonSchema {
-    const k = (name: string): string => (prefixed ? `hydra:${name}` : name);
-    return this.add(prefixed ? 'HydraPrefixedCollectionBaseSchema' : 'HydraCollectionBaseSchema', () => ({
-      type: 'object',
-      properties: {
-        '@context': IRI,
-        '@id': IRI,
-        '@type': { type: 'string', const: k('Collection') },
-        [k('totalItems')]: {
-          type: 'integer',
-          minimum: 0,
-          description: 'How many items the whole collection holds (absent under partial pagination).',
-        },
-        [k('view')]: {
-          type: 'object',
-          description:
-            'The page this document shows and its neighbours (absent when the collection is not paginated and no parameter applies).',
-          properties: {
-            '@id': IRI,
-            '@type': { type: 'string', const: k('PartialCollectionView') },
-            [k('first')]: IRI,
-            [k('last')]: IRI,
-            [k('previous')]: IRI,
-            [k('next')]: IRI,
-          },
-        },
-        [k('search')]: {
-          type: 'object',
-          description: 'The IRI template of the query parameters the operation understands.',
-          properties: {
-            '@type': { type: 'string', const: k('IriTemplate') },
-            [k('template')]: { type: 'string' },
-            [k('variableRepresentation')]: { type: 'string' },
-            [k('mapping')]: {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  '@type': { type: 'string' },
-                  variable: { type: 'string' },
-                  property: { type: ['string', 'null'] },
-                  required: { type: 'boolean' },
-                },
-              },
-            },
-          },
-        },
-      },
-      required: ['@id', '@type', k('member')],
-    }));
+  /**
+   * A JSON-LD collection of the operation's items: the Hydra envelope (in the operation's vocabulary, prefixed or
+   * not) and its members, merged into one object schema (`Book.jsonld.collection-read`) so that a viewer draws
+   * it as an object; an `allOf` of the envelope and the members is drawn as "any" by Swagger UI.
+   */
+  collectionJsonLd(op: OperationMetadata): JsonSchema {
+    const keys = operationHydraKeys(op, this.api.settings);
+    const groups = contextGroups(optionValue(op, 'normalizationContext'));
+    const name = `${op.shortName}.jsonld.${keys.prefixed ? 'hydraCollection' : 'collection'}${groupSuffix(groups)}`;
+    return this.add(name, () => {
+      const members: JsonSchema = {
+        type: 'object',
+        properties: { [keys.member]: { type: 'array', items: this.outputJsonLd(op) } },
+        required: [keys.member],
+      };
+      const example = {
+        collection: collectionIriExample(op),
+        context: contextIri(op.shortName),
+        page: this.api.settings.pageParameter,
+      };
+      return merged(hydraCollection(keys, example), members);
+    });
   }
 
   /** The plain problem document (RFC 9457) of every error. */
@@ -285,8 +256,8 @@ export class SchemaRegistry {
       type: 'object',
       description: 'The Hydra error document.',
       properties: {
-        '@context': IRI,
-        '@id': IRI,
+        '@context': iri('/contexts/Error'),
+        '@id': iri('/errors/404'),
         '@type': { type: 'string', const: `${p}Error` },
         [`${p}title`]: { type: 'string' },
         [`${p}description`]: { type: 'string' },
@@ -335,8 +306,8 @@ export class SchemaRegistry {
         {
           type: 'object',
           properties: {
-            '@context': IRI,
-            '@id': IRI,
+            '@context': iri('/contexts/ConstraintViolation'),
+            '@id': iri('/validation_errors/c1051bb4-d103-4f74-8988-acbcafc7fdc3'),
             '@type': { type: 'string', const: 'ConstraintViolation' },
             [`${p}title`]: { type: 'string' },
             [`${p}description`]: { type: 'string' },
@@ -349,16 +320,87 @@ export class SchemaRegistry {
   }
 }
 
+const contextIri = (shortName: string): string => `/contexts/${shortName}`;
+
+/**
+ * The schema of an item of `resource` in JSON-LD: `schema` and the keys JSON-LD adds, exemplified (`shortName`:
+ * the operation's, which names the item's class and context).
+ */
+function jsonLdItem(resource: ResourceMetadata, shortName: string, schema: JsonSchema): JsonSchema {
+  const item = merged(HYDRA_ITEM, schema);
+  const properties = item.properties as Record<string, JsonSchema>;
+  properties['@id'] = { ...properties['@id'], examples: [responseIriExample(resource)] };
+  properties['@type'] = { ...properties['@type'], examples: [shortName] };
+  properties['@context'] = { ...properties['@context'], examples: [contextIri(shortName)] };
+  return item;
+}
+
 /** The keys JSON-LD adds to an item. */
 const HYDRA_ITEM: JsonSchema = {
   type: 'object',
   properties: {
-    '@context': { ...IRI, description: 'The JSON-LD context (on the top-level document only).' },
-    '@id': { ...IRI, description: 'The IRI of the item.' },
+    '@context': { ...iri(), description: 'The JSON-LD context (on the top-level document only).' },
+    '@id': { ...iri(), description: 'The IRI of the item.' },
     '@type': { type: 'string', description: 'The resource class.' },
   },
   required: ['@id', '@type'],
 };
+
+/**
+ * The Hydra collection envelope in the vocabulary of `keys`, its IRIs exemplified from the collection's
+ * (`/books`, `/books?page=2`).
+ */
+function hydraCollection(keys: HydraKeys, example: { collection: string; context: string; page: string }): JsonSchema {
+  const page = (n: number): string => pageIriExample(example.collection, example.page, n);
+  return {
+    type: 'object',
+    properties: {
+      '@context': iri(example.context),
+      '@id': iri(example.collection),
+      '@type': { type: 'string', const: keys.collectionType },
+      [keys.totalItems]: {
+        type: 'integer',
+        minimum: 0,
+        description: 'How many items the whole collection holds (absent under partial pagination).',
+      },
+      [keys.view]: {
+        type: 'object',
+        description:
+          'The page this document shows and its neighbours (absent when the collection is not paginated and no parameter applies).',
+        properties: {
+          '@id': iri(page(2)),
+          '@type': { type: 'string', const: keys.viewType },
+          [keys.first]: iri(page(1)),
+          [keys.last]: iri(page(5)),
+          [keys.previous]: iri(page(1)),
+          [keys.next]: iri(page(3)),
+        },
+      },
+      [keys.search]: {
+        type: 'object',
+        description: 'The IRI template of the query parameters the operation understands.',
+        properties: {
+          '@type': { type: 'string', const: keys.iriTemplateType },
+          [keys.template]: { type: 'string' },
+          [keys.variableRepresentation]: { type: 'string' },
+          [keys.mapping]: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                '@type': { type: 'string' },
+                variable: { type: 'string' },
+                property: { type: ['string', 'null'] },
+                required: { type: 'boolean' },
+              },
+            },
+          },
+        },
+      },
+    },
+    required: ['@id', '@type'],
+  };
+}
 
 /** One object schema with the properties and required names of both (`base` first). */
 function merged(base: JsonSchema, schema: JsonSchema): JsonSchema {

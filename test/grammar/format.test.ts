@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { parse } from '../../grammar/parse.js';
 import { format } from '../../grammar/format.js';
+import { commentTexts } from '../support/front-end-defects.js';
 
 // A normative example of the language's layout, written out here so the test stands alone.
 const BOOKSTORE = `api "Bookstore" { version: "1.0.0" }
@@ -101,12 +102,6 @@ function shape(value: unknown): unknown {
       .map(([k, v]) => [k, shape(v)]),
   );
 }
-
-/** Comment texts as a sorted multiset (the formatter trims trailing blanks of line comments). */
-const commentTexts = (text: string): string[] =>
-  parse(text)
-    .document.comments.map((c) => (c.block ? c.text : c.text.trimEnd()))
-    .sort();
 
 /** What formatting must preserve, and the formatter's own invariants. */
 function expectFaithful(input: string): string {
@@ -321,6 +316,13 @@ describe('format', () => {
       expect(fmt('resource /* r */ A {\n  x: /* x */ 1\n  operations {\n    Get // g\n    { a: 1 }\n  }\n}')).to.equal(
         '/* r */\nresource A {\n  /* x */\n  x: 1\n  operations {\n    // g\n    Get { a: 1 }\n  }\n}\n',
       );
+    });
+
+    it('keeps a comment verbatim whatever characters it holds (NUL and other control characters)', () => {
+      const input =
+        '// own\u0000line\nconfig {\n  a: 1  // trail\u0000ing\n  b: 2  /* bl\u0000ock */  // two\u0001\u001f\n}\n';
+      expect(fmt(input)).to.equal(input);
+      expectFaithful(input);
     });
 
     it('keeps comments at the start and the end of the file, block comments verbatim', () => {

@@ -1,14 +1,15 @@
 /**
  * The HTML API reference at /docs, opened in headless Chromium (Debian's `chromium`,
  * driven by playwright-core): every documented operation is listed, QUERY included, hidden routes
- * are not, and the page asks nothing of any other host; schemas are drawn as objects, and "Try it out"
- * sends a POST body the API accepts. On a secured API, the Authorize button takes a Bearer token that
+ * are not, and the page asks nothing of any other host; schemas are drawn as objects (every request and
+ * response of every operation, in each media type, none "any"), with the API's own example IRIs (not the
+ * `path/実例.html` Swagger UI makes up), and "Try it out" sends a POST body the API accepts. On a secured API, the Authorize button takes a Bearer token that
  * "Try it out" then sends. Screenshots are kept in test-artifacts/.
  * Under CI=true a missing Chromium fails the suite; elsewhere it is skipped with one loud line.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { expect } from 'chai';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator } from 'playwright-core';
 import { fromRoot } from '../support/paths.js';
 import { bookstore, get, request, startServer, type RunningServer } from './harness.js';
 import { as, securityFixture, token } from './security-helpers.js';
@@ -115,6 +116,45 @@ describe('HTML API reference in a browser', function () {
     await page.close();
   });
 
+  it('draws every request and response schema of every operation, in each media type, typed and with IRIs of the API', async function () {
+    this.timeout(300_000); // some hundred clicks, on a machine that may be busy
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1000 } });
+    await page.goto(`${server!.url}/docs`);
+    await page.waitForSelector('.opblock-summary', { timeout: 60_000 });
+    const ids = await page.$$eval('.opblock', (blocks) => blocks.map((b) => b.id));
+    expect(ids).to.include('operations-Book-api_books_get_collection');
+    const problems: string[] = [];
+    const examples: string[] = [];
+    let models = 0;
+    for (const id of ids) {
+      const op = page.locator(`#${id}`);
+      await op.locator('.opblock-summary').click();
+      await op.locator('.responses-wrapper').waitFor({ timeout: 30_000 });
+      const look = (part: string) => async (type: string) => {
+        const shown = await drawn(op.locator(part));
+        for (const model of shown.models) {
+          models++;
+          // The root's type follows its name and the first expander: `Book.jsonld.collection Collapse all object …`.
+          const root = /(?:Collapse|Expand) all\s*(\S+)/.exec(model)?.[1] ?? '';
+          if (!/^(object|array|\(object|string|integer)/.test(root) || /\bany\b/.test(model))
+            problems.push(`${id} ${type}: ${model.slice(0, 160)}`);
+        }
+        for (const example of shown.examples) {
+          examples.push(example);
+          if (MADE_UP_IRI.test(example)) problems.push(`${id} ${type}: a made-up IRI in ${example.slice(0, 300)}`);
+        }
+      };
+      await eachMediaType(op.locator('.opblock-section-request-body select'), look('.opblock-section-request-body'));
+      await eachMediaType(op.locator('.responses-inner .response-controls select'), look('.responses-wrapper'));
+    }
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+    expect(models).to.be.greaterThan(ids.length);
+    // The collection and item responses show the API's own IRIs.
+    const all = examples.join('\n');
+    for (const iri of ['"/books/1"', '"/books"', '"/books?page=2"', '"/contexts/Book"']) expect(all).to.contain(iri);
+    await page.close();
+  });
+
   it('draws every schema as an object, and "Try it out" on POST sends an example the API accepts', async () => {
     const page = await browser!.newPage({ viewport: { width: 1280, height: 1000 } });
     await page.goto(`${server!.url}/docs`);
@@ -138,6 +178,28 @@ describe('HTML API reference in a browser', function () {
     await page.close();
   });
 });
+
+/** IRIs Swagger UI makes up for `format: iri-reference` (or `uri-reference`) when a schema gives no example. */
+const MADE_UP_IRI = /path\/|실례|実例|index\.html/;
+
+/** The drawn schemas (Schema tabs) and the example values of what an operation's block shows now. */
+async function drawn(op: Locator): Promise<{ models: string[]; examples: string[] }> {
+  const examples = await op.locator('.microlight').allTextContents();
+  for (const tab of await op.locator('button.tablinks[data-name="model"]').all()) await tab.click();
+  const models = await op.locator('.model-box').allTextContents();
+  for (const tab of await op.locator('button.tablinks[data-name="example"]').all()) await tab.click();
+  return { models, examples };
+}
+
+/** Selects each option of a media type selector in turn (once, without one), calling `look` each time. */
+async function eachMediaType(select: Locator, look: (type: string) => Promise<void>): Promise<void> {
+  const types = (await select.count()) > 0 ? await select.first().locator('option').allTextContents() : [];
+  if (types.length === 0) return look('');
+  for (const type of types) {
+    await select.first().selectOption(type);
+    await look(type);
+  }
+}
 
 describe('HTML API reference in a browser: Authorize with a Bearer token', function () {
   this.timeout(120_000);

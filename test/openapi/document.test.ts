@@ -179,39 +179,45 @@ describe('OpenAPI: request and response schemas', () => {
     expect(jsonld.properties['@id'].examples).to.deep.equal(['/things/1']);
   });
 
-  it('collections: the Hydra envelope around JSON-LD members, a bare array in JSON', () => {
+  it('collections: the Hydra envelope and the JSON-LD members in one object schema, a bare array in JSON', () => {
     const content = doc.paths['/things'].get.responses['200'].content;
     expect(content['application/ld+json'].schema).to.deep.equal({
-      allOf: [
-        { $ref: '#/components/schemas/HydraCollectionBaseSchema' },
-        {
-          type: 'object',
-          properties: { member: { type: 'array', items: { $ref: '#/components/schemas/Thing.jsonld' } } },
-        },
-      ],
+      $ref: '#/components/schemas/Thing.jsonld.collection',
     });
     expect(content['application/json'].schema).to.deep.equal({
       type: 'array',
       items: { $ref: '#/components/schemas/Thing' },
     });
-    const envelope = doc.components.schemas.HydraCollectionBaseSchema;
-    expect(envelope.required).to.deep.equal(['@id', '@type', 'member']);
-    expect(Object.keys(envelope.properties)).to.deep.equal([
+    // One object schema (Swagger UI draws an allOf of the envelope and the members as "any").
+    const collection = doc.components.schemas['Thing.jsonld.collection'];
+    expect(collection).to.not.have.property('allOf');
+    expect(collection.type).to.equal('object');
+    expect(collection.required).to.deep.equal(['@id', '@type', 'member']);
+    expect(Object.keys(collection.properties)).to.deep.equal([
       '@context',
       '@id',
       '@type',
       'totalItems',
       'view',
       'search',
+      'member',
     ]);
+    expect(collection.properties.member).to.deep.equal({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Thing.jsonld' },
+    });
+    // Example IRIs of this API, not the ones a viewer makes up for the format (`path/実例.html`).
+    expect(collection.properties['@id'].examples).to.deep.equal(['/things']);
+    expect(collection.properties['@context'].examples).to.deep.equal(['/contexts/Thing']);
+    expect(collection.properties.view.properties.next.examples).to.deep.equal(['/things?page=3']);
   });
 
   it('collections follow hydra_prefix, and an operation that turns it off', async () => {
     const prefixed: Any = openApiDocument(await load('test/fixtures/pagination/hydra-prefix.api'));
+    const schemas = prefixed.components.schemas;
     const dummy = prefixed.paths['/dummies'].get.responses['200'].content['application/ld+json'].schema;
-    expect(dummy.allOf[0]).to.deep.equal({ $ref: '#/components/schemas/HydraPrefixedCollectionBaseSchema' });
-    expect(dummy.allOf[1].properties).to.have.property('hydra:member');
-    const envelope = prefixed.components.schemas.HydraPrefixedCollectionBaseSchema;
+    expect(dummy).to.deep.equal({ $ref: '#/components/schemas/Dummy.jsonld.hydraCollection' });
+    const envelope = schemas['Dummy.jsonld.hydraCollection'];
     expect(Object.keys(envelope.properties)).to.deep.equal([
       '@context',
       '@id',
@@ -219,7 +225,9 @@ describe('OpenAPI: request and response schemas', () => {
       'hydra:totalItems',
       'hydra:view',
       'hydra:search',
+      'hydra:member',
     ]);
+    expect(envelope.required).to.deep.equal(['@id', '@type', 'hydra:member']);
     expect(envelope.properties['hydra:view'].properties).to.have.keys(
       '@id',
       '@type',
@@ -229,8 +237,9 @@ describe('OpenAPI: request and response schemas', () => {
       'hydra:next',
     );
     const plain = prefixed.paths['/plain_dummies'].get.responses['200'].content['application/ld+json'].schema;
-    expect(plain.allOf[0]).to.deep.equal({ $ref: '#/components/schemas/HydraCollectionBaseSchema' });
-    expect(plain.allOf[1].properties).to.have.property('member');
+    expect(plain).to.deep.equal({ $ref: '#/components/schemas/PlainDummy.jsonld.collection' });
+    expect(schemas['PlainDummy.jsonld.collection'].properties).to.include.keys('member', 'totalItems');
+    expect(schemas['PlainDummy.jsonld.collection'].properties).to.not.have.property('hydra:member');
     // The error documents follow the global setting.
     expect(prefixed.components.schemas['Error.jsonld'].properties).to.have.property('hydra:title');
   });
@@ -244,7 +253,11 @@ describe('OpenAPI: request and response schemas', () => {
     const bookstore: Any = openApiDocument(await load('examples/bookstore.api'));
     const put = bookstore.paths['/books/{id}'].put.responses;
     expect(put).to.have.keys('200', '201', '400', '413', '415', '422');
-    expect(put['201'].headers.Location.schema).to.deep.equal({ type: 'string', format: 'iri-reference' });
+    expect(put['201'].headers.Location.schema).to.deep.equal({
+      type: 'string',
+      format: 'iri-reference',
+      examples: ['/books/1'],
+    });
     expect(bookstore.paths['/books'].post.responses['201'].headers).to.have.property('Location');
   });
 
@@ -546,8 +559,8 @@ describe('OpenAPI: QUERY', () => {
     expect(op.responses['415'].headers['Accept-Query'].schema.const).to.equal(
       'application/x-www-form-urlencoded, application/json',
     );
-    expect(op.responses['200'].content['application/ld+json'].schema.allOf[1].properties.member.items).to.deep.equal({
-      $ref: '#/components/schemas/Book.jsonld',
+    expect(op.responses['200'].content['application/ld+json'].schema).to.deep.equal({
+      $ref: '#/components/schemas/Book.jsonld.collection',
     });
   });
 
