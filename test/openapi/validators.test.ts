@@ -21,7 +21,10 @@ function apiFiles(dir: string): string[] {
 
 const FILES = [...apiFiles(fromRoot('examples')), ...apiFiles(fromRoot('test/fixtures'))];
 
-describe('OpenAPI documents: valid for independent validators', () => {
+describe('OpenAPI documents: valid for independent validators', function () {
+  // Each validator reads every document of every example and fixture (about 60 of each version): 20–30 s on a
+  // loaded 2-vCPU machine, over mocha's default of 20 s.
+  this.timeout(180_000);
   const loaded = new Map<string, ApiMetadata>();
   before(async () => {
     for (const file of FILES) {
