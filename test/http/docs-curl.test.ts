@@ -16,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromRoot } from '../support/paths.js';
+import { ZINC_PASSWORD, ZINC_USER, zincOrSkip } from '../support/zincsearch.js';
 import { startServer, tempDir } from './harness.js';
 
 interface Serve {
@@ -233,6 +234,22 @@ function exported(setup: string[]): Record<string, string> {
   return out;
 }
 
+/**
+ * A file with a search index is served against the test engine: its URL and the credentials, in the variables the
+ * file names (`username_env`, `password_env`), replace the placeholders a text shows for the reader's own engine.
+ */
+async function searchEngineEnv(ctx: Mocha.Context, file: string): Promise<Record<string, string>> {
+  const text = readFileSync(file, 'utf8');
+  if (!/^\s*elasticsearch\s*\{/m.test(text)) return {};
+  const engine = await zincOrSkip(ctx);
+  const env: Record<string, string> = { APIDSL_ELASTICSEARCH_URL: engine.url };
+  const user = /username_env:\s*"(\w+)"/.exec(text)?.[1];
+  const password = /password_env:\s*"(\w+)"/.exec(text)?.[1];
+  if (user) env[user] = ZINC_USER;
+  if (password) env[password] = ZINC_PASSWORD;
+  return env;
+}
+
 describe("the documentation's curl commands work as written", function () {
   this.timeout(180_000);
 
@@ -249,8 +266,12 @@ describe("the documentation's curl commands work as written", function () {
   });
 
   for (const script of SCRIPTS) {
-    it(`${script.where} (${script.serve.file.slice(fromRoot('.').length)})`, async () => {
-      const env = { ...script.serve.env, ...exported(script.setup) };
+    it(`${script.where} (${script.serve.file.slice(fromRoot('.').length)})`, async function () {
+      const env = {
+        ...script.serve.env,
+        ...exported(script.setup),
+        ...(await searchEngineEnv(this, script.serve.file)),
+      };
       const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
       Object.assign(process.env, env);
       const dir = tempDir('apidsl-curl-');
