@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import oniguruma from 'vscode-oniguruma';
 import vsctm from 'vscode-textmate';
+import { FILTER_KINDS } from '../../grammar/catalogue/filters.js';
 import { fromRoot } from '../support/paths.js';
 
 const require = createRequire(import.meta.url);
@@ -44,6 +45,19 @@ describe('TextMate grammar', () => {
   it('has a fixture for each area of the language', () => {
     const names = readdirSync(fromRoot('test/fixtures/lsp/grammar')).sort();
     expect(names).to.deep.equal(['declarations.api', 'resources.api', 'values.api']);
+  });
+
+  it('scopes every filter kind of the catalogue as a filter kind, and a misspelt one as invalid', async () => {
+    const grammar = await loadGrammar();
+    const kindScope = (kind: string): string[] => {
+      const token = grammar
+        .tokenizeLine(`filter f: ${kind} { properties: ["id"] }`, vsctm.INITIAL)
+        .tokens.find((t) => t.startIndex === 'filter f: '.length);
+      return token?.scopes ?? [];
+    };
+    expect(FILTER_KINDS.length).to.be.greaterThan(5);
+    for (const { name } of FILTER_KINDS) expect(kindScope(name), name).to.include('support.type.filter-kind.apidsl');
+    expect(kindScope('serach')).to.include('invalid.illegal.filter-kind.apidsl');
   });
 
   describe('on the examples', () => {
