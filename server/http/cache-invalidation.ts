@@ -9,7 +9,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { WriteWrapper } from '../pipeline/runtime.js';
-import type { Collection, Id, Item, PageRows, Query } from '../store/types.js';
+import { ForwardingCollection } from '../store/forwarding-collection.js';
+import type { Collection, Id, Item } from '../store/types.js';
 import type { PeerLink } from '../cluster/link.js';
 import { resourceTag, writeTags } from './cache-tags.js';
 import { purger, type Purge } from './purgers.js';
@@ -48,68 +49,44 @@ export function invalidation(link: PeerLink | undefined, purge: Purge | undefine
   };
 }
 
-export class InvalidatingCollection implements Collection {
-  readonly findRendered?: (q: Query) => Promise<string[] | undefined>;
-
+export class InvalidatingCollection extends ForwardingCollection {
   constructor(
-    private readonly inner: Collection,
+    inner: Collection,
     private readonly resource: ResourceMetadata,
     private readonly invalidate: Invalidate,
   ) {
-    if (inner.findRendered) this.findRendered = (q) => inner.findRendered!(q);
+    super(inner);
   }
 
-  find(q: Query): Promise<Item[]> {
-    return this.inner.find(q);
-  }
-  findPage(q: Query, options?: { rendered?: boolean }): Promise<PageRows> {
-    return this.inner.findPage(q, options);
-  }
-  stream(q: Query): AsyncIterable<Item> {
-    return this.inner.stream(q);
-  }
-  exists(q: Query): Promise<boolean> {
-    return this.inner.exists(q);
-  }
-  count(where?: Query['where']): Promise<number> {
-    return this.inner.count(where);
-  }
-  get(id: Id): Promise<Item | null> {
-    return this.inner.get(id);
-  }
-  getMany(ids: readonly Id[]): Promise<Item[]> {
-    return this.inner.getMany(ids);
-  }
-
-  async insert(item: Item): Promise<Item> {
+  override async insert(item: Item): Promise<Item> {
     const saved = await this.inner.insert(item);
     await this.invalidate(writeTags(this.resource, saved));
     return saved;
   }
-  async insertMany(items: Item[]): Promise<Item[]> {
+  override async insertMany(items: Item[]): Promise<Item[]> {
     const saved = await this.inner.insertMany(items);
     // One invalidation for the whole batch: the tags every created item touches, each once.
     await this.invalidate([...new Set(saved.flatMap((item) => writeTags(this.resource, item)))]);
     return saved;
   }
-  async replace(id: Id, item: Item): Promise<Item | null> {
+  override async replace(id: Id, item: Item): Promise<Item | null> {
     const saved = await this.inner.replace(id, item);
     if (saved) await this.invalidate(writeTags(this.resource, saved));
     return saved;
   }
-  async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
+  override async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
     const result = await this.inner.upsert(id, item);
     await this.invalidate(writeTags(this.resource, result.item));
     return result;
   }
-  async delete(id: Id): Promise<boolean> {
+  override async delete(id: Id): Promise<boolean> {
     // The item's IRI may take other fields than its identifier: read it before it goes.
     const before = await this.inner.get(id);
     const deleted = await this.inner.delete(id);
     if (deleted) await this.invalidate(writeTags(this.resource, before ?? this.identified(id)));
     return deleted;
   }
-  async clear(): Promise<number> {
+  override async clear(): Promise<number> {
     const n = await this.inner.clear();
     // Every item went: every page of the resource, items included (their IRIs are unknown here).
     if (n > 0) await this.invalidate([this.resource.collectionPath, resourceTag(this.resource)]);

@@ -10,7 +10,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { ResourceMetadata } from '../metadata/types.js';
-import type { Collection, Id, Item, PageRows, Query } from '../store/types.js';
+import { ForwardingCollection } from '../store/forwarding-collection.js';
+import type { Collection, Id, Item } from '../store/types.js';
 import type { SearchClient } from './client.js';
 
 /** One change of a document. */
@@ -113,66 +114,42 @@ export async function heldBack<T>(writer: IndexWriter, run: () => Promise<T>): P
 }
 
 /** A resource's store collection whose every committed write goes to its index too. */
-export class SyncingCollection implements Collection {
-  readonly findRendered?: (q: Query) => Promise<string[] | undefined>;
-
+export class SyncingCollection extends ForwardingCollection {
   constructor(
-    private readonly inner: Collection,
+    inner: Collection,
     private readonly resource: ResourceMetadata,
     private readonly index: string,
     private readonly writer: IndexWriter,
   ) {
-    if (inner.findRendered) this.findRendered = (q) => inner.findRendered!(q);
+    super(inner);
   }
 
-  find(q: Query): Promise<Item[]> {
-    return this.inner.find(q);
-  }
-  findPage(q: Query, options?: { rendered?: boolean }): Promise<PageRows> {
-    return this.inner.findPage(q, options);
-  }
-  stream(q: Query): AsyncIterable<Item> {
-    return this.inner.stream(q);
-  }
-  exists(q: Query): Promise<boolean> {
-    return this.inner.exists(q);
-  }
-  count(where?: Query['where']): Promise<number> {
-    return this.inner.count(where);
-  }
-  get(id: Id): Promise<Item | null> {
-    return this.inner.get(id);
-  }
-  getMany(ids: readonly Id[]): Promise<Item[]> {
-    return this.inner.getMany(ids);
-  }
-
-  async insert(item: Item): Promise<Item> {
+  override async insert(item: Item): Promise<Item> {
     const saved = await this.inner.insert(item);
     await this.tell([this.indexed(saved)]);
     return saved;
   }
-  async insertMany(items: Item[]): Promise<Item[]> {
+  override async insertMany(items: Item[]): Promise<Item[]> {
     const saved = await this.inner.insertMany(items);
     await this.tell(saved.map((item) => this.indexed(item)));
     return saved;
   }
-  async replace(id: Id, item: Item): Promise<Item | null> {
+  override async replace(id: Id, item: Item): Promise<Item | null> {
     const saved = await this.inner.replace(id, item);
     if (saved) await this.tell([this.indexed(saved)]);
     return saved;
   }
-  async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
+  override async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
     const result = await this.inner.upsert(id, item);
     await this.tell([this.indexed(result.item)]);
     return result;
   }
-  async delete(id: Id): Promise<boolean> {
+  override async delete(id: Id): Promise<boolean> {
     const deleted = await this.inner.delete(id);
     if (deleted) await this.tell([{ index: this.index, id: String(id) }]);
     return deleted;
   }
-  async clear(): Promise<number> {
+  override async clear(): Promise<number> {
     // The identifiers of what goes, read first: the index drops exactly those.
     const ids: string[] = [];
     const idName = this.resource.identifier!.name;
