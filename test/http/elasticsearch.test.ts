@@ -8,6 +8,7 @@
  */
 import { expect } from 'chai';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/cli.js';
@@ -433,5 +434,47 @@ describe('HTTP elasticsearch: import, an engine outage and apidsl reindex', func
     });
     expect(nowhere.status).to.equal(1);
     expect(nowhere.stderr).to.contain('the search engine at http://127.0.0.1:9/es did not answer');
+  });
+});
+
+describe('HTTP elasticsearch: hosts and timeout written in the file, an engine that never answers', function () {
+  this.timeout(120_000);
+  const held: Socket[] = [];
+  let blackHole: NetServer;
+  let server: RunningServer;
+
+  before(async () => {
+    // Takes every connection and never answers: only `timeout` ends a request to it.
+    blackHole = createNetServer((socket) => void held.push(socket));
+    await new Promise<void>((listening) => blackHole.listen(0, '127.0.0.1', listening));
+    const { port } = blackHole.address() as AddressInfo;
+    const fixture = indexedFixture();
+    const text = readFileSync(fixture.file, 'utf8').replace(
+      'elasticsearch {',
+      `elasticsearch {\n    hosts: ["http://127.0.0.1:${port}"]\n    timeout: 100`,
+    );
+    writeFileSync(fixture.file, text);
+    delete process.env.APIDSL_ELASTICSEARCH_URL; // the file's hosts, not the environment's
+    server = await startServer(fixture.file);
+  });
+
+  after(async () => {
+    await server?.stop();
+    for (const socket of held) socket.destroy();
+    await new Promise((closed) => blackHole?.close(closed));
+  });
+
+  it('reaches the engine the hosts setting names, and gives up after timeout: writes succeed, reads answer 503', async () => {
+    // With the default of 1 s, ten writes would wait 10 s for the engine; with timeout: 100, about 1 s.
+    const started = Date.now();
+    for (let i = 0; i < 10; i++) {
+      const created = await request(server.url, 'POST', '/books', { body: { title: `Book ${i}`, price: 1 } });
+      expect(created.status, created.text).to.equal(201);
+    }
+    expect(Date.now() - started, 'ten writes waited the 1 s default, not timeout: 100').to.be.below(8_000);
+    expect(held.length, 'connections the black hole took').to.be.greaterThan(0);
+    const read = await get(server.url, '/books');
+    expect(read.status).to.equal(503);
+    expect(read.headers.get('retry-after')).to.not.equal(null);
   });
 });
