@@ -54,7 +54,7 @@ program
   )
   .option('--debug', 'show stack traces of unexpected errors in responses')
   .action(async (file: string, opts) => {
-    // Before the server's modules load: a signal at any moment from here on is a stop, never the default action.
+    // Installed already by bin/apidsl.js before anything loaded; here for a caller of main.js itself.
     catchStopSignals('serve');
     keepRunningWhenOutputCloses();
     const { runServe } = await import('./serve.js');

@@ -10,6 +10,9 @@ import cluster from 'node:cluster';
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
+/** The commands that run until stopped: bin/apidsl.js installs their handlers before it loads anything else. */
+export const LONG_RUNNING: readonly string[] = ['serve', 'consume', 'mcp'];
+
 /** How long a stop may take, `APIDSL_DRAIN_TIMEOUT` seconds (default 30), before it is cut short. */
 export function drainBoundMs(env: NodeJS.ProcessEnv = process.env): number {
   const seconds = Number(env.APIDSL_DRAIN_TIMEOUT);
@@ -20,8 +23,9 @@ let requested: Promise<void> | undefined;
 let asked = false;
 
 /**
- * Installs the handlers (once per process; later calls change nothing). A repeated signal is said to be absorbed
- * on stderr under `command`'s name, except in a worker, to which the repeat is expected.
+ * Installs the handlers (once per process; later calls change nothing: the first caller, bin/apidsl.js for the
+ * commands of LONG_RUNNING, names the command). A repeated signal is said to be absorbed on stderr under
+ * `command`'s name, except in a worker, to which the repeat is expected.
  */
 export function catchStopSignals(command?: string): void {
   if (requested) return;

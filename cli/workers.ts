@@ -2,7 +2,7 @@
  * `apidsl serve --workers N`: N processes serving one port through Node's cluster module (docs/behaviour.md,
  * "Workers"). The primary serves nothing itself: it starts worker 1 (which checks the file, opens the store,
  * applies its layout and prints the banner), then the others (the cluster module hands them the socket worker 1
- * listens on, the one `--port 0` picked included); relays cache
+ * listens on, the one `--port 0` picked included; each worker accepts its own connections from it); relays cache
  * invalidations, hub updates and heartbeats between them (server/cluster/primary-link.ts); replaces a worker that
  * dies; and on SIGINT or SIGTERM, at any moment (docs/behaviour.md, "Stopping"), starts no other worker, tells
  * each worker once to stop (each finishes its requests in flight), waits for all of them and exits.
@@ -57,6 +57,11 @@ export function announceListening(): Promise<void> {
 }
 
 export async function runPrimary(count: number): Promise<number> {
+  // The workers accept their connections themselves from the one listening socket (not the cluster module's default
+  // round robin, where the primary accepts each connection and hands it over): a connection handed to a worker that
+  // dies before taking it stays open in the primary, unanswered, for ever. With the shared socket, a worker's death
+  // closes the connections it had (the client sees it at once) and the ones still queued go to the others.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   relayBetweenWorkers(serveLogger());
   countInPrimary();
   const stop = stopRequested();

@@ -24,6 +24,8 @@ export interface RunningServer {
   stop(): Promise<number | null>;
   /** Everything printed so far, stdout then stderr interleaved as received. */
   output(): string;
+  /** The process id of the command (the primary, with --workers). */
+  pid: number;
 }
 
 export interface ExitedServer {
@@ -141,7 +143,7 @@ export async function startServer(
       // Wait for the end of the line so that a URL split across chunks is read whole.
       if (match && stdout.slice(match.index + match[0].length).length > 0) {
         const url = new URL(match[0]);
-        finish(() => resolve({ url: `${url.protocol}//${url.host}`, stop, output }));
+        finish(() => resolve({ url: `${url.protocol}//${url.host}`, stop, output, pid: child.pid! }));
       }
     };
     child.stdout!.on('data', onData);
@@ -376,6 +378,9 @@ export function useServer(
   return {
     get url() {
       return current().url;
+    },
+    get pid() {
+      return current().pid;
     },
     stop: () => current().stop(),
     output: () => current().output(),

@@ -58,9 +58,9 @@ function serve(data: string, workers: boolean, env: NodeJS.ProcessEnv = {}): Ser
   return launch(workers ? [...args, '--workers', '2'] : args, env);
 }
 
-/** `apidsl ARGS` in its own process group. */
-function launch(args: string[], env: NodeJS.ProcessEnv = {}): Serving {
-  const child = spawn(process.execPath, [fromRoot('bin/apidsl.js'), ...args], {
+/** `apidsl ARGS` in its own process group (`node` given `nodeArgs` first). */
+function launch(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Serving {
+  const child = spawn(process.execPath, [...nodeArgs, fromRoot('bin/apidsl.js'), ...args], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', ...env },
@@ -256,6 +256,22 @@ async function stopOnce(
   return { tally, exit, output: server.output(), when, stream: typeof stream === 'string' ? stream : undefined };
 }
 
+/**
+ * `apidsl ARGS` whose command modules (dist/cli/main.js) take `ms` to load, as on a busy machine: a module hook
+ * holds their loading and first writes `marker`, so the test knows the process is inside that window.
+ */
+function launchSlowly(args: string[], marker: string, ms: number): Serving {
+  const hook = `export async function resolve(specifier, context, next) {
+    if (specifier.endsWith('/cli/main.js')) {
+      (await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, '');
+      await new Promise((done) => setTimeout(done, ${ms}));
+    }
+    return next(specifier, context);
+  }`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+  return launch(args, {}, ['--import', `data:text/javascript,${encodeURIComponent(register)}`]);
+}
+
 /** The IRIs of the stored books, read by another process once the server is gone. */
 function storedBooks(data: string): Set<string> {
   const r = spawnSync(process.execPath, [fromRoot('bin/apidsl.js'), 'export', FIXTURE, 'Book', '--data', data], {
@@ -419,6 +435,37 @@ for (const workers of [false, true]) {
     });
   });
 }
+
+/**
+ * The window the other runs cannot reach on a quiet machine: the command's own modules loading (hundreds of
+ * milliseconds under load), made long here by a module hook. The stop handlers are in place before it.
+ */
+describe(`a stop signal while the command's modules load (seed ${SEED})`, function () {
+  this.timeout(60_000);
+  const LOADING_MS = 1500;
+
+  for (const [name, args] of [
+    ['serve', (dir: string) => ['serve', FIXTURE, '--data', join(dir, 'data'), '--port', '0']],
+    [
+      'serve --workers 2',
+      (dir: string) => ['serve', FIXTURE, '--data', join(dir, 'data'), '--port', '0', '--workers', '2'],
+    ],
+    ['consume', (dir: string) => ['consume', messengerFixture('embedded', 'tasks').file, '--data', join(dir, 'data')]],
+  ] as const) {
+    it(`${name}: exit code 0, never ended by the signal`, async () => {
+      const dir = tempDir();
+      const marker = join(dir, 'loading');
+      const command = launchSlowly(args(dir), marker, LOADING_MS);
+      await until(() => existsSync(marker), command.exited);
+      const wait = between(0, LOADING_MS - 300);
+      const signal = random() < 0.5 ? 'SIGTERM' : 'SIGINT';
+      await sleep(wait);
+      process.kill(-command.child.pid!, signal);
+      const said = `${signal} ${wait} ms into the loading (seed ${SEED})\n${command.output()}`;
+      expect(await command.exit, said).to.deep.equal({ code: 0, signal: null });
+    });
+  }
+});
 
 describe('consume: a stop signal', function () {
   this.timeout(60_000);

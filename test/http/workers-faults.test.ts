@@ -16,6 +16,16 @@ const mongodb = process.env.APIDSL_TEST_STORE === 'mongodb';
 const STARTUP_MS = 60_000;
 const sharedStore = (): string[] => (mongodb ? [] : ['--data', join(tempDir(), 'data')]);
 
+/** Whether a process of this id runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Sends `write` until one is answered (the port may not listen yet); returns its status. */
 async function firstAnswer(write: () => Promise<{ status: number }>): Promise<number> {
   for (;;) {
@@ -82,6 +92,47 @@ describe('serve --workers: writes through start-up, a killed worker and reloads'
     // The replacement serves, and the pages are still true.
     const after = await hammer(base, { writes: 10, readers: 4 });
     expect(after).to.be.greaterThan(0);
+  });
+
+  it('the connections of a killed worker are closed at once: no request is left without an answer or an error', async () => {
+    server = await startServer(FIXTURE, [...sharedStore(), '--workers', '2'], STARTUP_MS);
+    const base = server.url;
+    const primary = server.pid;
+    const workers = (): number[] =>
+      readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    const tally = { answered: 0, failed: 0, unanswered: 0 };
+    let loading = true;
+    // New connections per request (Connection: close), so that both workers hold some when one dies. A request
+    // with neither an answer nor an error after 10 s is one a dead worker's connection left hanging.
+    const lane = async (): Promise<void> => {
+      while (loading) {
+        try {
+          const res = await fetch(`${base}/books?page=1`, {
+            headers: { Connection: 'close' },
+            signal: AbortSignal.timeout(10_000),
+          });
+          await res.text();
+          tally.answered++;
+        } catch (e) {
+          if ((e as Error).name === 'TimeoutError') tally.unanswered++;
+          else tally.failed++;
+        }
+      }
+    };
+    const lanes = Array.from({ length: 12 }, lane);
+    for (let kill = 1; kill <= 4; kill++) {
+      // Both workers run (a replacement included): kill one of them.
+      for (let i = 0; i < 500 && workers().filter(alive).length < 2; i++) await sleep(20);
+      const victim = workers().filter(alive)[0];
+      process.kill(victim!, 'SIGKILL');
+      for (let i = 0; i < 500 && server.output().split('starting another').length <= kill; i++) await sleep(20);
+      await sleep(1000);
+    }
+    loading = false;
+    await Promise.all(lanes);
+    expect(tally.unanswered, JSON.stringify(tally)).to.equal(0);
+    expect(tally.answered, JSON.stringify(tally)).to.be.greaterThan(0);
+    expect(server.output().split('starting another').length - 1).to.equal(4);
   });
 
   it('one process reloading its file (--watch) under writes serves no stale page', async () => {
