@@ -249,7 +249,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     path: 'graphql.max_query_complexity',
     type: INT,
     default: 500,
-    doc: 'Most fields a query may select (each field costs 1, a list field times its page size); a costlier one is refused before it runs.',
+    doc: 'Most fields a query may select, each field and alias counting 1 (not multiplied by page sizes: nested lists are bounded by the items they hold, docs/graphql.md); a costlier query is refused before it runs.',
   },
   {
     path: 'graphql.nesting_separator',

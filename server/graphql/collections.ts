@@ -104,8 +104,15 @@ export function connectionType(
   );
 }
 
-/** The pagination arguments of a collection field. */
+/** The pagination arguments of a collection field, each telling the limits the page its values ask for. */
 export function paginationArgs(op: OperationMetadata, settings: Settings): GraphQLFieldConfigArgumentMap {
+  const extensions = { [PAGE_SIZE]: (args: Record<string, unknown>) => servedPageSize(op, settings, args) };
+  return Object.fromEntries(
+    Object.entries(paginationArgConfigs(op, settings)).map(([name, arg]) => [name, { ...arg, extensions }]),
+  );
+}
+
+function paginationArgConfigs(op: OperationMetadata, settings: Settings): GraphQLFieldConfigArgumentMap {
   const pagination = paginationOf(op, settings);
   if (pagination === 'cursor')
     return {
@@ -129,6 +136,23 @@ export function paginationArgs(op: OperationMetadata, settings: Settings): Graph
     return args;
   }
   return {};
+}
+
+/**
+ * The extension of a pagination argument holding `(args) => items`: how many items one page of the field holds
+ * for these arguments, as the operation's page size, maximum and client page size make it (server/graphql/limits.ts
+ * counts the items a query asks for with it).
+ */
+export const PAGE_SIZE = 'apidslPageSize';
+
+/** The items a page of `op` holds for a connection's arguments; 0 for arguments the resolver will refuse. */
+function servedPageSize(op: OperationMetadata, settings: Settings, args: Record<string, unknown>): number {
+  try {
+    const window = paginationOf(op, settings) === 'cursor' ? cursorWindow(args) : undefined;
+    return pageRequest(op, settings, Object.fromEntries(pageParameters(args, settings)), window).itemsPerPage;
+  } catch {
+    return 0;
+  }
 }
 
 export const encodeCursor = (offset: number): string => btoa(String(offset));
