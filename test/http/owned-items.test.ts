@@ -161,6 +161,21 @@ for (const storage of [['--memory'], ['--data', 'DIR']])
         problem(await send(ann, 'POST', '/orders', { notes: [note] }), 400, `Item not found for "${note}".`);
       });
 
+      it('an owned line is reached through its order only: another, unowned relation cannot name it, even for the administrator', async () => {
+        const { lines } = await annOrder(2);
+        problem(
+          await send(admin, 'POST', '/carts', { favourites: [lines[0]] }),
+          400,
+          `Item not found for "${lines[0]}".`,
+        );
+        problem(
+          await send(admin, 'POST', '/carts', { favourites: [{ '@id': lines[0], quantity: 9 }] }),
+          400,
+          `Item not found for "${lines[0]}".`,
+        );
+        expect((await storedLine(lines[0]))!.quantity).to.equal(2);
+      });
+
       it('bob cannot delete ann’s order, nor so its lines', async () => {
         const { order, lines } = await annOrder(2);
         expect((await send(bob, 'DELETE', order)).status).to.equal(403);

@@ -204,12 +204,11 @@ export class NestedDocuments {
     stored: { item: Item; iri: string; name: string },
   ): Promise<NestedUpdateGuards | null | undefined> {
     const { property, holder, target } = found;
-    if (property.owned) {
-      if (listedIris(holder.stored?.[property.name]).includes(stored.iri)) return null;
-      const self = { resource: holder.resource, id: holder.stored ? idOf(holder.resource, holder.stored) : undefined };
-      if (await ownedElsewhere(this.ctx.api, this.ctx.collectionOf, target, stored.iri, self))
-        return this.refuse(found, `Item not found for "${stored.name}".`);
-    }
+    if (property.owned && listedIris(holder.stored?.[property.name]).includes(stored.iri)) return null;
+    // An owned item is reached through its owner only, whatever the relation naming it.
+    const self = { resource: holder.resource, id: holder.stored ? idOf(holder.resource, holder.stored) : undefined };
+    if (await ownedElsewhere(this.ctx.api, this.ctx.collectionOf, target, stored.iri, self))
+      return this.refuse(found, `Item not found for "${stored.name}".`);
     return nestedUpdateGuards(this.ctx.access, target, stored.iri, stored.item, found.path);
   }
 

@@ -7,7 +7,10 @@
  */
 import { badRequest } from '../../protocol/errors.js';
 import { itemOperation, type IriResolver } from '../../protocol/iri.js';
-import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
+import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../metadata/types.js';
+import { resourceOption } from '../../metadata/options.js';
+import { compileGuard } from '../../expression/guard.js';
+import type { CompiledExpression } from '../../expression/expression.js';
 import { accessDenied, allows, type RequestFacts } from '../../security/access.js';
 import type { Collection, Item } from '../../store/types.js';
 import { guardsOf, type Guard } from '../guards.js';
@@ -28,19 +31,38 @@ function targetFacts(access: TargetAccess, iri: string): RequestFacts {
   return { ...access.facts(), uriVariables: { ...(access.iris.match(iri)?.variables ?? {}) } };
 }
 
-/** Whether the relation may newly name the stored item `iri`: not owned elsewhere, and readable by the writer. */
+/**
+ * Whether a relation may newly name the stored item `iri`: not an item another item owns (whatever the relation:
+ * an owned item is reached through its owner only), and readable by the writer.
+ */
 export async function mayAttach(
   access: TargetAccess,
-  property: PropertyMetadata,
   target: ResourceMetadata,
   iri: string,
   item: Item,
 ): Promise<boolean> {
-  if (property.owned && (await ownedElsewhere(access.api, access.collectionOf, target, iri, access.self))) return false;
-  const get = itemOperation(target);
-  const guard = get && guardsOf(get, access.api.settings).security;
+  if (await ownedElsewhere(access.api, access.collectionOf, target, iri, access.self)) return false;
+  const guard = readGuard(access.api, target);
   if (!guard) return true;
-  return allows(guard.expression, targetFacts(access, iri), item, structuredClone(item));
+  return allows(guard, targetFacts(access, iri), item, structuredClone(item));
+}
+
+const resourceGuards = new WeakMap<ResourceMetadata, CompiledExpression | null>();
+
+/**
+ * The read rule of the target's items: its item Get's `security` (the resource's merged in at load); without an
+ * exposed Get, the resource's own `security`, which every operation of it would inherit (fail closed).
+ */
+function readGuard(api: ApiMetadata, target: ResourceMetadata): CompiledExpression | undefined {
+  const get = itemOperation(target);
+  if (get && !get.hidden) return guardsOf(get, api.settings).security?.expression;
+  let guard = resourceGuards.get(target);
+  if (guard === undefined) {
+    const source = resourceOption(target, 'security');
+    guard = typeof source === 'string' ? compileGuard(source) : null;
+    resourceGuards.set(target, guard);
+  }
+  return guard ?? undefined;
 }
 
 /** The guards a nested change of an item of `target` runs: its Patch operation's. */

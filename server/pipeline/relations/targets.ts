@@ -36,7 +36,7 @@ export async function checkRelations(
     for (const [index, iri] of (Array.isArray(value) ? value : [value]).entries()) {
       if (typeof iri !== 'string' || before.has(iri) || planned?.has(iri)) continue;
       const found = await storedItem(iri, iris, collectionOf);
-      if (found && (!access || (await mayAttach(access, property, found.resource, iri, found.item)))) continue;
+      if (found && (!access || (await mayAttach(access, found.resource, iri, found.item)))) continue;
       const detail = notFound(iri);
       if (!collected) throw badRequest(detail);
       collected.push(
