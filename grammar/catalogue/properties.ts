@@ -211,7 +211,7 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
     type: { kind: 'bool' },
     appliesTo: [TO_MANY],
     doc:
-      "Doctrine's orphanRemoval (docs/behaviour.md, \"Owned items\"): `true` makes the listed items belong to the item " +
+      'Doctrine\'s orphanRemoval (docs/behaviour.md, "Owned items"): `true` makes the listed items belong to the item ' +
       'that lists them. An IRI or `@id` of an item another item owns is refused as an unknown IRI is (400); an item ' +
       'removed from the list by a PUT or PATCH is deleted, and so are all of them when the owner is deleted. The ' +
       'owned resource needs no operation of its own (`operations {}`).',
