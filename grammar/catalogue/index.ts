@@ -3,7 +3,7 @@
  */
 import { FILTER_KINDS } from './filters.js';
 import { OPTIONS } from './options.js';
-import { CONSTRAINTS, LIST, PROPERTY_TYPES, RELATION } from './properties.js';
+import { CONSTRAINTS, LIST, PROPERTY_TYPES, RELATION, TO_MANY } from './properties.js';
 import { SETTINGS } from './settings.js';
 import { TEXT_FORMATS } from './text-formats.js';
 import type { ConstraintSpec, FilterKindSpec, OptionSpec, PropertyTypeSpec, SettingSpec, ValueType } from './types.js';
@@ -27,6 +27,7 @@ export {
   ON_DELETE_ACTIONS,
   RELATION,
   STRING_FORMATS,
+  TO_MANY,
   VALIDATION_FORM,
 } from './properties.js';
 export {
@@ -81,6 +82,7 @@ export function constraintApplies(
 ): boolean {
   if (!spec.appliesTo || type === undefined) return true;
   if (spec.appliesTo.includes(LIST)) return array;
+  if (spec.appliesTo.includes(TO_MANY)) return relation && array;
   return relation ? spec.appliesTo.includes(RELATION) : !propertyType(type) || spec.appliesTo.includes(type);
 }
 
@@ -89,6 +91,7 @@ export function appliesToText(types: readonly string[], quote: (t: string) => st
   return types
     .map((t) => {
       if (t === RELATION) return `relations (${quote('Resource')}, ${quote('Resource[]')})`;
+      if (t === TO_MANY) return `to-many relations (${quote('Resource[]')})`;
       return t === LIST ? `lists (${quote('T[]')}, ${quote('Resource[]')})` : quote(t);
     })
     .join(', ');

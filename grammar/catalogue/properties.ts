@@ -59,6 +59,8 @@ const TEXT = ['string'];
 export const RELATION = 'Resource';
 /** In `appliesTo`: any list property (`T[]`, `Resource[]`); the constraint is about the list, not its items. */
 export const LIST = 'T[]';
+/** In `appliesTo`: a to-many relation only (`Talk[]`), never a to-one relation nor a list of values. */
+export const TO_MANY = 'Resource[]';
 /**
  * Values of the `format` constraint: JSON Schema formats, each checked as the Symfony constraint of the same
  * meaning (Email, Url, Uuid, Ip, Hostname, DateTime) and shown as is in the OpenAPI schema (`url` as `uri`).
@@ -203,6 +205,16 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
       '"Deleting a referenced item"): `restrict` (default) refuses the delete with 409 while any reference remains; ' +
       '`cascade` deletes the referencing items too (their own relations applying in turn); `setNull` removes the ' +
       'reference (a to-one relation becomes null, a to-many one loses the IRI). Not `setNull` on a `required` relation.',
+  },
+  {
+    name: 'owned',
+    type: { kind: 'bool' },
+    appliesTo: [TO_MANY],
+    doc:
+      'Doctrine\'s orphanRemoval (docs/behaviour.md, "Owned items"): `true` makes the listed items belong to the item ' +
+      'that lists them. An IRI or `@id` of an item another item owns is refused as an unknown IRI is (400); an item ' +
+      'removed from the list by a PUT or PATCH is deleted, and so are all of them when the owner is deleted. The ' +
+      'owned resource needs no operation of its own (`operations {}`).',
   },
   {
     name: 'maxDepth',

@@ -114,6 +114,7 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     meta.relation = type;
     meta.onDelete = ON_DELETE_ACTIONS.find((a) => a === c.onDelete) ?? 'restrict';
     if (typeof c.maxDepth === 'number') meta.maxDepth = c.maxDepth;
+    if (c.owned === true && meta.array) meta.owned = true;
   }
   if (validation) meta.validation = validation;
   for (const key of ['default', ...VALIDATED.filter((name) => name !== 'required'), 'groups', 'description']) {

@@ -168,6 +168,8 @@ export interface PropertyMetadata extends FieldRules {
   relation?: string;
   /** A relation's referential action when its target item is deleted (docs/behaviour.md); default restrict. */
   onDelete?: OnDeleteAction;
+  /** A to-many relation whose items belong to the item listing them (orphanRemoval; relations/owned-items.ts). */
+  owned?: boolean;
   /** A relation's Symfony MaxDepth: how many levels deep it is embedded when the operation enables max depth. */
   maxDepth?: number;
   identifier: boolean;

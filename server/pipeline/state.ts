@@ -68,6 +68,8 @@ export interface NestedWrite {
   order: number;
   /** The IRI of the stored item changed (absent for a new one). */
   iri?: string;
+  /** The `securityPostValidation` of the target's Patch, for a change of an item the parent does not own. */
+  postValidation?: () => Promise<void>;
 }
 
 /** The published changes of one runtime, told to whoever listens (in this process only). */

@@ -7,6 +7,7 @@ import {
   OPTIONS,
   PROPERTY_TYPES,
   RELATION,
+  TO_MANY,
   constraintApplies,
   constraintByName,
   optionByName,
@@ -149,6 +150,7 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
     if (spec.appliesTo && !constraintApplies(spec, p.type, relation, p.array)) {
       const kinds = spec.appliesTo.map((t) => {
         if (t === RELATION) return 'relation (Resource, Resource[])';
+        if (t === TO_MANY) return 'to-many relation (Resource[])';
         return t === LIST ? 'list (T[], Resource[])' : t;
       });
       ctx.report(

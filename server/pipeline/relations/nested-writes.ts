@@ -32,6 +32,8 @@ import { validationFailed } from '../validation/violations.js';
 import type { NestedWrite, Runtime } from '../state.js';
 import { setServerValues } from '../representation/server-values.js';
 import { checkRelations } from './targets.js';
+import { listedIris, ownedElsewhere } from './owned-items.js';
+import { nestedUpdateGuards, type NestedUpdateGuards, type TargetAccess } from './target-access.js';
 
 /** How many levels of nested documents a body may hold (`talk.speaker.organisation` is two). */
 export const MAX_NESTING = 5;
@@ -49,6 +51,10 @@ export interface NestedContext {
   jsonld: boolean;
   /** For the target properties' `securityPostDenormalize`. */
   facts: () => RequestFacts;
+  /** For the existing items named: the writer's access to them (target-access.ts). */
+  access: TargetAccess;
+  /** The stored parent (null on a create): its owned items are changed under its own write's rules. */
+  previous: Item | null;
   /** collectDenormalizationErrors: the request's violations, which nested ones join (their paths prefixed). */
   collected?: Violation[];
   /** The operation's `allow_extra_attributes`: false refuses extra attributes in nested documents too. */
@@ -60,6 +66,9 @@ export interface NestedContext {
 /** A nested document found, waiting for its plan. */
 interface Found {
   target: ResourceMetadata;
+  /** The relation the document is in, and the item holding it (its resource, its stored version). */
+  property: PropertyMetadata;
+  holder: { resource: ResourceMetadata; stored: Item | null };
   accepted: readonly PropertyMetadata[];
   document: Record<string, unknown>;
   path: string;
@@ -83,7 +92,7 @@ export class NestedDocuments {
   readonly take: NestedDocument;
 
   constructor(private readonly ctx: NestedContext) {
-    this.take = this.level(this.top, '', 1);
+    this.take = this.level(this.top, '', 1, { resource: ctx.access.self!.resource, stored: ctx.previous });
   }
 
   /** Whether the body held any nested document. */
@@ -96,7 +105,7 @@ export class NestedDocuments {
     for (const found of this.top) await this.plan(found, 1);
   }
 
-  private level(queue: Found[], prefix: string, depth: number): NestedDocument {
+  private level(queue: Found[], prefix: string, depth: number, holder: Found['holder']): NestedDocument {
     return (property, document, path) => {
       const target = property.relation === undefined ? undefined : this.ctx.api.resource(property.relation);
       const accepted = target && embeddedProperties(target, this.ctx.groups, 'input');
@@ -107,7 +116,7 @@ export class NestedDocuments {
         throw badRequest(`Nested documents may go ${MAX_NESTING} levels deep, "${at}" is deeper. Use an IRI there.`);
       const token = `${TOKEN}${randomUUID()}`;
       this.tokens.add(token);
-      queue.push({ target, accepted, document, path: at, token, order: this.discovered++ });
+      queue.push({ target, property, holder, accepted, document, path: at, token, order: this.discovered++ });
       return token;
     };
   }
@@ -116,6 +125,8 @@ export class NestedDocuments {
     const { ctx } = this;
     const stored = await this.stored(found);
     if (stored === undefined) return; // refused, collected as a violation
+    const guards = stored ? await this.changeGuards(found, stored) : null;
+    if (guards === undefined) return; // refused, collected as a violation
     const previous = stored?.item ?? null;
     let mode: DenormalizeMode = ctx.mode === 'merge-patch' ? 'merge-patch' : 'replace';
     if (previous === null) mode = 'create';
@@ -129,7 +140,7 @@ export class NestedDocuments {
       item = denormalize(found.target, named ? attributes : found.document, mode, previous, ctx.iris, {
         accepted: found.accepted,
         collected,
-        nested: this.level(deeper, `${found.path}.`, depth + 1),
+        nested: this.level(deeper, `${found.path}.`, depth + 1, { resource: found.target, stored: previous }),
         extraAttributes: { allowed: ctx.allowsExtraAttributes },
       });
       await setServerValues(found.target, item, previous ? 'update' : 'create', ctx.facts(), ctx.iris, ctx.now);
@@ -139,10 +150,14 @@ export class NestedDocuments {
       throw e;
     }
     for (const next of deeper) await this.plan(next, depth + 1);
-    await checkRelations(found.target, item, previous, ctx.iris, ctx.collectionOf, collected, this.tokens);
+    const self = { resource: found.target, id: previous ? idOf(found.target, previous) : undefined };
+    const access = { ...ctx.access, self };
+    await checkRelations(found.target, item, previous, ctx.iris, ctx.collectionOf, collected, this.tokens, access);
     if (collected) ctx.collected!.push(...collected.map((v) => nestedViolation(found.path, v)));
     await this.applyWriteRules(found, item, previous);
+    await guards?.postDenormalize(item);
     this.writes.push({
+      ...(guards && { postValidation: () => guards.postValidation(item) }),
       resource: found.target,
       item,
       previous,
@@ -157,7 +172,7 @@ export class NestedDocuments {
    * The stored item a document names (`@id`, or in plain JSON `id`: an IRI or the identifier), null when it
    * names none (a new item), undefined when the name is refused and collected as a violation.
    */
-  private async stored(found: Found): Promise<{ item: Item; iri: string } | null | undefined> {
+  private async stored(found: Found): Promise<{ item: Item; iri: string; name: string } | null | undefined> {
     const { ctx } = this;
     const { document, target } = found;
     let key: '@id' | 'id' | undefined;
@@ -176,7 +191,25 @@ export class NestedDocuments {
     }
     const item = id === undefined ? null : await ctx.collectionOf(target).get(id);
     if (!item) return this.refuse(found, `Item not found for "${String(name)}".`);
-    return { item, iri: itemIri(target, item) };
+    return { item, iri: itemIri(target, item), name: String(name) };
+  }
+
+  /**
+   * What a document naming a stored item may change of it: null when the item is the holder's own owned item (the
+   * holder's write governs it), else its resource's Patch guards (target-access.ts); undefined when refused and
+   * collected. An item another item owns is refused as an unknown one.
+   */
+  private async changeGuards(
+    found: Found,
+    stored: { item: Item; iri: string; name: string },
+  ): Promise<NestedUpdateGuards | null | undefined> {
+    const { property, holder, target } = found;
+    if (property.owned && listedIris(holder.stored?.[property.name]).includes(stored.iri)) return null;
+    // An owned item is reached through its owner only, whatever the relation naming it.
+    const self = { resource: holder.resource, id: holder.stored ? idOf(holder.resource, holder.stored) : undefined };
+    if (await ownedElsewhere(this.ctx.api, this.ctx.collectionOf, target, stored.iri, self))
+      return this.refuse(found, `Item not found for "${stored.name}".`);
+    return nestedUpdateGuards(this.ctx.access, target, stored.iri, stored.item, found.path);
   }
 
   private refuse(found: Found, detail: string): undefined {

@@ -3,7 +3,8 @@
  * target, so a delete decides what becomes of the items that reference it, by each relation's `onDelete`
  * (Prisma's and Doctrine's referential actions). `restrict` (the default) refuses the delete with 409 while a
  * reference remains; `cascade` deletes the referencing items too, their own referrers' rules applying in turn;
- * `setNull` removes the reference. Every delete path goes through `deleteItem`: the item DELETE, custom code's
+ * `setNull` removes the reference. The items an `owned: true` relation of a deleted item lists are deleted with it
+ * (owned-items.ts). Every delete path goes through `deleteItem`: the item DELETE, custom code's
  * `ctx.remove`, message handlers' `ctx.remove`.
  *
  * The whole tree is planned first, with reads only (each referrer found through its relation's index): a
@@ -17,6 +18,7 @@ import { GENID_PATH } from '../../metadata/load.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Condition, Id, Item, Store } from '../../store/types.js';
 import type { Runtime, Transaction } from '../state.js';
+import { ownedItems } from './owned-items.js';
 
 /** One write a delete made: an item removed, or saved without its references to removed items. */
 export interface ReferentialWrite {
@@ -113,6 +115,7 @@ async function planDelete(ctx: DeleteContext, root: Doomed): Promise<Plan> {
         entry.item = withoutReference(entry.item, ref.property, target.iris);
       }
     }
+    await addOwned(ctx, target, removed, removedKeys, updated);
   }
   const conflicts: string[] = [];
   for (const { target, ref, where } of restricts) {
@@ -129,6 +132,24 @@ async function planDelete(ctx: DeleteContext, root: Doomed): Promise<Plan> {
     throw new HttpError(409, [...shown, ...(more > 0 ? [`And ${more} more.`] : [])].join(' '));
   }
   return { removed, updated };
+}
+
+/** The items `target` owns (`owned: true` relations) go with it, their own owned items and referrers in turn. */
+async function addOwned(
+  ctx: DeleteContext,
+  target: Doomed,
+  removed: Doomed[],
+  removedKeys: Set<string>,
+  updated: Plan['updated'],
+): Promise<void> {
+  for (const owned of await ownedItems(ctx.api, ctx.collectionOf, target.resource, target.item)) {
+    const id = idOf(owned.resource, owned.item);
+    const key = keyOf(owned.resource, id);
+    if (id === undefined || removedKeys.has(key)) continue;
+    removedKeys.add(key);
+    updated.delete(key);
+    removed.push({ resource: owned.resource, item: owned.item, id, iris: irisOf(owned.resource, owned.item) });
+  }
 }
 
 async function applyPlan(ctx: DeleteContext, plan: Plan): Promise<ReferentialWrite[]> {

@@ -2,7 +2,8 @@
  * Relations hold real items: every relation IRI a write sets must name a stored item of the
  * relation's resource, else the write answers 400 `Item not found for "<iri>".` (docs/behaviour.md,
  * "Relations"). IRIs of another resource or that match no item route were already refused by
- * denormalize(); values the write leaves as they were are not looked up again.
+ * denormalize(); values the write leaves as they were are not looked up again. An item the writer may not
+ * attach (target-access.ts: read access, owned elsewhere) is answered exactly as an item that is not there.
  */
 import { badRequest, type Violation } from '../../protocol/errors.js';
 import { routeIdentifier } from '../../protocol/identifier.js';
@@ -11,10 +12,12 @@ import type { ResourceMetadata } from '../../metadata/types.js';
 import type { Collection, Id, Item } from '../../store/types.js';
 import { relationViolation } from '../representation/denormalize.js';
 import { typedValue } from './links.js';
+import { mayAttach, type TargetAccess } from './target-access.js';
 
 /**
  * Throws the 400 for the first dangling IRI, or, when `collected` is given (collectDenormalizationErrors),
  * adds a violation per dangling IRI to it. `planned`: the placeholders of nested documents (nested-writes.ts).
+ * With `access`, an IRI of an item the writer may not attach (target-access.ts) is answered as a dangling one.
  */
 export async function checkRelations(
   resource: ResourceMetadata,
@@ -24,14 +27,16 @@ export async function checkRelations(
   collectionOf: (resource: ResourceMetadata) => Collection,
   collected?: Violation[],
   planned?: ReadonlySet<string>,
+  access?: TargetAccess,
 ): Promise<void> {
   for (const property of resource.properties) {
     if (!property.relation) continue;
     const before = new Set(iriList(previous?.[property.name]));
     const value = item[property.name];
     for (const [index, iri] of (Array.isArray(value) ? value : [value]).entries()) {
-      if (typeof iri !== 'string' || before.has(iri) || planned?.has(iri) || (await exists(iri, iris, collectionOf)))
-        continue;
+      if (typeof iri !== 'string' || before.has(iri) || planned?.has(iri)) continue;
+      const found = await storedItem(iri, iris, collectionOf);
+      if (found && (!access || (await mayAttach(access, found.resource, iri, found.item)))) continue;
       const detail = notFound(iri);
       if (!collected) throw badRequest(detail);
       collected.push(
@@ -51,21 +56,22 @@ const notFound = (iri: string): string => `Item not found for "${iri}".`;
 const iriList = (value: unknown): string[] =>
   (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
 
-async function exists(
+/** The stored item an IRI names, with its resource; undefined when it names none. */
+async function storedItem(
   iri: string,
   iris: IriResolver,
   collectionOf: (resource: ResourceMetadata) => Collection,
-): Promise<boolean> {
+): Promise<{ resource: ResourceMetadata; item: Item } | undefined> {
   const key = itemKey(iri, iris);
-  if (!key) return false;
-  const found = await collectionOf(key.resource).find({
+  if (!key) return undefined;
+  const [found] = await collectionOf(key.resource).find({
     where: [
       { op: 'eq', field: key.identifier, value: key.id },
       ...key.also.map(({ field, value }) => ({ op: 'eq' as const, field, value })),
     ],
     limit: 1,
   });
-  return found.length > 0;
+  return found && { resource: key.resource, item: found };
 }
 
 /** What an item IRI names: its resource, identifier value and the other route variables the item must hold. */

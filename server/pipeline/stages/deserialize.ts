@@ -18,6 +18,8 @@ import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../repres
 import { setServerValues } from '../representation/server-values.js';
 import { checkRelations } from '../relations/targets.js';
 import { NestedDocuments } from '../relations/nested-writes.js';
+import type { TargetAccess } from '../relations/target-access.js';
+import type { Item } from '../../store/types.js';
 import { factsOf } from '../guards.js';
 import { writesRelativeIris } from '../representation/url-generation.js';
 import { validationFailed } from '../validation/violations.js';
@@ -60,7 +62,8 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   const iris = bodyIris(state);
   // The write's time, the same for the item and the items nested in it (`default: now`, `onUpdate: now`).
   const now = new Date();
-  const nested = nestedDocuments(state, mode, iris, collected, now);
+  const access = targetAccess(state, iris, previous);
+  const nested = nestedDocuments(state, mode, access, previous, collected, now);
   const item = denormalize(op.resource, body, mode, previous, iris, {
     accepted: acceptedProperties(op, settings),
     collected,
@@ -73,7 +76,16 @@ export async function applyBody(state: OperationState, received: unknown): Promi
     refuseNestedWrites(state);
     await nested.resolve();
   }
-  await checkRelations(op.resource, item, previous, iris, state.runtime.collectionOf, collected, nested?.tokens);
+  await checkRelations(
+    op.resource,
+    item,
+    previous,
+    iris,
+    state.runtime.collectionOf,
+    collected,
+    nested?.tokens,
+    access,
+  );
   if (collected?.length) throw validationFailed(collected);
   if (nested?.writes.length) state.nestedWrites = nested.writes;
   const id = op.resource.identifier;
@@ -97,7 +109,8 @@ export async function applyBody(state: OperationState, received: unknown): Promi
 function nestedDocuments(
   state: OperationState,
   mode: DenormalizeMode,
-  iris: IriResolver,
+  access: TargetAccess,
+  previous: Item | null,
   collected: Violation[] | undefined,
   now: Date,
 ): NestedDocuments | undefined {
@@ -106,16 +119,31 @@ function nestedDocuments(
   if (!groups || state.values || type === JSONAPI_MEDIA_TYPE) return undefined;
   return new NestedDocuments({
     api: state.api,
-    iris,
+    iris: access.iris,
     collectionOf: state.runtime.collectionOf,
     groups,
     mode,
     jsonld: type === 'application/ld+json',
     facts: () => factsOf(state),
+    access,
+    previous,
     collected,
     allowsExtraAttributes: allowsExtraAttributes(state.operation, state.api.settings),
     now,
   });
+}
+
+/** What the relations' checks of the writer's access need (relations/target-access.ts): the request, the item written. */
+function targetAccess(state: OperationState, iris: IriResolver, previous: Item | null): TargetAccess {
+  const resource = state.operation.resource;
+  const id = previous && resource.identifier ? previous[resource.identifier.name] : undefined;
+  return {
+    api: state.api,
+    iris,
+    collectionOf: state.runtime.collectionOf,
+    facts: () => factsOf(state),
+    self: { resource, id: typeof id === 'number' || typeof id === 'string' ? id : undefined },
+  };
 }
 
 /**

@@ -7,10 +7,12 @@
 import type { Persistence } from '../../messenger/index.js';
 import type { ResourceMetadata } from '../../metadata/types.js';
 import { HttpError } from '../../protocol/errors.js';
+import { iriResolver } from '../../protocol/iri.js';
 import { StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
 import { deleteItem } from '../relations/referential-actions.js';
 import { writeNested } from '../relations/nested-writes.js';
-import type { OperationState, Runtime } from '../state.js';
+import { droppedOwned } from '../relations/owned-items.js';
+import { isItem, type OperationState, type Runtime } from '../state.js';
 import { publishChange, publishingOperation } from './mercure-updates.js';
 
 /** The item's identifier value, undefined when it has none yet (the store assigns it). */
@@ -64,16 +66,43 @@ export async function insertItem(state: OperationState, item: Item): Promise<Ite
 /**
  * Stores the item (by `store`: insertItem or persistItem) with the related items its body's nested documents
  * write, all or nothing (relations/nested-writes.ts); each related item stored is a committed change of its resource.
+ * An update also deletes the items it dropped from its `owned` relations, after storing the item and in the same
+ * transaction where the store has them (relations/owned-items.ts).
  */
 export async function withNestedWrites(state: OperationState, store: (item: Item) => Promise<Item>): Promise<Item> {
-  const writes = state.nestedWrites;
+  const writes = state.nestedWrites ?? [];
   const item = state.data as Item;
-  if (!writes?.length) return store(item);
-  const { result, saved } = await refusingConflicts(() =>
-    writeNested(state.runtime, writes, item, state.operation.resource, store),
-  );
+  const resource = state.operation.resource;
+  const previous = isItem(state.previousData) ? state.previousData : null;
+  const owns = previous !== null && resource.properties.some((p) => p.owned);
+  if (!writes.length && !owns) return store(item);
+  // The nested changes' securityPostValidation (target-access.ts), after validation and before any write.
+  for (const w of writes) await w.postValidation?.();
+  const storeAll = async (settled: Item): Promise<Item> => {
+    const saved = await store(settled);
+    if (owns) await removeOrphans(state, saved, previous);
+    return saved;
+  };
+  const { result, saved } = await refusingConflicts(() => writeNested(state.runtime, writes, item, resource, storeAll));
   for (const s of saved) (state.changes ??= []).push({ kind: 'saved', item: s.item, resource: s.resource });
   return result;
+}
+
+/**
+ * Deletes the owned items an update dropped, each with the referential actions of its own referrers; inside the
+ * write's transaction (none is opened here). Without one (MongoDB) the owner is stored first: an orphan delete a
+ * `restrict` refuses (409) then leaves the owner changed and that item in place.
+ */
+async function removeOrphans(state: OperationState, saved: Item, previous: Item): Promise<void> {
+  const { api, collectionOf } = state.runtime;
+  const iris = iriResolver(api);
+  for (const { target, iri } of droppedOwned(api, state.operation.resource, saved, previous)) {
+    const id = iris.identifierOf(target, iri);
+    const orphan = id === undefined ? null : await collectionOf(target).get(id);
+    if (!orphan) continue;
+    for (const write of await deleteItem({ api, collectionOf, transaction: undefined }, target, orphan))
+      (state.changes ??= []).push({ kind: write.kind, item: write.item, resource: write.resource });
+  }
 }
 
 /** Removes an item, with the referential actions its referrers' relations declare (409 on a `restrict`). */

@@ -333,6 +333,14 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
     ],
     ['test/http/referential-actions.test.ts', 'setNull, to-one: the talks of a deleted track stay, without a track'],
   ],
+  owned: [
+    ['test/http/owned-items.test.ts', 'orphan removal: a line a PATCH drops is deleted, then the lines a PUT drops'],
+    [
+      'test/http/owned-items.test.ts',
+      'bob cannot list a line of ann’s order by IRI: 400 exactly as an unknown IRI, nothing stored',
+    ],
+    ['test/http/owned-items.test.ts', 'deleting the order deletes its lines and notes; another order’s lines stay'],
+  ],
   onUpdate: [
     ['test/http/server-values.test.ts', 'stamps every update (PATCH, PUT) and keeps the create values and the owner'],
   ],
