@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { WriteWrapper } from '../pipeline/runtime.js';
 import { ForwardingCollection } from '../store/forwarding-collection.js';
-import type { Collection, Id, Item } from '../store/types.js';
+import type { Collection, Condition, Id, Item } from '../store/types.js';
 import type { PeerLink } from '../cluster/link.js';
 import { resourceTag, writeTags } from './cache-tags.js';
 import { purger, type Purge } from './purgers.js';
@@ -79,10 +79,10 @@ export class InvalidatingCollection extends ForwardingCollection {
     await this.invalidate(writeTags(this.resource, result.item));
     return result;
   }
-  override async delete(id: Id): Promise<boolean> {
+  override async delete(id: Id, where?: Condition[]): Promise<boolean> {
     // The item's IRI may take other fields than its identifier: read it before it goes.
     const before = await this.inner.get(id);
-    const deleted = await this.inner.delete(id);
+    const deleted = await this.inner.delete(id, where);
     if (deleted) await this.invalidate(writeTags(this.resource, before ?? this.identified(id)));
     return deleted;
   }

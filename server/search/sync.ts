@@ -11,7 +11,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { ResourceMetadata } from '../metadata/types.js';
 import { ForwardingCollection } from '../store/forwarding-collection.js';
-import type { Collection, Id, Item } from '../store/types.js';
+import type { Collection, Condition, Id, Item } from '../store/types.js';
 import type { SearchClient } from './client.js';
 
 /** One change of a document. */
@@ -144,8 +144,8 @@ export class SyncingCollection extends ForwardingCollection {
     await this.tell([this.indexed(result.item)]);
     return result;
   }
-  override async delete(id: Id): Promise<boolean> {
-    const deleted = await this.inner.delete(id);
+  override async delete(id: Id, where?: Condition[]): Promise<boolean> {
+    const deleted = await this.inner.delete(id, where);
     if (deleted) await this.tell([{ index: this.index, id: String(id) }]);
     return deleted;
   }

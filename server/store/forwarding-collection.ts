@@ -1,4 +1,4 @@
-import type { Collection, Id, Item, PageRows, Query } from './types.js';
+import type { Collection, Condition, Id, Item, PageRows, Query } from './types.js';
 
 /**
  * A collection that hands every call to another one: the base of the decorators that add something to the writes
@@ -44,8 +44,8 @@ export class ForwardingCollection implements Collection {
   upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
     return this.inner.upsert(id, item);
   }
-  delete(id: Id): Promise<boolean> {
-    return this.inner.delete(id);
+  delete(id: Id, where?: Condition[]): Promise<boolean> {
+    return this.inner.delete(id, where);
   }
   clear(): Promise<number> {
     return this.inner.clear();

@@ -646,11 +646,12 @@ class MongoCollection implements Collection {
     return { item: this.toItem(doc), created };
   }
 
-  async delete(id: Id): Promise<boolean> {
+  async delete(id: Id, where?: Condition[]): Promise<boolean> {
     if (!this.isKey(id)) return false;
+    const filter = where?.length ? { $and: [{ _id: id }, compileWhere(this.spec, where)] } : { _id: id };
     return this.guard(() =>
       this.atomically(async (session) => {
-        const result = await this.items.deleteOne({ _id: id }, { session });
+        const result = await this.items.deleteOne(filter, { session });
         if (result.deletedCount > 0) await this.addToCount(-1, session);
         return result.deletedCount > 0;
       }),

@@ -378,6 +378,12 @@ export function compileExists(spec: CollectionSpec, q: Query): CompiledSql {
   };
 }
 
+/** Deletes the row of one key while it matches `where` (a conditional `Collection.delete`); the key binds last. */
+export function compileDeleteWhere(spec: CollectionSpec, where: Condition[]): CompiledSql {
+  const clause = whereClause([...where.map((c) => condition(spec, c)), sql(`${KEY_COLUMN} = ?`)]);
+  return { sql: `DELETE FROM ${table(spec)}${clause.sql}`, params: clause.params };
+}
+
 /** Counts with COUNT(*); see compileTotal for the unfiltered count. */
 export function compileCount(spec: CollectionSpec, where: Condition[] = []): CompiledSql {
   const clause = whereClause(where.map((c) => condition(spec, c)));

@@ -24,6 +24,7 @@ import {
 import {
   COUNTS_TABLE,
   compileCount,
+  compileDeleteWhere,
   compileExists,
   compileFind,
   compileStream,
@@ -604,10 +605,12 @@ class SqliteCollection implements Collection {
     return { item: stored, created };
   }
 
-  async delete(id: Id): Promise<boolean> {
+  async delete(id: Id, where?: Condition[]): Promise<boolean> {
     if (!this.isKey(id)) return false;
     this.connection.quiesce();
-    return this.prepare(this.sql.delete).run(id).changes > 0;
+    if (!where?.length) return this.prepare(this.sql.delete).run(id).changes > 0;
+    const q = compileDeleteWhere(this.spec, where);
+    return this.prepare(q.sql).run(...q.params, id).changes > 0;
   }
 
   async clear(): Promise<number> {

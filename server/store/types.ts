@@ -170,7 +170,11 @@ export interface Collection {
   replace(id: Id, item: Item): Promise<Item | null>;
   /** Atomic create-or-replace. */
   upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }>;
-  delete(id: Id): Promise<boolean>;
+  /**
+   * Deletes the item; with `where`, only while it still matches those conditions, in the same statement (a
+   * cascade deletes an item only while it still names the deleted one). False when nothing was deleted.
+   */
+  delete(id: Id, where?: Condition[]): Promise<boolean>;
   /**
    * Deletes every item (count back to 0). The sequence is kept: integer keys go on after the last one handed
    * out, never from 1 again. Returns how many were deleted.

@@ -41,6 +41,8 @@ interface Doomed {
   item: Item;
   id: Id;
   iris: string[];
+  /** For an item a cascade reached: it is deleted only while it still names the item it was found through. */
+  naming?: Condition;
 }
 
 /** Most conflicts a 409's detail names one by one (a wide cascade may meet many). */
@@ -60,11 +62,46 @@ export async function deleteItem(
   const root: Doomed = { resource, item, id, iris: irisOf(resource, item) };
   const plan = await planDelete(ctx, root);
   if (plan.removed.length === 1 && plan.updated.size === 0) {
-    // Nothing references it: the plain delete, no transaction needed.
-    return (await ctx.collectionOf(resource).delete(id)) ? [{ kind: 'removed', resource, item }] : [];
+    // Nothing references it: the plain delete, no transaction needed (a late referrer is compensated for).
+    if (!(await ctx.collectionOf(resource).delete(id))) return [];
+    return [{ kind: 'removed', resource, item }, ...(await lateReferrers(ctx, plan.removed, true))];
   }
-  const write = () => applyPlan(ctx, plan);
+  const write = async (): Promise<ReferentialWrite[]> => {
+    const writes = await applyPlan(ctx, plan);
+    if (!writes.some((w) => w.kind === 'removed' && w.item === item)) return writes;
+    return [...writes, ...(await lateReferrers(ctx, plan.removed, !ctx.transaction))];
+  };
   return ctx.transaction ? ctx.transaction(write) : write();
+}
+
+/**
+ * The referrers a plan could not see (docs/behaviour.md, "Writes racing a delete"): items a concurrent write
+ * stored, naming an item of `removed`, after the plan read its referrers; that write checked its target while it
+ * was still there. Looked for again once the items are gone, and handled by their relations' actions as the plan
+ * would have. A `restrict` found now refuses the delete after all (409): inside a transaction its rollback undoes
+ * it; without one (`restore`) the removed items are stored back first. A write that stores its reference after this
+ * look finds its target gone and undoes itself (persist.ts), so no interleaving leaves a reference to a deleted item.
+ */
+async function lateReferrers(ctx: DeleteContext, removed: Doomed[], restore: boolean): Promise<ReferentialWrite[]> {
+  const writes: ReferentialWrite[] = [];
+  for (const gone of removed) {
+    let plan: Plan;
+    try {
+      plan = await planDelete(ctx, gone);
+    } catch (e) {
+      if (restore && e instanceof HttpError && e.status === 409) await restoreRemoved(ctx, removed);
+      throw e;
+    }
+    if (plan.removed.length === 1 && plan.updated.size === 0) continue;
+    writes.push(...(await applyPlan(ctx, plan)));
+    writes.push(...(await lateReferrers(ctx, plan.removed.slice(1), restore)));
+  }
+  return writes;
+}
+
+/** Stores back the items a delete removed, the deleted item first (the compensation of a late `restrict`). */
+async function restoreRemoved(ctx: DeleteContext, removed: Doomed[]): Promise<void> {
+  for (const { resource, item, id } of removed) await ctx.collectionOf(resource).upsert(id, item);
 }
 
 /** One transaction at a time on a store (SQLite opens one per connection): the deletes that need one queue. */
@@ -107,7 +144,7 @@ async function planDelete(ctx: DeleteContext, root: Doomed): Promise<Plan> {
         if (action === 'cascade') {
           removedKeys.add(key);
           updated.delete(key);
-          removed.push({ resource: ref.from, item: referrer, id, iris: irisOf(ref.from, referrer) });
+          removed.push({ resource: ref.from, item: referrer, id, iris: irisOf(ref.from, referrer), naming: where[0] });
           continue;
         }
         let entry = updated.get(key);
@@ -158,8 +195,10 @@ async function applyPlan(ctx: DeleteContext, plan: Plan): Promise<ReferentialWri
     const saved = await ctx.collectionOf(resource).replace(id, item);
     if (saved) writes.push({ kind: 'saved', resource, item: saved });
   }
-  for (const { resource, item, id } of [...plan.removed].reverse()) {
-    if (await ctx.collectionOf(resource).delete(id)) writes.push({ kind: 'removed', resource, item });
+  for (const { resource, item, id, naming } of [...plan.removed].reverse()) {
+    // A referrer a concurrent write moved away since the plan read it stays (its new target is not going).
+    if (await ctx.collectionOf(resource).delete(id, naming && [naming]))
+      writes.push({ kind: 'removed', resource, item });
   }
   return writes;
 }

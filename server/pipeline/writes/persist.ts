@@ -10,6 +10,7 @@ import { HttpError } from '../../protocol/errors.js';
 import { iriResolver } from '../../protocol/iri.js';
 import { StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
 import { deleteItem } from '../relations/referential-actions.js';
+import { checkRelations } from '../relations/targets.js';
 import { writeNested } from '../relations/nested-writes.js';
 import { droppedOwned } from '../relations/owned-items.js';
 import { isItem, type OperationState, type Runtime } from '../state.js';
@@ -43,6 +44,28 @@ function storeItem(
   );
 }
 
+/**
+ * Confirms, once the item is stored, that the related items it names newly are still there (docs/behaviour.md,
+ * "Writes racing a delete"); when one is gone, `undo` takes the write back and the answer is the 400 of an unknown
+ * IRI. The check before the write (targets.ts) and the store are two steps: a delete may run between them, and its
+ * own look for late referrers (referential-actions.ts) may run before this write lands; this look, after it,
+ * closes that gap.
+ */
+async function confirmTargets(
+  state: OperationState,
+  saved: Item,
+  previous: Item | null,
+  undo: () => Promise<unknown>,
+): Promise<void> {
+  const { api, collectionOf } = state.runtime;
+  try {
+    await checkRelations(state.operation.resource, saved, previous, iriResolver(api), collectionOf);
+  } catch (e) {
+    if (e instanceof HttpError) await undo();
+    throw e;
+  }
+}
+
 /** Records a committed change for the "publish" stage. */
 export const committed = (state: OperationState, kind: 'saved' | 'removed', item: Item): void => {
   (state.changes ??= []).push({ kind, item });
@@ -50,7 +73,19 @@ export const committed = (state: OperationState, kind: 'saved' | 'removed', item
 
 /** Stores an item: created when it is new, else replaced (the default write of any method). */
 export async function persistItem(state: OperationState, item: Item): Promise<Item> {
-  const { item: saved, created } = await storeItem(state.storeCollection, state.operation.resource, item);
+  const collection = state.storeCollection;
+  const resource = state.operation.resource;
+  const { item: saved, created } = await storeItem(collection, resource, item);
+  const id = idOf(resource, saved)!;
+  // The stored version this write replaced, when the operation read it (custom code may persist another item).
+  const read = isItem(state.previousData) ? state.previousData : null;
+  const previous = read && idOf(resource, read) === id ? read : null;
+  // The undo stores the previous version back even when the delete's cascade took the item meanwhile (it did so
+  // only for the reference this write is refused for).
+  if (created || previous)
+    await confirmTargets(state, saved, previous, () =>
+      previous ? collection.upsert(id, previous) : collection.delete(id),
+    );
   if (created && state.operation.method === 'PUT') state.created = true;
   committed(state, 'saved', saved);
   return saved;
@@ -59,6 +94,7 @@ export async function persistItem(state: OperationState, item: Item): Promise<It
 /** Inserts a new item, whatever its identifier (a POST: an identifier in use answers 409). */
 export async function insertItem(state: OperationState, item: Item): Promise<Item> {
   const saved = await refusingConflicts(() => state.storeCollection.insert(item));
+  await confirmTargets(state, saved, null, () => state.storeCollection.delete(idOf(state.operation.resource, saved)!));
   committed(state, 'saved', saved);
   return saved;
 }
