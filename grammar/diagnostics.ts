@@ -192,6 +192,10 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     doc: 'An args or extraArgs type naming no type an argument may have (String, Int, Float, Boolean, ID, Iterable).',
   },
+  'graphql-less-guarded': {
+    severity: 'warning',
+    doc: 'A GraphQL operation whose own security leaves out a stage (security, securityPostDenormalize, securityPostValidation) its REST twin guards, or makes it `true`.',
+  },
   'graphql-subscription-inert': {
     severity: 'warning',
     doc: 'A Subscription on a resource whose mercure is off: no update would ever reach it.',

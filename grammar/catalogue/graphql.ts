@@ -3,7 +3,7 @@
  * what each kind is, whether it takes a name, the set a resource gets without a block, and the scalar types an
  * argument may have. Which options each kind accepts is in options.ts (`placement.graphql`).
  */
-import type { GraphQlKindName } from './types.js';
+import type { GraphQlKindName, OperationKind } from './types.js';
 
 export interface GraphQlKindSpec {
   name: GraphQlKindName;
@@ -52,7 +52,9 @@ export const GRAPHQL_KIND_SPECS: readonly GraphQlKindSpec[] = [
 
 /**
  * The GraphQL operations of a resource without a `graphql` block (API Platform's defaults), while
- * `config graphql.enabled` is true; the Subscription only when the resource's `mercure` is on.
+ * `config graphql.enabled` is true; the Subscription only when the resource's `mercure` is on. Unlike API
+ * Platform, each only where the REST operation it mirrors exists (graphQlTwinKinds): no `deleteBook` without a
+ * `Delete`.
  */
 export const DEFAULT_GRAPHQL_OPERATIONS: readonly { kind: GraphQlKindName; name?: string; mercureOnly?: true }[] = [
   { kind: 'Query' },
@@ -65,3 +67,24 @@ export const DEFAULT_GRAPHQL_OPERATIONS: readonly { kind: GraphQlKindName; name?
 
 /** The named types an `args`/`extraArgs` type may reference (the schema's argument types). */
 export const GRAPHQL_SCALARS = ['String', 'Int', 'Float', 'Boolean', 'ID', 'Iterable'] as const;
+
+/** The operation options that guard it: its three security stages, and their messages. */
+export const GUARD_EXPRESSIONS = ['security', 'securityPostDenormalize', 'securityPostValidation'] as const;
+export const GUARD_MESSAGES = [
+  'securityMessage',
+  'securityPostDenormalizeMessage',
+  'securityPostValidationMessage',
+] as const;
+
+/**
+ * The REST operation kinds a GraphQL operation mirrors, best first (docs/graphql.md, "Secure by default"): its
+ * twin, the first of these the resource has. A Query and a Subscription mirror `Get`, a QueryCollection
+ * `GetCollection`, `create` (and a Mutation whose `args` have no `id`) `Post`, `update` and other Mutations
+ * `Patch`, else `Put`, a DeleteMutation `Delete`. A GraphQL operation without security of its own takes its twin's.
+ */
+export function graphQlTwinKinds(kind: GraphQlKindName, name: string | undefined, creates: boolean): OperationKind[] {
+  if (kind === 'Query' || kind === 'Subscription') return ['Get'];
+  if (kind === 'QueryCollection') return ['GetCollection'];
+  if (kind === 'DeleteMutation') return ['Delete'];
+  return name === 'create' || creates ? ['Post'] : ['Patch', 'Put'];
+}

@@ -19,7 +19,15 @@ export {
 } from './options.js';
 export { SETTINGS } from './settings.js';
 export { TEXT_FORMATS, graphQlNamedType, intervalSeconds, ipRange } from './text-formats.js';
-export { DEFAULT_GRAPHQL_OPERATIONS, GRAPHQL_KIND_SPECS, GRAPHQL_SCALARS, type GraphQlKindSpec } from './graphql.js';
+export {
+  DEFAULT_GRAPHQL_OPERATIONS,
+  GRAPHQL_KIND_SPECS,
+  GRAPHQL_SCALARS,
+  GUARD_EXPRESSIONS,
+  GUARD_MESSAGES,
+  graphQlTwinKinds,
+  type GraphQlKindSpec,
+} from './graphql.js';
 export {
   PROPERTY_TYPES,
   CONSTRAINTS,

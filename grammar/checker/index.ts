@@ -12,6 +12,7 @@ import { checkDeclarations } from './rules/declarations.js';
 import { checkElasticsearch } from './rules/elasticsearch.js';
 import { checkFilters } from './rules/filters.js';
 import { checkGraphQl } from './rules/graphql.js';
+import { checkGraphQlGuards } from './rules/graphql-guards.js';
 import { checkMcp } from './rules/mcp.js';
 import { checkOperations } from './rules/operations.js';
 import { checkRateLimits } from './rules/rate-limit.js';
@@ -30,6 +31,7 @@ const RULES = [
   checkResources,
   checkOperations,
   checkGraphQl,
+  checkGraphQlGuards,
   checkMcp,
   checkAsync,
   checkElasticsearch,

@@ -4,7 +4,12 @@
  * of the metadata (load.ts), only while `config graphql.enabled` is true.
  */
 import { graphQlFieldName, placeholders } from '../../grammar/naming.js';
-import type { OperationKind } from '../../grammar/catalogue/index.js';
+import {
+  GUARD_EXPRESSIONS,
+  GUARD_MESSAGES,
+  graphQlTwinKinds,
+  type OperationKind,
+} from '../../grammar/catalogue/index.js';
 import { loadCode } from './code.js';
 import type {
   CodeFunction,
@@ -27,8 +32,8 @@ const GRAPHQL_ONLY = ['resolver', 'args', 'extraArgs', 'nested'];
 
 /**
  * `declared` undefined (no block): API Platform's defaults — Query, QueryCollection, create, update, delete, and a
- * Subscription when the resource publishes to Mercure. A resource without a Query (or QueryCollection) gets a nested
- * one, so that relations reach its type.
+ * Subscription when the resource publishes to Mercure — each only where its REST twin exists (twinOf). A resource
+ * without a Query (or QueryCollection) gets a nested one, so that relations reach its type.
  */
 export async function loadGraphQlOperations(
   resource: ResourceMetadata,
@@ -56,7 +61,36 @@ function defaults(resource: ResourceMetadata): DeclaredGraphQlOperation[] {
   ];
   const mercure = resource.options.mercure;
   if (mercure !== undefined && mercure !== false && mercure !== null) ops.push({ kind: 'Subscription', options: {} });
-  return ops;
+  return ops.filter((d) => twinOf(resource, d.kind as GraphQlKind, d.name, false));
+}
+
+/** The REST operation a GraphQL operation mirrors (catalogue `graphQlTwinKinds`): the first exposed one of its kind. */
+export function twinOf(
+  resource: ResourceMetadata,
+  kind: GraphQlKind,
+  name: string | undefined,
+  creates: boolean,
+): OperationMetadata | undefined {
+  for (const k of graphQlTwinKinds(kind, name, creates)) {
+    const twin = resource.operations.find((o) => o.kind === k && !o.hidden);
+    if (twin) return twin;
+  }
+  return undefined;
+}
+
+/**
+ * Secure by default (docs/graphql.md): an operation that writes none of the three security expressions runs its
+ * twin's (as the twin has them, resource-level ones and mutators included), with the twin's messages where it
+ * writes none of its own. One that writes any keeps its own: `apidsl check` warns where it is less guarded.
+ */
+function takeTwinGuards(options: Record<string, unknown>, own: Record<string, unknown>, twin: OperationMetadata) {
+  if (GUARD_EXPRESSIONS.some((k) => own[k] !== undefined)) return;
+  for (const k of GUARD_EXPRESSIONS) {
+    delete options[k];
+    if (twin.options[k] !== undefined) options[k] = twin.options[k];
+  }
+  for (const k of GUARD_MESSAGES)
+    if (own[k] === undefined && twin.options[k] !== undefined) options[k] = twin.options[k];
 }
 
 /** The REST kind whose stages a GraphQL operation runs (types.ts, `GraphQlOperationMetadata.operation`). */
@@ -92,6 +126,8 @@ async function operation(
   const path = onItem ? resource.itemPath! : resource.collectionPath;
   const options: Record<string, unknown> = { ...written };
   for (const k of GRAPHQL_ONLY) delete options[k];
+  const twin = twinOf(resource, kind, declared.name, restKind === 'Post');
+  if (twin) takeTwinGuards(options, declared.options, twin);
   const pipeline: OperationMetadata = {
     name: `_graphql_${fieldName}`,
     kind: restKind,
@@ -121,6 +157,7 @@ async function operation(
     ...(args ? { args } : {}),
     ...(extraArgs ? { extraArgs } : {}),
     nested: written.nested === true,
+    ...(twin ? { twin } : {}),
   };
 }
 

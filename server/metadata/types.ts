@@ -288,6 +288,11 @@ export interface GraphQlOperationMetadata {
   operation: OperationMetadata;
   /** `resolver`: a custom query's `(ctx) => item | items | paginator`, a custom mutation's `(item, ctx) => item`. */
   resolver?: CodeFunction;
+  /**
+   * The REST operation it mirrors (catalogue `graphQlTwinKinds`): Get, GetCollection, Post, Patch or else Put,
+   * Delete. Without security expressions of its own, `operation` runs the twin's (docs/graphql.md).
+   */
+  twin?: OperationMetadata;
   /** `args`: replace the operation's default arguments (or input fields, for a mutation). */
   args?: Record<string, GraphQlArgument>;
   /** `extraArgs`: added to the default arguments. */

@@ -122,8 +122,6 @@ describe('GraphQL API (graphql-books.api)', function () {
       });
       expect(mutations).to.include({
         createAuthor: 'createAuthorPayload',
-        updateAuthor: 'updateAuthorPayload',
-        deleteAuthor: 'deleteAuthorPayload',
         createBook: 'createBookPayload',
         updateBook: 'updateBookPayload',
         deleteBook: 'deleteBookPayload',
@@ -132,6 +130,8 @@ describe('GraphQL API (graphql-books.api)', function () {
       // graphql {}: no root field of its own.
       expect(Object.keys(queries).filter((n) => /publisher/i.test(n))).to.deep.equal([]);
       expect(Object.keys(mutations).filter((n) => /publisher/i.test(n))).to.deep.equal([]);
+      // Author has no Patch, Put or Delete over REST: no default update or delete (docs/graphql.md, "Secure by default").
+      expect(Object.keys(mutations).filter((n) => /author/i.test(n))).to.deep.equal(['createAuthor']);
       // Review declares its queries and create only.
       expect(Object.keys(mutations).filter((n) => /review/i.test(n))).to.deep.equal(['createReview']);
     });

@@ -18,6 +18,7 @@ import { graphQlFieldName } from '../../naming.js';
 import type { CheckContext } from '../context.js';
 import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
+import { modelTwin } from './graphql-guards.js';
 
 export function checkGraphQl(ctx: CheckContext): void {
   const enabled = configEntry(ctx.model.config, 'graphql.enabled')?.value;
@@ -202,7 +203,7 @@ function rootFields(ctx: CheckContext, enabled: boolean): RootField[] {
     } else if (enabled) {
       const mercure = mercureOn(resource.options.get('mercure'));
       for (const d of DEFAULT_GRAPHQL_OPERATIONS) {
-        if (d.mercureOnly && !mercure) continue;
+        if ((d.mercureOnly && !mercure) || !modelTwin(resource, d.kind, d.name, false)) continue;
         const field = graphQlFieldName(d.kind, d.name, resource.shortName)!;
         out.push({ field, kind: d.kind, resource, op: undefined });
       }
