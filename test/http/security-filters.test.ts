@@ -279,3 +279,46 @@ describe('security: filters cannot probe hidden values (fixture security/filters
     });
   });
 });
+
+/**
+ * Index reads (an `elasticsearch: true` collection): the same stage runs before the read, for the kinds only the
+ * index answers (match, term) as for the others. The engine is a closed port, so no engine is needed: a refused
+ * criterion answers 400 without reaching it, one let through reaches it and answers 503 (the read was tried).
+ */
+describe('security: filters cannot probe hidden values on index reads (fixture security/filters-index.api)', function () {
+  this.timeout(60_000);
+  const INDEX_KINDS: { kind: string; hidden: string; visible: string }[] = [
+    { kind: 'match', hidden: 'note=reorder', visible: 'title=dune' },
+    { kind: 'term', hidden: 'supplier=Acme', visible: 'isbn=111' },
+    { kind: 'order', hidden: 'order[costPrice]=desc', visible: 'order[title]=asc' },
+    { kind: 'range', hidden: 'costPrice[between]=17.9..18.1', visible: 'price[gt]=5' },
+  ];
+  const savedUrl = process.env.APIDSL_ELASTICSEARCH_URL;
+  before(() => void delete process.env.APIDSL_ELASTICSEARCH_URL); // the file's hosts, not the environment's
+  after(() => {
+    if (savedUrl !== undefined) process.env.APIDSL_ELASTICSEARCH_URL = savedUrl;
+  });
+  const server = useServer(securityFixture('filters-index.api'));
+  let staff: string;
+  let alice: string;
+  before(async () => {
+    staff = await token({ sub: 'sam', roles: ['ROLE_STAFF'] });
+    alice = await token({ sub: 'alice', roles: ['ROLE_USER'] });
+  });
+
+  for (const c of INDEX_KINDS) {
+    it(`${c.kind}: 400 naming the parameter before the index is read; staff and visible properties reach it`, async () => {
+      const parameter = decodeURIComponent(c.hidden.split('=')[0]);
+      for (const who of [undefined, alice]) {
+        const r = await as(who, server.url, 'GET', `/books?${c.hidden}`);
+        expect(r.status, r.text).to.equal(400);
+        expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
+        expect(r.json.detail).to.include(`"${parameter}"`);
+      }
+      const granted = await as(staff, server.url, 'GET', `/books?${c.hidden}`);
+      expect(granted.status, `staff reach the index: ${granted.text}`).to.equal(503);
+      const visible = await as(alice, server.url, 'GET', `/books?${c.visible}`);
+      expect(visible.status, `a visible property reaches the index: ${visible.text}`).to.equal(503);
+    });
+  }
+});

@@ -1,8 +1,9 @@
 /**
- * Stage "filterSecurity" of collection operations (docs/security.md, "Filters cannot probe hidden values"). A
- * criterion on a property whose `security` denies this user (a filter of any kind, a named parameter feeding one,
- * a cursor bound) answers 400 naming the parameter: the documents leave that property out, and `totalItems`, the
- * members or their order would otherwise give its value away. A rule that errs denies (fail closed). A rule that
+ * Stage "filterSecurity" of collection operations (docs/behaviour.md, Security: "Filters cannot probe hidden values"). A
+ * criterion on a property whose `security` denies this user (a filter of any kind, a named parameter feeding one;
+ * a cursor's bounds and order are its field's range and order filters, which `apidsl check` requires) answers 400
+ * naming the parameter: the documents leave that property out, and `totalItems`, the members or their order would
+ * otherwise give its value away. A rule that errs denies (fail closed). A rule that
  * reads `object` is evaluated with no item, so it allows only what it grants whatever the item.
  *
  * A `parameters` entry's own `security` (API Platform 4's parameter security) is checked first when the request
@@ -65,13 +66,6 @@ const criteriaGuards = perOperation((op: OperationMetadata, api: ApiMetadata) =>
         name,
         guard: { expression: compileGuard(spec.security, op.uriVariables), message: spec.securityMessage },
       });
-  }
-  // A cursor's bounds (`price[lt]`) and its order are read from the criteria whatever the filters.
-  const cursor = optionValue(op, api.settings, 'paginationViaCursor');
-  for (const { field } of Array.isArray(cursor) ? cursor : []) {
-    const property = guardedProperty(String(field));
-    if (property)
-      for (const path of [[property.name], [api.settings.orderParameter, property.name]]) add(path, property);
   }
   return { criteria, parameters };
 });
