@@ -272,6 +272,38 @@ describe('security: filters cannot probe hidden values (fixture security/filters
       expect(memberIds(staff)).to.deep.equal([2]);
     });
 
+    it('in a QUERY body and in MCP tool arguments alike: 400 for a hidden property, 401/403 for a denied parameter', async () => {
+      const faces = FACES.filter((f) => f.name === 'QUERY body' || f.name === 'MCP');
+      const named = (parameter: string, value: Record<string, unknown>, mcp: Record<string, unknown>): KindCase => ({
+        kind: 'named',
+        rest: '',
+        query: { [parameter]: value },
+        graphql: '',
+        mcp: { [parameter]: mcp },
+        parameter: `${parameter}[${Object.keys(value)[0]}]`,
+        staff: [],
+      });
+      const cost = named('cost', { gt: '10' }, { gt: 10 });
+      const cheaper = named('cheaperThan', { lt: '5' }, { lt: 5 });
+      for (const face of faces) {
+        for (const who of [undefined, 'alice']) {
+          const denied = await face.ask(who && tokens[who], cost);
+          expect(denied, `${face.name}, ${who ?? 'anonymous'}`).to.deep.include({ status: 400 });
+          expect(denied.detail).to.include('"cost[gt]"');
+        }
+        expect(await face.ask(tokens.staff, cost), face.name).to.deep.include({ status: 200, ids: [2, 3], total: 2 });
+        expect(await face.ask(undefined, cheaper), face.name).to.deep.include({
+          status: 401,
+          detail: 'Staff compare prices.',
+        });
+        expect(await face.ask(tokens.alice, cheaper), face.name).to.deep.include({
+          status: 403,
+          detail: 'Staff compare prices.',
+        });
+        expect(await face.ask(tokens.staff, cheaper), face.name).to.deep.include({ status: 200, ids: [2], total: 1 });
+      }
+    });
+
     it("a parameter's security is not checked when the request does not give the parameter", async () => {
       const r = await request(server.url, 'GET', '/products');
       expect(r.status, r.text).to.equal(200);
