@@ -123,6 +123,11 @@ const PARAMETER = {
     property: { type: STRING, doc: 'Property the filter is applied to (default: the parameter name).' },
     required: { type: BOOL, doc: 'The parameter must be present (400 otherwise).' },
     description: { type: STRING, doc: 'Shown in the OpenAPI and Hydra documentation.' },
+    security: {
+      type: EXPRESSION,
+      doc: 'Access expression checked when the request gives the parameter: denied, 401 (anonymous) or 403.',
+    },
+    securityMessage: { type: STRING, doc: "The problem's detail when the parameter's `security` denies." },
   },
 } as const satisfies ValueType;
 
@@ -737,7 +742,9 @@ const OPTION_TABLE = [
     group: 'routing',
     type: { kind: 'map', of: PARAMETER },
     placement: { resource: false, operations: OPERATION_KINDS, ineffectiveOn: NOT_LISTING },
-    doc: 'Named criteria, read from the query string (or the QUERY body), each applying a `filter` to a `property`.',
+    doc:
+      'Named criteria, read from the query string (or the QUERY body), each applying a `filter` to a `property`; ' +
+      "a parameter's `security` (message: `securityMessage`) is checked when the request gives it: denied, 401 to an anonymous user, 403 to another.",
   },
 
   // ---- Resource-level settings ----

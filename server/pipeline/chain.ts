@@ -15,6 +15,7 @@ import type { OperationMetadata, Settings } from '../metadata/types.js';
 import { securityReadsObject } from './guards.js';
 import { queryCriteria, readsCriteria } from './stages/criteria.js';
 import { applyBody, deserialize, deserializes } from './stages/deserialize.js';
+import { checksFilterSecurity, filterSecurity } from './stages/filter-security.js';
 import { loadIncluded, mayInclude } from './stages/include.js';
 import { checkParameters, checksParameters } from './stages/parameters.js';
 import { preReadSecurity, securityBeforeRead } from './stages/pre-read-security.js';
@@ -38,6 +39,7 @@ export const PIPELINE: readonly [string, Stage, Acts?][] = [
   ['criteria', queryCriteria, readsCriteria],
   ['parameters', checkParameters, checksParameters],
   ['preReadSecurity', preReadSecurity, securityBeforeRead],
+  ['filterSecurity', filterSecurity, checksFilterSecurity],
   ['read', read, reads],
   ['security', postReadSecurity, securityReadsObject],
   ['deserialize', deserialize, deserializes],

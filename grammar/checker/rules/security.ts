@@ -5,7 +5,7 @@
  * a placeholder of any of the resource's operations. Also warns when a Post's `security` reads the
  * object (always null there) and when expressions are used with no authentication configured.
  */
-import type * as A from '../../ast.js';
+import * as A from '../../ast.js';
 import {
   analyzeExpression,
   parseExpression,
@@ -52,6 +52,9 @@ export function checkSecurity(ctx: CheckContext): void {
           name === 'security' && op.kind === 'Post' ? { inherited: false } : undefined,
         );
       }
+      // A parameter's `security` is evaluated with the operation's URI variables in scope.
+      for (const value of parameterSecurities(op.options.get('parameters')?.value))
+        scoped(value, operationUriVariables(op), undefined);
     }
     for (const property of resource.properties.values()) {
       for (const name of PROPERTY_SECURITY_CONSTRAINTS)
@@ -64,6 +67,15 @@ export function checkSecurity(ctx: CheckContext): void {
     if (!authenticated) warnNoAuthentication(ctx, value, where);
   }
   ctx.expressions.clear();
+}
+
+/** The `security` values of an operation's `parameters` entries. */
+function parameterSecurities(parameters: A.Value | undefined): A.Value[] {
+  if (parameters?.kind !== 'object') return [];
+  return parameters.entries.flatMap((entry) => {
+    const security = entry.value?.kind === 'object' ? A.entryOf(entry.value, 'security')?.value : undefined;
+    return security ? [security] : [];
+  });
 }
 
 interface PostUse {

@@ -178,6 +178,10 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
       'test/http/parameters-strict.test.ts',
       'a missing required parameter is a 422 NotBlank violation; present, it filters',
     ],
+    [
+      'test/http/security-filters.test.ts',
+      "a parameter's security denies with 401 to anonymous, 403 and its message to a user; staff filter",
+    ],
   ],
   routePrefix: [
     ['test/http/iris.test.ts', 'POST /geo/places creates a place whose IRI carries the prefix'],

@@ -122,6 +122,24 @@ describe('checker: security expressions', () => {
     expect(found[2].d.message).to.match(/method calls are not allowed/);
   });
 
+  it("checks a parameter's security in its operation's scope, at its position", () => {
+    const text = `${AUTH}filter s: search { properties: ["name"] }
+resource Book {
+  properties { id: int, name: string }
+  operations {
+    GetCollection { parameters: { n: { filter: "s", property: "name", security: "n == 'x'" } } }
+    GetCollection byShop { uriTemplate: "/shops/{shop}/books", parameters: { n: { filter: "s", security: "shop == 'a' and is_granted('ROLE_USER'" } } }
+  }
+}
+`;
+    const found = diagnostics(text, SECURITY_CODES);
+    expect(found.map((x) => x.at)).to.deep.equal([
+      `unknown-variable 10:${column(text, 10, 'n ==')}-10:${column(text, 10, 'n ==') + 1}`,
+      `invalid-expression 11:${column(text, 11, '(')}-11:${column(text, 11, '(') + 1}`,
+    ]);
+    expect(found[0].d.message).to.match(/unknown variable 'n'/);
+  });
+
   it('reports wrong argument counts and bad patterns', () => {
     const text = `${AUTH}resource Book {
   operations {
