@@ -72,8 +72,9 @@ export interface CompiledExpression {
   /** True when the expression reads `object` or `previous_object` (it then runs after the read). */
   usesObject: boolean;
   /**
-   * The paths of two members or more it reads of `object` and `previous_object`: where it may read through a
-   * relation (`object.shop.owner`), whose related items are read before it is evaluated (security/relation-reads.ts).
+   * The dotted paths it reads of `object` and `previous_object`: where it may read a relation (`object.shop`, null
+   * when the item has none) or through one (`object.shop.owner`), whose related items are read before it is
+   * evaluated (security/relation-reads.ts).
    */
   memberPaths: MemberPaths;
   /** The expression's value cast to a boolean as PHP does. Rejects on any run-time error: callers deny. */
@@ -142,16 +143,14 @@ export function compileExpression(source: string, options: CompileOptions = {}):
   };
 }
 
-/** The paths of two members or more read of each item variable. */
+/** The dotted paths read of each item variable. */
 function memberPathsOf(ast: ExprNode): MemberPaths {
   const paths = { object: [] as string[][], previous_object: [] as string[][] };
-  for (const chain of objectMemberChains(ast)) {
-    if (chain.path.length > 1) paths[chain.variable as keyof MemberPaths].push(chain.path);
-  }
+  for (const chain of objectMemberChains(ast)) paths[chain.variable as keyof MemberPaths].push(chain.path);
   return paths;
 }
 
-/** No path read through: an expression that reads at most `object.owner`. */
+/** No path read: an expression that does not read members of the item. */
 export const NO_MEMBER_PATHS: MemberPaths = Object.freeze({ object: [], previous_object: [] });
 
 /** The value of a `?.` chain whose left side was null: the rest of the chain is skipped. */

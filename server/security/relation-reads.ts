@@ -2,7 +2,8 @@
  * The related items an expression reads through to-one relations (`object.shop.owner`, two levels:
  * `object.order.shop.owner`). An item holds its relations as IRIs; the item an expression sees is a copy whose
  * relations on the paths it reads through are the related items themselves (copies too, down the path), each
- * carrying its IRI for `iri(…)`. Reads are batched: `prefetch` reads what a page of items needs in one store
+ * carrying its IRI for `iri(…)`; a to-one relation the item does not hold reads as null, as a PHP entity's
+ * would (`object.shop?.owner` is then null). Reads are batched: `prefetch` reads what a page of items needs in one store
  * query per relation and level, and every item read is kept for the rest of the request. An IRI that names no
  * item stays an IRI: reading a member of it fails, so the expression denies (fail closed).
  */
@@ -53,7 +54,7 @@ export class RelationReads {
     if (paths.length) await this.readLevel(resource, items.filter(isItem), treeOf(paths));
   }
 
-  /** What an expression reading `paths` sees of `value` (an item of `resource`); `value` itself if nothing to read. */
+  /** What an expression reading `paths` sees of `value` (an item of `resource`); `value` itself if no relation is read. */
   async view(resource: ResourceMetadata, value: unknown, paths: MemberPaths[keyof MemberPaths]): Promise<unknown> {
     if (!paths.length || !isItem(value)) return value;
     const tree = treeOf(paths);
@@ -67,15 +68,19 @@ export class RelationReads {
     return property?.relation && !property.array ? this.api.resource(property.relation) : undefined;
   }
 
+  /** The item with the relations on `tree` read (a copy; the item itself when none of them is a relation). */
   private expand(resource: ResourceMetadata, item: Item, tree: PathTree): Item {
-    const copy: Item = { ...item };
+    let copy: Item | undefined;
     for (const [name, next] of tree) {
-      const target = next.size ? this.targetOf(resource, name) : undefined;
+      const target = this.targetOf(resource, name);
+      if (!target) continue;
       const iri = item[name];
-      const related = target && typeof iri === 'string' ? this.byIri.get(iri) : undefined;
-      if (target && related) copy[name] = withIri(this.expand(target, related, next), iri as string);
+      copy ??= { ...item };
+      if (iri === undefined || iri === null) copy[name] = null;
+      const related = next.size && typeof iri === 'string' ? this.byIri.get(iri) : undefined;
+      if (related) copy[name] = withIri({ ...this.expand(target, related, next) }, iri as string);
     }
-    return copy;
+    return copy ?? item;
   }
 
   /** One level: per relation read through, the related items not read yet in one query; then their next level. */
