@@ -134,7 +134,7 @@ const MERCURE_OPTIONS = {
       type: { kind: 'list', of: STRING },
       doc:
         'Topics of the updates, replacing the item IRI; one that starts with `@=` is an expression of `object` ' +
-        "(the item, its to-one relations readable through) calling `iri()` and `escape()`: `\"@=iri(object)\"`, " +
+        '(the item, its to-one relations readable through) calling `iri()` and `escape()`: `"@=iri(object)"`, ' +
         "`\"@='/users/' ~ object.owner ~ '/orders'\"`.",
     },
     private: { type: BOOL, doc: 'Private updates: only subscribers whose JWT allows a topic receive them.' },

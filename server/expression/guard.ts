@@ -21,7 +21,8 @@ function compiledOrFailing(source: string, options: CompileOptions | undefined):
       source,
       usesObject: false,
       memberPaths: NO_MEMBER_PATHS,
-      evaluate: () => Promise.reject(error), value: () => Promise.reject(error),
+      evaluate: () => Promise.reject(error),
+      value: () => Promise.reject(error),
     };
   }
 }

@@ -93,7 +93,10 @@ export class RelationReads {
         const iri = item[name];
         if (typeof iri === 'string') iris.add(iri);
       }
-      await this.read(target, [...iris].filter((iri) => !this.byIri.has(iri)));
+      await this.read(
+        target,
+        [...iris].filter((iri) => !this.byIri.has(iri)),
+      );
       const related = [...iris].map((iri) => this.byIri.get(iri)).filter(isItem);
       if (related.length) await this.readLevel(target, related, next);
     }

@@ -142,7 +142,9 @@ describe('security expressions read through to-one relations (fixture security/r
       const notes = async (t: string | undefined): Promise<unknown[]> => {
         const r = await as(t, server.url, 'GET', '/order_lines');
         expect(r.status, r.text).to.equal(200);
-        return (r.json.member as { '@id': string; note?: string }[]).filter((m) => m['@id'] === line).map((m) => m.note);
+        return (r.json.member as { '@id': string; note?: string }[])
+          .filter((m) => m['@id'] === line)
+          .map((m) => m.note);
       };
       expect(await notes(alice)).to.deep.equal(['fragile']);
       expect(await notes(bob)).to.deep.equal([undefined]);
