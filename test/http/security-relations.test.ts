@@ -138,6 +138,16 @@ describe('security expressions read through to-one relations (fixture security/r
       expect((await as(alice, server.url, 'DELETE', other)).status).to.equal(204);
     });
 
+    it("securityPostValidation: a line cannot move into an order of another user's shop", async () => {
+      const bobs = await post(bob, '/orders', { reference: 'l-bob', shop: bobShop });
+      const moved = await as(alice, server.url, 'PATCH', line, { headers: MERGE, body: { order: bobs } });
+      expect(moved.status, moved.text).to.equal(403);
+      const mine = await post(alice, '/orders', { reference: 'l2', shop: aliceSecondShop });
+      const allowed = await as(alice, server.url, 'PATCH', line, { headers: MERGE, body: { order: mine } });
+      expect(allowed.status, allowed.text).to.equal(200);
+      expect((await as(alice, server.url, 'PATCH', line, { headers: MERGE, body: { order } })).status).to.equal(200);
+    });
+
     it("GetCollection: the note is shown to the owner of the line's order's shop only", async () => {
       const notes = async (t: string | undefined): Promise<unknown[]> => {
         const r = await as(t, server.url, 'GET', '/order_lines');
