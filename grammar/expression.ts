@@ -172,6 +172,31 @@ export const EXPRESSION_VARIABLES: Readonly<Record<string, string>> = {
   request: 'The request: {method, path, query, headers} with lower-case header names.',
 };
 
+/**
+ * The functions of a Mercure topic written as an expression (`topics: ["@=iri(object)"]`), API Platform's
+ * ExpressionLanguage functions for topics.
+ */
+export const TOPIC_FUNCTIONS: Readonly<Record<string, ExpressionFunction>> = {
+  iri: {
+    params: 'item',
+    minArgs: 1,
+    maxArgs: 1,
+    doc: "The item's absolute IRI (`http://host/books/1`): `object`, or a relation read from it (`object.shop`).",
+  },
+  escape: {
+    params: 'text',
+    minArgs: 1,
+    maxArgs: 1,
+    doc: 'The text percent-encoded as a URI component (PHP rawurlencode), for a topic that embeds an IRI.',
+  },
+};
+
+/** The variables a Mercure topic expression sees: the item changed (the removed one for a delete). */
+export const TOPIC_VARIABLES: readonly string[] = ['object'];
+
+/** A Mercure topic written as an expression starts with this marker (API Platform's form). */
+export const EXPRESSION_TOPIC_MARKER = '@=';
+
 /** The variables a property's `default: { expression: … }` sees: the item does not exist yet. */
 export const DEFAULT_VALUE_VARIABLES: readonly string[] = ['user'];
 
@@ -613,6 +638,8 @@ export interface AnalyzeOptions {
   uriVariables?: readonly string[];
   /** The only variables in scope, instead of every expression's and the URI variables (a default's: `user`). */
   variables?: readonly string[];
+  /** The callable functions, instead of the security expressions' (a Mercure topic's: TOPIC_FUNCTIONS). */
+  functions?: Readonly<Record<string, ExpressionFunction>>;
 }
 
 /** Calls `visit` on every node of the tree, parents first. */
@@ -655,8 +682,42 @@ export function usesObjectVariables(ast: ExprNode): boolean {
   return found;
 }
 
+/** A chain of dotted members read from `object` or `previous_object` (`object.shop.owner`). */
+export interface MemberChain {
+  variable: string;
+  /** The member names in order: `['shop', 'owner']`. */
+  path: string[];
+  /** The member nodes in the same order (their `nameStart`/`end` place each name). */
+  nodes: Extract<ExprNode, { kind: 'member' }>[];
+}
+
+/**
+ * Every longest chain of dotted members (`.` or `?.`) rooted at `object` or `previous_object`: what an
+ * expression reads of the item, and through its relations. A chain stops at an index (`object['shop']`).
+ */
+export function objectMemberChains(ast: ExprNode): MemberChain[] {
+  const inner = new Set<ExprNode>();
+  walkExpression(ast, (n) => {
+    if (n.kind === 'member') inner.add(n.object);
+  });
+  const chains: MemberChain[] = [];
+  walkExpression(ast, (n) => {
+    if (n.kind !== 'member' || inner.has(n)) return;
+    const nodes: Extract<ExprNode, { kind: 'member' }>[] = [];
+    let at: ExprNode = n;
+    while (at.kind === 'member') {
+      nodes.unshift(at);
+      at = at.object;
+    }
+    if (at.kind === 'name' && OBJECT_VARIABLES.has(at.name))
+      chains.push({ variable: at.name, path: nodes.map((m) => m.property), nodes });
+  });
+  return chains;
+}
+
 export function analyzeExpression(ast: ExprNode, options: AnalyzeOptions = {}): ExpressionIssue[] {
   const issues: ExpressionIssue[] = [];
+  const functions = options.functions ?? EXPRESSION_FUNCTIONS;
   const variables =
     options.variables ??
     (options.uriVariables ? [...Object.keys(EXPRESSION_VARIABLES), ...options.uriVariables] : undefined);
@@ -667,12 +728,12 @@ export function analyzeExpression(ast: ExprNode, options: AnalyzeOptions = {}): 
   });
   walkExpression(ast, (n) => {
     if (n.kind === 'call') {
-      const fn = Object.hasOwn(EXPRESSION_FUNCTIONS, n.name) ? EXPRESSION_FUNCTIONS[n.name] : undefined;
+      const fn = Object.hasOwn(functions, n.name) ? functions[n.name] : undefined;
       if (!fn) {
-        const suggestion = closest(n.name, Object.keys(EXPRESSION_FUNCTIONS));
+        const suggestion = closest(n.name, Object.keys(functions));
         issues.push({
           code: 'unknown-function',
-          message: `unknown function '${n.name}'; callable: ${Object.keys(EXPRESSION_FUNCTIONS).join(', ')}`,
+          message: `unknown function '${n.name}'; callable: ${Object.keys(functions).join(', ')}`,
           start: n.start,
           end: n.nameEnd,
           suggestion,

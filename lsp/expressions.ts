@@ -12,6 +12,7 @@ import { OPERATION_KINDS } from '../grammar/catalogue/index.js';
 import {
   PROPERTY_SECURITY_CONSTRAINTS,
   SECURITY_OPTIONS,
+  memberTarget,
   operationUriVariables,
 } from '../grammar/checker/rules/security.js';
 import {
@@ -91,6 +92,10 @@ export function expressionCompletions(
     );
   }
   const word = before.slice(0, before.length - (offset - wordStart));
+  const itemMembers = objectMemberCompletions(word, ctx, model);
+  if (itemMembers) {
+    return itemMembers.map(([name, detail]) => item(name, CompletionItemKind.Field, detail));
+  }
   const member = /([A-Za-z_][A-Za-z0-9_]*)\s*\??\.\s*$/.exec(word);
   if (member) {
     const members = MEMBERS[member[1]] ?? {};
@@ -108,6 +113,27 @@ export function expressionCompletions(
       out.push(item(name, CompletionItemKind.Variable, 'URI variable', uriVariableDoc(name)));
   }
   return out;
+}
+
+/**
+ * After `object.` or `previous_object.shop.` (a dotted path through to-one relations): the properties of the
+ * resource reached, as [name, detail] pairs; undefined when the text before the cursor is no such path.
+ */
+function objectMemberCompletions(
+  word: string,
+  ctx: CompletionContext,
+  model: ApiModel | undefined,
+): [string, string][] | undefined {
+  const path = /(?:^|[^A-Za-z0-9_.?])((?:[A-Za-z_][A-Za-z0-9_]*\s*\??\.\s*)+)$/.exec(word)?.[1];
+  const names = path?.split(/\s*\??\.\s*/).filter((n) => n !== '');
+  if (!names || !['object', 'previous_object'].includes(names[0])) return undefined;
+  const resource = ctx.scope.resource ? model?.resources.get(ctx.scope.resource) : undefined;
+  const reached = resource && model ? memberTarget(model, resource, names.slice(1)) : undefined;
+  if (!reached || !('resource' in reached)) return [];
+  return [...reached.resource.properties.values()].map((p) => [
+    p.name,
+    `${reached.resource.name}.${p.name}${p.type ? `: ${p.type}${p.array ? '[]' : ''}` : ''}`,
+  ]);
 }
 
 /** The value typed so far, JSON escapes decoded where complete. */

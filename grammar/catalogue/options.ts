@@ -135,7 +135,13 @@ const PARAMETER = {
 const MERCURE_OPTIONS = {
   kind: 'record',
   fields: {
-    topics: { type: { kind: 'list', of: STRING }, doc: 'Topics of the updates, replacing the item IRI.' },
+    topics: {
+      type: { kind: 'list', of: STRING },
+      doc:
+        'Topics of the updates, replacing the item IRI; one that starts with `@=` is an expression of `object` ' +
+        '(the item, its to-one relations readable through) calling `iri()` and `escape()`: `"@=iri(object)"`, ' +
+        "`\"@='/users/' ~ object.owner ~ '/orders'\"`.",
+    },
     private: { type: BOOL, doc: 'Private updates: only subscribers whose JWT allows a topic receive them.' },
     type: { type: STRING, doc: 'SSE event type of the updates (default: none, `message`).' },
     retry: { type: { kind: 'int', min: 0 }, doc: 'Reconnection delay (ms) announced to subscribers.' },

@@ -7,9 +7,11 @@
  */
 import {
   analyzeExpression,
+  objectMemberChains,
   parseExpression,
   usesObjectVariables,
   walkExpression,
+  type ExpressionFunction,
   type ExprNode,
 } from '../../grammar/expression.js';
 import { compilePattern, type Pattern } from '../../grammar/expression-pattern.js';
@@ -49,12 +51,32 @@ export interface SecurityContext {
   uriVariables: Record<string, string>;
   /** `is_granted(attribute, subject)`: roles for ROLE_* attributes, the voters otherwise. Only `true` grants. */
   isGranted(attribute: unknown, subject: unknown): boolean | Promise<boolean>;
+  /** The functions of CompileOptions.functions (a Mercure topic's `iri`, `escape`), by name. */
+  functions?: Readonly<Record<string, (...args: unknown[]) => unknown>>;
+}
+
+/**
+ * Where an item an expression reads (`object`, or a related item read through `object.shop`) keeps its IRI:
+ * a symbol, so that no member access can read it; `iri(…)` does.
+ */
+export const ITEM_IRI: unique symbol = Symbol('item IRI');
+
+/** The dotted paths an expression reads of `object` and of `previous_object`, by variable (`[['shop', 'owner']]`). */
+export interface MemberPaths {
+  object: readonly (readonly string[])[];
+  previous_object: readonly (readonly string[])[];
 }
 
 export interface CompiledExpression {
   source: string;
   /** True when the expression reads `object` or `previous_object` (it then runs after the read). */
   usesObject: boolean;
+  /**
+   * The dotted paths it reads of `object` and `previous_object`: where it may read a relation (`object.shop`, null
+   * when the item has none) or through one (`object.shop.owner`), whose related items are read before it is
+   * evaluated (security/relation-reads.ts).
+   */
+  memberPaths: MemberPaths;
   /** The expression's value cast to a boolean as PHP does. Rejects on any run-time error: callers deny. */
   evaluate(context: SecurityContext): Promise<boolean>;
   /** The expression's value itself (a property's `default: { expression }`). Rejects on any run-time error. */
@@ -69,6 +91,8 @@ export interface CompileOptions {
   uriVariables?: readonly string[];
   /** The only variables in scope, checked at compile time (a property default's expression: `user`). */
   variables?: readonly string[];
+  /** The callable functions instead of the security expressions' (their code comes in SecurityContext.functions). */
+  functions?: Readonly<Record<string, ExpressionFunction>>;
 }
 
 /** An expression that cannot be compiled (syntax, unknown function, bad pattern…); offsets are in the expression. */
@@ -113,10 +137,21 @@ export function compileExpression(source: string, options: CompileOptions = {}):
   return {
     source,
     usesObject: usesObjectVariables(ast),
+    memberPaths: memberPathsOf(ast),
     evaluate: async (context) => truthy(await new Evaluation(context, patterns).value(ast)),
     value: (context) => new Evaluation(context, patterns).value(ast),
   };
 }
+
+/** The dotted paths read of each item variable. */
+function memberPathsOf(ast: ExprNode): MemberPaths {
+  const paths = { object: [] as string[][], previous_object: [] as string[][] };
+  for (const chain of objectMemberChains(ast)) paths[chain.variable as keyof MemberPaths].push(chain.path);
+  return paths;
+}
+
+/** No path read: an expression that does not read members of the item. */
+export const NO_MEMBER_PATHS: MemberPaths = Object.freeze({ object: [], previous_object: [] });
 
 /** The value of a `?.` chain whose left side was null: the rest of the chain is skipped. */
 const SHORT_CIRCUIT = Symbol('short-circuit');
@@ -212,7 +247,7 @@ class Evaluation {
     throw new ExpressionRuntimeError(`unknown variable '${name}'`);
   }
 
-  private async call(name: string, args: ExprNode[]): Promise<boolean> {
+  private async call(name: string, args: ExprNode[]): Promise<unknown> {
     switch (name) {
       case 'is_authenticated':
       case 'is_fully_authenticated':
@@ -223,6 +258,12 @@ class Evaluation {
         const subject = args[1] ? await this.value(args[1]) : null;
         return (await withTimeout(this.ctx.isGranted(attribute, subject))) === true;
       }
+    }
+    const fn = this.ctx.functions && Object.hasOwn(this.ctx.functions, name) ? this.ctx.functions[name] : undefined;
+    if (fn) {
+      const values: unknown[] = [];
+      for (const a of args) values.push(await this.value(a));
+      return fn(...values);
     }
     throw new ExpressionRuntimeError(`unknown function '${name}'`);
   }

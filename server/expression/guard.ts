@@ -1,6 +1,6 @@
 /** Security expressions compiled for enforcement, at load or once per operation. */
 import { DEFAULT_VALUE_VARIABLES } from '../../grammar/expression.js';
-import { compileExpression, type CompileOptions, type CompiledExpression } from './expression.js';
+import { compileExpression, NO_MEMBER_PATHS, type CompileOptions, type CompiledExpression } from './expression.js';
 
 /** An expression compiled for enforcement: one that cannot be compiled denies every request. */
 export function compileGuard(source: string, uriVariables?: readonly string[]): CompiledExpression {
@@ -17,6 +17,12 @@ function compiledOrFailing(source: string, options: CompileOptions | undefined):
     return compileExpression(source, options);
   } catch (e) {
     const error = e as Error;
-    return { source, usesObject: false, evaluate: () => Promise.reject(error), value: () => Promise.reject(error) };
+    return {
+      source,
+      usesObject: false,
+      memberPaths: NO_MEMBER_PATHS,
+      evaluate: () => Promise.reject(error),
+      value: () => Promise.reject(error),
+    };
   }
 }

@@ -9,6 +9,7 @@ import { optionValue, perOperation } from '../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { accessDenied, allows, type RequestFacts } from '../security/access.js';
+import { RelationReads } from '../security/relation-reads.js';
 import { compileGuard } from '../expression/guard.js';
 import type { CompiledExpression } from '../expression/expression.js';
 import type { OperationState } from './state.js';
@@ -48,6 +49,15 @@ export const isGuarded = (op: OperationMetadata, settings: Settings): boolean =>
 export const securityReadsObject = (op: OperationMetadata, settings: Settings): boolean =>
   guardsOf(op, settings).security?.expression.usesObject === true;
 
+/** Each request's reads of related items, kept for all its stages (one read of a shop per request). */
+const relationReads = new WeakMap<OperationState, RelationReads>();
+
+function relationReadsOf(state: OperationState): RelationReads {
+  let reads = relationReads.get(state);
+  if (!reads) relationReads.set(state, (reads = new RelationReads(state.api, (r) => state.runtime.collectionOf(r))));
+  return reads;
+}
+
 export function factsOf(state: OperationState): RequestFacts {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(state.request.headers)) {
@@ -60,6 +70,8 @@ export function factsOf(state: OperationState): RequestFacts {
     uriVariables: state.uriVariables,
     logger: state.runtime.logger,
     operation: `${state.operation.resource.shortName}.${state.operation.name}`,
+    resource: state.operation.resource,
+    relations: relationReadsOf(state),
   };
 }
 
@@ -71,6 +83,20 @@ export async function enforce(
 ): Promise<void> {
   if (!(await allows(guard.expression, factsOf(state), object, previousObject)))
     throw accessDenied(state.principal, guard.message);
+}
+
+/**
+ * Reads at once, for a page of `resource`'s items, the related items its properties' `security` rules read
+ * through (`object.shop.owner`): one query per relation, not one per item.
+ */
+export async function readRelationsOfPropertyRules(
+  facts: RequestFacts,
+  resource: ResourceMetadata,
+  items: readonly unknown[],
+): Promise<void> {
+  const paths = resource.properties.flatMap((p) => p.security?.memberPaths.object ?? []);
+  // A failed read leaves those relations as IRIs: the rules that read through them deny.
+  if (paths.length && facts.relations) await facts.relations.prefetch(resource, items, paths).catch(() => undefined);
 }
 
 /** The properties of an item the reader may not see (property `security` denies; an error denies too). */
@@ -88,7 +114,7 @@ export function hiddenPropertiesFor(facts: RequestFacts): HiddenProperties {
       if (!p.security) continue;
       let allowed: Promise<boolean> | undefined = fixed.get(p);
       if (!allowed) {
-        allowed = allows(p.security, facts, item, null);
+        allowed = allows(p.security, facts, item, null, resource);
         if (!p.security.usesObject) fixed.set(p, allowed);
       }
       if (!(await allowed)) names.add(p.name);

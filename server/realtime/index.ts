@@ -57,11 +57,18 @@ export function hubNote(resource: ResourceMetadata, settings: Settings, origin: 
 }
 
 /**
- * A change of an item as an update: topics are the option's, else the item's absolute IRI (canonical, as
- * API Platform publishes) and its path (alternate, so `/books/{id}` selectors match too).
+ * A change of an item as an update: topics are the option's (`evaluated`, when some are expressions: topics.ts),
+ * else the item's absolute IRI (canonical, as API Platform publishes) and its path (alternate, so `/books/{id}`
+ * selectors match too).
  */
-export function changeUpdate(options: MercureOptions, iri: string, origin: string | undefined, data: string): Update {
-  const topics = options.topics ?? (origin ? [`${origin}${iri}`, iri] : [iri]);
+export function changeUpdate(
+  options: MercureOptions,
+  iri: string,
+  origin: string | undefined,
+  data: string,
+  evaluated?: string[],
+): Update {
+  const topics = evaluated ?? options.topics ?? (origin ? [`${origin}${iri}`, iri] : [iri]);
   const update: Update = { topics, data, private: options.private };
   if (options.type) update.type = options.type;
   if (options.retry !== undefined) update.retry = options.retry;

@@ -6,13 +6,14 @@
  */
 import type { Logger } from 'pino';
 import { HttpError } from '../protocol/errors.js';
-import type { SecurityMetadata } from '../metadata/types.js';
+import type { ResourceMetadata, SecurityMetadata } from '../metadata/types.js';
 import {
   ExpressionDataError,
   type CompiledExpression,
   type SecurityContext,
   type SecurityUser,
 } from '../expression/expression.js';
+import type { RelationReads } from './relation-reads.js';
 
 /** Who is asking: null user = anonymous (no roles). */
 export interface Principal {
@@ -73,6 +74,10 @@ export interface RequestFacts {
   logger: Logger;
   /** The operation being served (`Resource.name`), named in the log when an expression fails. */
   operation?: string;
+  /** The resource of the items `object` and `previous_object` are, unless a call names another. */
+  resource?: ResourceMetadata;
+  /** The request's reads of related items (`object.shop.owner`); without it, a relation is its IRI. */
+  relations?: RelationReads;
 }
 
 /**
@@ -85,8 +90,16 @@ export async function allows(
   facts: RequestFacts,
   object: unknown,
   previousObject: unknown,
+  resource: ResourceMetadata | undefined = facts.resource,
 ): Promise<boolean> {
   try {
+    const { relations } = facts;
+    const paths = expression.memberPaths;
+    if (relations && resource) {
+      // Reading through a relation (`object.shop.owner`): the expression sees the related items themselves.
+      object = await relations.view(resource, object, paths.object);
+      previousObject = await relations.view(resource, previousObject, paths.previous_object);
+    }
     return (await expression.evaluate(contextOf(facts, object, previousObject))) === true;
   } catch (e) {
     logFailure(expression, facts, e, 'access denied');

@@ -8,10 +8,14 @@
 import * as A from '../../ast.js';
 import {
   analyzeExpression,
+  objectMemberChains,
   parseExpression,
   walkExpression,
   DEFAULT_VALUE_VARIABLES,
+  EXPRESSION_TOPIC_MARKER,
   OBJECT_VARIABLES,
+  TOPIC_FUNCTIONS,
+  TOPIC_VARIABLES,
   type AnalyzeOptions,
   type ExprNode,
   type ParsedExpression,
@@ -19,7 +23,7 @@ import {
 import { configEntry, type ModelOperation, type ModelResource } from '../../model.js';
 import { placeholders } from '../../naming.js';
 import { StringOffsets } from '../../string-offsets.js';
-import { didYouMean } from '../../suggest.js';
+import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 
 /** The operation and resource options holding expressions. */
@@ -29,12 +33,18 @@ export const PROPERTY_SECURITY_CONSTRAINTS = ['security', 'securityPostDenormali
 
 export function checkSecurity(ctx: CheckContext): void {
   const authenticated = hasAuthentication(ctx);
-  const scoped = (value: A.Value | undefined, uriVariables: readonly string[], post: PostUse | undefined): void => {
+  const scoped = (
+    value: A.Value | undefined,
+    uriVariables: readonly string[],
+    post: PostUse | undefined,
+    item: ModelResource | undefined,
+  ): void => {
     if (value?.kind !== 'string' || !ctx.expressions.has(value)) return;
     const where = ctx.expressions.get(value)!;
     ctx.expressions.delete(value);
     const ast = checkExpression(ctx, value, where, { uriVariables });
     if (ast && post) warnObjectInPost(ctx, value, ast, post);
+    if (ast && item) checkObjectMembers(ctx, value, 0, ast, item, where);
     if (!authenticated) warnNoAuthentication(ctx, value, where);
   };
   for (const resource of ctx.model.resources.values()) {
@@ -42,7 +52,7 @@ export function checkSecurity(ctx: CheckContext): void {
     const inheritingPosts = resource.operations.filter((op) => op.kind === 'Post' && !op.options.has('security'));
     for (const name of SECURITY_OPTIONS) {
       const post = name === 'security' && inheritingPosts.length ? { inherited: true } : undefined;
-      scoped(resource.options.get(name)?.value, resourceScope, post);
+      scoped(resource.options.get(name)?.value, resourceScope, post, resource);
     }
     for (const op of resource.operations) {
       for (const name of SECURITY_OPTIONS) {
@@ -50,6 +60,8 @@ export function checkSecurity(ctx: CheckContext): void {
           op.options.get(name)?.value,
           operationUriVariables(op),
           name === 'security' && op.kind === 'Post' ? { inherited: false } : undefined,
+          // A GetCollection's `security` sees the page's items as `object`: a list, not an item.
+          name === 'security' && op.kind === 'GetCollection' ? undefined : resource,
         );
       }
       // A parameter's `security` is evaluated with the operation's URI variables in scope.
@@ -58,8 +70,9 @@ export function checkSecurity(ctx: CheckContext): void {
     }
     for (const property of resource.properties.values()) {
       for (const name of PROPERTY_SECURITY_CONSTRAINTS)
-        scoped(property.constraints.get(name)?.value, resourceScope, undefined);
+        scoped(property.constraints.get(name)?.value, resourceScope, undefined, resource);
     }
+    checkTopicExpressions(ctx, resource);
   }
   // Expressions elsewhere (link security): checked without knowing the variables in scope.
   for (const [value, where] of ctx.expressions) {
@@ -121,30 +134,103 @@ function parsedExpression(source: string): ParsedExpression {
   return parsed;
 }
 
-/** Parses and analyses one expression, reporting at exact positions; the tree when it parses. */
+/**
+ * Parses and analyses one expression, reporting at exact positions; the tree when it parses. `shift`: where the
+ * expression starts in the string (2 after a topic's `@=`).
+ */
 function checkExpression(
   ctx: CheckContext,
   value: A.StringValue,
   where: string,
   scope: AnalyzeOptions,
+  shift = 0,
 ): ExprNode | undefined {
   const offsets = new StringOffsets(ctx.text, value.range);
-  const parsed = parsedExpression(value.value);
+  const parsed = parsedExpression(value.value.slice(shift));
   if (!parsed.ok) {
     ctx.report(
       'invalid-expression',
-      offsets.rangeInText(parsed.start, parsed.end),
+      offsets.rangeInText(parsed.start + shift, parsed.end + shift),
       `${where} is not a valid expression: ${parsed.message}`,
     );
     return undefined;
   }
   for (const issue of analyzeExpression(parsed.ast, scope)) {
-    const range = offsets.rangeInText(issue.start, issue.end);
+    const range = offsets.rangeInText(issue.start + shift, issue.end + shift);
     const code =
       issue.code === 'unknown-function' || issue.code === 'unknown-variable' ? issue.code : 'invalid-expression';
     ctx.report(code, range, `${where}: ${issue.message}${didYouMean(issue.suggestion)}`, issue.suggestion);
   }
   return parsed.ast;
+}
+
+/**
+ * The resource a dotted path of `object` reaches through to-one relations, or where it leaves what the file
+ * declares: `{ resource }` for `['shop']` from an Order (the Shop), `{ unknown: i, of }` when the i-th name is
+ * not a property of `of`; undefined past a value that is not a to-one relation (a list, a json value).
+ */
+export function memberTarget(
+  model: { resources: ReadonlyMap<string, ModelResource> },
+  from: ModelResource,
+  path: readonly string[],
+): { resource: ModelResource } | { unknown: number; of: ModelResource } | undefined {
+  let at = from;
+  for (let i = 0; i < path.length; i++) {
+    const property = at.properties.get(path[i]);
+    if (!property) return { unknown: i, of: at };
+    const target = property.type && !property.array ? model.resources.get(property.type) : undefined;
+    if (!target) return undefined;
+    at = target;
+  }
+  return { resource: at };
+}
+
+/** `object.shop.ownr`: each name read of the item and through its relations must be a declared property. */
+function checkObjectMembers(
+  ctx: CheckContext,
+  value: A.StringValue,
+  shift: number,
+  ast: ExprNode,
+  item: ModelResource,
+  where: string,
+): void {
+  const offsets = new StringOffsets(ctx.text, value.range);
+  for (const chain of objectMemberChains(ast)) {
+    const reached = memberTarget(ctx.model, item, chain.path);
+    if (!reached || !('unknown' in reached)) continue;
+    const node = chain.nodes[reached.unknown];
+    const known = [...reached.of.properties.keys()];
+    const suggestion = closest(node.property, known);
+    ctx.report(
+      'unknown-property',
+      offsets.rangeInText(node.nameStart + shift, node.end + shift),
+      `${where}: '${node.property}' is not a property of ${reached.of.name}; known: ${known.join(', ')}` +
+        didYouMean(suggestion),
+      suggestion,
+    );
+  }
+}
+
+/**
+ * Mercure topics written as expressions (`mercure: { topics: ["@=iri(object)"] }`, on the resource, an operation
+ * or a GraphQL operation): each sees `object` (the item) and calls iri() and escape() (realtime/topics.ts).
+ */
+function checkTopicExpressions(ctx: CheckContext, resource: ModelResource): void {
+  const holders = [resource.options, ...resource.operations.map((o) => o.options)];
+  for (const op of resource.graphql ?? []) holders.push(op.options);
+  for (const options of holders) {
+    const mercure = options.get('mercure')?.value;
+    if (mercure?.kind !== 'object') continue;
+    const topics = mercure.entries.find((e) => e.key.text === 'topics')?.value;
+    if (topics?.kind !== 'array') continue;
+    for (const topic of topics.items) {
+      if (topic.kind !== 'string' || !topic.value.startsWith(EXPRESSION_TOPIC_MARKER)) continue;
+      const shift = EXPRESSION_TOPIC_MARKER.length;
+      const scope = { variables: TOPIC_VARIABLES, functions: TOPIC_FUNCTIONS };
+      const ast = checkExpression(ctx, topic, 'mercure topic', scope, shift);
+      if (ast) checkObjectMembers(ctx, topic, shift, ast, resource, 'mercure topic');
+    }
+  }
 }
 
 /**

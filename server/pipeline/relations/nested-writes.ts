@@ -226,7 +226,7 @@ export class NestedDocuments {
     for (const p of found.accepted) {
       if (!p.securityPostDenormalize || !Object.hasOwn(found.document, p.name)) continue;
       const facts = this.ctx.facts();
-      if (await allows(p.securityPostDenormalize, facts, item, previous)) continue;
+      if (await allows(p.securityPostDenormalize, facts, item, previous, found.target)) continue;
       if (p.throwOnAccessDenied) throw accessDenied(facts.principal, undefined);
       if (previous && Object.hasOwn(previous, p.name)) item[p.name] = structuredClone(previous[p.name]);
       else delete item[p.name];

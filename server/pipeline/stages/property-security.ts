@@ -2,7 +2,7 @@
 import { perOperation } from '../../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
-import { factsOf, hiddenPropertiesFor } from '../guards.js';
+import { factsOf, hiddenPropertiesFor, readRelationsOfPropertyRules } from '../guards.js';
 import { asPage } from '../pages/page.js';
 import { isItem, type OperationState } from '../state.js';
 
@@ -20,23 +20,36 @@ export function propertyReadSecurity(state: OperationState): Promise<void> | und
   return guarded.length ? recordHiddenProperties(state) : undefined;
 }
 
+/** Items of a streamed collection whose related items (`object.shop.owner`) are read together. */
+const STREAM_BATCH = 100;
+
 async function recordHiddenProperties(state: OperationState): Promise<void> {
-  const hiddenOf = hiddenPropertiesFor(factsOf(state));
+  const facts = factsOf(state);
+  const resource = state.operation.resource;
+  const hiddenOf = hiddenPropertiesFor(facts);
   const hidden = new WeakMap<Item, ReadonlySet<string>>();
   state.hiddenProperties = hidden;
-  const record = async (item: Item): Promise<void> =>
-    void hidden.set(item, await hiddenOf(state.operation.resource, item));
+  // The related items the rules read through are read for all the items at once, then each item is judged.
+  const record = async (items: readonly unknown[]): Promise<void> => {
+    await readRelationsOfPropertyRules(facts, resource, items);
+    for (const item of items) if (isItem(item)) hidden.set(item, await hiddenOf(resource, item));
+  };
   if (state.operation.isCollection && !state.page && state.data != null) state.page = asPage(state.data, state);
   const page = state.page;
   if (page?.stream) {
     const source = page.stream;
     page.stream = (async function* () {
+      let batch: unknown[] = [];
       for await (const item of source) {
-        if (isItem(item)) await record(item);
-        yield item;
+        batch.push(item);
+        if (batch.length < STREAM_BATCH) continue;
+        await record(batch);
+        yield* batch;
+        batch = [];
       }
+      await record(batch);
+      yield* batch;
     })();
-  } else if (page) {
-    for (const item of page.items) if (isItem(item)) await record(item);
-  } else if (isItem(state.data)) await record(state.data);
+  } else if (page) await record(page.items);
+  else await record([state.data]);
 }

@@ -7,7 +7,9 @@
 import type { Logger } from 'pino';
 import { itemIri, itemOperation } from '../../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../metadata/types.js';
-import { changeUpdate, mercureOptions, type Publisher } from '../../realtime/index.js';
+import { changeUpdate, mercureOptions, type MercureOptions, type Publisher } from '../../realtime/index.js';
+import { evaluateTopics, hasTopicExpression, topicMemberPaths } from '../../realtime/topics.js';
+import { RelationReads, withIri } from '../../security/relation-reads.js';
 import { itemDocument } from '../representation/item-document.js';
 import { embeddingPlan, EmbeddingWriter } from '../representation/embedding.js';
 import type { RelationOutput } from '../representation/normalize.js';
@@ -45,11 +47,34 @@ export function publishChange(
       change.kind === 'removed'
         ? JSON.stringify({ '@id': iri })
         : documentAsGet(runtime, resource, change.item, origin ?? '');
-    inTopicOrder(publisher, iri, data, (text) => publisher.publish(changeUpdate(options, iri, origin, text)), logger);
+    const topics = hasTopicExpression(options.topics)
+      ? topicsOf(runtime, options, resource, change.item, iri, origin)
+      : undefined;
+    type Ready = { text: string; evaluated?: string[] };
+    let update: Ready | Promise<Ready>;
+    if (topics) update = Promise.all([data, topics]).then(([text, evaluated]) => ({ text, evaluated }));
+    else update = typeof data === 'string' ? { text: data } : data.then((text) => ({ text }));
+    const send = ({ text, evaluated }: Ready) => publisher.publish(changeUpdate(options, iri, origin, text, evaluated));
+    inTopicOrder(publisher, iri, update, send, logger);
     runtime.published?.tell({ resource, iri, kind: change.kind, ...(origin ? { origin } : {}) });
   } catch (e) {
     logger?.error({ err: e }, 'mercure: update not built');
   }
+}
+
+/** The topics of a change whose `mercure` option writes some as expressions (realtime/topics.ts). */
+async function topicsOf(
+  runtime: Pick<Runtime, 'api' | 'collectionOf'>,
+  options: MercureOptions,
+  resource: ResourceMetadata,
+  item: Item,
+  iri: string,
+  origin: string | undefined,
+): Promise<string[]> {
+  const written = options.topics!;
+  const reads = new RelationReads(runtime.api, (r) => runtime.collectionOf(r));
+  const seen = await reads.view(resource, item, topicMemberPaths(written));
+  return evaluateTopics(written, withIri({ ...(seen as Item) }, iri), origin);
 }
 
 /** Per publisher, the updates of each topic still being built (their embedded items being read). */
@@ -59,16 +84,16 @@ const building = new WeakMap<Publisher, Map<string, Promise<void>>>();
  * Sends an update at once when it is ready and none of its topic waits; else after the topic's earlier ones, so
  * that subscribers get a topic's updates in the order of the changes. The write's response never waits for it.
  */
-function inTopicOrder(
+function inTopicOrder<T>(
   publisher: Publisher,
   topic: string,
-  data: string | Promise<string>,
-  send: (data: string) => void,
+  data: T | Promise<T>,
+  send: (data: T) => void,
   logger: Logger | undefined,
 ): void {
   let topics = building.get(publisher);
   const before = topics?.get(topic);
-  if (!before && typeof data === 'string') return send(data);
+  if (!before && !(data instanceof Promise)) return send(data);
   if (!topics) building.set(publisher, (topics = new Map()));
   const queue = topics;
   const sent: Promise<void> = Promise.all([data, before])
