@@ -742,6 +742,15 @@ const OPTION_TABLE = [
 
   // ---- Resource-level settings ----
   {
+    name: 'unique',
+    group: 'resource',
+    type: { kind: 'list', of: { kind: 'list', of: STRING } },
+    placement: { resource: true, operations: [] },
+    doc:
+      'Property lists whose values together no two items may share, `[["shop", "sku"]]` (UniqueEntity with several ' +
+      'fields): a unique index of the store; the 422 violation is on the first property; an item with a null among them is not checked.',
+  },
+  {
     name: 'routePrefix',
     group: 'resource',
     type: STRING,

@@ -177,6 +177,15 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
   },
   listConstraint('minItems', { kind: 'int', min: 0 }, 'Fewest elements the list may hold (Count).'),
   listConstraint('maxItems', { kind: 'int', min: 0 }, 'Most elements the list may hold (Count).'),
+  {
+    name: 'unique',
+    type: { kind: 'bool' },
+    appliesTo: ['int', 'number', 'string', 'bool', 'datetime', 'date', RELATION],
+    doc:
+      '`true`: no two items may hold the same value, as Doctrine\'s UniqueEntity (422 "This value is already used."). ' +
+      'A unique index of the store, so concurrent writes cannot both win; nulls may repeat. Not on lists. ' +
+      'Several properties together: the resource option `unique`. See docs/validation.md "Unique values".',
+  },
   listConstraint('uniqueItems', { kind: 'bool' }, '`true`: no element may appear twice in the list (Unique).'),
   {
     name: 'groups',

@@ -116,6 +116,7 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     if (typeof c.maxDepth === 'number') meta.maxDepth = c.maxDepth;
   }
   if (validation) meta.validation = validation;
+  if (c.unique === true) meta.unique = true;
   for (const key of ['default', ...VALIDATED.filter((name) => name !== 'required'), 'groups', 'description']) {
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
   }
@@ -138,6 +139,17 @@ function fieldType(p: PropertyMetadata): FieldType {
   if (p.array) return 'array';
   if (p.relation) return 'iri';
   return (['int', 'number', 'string', 'bool', 'datetime', 'date'].includes(p.type) ? p.type : 'json') as FieldType;
+}
+
+/**
+ * The field lists whose values must not repeat: each property with `unique: true`, then the resource's
+ * `unique: [[…], …]` (composite), as the store enforces them.
+ */
+function uniqueLists(properties: PropertyMetadata[], resourceOption: unknown): string[][] {
+  const lists = properties.filter((p) => p.unique).map((p) => [p.name]);
+  if (Array.isArray(resourceOption))
+    for (const list of resourceOption) if (Array.isArray(list)) lists.push(list.map(String));
+  return lists;
 }
 
 /** What the store records of a property's rules, to compare a later file with (store/layout.ts). */
@@ -284,6 +296,7 @@ async function loadResource(
         : undefined,
       fields: Object.fromEntries(properties.map((p) => [p.name, fieldType(p)])),
       indexes: [],
+      unique: uniqueLists(properties, mutated.unique),
       rules: Object.fromEntries(properties.filter((p) => !p.identifier).map((p) => [p.name, fieldRules(p)])),
     } satisfies CollectionSpec,
   };

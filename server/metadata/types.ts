@@ -160,6 +160,8 @@ export interface PropertyMetadata extends FieldRules {
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
+  /** `unique: true`: no two items may hold the same value (a unique index of the store; 422 on a repeat). */
+  unique?: boolean;
   name: string;
   /** Base type: int, number, string, bool, datetime, date, json, or a resource name (relation). */
   type: string;
