@@ -136,7 +136,14 @@ function isUnavailable(e: unknown): boolean {
   );
 }
 
-const isDuplicateKey = (e: unknown): boolean => e instanceof MongoServerError && e.code === DUPLICATE_KEY;
+/**
+ * A duplicate key. FerretDB 1.24 workaround: an update (replaceOne) that breaks a unique index answers
+ * InternalError (code 1) with its backend's message instead of 11000.
+ */
+const isDuplicateKey = (e: unknown): boolean =>
+  e instanceof MongoServerError &&
+  (e.code === DUPLICATE_KEY ||
+    (e.code === 1 && /UNIQUE constraint failed|duplicate key value violates unique constraint/.test(e.message)));
 
 /** The index of the document an ordered insertMany stopped at, when the server said which. */
 function failedIndex(e: unknown): number | undefined {
