@@ -134,7 +134,8 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
           return true;
         } catch (e) {
           if (e instanceof HttpError) refuse(entry.where, e.detail);
-          else if (e instanceof UniqueConflictError) refuse(entry.where, `${e.fields[0]!}: This value is already used.`);
+          else if (e instanceof UniqueConflictError)
+            refuse(entry.where, `${e.fields[0]!}: This value is already used.`);
           else if (e instanceof StoreConflictError)
             refuse(entry.where, `${e.message} (${JSON.stringify(item[resource.identifier?.name ?? ''])})`);
           else throw e;

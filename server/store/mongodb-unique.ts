@@ -21,7 +21,11 @@ export const uniqueIndexFields = (name: string): string[] | undefined => /^uniqu
 
 /** The unique indexes of the collection, as createIndexes takes them. */
 export function uniqueIndexes(spec: CollectionSpec): { key: Document; name: string; unique: true }[] {
-  return uniqueSets(spec).map((fields) => ({ key: { [uniqueField(fields)]: 1 }, name: uniqueIndexName(fields), unique: true }));
+  return uniqueSets(spec).map((fields) => ({
+    key: { [uniqueField(fields)]: 1 },
+    name: uniqueIndexName(fields),
+    unique: true,
+  }));
 }
 
 /** The value of `fields` in the item as its unique field holds it; `key` stands for a null. */

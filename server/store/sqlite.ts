@@ -544,8 +544,7 @@ class SqliteCollection implements Collection {
     // One transaction: the count triggers and the rendered texts are kept row by row inside it, all or none.
     return this.db
       .transaction(() => {
-        if (!this.sequence)
-          return items.map((item, i) => this.insertRow(item, this.newKey(item) ?? uuidv7(), i));
+        if (!this.sequence) return items.map((item, i) => this.insertRow(item, this.newKey(item) ?? uuidv7(), i));
         // Keys assigned here from the sequence read once (the write lock held), and the sequence written once.
         let top = this.lastKey();
         const stored = items.map((item, i) => {

@@ -60,7 +60,9 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
         postAll(url, [{ name: 'Acme' }, { name: 'Acme' }, { name: 'Bolt' }, { city: 'Oslo' }, { city: 'Rome' }]),
       );
       const output = await refused(shopApi(UNIQUE_NAME));
-      expect(output).to.contain('Shop.name: now unique, but values repeat: "Acme": 1 stored item repeats the values of an earlier one');
+      expect(output).to.contain(
+        'Shop.name: now unique, but values repeat: "Acme": 1 stored item repeats the values of an earlier one',
+      );
       expect(output).not.to.match(/at .*\.js:\d+/);
       await serving(shopApi(PLAIN), async (url) => {
         expect((await request(url, 'DELETE', '/shops/2')).status).to.equal(204);
@@ -74,7 +76,12 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
     it('refuses a new composite list over repeating pairs, naming them; a list dropped and declared again is checked afresh', async () => {
       const composite = shopApi(PLAIN, '  unique: [["name", "city"]]');
       await serving(shopApi(PLAIN), (url) =>
-        postAll(url, [{ name: 'Acme', city: 'Oslo' }, { name: 'Acme', city: 'Rome' }, { name: 'Acme' }, { name: 'Acme' }]),
+        postAll(url, [
+          { name: 'Acme', city: 'Oslo' },
+          { name: 'Acme', city: 'Rome' },
+          { name: 'Acme' },
+          { name: 'Acme' },
+        ]),
       );
       await serving(composite, async (url) => {
         expect((await post(url, '/shops', { name: 'Acme', city: 'Oslo' })).status).to.equal(422);

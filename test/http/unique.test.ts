@@ -52,7 +52,10 @@ describe('unique values (fixture unique.api)', function () {
     const id = (r.json as Any).id as number;
     const same = await request(server.url, 'PUT', `/shops/${id}`, { body: { name: 'Corner', code: 'C' } });
     expect(same.status, same.text).to.equal(200);
-    const renamed = await request(server.url, 'PATCH', `/shops/${id}`, { headers: MERGE_PATCH, body: { name: 'Kiosk' } });
+    const renamed = await request(server.url, 'PATCH', `/shops/${id}`, {
+      headers: MERGE_PATCH,
+      body: { name: 'Kiosk' },
+    });
     expect(renamed.status, renamed.text).to.equal(200);
     // The old name is free again.
     expect((await post(server.url, '/shops', { name: 'Corner' })).status).to.equal(201);
@@ -63,7 +66,10 @@ describe('unique values (fixture unique.api)', function () {
       Array.from({ length: 12 }, (_, i) => post(server.url, '/shops', { name: 'Race', code: `race-${i}` })),
     );
     const statuses = answers.map((r) => r.status);
-    expect(statuses.filter((s) => s === 201), JSON.stringify(statuses)).to.have.length(1);
+    expect(
+      statuses.filter((s) => s === 201),
+      JSON.stringify(statuses),
+    ).to.have.length(1);
     for (const r of answers.filter((a) => a.status !== 201)) expectUsed(r, 'name');
     expect((await names()).filter((n) => n === 'Race')).to.have.length(1);
   });
@@ -80,7 +86,10 @@ describe('unique values (fixture unique.api)', function () {
     expectUsed(await post(server.url, '/products', { shop: 's1', sku: 'A-1' }), 'shop');
     const r = await post(server.url, '/products', { shop: 's3', sku: 'A-1' });
     expectUsed(
-      await request(server.url, 'PATCH', `/products/${(r.json as Any).id}`, { headers: MERGE_PATCH, body: { shop: 's2' } }),
+      await request(server.url, 'PATCH', `/products/${(r.json as Any).id}`, {
+        headers: MERGE_PATCH,
+        body: { shop: 's2' },
+      }),
       'shop',
     );
     for (const body of [{ sku: 'A-1' }, { sku: 'A-1' }, { shop: 's1', sku: null }, { shop: 's1' }])
@@ -96,7 +105,13 @@ describe('unique values (fixture unique.api)', function () {
       { shop: 'b', sku: '1' },
     ];
     expectUsed(await post(server.url, '/products', batch), '[2].shop');
-    expectUsed(await post(server.url, '/products', [{ shop: 'c', sku: '1' }, { shop: 's1', sku: 'A-1' }]), '[1].shop');
+    expectUsed(
+      await post(server.url, '/products', [
+        { shop: 'c', sku: '1' },
+        { shop: 's1', sku: 'A-1' },
+      ]),
+      '[1].shop',
+    );
     expect(await count()).to.equal(before);
   });
 
@@ -120,7 +135,10 @@ describe('unique values (fixture unique.api)', function () {
     const client = new Client({ name: 'apidsl-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
     try {
-      const result = (await client.callTool({ name: 'post_shop', arguments: { body: { name: 'Tool' } } })) as CallToolResult;
+      const result = (await client.callTool({
+        name: 'post_shop',
+        arguments: { body: { name: 'Tool' } },
+      })) as CallToolResult;
       expect(result.isError).to.equal(true);
       const doc = result.structuredContent as Any;
       expect(doc.status).to.equal(422);

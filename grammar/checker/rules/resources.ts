@@ -195,7 +195,11 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
     }
     checkValue(ctx, e.value, spec.type, `constraint '${e.key.text}'`);
     if (e.key.text === 'unique' && p.array)
-      ctx.report('option-not-allowed', e.key.range, `'unique' does not apply to the list '${p.name}' (uniqueItems checks its elements)`);
+      ctx.report(
+        'option-not-allowed',
+        e.key.range,
+        `'unique' does not apply to the list '${p.name}' (uniqueItems checks its elements)`,
+      );
     if (e.key.text === 'default' && e.value) checkDefault(ctx, p, e.value);
     if (e.key.text === 'onUpdate' && e.value) checkTimeStamp(ctx, p, e.value, 'onUpdate: now');
     if (e.key.text === 'enum' && e.value?.kind === 'array')

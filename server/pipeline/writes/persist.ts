@@ -7,13 +7,7 @@
 import type { Persistence } from '../../messenger/index.js';
 import type { ResourceMetadata } from '../../metadata/types.js';
 import { HttpError } from '../../protocol/errors.js';
-import {
-  StoreConflictError,
-  UniqueConflictError,
-  type Collection,
-  type Id,
-  type Item,
-} from '../../store/types.js';
+import { StoreConflictError, UniqueConflictError, type Collection, type Id, type Item } from '../../store/types.js';
 import { validationFailed, violation } from '../validation/violations.js';
 import { deleteItem } from '../relations/referential-actions.js';
 import { writeNested } from '../relations/nested-writes.js';

@@ -316,6 +316,16 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
   minItems: [['test/http/constraints.test.ts', CONSTRAINT_CASES]],
   maxItems: [['test/http/constraints.test.ts', CONSTRAINT_CASES]],
   uniqueItems: [['test/http/constraints.test.ts', CONSTRAINT_CASES]],
+  unique: [
+    [
+      'test/http/unique.test.ts',
+      'answers a repeated unique property with 422 UniqueEntity on POST, PUT and PATCH, storing nothing',
+    ],
+    [
+      'test/http/unique.test.ts',
+      'checks a composite list together, the violation on its first property; a null among them is not checked',
+    ],
+  ],
   groups: [
     ['test/http/groups.test.ts', 'GET item in JSON-LD and JSON: the read group, @id and @type always'],
     [
