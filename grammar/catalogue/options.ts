@@ -14,6 +14,7 @@ import {
   type ValueOf,
   type ValueType,
 } from './types.js';
+import { ASSERTIONS } from './properties.js';
 
 const STRING = { kind: 'string' } as const satisfies ValueType;
 const BOOL = { kind: 'bool' } as const satisfies ValueType;
@@ -741,6 +742,15 @@ const OPTION_TABLE = [
   },
 
   // ---- Resource-level settings ----
+  {
+    name: 'assert',
+    group: 'resource',
+    type: ASSERTIONS,
+    placement: { resource: true, operations: [] },
+    doc:
+      "Rules on the whole item that answer 422 (Symfony's Expression constraint on a class): as the property constraint " +
+      '`assert`, with `value` the item itself; the violation has an empty property path.',
+  },
   {
     name: 'unique',
     group: 'resource',

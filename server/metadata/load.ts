@@ -16,7 +16,7 @@ import {
 } from '../../grammar/catalogue/index.js';
 import type { ApiModel, ModelProperty, ModelResource } from '../../grammar/model.js';
 import { defaultOperationName, joinPath, pathSegment, placeholders } from '../../grammar/naming.js';
-import { compileDefaultValue, compileGuard } from '../expression/guard.js';
+import { compileAssertion, compileDefaultValue, compileGuard } from '../expression/guard.js';
 import { resolveSecurity } from './security-settings.js';
 import type { CollectionSpec, FieldRules, FieldType } from '../store/types.js';
 import { loadHandlers } from './async-settings.js';
@@ -25,6 +25,7 @@ import { loadGraphQlOperations, type DeclaredGraphQlOperation } from './graphql-
 import { resolveSettings } from './settings.js';
 import type {
   ApiMetadata,
+  Assertion,
   CodeFunction,
   FilterKind,
   FilterMetadata,
@@ -117,6 +118,8 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
   }
   if (validation) meta.validation = validation;
   if (c.unique === true) meta.unique = true;
+  const asserts = assertionsOf(c.assert);
+  if (asserts) meta.asserts = asserts;
   for (const key of ['default', ...VALIDATED.filter((name) => name !== 'required'), 'groups', 'description']) {
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
   }
@@ -139,6 +142,17 @@ function fieldType(p: PropertyMetadata): FieldType {
   if (p.array) return 'array';
   if (p.relation) return 'iri';
   return (['int', 'number', 'string', 'bool', 'datetime', 'date'].includes(p.type) ? p.type : 'json') as FieldType;
+}
+
+/** The `assert` constraints written (one object or a list), compiled; undefined when there are none. */
+function assertionsOf(written: unknown): Assertion[] | undefined {
+  if (written === undefined || written === null) return undefined;
+  const list = (Array.isArray(written) ? written : [written]) as Plain[];
+  return list.map((a) => ({
+    expression: compileAssertion(String(a.expression)),
+    ...(typeof a.message === 'string' ? { message: a.message } : {}),
+    groups: Array.isArray(a.groups) ? a.groups.map(String) : ['Default'],
+  }));
 }
 
 /**
@@ -279,8 +293,10 @@ async function loadResource(
   const collectionPath = joinPath(routePrefix, `/${pathSegment(shortName, model.pathSegmentGenerator)}`);
   const resourceOptions: Plain = { ...mutated };
   delete resourceOptions.shortName;
+  const asserts = assertionsOf(mutated.assert);
   const resource: ResourceMetadata = {
     shortName,
+    ...(asserts ? { asserts } : {}),
     description: typeof mutated.description === 'string' ? mutated.description : undefined,
     properties,
     identifier,

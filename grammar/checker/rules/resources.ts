@@ -18,7 +18,7 @@ import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
-import { checkValueExpression } from './security.js';
+import { checkAssertExpression, checkValueExpression } from './security.js';
 
 const RESOURCE_OPTIONS = OPTIONS.filter((o) => o.placement.resource).map((o) => o.name);
 
@@ -39,6 +39,18 @@ export function checkResources(ctx: CheckContext): void {
     }
     checkProperties(ctx, resource);
     checkUniqueLists(ctx, resource);
+    const asserts = resource.decl.options.find((e) => e.key.text === 'assert');
+    if (asserts?.value) checkAssertions(ctx, asserts.value, `'${resource.name}' assert`);
+  }
+}
+
+/** The expressions of an `assert` (one object or a list of them); their shape is checked by checkValue. */
+function checkAssertions(ctx: CheckContext, value: A.Value, where: string): void {
+  const assertions = value.kind === 'array' ? value.items : [value];
+  for (const assertion of assertions) {
+    if (assertion.kind !== 'object') continue;
+    const expression = assertion.entries.find((e) => e.key.text === 'expression')?.value;
+    if (expression?.kind === 'string') checkAssertExpression(ctx, expression, where);
   }
 }
 
@@ -201,6 +213,7 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
         `'unique' does not apply to the list '${p.name}' (uniqueItems checks its elements)`,
       );
     if (e.key.text === 'default' && e.value) checkDefault(ctx, p, e.value);
+    if (e.key.text === 'assert' && e.value) checkAssertions(ctx, e.value, `'${p.name}' assert`);
     if (e.key.text === 'onUpdate' && e.value) checkTimeStamp(ctx, p, e.value, 'onUpdate: now');
     if (e.key.text === 'enum' && e.value?.kind === 'array')
       for (const item of e.value.items) checkPropertyValue(ctx, p, item, `a value of the enum of '${p.name}'`, false);

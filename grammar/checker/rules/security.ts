@@ -10,6 +10,7 @@ import {
   analyzeExpression,
   parseExpression,
   walkExpression,
+  ASSERT_VARIABLES,
   DEFAULT_VALUE_VARIABLES,
   OBJECT_VARIABLES,
   type AnalyzeOptions,
@@ -133,6 +134,11 @@ function checkExpression(
     ctx.report(code, range, `${where}: ${issue.message}${didYouMean(issue.suggestion)}`, issue.suggestion);
   }
   return parsed.ast;
+}
+
+/** An `assert` constraint's expression: it sees `value`, `object`, `previous_object` and `user` only. */
+export function checkAssertExpression(ctx: CheckContext, value: A.StringValue, where: string): void {
+  checkExpression(ctx, value, where, { variables: ASSERT_VARIABLES });
 }
 
 /**
