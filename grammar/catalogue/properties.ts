@@ -206,7 +206,7 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
     doc:
       '`true`: no two items may hold the same value, as Doctrine\'s UniqueEntity (422 "This value is already used."). ' +
       'A unique index of the store, so concurrent writes cannot both win; nulls may repeat. Not on lists. ' +
-      'Several properties together: the resource option `unique`. See docs/validation.md "Unique values".',
+      'Several properties together: the resource option `unique`. See docs/behaviour.md "Unique values".',
   },
   {
     name: 'assert',
