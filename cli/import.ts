@@ -14,7 +14,7 @@ import { iriResolver } from '../server/protocol/iri.js';
 import { checkRecordConstraints, recordItem } from '../server/pipeline/record.js';
 import { relationLookup, type RelationLookup } from '../server/pipeline/relations/targets.js';
 import type { ResourceMetadata } from '../server/metadata/types.js';
-import { StoreConflictError, type Collection, type Item } from '../server/store/types.js';
+import { StoreConflictError, UniqueConflictError, type Collection, type Item } from '../server/store/types.js';
 import { CommandError, findResource, openApiStore, runCommand } from './data-command.js';
 import { openCollection, searchIndexOf } from '../server/pipeline/runtime.js';
 import { pino } from 'pino';
@@ -134,6 +134,8 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
           return true;
         } catch (e) {
           if (e instanceof HttpError) refuse(entry.where, e.detail);
+          else if (e instanceof UniqueConflictError)
+            refuse(entry.where, `${e.fields[0]!}: This value is already used.`);
           else if (e instanceof StoreConflictError)
             refuse(entry.where, `${e.message} (${JSON.stringify(item[resource.identifier?.name ?? ''])})`);
           else throw e;

@@ -200,6 +200,9 @@ export const EXPRESSION_TOPIC_MARKER = '@=';
 /** The variables a property's `default: { expression: … }` sees: the item does not exist yet. */
 export const DEFAULT_VALUE_VARIABLES: readonly string[] = ['user'];
 
+/** The variables an `assert` constraint's expression sees (`value`: the property's value, or the item). */
+export const ASSERT_VARIABLES: readonly string[] = ['value', 'object', 'previous_object', 'user'];
+
 /** The variables that make an expression wait for the item to be read. */
 export const OBJECT_VARIABLES: ReadonlySet<string> = new Set(['object', 'previous_object']);
 

@@ -14,6 +14,7 @@ import {
   type ValueOf,
   type ValueType,
 } from './types.js';
+import { ASSERTIONS } from './properties.js';
 
 const STRING = { kind: 'string' } as const satisfies ValueType;
 const BOOL = { kind: 'bool' } as const satisfies ValueType;
@@ -754,6 +755,24 @@ const OPTION_TABLE = [
   },
 
   // ---- Resource-level settings ----
+  {
+    name: 'assert',
+    group: 'resource',
+    type: ASSERTIONS,
+    placement: { resource: true, operations: [] },
+    doc:
+      "Rules on the whole item that answer 422 (Symfony's Expression constraint on a class): as the property constraint " +
+      '`assert`, with `value` the item itself; the violation has an empty property path.',
+  },
+  {
+    name: 'unique',
+    group: 'resource',
+    type: { kind: 'list', of: { kind: 'list', of: STRING } },
+    placement: { resource: true, operations: [] },
+    doc:
+      'Property lists whose values together no two items may share, `[["shop", "sku"]]` (UniqueEntity with several ' +
+      'fields): a unique index of the store; the 422 violation is on the first property; an item with a null among them is not checked.',
+  },
   {
     name: 'routePrefix',
     group: 'resource',

@@ -82,6 +82,28 @@ const listConstraint = (name: string, type: ConstraintSpec['type'], doc: string)
   appliesTo: [LIST],
   doc,
 });
+/** One `assert` (Symfony's Expression constraint): its expression, message and validation groups. */
+const ASSERTION = {
+  kind: 'record',
+  fields: {
+    expression: {
+      type: { kind: 'string' },
+      required: true,
+      doc: "An expression (the security expressions' language) that must be true; sees `value`, `object`, `previous_object`, `user`.",
+    },
+    message: { type: { kind: 'string' }, doc: 'The violation message (default "This value is not valid.").' },
+    groups: {
+      type: { kind: 'list', of: { kind: 'string' } },
+      doc: 'Validation groups it belongs to (default `Default`).',
+    },
+  },
+} as const satisfies ConstraintSpec['type'];
+/** `assert`: one assertion or a list of them. */
+export const ASSERTIONS = {
+  kind: 'oneOf',
+  of: [ASSERTION, { kind: 'list', of: ASSERTION }],
+} as const satisfies ConstraintSpec['type'];
+
 /** Referential actions of `onDelete` (Prisma's and Doctrine's), the first the default. */
 export const ON_DELETE_ACTIONS = ['restrict', 'cascade', 'setNull'] as const;
 
@@ -179,6 +201,24 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
   },
   listConstraint('minItems', { kind: 'int', min: 0 }, 'Fewest elements the list may hold (Count).'),
   listConstraint('maxItems', { kind: 'int', min: 0 }, 'Most elements the list may hold (Count).'),
+  {
+    name: 'unique',
+    type: { kind: 'bool' },
+    appliesTo: ['int', 'number', 'string', 'bool', 'datetime', 'date', RELATION],
+    doc:
+      '`true`: no two items may hold the same value, as Doctrine\'s UniqueEntity (422 "This value is already used."). ' +
+      'A unique index of the store, so concurrent writes cannot both win; nulls may repeat. Not on lists. ' +
+      'Several properties together: the resource option `unique`. See docs/behaviour.md "Unique values".',
+  },
+  {
+    name: 'assert',
+    type: ASSERTIONS,
+    doc:
+      'A rule that answers 422 (Symfony\'s Expression constraint): `{ expression: "value > 0 or object.free", message: "…", ' +
+      'groups: ["create"] }`, or a list of them. The expression sees `value` (this property\'s value), `object` (the item ' +
+      'written), `previous_object` (the stored item, null on a create) and `user`; false, or an error, is a violation on ' +
+      'this property (code 6b3befbc-…, "This value is not valid." unless `message`). See docs/behaviour.md "Assertions".',
+  },
   listConstraint('uniqueItems', { kind: 'bool' }, '`true`: no element may appear twice in the list (Unique).'),
   {
     name: 'groups',

@@ -49,6 +49,8 @@ export interface SecurityContext {
   request: { method: string; path: string; query: Record<string, unknown>; headers: Record<string, string> };
   /** The operation's URI variables by name (reserved names win on a clash). */
   uriVariables: Record<string, string>;
+  /** Further variables of one kind of expression (an `assert`'s `value`); they win over URI variables. */
+  variables?: Readonly<Record<string, unknown>>;
   /** `is_granted(attribute, subject)`: roles for ROLE_* attributes, the voters otherwise. Only `true` grants. */
   isGranted(attribute: unknown, subject: unknown): boolean | Promise<boolean>;
   /** The functions of CompileOptions.functions (a Mercure topic's `iri`, `escape`), by name. */
@@ -242,6 +244,7 @@ class Evaluation {
       case 'request':
         return ctx.request;
     }
+    if (ctx.variables && Object.hasOwn(ctx.variables, name)) return ctx.variables[name];
     if (Object.hasOwn(ctx.uriVariables, name)) return ctx.uriVariables[name];
     if (lenient) return null;
     throw new ExpressionRuntimeError(`unknown variable '${name}'`);

@@ -16,7 +16,7 @@ import {
 } from '../../grammar/catalogue/index.js';
 import type { ApiModel, ModelProperty, ModelResource } from '../../grammar/model.js';
 import { defaultOperationName, joinPath, pathSegment, placeholders } from '../../grammar/naming.js';
-import { compileDefaultValue, compileGuard } from '../expression/guard.js';
+import { compileAssertion, compileDefaultValue, compileGuard } from '../expression/guard.js';
 import { resolveSecurity } from './security-settings.js';
 import type { CollectionSpec, FieldRules, FieldType } from '../store/types.js';
 import { loadHandlers } from './async-settings.js';
@@ -25,6 +25,7 @@ import { loadGraphQlOperations, type DeclaredGraphQlOperation } from './graphql-
 import { resolveSettings } from './settings.js';
 import type {
   ApiMetadata,
+  Assertion,
   CodeFunction,
   FilterKind,
   FilterMetadata,
@@ -117,6 +118,9 @@ function property(p: ModelProperty, resources: ApiModel['resources'], isIdentifi
     if (c.owned === true && meta.array) meta.owned = true;
   }
   if (validation) meta.validation = validation;
+  if (c.unique === true) meta.unique = true;
+  const asserts = assertionsOf(c.assert);
+  if (asserts) meta.asserts = asserts;
   for (const key of ['default', ...VALIDATED.filter((name) => name !== 'required'), 'groups', 'description']) {
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
   }
@@ -139,6 +143,28 @@ function fieldType(p: PropertyMetadata): FieldType {
   if (p.array) return 'array';
   if (p.relation) return 'iri';
   return (['int', 'number', 'string', 'bool', 'datetime', 'date'].includes(p.type) ? p.type : 'json') as FieldType;
+}
+
+/** The `assert` constraints written (one object or a list), compiled; undefined when there are none. */
+function assertionsOf(written: unknown): Assertion[] | undefined {
+  if (written === undefined || written === null) return undefined;
+  const list = (Array.isArray(written) ? written : [written]) as Plain[];
+  return list.map((a) => ({
+    expression: compileAssertion(String(a.expression)),
+    ...(typeof a.message === 'string' ? { message: a.message } : {}),
+    groups: Array.isArray(a.groups) ? a.groups.map(String) : ['Default'],
+  }));
+}
+
+/**
+ * The field lists whose values must not repeat: each property with `unique: true`, then the resource's
+ * `unique: [[…], …]` (composite), as the store enforces them.
+ */
+function uniqueLists(properties: PropertyMetadata[], resourceOption: unknown): string[][] {
+  const lists = properties.filter((p) => p.unique).map((p) => [p.name]);
+  if (Array.isArray(resourceOption))
+    for (const list of resourceOption) if (Array.isArray(list)) lists.push(list.map(String));
+  return lists;
 }
 
 /** What the store records of a property's rules, to compare a later file with (store/layout.ts). */
@@ -268,8 +294,10 @@ async function loadResource(
   const collectionPath = joinPath(routePrefix, `/${pathSegment(shortName, model.pathSegmentGenerator)}`);
   const resourceOptions: Plain = { ...mutated };
   delete resourceOptions.shortName;
+  const asserts = assertionsOf(mutated.assert);
   const resource: ResourceMetadata = {
     shortName,
+    ...(asserts ? { asserts } : {}),
     description: typeof mutated.description === 'string' ? mutated.description : undefined,
     properties,
     identifier,
@@ -285,6 +313,7 @@ async function loadResource(
         : undefined,
       fields: Object.fromEntries(properties.map((p) => [p.name, fieldType(p)])),
       indexes: [],
+      unique: uniqueLists(properties, mutated.unique),
       rules: Object.fromEntries(properties.filter((p) => !p.identifier).map((p) => [p.name, fieldRules(p)])),
     } satisfies CollectionSpec,
   };

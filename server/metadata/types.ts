@@ -160,6 +160,10 @@ export interface PropertyMetadata extends FieldRules {
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
+  /** `unique: true`: no two items may hold the same value (a unique index of the store; 422 on a repeat). */
+  unique?: boolean;
+  /** The `assert` constraints of the property, in the order written. */
+  asserts?: Assertion[];
   name: string;
   /** Base type: int, number, string, bool, datetime, date, json, or a resource name (relation). */
   type: string;
@@ -239,8 +243,19 @@ export interface OperationMetadata {
   faceOf?: OperationMetadata;
 }
 
+/** One `assert` constraint (Symfony's Expression constraint), on a property or on the whole item. */
+export interface Assertion {
+  expression: CompiledExpression;
+  /** The violation message; undefined: Symfony's "This value is not valid.". */
+  message?: string;
+  /** The validation groups it belongs to. */
+  groups: string[];
+}
+
 export interface ResourceMetadata {
   shortName: string;
+  /** The resource's `assert` constraints (on the whole item), in the order written. */
+  asserts?: Assertion[];
   description?: string;
   properties: PropertyMetadata[];
   identifier?: PropertyMetadata;

@@ -108,6 +108,26 @@ export async function allows(
 }
 
 /**
+ * Whether an `assert` expression holds for an item written (`object`, `previous_object` the stored one,
+ * `value` the property's value or the item); false on any error, logged as a failing security expression is.
+ */
+export async function assertionHolds(
+  expression: CompiledExpression,
+  facts: RequestFacts,
+  object: unknown,
+  previousObject: unknown,
+  value: unknown,
+): Promise<boolean> {
+  try {
+    const context = { ...contextOf(facts, object, previousObject), variables: { value } };
+    return (await expression.evaluate(context)) === true;
+  } catch (e) {
+    logFailure(expression, facts, e, 'assertion not met');
+    return false;
+  }
+}
+
+/**
  * The value of an expression that computes one (a property's `default: { expression }`, which sees no item),
  * or undefined on any error, logged as a failing security expression is: the caller refuses the write.
  */

@@ -4,11 +4,14 @@
 // affect: a change that no stored item contradicts is applied by opening the collection; one that some
 // contradict is refused before anything is served (docs/behaviour.md, "Changing the schema").
 import type { CollectionSpec, FieldRules, FieldType, Item, Store, StoredCollection } from './types.js';
+import { uniqueSets } from './unique.js';
 
 export interface Layout {
   identifier?: { field: string; type: 'int' | 'string' };
   fields: Record<string, { type: FieldType; rules?: FieldRules }>;
   indexes: string[][];
+  /** CollectionSpec.unique, absent when empty (so layouts recorded before it read the same). */
+  unique?: string[][];
 }
 
 export type ChangeKind =
@@ -19,7 +22,8 @@ export type ChangeKind =
   | 'required'
   | 'constraint'
   | 'new-index'
-  | 'removed-index';
+  | 'removed-index'
+  | 'unique';
 
 export interface Change {
   resource: string;
@@ -44,7 +48,13 @@ export function layoutOf(spec: CollectionSpec): Layout {
     const rules = spec.rules?.[name];
     fields[name] = rules && Object.keys(rules).length > 0 ? { type, rules } : { type };
   }
-  return { ...(spec.identifier ? { identifier: spec.identifier } : {}), fields, indexes: spec.indexes };
+  const unique = uniqueSets(spec);
+  return {
+    ...(spec.identifier ? { identifier: spec.identifier } : {}),
+    fields,
+    indexes: spec.indexes,
+    ...(unique.length > 0 ? { unique } : {}),
+  };
 }
 
 /** The text a store records for the collection (compared as text: the same layout gives the same text). */
@@ -144,6 +154,8 @@ export async function planChanges(spec: CollectionSpec, stored: StoredCollection
     if (!oldIndexes.has(index)) note({ subject: `(${index})`, kind: 'new-index', detail: 'new index' });
   for (const index of oldIndexes)
     if (!newIndexes.has(index)) note({ subject: `(${index})`, kind: 'removed-index', detail: 'index dropped' });
+  const oldUnique = new Set((before?.unique ?? []).map(key));
+  for (const fields of after.unique ?? []) if (!oldUnique.has(key(fields))) checks.push(uniqueCheck(resource, fields));
 
   const counts = checks.map(() => 0);
   if (checks.length > 0 && stored.count > 0) {
@@ -154,6 +166,32 @@ export async function planChanges(spec: CollectionSpec, stored: StoredCollection
     if (before || counts[i]! > 0) changes.push({ ...check.change, affected: counts[i]! });
   });
   return changes;
+}
+
+/**
+ * A new unique list: every stored item after the first that repeats its values (none null) fails it; the
+ * change's detail names the repeated values (at most five).
+ */
+function uniqueCheck(resource: string, fields: string[]): Check {
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  const change = { resource, subject: fields.join(','), kind: 'unique' as const, detail: 'now unique' };
+  return {
+    change,
+    fails(item) {
+      const values = fields.map((f) => item[f]);
+      if (values.some((v) => v === undefined || v === null)) return false;
+      const text = values.map((v) => JSON.stringify(v)).join(', ');
+      if (!seen.has(text)) {
+        seen.add(text);
+        return false;
+      }
+      if (!repeated.includes(text)) repeated.push(text);
+      const named = repeated.slice(0, 5).map((t) => (fields.length === 1 ? t : `(${t})`));
+      change.detail = `now unique, but values repeat: ${named.join('; ')}${repeated.length > 5 ? '; …' : ''}`;
+      return true;
+    },
+  };
 }
 
 /** Whether a stored value fits a field type; absent and null values fit every type. */
@@ -233,6 +271,8 @@ export function describeChange(c: Change): string {
       return `${head}: ${items} ${c.affected === 1 ? 'lacks' : 'lack'} it${c.fill ? ` (apidsl migrate fills its default ${JSON.stringify(c.fill.value)})` : ' and it has no default'}`;
     case 'type':
       return `${head}: ${items} ${c.affected === 1 ? 'holds' : 'hold'} a value of another type`;
+    case 'unique':
+      return `${head}: ${items} ${c.affected === 1 ? 'repeats' : 'repeat'} the values of an earlier one`;
     default:
       return `${head}: ${items} ${c.affected === 1 ? 'violates' : 'violate'} it`;
   }

@@ -50,7 +50,16 @@ import {
   storedName,
 } from './mongodb-query.js';
 import { layoutText } from './layout.js';
-import { StoreConflictError, StoreUnavailableError } from './types.js';
+import {
+  clashingUnique,
+  describeDuplicates,
+  fillUniqueFields,
+  uniqueField,
+  uniqueFieldsOf,
+  uniqueIndexes,
+  uniqueIndexFields,
+} from './mongodb-unique.js';
+import { LayoutConflictError, StoreConflictError, StoreUnavailableError, UniqueConflictError } from './types.js';
 import type {
   Collection,
   CollectionSpec,
@@ -127,7 +136,14 @@ function isUnavailable(e: unknown): boolean {
   );
 }
 
-const isDuplicateKey = (e: unknown): boolean => e instanceof MongoServerError && e.code === DUPLICATE_KEY;
+/**
+ * A duplicate key. FerretDB 1.24 workaround: an update (replaceOne) that breaks a unique index answers
+ * InternalError (code 1) with its backend's message instead of 11000.
+ */
+const isDuplicateKey = (e: unknown): boolean =>
+  e instanceof MongoServerError &&
+  (e.code === DUPLICATE_KEY ||
+    (e.code === 1 && /UNIQUE constraint failed|duplicate key value violates unique constraint/.test(e.message)));
 
 /** The index of the document an ordered insertMany stopped at, when the server said which. */
 function failedIndex(e: unknown): number | undefined {
@@ -217,6 +233,30 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<Store>
   }
 }
 
+/**
+ * Makes the missing unique indexes, after writing the unique fields of items stored before (mongodb-unique.ts);
+ * stored items that repeat values refuse the start (LayoutConflictError naming them).
+ */
+async function openUniqueIndexes(
+  spec: CollectionSpec,
+  items: DriverCollection<StoredDoc>,
+  existing: Set<string>,
+): Promise<void> {
+  const missing = uniqueIndexes(spec).filter((index) => !existing.has(index.name));
+  if (missing.length === 0) return;
+  await fillUniqueFields(spec, items, (doc) => docItem(spec, doc));
+  // One at a time: FerretDB 1.24 mishandles a batch (see above), and a failure names its own fields.
+  for (const index of missing) {
+    try {
+      await items.createIndex(index.key, { name: index.name, unique: true });
+    } catch (e) {
+      if (!isDuplicateKey(e)) throw e;
+      const fields = uniqueIndexFields(index.name)!;
+      throw new LayoutConflictError(await describeDuplicates(spec, items, fields), { cause: e });
+    }
+  }
+}
+
 /** A stored item: `_id` is the identifier or the internal key. */
 type StoredDoc = Document & { _id: Id };
 
@@ -297,10 +337,17 @@ class MongoStore implements Store {
       // indexes already exists, so the existing ones are never sent again.
       const existing = new Set((await items.listIndexes().toArray()).map((index) => String(index.name)));
       // Indexes of an earlier layout that this one no longer has (`_id_` is MongoDB's own).
-      for (const name of existing)
-        if (name !== '_id_' && !indexes.some((index) => index.name === name)) await items.dropIndex(name);
+      const wanted = new Set([...indexes, ...uniqueIndexes(spec)].map((index) => index.name));
+      for (const name of existing) {
+        if (name === '_id_' || wanted.has(name)) continue;
+        await items.dropIndex(name);
+        // A list no longer unique: its field goes too, so that declaring it again fills it afresh.
+        const fields = uniqueIndexFields(name);
+        if (fields) await items.updateMany({}, { $unset: { [uniqueField(fields)]: '' } });
+      }
       const missing = indexes.filter((index) => !existing.has(index.name));
       if (missing.length > 0) await items.createIndexes(missing.map(({ key, name }) => ({ key, name })));
+      await openUniqueIndexes(spec, items, existing);
       if (spec.identifier?.type !== 'string') {
         // The sequence goes on after the largest stored key, even if it was lost or the data imported.
         // Created here, before any insert: concurrent first inserts then never race to create it.
@@ -539,7 +586,8 @@ class MongoCollection implements Collection {
         await this.insertCounted(doc);
         return this.toItem(doc);
       } catch (e) {
-        if (!(e instanceof StoreConflictError) || attempt >= ASSIGN_ATTEMPTS) throw e;
+        if (!(e instanceof StoreConflictError) || e instanceof UniqueConflictError || attempt >= ASSIGN_ATTEMPTS)
+          throw e;
         // A stored key at or above the sequence (written by another program, or the sequence lost): skip past it.
         await this.raiseSequence(await this.largestKey());
       }
@@ -553,7 +601,8 @@ class MongoCollection implements Collection {
       try {
         await this.insertManyCounted(docs);
       } catch (e) {
-        const failed = e instanceof StoreConflictError ? failedIndex(e.cause) : undefined;
+        const failed =
+          e instanceof StoreConflictError && !(e instanceof UniqueConflictError) ? failedIndex(e.cause) : undefined;
         if (failed === undefined || !assigned[failed] || attempt >= ASSIGN_ATTEMPTS) throw e;
         // An assigned key was taken (as in `insert`): skip the sequence past the stored keys, assign again.
         await this.raiseSequence(await this.largestKey());
@@ -611,7 +660,7 @@ class MongoCollection implements Collection {
         const written = docs.slice(0, failed).map((doc) => doc._id);
         await this.guard(() => this.items.deleteMany({ _id: { $in: written } }));
       }
-      if (isDuplicateKey(e)) throw new StoreConflictError(`${this.spec.name} identifier already exists`, { cause: e });
+      if (isDuplicateKey(e)) throw await this.conflict(e, docs[failed ?? 0]!, docs.slice(0, failed ?? 0), failed);
       throw e;
     }
   }
@@ -619,7 +668,13 @@ class MongoCollection implements Collection {
   async replace(id: Id, item: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.toDoc(id, item);
-    const result = await this.guard(() => this.items.replaceOne({ _id: id }, doc));
+    const result = await this.guard(async () => {
+      try {
+        return await this.items.replaceOne({ _id: id }, doc);
+      } catch (e) {
+        throw isDuplicateKey(e) ? await this.conflict(e, doc) : e;
+      }
+    });
     return result.matchedCount > 0 ? this.toItem(doc) : null;
   }
 
@@ -637,9 +692,13 @@ class MongoCollection implements Collection {
       try {
         return await once();
       } catch (e) {
+        if (!isDuplicateKey(e)) throw e;
+        const conflict = await this.conflict(e, doc);
+        if (conflict instanceof UniqueConflictError) throw conflict;
         // Two upserts creating the same item at once: one inserts, the other's insert collides; it now replaces.
-        if (isDuplicateKey(e)) return once();
-        throw e;
+        return once().catch(async (again: unknown) => {
+          throw isDuplicateKey(again) ? await this.conflict(again, doc) : again;
+        });
       }
     });
     if (created && typeof key === 'number') await this.raiseSequence(key);
@@ -675,9 +734,25 @@ class MongoCollection implements Collection {
         }),
       );
     } catch (e) {
-      if (isDuplicateKey(e)) throw new StoreConflictError(`${this.spec.name} identifier already exists`, { cause: e });
+      if (isDuplicateKey(e)) throw await this.conflict(e, doc);
       throw e;
     }
+  }
+
+  /**
+   * The store error a duplicate-key error `e` on writing `doc` (item `index` of its batch, after `earlier`)
+   * means: a unique value another item holds (UniqueConflictError), else the identifier.
+   */
+  private async conflict(
+    e: unknown,
+    doc: StoredDoc,
+    earlier: StoredDoc[] = [],
+    index?: number,
+  ): Promise<StoreConflictError> {
+    const fields = await clashingUnique(this.spec, this.items, doc, earlier);
+    return fields
+      ? new UniqueConflictError(fields, { cause: e, index })
+      : new StoreConflictError(`${this.spec.name} identifier already exists`, { cause: e });
   }
 
   private async addToCount(delta: number, session: ClientSession | undefined): Promise<void> {
@@ -753,7 +828,7 @@ class MongoCollection implements Collection {
     }
     if (wrapped.length > 0) doc._j = wrapped;
     if (odd) doc._x = JSON.stringify(odd);
-    return doc;
+    return Object.assign(doc, uniqueFieldsOf(this.spec, key, json));
   }
 
   private toItem(doc: Document): Item {

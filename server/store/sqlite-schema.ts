@@ -13,6 +13,7 @@ import {
   RENDERED_COLUMN,
 } from './sqlite-query.js';
 import type { CollectionSpec } from './types.js';
+import { uniqueSets } from './unique.js';
 
 /** Idempotent statements that create the table and its indexes. */
 export function schemaStatements(spec: CollectionSpec): string[] {
@@ -39,8 +40,18 @@ export function schemaStatements(spec: CollectionSpec): string[] {
     statements.push(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${columns.join(', ')})`);
   }
   for (const field of elements) statements.push(...elementSchema(spec, field).create);
+  for (const fields of uniqueSets(spec)) {
+    // json_extract gives NULL for a null or absent value, and SQLite's unique indexes let NULLs repeat.
+    const columns = fields.map((f) => fieldColumn(spec, f).expr);
+    const name = quoteIdent(uniqueIndexName(spec, fields));
+    statements.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${name} ON ${table} (${columns.join(', ')})`);
+  }
   return statements;
 }
+
+/** The name of the unique index on `fields`, which a violation's message names (sqlite.ts reads it back). */
+export const uniqueIndexName = (spec: CollectionSpec, fields: string[]): string =>
+  `${spec.name}:unique(${fields.join(',')})`;
 
 export interface ElementSchema {
   /** Idempotent: the side table, its index by key and the three triggers. */

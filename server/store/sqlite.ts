@@ -13,6 +13,7 @@ import {
   elementSchema,
   indexName,
   LAYOUTS_TABLE,
+  uniqueIndexName,
   layoutsSchema,
   renderedColumnUpgrade,
   RENDERINGS_TABLE,
@@ -33,6 +34,7 @@ import {
   elementFields,
   elementTableName,
   DOC_COLUMN,
+  fieldColumn,
   fold,
   FOLD_FUNCTION,
   KEY_COLUMN,
@@ -41,7 +43,8 @@ import {
 } from './sqlite-query.js';
 import type { StreamResume } from './sqlite-query.js';
 import { sqliteMessageQueue, type MessageQueue } from './sqlite-queue.js';
-import { LayoutConflictError, StoreConflictError } from './types.js';
+import { LayoutConflictError, StoreConflictError, UniqueConflictError } from './types.js';
+import { repeatedValuesMessage, uniqueSets } from './unique.js';
 import type {
   Collection,
   CollectionSpec,
@@ -129,7 +132,16 @@ class SqliteStore implements Store {
       .transaction(() => {
         this.dropOutdated(spec);
         const unseeded = elementFields(spec).filter((f) => !this.tableExists(elementTableName(spec, f)));
-        statements.forEach((s) => this.db.exec(s));
+        for (const statement of statements) {
+          try {
+            this.db.exec(statement);
+          } catch (error) {
+            const fields = error instanceof Database.SqliteError ? violatedUnique(spec, error) : undefined;
+            // A new unique index over values that stored items already repeat: refuse to start, naming them.
+            if (fields) throw new LayoutConflictError(duplicatesOf(this.db, spec, fields), { cause: error });
+            throw error;
+          }
+        }
         for (const field of unseeded) this.db.exec(elementSchema(spec, field).seed);
         const columns = (this.db.pragma(`table_info(${quoteIdent(spec.name)})`) as { name: string }[]).map(
           (c) => c.name,
@@ -219,7 +231,10 @@ class SqliteStore implements Store {
   private dropOutdated(spec: CollectionSpec): void {
     if (!this.tableExists(spec.name)) return;
     const table = quoteIdent(spec.name);
-    const wanted = new Set(spec.indexes.map((fields) => indexName(spec, fields)));
+    const wanted = new Set([
+      ...spec.indexes.map((fields) => indexName(spec, fields)),
+      ...uniqueSets(spec).map((fields) => uniqueIndexName(spec, fields)),
+    ]);
     const indexes = this.db
       .prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`)
       .pluck()
@@ -530,13 +545,13 @@ class SqliteCollection implements Collection {
     // One transaction: the count triggers and the rendered texts are kept row by row inside it, all or none.
     return this.db
       .transaction(() => {
-        if (!this.sequence) return items.map((item) => this.insertRow(item, this.newKey(item) ?? uuidv7()));
+        if (!this.sequence) return items.map((item, i) => this.insertRow(item, this.newKey(item) ?? uuidv7(), i));
         // Keys assigned here from the sequence read once (the write lock held), and the sequence written once.
         let top = this.lastKey();
-        const stored = items.map((item) => {
+        const stored = items.map((item, i) => {
           const key = this.newKey(item) ?? checkExhausted(this.spec, ++top);
           if (typeof key === 'number' && key > top) top = key;
-          return this.insertRow(item, key);
+          return this.insertRow(item, key, i);
         });
         this.raiseSequence(top);
         return stored;
@@ -571,11 +586,14 @@ class SqliteCollection implements Collection {
     if (this.sequence) this.prepare(this.sequence.raise).run(key, key);
   }
 
-  /** Inserts one row with its rendered text (synchronous; the caller quiesced the connection). */
-  private insertRow(item: Item, key: Id): Item {
+  /**
+   * Inserts one row with its rendered text (synchronous; the caller quiesced the connection); `index` is its
+   * position in an insertMany, told by a UniqueConflictError.
+   */
+  private insertRow(item: Item, key: Id, index?: number): Item {
     const doc = this.docOf(item);
     const stored = this.toItem({ key, doc });
-    this.write(() => this.prepare(this.sql.insert).run(key, doc, this.render(stored)));
+    this.write(() => this.prepare(this.sql.insert).run(key, doc, this.render(stored)), index);
     return stored;
   }
 
@@ -584,7 +602,9 @@ class SqliteCollection implements Collection {
     const doc = this.docOf(item);
     const stored = this.toItem({ key: id, doc });
     this.connection.quiesce();
-    return this.prepare(this.sql.update).run(doc, this.render(stored), id).changes > 0 ? stored : null;
+    return this.write(() => this.prepare(this.sql.update).run(doc, this.render(stored), id)).changes > 0
+      ? stored
+      : null;
   }
 
   async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
@@ -594,14 +614,16 @@ class SqliteCollection implements Collection {
     const rendered = this.render(stored);
     this.connection.quiesce();
     // IMMEDIATE takes the write lock first, so another process cannot insert between the two statements.
-    const created = this.db
-      .transaction(() => {
-        if (this.prepare(this.sql.update).run(doc, rendered, key).changes > 0) return false;
-        this.prepare(this.sql.insert).run(key, doc, rendered);
-        if (typeof key === 'number') this.raiseSequence(key);
-        return true;
-      })
-      .immediate();
+    const created = this.write(() =>
+      this.db
+        .transaction(() => {
+          if (this.prepare(this.sql.update).run(doc, rendered, key).changes > 0) return false;
+          this.prepare(this.sql.insert).run(key, doc, rendered);
+          if (typeof key === 'number') this.raiseSequence(key);
+          return true;
+        })
+        .immediate(),
+    );
     return { item: stored, created };
   }
 
@@ -629,13 +651,16 @@ class SqliteCollection implements Collection {
     return id;
   }
 
-  private write(run: () => Database.RunResult): Database.RunResult {
+  /** Runs a write, its key or unique index violations told as StoreConflictError / UniqueConflictError. */
+  private write<T>(run: () => T, index?: number): T {
     try {
       return run();
     } catch (error) {
       if (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new StoreConflictError(`${this.spec.name} identifier already exists`, { cause: error });
       }
+      const fields = error instanceof Database.SqliteError ? violatedUnique(this.spec, error) : undefined;
+      if (fields) throw new UniqueConflictError(fields, { cause: error, index });
       throw error;
     }
   }
@@ -663,6 +688,28 @@ function checkExhausted(spec: CollectionSpec, key: number): number {
       `${spec.name} has no identifier left: the sequence reached ${Number.MAX_SAFE_INTEGER}`,
     );
   return key;
+}
+
+/** The unique field list whose index `error` names ("UNIQUE constraint failed: index '…'"), if any. */
+function violatedUnique(spec: CollectionSpec, error: InstanceType<typeof Database.SqliteError>): string[] | undefined {
+  if (error.code !== 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
+  return uniqueSets(spec).find((fields) => error.message.includes(`'${uniqueIndexName(spec, fields)}'`));
+}
+
+/** Why the unique index on `fields` cannot be made: the values several stored items share. */
+function duplicatesOf(db: Database.Database, spec: CollectionSpec, fields: string[]): string {
+  const columns = fields.map((f) => fieldColumn(spec, f).expr);
+  const present = columns.map((c) => `${c} IS NOT NULL`).join(' AND ');
+  const rows = db
+    .prepare(
+      `SELECT json_array(${columns.join(', ')}) AS "v", count(*) AS "n" FROM ${quoteIdent(spec.name)} WHERE ${present} GROUP BY ${columns.join(', ')} HAVING count(*) > 1 LIMIT 6`,
+    )
+    .all() as { v: string; n: number }[];
+  return repeatedValuesMessage(
+    spec,
+    fields,
+    rows.map(({ v, n }) => ({ values: JSON.parse(v) as unknown[], count: n })),
+  );
 }
 
 /** The item a row holds: its document with the key as the identifier. */

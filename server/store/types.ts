@@ -20,6 +20,12 @@ export interface CollectionSpec {
   /** Field lists to index, e.g. [['price'], ['createdAt', 'id']]. */
   indexes: string[][];
   /**
+   * Field lists whose values no two items may share, e.g. [['sku'], ['shop', 'name']]: a unique index of the
+   * store, so that concurrent writes cannot both win (a write that would repeat one rejects with
+   * UniqueConflictError). An item with a null or absent value in the list is not checked (as SQL's NULLs).
+   */
+  unique?: string[][];
+  /**
    * A text rendered from each item, which a store may keep beside the item (made again on every write)
    * so that reads can return it without decoding the item: see `Collection.findRendered`. `version`
    * names the recipe; when it changes, the store renders every stored item again before serving.
@@ -217,6 +223,19 @@ export interface Store {
 
 export class StoreConflictError extends Error {
   override readonly name = 'StoreConflictError';
+}
+
+/** A write would give an item the values of `fields` that another item already holds (CollectionSpec.unique). */
+export class UniqueConflictError extends StoreConflictError {
+  /** In `insertMany`: the position of the item that was refused, when the store knows it. */
+  readonly index?: number;
+  constructor(
+    readonly fields: readonly string[],
+    options?: ErrorOptions & { index?: number },
+  ) {
+    super(`another item already has these values of ${fields.join(', ')}`, options);
+    if (options?.index !== undefined) this.index = options.index;
+  }
 }
 
 export interface StoredCollection {

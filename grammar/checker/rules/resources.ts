@@ -19,7 +19,7 @@ import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
-import { checkValueExpression } from './security.js';
+import { checkAssertExpression, checkValueExpression } from './security.js';
 
 const RESOURCE_OPTIONS = OPTIONS.filter((o) => o.placement.resource).map((o) => o.name);
 
@@ -39,8 +39,50 @@ export function checkResources(ctx: CheckContext): void {
         );
     }
     checkProperties(ctx, resource);
+    checkUniqueLists(ctx, resource);
+    const asserts = resource.decl.options.find((e) => e.key.text === 'assert');
+    if (asserts?.value) checkAssertions(ctx, asserts.value, `'${resource.name}' assert`);
   }
 }
+
+/** The expressions of an `assert` (one object or a list of them); their shape is checked by checkValue. */
+function checkAssertions(ctx: CheckContext, value: A.Value, where: string): void {
+  const assertions = value.kind === 'array' ? value.items : [value];
+  for (const assertion of assertions) {
+    if (assertion.kind !== 'object') continue;
+    const expression = assertion.entries.find((e) => e.key.text === 'expression')?.value;
+    if (expression?.kind === 'string') checkAssertExpression(ctx, expression, where);
+  }
+}
+
+/** Property types a unique index holds: scalars and to-one relations (not lists, not json). */
+const UNIQUE_TYPES = new Set(['int', 'number', 'string', 'bool', 'datetime', 'date']);
+
+/** The resource option `unique`: each name is a property of the resource that a unique index can hold. */
+function checkUniqueLists(ctx: CheckContext, resource: ModelResource): void {
+  const option = resource.decl.options.find((e) => e.key.text === 'unique');
+  if (option?.value?.kind !== 'array') return;
+  for (const list of option.value.items) {
+    if (list.kind !== 'array') continue; // its type error is reported by checkValue
+    if (list.items.length === 0) ctx.report('invalid-value', list.range, 'a unique list names at least one property');
+    for (const item of list.items) {
+      if (item.kind !== 'string') continue;
+      const p = resource.properties.get(item.value);
+      if (!p) {
+        const name = { text: item.value, range: item.range };
+        ctx.unknown('unknown-property', name, `property of '${resource.name}'`, resource.properties.keys());
+      } else if (!uniqueFits(ctx, p))
+        ctx.report(
+          'option-not-allowed',
+          item.range,
+          `'${item.value}' cannot be part of a unique list: it is ${p.array ? 'a list' : `of type ${p.type ?? 'json'}`}`,
+        );
+    }
+  }
+}
+
+const uniqueFits = (ctx: CheckContext, p: ModelProperty): boolean =>
+  !p.array && p.type !== undefined && (UNIQUE_TYPES.has(p.type) || ctx.model.resources.has(p.type));
 
 function checkResourceOptions(ctx: CheckContext, entries: A.Entry[]): void {
   ctx.duplicateKeys(entries, 'option');
@@ -166,7 +208,14 @@ function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectVal
       e = { ...e, value };
     }
     checkValue(ctx, e.value, spec.type, `constraint '${e.key.text}'`);
+    if (e.key.text === 'unique' && p.array)
+      ctx.report(
+        'option-not-allowed',
+        e.key.range,
+        `'unique' does not apply to the list '${p.name}' (uniqueItems checks its elements)`,
+      );
     if (e.key.text === 'default' && e.value) checkDefault(ctx, p, e.value);
+    if (e.key.text === 'assert' && e.value) checkAssertions(ctx, e.value, `'${p.name}' assert`);
     if (e.key.text === 'onUpdate' && e.value) checkTimeStamp(ctx, p, e.value, 'onUpdate: now');
     if (e.key.text === 'enum' && e.value?.kind === 'array')
       for (const item of e.value.items) checkPropertyValue(ctx, p, item, `a value of the enum of '${p.name}'`, false);

@@ -11,6 +11,7 @@ import {
   objectMemberChains,
   parseExpression,
   walkExpression,
+  ASSERT_VARIABLES,
   DEFAULT_VALUE_VARIABLES,
   EXPRESSION_TOPIC_MARKER,
   OBJECT_VARIABLES,
@@ -162,6 +163,11 @@ function checkExpression(
     ctx.report(code, range, `${where}: ${issue.message}${didYouMean(issue.suggestion)}`, issue.suggestion);
   }
   return parsed.ast;
+}
+
+/** An `assert` constraint's expression: it sees `value`, `object`, `previous_object` and `user` only. */
+export function checkAssertExpression(ctx: CheckContext, value: A.StringValue, where: string): void {
+  checkExpression(ctx, value, where, { variables: ASSERT_VARIABLES });
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Stage "validate": the resource's constraints on the item a POST, PUT or PATCH made (422 with the
- * violations), in the operation's `validationContext` groups.
+ * Stage "validate": the resource's constraints and `assert` rules on the item a POST, PUT or PATCH made
+ * (422 with the violations), in the operation's `validationContext` groups.
  */
 import { optionValue, perOperation } from '../../metadata/options.js';
 import { contextGroups } from '../../metadata/property-access.js';
@@ -9,6 +9,8 @@ import { isItem, type OperationState } from '../state.js';
 import { validateItem } from '../validation/constraints.js';
 import { nestedViolations } from '../relations/nested-writes.js';
 import { validationFailed } from '../validation/violations.js';
+import { assertionViolations, hasAssertions, inValidationOrder } from '../validation/assertions.js';
+import { factsOf } from '../guards.js';
 
 /** Whether the stage has anything to do: a POST, PUT or PATCH whose `validate` is not false. */
 export const validates = (op: OperationMetadata, settings: Settings): boolean =>
@@ -20,7 +22,12 @@ export async function validate(state: OperationState): Promise<void> {
   const groups = validationGroups(op, state.api.settings);
   if (!groups) return;
   // The related items of nested documents are checked with it, in one 422 (relations/nested-writes.ts).
-  const violations = validateItem(op.resource, state.data, groups);
+  let violations = validateItem(op.resource, state.data, groups);
+  if (hasAssertions(op.resource)) {
+    const previous = isItem(state.previousData) ? state.previousData : null;
+    const asserted = await assertionViolations(op.resource, state.data, previous, groups, factsOf(state));
+    violations = inValidationOrder(op.resource, violations, asserted);
+  }
   if (state.nestedWrites) violations.push(...nestedViolations(state.nestedWrites, groups));
   if (violations.length) throw validationFailed(violations);
 }

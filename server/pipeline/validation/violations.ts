@@ -58,6 +58,10 @@ const CONSTRAINTS = {
   DivisibleBy: ['6d99d6c3-1464-4ccf-bdc7-14d083cf455c', 'This value should be a multiple of {{ compared_value }}.'],
   GreaterThan: ['778b7ae0-84d3-481a-9dec-35fdb64b1d78', 'This value should be greater than {{ compared_value }}.'],
   LessThan: ['079d7420-2d13-460c-8756-de810eeb37d2', 'This value should be less than {{ compared_value }}.'],
+  // Doctrine's UniqueEntity (symfony/doctrine-bridge), as API Platform answers a repeated unique value.
+  UniqueEntity: ['23bd9dbf-6b9b-41cd-a99e-4844bcf3077f', 'This value is already used.'],
+  // Symfony's Expression constraint: an `assert`.
+  Expression: ['6b3befbc-2f01-4ddf-be21-b57898905284', 'This value is not valid.'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type Constraint = keyof typeof CONSTRAINTS;

@@ -8,7 +8,8 @@ import type { Persistence } from '../../messenger/index.js';
 import type { ResourceMetadata } from '../../metadata/types.js';
 import { HttpError } from '../../protocol/errors.js';
 import { iriResolver } from '../../protocol/iri.js';
-import { StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
+import { StoreConflictError, UniqueConflictError, type Collection, type Id, type Item } from '../../store/types.js';
+import { validationFailed, violation } from '../validation/violations.js';
 import { deleteItem } from '../relations/referential-actions.js';
 import { checkRelations } from '../relations/targets.js';
 import { writeNested } from '../relations/nested-writes.js';
@@ -22,11 +23,20 @@ const idOf = (resource: ResourceMetadata, item: Item): Id | undefined => {
   return typeof v === 'number' || typeof v === 'string' ? v : undefined;
 };
 
-/** Runs a store write; a unique value (or a chosen identifier) another item holds answers 409. */
+/**
+ * Runs a store write. A value of a `unique` property list that another item holds answers 422 with
+ * UniqueEntity's violation on the list's first property (its `errorPath` default); a chosen identifier
+ * another item holds answers 409.
+ */
 export async function refusingConflicts<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (e) {
+    if (e instanceof UniqueConflictError) {
+      // In a bulk write the path names the item, as its other violations do (`[3].sku`).
+      const path = e.index === undefined ? e.fields[0]! : `[${e.index}].${e.fields[0]!}`;
+      throw validationFailed([violation(path, 'UniqueEntity')]);
+    }
     if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
     throw e;
   }

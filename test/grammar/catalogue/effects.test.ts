@@ -320,6 +320,26 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
   minItems: [['test/http/constraints.test.ts', CONSTRAINT_CASES]],
   maxItems: [['test/http/constraints.test.ts', CONSTRAINT_CASES]],
   uniqueItems: [['test/http/constraints.test.ts', CONSTRAINT_CASES]],
+  assert: [
+    [
+      'test/http/assert.test.ts',
+      'lets the allowed transitions through and answers a refused one with 422 on the property, not 403',
+    ],
+    [
+      'test/http/assert.test.ts',
+      'uses "This value is not valid." without a message, and a resource-level assert has an empty path, first',
+    ],
+  ],
+  unique: [
+    [
+      'test/http/unique.test.ts',
+      'answers a repeated unique property with 422 UniqueEntity on POST, PUT and PATCH, storing nothing',
+    ],
+    [
+      'test/http/unique.test.ts',
+      'checks a composite list together, the violation on its first property; a null among them is not checked',
+    ],
+  ],
   groups: [
     ['test/http/groups.test.ts', 'GET item in JSON-LD and JSON: the read group, @id and @type always'],
     [
