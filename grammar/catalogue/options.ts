@@ -597,6 +597,17 @@ const OPTION_TABLE = [
       'A JSON array (or `application/x-ndjson` lines) posted to the collection creates every item, all or none, each through ' +
       'the stages of a single POST; 422 violations name the item (`[3].title`); at most `bulk_max_items`. See docs/data.md "Bulk writes".',
   },
+  {
+    name: 'requireIfMatch',
+    group: 'operation',
+    type: BOOL,
+    placement: { resource: true, operations: ['Put', 'Patch', 'Delete'], graphql: GQL_WRITES },
+    default: false,
+    doc:
+      'A write that names no version (no `If-Match`; GraphQL and MCP: no `ifMatch`) answers 428 Precondition Required, ' +
+      'so no client overwrites a change it has not seen (docs/behaviour.md, "Conditional writes"). A creating ' +
+      'Put may send `If-None-Match: *` instead.',
+  },
 
   // ---- GraphQL operations' own options (in a resource's graphql block) ----
   {

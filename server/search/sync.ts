@@ -134,8 +134,8 @@ export class SyncingCollection extends ForwardingCollection {
     await this.tell(saved.map((item) => this.indexed(item)));
     return saved;
   }
-  override async replace(id: Id, item: Item): Promise<Item | null> {
-    const saved = await this.inner.replace(id, item);
+  override async replace(id: Id, item: Item, expected?: Item): Promise<Item | null> {
+    const saved = await this.inner.replace(id, item, expected);
     if (saved) await this.tell([this.indexed(saved)]);
     return saved;
   }
@@ -144,8 +144,8 @@ export class SyncingCollection extends ForwardingCollection {
     await this.tell([this.indexed(result.item)]);
     return result;
   }
-  override async delete(id: Id): Promise<boolean> {
-    const deleted = await this.inner.delete(id);
+  override async delete(id: Id, expected?: Item): Promise<boolean> {
+    const deleted = await this.inner.delete(id, expected);
     if (deleted) await this.tell([{ index: this.index, id: String(id) }]);
     return deleted;
   }

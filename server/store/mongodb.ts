@@ -33,6 +33,7 @@ import {
   type Collection as DriverCollection,
   type Db,
   type Document,
+  type Filter,
   type MongoClientOptions,
   type TransactionOptions,
 } from 'mongodb';
@@ -616,10 +617,10 @@ class MongoCollection implements Collection {
     }
   }
 
-  async replace(id: Id, item: Item): Promise<Item | null> {
+  async replace(id: Id, item: Item, expected?: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.toDoc(id, item);
-    const result = await this.guard(() => this.items.replaceOne({ _id: id }, doc));
+    const result = await this.guard(() => this.items.replaceOne(this.selecting(id, expected), doc));
     return result.matchedCount > 0 ? this.toItem(doc) : null;
   }
 
@@ -646,11 +647,11 @@ class MongoCollection implements Collection {
     return { item: this.toItem(doc), created };
   }
 
-  async delete(id: Id): Promise<boolean> {
+  async delete(id: Id, expected?: Item): Promise<boolean> {
     if (!this.isKey(id)) return false;
     return this.guard(() =>
       this.atomically(async (session) => {
-        const result = await this.items.deleteOne({ _id: id }, { session });
+        const result = await this.items.deleteOne(this.selecting(id, expected), { session });
         if (result.deletedCount > 0) await this.addToCount(-1, session);
         return result.deletedCount > 0;
       }),
@@ -729,6 +730,21 @@ class MongoCollection implements Collection {
   private checkKey(id: unknown): Id {
     if (!this.isKey(id)) throw new TypeError(`invalid ${this.spec.name} identifier ${JSON.stringify(id)}`);
     return id;
+  }
+
+  /**
+   * The filter of the stored document `id`; with `expected`, of that document only while it still holds exactly
+   * `expected`'s fields (each stored value equal, each field `expected` lacks absent): a single-document
+   * write with it is a compare-and-set.
+   */
+  private selecting(id: Id, expected?: Item): Filter<StoredDoc> {
+    if (!expected) return { _id: id };
+    const doc = this.toDoc(id, expected);
+    const filter: Document = {};
+    for (const [name, value] of Object.entries(doc)) filter[name] = { $eq: value };
+    for (const name of [...Object.keys(this.spec.fields).map(storedName), '_j', '_x'])
+      if (!(name in doc)) filter[name] = { $exists: false };
+    return filter as Filter<StoredDoc>;
   }
 
   private toDoc(key: Id, item: Item): StoredDoc {

@@ -166,11 +166,17 @@ export interface Collection {
    * in between). See docs/data.md "Bulk writes".
    */
   insertMany(items: Item[]): Promise<Item[]>;
-  /** Replaces the whole item; null when there is none with this identifier. */
-  replace(id: Id, item: Item): Promise<Item | null>;
+  /**
+   * Replaces the whole item; null when there is none with this identifier. With `expected`, only while the stored
+   * item is still equal to it (every field, absent ones included), checked and written atomically (SQLite: in
+   * one IMMEDIATE transaction; MongoDB: a filter holding every field): else null, nothing written. The
+   * compare-and-set of a conditional request (`If-Match`, docs/behaviour.md "Conditional writes").
+   */
+  replace(id: Id, item: Item, expected?: Item): Promise<Item | null>;
   /** Atomic create-or-replace. */
   upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }>;
-  delete(id: Id): Promise<boolean>;
+  /** Deletes the item; with `expected`, only while the stored item is still equal to it (as `replace`). */
+  delete(id: Id, expected?: Item): Promise<boolean>;
   /**
    * Deletes every item (count back to 0). The sequence is kept: integer keys go on after the last one handed
    * out, never from 1 again. Returns how many were deleted.

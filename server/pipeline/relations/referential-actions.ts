@@ -11,7 +11,8 @@
  * where the store has them (SQLite); elsewhere the setNull updates come first and the deletes deepest first,
  * the deleted item last, so an interrupted run never leaves a reference to a deleted item.
  */
-import { HttpError } from '../../protocol/errors.js';
+import { isDeepStrictEqual } from 'node:util';
+import { HttpError, preconditionFailed } from '../../protocol/errors.js';
 import { itemIri } from '../../protocol/iri.js';
 import { GENID_PATH } from '../../metadata/load.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
@@ -47,23 +48,34 @@ const CONFLICTS_SHOWN = 5;
 /**
  * Deletes `item` of `resource` and applies the referential actions; resolves with every write made, the item's
  * own removal included (last), or with none when the item was already gone. Throws the 409 of a `restrict`.
+ * With `expected` (a conditional DELETE), the item is deleted only while it is still stored as `expected`, else
+ * 412 and nothing deleted (the referrers' writes too where the store has transactions; elsewhere the condition
+ * is also checked before any of them).
  */
 export async function deleteItem(
   ctx: DeleteContext,
   resource: ResourceMetadata,
   item: Item,
+  expected?: Item,
 ): Promise<ReferentialWrite[]> {
   const id = idOf(resource, item);
   if (id === undefined) return [];
   const root: Doomed = { resource, item, id, iris: irisOf(resource, item) };
   const plan = await planDelete(ctx, root);
+  const collection = ctx.collectionOf(resource);
   if (plan.removed.length === 1 && plan.updated.size === 0) {
     // Nothing references it: the plain delete, no transaction needed.
-    return (await ctx.collectionOf(resource).delete(id)) ? [{ kind: 'removed', resource, item }] : [];
+    if (await collection.delete(id, expected)) return [{ kind: 'removed', resource, item }];
+    if (expected) throw changedMeanwhile();
+    return [];
   }
-  const write = () => applyPlan(ctx, plan);
+  if (expected && !ctx.transaction && !isDeepStrictEqual(await collection.get(id), expected)) throw changedMeanwhile();
+  const write = () => applyPlan(ctx, plan, expected);
   return ctx.transaction ? ctx.transaction(write) : write();
 }
+
+const changedMeanwhile = (): HttpError =>
+  preconditionFailed('The item changed since the version the request names (If-Match): nothing was deleted.');
 
 /** One transaction at a time on a store (SQLite opens one per connection): the deletes that need one queue. */
 export function deleteTransaction(store: Store): Transaction | undefined {
@@ -131,14 +143,18 @@ async function planDelete(ctx: DeleteContext, root: Doomed): Promise<Plan> {
   return { removed, updated };
 }
 
-async function applyPlan(ctx: DeleteContext, plan: Plan): Promise<ReferentialWrite[]> {
+async function applyPlan(ctx: DeleteContext, plan: Plan, expected?: Item): Promise<ReferentialWrite[]> {
   const writes: ReferentialWrite[] = [];
   for (const { resource, item, id } of plan.updated.values()) {
     const saved = await ctx.collectionOf(resource).replace(id, item);
     if (saved) writes.push({ kind: 'saved', resource, item: saved });
   }
-  for (const { resource, item, id } of [...plan.removed].reverse()) {
-    if (await ctx.collectionOf(resource).delete(id)) writes.push({ kind: 'removed', resource, item });
+  const root = plan.removed[0];
+  for (const doomed of [...plan.removed].reverse()) {
+    const { resource, item, id } = doomed;
+    const condition = doomed === root ? expected : undefined;
+    if (await ctx.collectionOf(resource).delete(id, condition)) writes.push({ kind: 'removed', resource, item });
+    else if (condition) throw changedMeanwhile(); // inside the transaction: every write above is undone
   }
   return writes;
 }
