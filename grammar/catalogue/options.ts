@@ -24,6 +24,7 @@ const EXPRESSION = { kind: 'expression' } as const satisfies ValueType;
 const DENORMALIZATION_CONTEXT = {
   kind: 'record',
   open: true,
+  emptyList: true,
   fields: {
     groups: {
       type: { kind: 'oneOf', of: [{ kind: 'string' }, { kind: 'list', of: { kind: 'string' } }] },
