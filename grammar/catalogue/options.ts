@@ -177,6 +177,10 @@ export const RATE_LIMIT_FIELDS = {
     type: { kind: 'enum', values: ['ip', 'user'] },
     doc: 'Count per client address (`"ip"`) or per authenticated user (`"user"`; anonymous requests by address); default `rate_limit.by`.',
   },
+  for: {
+    type: { kind: 'enum', values: ['all', 'anonymous', 'authenticated'] },
+    doc: 'Whose requests the limit counts: `"anonymous"` ones only, `"authenticated"` ones only, or `"all"` (the default); the others are not limited.',
+  },
 } as const satisfies Record<string, FieldSpec>;
 
 const STAGE_NOTE = 'default true; the runtime skips the stage where the kind has nothing to do for it';
@@ -577,7 +581,7 @@ const OPTION_TABLE = [
     type: { kind: 'oneOf', of: [{ kind: 'false' }, { kind: 'record', fields: RATE_LIMIT_FIELDS }] },
     placement: EVERYWHERE,
     doc:
-      'Requests each client may make to the operation per interval: `{ limit, interval, by }`, each field over ' +
+      'Requests each client may make to the operation per interval: `{ limit, interval, by, for }`, each field over ' +
       '`config rate_limit`; past it 429 with `Retry-After` (docs/behaviour.md, "Rate limits"). `false`: no limit.',
   },
   {

@@ -330,7 +330,6 @@ class MongoStore implements Store {
     });
     await guard(() => this.layouts().replaceOne({ _id: spec.name }, { layout: layoutText(spec) }, { upsert: true }));
     const deadline = this.client.options.serverSelectionTimeoutMS;
-    const lock = this.ferretdb ? serially() : undefined;
     return new MongoCollection(
       spec,
       items,
@@ -340,7 +339,7 @@ class MongoStore implements Store {
       this.atomically,
       this.together,
       deadline,
-      lock,
+      this.ferretdb ? { sequence: serially(), condition: serially() } : undefined,
     );
   }
 
@@ -435,9 +434,18 @@ class MongoCollection implements Collection {
      * our test), so two inserts could be handed the same key. On FerretDB the sequence updates of a collection run
      * one at a time in this process; across processes the unique `_id` still refuses a duplicate and `insert`
      * retries with a raised sequence. MongoDB's updates are atomic: no lock there.
+     *
+     * For the same reason a replace or delete filtered on the stored item (`expected`: a conditional write) is no
+     * compare-and-set there: on FerretDB the conditional writes of a collection run one at a time in this process
+     * (across processes they may still race; docs/behaviour.md, "Conditional writes").
      */
-    private readonly sequenceLock?: Serial,
+    private readonly locks?: { sequence: Serial; condition: Serial },
   ) {}
+
+  /** A conditional write (one filtered on `expected`), one at a time on FerretDB (see `locks`). */
+  private conditionally<T>(expected: Item | undefined, run: () => Promise<T>): Promise<T> {
+    return expected && this.locks ? this.locks.condition(run) : run();
+  }
 
   private guard<T>(run: () => Promise<T>): Promise<T> {
     return guard(run, this.deadline);
@@ -620,7 +628,9 @@ class MongoCollection implements Collection {
   async replace(id: Id, item: Item, expected?: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.toDoc(id, item);
-    const result = await this.guard(() => this.items.replaceOne(this.selecting(id, expected), doc));
+    const result = await this.conditionally(expected, () =>
+      this.guard(() => this.items.replaceOne(this.selecting(id, expected), doc)),
+    );
     return result.matchedCount > 0 ? this.toItem(doc) : null;
   }
 
@@ -649,12 +659,14 @@ class MongoCollection implements Collection {
 
   async delete(id: Id, expected?: Item): Promise<boolean> {
     if (!this.isKey(id)) return false;
-    return this.guard(() =>
-      this.atomically(async (session) => {
-        const result = await this.items.deleteOne(this.selecting(id, expected), { session });
-        if (result.deletedCount > 0) await this.addToCount(-1, session);
-        return result.deletedCount > 0;
-      }),
+    return this.conditionally(expected, () =>
+      this.guard(() =>
+        this.atomically(async (session) => {
+          const result = await this.items.deleteOne(this.selecting(id, expected), { session });
+          if (result.deletedCount > 0) await this.addToCount(-1, session);
+          return result.deletedCount > 0;
+        }),
+      ),
     );
   }
 
@@ -714,7 +726,7 @@ class MongoCollection implements Collection {
   }
 
   private sequenceUpdate<T>(run: () => Promise<T>): Promise<T> {
-    return this.guard(() => (this.sequenceLock ? this.sequenceLock(run) : run()));
+    return this.guard(() => (this.locks ? this.locks.sequence(run) : run()));
   }
 
   private async largestKey(): Promise<number> {

@@ -251,6 +251,10 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
       'does not limit an operation with rateLimit: false, nor send RateLimit headers there',
     ],
     ['test/http/rate-limit.test.ts', 'serves the client again once the window is over'],
+    [
+      'test/http/rate-limit.test.ts',
+      'for: "anonymous" limits anonymous callers only; for: "authenticated" limits users only',
+    ],
   ],
   mcp: [
     [
