@@ -49,6 +49,7 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
     name: 'entries',
     paths: [
       'server/pipeline/execute.ts',
+      'server/pipeline/preconditions.ts',
       'server/pipeline/runtime.ts',
       'server/pipeline/record.ts',
       'server/pipeline/rate-limit.ts',

@@ -193,7 +193,7 @@ export function describeType(t: ValueType): string {
     case 'phpArray':
       return 'list or object';
     case 'record':
-      return `object ${recordText(t.fields, t.open)}`;
+      return `object ${recordText(t.fields, t.open)}${t.emptyList ? ' or []' : ''}`;
     case 'false':
       return 'false';
     case 'oneOf':
@@ -269,6 +269,7 @@ export function valueConforms(v: unknown, t: ValueType): boolean {
     case 'phpArray':
       return Array.isArray(v) || isPlainObject(v);
     case 'record':
+      if (t.emptyList && Array.isArray(v) && v.length === 0) return true;
       return (
         isPlainObject(v) &&
         Object.entries(t.fields).every(([k, f]) => (k in v ? valueConforms(v[k], f.type) : !f.required)) &&

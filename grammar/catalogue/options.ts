@@ -25,6 +25,7 @@ const EXPRESSION = { kind: 'expression' } as const satisfies ValueType;
 const DENORMALIZATION_CONTEXT = {
   kind: 'record',
   open: true,
+  emptyList: true,
   fields: {
     groups: {
       type: { kind: 'oneOf', of: [{ kind: 'string' }, { kind: 'list', of: { kind: 'string' } }] },
@@ -187,6 +188,10 @@ export const RATE_LIMIT_FIELDS = {
   by: {
     type: { kind: 'enum', values: ['ip', 'user'] },
     doc: 'Count per client address (`"ip"`) or per authenticated user (`"user"`; anonymous requests by address); default `rate_limit.by`.',
+  },
+  for: {
+    type: { kind: 'enum', values: ['all', 'anonymous', 'authenticated'] },
+    doc: 'Whose requests the limit counts: `"anonymous"` ones only, `"authenticated"` ones only, or `"all"` (the default); the others are not limited.',
   },
 } as const satisfies Record<string, FieldSpec>;
 
@@ -588,7 +593,7 @@ const OPTION_TABLE = [
     type: { kind: 'oneOf', of: [{ kind: 'false' }, { kind: 'record', fields: RATE_LIMIT_FIELDS }] },
     placement: EVERYWHERE,
     doc:
-      'Requests each client may make to the operation per interval: `{ limit, interval, by }`, each field over ' +
+      'Requests each client may make to the operation per interval: `{ limit, interval, by, for }`, each field over ' +
       '`config rate_limit`; past it 429 with `Retry-After` (docs/behaviour.md, "Rate limits"). `false`: no limit.',
   },
   {
@@ -608,6 +613,17 @@ const OPTION_TABLE = [
     doc:
       'A JSON array (or `application/x-ndjson` lines) posted to the collection creates every item, all or none, each through ' +
       'the stages of a single POST; 422 violations name the item (`[3].title`); at most `bulk_max_items`. See docs/data.md "Bulk writes".',
+  },
+  {
+    name: 'requireIfMatch',
+    group: 'operation',
+    type: BOOL,
+    placement: { resource: true, operations: ['Put', 'Patch', 'Delete'], graphql: GQL_WRITES },
+    default: false,
+    doc:
+      'A write that names no version (no `If-Match`; GraphQL and MCP: no `ifMatch`) answers 428 Precondition Required, ' +
+      'so no client overwrites a change it has not seen (docs/behaviour.md, "Conditional writes"). A creating ' +
+      'Put may send `If-None-Match: *` instead.',
   },
 
   // ---- GraphQL operations' own options (in a resource's graphql block) ----

@@ -431,7 +431,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     path: 'elasticsearch.index_prefix',
     type: STRING,
     default: '',
-    doc: 'Prefix of every index name (`shop_` makes `shop_book`).',
+    doc: 'Prefix of every index name (`shop_` makes `shop_book`); APIDSL_ELASTICSEARCH_INDEX_PREFIX overrides it (set, even empty).',
   },
   {
     path: 'elasticsearch.timeout',

@@ -58,8 +58,11 @@ export type ValueType =
   | { kind: 'map'; of: ValueType }
   /** The language's `array`: like a PHP array, a list or an object, any content. */
   | { kind: 'phpArray' }
-  /** An object with known keys. */
-  | { kind: 'record'; fields: Record<string, FieldSpec>; open?: boolean }
+  /**
+   * An object with known keys. `emptyList`: PHP's `[]`, the empty array, is taken as the empty object too (as API
+   * Platform reads a serializer context written `[]`).
+   */
+  | { kind: 'record'; fields: Record<string, FieldSpec>; open?: boolean; emptyList?: boolean }
   /** Exactly `false` (as in `input: false`). */
   | { kind: 'false' }
   | { kind: 'oneOf'; of: readonly ValueType[] }
@@ -96,7 +99,8 @@ export type ValueOf<T extends ValueType> = T extends { kind: 'int' | 'number' }
             : T extends { kind: 'phpArray' }
               ? PhpArray
               : T extends { kind: 'record'; fields: infer F extends Record<string, FieldSpec> }
-                ? RecordOf<F> & (T extends { open: true } ? Record<string, unknown> : unknown)
+                ? | (RecordOf<F> & (T extends { open: true } ? Record<string, unknown> : unknown))
+                  | (T extends { emptyList: true } ? never[] : never)
                 : T extends { kind: 'false' }
                   ? false
                   : T extends { kind: 'oneOf'; of: readonly (infer Of extends ValueType)[] }

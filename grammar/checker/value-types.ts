@@ -133,6 +133,7 @@ function checkPhpArray(ctx: CheckContext, value: A.Value, type: TypeOf<'phpArray
 }
 
 function checkRecord(ctx: CheckContext, value: A.Value, type: TypeOf<'record'>, where: string): void {
+  if (isEmptyList(value, type)) return;
   if (value.kind !== 'object') return reportMismatch(ctx, value, type, where);
   ctx.duplicateKeys(value.entries, 'field');
   for (const e of value.entries) checkRecordField(ctx, e, type, where);
@@ -142,6 +143,10 @@ function checkRecord(ctx: CheckContext, value: A.Value, type: TypeOf<'record'>, 
     }
   }
 }
+
+/** `[]` where the record takes PHP's empty array as the empty object (`emptyList`). */
+const isEmptyList = (value: A.Value, type: TypeOf<'record'>): boolean =>
+  type.emptyList === true && value.kind === 'array' && value.items.length === 0;
 
 /** One field of a record: known (and supported) unless the record is open, and of its type. */
 function checkRecordField(ctx: CheckContext, e: A.Entry, type: TypeOf<'record'>, where: string): void {
@@ -246,8 +251,9 @@ export function valueMatchesShape(value: A.Value, type: ValueType): boolean {
     case 'list':
       return value.kind === 'array';
     case 'map':
-    case 'record':
       return value.kind === 'object';
+    case 'record':
+      return value.kind === 'object' || isEmptyList(value, type);
     case 'phpArray':
       return value.kind === 'array' || value.kind === 'object';
     case 'oneOf':

@@ -66,6 +66,11 @@ export function mutationField(
       }
       for (const [name, arg] of Object.entries(gop.extraArgs ?? {}))
         fields[name] = { type: graphQlArgumentType(arg.type) };
+      if (needsId && !gop.args)
+        fields.ifMatch = {
+          type: GraphQLString,
+          description: 'The ETag of the version read (REST GET): the write applies only to that version, else 412.',
+        };
       fields.clientMutationId = { type: GraphQLString };
       return fields;
     },
@@ -83,7 +88,7 @@ export function mutationField(
     ...described(gop),
     args: { input: { type: new GraphQLNonNull(input) } },
     resolve: async (_source, args: { input: Record<string, unknown> }, ctx) => {
-      const { clientMutationId, id, ...fields } = args.input;
+      const { clientMutationId, id, ifMatch, ...fields } = args.input;
       let uriVariables: Record<string, string> | undefined;
       if (needsId && typeof id === 'string') {
         const match = iriResolver(ctx.runtime.api).match(id);
@@ -95,6 +100,7 @@ export function mutationField(
       const result = await runOperation(ctx, op, {
         ...(uriVariables ? { uriVariables } : {}),
         ...(isDelete ? {} : { body }),
+        ...(typeof ifMatch === 'string' ? { ifMatch } : {}),
         args: args.input,
       });
       const item = isDelete ? { '@id': id } : result;

@@ -17,6 +17,8 @@ export interface GraphQlCall {
   /** A write's body (JSON), sent as JSON-LD (a PATCH merges it). */
   body?: unknown;
   args?: Record<string, unknown>;
+  /** An update's or delete's `ifMatch`: the request's If-Match (pipeline/preconditions.ts). */
+  ifMatch?: string;
 }
 
 /** The operation's result as values (`representation: 'values'`); a failure throws its GraphQL error. */
@@ -38,6 +40,10 @@ function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall):
   const hasBody = call.body !== undefined;
   const headers: OperationRequest['headers'] = { ...ctx.headers, accept: 'application/ld+json' };
   delete headers['content-length'];
+  // Conditions come from the mutation's own `ifMatch`, never from the HTTP request that carried the document.
+  delete headers['if-match'];
+  delete headers['if-none-match'];
+  if (call.ifMatch !== undefined) headers['if-match'] = call.ifMatch;
   // A PATCH merges whatever its media type (the deserialize stage reads values' bodies so).
   if (hasBody) headers['content-type'] = 'application/ld+json';
   else delete headers['content-type'];

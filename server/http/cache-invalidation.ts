@@ -69,8 +69,8 @@ export class InvalidatingCollection extends ForwardingCollection {
     await this.invalidate([...new Set(saved.flatMap((item) => writeTags(this.resource, item)))]);
     return saved;
   }
-  override async replace(id: Id, item: Item): Promise<Item | null> {
-    const saved = await this.inner.replace(id, item);
+  override async replace(id: Id, item: Item, expected?: Item): Promise<Item | null> {
+    const saved = await this.inner.replace(id, item, expected);
     if (saved) await this.invalidate(writeTags(this.resource, saved));
     return saved;
   }
@@ -79,10 +79,10 @@ export class InvalidatingCollection extends ForwardingCollection {
     await this.invalidate(writeTags(this.resource, result.item));
     return result;
   }
-  override async delete(id: Id, where?: Condition[]): Promise<boolean> {
+  override async delete(id: Id, expected?: Item, where?: Condition[]): Promise<boolean> {
     // The item's IRI may take other fields than its identifier: read it before it goes.
-    const before = await this.inner.get(id);
-    const deleted = await this.inner.delete(id, where);
+    const before = expected ?? (await this.inner.get(id));
+    const deleted = await this.inner.delete(id, expected, where);
     if (deleted) await this.invalidate(writeTags(this.resource, before ?? this.identified(id)));
     return deleted;
   }

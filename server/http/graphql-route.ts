@@ -22,6 +22,7 @@ import { HttpError, badRequest } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
 import { registerGraphiql, wantsGraphiql } from './graphiql.js';
 import { originOf } from './operation-route.js';
+import { refuseLoneSurrogates } from '../pipeline/representation/json-body.js';
 import { readBody } from './request-body.js';
 import type { newRouter } from './router.js';
 
@@ -83,6 +84,7 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
         readBody(ctx, bodyLimit)
           .then((text) => {
             if (text.trimStart().startsWith('[')) throw badRequest(BATCH_REFUSED);
+            refuseLoneSurrogates(text, parsedJson(text)); // in the variables, as in a REST body: 400
             return text;
           })
           .catch((e: unknown) => {
@@ -163,4 +165,13 @@ function errorFormatter(runtime: Runtime) {
     const message = runtime.debug ? err.message : 'Internal Server Error';
     return new GraphQLError(message, { ...at, extensions: { status: 500 } });
   };
+}
+
+/** The body's JSON value; undefined when it does not parse (graphql-http answers that). */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -13,6 +13,7 @@ import type { Runtime } from '../pipeline/state.js';
 import { HttpError } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
 import { originOf } from './operation-route.js';
+import { refuseLoneSurrogates } from '../pipeline/representation/json-body.js';
 import { readBody } from './request-body.js';
 import type { newRouter } from './router.js';
 
@@ -33,6 +34,7 @@ export function mountMcp(router: ReturnType<typeof newRouter>, runtime: Runtime)
     // Parsed here, the body is not streamed again through the Request; one that does not parse is handed over
     // as it is, for the transport's JSON-RPC parse error.
     const parsedBody = parsedJson(text);
+    refuseLoneSurrogates(text, parsedBody); // as a REST body's: 400, before any tool runs
     const request = new Request(`${origin}${ctx.url}`, {
       method: 'POST',
       headers: transportHeaders(ctx),

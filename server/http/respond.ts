@@ -3,7 +3,6 @@
  * Koa response, with what belongs to HTTP alone: the route's headers (Allow, Accept-Post, Accept-Patch), the
  * caching headers, the ETag and 304 to a matching If-None-Match.
  */
-import { hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { optionValue } from '../metadata/options.js';
@@ -11,6 +10,7 @@ import type { OperationMetadata } from '../metadata/types.js';
 import { jsonText } from '../pipeline/representation/json-text.js';
 import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
 import type { OperationResult } from '../pipeline/execute.js';
+import { etagOf } from '../pipeline/preconditions.js';
 import { cacheHeadersOf, type ResolvedCacheHeaders } from './cache-headers.js';
 import { responseTags } from './cache-tags.js';
 import type { OperationState } from '../pipeline/state.js';
@@ -61,7 +61,7 @@ export function send(ctx: Context, result: OperationResult, routeHeaderValues: R
   // API Platform's default http_cache.etag: successful GET/HEAD carry an ETag of the body, and
   // a matching If-None-Match is answered 304.
   if (etag) {
-    const tag = `"${hash('sha1', bytes, 'base64url')}"`; // one-shot: no Hash object per response
+    const tag = etagOf(bytes); // a conditional write compares its If-Match with this (pipeline/preconditions.ts)
     ctx.set('ETag', tag);
     if (matchesEtag(ctx.get('if-none-match'), tag)) {
       ctx.status = 304;

@@ -11,7 +11,7 @@ import { HttpError } from '../protocol/errors.js';
 import { jsonText } from '../pipeline/representation/json-text.js';
 import type { Runtime } from '../pipeline/state.js';
 import type { Principal } from '../security/access.js';
-import { BODY_ARGUMENT, type McpTool } from './tools.js';
+import { BODY_ARGUMENT, IF_MATCH_ARGUMENT, type McpTool } from './tools.js';
 
 /** Who calls the tools and from where: the HTTP request's, or the stdio process's (docs/mcp.md, "Who calls"). */
 export interface McpCaller {
@@ -45,6 +45,10 @@ export async function callTool(
   const headers: Record<string, string | string[] | undefined> = { ...caller.headers, accept: acceptOf(runtime) };
   delete headers['content-length'];
   delete headers['content-type'];
+  // Conditions come from the call's own `ifMatch`, never from the HTTP request that carried the call.
+  delete headers['if-match'];
+  delete headers['if-none-match'];
+  if (typeof args[IF_MATCH_ARGUMENT] === 'string') headers['if-match'] = args[IF_MATCH_ARGUMENT];
   const body = args[BODY_ARGUMENT];
   const sendsBody = tool.bodyType !== undefined && body !== undefined;
   if (sendsBody) headers['content-type'] = tool.bodyType;

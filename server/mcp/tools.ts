@@ -13,6 +13,12 @@ import type { JsonSchema } from '../pipeline/validation/schema.js';
 
 /** The argument that holds a write's body (every other argument is a path variable or a query parameter). */
 export const BODY_ARGUMENT = 'body';
+/** The argument of an item write naming the version it applies to: the request's If-Match (pipeline/preconditions.ts). */
+export const IF_MATCH_ARGUMENT = 'ifMatch';
+
+/** Whether the operation writes one item, so takes the version it applies to. */
+const writesItem = (op: OperationMetadata): boolean =>
+  !op.isCollection && (op.method === 'PUT' || op.method === 'PATCH' || op.method === 'DELETE');
 
 export interface McpTool {
   name: string;
@@ -98,6 +104,14 @@ function tool(op: OperationMetadata, name: string, described: OpenApiOperation, 
     const schema = body.content[bodyType].schema!;
     properties[BODY_ARGUMENT] = body.description ? { ...schema, description: body.description } : schema;
     if (body.required) required.push(BODY_ARGUMENT);
+  }
+  if (writesItem(op) && !(IF_MATCH_ARGUMENT in properties)) {
+    properties[IF_MATCH_ARGUMENT] = {
+      type: 'string',
+      description:
+        'The ETag of the version read (the item GET): the write applies only to that version, else 412' +
+        (optionValue(op, 'requireIfMatch') === true ? '. Required: without it the call answers 428.' : '.'),
+    };
   }
   // An argument the tool does not read is refused rather than silently ignored.
   const input: JsonSchema = {

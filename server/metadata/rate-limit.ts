@@ -16,6 +16,8 @@ export interface RateLimitPolicy {
   seconds: number;
   /** Counted per client address, or per authenticated user (anonymous requests per address). */
   by: 'ip' | 'user';
+  /** Whose requests count: anonymous ones only, authenticated ones only, or all; the others are not limited. */
+  for: 'all' | 'anonymous' | 'authenticated';
 }
 
 export const rateLimitOf = perOperation((op: OperationMetadata, settings: Settings): RateLimitPolicy | undefined => {
@@ -28,5 +30,5 @@ export const rateLimitOf = perOperation((op: OperationMetadata, settings: Settin
   if (limit === undefined) return undefined;
   // The checker accepted the interval, so it reads; the catalogue's default is the fallback of a broken one.
   const seconds = intervalSeconds(own?.interval ?? defaults.interval) ?? 60;
-  return { name: op.name, limit, seconds, by: own?.by ?? defaults.by };
+  return { name: op.name, limit, seconds, by: own?.by ?? defaults.by, for: own?.for ?? 'all' };
 });

@@ -19,7 +19,8 @@ export function resolveSearchIndex(config: A.ObjectValue | undefined, env: NodeJ
     hosts: url ? url.split(',').map((h) => h.trim()) : get<string[]>('hosts'),
     username: fromEnv(get('username_env')),
     password: fromEnv(get('password_env')),
-    indexPrefix: get('index_prefix'),
+    // Set, even to "", it wins: one file served against one engine by several deployments, each its own indexes.
+    indexPrefix: env.APIDSL_ELASTICSEARCH_INDEX_PREFIX ?? get('index_prefix'),
     timeout: get('timeout'),
   };
 }

@@ -59,6 +59,7 @@ export interface SearchIndexSettings {
   /** HTTP basic authentication, from the variables `username_env` and `password_env` name. */
   username?: string;
   password?: string;
+  /** APIDSL_ELASTICSEARCH_INDEX_PREFIX when set (even empty), else `index_prefix`. */
   indexPrefix: string;
   /** Milliseconds a request to the engine may take. */
   timeout: number;

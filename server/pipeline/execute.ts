@@ -16,6 +16,7 @@ import { parseQuery } from '../protocol/query.js';
 import type { Principal } from '../security/access.js';
 import { runPipeline, stagesOf } from './chain.js';
 import { failureResponse } from './error-response.js';
+import { writeCondition } from './preconditions.js';
 import { countRequest } from './rate-limit.js';
 import { jsonApiQuery } from './representation/jsonapi-query.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
@@ -80,7 +81,9 @@ export async function executeOperation(
   let limits: Record<string, string> | undefined;
   try {
     if (policy) limits = await countRequest(runtime, policy, request);
+    const condition = await writeCondition(op, request, (get, read) => executeOperation(runtime, get, read));
     const state = operationState(runtime, op, request);
+    if (condition) state.condition = condition;
     await runPipeline(state);
     const result = successResult(state, request);
     if (limits) Object.assign(result.headers, limits);

@@ -2,8 +2,9 @@
  * Rate limits (docs/behaviour.md, "Rate limits"), checked by the pipeline's entry (execute.ts) so that every
  * face of an operation counts. A request to a limited operation (metadata/rate-limit.ts) counts against the
  * operation and its client: the authenticated user's identifier under `by: "user"`, else the client's address
- * (protocol/client-address.ts). Under the limit the answer carries `RateLimit-Policy` and `RateLimit`; past it
- * the request is refused with 429, `Retry-After` and the same two headers. A store that fails (not a refusal) is
+ * (protocol/client-address.ts); a limit `for` anonymous or authenticated callers only counts none of the others.
+ * Under the limit the answer carries `RateLimit-Policy` and `RateLimit`; past it the request is refused with 429,
+ * `Retry-After` and the same two headers. A store that fails (not a refusal) is
  * logged, at most once a minute, and the request is served: a broken counter never takes the API down.
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -85,6 +86,8 @@ export function countRequest(
   policy: RateLimitPolicy,
   client: RateLimitClient,
 ): Promise<Record<string, string>> {
+  if (policy.for !== 'all' && (client.principal.user ? 'authenticated' : 'anonymous') !== policy.for)
+    return Promise.resolve({}); // a caller the limit is not for: not counted, no headers
   const prepared = prepare(runtime, policy);
   // One promise on the request path, the counter's (no async wrapper around it): every request of a limited
   // operation takes this way.

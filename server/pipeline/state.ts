@@ -197,7 +197,15 @@ export interface OperationState {
   window?: PageWindow;
   /** The adapter's own arguments (GraphQL), handed to custom code as `ctx.args`. */
   args?: Record<string, unknown>;
+  /** What a conditional request's write must hold to (preconditions.ts): none for an unconditional one. */
+  condition?: WriteCondition;
 }
+
+/**
+ * A conditional write (preconditions.ts): `expected`, the stored item the request's `If-Match` named (the write
+ * applies only while it is still stored so); `absent`, a creating PUT's `If-None-Match: *` (it only creates).
+ */
+export type WriteCondition = { expected: Item; absent?: undefined } | { absent: true; expected?: undefined };
 
 /**
  * A page by position rather than number (GraphQL's `first`/`after`, `last`/`before`): at most `limit` items

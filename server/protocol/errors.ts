@@ -29,3 +29,5 @@ export class HttpError extends Error {
 
 export const notFound = (detail = 'Not Found'): HttpError => new HttpError(404, detail);
 export const badRequest = (detail: string): HttpError => new HttpError(400, detail);
+/** A conditional request whose condition (If-Match, If-None-Match) no longer holds: nothing was written. */
+export const preconditionFailed = (detail: string): HttpError => new HttpError(412, detail);

@@ -134,8 +134,8 @@ export class SyncingCollection extends ForwardingCollection {
     await this.tell(saved.map((item) => this.indexed(item)));
     return saved;
   }
-  override async replace(id: Id, item: Item): Promise<Item | null> {
-    const saved = await this.inner.replace(id, item);
+  override async replace(id: Id, item: Item, expected?: Item): Promise<Item | null> {
+    const saved = await this.inner.replace(id, item, expected);
     if (saved) await this.tell([this.indexed(saved)]);
     return saved;
   }
@@ -144,8 +144,8 @@ export class SyncingCollection extends ForwardingCollection {
     await this.tell([this.indexed(result.item)]);
     return result;
   }
-  override async delete(id: Id, where?: Condition[]): Promise<boolean> {
-    const deleted = await this.inner.delete(id, where);
+  override async delete(id: Id, expected?: Item, where?: Condition[]): Promise<boolean> {
+    const deleted = await this.inner.delete(id, expected, where);
     if (deleted) await this.tell([{ index: this.index, id: String(id) }]);
     return deleted;
   }

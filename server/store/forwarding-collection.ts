@@ -38,14 +38,14 @@ export class ForwardingCollection implements Collection {
   insertMany(items: Item[]): Promise<Item[]> {
     return this.inner.insertMany(items);
   }
-  replace(id: Id, item: Item): Promise<Item | null> {
-    return this.inner.replace(id, item);
+  replace(id: Id, item: Item, expected?: Item): Promise<Item | null> {
+    return this.inner.replace(id, item, expected);
   }
   upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
     return this.inner.upsert(id, item);
   }
-  delete(id: Id, where?: Condition[]): Promise<boolean> {
-    return this.inner.delete(id, where);
+  delete(id: Id, expected?: Item, where?: Condition[]): Promise<boolean> {
+    return this.inner.delete(id, expected, where);
   }
   clear(): Promise<number> {
     return this.inner.clear();

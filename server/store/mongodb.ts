@@ -33,6 +33,7 @@ import {
   type Collection as DriverCollection,
   type Db,
   type Document,
+  type Filter,
   type MongoClientOptions,
   type TransactionOptions,
 } from 'mongodb';
@@ -376,7 +377,6 @@ class MongoStore implements Store {
     });
     await guard(() => this.layouts().replaceOne({ _id: spec.name }, { layout: layoutText(spec) }, { upsert: true }));
     const deadline = this.client.options.serverSelectionTimeoutMS;
-    const lock = this.ferretdb ? serially() : undefined;
     return new MongoCollection(
       spec,
       items,
@@ -386,7 +386,7 @@ class MongoStore implements Store {
       this.atomically,
       this.together,
       deadline,
-      lock,
+      this.ferretdb ? { sequence: serially(), condition: serially() } : undefined,
     );
   }
 
@@ -481,9 +481,18 @@ class MongoCollection implements Collection {
      * our test), so two inserts could be handed the same key. On FerretDB the sequence updates of a collection run
      * one at a time in this process; across processes the unique `_id` still refuses a duplicate and `insert`
      * retries with a raised sequence. MongoDB's updates are atomic: no lock there.
+     *
+     * For the same reason a replace or delete filtered on the stored item (`expected`: a conditional write) is no
+     * compare-and-set there: on FerretDB the conditional writes of a collection run one at a time in this process
+     * (across processes they may still race; docs/behaviour.md, "Conditional writes").
      */
-    private readonly sequenceLock?: Serial,
+    private readonly locks?: { sequence: Serial; condition: Serial },
   ) {}
+
+  /** A conditional write (one filtered on `expected`), one at a time on FerretDB (see `locks`). */
+  private conditionally<T>(expected: Item | undefined, run: () => Promise<T>): Promise<T> {
+    return expected && this.locks ? this.locks.condition(run) : run();
+  }
 
   private guard<T>(run: () => Promise<T>): Promise<T> {
     return guard(run, this.deadline);
@@ -665,16 +674,18 @@ class MongoCollection implements Collection {
     }
   }
 
-  async replace(id: Id, item: Item): Promise<Item | null> {
+  async replace(id: Id, item: Item, expected?: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.toDoc(id, item);
-    const result = await this.guard(async () => {
-      try {
-        return await this.items.replaceOne({ _id: id }, doc);
-      } catch (e) {
-        throw isDuplicateKey(e) ? await this.conflict(e, doc) : e;
-      }
-    });
+    const result = await this.conditionally(expected, () =>
+      this.guard(async () => {
+        try {
+          return await this.items.replaceOne(this.selecting(id, expected), doc);
+        } catch (e) {
+          throw isDuplicateKey(e) ? await this.conflict(e, doc) : e;
+        }
+      }),
+    );
     return result.matchedCount > 0 ? this.toItem(doc) : null;
   }
 
@@ -705,15 +716,18 @@ class MongoCollection implements Collection {
     return { item: this.toItem(doc), created };
   }
 
-  async delete(id: Id, where?: Condition[]): Promise<boolean> {
+  async delete(id: Id, expected?: Item, where?: Condition[]): Promise<boolean> {
     if (!this.isKey(id)) return false;
-    const filter = where?.length ? { $and: [{ _id: id }, compileWhere(this.spec, where)] } : { _id: id };
-    return this.guard(() =>
-      this.atomically(async (session) => {
-        const result = await this.items.deleteOne(filter, { session });
-        if (result.deletedCount > 0) await this.addToCount(-1, session);
-        return result.deletedCount > 0;
-      }),
+    const selected = this.selecting(id, expected);
+    const filter = where?.length ? { $and: [selected, compileWhere(this.spec, where)] } : selected;
+    return this.conditionally(expected, () =>
+      this.guard(() =>
+        this.atomically(async (session) => {
+          const result = await this.items.deleteOne(filter, { session });
+          if (result.deletedCount > 0) await this.addToCount(-1, session);
+          return result.deletedCount > 0;
+        }),
+      ),
     );
   }
 
@@ -789,7 +803,7 @@ class MongoCollection implements Collection {
   }
 
   private sequenceUpdate<T>(run: () => Promise<T>): Promise<T> {
-    return this.guard(() => (this.sequenceLock ? this.sequenceLock(run) : run()));
+    return this.guard(() => (this.locks ? this.locks.sequence(run) : run()));
   }
 
   private async largestKey(): Promise<number> {
@@ -805,6 +819,21 @@ class MongoCollection implements Collection {
   private checkKey(id: unknown): Id {
     if (!this.isKey(id)) throw new TypeError(`invalid ${this.spec.name} identifier ${JSON.stringify(id)}`);
     return id;
+  }
+
+  /**
+   * The filter of the stored document `id`; with `expected`, of that document only while it still holds exactly
+   * `expected`'s fields (each stored value equal, each field `expected` lacks absent): a single-document
+   * write with it is a compare-and-set.
+   */
+  private selecting(id: Id, expected?: Item): Filter<StoredDoc> {
+    if (!expected) return { _id: id };
+    const doc = this.toDoc(id, expected);
+    const filter: Document = {};
+    for (const [name, value] of Object.entries(doc)) filter[name] = { $eq: value };
+    for (const name of [...Object.keys(this.spec.fields).map(storedName), '_j', '_x'])
+      if (!(name in doc)) filter[name] = { $exists: false };
+    return filter as Filter<StoredDoc>;
   }
 
   private toDoc(key: Id, item: Item): StoredDoc {

@@ -5,6 +5,7 @@
 // Streams read through better-sqlite3 iterators, and better-sqlite3 refuses every write on a connection while
 // one of its iterators is open. So before each write the store closes the open stream cursors; a stream whose
 // cursor was closed reopens it strictly after the last row it read (keyset on the total order: sort, then key).
+import { isDeepStrictEqual } from 'node:util';
 import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
 import { layoutText } from './layout.js';
@@ -597,14 +598,17 @@ class SqliteCollection implements Collection {
     return stored;
   }
 
-  async replace(id: Id, item: Item): Promise<Item | null> {
+  async replace(id: Id, item: Item, expected?: Item): Promise<Item | null> {
     if (!this.isKey(id)) return null;
     const doc = this.docOf(item);
     const stored = this.toItem({ key: id, doc });
+    const rendered = this.render(stored);
     this.connection.quiesce();
-    return this.write(() => this.prepare(this.sql.update).run(doc, this.render(stored), id)).changes > 0
-      ? stored
-      : null;
+    const update = (): Item | null =>
+      this.write(() => this.prepare(this.sql.update).run(doc, rendered, id)).changes > 0 ? stored : null;
+    if (!expected) return update();
+    // IMMEDIATE: no other writer (another process included) between the comparison and the update.
+    return this.db.transaction(() => (this.holds(id, expected) ? update() : null)).immediate();
   }
 
   async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
@@ -627,12 +631,22 @@ class SqliteCollection implements Collection {
     return { item: stored, created };
   }
 
-  async delete(id: Id, where?: Condition[]): Promise<boolean> {
+  async delete(id: Id, expected?: Item, where?: Condition[]): Promise<boolean> {
     if (!this.isKey(id)) return false;
     this.connection.quiesce();
-    if (!where?.length) return this.prepare(this.sql.delete).run(id).changes > 0;
-    const q = compileDeleteWhere(this.spec, where);
-    return this.prepare(q.sql).run(...q.params, id).changes > 0;
+    const remove = (): boolean => {
+      if (!where?.length) return this.prepare(this.sql.delete).run(id).changes > 0;
+      const q = compileDeleteWhere(this.spec, where);
+      return this.prepare(q.sql).run(...q.params, id).changes > 0;
+    };
+    if (!expected) return remove();
+    return this.db.transaction(() => this.holds(id, expected) && remove()).immediate();
+  }
+
+  /** Whether the stored item `id` is still equal to `expected` (inside the caller's transaction). */
+  private holds(id: Id, expected: Item): boolean {
+    const row = this.prepare(this.sql.get).get(id) as Row | undefined;
+    return row !== undefined && isDeepStrictEqual(this.toItem(row), expected);
   }
 
   async clear(): Promise<number> {

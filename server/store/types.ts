@@ -172,15 +172,21 @@ export interface Collection {
    * in between). See docs/data.md "Bulk writes".
    */
   insertMany(items: Item[]): Promise<Item[]>;
-  /** Replaces the whole item; null when there is none with this identifier. */
-  replace(id: Id, item: Item): Promise<Item | null>;
+  /**
+   * Replaces the whole item; null when there is none with this identifier. With `expected`, only while the stored
+   * item is still equal to it (every field, absent ones included), checked and written atomically (SQLite: in
+   * one IMMEDIATE transaction; MongoDB: a filter holding every field): else null, nothing written. The
+   * compare-and-set of a conditional request (`If-Match`, docs/behaviour.md "Conditional writes").
+   */
+  replace(id: Id, item: Item, expected?: Item): Promise<Item | null>;
   /** Atomic create-or-replace. */
   upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }>;
   /**
-   * Deletes the item; with `where`, only while it still matches those conditions, in the same statement (a
-   * cascade deletes an item only while it still names the deleted one). False when nothing was deleted.
+   * Deletes the item; with `expected`, only while the stored item is still equal to it (as `replace`); with
+   * `where`, only while it still matches those conditions, in the same statement (a cascade deletes an item only
+   * while it still names the deleted one). False when nothing was deleted.
    */
-  delete(id: Id, where?: Condition[]): Promise<boolean>;
+  delete(id: Id, expected?: Item, where?: Condition[]): Promise<boolean>;
   /**
    * Deletes every item (count back to 0). The sequence is kept: integer keys go on after the last one handed
    * out, never from 1 again. Returns how many were deleted.

@@ -194,8 +194,12 @@ describe('GraphQL API (graphql-books.api)', function () {
       ]);
       const update = await fieldsOf('updateBookInput');
       expect(update.slice(0, 2)).to.deep.equal(['id: ID!', 'title: String']);
-      expect(update.at(-1)).to.equal('clientMutationId: String');
-      expect(await fieldsOf('deleteBookInput')).to.deep.equal(['id: ID!', 'clientMutationId: String']);
+      expect(update.slice(-2)).to.deep.equal(['ifMatch: String', 'clientMutationId: String']);
+      expect(await fieldsOf('deleteBookInput')).to.deep.equal([
+        'id: ID!',
+        'ifMatch: String',
+        'clientMutationId: String',
+      ]);
       expect(await fieldsOf('createBookPayload')).to.deep.equal(['book: Book', 'clientMutationId: String']);
       expect(await fieldsOf('deleteBookPayload')).to.deep.equal(['book: Book', 'clientMutationId: String']);
     });

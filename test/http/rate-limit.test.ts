@@ -179,6 +179,18 @@ describe('HTTP rate limits', () => {
       // Anonymous requests count by address: alice's spent count is not theirs.
       expect(await statuses(3, () => as(undefined, server.url, 'GET', '/notes'))).to.deep.equal([200, 200, 429]);
     });
+
+    it('for: "anonymous" limits anonymous callers only; for: "authenticated" limits users only', async () => {
+      const carol = await token({ sub: 'carol' });
+      // Get /notes/1 answers 404 (no note): a counted request all the same.
+      expect(await statuses(3, () => as(undefined, server.url, 'GET', '/notes/1'))).to.deep.equal([404, 404, 429]);
+      const user = await statuses(4, () => as(carol, server.url, 'GET', '/notes/1'));
+      expect(user).to.deep.equal([404, 404, 404, 404]);
+      const uncounted = await as(carol, server.url, 'GET', '/notes/1');
+      expect(uncounted.headers.get('ratelimit'), 'no count, no headers').to.equal(null);
+      expect(await statuses(3, () => as(carol, server.url, 'GET', '/memos'))).to.deep.equal([200, 200, 429]);
+      expect(await statuses(4, () => as(undefined, server.url, 'GET', '/memos'))).to.deep.equal([200, 200, 200, 200]);
+    });
   });
 
   describe('with cluster.redis', () => {

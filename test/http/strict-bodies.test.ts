@@ -86,6 +86,13 @@ describe('HTTP strict bodies (allow_extra_attributes: false)', () => {
     expect(fine.status, fine.text).to.equal(201);
   });
 
+  it('denormalizationContext: [] is the empty context: no groups (every writable property), extras ignored', async () => {
+    const plain = await send(server, 'POST', '/plain_books', { title: 'Dune', note: 'kept', foo: 1 });
+    expect(plain.status, plain.text).to.equal(201);
+    expect(plain.json).to.include({ title: 'Dune', note: 'kept' });
+    expect(plain.json).to.not.have.any.keys('foo');
+  });
+
   it('counts an attribute outside the denormalization groups as extra; allow_extra_attributes: true ignores extras', async () => {
     expectExtra(
       await send(server, 'POST', '/book_notes', { note: 'n', title: 'Dune' }),

@@ -71,6 +71,27 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect(typeof (await books.get(10))!.id).to.equal('number');
       });
 
+      it('replace and delete with expected write only while the stored item still equals it, every field', async () => {
+        const books = await store.collection(BOOK);
+        const read = await books.insert({ title: 'a', price: 1, tags: ['x'], meta: { n: 1 } });
+        const id = read.id as number;
+        // A field changed, a field added since: the condition fails and nothing is written.
+        await books.replace(id, { ...read, price: 2 });
+        expect(await books.replace(id, { ...read, title: 'lost' }, read)).to.equal(null);
+        expect(await books.delete(id, read)).to.equal(false);
+        const now = (await books.get(id))!;
+        expect(now).to.deep.include({ title: 'a', price: 2 });
+        await books.replace(id, { ...now, available: true });
+        expect(await books.replace(id, { ...now, title: 'lost' }, now)).to.equal(null);
+        const current = (await books.get(id))!;
+        expect(await books.replace(id, { ...current, title: 'b' }, current)).to.deep.include({ id, title: 'b' });
+        expect(await books.replace(id, { ...current, title: 'c' }, current)).to.equal(null); // the second of two
+        expect((await books.get(id))!.title).to.equal('b');
+        expect(await books.replace(99, { title: 'none' }, current)).to.equal(null);
+        expect(await books.delete(id, (await books.get(id))!)).to.equal(true);
+        expect(await books.get(id)).to.equal(null);
+      });
+
       it('getMany reads the items with the identifiers given, in one call; others give nothing', async () => {
         const books = await store.collection(BOOK);
         for (const title of ['a', 'b', 'c', 'd']) await books.insert({ title });

@@ -1,7 +1,8 @@
 /**
  * Rate limits (docs/behaviour.md, "Rate limits"), what the value checks cannot see: a `rateLimit` object that
- * gives no `limit` while `config { rate_limit }` gives none either limits nothing, and `by: "user"` where nothing
- * authenticates counts every request by address; both are said where they are written.
+ * gives no `limit` while `config { rate_limit }` gives none either limits nothing, `by: "user"` where nothing
+ * authenticates counts every request by address, and `for: "authenticated"` there limits none; each is said where
+ * it is written.
  */
 import type * as A from '../../ast.js';
 import { configEntry, wordOf, type ModelResource } from '../../model.js';
@@ -23,6 +24,13 @@ export function checkRateLimits(ctx: CheckContext): void {
           "'rateLimit' has no effect: it gives no 'limit' and config rate_limit has none (write rateLimit: { limit: 100, … })",
         );
       if (!authenticates) reportAnonymousUsers(ctx, fields.get('by'));
+      const caller = fields.get('for');
+      if (!authenticates && caller && wordOf(caller) === 'authenticated')
+        ctx.report(
+          'option-ineffective',
+          caller.range,
+          'for: "authenticated" limits no request here: nothing authenticates (config security has no jwt or authenticator)',
+        );
     }
   }
 }

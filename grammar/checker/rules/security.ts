@@ -67,7 +67,7 @@ export function checkSecurity(ctx: CheckContext): void {
       }
       // A parameter's `security` is evaluated with the operation's URI variables in scope.
       for (const value of parameterSecurities(op.options.get('parameters')?.value))
-        scoped(value, operationUriVariables(op), undefined);
+        scoped(value, operationUriVariables(op), undefined, undefined);
     }
     for (const property of resource.properties.values()) {
       for (const name of PROPERTY_SECURITY_CONSTRAINTS)

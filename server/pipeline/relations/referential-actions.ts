@@ -12,7 +12,8 @@
  * where the store has them (SQLite); elsewhere the setNull updates come first and the deletes deepest first,
  * the deleted item last, so an interrupted run never leaves a reference to a deleted item.
  */
-import { HttpError } from '../../protocol/errors.js';
+import { isDeepStrictEqual } from 'node:util';
+import { HttpError, preconditionFailed } from '../../protocol/errors.js';
 import { itemIri } from '../../protocol/iri.js';
 import { GENID_PATH } from '../../metadata/load.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
@@ -51,28 +52,40 @@ const CONFLICTS_SHOWN = 5;
 /**
  * Deletes `item` of `resource` and applies the referential actions; resolves with every write made, the item's
  * own removal included (last), or with none when the item was already gone. Throws the 409 of a `restrict`.
+ * With `expected` (a conditional DELETE), the item is deleted only while it is still stored as `expected`, else
+ * 412 and nothing deleted (the referrers' writes too where the store has transactions; elsewhere the condition
+ * is also checked before any of them).
  */
 export async function deleteItem(
   ctx: DeleteContext,
   resource: ResourceMetadata,
   item: Item,
+  expected?: Item,
 ): Promise<ReferentialWrite[]> {
   const id = idOf(resource, item);
   if (id === undefined) return [];
   const root: Doomed = { resource, item, id, iris: irisOf(resource, item) };
   const plan = await planDelete(ctx, root);
+  const collection = ctx.collectionOf(resource);
   if (plan.removed.length === 1 && plan.updated.size === 0) {
     // Nothing references it: the plain delete, no transaction needed (a late referrer is compensated for).
-    if (!(await ctx.collectionOf(resource).delete(id))) return [];
+    if (!(await collection.delete(id, expected))) {
+      if (expected) throw changedMeanwhile();
+      return [];
+    }
     return [{ kind: 'removed', resource, item }, ...(await lateReferrers(ctx, plan.removed, true))];
   }
+  if (expected && !ctx.transaction && !isDeepStrictEqual(await collection.get(id), expected)) throw changedMeanwhile();
   const write = async (): Promise<ReferentialWrite[]> => {
-    const writes = await applyPlan(ctx, plan);
+    const writes = await applyPlan(ctx, plan, expected);
     if (!writes.some((w) => w.kind === 'removed' && w.item === item)) return writes;
     return [...writes, ...(await lateReferrers(ctx, plan.removed, !ctx.transaction))];
   };
   return ctx.transaction ? ctx.transaction(write) : write();
 }
+
+const changedMeanwhile = (): HttpError =>
+  preconditionFailed('The item changed since the version the request names (If-Match): nothing was deleted.');
 
 /**
  * The referrers a plan could not see (docs/behaviour.md, "Writes racing a delete"): items a concurrent write
@@ -189,16 +202,20 @@ async function addOwned(
   }
 }
 
-async function applyPlan(ctx: DeleteContext, plan: Plan): Promise<ReferentialWrite[]> {
+async function applyPlan(ctx: DeleteContext, plan: Plan, expected?: Item): Promise<ReferentialWrite[]> {
   const writes: ReferentialWrite[] = [];
   for (const { resource, item, id } of plan.updated.values()) {
     const saved = await ctx.collectionOf(resource).replace(id, item);
     if (saved) writes.push({ kind: 'saved', resource, item: saved });
   }
-  for (const { resource, item, id, naming } of [...plan.removed].reverse()) {
+  const root = plan.removed[0];
+  for (const doomed of [...plan.removed].reverse()) {
+    const { resource, item, id, naming } = doomed;
+    const condition = doomed === root ? expected : undefined;
     // A referrer a concurrent write moved away since the plan read it stays (its new target is not going).
-    if (await ctx.collectionOf(resource).delete(id, naming && [naming]))
+    if (await ctx.collectionOf(resource).delete(id, condition, naming && [naming]))
       writes.push({ kind: 'removed', resource, item });
+    else if (condition) throw changedMeanwhile(); // inside the transaction: every write above is undone
   }
   return writes;
 }

@@ -13,11 +13,38 @@ export function parseJsonBody(text: string, syntaxDetail: string): unknown {
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
     throw badRequest(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw badRequest(syntaxDetail);
   }
+  refuseLoneSurrogates(text, value);
+  return value;
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** In a `u` pattern a pair is one code point: only a lone surrogate is of category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text);
+
+/**
+ * 400 when a parsed JSON body holds a lone UTF-16 surrogate, in a string or a key: JSON's `\uD83D` escape can
+ * write one, though it is no Unicode text (RFC 8259 §8.2); stored, it would be kept as sent by one store and
+ * replaced by U+FFFD by another. The body's bytes were strict UTF-8 already (http/request-body.ts), so only an
+ * escape can bring one: bodies without such an escape are not walked.
+ */
+export function refuseLoneSurrogates(text: string, value: unknown): void {
+  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value))
+    throw badRequest('The JSON body holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape out of a pair).');
+}
+
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return isWellFormed(value);
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).every(([key, v]) => isWellFormed(key) && wellFormed(v));
+  return true;
 }
 
 /** Whether brackets outside strings open more than `max` levels (malformed text is JSON.parse's to refuse). */

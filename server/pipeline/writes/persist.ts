@@ -6,7 +6,7 @@
  */
 import type { Persistence } from '../../messenger/index.js';
 import type { ResourceMetadata } from '../../metadata/types.js';
-import { HttpError } from '../../protocol/errors.js';
+import { HttpError, preconditionFailed } from '../../protocol/errors.js';
 import { iriResolver } from '../../protocol/iri.js';
 import { StoreConflictError, UniqueConflictError, type Collection, type Id, type Item } from '../../store/types.js';
 import { validationFailed, violation } from '../validation/violations.js';
@@ -14,7 +14,7 @@ import { deleteItem } from '../relations/referential-actions.js';
 import { checkRelations } from '../relations/targets.js';
 import { writeNested } from '../relations/nested-writes.js';
 import { droppedOwned } from '../relations/owned-items.js';
-import { isItem, type OperationState, type Runtime } from '../state.js';
+import { isItem, type OperationState, type Runtime, type WriteCondition } from '../state.js';
 import { publishChange, publishingOperation } from './mercure-updates.js';
 
 /** The item's identifier value, undefined when it has none yet (the store assigns it). */
@@ -81,8 +81,13 @@ export const committed = (state: OperationState, kind: 'saved' | 'removed', item
   (state.changes ??= []).push({ kind, item });
 };
 
-/** Stores an item: created when it is new, else replaced (the default write of any method). */
+/**
+ * Stores an item: created when it is new, else replaced (the default write of any method). The request's own item
+ * under a conditional request (custom code's `ctx.persist` of it too) is written only while the condition holds.
+ */
 export async function persistItem(state: OperationState, item: Item): Promise<Item> {
+  const condition = conditionOn(state, item);
+  if (condition) return persistConditionally(state, item, condition);
   const collection = state.storeCollection;
   const resource = state.operation.resource;
   const { item: saved, created } = await storeItem(collection, resource, item);
@@ -97,6 +102,43 @@ export async function persistItem(state: OperationState, item: Item): Promise<It
       previous ? collection.upsert(id, previous) : collection.delete(id),
     );
   if (created && state.operation.method === 'PUT') state.created = true;
+  committed(state, 'saved', saved);
+  return saved;
+}
+
+/** The request's condition (preconditions.ts) when `item` is the item it is about (by identifier), else none. */
+function conditionOn(state: OperationState, item: Item): WriteCondition | undefined {
+  const { condition, operation } = state;
+  const { resource } = operation;
+  const id = idOf(resource, item);
+  if (!condition || id === undefined) return undefined;
+  const about = condition.expected
+    ? idOf(resource, condition.expected)
+    : state.uriVariables[resource.identifier?.name ?? ''];
+  return about !== undefined && String(about) === String(id) ? condition : undefined;
+}
+
+/**
+ * The write of a conditional request, atomic with its condition: replaces the item only while it is still stored
+ * as the `If-Match` named, creates it only while none exists (`If-None-Match: *`); else 412 and nothing written.
+ */
+async function persistConditionally(state: OperationState, item: Item, condition: WriteCondition): Promise<Item> {
+  const { resource } = state.operation;
+  const id = idOf(resource, item);
+  let saved: Item | null;
+  if (condition.absent) {
+    saved = await state.storeCollection.insert(item).catch((e: unknown) => {
+      if (e instanceof StoreConflictError) return null;
+      throw e;
+    });
+    if (saved) state.created = true;
+  } else saved = id === undefined ? null : await state.storeCollection.replace(id, item, condition.expected);
+  if (!saved)
+    throw preconditionFailed(
+      condition.absent
+        ? 'The item exists (If-None-Match: *): nothing was written.'
+        : 'The item changed since the version the request names (If-Match): nothing was written.',
+    );
   committed(state, 'saved', saved);
   return saved;
 }
@@ -151,10 +193,14 @@ async function removeOrphans(state: OperationState, saved: Item, previous: Item)
   }
 }
 
-/** Removes an item, with the referential actions its referrers' relations declare (409 on a `restrict`). */
+/**
+ * Removes an item, with the referential actions its referrers' relations declare (409 on a `restrict`); the
+ * request's own item under a conditional request only while it is still stored as the `If-Match` named (else 412).
+ */
 export async function removeItem(state: OperationState, item: Item): Promise<void> {
   const resource = state.operation.resource;
-  for (const write of await deleteItem(state.runtime, resource, item))
+  const expected = conditionOn(state, item)?.expected;
+  for (const write of await deleteItem(state.runtime, resource, item, expected))
     (state.changes ??= []).push({
       kind: write.kind,
       item: write.item,

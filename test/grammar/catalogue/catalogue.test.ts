@@ -275,7 +275,7 @@ describe('option catalogue', () => {
     expect(describeType(optionByName('input')!.type)).to.equal('list or object or string or false');
     expect(describeType(optionByName('controller')!.type)).to.equal('"<file>#<export>" or "NotFoundAction"');
     expect(describeType(settingByPath('formats')!.type)).to.equal('map of lists of strings');
-    expect(describeType(optionByName('rateLimit')!.type)).to.equal('false or object { limit?, interval?, by? }');
+    expect(describeType(optionByName('rateLimit')!.type)).to.equal('false or object { limit?, interval?, by?, for? }');
     expect(describeType(settingByPath('rate_limit.interval')!.type)).to.equal(
       'an interval "N second(s)|minute(s)|hour(s)"',
     );

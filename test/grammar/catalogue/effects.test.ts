@@ -169,6 +169,16 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
     ],
     ['test/http/bulk.test.ts', 'keeps the answer of an operation without bulk: an array body is a 400, NDJSON a 415'],
   ],
+  requireIfMatch: [
+    [
+      'test/http/conditional-writes.test.ts',
+      'requireIfMatch: a write without If-Match answers 428 and stores nothing; with it, it applies',
+    ],
+    [
+      'test/http/conditional-writes.test.ts',
+      'GraphQL update and delete mutations take ifMatch: a stale one is an error with status 412',
+    ],
+  ],
   throwOnNotFound: [
     ['test/http/iris.test.ts', 'throwOnNotFound: false on a Get whose provider returns null: no 404'],
     ['test/http/iris.test.ts', 'throwOnNotFound: true on a POST with read: true: an unknown id answers 404'],
@@ -245,6 +255,10 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
       'does not limit an operation with rateLimit: false, nor send RateLimit headers there',
     ],
     ['test/http/rate-limit.test.ts', 'serves the client again once the window is over'],
+    [
+      'test/http/rate-limit.test.ts',
+      'for: "anonymous" limits anonymous callers only; for: "authenticated" limits users only',
+    ],
   ],
   mcp: [
     [

@@ -58,7 +58,7 @@ describe('checker: rate limits', () => {
     expect(diagnostics('', 'rateLimit: true')).to.have.length(1);
     expect(diagnostics('', 'rateLimit: true')[0]).to.match(/^invalid-value: 'rateLimit' expects false or object/);
     expect(diagnostics('', 'rateLimit: { limit: 1, window: "1 hour" }')).to.deep.equal([
-      "unknown-option: unknown field of 'rateLimit' 'window'; expected limit, interval, by",
+      "unknown-option: unknown field of 'rateLimit' 'window'; expected limit, interval, by, for",
     ]);
   });
 
@@ -83,5 +83,16 @@ describe('checker: rate limits', () => {
     expect(diagnostics('', 'rateLimit: { limit: 5, by: "user" }')).to.deep.equal([warning]);
     const jwt = 'security { jwt { secret_env: "APIDSL_JWT_SECRET" } }';
     expect(diagnostics(`${jwt}, rate_limit { limit: 5, by: "user" }`, 'rateLimit: { by: "user" }')).to.deep.equal([]);
+  });
+
+  it('takes for: all, anonymous or authenticated, and warns that for: "authenticated" limits nothing unauthenticated', () => {
+    const jwt = 'security { jwt { secret_env: "APIDSL_JWT_SECRET" } }';
+    for (const caller of ['all', 'anonymous', 'authenticated'])
+      expect(diagnostics(jwt, `rateLimit: { limit: 5, for: "${caller}" }`), caller).to.deep.equal([]);
+    expect(diagnostics('', 'rateLimit: { limit: 5, for: "anonymous" }')).to.deep.equal([]);
+    expect(diagnostics('', 'rateLimit: { limit: 5, for: "authenticated" }')).to.deep.equal([
+      'option-ineffective: for: "authenticated" limits no request here: nothing authenticates (config security has no jwt or authenticator)',
+    ]);
+    expect(diagnostics(jwt, 'rateLimit: { limit: 5, for: "users" }')[0]).to.match(/^invalid-value: 'for' must be/);
   });
 });

@@ -24,6 +24,12 @@ describe('checker: denormalizationContext', () => {
     expect(findings(api('', 'denormalizationContext: { groups: "write" }', ''))).to.deep.equal([]);
   });
 
+  it("accepts [] (PHP's empty array) as the empty context, as normalizationContext: [], wherever written", () => {
+    expect(findings(api('', 'denormalizationContext: []', 'normalizationContext: []'))).to.deep.equal([]);
+    expect(findings(api('', '', 'denormalizationContext: []'))).to.deep.equal([]);
+    expect(findings(api('defaults { denormalization_context: [] }', '', ''))).to.deep.equal([]);
+  });
+
   it('refuses allow_extra_attributes that is not a bool, and a context that is not an object, wherever written', () => {
     for (const [config, resource, operation] of [
       ['', 'denormalizationContext: { allow_extra_attributes: "false" }', ''],
