@@ -80,7 +80,7 @@ export const DIAGNOSTIC_CODES = {
   },
   'filter-path': {
     severity: 'error',
-    doc: 'A filter property path (`author.name`) through a property that is not a to-one relation, through more than two relations, or on an order filter (which sorts by the resource’s own properties).',
+    doc: 'A filter property path (`author.name`) through a property that is not a to-one relation, through more than two relations, or on an order or match filter (which sort and search the resource’s own fields only).',
   },
   'cursor-filters-missing': {
     severity: 'error',

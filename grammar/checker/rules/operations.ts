@@ -315,6 +315,15 @@ function checkFilterPath(
     );
     return;
   }
+  // The related items are read from the store, which has no full-text search (only the search index answers it).
+  if (end.nested && filter.kind === 'match') {
+    ctx.report(
+      'filter-path',
+      at.range,
+      `${subject}a match filter searches the indexed text of '${resource.name}' only, not a related item's ('${at.name}')`,
+    );
+    return;
+  }
   checkFilterPropertyType(ctx, end.resource, filter, { name: end.property.name, range: at.range }, reported);
 }
 

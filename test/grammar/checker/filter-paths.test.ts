@@ -86,6 +86,20 @@ resource Author {
     );
   });
 
+  it('refuses a match filter on a related property (full text is the search index’s, related items are read from the store)', () => {
+    const found = findings(`filter m: match { properties: ["author.name"] }
+resource Author { properties { id: int { identifier: true }, name: string } }
+resource Book {
+  elasticsearch: true
+  properties { id: int { identifier: true }, title: string, author: Author }
+  operations { GetCollection { filters: ["m"] } }
+}
+`);
+    expect(found.filter((f) => f.code === 'filter-path').map((f) => f.message)).to.deep.equal([
+      "filter 'm' names 'author.name': a match filter searches the indexed text of 'Book' only, not a related item's ('author.name')",
+    ]);
+  });
+
   it('follows a named parameter’s property path the same way', () => {
     const ok = api(
       'filter f: search { properties: ["book.author.name"] }',
