@@ -10,8 +10,11 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { data, graphql, nodesOf, seed } from './graphql-helpers.js';
-import { fixture, get, tempDir, useServer } from './harness.js';
+import { fixture, get, request, tempDir, useServer } from './harness.js';
 import { token } from './security-helpers.js';
 
 /** One criterion as REST writes it and as GraphQL does, and the titles of the books it selects, in order. */
@@ -188,6 +191,56 @@ describe('filters on related items (nested-filters.api)', function () {
     const search = page.search ?? page['hydra:search'];
     const variables = (search.mapping ?? search['hydra:mapping']).map((m: { variable: string }) => m.variable);
     expect(variables).to.include.members(['author.name', 'author.country.code', 'exists[author.country.name]']);
+  });
+});
+
+describe('filters on related items: QUERY bodies and MCP tools (nested-filters.api)', function () {
+  this.timeout(60_000);
+  const server = useServer(fixture('nested-filters.api'));
+  before(async () => {
+    await seed(server.url, '/countries', [{ code: 'FR' }, { code: 'DE' }]);
+    await seed(server.url, '/authors', [
+      { name: 'Ann', country: '/countries/1', born: '1970-01-01T00:00:00Z' },
+      { name: 'Bob', country: '/countries/2' },
+    ]);
+    await seed(server.url, '/books', [
+      { title: 'A1', author: '/authors/1' },
+      { title: 'B1', author: '/authors/2' },
+      { title: 'N1' },
+    ]);
+  });
+
+  const query = async (body: object): Promise<string[]> => {
+    const r = await request(server.url, 'QUERY', '/books', { body, headers: { 'Content-Type': 'application/json' } });
+    expect(r.status, r.text).to.equal(200);
+    return titlesOf(r.json.member);
+  };
+
+  it('a QUERY body takes nested criteria as the URL does, and a named parameter on a path', async () => {
+    expect(await query({ 'author.country.code': 'DE' })).to.deep.equal(['B1']);
+    expect(await query({ exists: { 'author.born': false } })).to.deep.equal(['B1', 'N1']);
+    expect(await query({ writer: 'ann' })).to.deep.equal(['A1']);
+    const doc = (await get(server.url, '/docs.json')).json;
+    const body = doc.paths['/books'].query.requestBody.content['application/json'].schema;
+    expect(body.properties).to.include.keys('author.name', 'author.country.code', 'writer');
+  });
+
+  it('an MCP tool takes the nested parameters as arguments and filters by them', async () => {
+    const client = new Client({ name: 'apidsl-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'get_collection_book');
+      expect(tool?.inputSchema.properties).to.include.keys('author.name', 'author.country.code');
+      const result = (await client.callTool({
+        name: 'get_collection_book',
+        arguments: { 'author.country.code': 'FR' },
+      })) as CallToolResult;
+      expect(result.isError).to.not.equal(true);
+      const doc = result.structuredContent as { member: { title: string }[] };
+      expect(titlesOf(doc.member)).to.deep.equal(['A1']);
+    } finally {
+      await client.close();
+    }
   });
 });
 
