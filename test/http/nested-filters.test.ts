@@ -107,6 +107,7 @@ describe('filters on related items (nested-filters.api)', function () {
           alive: true,
           country: '/countries/1',
           email: 'ann@example.com',
+          motto: 'carpe diem',
         },
         {
           name: 'Bob Jones',
@@ -118,6 +119,7 @@ describe('filters on related items (nested-filters.api)', function () {
           alive: false,
           country: '/countries/2',
           email: 'bob@example.com',
+          motto: 'carpe diem',
         },
         // Zed Ann: readable by admins only (Get security), matching most criteria below.
         {
@@ -172,6 +174,18 @@ describe('filters on related items (nested-filters.api)', function () {
     const allowed = await get(server.url, '/books?author.email=ann@example.com', admin);
     expect(allowed.status).to.equal(200);
     expect(titlesOf(allowed.json.member)).to.deep.equal(['A1', 'A2']);
+  });
+
+  it('applies a property rule that reads the related item author by author, and refuses one on the book itself', async () => {
+    // Bob's motto is hidden (rating 2): his book does not match although his motto is the same.
+    const r = await get(server.url, '/books?author.motto=carpe%20diem');
+    expect(r.status, r.text).to.equal(200);
+    expect(titlesOf(r.json.member)).to.deep.equal(['A1', 'A2']);
+    const d = await data(server.url, '{ books(author_motto: "carpe diem") { edges { node { title } } } }');
+    expect(titlesOf(nodesOf(d.books))).to.deep.equal(['A1', 'A2']);
+    const refused = await get(server.url, '/books?editor.name=Ann%20Smith');
+    expect(refused.status).to.equal(400);
+    expect(refused.json.detail).to.equal('Filter "editor.name" is not allowed: it reads a property you may not read.');
   });
 
   it('names the nested parameters in the OpenAPI document and the Hydra search template', async () => {
