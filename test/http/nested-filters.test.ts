@@ -167,7 +167,7 @@ describe('filters on related items (nested-filters.api)', function () {
     const r = await get(server.url, '/books?author.email=ann@example.com');
     expect(r.status).to.equal(400);
     expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
-    expect(r.json.detail).to.equal('Filter "author.email" is not allowed: it reads a property you may not read.');
+    expect(r.json.detail).to.equal('Parameter "author.email" is not allowed: it reads a property you may not see.');
     const answer = await graphql(server.url, '{ books(author_email: "ann@example.com") { edges { node { title } } } }');
     expect(answer.errors?.map((e) => e.extensions?.status)).to.deep.equal([400]);
     expect(answer.errors?.[0].message).to.include('author.email');
@@ -185,7 +185,9 @@ describe('filters on related items (nested-filters.api)', function () {
     expect(titlesOf(nodesOf(d.books))).to.deep.equal(['A1', 'A2']);
     const refused = await get(server.url, '/books?editor.name=Ann%20Smith');
     expect(refused.status).to.equal(400);
-    expect(refused.json.detail).to.equal('Filter "editor.name" is not allowed: it reads a property you may not read.');
+    expect(refused.json.detail).to.equal(
+      'Parameter "editor.name" is not allowed: it reads a property you may not see.',
+    );
   });
 
   it('names the nested parameters in the OpenAPI document and the Hydra search template', async () => {

@@ -8,9 +8,10 @@
  *
  * Items without a related item match where an absent value would (`exists[author.name]=false`, a date filter that
  * includes nulls), as a LEFT JOIN makes them for API Platform. The target's read rules apply: an item the caller may
- * not read (its item Get's `security`) is never a match, and a property on the path with a `security` the caller
- * fails, or one that depends on the item on the filtered resource itself, refuses the request (400, naming the
- * parameter): a filter never tells what the caller could not read (fail closed).
+ * not read (its item Get's `security`) is never a match, nor one whose property on the path the caller may not see;
+ * a property rule that does not read the item, or that the filtered resource's own relation carries, refuses the
+ * request when the caller fails it (400, naming the parameter): a filter never tells what the caller could not read
+ * (fail closed).
  */
 import { badRequest } from '../../protocol/errors.js';
 import { itemIri } from '../../protocol/iri.js';
@@ -104,15 +105,17 @@ async function readable(
 
 /**
  * The path's properties with a rule that does not read the item are judged once: one the caller fails refuses the
- * request. On the filtered resource itself (the first relation) a rule that reads the item cannot be judged before
- * the read: refused too.
+ * request. On the filtered resource itself (the first relation) a rule that reads the item is judged with no item, as
+ * the filterSecurity stage judges the resource's own properties: it passes only what it grants whatever the item.
  */
 async function refuseUnreadable(reads: RelatedReads, parameter: string, target: FilterTarget): Promise<void> {
   const path = [...target.via.map((s) => s.relation), target.own];
   for (const [i, p] of path.entries()) {
     if (!p.security) continue;
-    const denied = p.security.usesObject ? i === 0 : !(await allows(p.security, reads.facts, null, null));
-    if (denied) throw badRequest(`Filter "${parameter}" is not allowed: it reads a property you may not read.`);
+    // Rules of the related items that read the item are applied item by item (matchingIris).
+    if (p.security.usesObject && i > 0) continue;
+    const denied = !(await allows(p.security, reads.facts, null, null));
+    if (denied) throw badRequest(`Parameter "${parameter}" is not allowed: it reads a property you may not see.`);
   }
 }
 
