@@ -78,6 +78,10 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     doc: 'A filter (or named parameter) on a property type its kind has no meaning for (a range on a string, a search on json, an order on a list).',
   },
+  'filter-path': {
+    severity: 'error',
+    doc: 'A filter property path (`author.name`) through a property that is not a to-one relation, through more than two relations, or on an order or match filter (which sort and search the resource’s own fields only).',
+  },
   'cursor-filters-missing': {
     severity: 'error',
     doc: 'Cursor pagination without a range and an order filter on a cursor field.',

@@ -255,7 +255,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     path: 'graphql.nesting_separator',
     type: STRING,
     default: '_',
-    doc: 'Would join the parts of a filter argument on a nested property (`author_name` for `author.name`); no effect yet: filters take a resource’s own properties (the checker says so).',
+    doc: 'Joins the parts of a GraphQL filter argument on a related item’s property: `author_name` for the filter property `author.name` (docs/graphql.md, "Filters").',
   },
 
   // ---- MCP (docs/mcp.md) ----

@@ -67,3 +67,25 @@ export function propertyNames(env: Env, scope: Scope): string[] {
   }
   return [];
 }
+
+/**
+ * In a filter's `properties` list: the properties in scope, then the paths through to-one relations the filter may
+ * name (`author.name`, `author.country.code`: two relations at most, as the checker accepts), after them.
+ */
+export function filterPropertyNames(env: Env, scope: Scope): { name: string; path: boolean }[] {
+  const own = propertyNames(env, scope).map((name) => ({ name, path: false }));
+  const model = env.model;
+  if (!model || scope.resource || !scope.filterName) return own;
+  const users = operationsUsingFilter(model, scope.filterName).map((o) => o.resource);
+  const paths = new Set<string>();
+  const follow = (resource: (typeof users)[number], prefix: string, depth: number): void => {
+    for (const p of resource.properties.values()) {
+      const target = p.type === undefined || p.array ? undefined : model.resources.get(p.type);
+      if (!target) continue;
+      for (const name of target.properties.keys()) paths.add(`${prefix}${p.name}.${name}`);
+      if (depth < 2) follow(target, `${prefix}${p.name}.`, depth + 1);
+    }
+  };
+  for (const r of users) follow(r, '', 1);
+  return [...own, ...[...paths].map((name) => ({ name, path: true }))];
+}

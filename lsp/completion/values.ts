@@ -12,7 +12,7 @@ import {
   type ValueType,
 } from '../../grammar/catalogue/index.js';
 import { keyType, type Scope } from './context.js';
-import { propertyNames, resourceNames, type Env } from './env.js';
+import { filterPropertyNames, propertyNames, resourceNames, type Env } from './env.js';
 import { quote, type Item } from './item.js';
 import { esc, recordSnippet } from './snippets.js';
 
@@ -68,8 +68,17 @@ function serverDefaultItems(propertyType: string | undefined): Item[] {
 /** Items of a list being written (`filters: [|`, `paginationViaCursor: [|`). */
 export function arrayItems(scope: Extract<Scope, { kind: 'array' }>, env: Env): Item[] {
   const path = scope.path.join('.');
-  if ((scope.filterKind && path === 'properties') || path === 'order')
-    return propertyItems(env, scope).filter((i) => !env.ctx.present.has(i.label));
+  if (scope.filterKind && path === 'properties')
+    return filterPropertyNames(env, scope)
+      .filter((p) => !env.ctx.present.has(p.name))
+      .map((p) => ({
+        label: p.name,
+        text: quote(p.name),
+        kind: CompletionItemKind.Field,
+        detail: p.path ? 'property of a related item' : 'property',
+        sort: p.path ? '2' : '1',
+      }));
+  if (path === 'order') return propertyItems(env, scope).filter((i) => !env.ctx.present.has(i.label));
   const items = valueItems(scope.type, env, scope);
   if (scope.type.kind === 'filterRef' || scope.type.kind === 'resourceRef')
     return items.filter((i) => !env.ctx.present.has(i.label));

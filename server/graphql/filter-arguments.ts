@@ -19,6 +19,7 @@ import {
 import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { filterKind } from '../pipeline/filters/index.js';
+import { filterTarget } from '../pipeline/filters/paths.js';
 import type { JsonSchema } from '../pipeline/validation/schema.js';
 
 /** What an argument stands for in the query string. */
@@ -63,7 +64,7 @@ export function filterArguments(
     const filter = api.filters.get(filterName);
     if (!filter) continue;
     for (const { name, setting } of filter.properties) {
-      const prop = op.resource.properties.find((p) => p.name === name);
+      const prop = filterTarget(api, op.resource, name)?.prop;
       if (!prop) continue;
       for (const variable of filterKind(filter.kind).documentedVariables(settings, prop, setting)) {
         const bracket = /^([^[\]]+)\[([^[\]]*)\]$/.exec(variable.name);

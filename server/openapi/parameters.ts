@@ -11,6 +11,7 @@ import type { OptionName } from '../../grammar/catalogue/index.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata, PropertyMetadata } from '../metadata/types.js';
 import { filterKind } from '../pipeline/filters/index.js';
 import type { NamedValue } from '../pipeline/filters/kind.js';
+import { filterTarget } from '../pipeline/filters/paths.js';
 import type { JsonSchema } from '../pipeline/validation/schema.js';
 import { joinText } from './schemas.js';
 
@@ -41,7 +42,7 @@ function namedParameters(api: ApiMetadata, op: OperationMetadata): NamedParamete
   for (const [name, spec] of Object.entries(specs)) {
     const filter = spec && api.filters.get(String(spec.filter));
     const propName = typeof spec?.property === 'string' ? spec.property : name;
-    const property = op.resource.properties.find((p) => p.name === propName);
+    const property = filterTarget(api, op.resource, propName)?.prop;
     if (!filter || !property) continue;
     out.push({
       name,
@@ -68,7 +69,7 @@ export function filterParameters(api: ApiMetadata, op: OperationMetadata): Param
     const filter = api.filters.get(name);
     if (!filter) continue;
     for (const { name: propName, setting } of filter.properties) {
-      const p = propertyOf(op, propName);
+      const p = filterTarget(api, op.resource, propName)?.prop;
       if (!p) continue;
       for (const v of filterKind(filter.kind).documentedVariables(api.settings, p, setting)) {
         if (out.has(v.name)) continue;
@@ -203,7 +204,7 @@ export function queryBodySchema(
     const filter = api.filters.get(name);
     if (!filter) continue;
     for (const { name: propName, setting } of filter.properties) {
-      const p = propertyOf(op, propName);
+      const p = filterTarget(api, op.resource, propName)?.prop;
       if (!p) continue;
       const body = filterKind(filter.kind).bodyEntry(s, p, setting);
       if ('members' in body) {

@@ -22,13 +22,6 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
       if (path === 'cluster.redis') checkRedisUrl(ctx, e.value);
       if (path === 'mcp.path' && e.value?.kind === 'string' && !e.value.value.startsWith('/'))
         ctx.report('invalid-value', e.value.range, `mcp.path must be a path starting with '/' ("/mcp")`);
-      // Another separator than the default would rename no argument: say so rather than let it look effective.
-      if (path === 'graphql.nesting_separator' && !(e.value?.kind === 'string' && e.value.value === setting.default))
-        ctx.report(
-          'option-ineffective',
-          e.key.range,
-          "graphql.nesting_separator has no effect yet: filters take a resource's own properties, whose GraphQL argument names have no separator",
-        );
     } else if (allowed.includes(e.key.text)) {
       if (e.value?.kind === 'object') checkBlock(ctx, e.value, path);
       else if (e.value)

@@ -12,12 +12,19 @@ import {
   filterKind,
   type OperationKind,
 } from '../../catalogue/index.js';
-import { allOperations, configEntry, wordOf, type ModelOperation, type ModelResource } from '../../model.js';
+import {
+  allOperations,
+  configEntry,
+  wordOf,
+  type ModelFilter,
+  type ModelOperation,
+  type ModelResource,
+} from '../../model.js';
 import { placeholders } from '../../naming.js';
-import { closest, didYouMean } from '../../suggest.js';
 import type { CheckContext } from '../context.js';
 import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
+import { followFilterPath } from './filter-paths.js';
 import { checkFilterPropertyType } from './filter-types.js';
 
 export function checkOperations(ctx: CheckContext): void {
@@ -252,36 +259,72 @@ function checkFilterProperties(
   op: ModelOperation,
   reported: Set<string>,
 ): void {
-  const known = (): string[] => [...resource.properties.keys()]; // only when something is reported
+  if (resource.properties.size === 0) return;
   for (const name of filterNames(resource, op)) {
     const filter = ctx.model.filters.get(name);
     if (!filter) continue;
     for (const p of filter.properties) {
       const key = `${name}\u0000${resource.name}\u0000${p.name}`;
-      if (resource.properties.has(p.name) || reported.has(key) || resource.properties.size === 0) continue;
+      if (reported.has(key)) continue;
       reported.add(key);
-      const suggestion = closest(p.name, known());
-      ctx.report(
-        'unknown-property',
-        p.range,
-        `filter '${name}' names property '${p.name}', which '${resource.name}' does not have${didYouMean(suggestion)}`,
-        suggestion,
-      );
+      checkFilterPath(ctx, resource, filter, p, `filter '${name}' names '${p.name}': `, reported);
     }
-    for (const p of filter.properties) checkFilterPropertyType(ctx, resource, filter, p, reported);
   }
   const parameters = op.options.get('parameters')?.value;
-  if (parameters?.kind !== 'object' || resource.properties.size === 0) return;
+  if (parameters?.kind !== 'object') return;
   for (const e of parameters.entries) {
     const fields = e.value?.kind === 'object' ? e.value.entries : [];
     const prop = fields.find((x) => x.key.text === 'property')?.value;
     const name = wordOf(prop) ?? e.key.text;
-    if (!resource.properties.has(name) && prop)
-      ctx.unknown('unknown-property', { text: name, range: prop.range }, `property of '${resource.name}'`, known());
     const filterName = wordOf(fields.find((x) => x.key.text === 'filter')?.value);
     const filter = filterName === undefined ? undefined : ctx.model.filters.get(filterName);
-    if (filter) checkFilterPropertyType(ctx, resource, filter, { name, range: (prop ?? e.key).range }, reported);
+    // A parameter without `property` names one by its key only when the key is one (or a path).
+    if (!prop && !resource.properties.has(name) && !name.includes('.')) continue;
+    const at = { name, range: (prop ?? e.key).range };
+    const subject = `parameter '${e.key.text}' names '${name}': `;
+    if (filter) checkFilterPath(ctx, resource, filter, at, subject, reported);
+    else {
+      const end = followFilterPath(ctx, resource, name);
+      if ('problem' in end) ctx.report(end.problem, at.range, subject + end.message, end.suggestion);
+    }
   }
+}
+
+/**
+ * A filter's property (or a named parameter's): a property of the resource or a path through to-one relations
+ * (filter-paths.ts), of a type the filter's kind applies to; an order filter sorts by the item's own properties.
+ */
+function checkFilterPath(
+  ctx: CheckContext,
+  resource: ModelResource,
+  filter: ModelFilter,
+  at: { name: string; range: A.Range },
+  subject: string,
+  reported: Set<string>,
+): void {
+  const end = followFilterPath(ctx, resource, at.name);
+  if ('problem' in end) {
+    ctx.report(end.problem, at.range, subject + end.message, end.suggestion);
+    return;
+  }
+  if (end.nested && filter.kind === 'order') {
+    ctx.report(
+      'filter-path',
+      at.range,
+      `${subject}an order filter sorts by the properties of '${resource.name}' only, not by a related item's ('${at.name}')`,
+    );
+    return;
+  }
+  // The related items are read from the store, which has no full-text search (only the search index answers it).
+  if (end.nested && filter.kind === 'match') {
+    ctx.report(
+      'filter-path',
+      at.range,
+      `${subject}a match filter searches the indexed text of '${resource.name}' only, not a related item's ('${at.name}')`,
+    );
+    return;
+  }
+  checkFilterPropertyType(ctx, end.resource, filter, { name: end.property.name, range: at.range }, reported);
 }
 
 function checkNames(ctx: CheckContext): void {

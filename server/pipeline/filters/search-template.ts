@@ -7,6 +7,7 @@ import { optionValue, perOperation } from '../../metadata/options.js';
 import type { HydraKeys } from '../../protocol/hydra.js';
 import type { ApiMetadata, FilterMetadata, OperationMetadata } from '../../metadata/types.js';
 import { filterKind } from './index.js';
+import { filterTarget } from './paths.js';
 
 /** The query parameter names of one filter on one property (its kind's module says which). */
 export const filterVariables = (api: ApiMetadata, filter: FilterMetadata, property: string): string[] =>
@@ -20,12 +21,11 @@ export const operationVariables = (api: ApiMetadata, op: OperationMetadata): Var
 
 function computeVariables(api: ApiMetadata, op: OperationMetadata): Variable[] {
   const out = new Map<string, Variable>();
-  const known = new Set(op.resource.properties.map((p) => p.name));
   for (const name of optionValue(op, 'filters') ?? []) {
     const filter = api.filters.get(name);
     if (!filter) continue;
     for (const { name: property } of filter.properties) {
-      if (!known.has(property)) continue;
+      if (!filterTarget(api, op.resource, property)) continue;
       for (const variable of filterVariables(api, filter, property))
         if (!out.has(variable)) out.set(variable, { variable, property, required: false });
     }

@@ -12,6 +12,7 @@ import { optionValue, perOperation } from '../../metadata/options.js';
 import type { PropertyMetadata } from '../../metadata/types.js';
 import type { Condition, Item, Query, Sort } from '../../store/types.js';
 import { filterQuery } from '../filters/query.js';
+import { relatedConditions } from '../filters/related.js';
 import { typedValue } from '../filters/values.js';
 import type { CursorLinks, OperationState, Page, PageRequest } from '../state.js';
 
@@ -114,7 +115,8 @@ export async function readCursorPage(
   // The bound's operators are the cursor, not range filters; the client's other bounds on the
   // same fields (`id[gte]=3`) stay filters.
   const criteria = bound ? withoutCursorOps(state.criteria, fields) : state.criteria;
-  const where = [...uriWhere, ...filterQuery(state.api, state.operation, criteria).where];
+  const filtered = filterQuery(state.api, state.operation, criteria);
+  const where = [...uriWhere, ...filtered.where, ...(await relatedConditions(state, filtered.related))];
   const sort: Sort = fields.map((f) => ({ field: f.field, direction: f.direction }));
   const n = request.itemsPerPage;
   const store = state.storeCollection;

@@ -53,7 +53,7 @@ const resourceGuards = new WeakMap<ResourceMetadata, CompiledExpression | null>(
  * The read rule of the target's items: its item Get's `security` (the resource's merged in at load); without an
  * exposed Get, the resource's own `security`, which every operation of it would inherit (fail closed).
  */
-function readGuard(api: ApiMetadata, target: ResourceMetadata): CompiledExpression | undefined {
+export function readGuard(api: ApiMetadata, target: ResourceMetadata): CompiledExpression | undefined {
   const get = itemOperation(target);
   if (get && !get.hidden) return guardsOf(get, api.settings).security?.expression;
   let guard = resourceGuards.get(target);

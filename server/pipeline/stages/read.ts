@@ -12,6 +12,7 @@ import type { Item, Query, Sort } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
 import { cursorOf, readCursorPage } from '../pages/cursor.js';
 import { filterQuery } from '../filters/query.js';
+import { relatedConditions } from '../filters/related.js';
 import { cloneJson } from '../representation/json-clone.js';
 import { linkConditions, uriBindings } from '../relations/links.js';
 import { asPage } from '../pages/page.js';
@@ -94,7 +95,7 @@ async function readPage(state: OperationState): Promise<Page> {
   const cursor = request.enabled && !state.window ? cursorOf(state) : undefined;
   if (cursor) return readCursorPage(state, cursor, request, fromUri);
   const filtered = filterQuery(state.api, state.operation, state.criteria);
-  const where = [...fromUri, ...filtered.where];
+  const where = [...fromUri, ...filtered.where, ...(await relatedConditions(state, filtered.related))];
   const sort = [
     ...filtered.sort,
     ...defaultSort(state.operation, state.api.settings).filter((s) => !filtered.sort.some((f) => f.field === s.field)),
