@@ -141,13 +141,14 @@ describe('HTTP identifiers: an identifier the client chooses', () => {
   });
 
   it('refuses string identifiers the routes cannot read back (422 on the identifier)', async () => {
-    // Empty, a slash, read as a format extension (.json, .jsonld, any `.text` ending), dot segments, a lone
-    // surrogate, and one the Get's requirement `[a-z0-9.-]+` refuses.
-    for (const slug of ['', 'a/b', 'a.json', 'b.jsonld', 'v1.2', 'x..', '.', '..', '\ud800', 'Upper', 'with space']) {
+    // Empty, a slash, read as a format extension (.json, .jsonld, any `.text` ending), dot segments, and one the
+    // Get's requirement `[a-z0-9.-]+` refuses. (A lone surrogate is no text at all: the body is refused, 400.)
+    for (const slug of ['', 'a/b', 'a.json', 'b.jsonld', 'v1.2', 'x..', '.', '..', 'Upper', 'with space']) {
       const r = await post(server, '/speakers', { slug, name: 'n' });
       expect(r.status, `${JSON.stringify(slug)}: ${r.text}`).to.equal(422);
       expect(r.json.violations.map((v: { propertyPath: string }) => v.propertyPath)).to.deep.equal(['slug']);
     }
+    expect((await post(server, '/speakers', { slug: '\ud800', name: 'n' })).status).to.equal(400);
     const extension = await post(server, '/speakers', { slug: 'a.json', name: 'n' });
     expect(extension.json.detail).to.equal(
       'slug: This value should not end in a dot followed by text (a route reads that as a format extension).',

@@ -26,9 +26,12 @@ export interface TargetAccess {
   self?: OwnerItem;
 }
 
-/** The request's facts, with the URI variables of the target's IRI (as a request to that IRI would have). */
-function targetFacts(access: TargetAccess, iri: string): RequestFacts {
-  return { ...access.facts(), uriVariables: { ...(access.iris.match(iri)?.variables ?? {}) } };
+/**
+ * The request's facts, with the URI variables of the target's IRI (as a request to that IRI would have) and the
+ * target as the resource `object` is of (its relations are what `object.shop.owner` reads through).
+ */
+function targetFacts(access: TargetAccess, iri: string, target: ResourceMetadata): RequestFacts {
+  return { ...access.facts(), resource: target, uriVariables: { ...(access.iris.match(iri)?.variables ?? {}) } };
 }
 
 /**
@@ -44,7 +47,7 @@ export async function mayAttach(
   if (await ownedElsewhere(access.api, access.collectionOf, target, iri, access.self)) return false;
   const guard = readGuard(access.api, target);
   if (!guard) return true;
-  return allows(guard, targetFacts(access, iri), item, structuredClone(item));
+  return allows(guard, targetFacts(access, iri, target), item, structuredClone(item));
 }
 
 const resourceGuards = new WeakMap<ResourceMetadata, CompiledExpression | null>();
@@ -90,7 +93,7 @@ export async function nestedUpdateGuards(
       `The nested document "${path}" changes "${iri}", but ${target.shortName} has no Patch operation: its items cannot be changed through another item. Use the IRI alone.`,
     );
   const guards = guardsOf(patch, access.api.settings);
-  const facts = targetFacts(access, iri);
+  const facts = targetFacts(access, iri, target);
   const previous = structuredClone(stored);
   await enforce(guards.security, facts, stored, previous);
   return {
