@@ -84,3 +84,57 @@ describe('custom code across resources (examples/shop-orders.api)', function () 
     expect(await orderCount()).to.equal(before);
   });
 });
+
+describe('custom code across resources: get, find, persist, remove (fixture cross-resource.api)', function () {
+  this.timeout(60_000);
+  let server: RunningServer;
+
+  before(async () => {
+    server = await startServer(fromRoot('test/fixtures/http/cross-resource.api'));
+  });
+  after(() => server?.stop());
+
+  const post = async (path: string, body: Record<string, unknown>): Promise<void> => {
+    expect((await request(server.url, 'POST', path, { body, headers: JSON_BODY })).status).to.equal(201);
+  };
+  const members = async (path: string): Promise<Record<string, unknown>[]> =>
+    ((await request(server.url, 'GET', path)).json as { member: Record<string, unknown>[] }).member;
+  const shopWithProducts = async (slug: string): Promise<void> => {
+    await post('/shops', { slug, name: slug });
+    for (const [title, price] of [
+      ['cheap', 1],
+      ['dear', 30],
+      ['middle', 10],
+    ] as const)
+      await post('/products', { title, price, shop: `/shops/${slug}` });
+  };
+
+  it('reads another resource in order, stores into a third, deletes with the referential actions', async () => {
+    await shopWithProducts('north');
+    const r = await request(server.url, 'POST', '/shops/north/close');
+    expect(r.status).to.equal(200);
+    const closings = await members('/closings');
+    expect(closings.map((c) => [c.shop, c.dearest])).to.deep.include(['north', ['dear', 'middle']]);
+    expect((await request(server.url, 'GET', '/shops/north')).status).to.equal(404);
+    // The cascade of Product.shop ran: the shop's products went with it.
+    expect((await members('/products')).filter((p) => p.shop === '/shops/north')).to.deep.equal([]);
+  });
+
+  it('code that throws after its writes leaves the shop, its products and no closing', async () => {
+    await shopWithProducts('south');
+    const before = (await members('/closings')).length;
+    const r = await request(server.url, 'POST', '/shops/south/close?fail=1');
+    expect(r.status).to.equal(500);
+    expect((await request(server.url, 'GET', '/shops/south')).status).to.equal(200);
+    expect((await members('/products')).filter((p) => p.shop === '/shops/south')).to.have.length(3);
+    expect(await members('/closings')).to.have.length(before);
+  });
+
+  it('ctx.violation answers 422 with the path', async () => {
+    const r = await request(server.url, 'POST', '/shops/nowhere/close');
+    expect(r.status).to.equal(422);
+    expect((r.json as { violations: { propertyPath: string }[] }).violations.map((v) => v.propertyPath)).to.deep.equal([
+      'slug',
+    ]);
+  });
+});
