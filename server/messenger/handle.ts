@@ -12,8 +12,8 @@ export interface Persistence {
   persist(messageClass: string, item: Item, origin?: string): Promise<Item>;
   remove(messageClass: string, item: Item, origin?: string): Promise<void>;
   /**
-   * Runs a handler with the calls on any resource (pipeline/writes/custom-writes.ts): in one store transaction
-   * where the store has them, else undone when it throws; the changes published once it succeeded.
+   * Runs a handler with the calls on any resource (pipeline/writes/custom-writes.ts): what they wrote is undone
+   * when it throws (no store transaction: a handler may run long); the changes published once it succeeded.
    */
   withCalls<T>(origin: string | undefined, handler: (calls: ResourceCalls) => Promise<T>): Promise<T>;
 }

@@ -221,7 +221,11 @@ export function storePersistence(runtime: Omit<Runtime, 'bus'>): Persistence {
         publish(write.resource, write.kind, write.item, origin);
     },
     async withCalls(origin, handler) {
-      const { result, changes } = await inCodeTransaction(runtime, (session) => handler(session.calls));
+      // Without the store's transaction: a handler may run long (remote calls, retries), and on SQLite an open
+      // transaction would hold the database's write lock, for the other processes too. Its writes are undone
+      // when it throws instead, on every store.
+      const untransacted = { ...runtime, transaction: undefined };
+      const { result, changes } = await inCodeTransaction(untransacted, (session) => handler(session.calls));
       for (const change of changes) publish(change.resource, change.kind, change.item, origin);
       return result;
     },
