@@ -58,17 +58,48 @@ export interface ProviderContext {
   request: ApiRequest;
   /** A GraphQL operation's arguments (a custom query's, or a custom mutation's input); absent for REST. */
   args?: Record<string, unknown>;
-  /** Items of the operation's resource whose properties equal `equal` (every item for `{}`), at most `limit`. */
+  /**
+   * Items of the operation's resource whose properties equal `equal` (every item for `{}`), at most `limit`;
+   * or, given a resource name first, that resource's items matching `criteria`, with `{ limit, order }`.
+   */
   find(equal?: Record<string, unknown>, limit?: number): Promise<Item[]>;
+  find(resource: string, criteria?: Record<string, unknown>, options?: FindOptions): Promise<Item[]>;
+  /** The stored item of `resource` with this identifier, or null. */
+  get(resource: string, id: string | number): Promise<Item | null>;
+  /** Throws the 422 of a violation at `path`, as validation does (the code may let it through). */
+  violation(path: string, message: string): never;
+}
+
+/** How `ctx.find(resource, criteria, options)` limits and orders what it finds. */
+export interface FindOptions {
+  limit?: number;
+  /** `{ property: 'asc' | 'desc' }`, in the order given. */
+  order?: Record<string, 'asc' | 'desc'>;
 }
 
 export interface ProcessorContext extends ProviderContext {
   /** The stored item before this request changed it (null when there was none). */
   previousData: Item | null;
-  /** The default write: stores the item (creates or replaces it) and returns it as stored. */
+  /**
+   * The default write: stores the item (creates or replaces it) and returns it as stored; given a resource name
+   * first, stores an item of that resource. Inside the write's transaction (docs/custom-code.md).
+   */
   persist(data: Item): Promise<Item>;
-  /** The default delete. */
+  persist(resource: string, item: Item): Promise<Item>;
+  /** The default delete; given a resource name first, deletes that resource's item with this identifier. */
   remove(data: Item): Promise<void>;
+  remove(resource: string, id: string | number): Promise<void>;
+  /**
+   * Adds `delta` to a number property atomically and returns the item as stored. Would it go below `min`, it
+   * throws a 409 problem and writes nothing.
+   */
+  increment(
+    resource: string,
+    id: string | number,
+    property: string,
+    delta: number,
+    options?: { min?: number },
+  ): Promise<Item>;
 }
 
 export interface ControllerContext extends ProcessorContext {

@@ -3,6 +3,7 @@
  * carried by every request's state. Its collections are opened through `openCollections`, the one way every
  * command opens them (with the member rendering a resource's pages may be served from).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import { MessageBus } from '../messenger/index.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
@@ -56,8 +57,9 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
   if (writes)
     for (const r of api.resources) collections.set(r.shortName, writes.collection(collections.get(r.shortName)!, r));
   const inStore = deleteTransaction(store);
-  const transaction: Transaction | undefined =
-    inStore && writes ? (run) => writes.transaction(() => inStore(run)) : inStore;
+  const transaction: Transaction | undefined = reentrant(
+    inStore && writes ? (run) => writes.transaction(() => inStore(run)) : inStore,
+  );
   const base: Omit<Runtime, 'bus'> = {
     api,
     collectionOf: (resource) => collections.get(resource.shortName)!,
@@ -71,6 +73,16 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
   };
   // The bus's message handlers persist through the same collections and publisher.
   return { ...base, bus: new MessageBus(api, store, storePersistence(base), options.logger) };
+}
+
+/**
+ * A transaction that a run already inside it joins: custom code runs in one (writes/custom-writes.ts), and the
+ * deletes and nested writes it makes would otherwise queue behind it for ever.
+ */
+function reentrant(transaction: Transaction | undefined): Transaction | undefined {
+  if (!transaction) return undefined;
+  const inside = new AsyncLocalStorage<true>();
+  return (run) => (inside.getStore() ? run() : transaction(() => inside.run(true, run)));
 }
 
 /** The search index of the API's `elasticsearch` resources; undefined when no operation reads one. */

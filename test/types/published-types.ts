@@ -34,7 +34,7 @@ export type Shapes = [
   // Contexts: the same members, of the same types.
   Expect<Equal<Without<Published.ControllerContext, never>, Context>>,
   Expect<Equal<Without<Published.ProcessorContext, never>, Omit<Context, 'data'>>>,
-  Expect<Equal<Published.ProviderContext, Omit<Context, 'data' | 'persist' | 'remove'>>>,
+  Expect<Equal<Published.ProviderContext, Omit<Context, 'data' | 'persist' | 'remove' | 'increment'>>>,
   Expect<Equal<keyof Published.ControllerContext, keyof CustomContext>>,
   // Custom code is called with what the runtime has.
   Expect<Equal<Parameters<Published.Provider>, [Published.ProviderContext]>>,

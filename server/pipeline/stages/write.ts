@@ -8,6 +8,7 @@ import { optionValue, perOperation } from '../../metadata/options.js';
 import type { Item } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
 import { dispatchData } from '../writes/dispatch.js';
+import { inCodeTransaction, type CrossResourceSession } from '../writes/custom-writes.js';
 import {
   committed,
   insertItem,
@@ -35,7 +36,7 @@ export async function write(state: OperationState): Promise<void> {
   if (op.controller) return runController(state);
   if (optionValue(op, state.api.settings, 'write') === false) return;
   if (op.processor) {
-    state.data = await op.processor(state.data, customContext(state));
+    state.data = await runCode(state, (session) => op.processor!(state.data, customContext(state, session)));
     return;
   }
   if (op.method === 'GET' || op.method === 'QUERY' || op.method === 'HEAD') return;
@@ -92,7 +93,17 @@ async function persist(state: OperationState): Promise<void> {
 async function runController(state: OperationState): Promise<void> {
   const controller = state.operation.controller!;
   if (controller === 'NotFoundAction') throw notFound();
-  state.data = await controller(customContext(state));
+  state.data = await runCode(state, (session) => controller(customContext(state, session)));
   // A collection controller's answer (an array or a paginator) is the page served, not the one read before it.
   if (state.operation.isCollection && state.data != null) state.page = asPage(state.data, state);
+}
+
+/**
+ * Runs a processor or controller in the write's transaction (where the store has one, else undoing its writes
+ * when it throws: writes/custom-writes.ts); the changes it made on other resources are published with the rest.
+ */
+async function runCode(state: OperationState, code: (session: CrossResourceSession) => unknown): Promise<unknown> {
+  const { result, changes } = await inCodeTransaction(state.runtime, async (session) => code(session));
+  for (const change of changes) (state.changes ??= []).push(change);
+  return result;
 }

@@ -8,39 +8,23 @@ import type { Persistence } from '../../messenger/index.js';
 import type { ResourceMetadata } from '../../metadata/types.js';
 import { HttpError, preconditionFailed } from '../../protocol/errors.js';
 import { iriResolver } from '../../protocol/iri.js';
-import { StoreConflictError, UniqueConflictError, type Collection, type Id, type Item } from '../../store/types.js';
-import { validationFailed, violation } from '../validation/violations.js';
+import { StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
+import { refusingConflicts } from './conflicts.js';
 import { deleteItem } from '../relations/referential-actions.js';
 import { checkRelations } from '../relations/targets.js';
 import { writeNested } from '../relations/nested-writes.js';
 import { droppedOwned } from '../relations/owned-items.js';
 import { isItem, type OperationState, type Runtime, type WriteCondition } from '../state.js';
 import { publishChange, publishingOperation } from './mercure-updates.js';
+import { inCodeTransaction } from './custom-writes.js';
+
+export { refusingConflicts };
 
 /** The item's identifier value, undefined when it has none yet (the store assigns it). */
 const idOf = (resource: ResourceMetadata, item: Item): Id | undefined => {
   const v = resource.identifier ? item[resource.identifier.name] : undefined;
   return typeof v === 'number' || typeof v === 'string' ? v : undefined;
 };
-
-/**
- * Runs a store write. A value of a `unique` property list that another item holds answers 422 with
- * UniqueEntity's violation on the list's first property (its `errorPath` default); a chosen identifier
- * another item holds answers 409.
- */
-export async function refusingConflicts<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (e) {
-    if (e instanceof UniqueConflictError) {
-      // In a bulk write the path names the item, as its other violations do (`[3].sku`).
-      const path = e.index === undefined ? e.fields[0]! : `[${e.index}].${e.fields[0]!}`;
-      throw validationFailed([violation(path, 'UniqueEntity')]);
-    }
-    if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
-    throw e;
-  }
-}
 
 /** Stores an item: inserted when it has no identifier, else created or replaced. */
 function storeItem(
@@ -235,6 +219,15 @@ export function storePersistence(runtime: Omit<Runtime, 'bus'>): Persistence {
       // The referential actions of the relations to it apply as on an HTTP delete (a restrict throws its 409).
       for (const write of await deleteItem(runtime, resource, item))
         publish(write.resource, write.kind, write.item, origin);
+    },
+    async withCalls(origin, handler) {
+      // Without the store's transaction: a handler may run long (remote calls, retries), and on SQLite an open
+      // transaction would hold the database's write lock, for the other processes too. Its writes are undone
+      // when it throws instead, on every store.
+      const untransacted = { ...runtime, transaction: undefined };
+      const { result, changes } = await inCodeTransaction(untransacted, (session) => handler(session.calls));
+      for (const change of changes) publish(change.resource, change.kind, change.item, origin);
+      return result;
     },
   };
 }

@@ -1,0 +1,23 @@
+/** The answers to a store write refused for a conflict: 422 for a taken unique value, 409 for a taken identifier. */
+import { HttpError } from '../../protocol/errors.js';
+import { StoreConflictError, UniqueConflictError } from '../../store/types.js';
+import { validationFailed, violation } from '../validation/violations.js';
+
+/**
+ * Runs a store write. A value of a `unique` property list that another item holds answers 422 with
+ * UniqueEntity's violation on the list's first property (its `errorPath` default); a chosen identifier
+ * another item holds answers 409.
+ */
+export async function refusingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (e instanceof UniqueConflictError) {
+      // In a bulk write the path names the item, as its other violations do (`[3].sku`).
+      const path = e.index === undefined ? e.fields[0]! : `[${e.index}].${e.fields[0]!}`;
+      throw validationFailed([violation(path, 'UniqueEntity')]);
+    }
+    if (e instanceof StoreConflictError) throw new HttpError(409, e.message);
+    throw e;
+  }
+}
