@@ -417,6 +417,8 @@ describe('HTTP elasticsearch: import, an engine outage and apidsl reindex', func
     expect(reindexed.stderr).to.contain(
       `Book: 3 documents written to ${fixture.prefix}book, 0 removed that the store no longer holds.`,
     );
+    // runCli blocked this process: let it see the keep-alive connection the server closed meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const repaired = await eventually(
       () => get(server.url, '/books'),
       (x) => sameIds([1, 3, 4])(ids(x)),
