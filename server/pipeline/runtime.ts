@@ -56,6 +56,7 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
   const collections = await openCollections(api, store);
   if (writes)
     for (const r of api.resources) collections.set(r.shortName, writes.collection(collections.get(r.shortName)!, r));
+  await search?.keepPendingIn(store);
   const inStore = deleteTransaction(store);
   const transaction: Transaction | undefined = reentrant(
     inStore && writes ? (run) => writes.transaction(() => inStore(run)) : inStore,

@@ -6,17 +6,20 @@
 import type { Logger } from 'pino';
 import { indexedResources, indexName } from '../metadata/search-index.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Collection } from '../store/types.js';
+import type { Collection, Store } from '../store/types.js';
 import { dialectOf, searchClient, type SearchClient } from './client.js';
 import { IndexCollection } from './index-collection.js';
 import { indexMapping } from './mapping.js';
-import { heldBack, IndexWriter, SyncingCollection } from './sync.js';
+import { PendingChanges } from './pending.js';
+import { heldBack, IndexWriter, SyncingCollection, type IndexChange } from './sync.js';
 
 export class SearchIndex {
   readonly client: SearchClient;
   readonly writer: IndexWriter;
   private readonly resources: ResourceMetadata[];
   private readonly reads = new Map<ResourceMetadata, IndexCollection>();
+  /** By index name: the store's collection of its resource, read again when a pending change is retried. */
+  private readonly sources = new Map<string, { collection: Collection; resource: ResourceMetadata }>();
   private made: Promise<boolean> | undefined;
 
   constructor(
@@ -48,9 +51,33 @@ export class SearchIndex {
 
   /** The store's collection of the resource, its writes sent to the index (unchanged when it is not indexed). */
   syncing(collection: Collection, resource: ResourceMetadata): Collection {
-    return this.mirrors(resource)
-      ? new SyncingCollection(collection, resource, this.indexOf(resource), this.writer)
-      : collection;
+    if (!this.mirrors(resource)) return collection;
+    const index = this.indexOf(resource);
+    this.sources.set(index, { collection, resource });
+    return new SyncingCollection(collection, resource, index, this.writer);
+  }
+
+  /**
+   * Keeps the changes the engine has not taken in the store (pending.ts), retried until it takes them; those a
+   * previous run left are sent now. Called once the store's collections are wrapped (`syncing`).
+   */
+  async keepPendingIn(store: Store): Promise<void> {
+    const pending = await PendingChanges.open(store);
+    this.writer.keepIn({
+      note: (changes) => pending.note(changes),
+      settle: (changes) => pending.settle(changes),
+      due: (limit) => pending.due(limit),
+      current: (change) => this.current(change),
+    });
+  }
+
+  /** The change as the store holds its document now (deleted when absent); undefined for an index no longer served. */
+  private async current(change: IndexChange): Promise<IndexChange | undefined> {
+    const source = this.sources.get(change.index);
+    if (!source) return undefined;
+    const id = source.resource.identifier!.type === 'int' ? Number(change.id) : change.id;
+    const doc = await source.collection.get(id);
+    return doc ? { ...change, doc } : { index: change.index, id: change.id, pending: change.pending };
   }
 
   /** Runs a store transaction; its writes reach the index once it committed. */
@@ -74,9 +101,9 @@ export class SearchIndex {
     return this.made;
   }
 
-  /** Sends what is waiting (each batch within the timeout), then closes the connections. */
+  /** Sends what is waiting (each batch within the timeout), then closes the connections; what is pending stays. */
   async close(): Promise<void> {
-    await this.writer.drain();
+    await this.writer.close();
     await this.client.close();
   }
 

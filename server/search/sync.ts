@@ -5,7 +5,9 @@
  * message handlers, `apidsl import` — hands the index the item as stored once the store committed it. Changes
  * are sent in `_bulk` batches: those that arrive while a batch is under way go together in the next one. A write
  * waits for its batch at most `timeout` milliseconds; an engine that fails or does not answer costs a write no
- * more than that, never its success: the changes are dropped, logged, and `apidsl reindex` repairs the index.
+ * more than that, never its success. A change the engine refuses or does not take is kept in the store and
+ * retried with backoff until the engine takes it (pending.ts); without that journal (a command such as `apidsl
+ * import`) it is logged, and `apidsl reindex` repairs the index.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
@@ -14,23 +16,50 @@ import { ForwardingCollection } from '../store/forwarding-collection.js';
 import type { Collection, Condition, Id, Item } from '../store/types.js';
 import type { SearchClient } from './client.js';
 
-/** One change of a document. */
-export type IndexChange = { index: string; id: string } & ({ doc: Item } | { doc?: undefined });
+/**
+ * One change of a document: its new state, or none (deleted). A pending change (pending.ts) carries its record;
+ * `reread` ones take their document from the store just before they are sent (a retry: the newest state wins).
+ */
+export type IndexChange = { index: string; id: string; pending?: Item; reread?: boolean } & (
+  { doc: Item } | { doc?: undefined }
+);
+
+/** Where the changes not yet accepted are kept, and how a pending change is brought up to date (index.ts). */
+export interface ChangeJournal {
+  note(changes: IndexChange[]): Promise<void>;
+  settle(changes: IndexChange[]): Promise<void>;
+  due(limit: number): Promise<IndexChange[]>;
+  /** The change as the store holds the document now; undefined when it no longer concerns an indexed resource. */
+  current(change: IndexChange): Promise<IndexChange | undefined>;
+}
 
 /** Changes per `_bulk` request. */
 const BATCH = 500;
-/** Changes waiting at most; past this the oldest are dropped (and logged): the engine has been away long. */
+/** Changes waiting at most; past this the oldest are set aside (the journal keeps them): the engine has been away long. */
 const MAX_WAITING = 100_000;
+/** The first retry's delay, doubled after each failed round up to the last. */
+const FIRST_RETRY = 250;
+const LAST_RETRY = 5_000;
 
 interface Waiting {
   change: IndexChange;
   sent: () => void;
 }
 
-/** Sends changes to the engine in batches, one request at a time. */
+/** What the engine said of one change of a `_bulk` request. */
+interface BulkItem {
+  status?: number;
+  error?: unknown;
+}
+
+/** Sends changes to the engine in batches, one request at a time; retries what it did not take. */
 export class IndexWriter {
   private waiting: Waiting[] = [];
   private sending: Promise<void> | undefined;
+  private journal: ChangeJournal | undefined;
+  private retryDelay = FIRST_RETRY;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(
     private readonly client: SearchClient,
@@ -40,17 +69,24 @@ export class IndexWriter {
     private readonly ready: () => Promise<boolean>,
   ) {}
 
+  /** From now on, changes are kept in the journal until the engine takes them; those already there are sent. */
+  keepIn(journal: ChangeJournal): void {
+    this.journal = journal;
+    void this.replay();
+  }
+
   /** Resolves when the engine took the changes, refused them, or `timeout` passed; never rejects. */
-  write(changes: IndexChange[]): Promise<void> {
-    if (changes.length === 0) return Promise.resolve();
-    const taken = Promise.all(
-      changes.map((change) => new Promise<void>((sent) => this.waiting.push({ change, sent }))),
-    );
-    if (this.waiting.length > MAX_WAITING) this.drop(this.waiting.splice(0, this.waiting.length - MAX_WAITING));
-    this.sending ??= this.send();
+  async write(changes: IndexChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    try {
+      await this.journal?.note(changes);
+    } catch (err) {
+      this.logger.warn({ err }, 'search index: pending changes could not be recorded in the store');
+    }
+    const taken = this.enqueue(changes);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.timeout)));
-    return Promise.race([taken.then(() => undefined), late]).finally(() => clearTimeout(timer));
+    return Promise.race([taken, late]).finally(() => clearTimeout(timer));
   }
 
   /** Waits until every change handed so far was sent (or given up), at most `timeout` per batch. */
@@ -58,22 +94,28 @@ export class IndexWriter {
     while (this.sending) await this.sending;
   }
 
+  /** No more retries: what is pending stays in the journal for the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    await this.drain();
+  }
+
+  private enqueue(changes: IndexChange[]): Promise<void> {
+    const taken = Promise.all(
+      changes.map((change) => new Promise<void>((sent) => this.waiting.push({ change, sent }))),
+    );
+    if (this.waiting.length > MAX_WAITING) this.drop(this.waiting.splice(0, this.waiting.length - MAX_WAITING));
+    this.sending ??= this.send();
+    return taken.then(() => undefined);
+  }
+
   private async send(): Promise<void> {
     while (this.waiting.length > 0) {
       const batch = this.waiting.splice(0, BATCH);
       try {
         if (!(await this.ready())) throw new Error('the indexes could not be created');
-        const { body } = await this.client.bulk({ body: bulkLines(batch.map((w) => w.change)) });
-        const result = body as { errors?: boolean; items?: Record<string, { status?: number; error?: unknown }>[] };
-        // A delete of a document that is not there (404) leaves the index as wanted.
-        const refused = (result.items ?? []).flatMap((item) =>
-          Object.values(item).filter((r) => r.error !== undefined && r.status !== 404),
-        );
-        if (refused.length > 0)
-          this.logger.warn(
-            { refused: refused.length, first: refused[0].error },
-            'search index: the engine refused changes; `apidsl reindex` repairs the index',
-          );
+        await this.sendBatch(batch.map((w) => w.change));
       } catch (err) {
         this.drop(batch, err);
         continue;
@@ -83,13 +125,93 @@ export class IndexWriter {
     this.sending = undefined;
   }
 
+  private async sendBatch(batch: IndexChange[]): Promise<void> {
+    const changes: IndexChange[] = [];
+    const obsolete: IndexChange[] = [];
+    for (const change of batch) {
+      const now = change.reread && this.journal ? await this.journal.current(change) : change;
+      if (now) changes.push(now);
+      else obsolete.push(change);
+    }
+    await this.journal?.settle(obsolete);
+    if (changes.length === 0) return;
+    const { body } = await this.client.bulk({ body: bulkLines(changes) });
+    const items = (body as { items?: Record<string, BulkItem>[] }).items ?? [];
+    const accepted: IndexChange[] = [];
+    const refused: { change: IndexChange; reason: string }[] = [];
+    changes.forEach((change, i) => {
+      const outcome = Object.values(items[i] ?? {})[0];
+      // A delete of a document that is not there (404) leaves the index as wanted.
+      if (outcome && (outcome.error === undefined || outcome.status === 404)) accepted.push(change);
+      else refused.push({ change, reason: reasonOf(outcome) });
+    });
+    await this.journal?.settle(accepted);
+    if (refused.length === 0) {
+      this.retryDelay = FIRST_RETRY;
+      if (batch.some((c) => c.reread)) this.retryLater(0); // more may be pending than one round took
+      return;
+    }
+    this.logger.warn(
+      {
+        refused: refused.length,
+        reasons: [...new Set(refused.map((r) => r.reason))].slice(0, 5),
+        first: { index: refused[0].change.index, id: refused[0].change.id },
+      },
+      this.journal
+        ? 'search index: the engine refused changes; they are kept and retried'
+        : 'search index: the engine refused changes; `apidsl reindex` repairs the index',
+    );
+    this.retryLater();
+  }
+
   private drop(batch: Waiting[], err?: unknown): void {
     this.logger.warn(
       { err, changes: batch.length, indexes: [...new Set(batch.map((w) => w.change.index))] },
-      'search index: changes not applied (the engine failed or did not answer in time); `apidsl reindex` repairs the index',
+      this.journal
+        ? 'search index: changes not applied (the engine failed or did not answer in time); they are kept and retried'
+        : 'search index: changes not applied (the engine failed or did not answer in time); `apidsl reindex` repairs the index',
     );
     for (const w of batch) w.sent();
+    this.retryLater();
   }
+
+  /** Sends the pending changes again after a delay (the current backoff, which doubles). */
+  private retryLater(delay = this.retryDelay): void {
+    if (!this.journal || this.closed || this.retryTimer) return;
+    if (delay > 0) this.retryDelay = Math.min(this.retryDelay * 2, LAST_RETRY);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.replay();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  /** One round of retries: the oldest pending changes, each re-read from the store when it is sent. */
+  private async replay(): Promise<void> {
+    if (!this.journal || this.closed) return;
+    let due: IndexChange[];
+    try {
+      due = await this.journal.due(BATCH);
+    } catch (err) {
+      this.logger.warn({ err }, 'search index: pending changes could not be read from the store');
+      this.retryLater();
+      return;
+    }
+    if (due.length > 0) await this.enqueue(due);
+  }
+}
+
+/**
+ * The engine's reason for refusing a change: its error type and reason (Elasticsearch, OpenSearch), or, when it
+ * gives none (ZincSearch answers a delete of a document it has not made searchable yet with status 200, result
+ * `deleted` and an empty `error`, and keeps the document), the status and result it did give.
+ */
+function reasonOf(outcome: (BulkItem & { result?: string }) | undefined): string {
+  if (!outcome) return 'no answer for this change in the bulk response';
+  const error = outcome.error as { type?: string; reason?: string } | string | undefined;
+  if (typeof error === 'string') return `${outcome.status ?? '?'} ${error}`;
+  if (error?.type || error?.reason) return [outcome.status, error.type, error.reason].filter(Boolean).join(' ');
+  return `${outcome.status ?? '?'} ${outcome.result ?? 'no result'}, with an error that gives no type or reason`;
 }
 
 /** The `_bulk` body: an action line per change, and the document after an `index` action. */
