@@ -41,7 +41,7 @@ export function generateApi(lines: number): string {
       '    Get',
       '    Put { allowCreate: true }',
       '    Patch',
-      '    Delete { security: "is_granted(\'ROLE_ADMIN\') and object.owner == user", securityMessage: "Admins only" }',
+      '    Delete { security: "is_granted(\'ROLE_ADMIN\') and object.author == user", securityMessage: "Admins only" }',
       `    HttpOperation ${r}Publish {`,
       '      method: "POST"',
       `      uriTemplate: "/${r.toLowerCase()}/{id}/publish"`,

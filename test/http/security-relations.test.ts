@@ -114,9 +114,12 @@ describe('security expressions read through to-one relations (fixture security/r
     });
 
     it('Post: a line only in an order of a shop you own', async () => {
+      // The order's own read rule (its Get: `object.shop.owner`) already refuses to name it: answered as an
+      // unknown IRI (docs/behaviour.md, "Access to related items"), before the line's securityPostDenormalize.
       const r = await as(bob, server.url, 'POST', '/order_lines', { body: { order, product: 'x' } });
-      expect(r.status, r.text).to.equal(403);
-      expect((await as(undefined, server.url, 'POST', '/order_lines', { body: { order } })).status).to.equal(401);
+      expect(r.status, r.text).to.equal(400);
+      expect(r.json.detail).to.equal(`Item not found for "${order}".`);
+      expect((await as(undefined, server.url, 'POST', '/order_lines', { body: { order } })).status).to.equal(400);
     });
 
     it('Get, Patch, Delete: the owner 2xx, another user 403, anonymous 401', async () => {
@@ -140,8 +143,9 @@ describe('security expressions read through to-one relations (fixture security/r
 
     it("securityPostValidation: a line cannot move into an order of another user's shop", async () => {
       const bobs = await post(bob, '/orders', { reference: 'l-bob', shop: bobShop });
+      // Bob's order is not readable by alice: naming it is answered as an unknown IRI, before securityPostValidation.
       const moved = await as(alice, server.url, 'PATCH', line, { headers: MERGE, body: { order: bobs } });
-      expect(moved.status, moved.text).to.equal(403);
+      expect(moved.status, moved.text).to.equal(400);
       const mine = await post(alice, '/orders', { reference: 'l2', shop: aliceSecondShop });
       const allowed = await as(alice, server.url, 'PATCH', line, { headers: MERGE, body: { order: mine } });
       expect(allowed.status, allowed.text).to.equal(200);
