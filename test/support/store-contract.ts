@@ -176,6 +176,16 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
         expect(await books.count()).to.equal(0);
       });
 
+      it('deletes with conditions only while the item still matches them (the count kept exact)', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ title: 'moved' });
+        expect(await books.delete(1, undefined, [{ op: 'eq', field: 'title', value: 'kept' }])).to.equal(false);
+        expect(await books.get(1)).to.deep.equal({ id: 1, title: 'moved' });
+        expect(await books.delete(1, undefined, [{ op: 'in', field: 'title', values: ['moved', 'x'] }])).to.equal(true);
+        expect(await books.get(1)).to.equal(null);
+        expect(await books.count()).to.equal(0);
+      });
+
       it('clears: every item deleted, the count back to 0, integer ids going on (never from 1 again), other collections kept', async () => {
         const books = await store.collection(BOOK);
         for (const title of ['a', 'b', 'c']) await books.insert({ title });

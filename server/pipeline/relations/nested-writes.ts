@@ -13,7 +13,6 @@
  * Until then the relation holds a placeholder (`urn:apidsl:nested:…`), replaced by the IRI once stored.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import { HttpError, badRequest, type Violation } from '../../protocol/errors.js';
 import { routeIdentifier } from '../../protocol/identifier.js';
 import { itemIri, type IriResolver } from '../../protocol/iri.js';
@@ -32,6 +31,7 @@ import { validationFailed } from '../validation/violations.js';
 import type { NestedWrite, Runtime } from '../state.js';
 import { setServerValues } from '../representation/server-values.js';
 import { checkRelations } from './targets.js';
+import { compensate } from './compensation.js';
 import { listedIris, ownedElsewhere } from './owned-items.js';
 import { nestedUpdateGuards, type NestedUpdateGuards, type TargetAccess } from './target-access.js';
 
@@ -293,22 +293,11 @@ export async function writeNested<T>(
       }
       return { result: await store(settled(parentResource, parent, iris)), saved };
     } catch (e) {
-      if (!runtime.transaction) await compensate(undo, runtime.logger);
+      if (!runtime.transaction) await compensate(undo, runtime.logger, 'nested write: a related item');
       throw e;
     }
   };
   return runtime.transaction ? runtime.transaction(run) : run();
-}
-
-/** Undoes the writes made, last first; an undo that fails is logged (the item stays as written). */
-async function compensate(undo: readonly (() => Promise<unknown>)[], logger: Logger): Promise<void> {
-  for (const step of [...undo].reverse()) {
-    try {
-      await step();
-    } catch (e) {
-      logger.error({ err: e }, 'nested write: a compensating write failed; a related item stays as written');
-    }
-  }
 }
 
 /** The writes whose placeholder the parent holds, directly or through another reached write, deepest first. */

@@ -6,10 +6,10 @@
  * transaction where the store has them (SQLite); elsewhere (MongoDB) what it wrote is undone, last first, when
  * it throws (compensating writes: readers may see the writes meanwhile).
  */
-import type { Logger } from 'pino';
 import type { ResourceMetadata } from '../../metadata/types.js';
 import { HttpError } from '../../protocol/errors.js';
 import type { Collection, Id, Item } from '../../store/types.js';
+import { compensate } from '../relations/compensation.js';
 import { deleteItem, type ReferentialWrite } from '../relations/referential-actions.js';
 import { validationFailed } from '../validation/violations.js';
 import type { Runtime } from '../state.js';
@@ -155,19 +155,9 @@ export async function inCodeTransaction<T>(
     try {
       return { result: await code(session), changes: session.changes };
     } catch (e) {
-      if (!runtime.transaction) await compensate(session.undo, runtime.logger);
+      if (!runtime.transaction) await compensate(session.undo, runtime.logger, 'custom code: an item');
       throw e;
     }
   };
   return runtime.transaction ? runtime.transaction(run) : run();
-}
-
-async function compensate(undo: readonly (() => Promise<unknown>)[], logger: Logger): Promise<void> {
-  for (const step of [...undo].reverse()) {
-    try {
-      await step();
-    } catch (e) {
-      logger.error({ err: e }, 'custom code failed: a compensating write failed; an item stays as written');
-    }
-  }
 }
