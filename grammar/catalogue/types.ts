@@ -25,6 +25,8 @@ export type GraphQlKindName = (typeof GRAPHQL_KINDS)[number];
 export const COLLECTION_KINDS: readonly OperationKind[] = ['GetCollection', 'Post', 'Query'];
 /** Kinds that answer a collection document (and so are paginated and filtered). */
 export const LISTING_KINDS: readonly OperationKind[] = ['GetCollection', 'Query'];
+/** Kinds whose default read the search index takes over with `elasticsearch: true` (docs/elasticsearch.md). */
+export const INDEX_READ_KINDS: readonly OperationKind[] = ['Get', 'GetCollection'];
 /** Kinds whose route is the item path (`/books/{id}`). */
 export const ITEM_KINDS: readonly OperationKind[] = ['Get', 'Put', 'Patch', 'Delete'];
 

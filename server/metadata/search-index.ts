@@ -4,7 +4,7 @@
  */
 import * as A from '../../grammar/ast.js';
 import { configEntry } from '../../grammar/model.js';
-import { SETTINGS } from '../../grammar/catalogue/index.js';
+import { INDEX_READ_KINDS, SETTINGS } from '../../grammar/catalogue/index.js';
 import { optionValue, perOperation } from './options.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata, SearchIndexSettings } from './types.js';
 
@@ -25,9 +25,6 @@ export function resolveSearchIndex(config: A.ObjectValue | undefined, env: NodeJ
   };
 }
 
-/** The operation kinds whose default read the index takes over. */
-const INDEX_READ_KINDS = new Set(['Get', 'GetCollection']);
-
 /**
  * Whether the operation's data comes from the search index: a REST Get or GetCollection with `elasticsearch: true`
  * and the default provider (the checker says the same, grammar/checker/rules/elasticsearch.ts). GraphQL's
@@ -35,7 +32,7 @@ const INDEX_READ_KINDS = new Set(['Get', 'GetCollection']);
  */
 export const readsIndex = perOperation(
   (op: OperationMetadata, _: void): boolean =>
-    INDEX_READ_KINDS.has(op.kind) &&
+    INDEX_READ_KINDS.includes(op.kind) &&
     op.resource.operations.includes(op) &&
     !op.provider &&
     !op.hidden &&

@@ -5,7 +5,7 @@
  * resource has no identifier. Resolving an IRI back to its resource validates relations.
  */
 import { randomBytes } from 'node:crypto';
-import { GENID_PATH } from '../metadata/load.js';
+import { GENID_PATH } from '../metadata/load-operation.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { routeIdentifier } from './identifier.js';

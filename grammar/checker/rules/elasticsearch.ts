@@ -7,15 +7,11 @@
  */
 import type * as A from '../../ast.js';
 import { INDEX_FILTER_KINDS, INDEX_ONLY_FILTER_KINDS } from '../../catalogue/filters.js';
+import { INDEX_READ_KINDS, LISTING_KINDS } from '../../catalogue/types.js';
 import { wordOf, type ModelOperation, type ModelResource } from '../../model.js';
 import type { CheckContext } from '../context.js';
 import { COMPATIBILITY_HINT } from './effects.js';
 import { effective } from './operations.js';
-
-/** The operation kinds whose default read the index takes over. */
-const INDEX_READ_KINDS = new Set(['Get', 'GetCollection']);
-/** The kinds that read a collection through filters. */
-const LISTING_KINDS = new Set(['GetCollection', 'Query']);
 
 const isTrue = (entry: A.Entry | undefined): boolean => entry?.value?.kind === 'bool' && entry.value.value;
 
@@ -23,7 +19,7 @@ const isTrue = (entry: A.Entry | undefined): boolean => entry?.value?.kind === '
 export function readsIndex(resource: ModelResource, op: ModelOperation): boolean {
   const read = effective(resource, op, 'read')?.value;
   return (
-    INDEX_READ_KINDS.has(op.kind) &&
+    INDEX_READ_KINDS.some((k) => k === op.kind) &&
     isTrue(effective(resource, op, 'elasticsearch')) &&
     !effective(resource, op, 'provider') &&
     !(read?.kind === 'bool' && !read.value)
@@ -45,7 +41,7 @@ export function checkElasticsearch(ctx: CheckContext): void {
     }
     for (const op of resource.operations) {
       checkOperationOption(ctx, resource, op);
-      if (LISTING_KINDS.has(op.kind)) checkFilters(ctx, resource, op, reported);
+      if (LISTING_KINDS.some((k) => k === op.kind)) checkFilters(ctx, resource, op, reported);
     }
     checkStateOptions(ctx, resource, indexed);
   }
@@ -54,7 +50,7 @@ export function checkElasticsearch(ctx: CheckContext): void {
 function checkOperationOption(ctx: CheckContext, resource: ModelResource, op: ModelOperation): void {
   const own = op.options.get('elasticsearch');
   if (!isTrue(own)) return;
-  if (!INDEX_READ_KINDS.has(op.kind))
+  if (!INDEX_READ_KINDS.some((k) => k === op.kind))
     ctx.report(
       'option-ineffective',
       own!.key.range,

@@ -15,7 +15,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { HttpError, preconditionFailed } from '../../protocol/errors.js';
 import { itemIri } from '../../protocol/iri.js';
-import { GENID_PATH } from '../../metadata/load.js';
+import { GENID_PATH } from '../../metadata/load-operation.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Condition, Id, Item, Store } from '../../store/types.js';
 import type { Runtime, Transaction } from '../state.js';
