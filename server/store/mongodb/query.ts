@@ -1,7 +1,7 @@
 // Compiles the store-neutral Query to a MongoDB filter, sort, skip and limit, and derives the indexes a
 // collection needs from its spec. Pure functions, no driver calls: the unit tests read what they produce.
 //
-// Document layout (see mongodb.ts): the identifier (or, without one, an internal integer key) is `_id`; every
+// Document layout (see documents.ts): the identifier (or, without one, an internal integer key) is `_id`; every
 // other field keeps its name, except that names starting with `_` get one more `_` (`_id` → `__id`), so user
 // fields never collide with `_id` or with the store's own fields (`_` followed by a letter: `_j`, `_x`).
 import { afterCondition, nonNegative, orderTerms, STORE_KEY } from '../keyset.js';
@@ -58,7 +58,7 @@ function comparable(spec: CollectionSpec, field: string): Field {
 
 /**
  * A field `eq`, `in` and `match` apply to: a comparable one, or an 'array' field, whose lists MongoDB
- * matches element by element (lists of scalars are stored as they are, never as JSON text: mongodb.ts).
+ * matches element by element (lists of scalars are stored as they are, never as JSON text: documents.ts).
  */
 function elementwise(spec: CollectionSpec, field: string): Field {
   const f = fieldOf(spec, field);

@@ -128,7 +128,7 @@ async function openIndexes(spec: CollectionSpec, items: DriverCollection<StoredD
 }
 
 /**
- * Makes the missing unique indexes, after writing the unique fields of items stored before (mongodb-unique.ts);
+ * Makes the missing unique indexes, after writing the unique fields of items stored before (unique.ts);
  * stored items that repeat values refuse the start (LayoutConflictError naming them).
  */
 async function openUniqueIndexes(

@@ -182,7 +182,7 @@ function some(spec: CollectionSpec, field: string, test: (expr: string) => Sql):
 }
 
 /**
- * `eq`/`in` on an array field that has a table of its elements (sqlite-schema.ts: an index on the field alone):
+ * `eq`/`in` on an array field that has a table of its elements (schema.ts: an index on the field alone):
  * the keys of the items holding a matching element, read from that table's primary key. Undefined otherwise.
  */
 function elements(spec: CollectionSpec, field: string, test: string, params: SqlValue[]): Sql | undefined {
@@ -327,7 +327,7 @@ export function compileCount(spec: CollectionSpec, where: Condition[] = []): Com
 }
 
 /**
- * Per-collection row counts, one row per resource table, kept by that table's triggers (sqlite-schema.ts)
+ * Per-collection row counts, one row per resource table, kept by that table's triggers (schema.ts)
  * in the same transaction as each insert and delete.
  */
 export const COUNTS_TABLE = '"_apidsl_counts"';

@@ -46,7 +46,7 @@ export function schemaStatements(spec: CollectionSpec): string[] {
   return statements;
 }
 
-/** The name of the unique index on `fields`, which a violation's message names (sqlite.ts reads it back). */
+/** The name of the unique index on `fields`, which a violation's message names (errors.ts reads it back). */
 export const uniqueIndexName = (spec: CollectionSpec, fields: string[]): string =>
   `${spec.name}:unique(${fields.join(',')})`;
 

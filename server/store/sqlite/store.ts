@@ -187,7 +187,7 @@ class SqliteStore implements Store {
     }
   }
 
-  /** Drops the element tables (sqlite-schema.ts) of the fields not in `kept`, with their triggers. */
+  /** Drops the element tables (schema.ts) of the fields not in `kept`, with their triggers. */
   private dropElementTables(spec: CollectionSpec, kept: string[]): void {
     const prefix = elementTableName(spec, '');
     const tables = this.db
