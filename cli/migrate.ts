@@ -6,7 +6,7 @@
  */
 import { openCollections } from '../server/pipeline/runtime.js';
 import { CheckFailed, loadApi, openStore, specsOf } from '../server/serve.js';
-import { MongoConfigError } from '../server/store/mongodb-errors.js';
+import { MongoConfigError } from '../server/store/mongodb/config.js';
 import { describeChange, isSafe, planStore, type Change } from '../server/store/layout.js';
 import { LayoutConflictError, StoreUnavailableError, type Store } from '../server/store/types.js';
 import { printCheckFailure } from './report.js';

@@ -8,7 +8,7 @@ import { SecurityConfigError } from '../server/metadata/security-settings.js';
 import type { ApiMetadata } from '../server/metadata/types.js';
 import { shortSecretWarning } from '../grammar/catalogue/security-settings.js';
 import { CheckFailed, startService, type RunningService, type Storage } from '../server/serve.js';
-import { MongoConfigError, redactUri } from '../server/store/mongodb-errors.js';
+import { MongoConfigError, redactUri } from '../server/store/mongodb/config.js';
 import { UnsafeSchemaChange } from '../server/store/layout.js';
 import { LayoutConflictError, StoreUnavailableError } from '../server/store/types.js';
 import { printCheckFailure } from './report.js';

@@ -3,7 +3,7 @@
  * and the APIDSL_DB environment variable, resolved to one Storage (or a message saying why not).
  */
 import { defaultDataDir, type Storage } from '../server/serve.js';
-import { redactUri } from '../server/store/mongodb-errors.js';
+import { redactUri } from '../server/store/mongodb/config.js';
 
 export interface StoreFlags {
   data?: string;

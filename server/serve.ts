@@ -22,8 +22,8 @@ import type { RateLimitStore, Runtime } from './pipeline/state.js';
 import { Publishers } from './realtime/index.js';
 import type { ApiMetadata } from './metadata/types.js';
 import { refuseUnsafeChanges } from './store/layout.js';
-import { databaseName } from './store/mongodb-errors.js';
-import { openSqliteStore } from './store/sqlite.js';
+import { databaseName } from './store/mongodb/config.js';
+import { openSqliteStore } from './store/sqlite/store.js';
 import type { CollectionSpec, Store } from './store/types.js';
 
 export type Storage = { kind: 'memory' } | { kind: 'file'; dir: string } | { kind: 'mongodb'; uri: string };
@@ -83,7 +83,7 @@ export async function openStore(storage: Storage): Promise<Store> {
   if (storage.kind === 'memory') return openSqliteStore({ memory: true });
   if (storage.kind === 'mongodb') {
     // Loaded on demand: the embedded store never loads the driver.
-    const { openMongoStore } = await import('./store/mongodb.js');
+    const { openMongoStore } = await import('./store/mongodb/store.js');
     return openMongoStore({ uri: storage.uri });
   }
   mkdirSync(storage.dir, { recursive: true });

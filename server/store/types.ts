@@ -1,5 +1,3 @@
-import type { MessageQueue } from './sqlite-queue.js';
-
 // The store-neutral storage contract. The SQLite store and the MongoDB store both implement it, so
 // nothing here may assume SQL.
 
@@ -267,4 +265,36 @@ export class FullTextConditionError extends Error {
 /** The backing service cannot be reached (MongoDB). */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
+}
+
+/** A message of the durable queue (`Store.messageQueue`), as a consumer takes it. */
+export interface QueuedMessage {
+  id: number;
+  body: string;
+  /** Failed deliveries before this one (retries). */
+  attempts: number;
+  /** Taken before by a consumer that never answered (it died mid-handler). */
+  redelivered: boolean;
+}
+
+export interface MessageQueue {
+  /** Stored (on disk with the file store) when it returns. */
+  push(queue: string, body: string, delayMs?: number): void;
+  /** Takes the next available message, or undefined. */
+  take(queue: string, redeliverAfterMs: number): QueuedMessage | undefined;
+  /** Refreshes the stamp of a message being handled. */
+  keepAlive(id: number): void;
+  /** Handled: removed. */
+  ack(id: number): void;
+  /** Put back, available after `delayMs`, its delivery counted. */
+  retry(id: number, delayMs: number): void;
+  /** Moved to another queue (the failure queue) with a new body, delivery counted. */
+  move(id: number, queue: string, body: string): void;
+  /** Moved back from the failure queue `from` to `queue`, available now, its retries reset; false if it was gone. */
+  restore(id: number, from: string, queue: string, body: string): boolean;
+  /** Removed from `queue`; false if it was not there. */
+  remove(id: number, queue: string): boolean;
+  /** The messages of a queue (the failure queue), oldest first. */
+  list(queue: string): { id: number; body: string }[];
+  count(queue: string): number;
 }

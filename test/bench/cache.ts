@@ -19,7 +19,7 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { loadApi, startService } from '../../server/serve.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
-import { openSqliteStore } from '../../server/store/sqlite.js';
+import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import type { Item, Store } from '../../server/store/types.js';
 import { load, type LoadRequest, type LoadResult } from './load-process.js';
 

@@ -16,7 +16,7 @@ import { pino } from 'pino';
 import { createApp } from '../../server/http/app.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import { loadApi } from '../../server/serve.js';
-import { openSqliteStore } from '../../server/store/sqlite.js';
+import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import { engineEnv, startZincsearch } from '../support/zincsearch.js';
 import { pairs } from './graphql.js';
 

@@ -14,7 +14,7 @@ import { createApp } from '../../server/http/app.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
 import { loadApi } from '../../server/serve.js';
-import { openSqliteStore } from '../../server/store/sqlite.js';
+import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import type { Item } from '../../server/store/types.js';
 import { pairs, type Target } from './graphql.js';
 

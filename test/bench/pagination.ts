@@ -36,7 +36,7 @@ import { startRuntime } from '../../server/pipeline/runtime.js';
 import { loadApi, startService, type RunningService } from '../../server/serve.js';
 import type { ApiMetadata } from '../../server/metadata/types.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
-import { openSqliteStore } from '../../server/store/sqlite.js';
+import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import type { Collection, Item, Store } from '../../server/store/types.js';
 import { cpuPerRequest, inject } from './in-process.js';
 import type { LoadRequest, LoadResult } from './load-process.js';

@@ -18,7 +18,7 @@ import { createApp } from '../../server/http/app.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
 import { loadApi } from '../../server/serve.js';
-import { openSqliteStore } from '../../server/store/sqlite.js';
+import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import type { Item } from '../../server/store/types.js';
 import { cpuPerRequest, inject } from './in-process.js';
 import { load, type LoadResult } from './load-process.js';

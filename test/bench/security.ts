@@ -14,7 +14,7 @@ import { SignJWT } from 'jose';
 import { pino } from 'pino';
 import { loadApi, startService } from '../../server/serve.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
-import { openSqliteStore } from '../../server/store/sqlite.js';
+import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import type { Item } from '../../server/store/types.js';
 import type { LoadRequest, LoadResult } from './load-process.js';
 

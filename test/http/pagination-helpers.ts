@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { startService } from '../../server/serve.js';
-import { openSqliteStore } from '../../server/store/sqlite.js';
+import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import type { Collection, CollectionSpec, Store } from '../../server/store/types.js';
 import { fromRoot } from '../support/paths.js';
 import { errorDoc, PROBLEM_JSON, request, type HttpResponse } from './harness.js';

@@ -1,21 +1,16 @@
 /**
- * The behaviour every store must share (SQLite, MongoDB): CRUD and id assignment, conditions and match
- * modes, exists, counts, sort, limit and offset, streaming, keyset pagination. Each store's test file calls
- * `describeStoreContract` with a hook that opens a fresh, empty store, and keeps only what is its own.
+ * The behaviour every store must share: CRUD and id assignment, conditions and match modes, exists, counts,
+ * sort, limit and offset, streaming, keyset pagination. test/store/contract.test.ts runs it on every engine of
+ * store-engines.ts; each engine's own test files keep only what is its own.
  */
 import { expect } from 'chai';
 import { StoreConflictError } from '../../server/store/types.js';
 import type { Collection, CollectionSpec, Condition, Id, Item, Query, Sort, Store } from '../../server/store/types.js';
+import { rejection } from './rejection.js';
+import { describeKeysetContract } from './store-contract-keyset.js';
+import type { StoreEngine, StoreFixture } from './store-engines.js';
 
-/** The error `promise` rejects with; fails when it resolves. */
-export async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
+export { rejection } from './rejection.js';
 
 export const BOOK: CollectionSpec = {
   name: 'Book',
@@ -32,27 +27,14 @@ export const BOOK: CollectionSpec = {
   indexes: [['price'], ['publishedAt', 'id']],
 };
 
-/** A fresh, empty store, and how to let it go (close it, drop its data: whatever the store needs). */
-export interface StoreFixture {
-  store: Store;
-  close(): Promise<void>;
-}
-
-/** Opens a new fixture; called before every test (and once per keyset-pagination suite). */
-export type OpenStore = () => Promise<StoreFixture>;
-
-export interface ContractOptions {
-  /** Include the keyset-pagination suite (default true); a caller may run it on its own with describeKeysetContract. */
-  keyset?: boolean;
-}
-
-/** The shared suite, under `describe(name)`: each test on a store from `open`, closed after it. */
-export function describeStoreContract(name: string, open: OpenStore, options: ContractOptions = {}): void {
-  describe(name, () => {
+/** The shared suite, under `describe(engine.name)`: each test on a fresh store of the engine, closed after it. */
+export function describeStoreContract(engine: StoreEngine): void {
+  describe(`${engine.name} store: the store contract`, function () {
+    this.timeout(60_000);
     let fixture: StoreFixture;
     let store: Store;
-    beforeEach(async () => {
-      fixture = await open();
+    beforeEach(async function () {
+      fixture = await engine.open(this);
       store = fixture.store;
     });
     afterEach(async () => {
@@ -694,169 +676,6 @@ export function describeStoreContract(name: string, open: OpenStore, options: Co
       });
     });
 
-    if (options.keyset !== false) describeKeysetContract(open);
-  });
-}
-
-/** Keyset (`after`) walks over 200 items with many ties: one store from `open` for the whole suite. */
-export function describeKeysetContract(open: OpenStore): void {
-  describe('keyset pagination', () => {
-    // 200 items, price in 5 distinct values (absent on every 13th), category in 3, createdAt in 4.
-    const PRODUCT: CollectionSpec = {
-      name: 'Product',
-      identifier: { field: 'id', type: 'int' },
-      fields: { price: 'int', category: 'string', createdAt: 'datetime' },
-      indexes: [['price'], ['createdAt', 'id']],
-    };
-    const product = (i: number): Item => ({
-      ...(i % 13 === 0 ? {} : { price: ((i * 7) % 5) * 10 }),
-      category: ['book', 'dvd', 'game'][i % 3],
-      createdAt: `2024-01-0${1 + (i % 4)}T12:00:00.000Z`,
-    });
-
-    // Reference order computed in JS, independent of the store: nulls smallest.
-    function compare(sort: Sort) {
-      return (x: Item, y: Item): number => {
-        for (const { field, direction } of sort) {
-          const a = x[field] ?? null;
-          const b = y[field] ?? null;
-          if (a === b) continue;
-          const less = a === null || (b !== null && (a as number | string) < (b as number | string));
-          return (less ? -1 : 1) * (direction === 'asc' ? 1 : -1);
-        }
-        return 0;
-      };
-    }
-
-    async function walk(
-      collection: Collection,
-      sort: Sort,
-      pageSize: number,
-      where: Condition[] = [],
-    ): Promise<Item[]> {
-      const seen: Item[] = [];
-      let after: Query['after'];
-      for (;;) {
-        const page = await collection.find({ where, sort, limit: pageSize, ...(after ? { after } : {}) });
-        if (page.length === 0) return seen;
-        expect(page.length).to.be.at.most(pageSize);
-        seen.push(...page);
-        expect(seen.length, 'the walk does not end').to.be.at.most(200);
-        const last = page.at(-1)!;
-        after = { values: sort.map(({ field }) => last[field] ?? null) };
-      }
-    }
-
-    async function expectEveryItemOnceInOrder(
-      collection: Collection,
-      sort: Sort,
-      where: Condition[] = [],
-    ): Promise<void> {
-      const all = await collection.find({ where });
-      const walked = await walk(collection, sort, 7, where);
-      expect(new Set(walked.map((item) => item.id)).size).to.equal(walked.length);
-      expect(walked.map((item) => item.id)).to.deep.equal([...all].sort(compare(sort)).map((item) => item.id));
-    }
-
-    let fixture: StoreFixture;
-    let products: Collection;
-    before(async () => {
-      fixture = await open();
-      const store = fixture.store;
-      products = await store.collection(PRODUCT);
-      for (let i = 1; i <= 200; i++) await products.insert(product(i));
-    });
-    after(async () => {
-      await fixture?.close();
-    });
-
-    const orders: [string, Sort][] = [
-      [
-        'asc',
-        [
-          { field: 'price', direction: 'asc' },
-          { field: 'id', direction: 'asc' },
-        ],
-      ],
-      [
-        'desc',
-        [
-          { field: 'price', direction: 'desc' },
-          { field: 'id', direction: 'desc' },
-        ],
-      ],
-      [
-        'desc then asc',
-        [
-          { field: 'price', direction: 'desc' },
-          { field: 'id', direction: 'asc' },
-        ],
-      ],
-      [
-        'asc then desc',
-        [
-          { field: 'price', direction: 'asc' },
-          { field: 'id', direction: 'desc' },
-        ],
-      ],
-      [
-        'three fields',
-        [
-          { field: 'category', direction: 'asc' },
-          { field: 'price', direction: 'desc' },
-          { field: 'id', direction: 'asc' },
-        ],
-      ],
-      [
-        'datetime desc',
-        [
-          { field: 'createdAt', direction: 'desc' },
-          { field: 'id', direction: 'desc' },
-        ],
-      ],
-      ['identifier only', [{ field: 'id', direction: 'desc' }]],
-    ];
-    for (const [label, sort] of orders) {
-      it(`walks 200 items with many ties exactly once, in order (${label})`, async () => {
-        await expectEveryItemOnceInOrder(products, sort);
-      });
-    }
-
-    it('walks a filtered collection', async () => {
-      await expectEveryItemOnceInOrder(products, orders[2]![1], [{ op: 'eq', field: 'category', value: 'dvd' }]);
-    });
-
-    it('walks string identifiers', async () => {
-      const gadgets = await fixture.store.collection({
-        ...PRODUCT,
-        name: 'Gadget',
-        identifier: { field: 'id', type: 'string' },
-      });
-      for (let i = 1; i <= 200; i++) await gadgets.insert(product(i));
-      await expectEveryItemOnceInOrder(gadgets, [
-        { field: 'price', direction: 'desc' },
-        { field: 'id', direction: 'asc' },
-      ]);
-    });
-
-    it('is a tuple comparison: price desc, id asc after (10, 5)', async () => {
-      const sort: Sort = [
-        { field: 'price', direction: 'desc' },
-        { field: 'id', direction: 'asc' },
-      ];
-      const page = await products.find({ sort, after: { values: [10, 5] } });
-      const expected = (await products.find({ sort })).filter(
-        (p) => p.price === undefined || (p.price as number) < 10 || (p.price === 10 && (p.id as number) > 5),
-      );
-      expect(page.map((p) => p.id)).to.deep.equal(expected.map((p) => p.id));
-    });
-
-    it('rejects a cursor whose length differs from the sort', async () => {
-      const sort: Sort = [
-        { field: 'price', direction: 'asc' },
-        { field: 'id', direction: 'asc' },
-      ];
-      expect(await rejection(products.find({ sort, after: { values: [10] } }))).to.be.instanceOf(TypeError);
-    });
+    describeKeysetContract(engine);
   });
 }

@@ -1,11 +1,11 @@
 /**
- * `embedded`: messages wait in the embedded store's queue table (see store/sqlite-queue.ts) until a
+ * `embedded`: messages wait in the embedded store's queue table (see store/sqlite/queue.ts) until a
  * consumer (`apidsl consume`, `serve --consume`) takes them. A failed handler's message is retried after
  * the retry strategy's delay, then moved to the failure queue.
  */
 import type { Logger } from 'pino';
 import type { MessengerSettings } from '../../metadata/async-settings.js';
-import type { MessageQueue } from '../../store/sqlite-queue.js';
+import type { MessageQueue } from '../../store/types.js';
 import { envelopeText, parseEnvelope, readEnvelope, withFailure, withoutFailure, type Envelope } from '../envelope.js';
 import { retryDelay, type HandleMessage } from '../handle.js';
 import { selected, type Consumer, type FailureQueue, type Selection, type Transport } from './transport.js';

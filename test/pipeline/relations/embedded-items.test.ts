@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { ReadEmbeddedItems } from '../../../server/pipeline/relations/embedded-items.js';
 import { embeddingPlan, EmbeddingWriter } from '../../../server/pipeline/representation/embedding.js';
 import { loadApi } from '../../../server/serve.js';
-import { openSqliteStore } from '../../../server/store/sqlite.js';
+import { openSqliteStore } from '../../../server/store/sqlite/store.js';
 import type { ApiMetadata, ResourceMetadata } from '../../../server/metadata/types.js';
 import type { Collection, Id, Store } from '../../../server/store/types.js';
 

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { HttpError } from '../../../server/protocol/errors.js';
 import { deleteItem } from '../../../server/pipeline/relations/referential-actions.js';
 import { loadApi } from '../../../server/serve.js';
-import { openSqliteStore } from '../../../server/store/sqlite.js';
+import { openSqliteStore } from '../../../server/store/sqlite/store.js';
 import type { Collection, Item } from '../../../server/store/types.js';
 
 const RESOURCES = ['R0', 'R1', 'R2'];

@@ -4,7 +4,6 @@
  */
 import { expect } from 'chai';
 import {
-  compileAfter,
   compileExists,
   compileFind,
   compileSort,
@@ -14,8 +13,12 @@ import {
   indexSpecs,
   NOTHING,
   type SortDoc,
-} from '../../../server/store/mongodb-query.js';
+} from '../../../server/store/mongodb/query.js';
 import type { CollectionSpec, Condition, Sort } from '../../../server/store/types.js';
+
+/** The filter of a keyset query: the items after `values` in `sort` order. */
+const compileAfter = (spec: CollectionSpec, sort: Sort, values: unknown[]): unknown =>
+  compileFind(spec, { sort, after: { values } }).filter;
 
 const BOOK: CollectionSpec = {
   name: 'Book',

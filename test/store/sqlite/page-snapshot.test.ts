@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
-import { openSqliteStore } from '../../../server/store/sqlite.js';
+import { openSqliteStore } from '../../../server/store/sqlite/store.js';
 import type { Collection, CollectionSpec, Query, Store } from '../../../server/store/types.js';
 
 const NOTE: CollectionSpec = {
@@ -69,7 +69,7 @@ describe('SQLite store: findPage', () => {
     const writer = new Worker(WRITER, {
       eval: true,
       workerData: {
-        module: new URL('../../../server/store/sqlite.js', import.meta.url).href,
+        module: new URL('../../../server/store/sqlite/store.js', import.meta.url).href,
         file: join(dir, 'data.sqlite'),
         spec: { ...NOTE, rendering: undefined },
       },

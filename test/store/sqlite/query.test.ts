@@ -1,5 +1,5 @@
 /**
- * The SQLite query compiler (server/store/sqlite-query.ts): Query → SQL, on its own (no database).
+ * The SQLite query compiler (server/store/sqlite/query.ts): Query → SQL, on its own (no database).
  */
 import { expect } from 'chai';
 import {
@@ -8,7 +8,7 @@ import {
   compileFind,
   compileStream,
   compileTotal,
-} from '../../../server/store/sqlite-query.js';
+} from '../../../server/store/sqlite/query.js';
 import type { CollectionSpec, Sort } from '../../../server/store/types.js';
 
 const BOOK: CollectionSpec = {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { openSqliteStore } from '../../../server/store/sqlite.js';
+import { openSqliteStore } from '../../../server/store/sqlite/store.js';
 import type { Collection, CollectionSpec, Item, Query, Rendering, Store } from '../../../server/store/types.js';
 import { BOOK } from '../../support/store-contract.js';
 

@@ -1,9 +1,9 @@
 /**
- * The SQLite schema (server/store/sqlite-schema.ts): tables, expression indexes, the rendered column,
+ * The SQLite schema (server/store/sqlite/schema.ts): tables, expression indexes, the rendered column,
  * the counts table and its triggers, and the names it refuses.
  */
 import { expect } from 'chai';
-import { countSchema, renderedColumnUpgrade, schemaStatements } from '../../../server/store/sqlite-schema.js';
+import { countSchema, renderedColumnUpgrade, schemaStatements } from '../../../server/store/sqlite/schema.js';
 
 describe('SQLite schema', () => {
   it('creates a keyed table and expression indexes ending with the key', () => {

@@ -1,21 +1,16 @@
 /**
- * The SQLite store: the behaviour every store shares (test/support/store-contract.ts), on an in-memory
- * database, plus what is SQLite's own (file persistence, WAL, query plans).
+ * What is the SQLite store's own (file persistence, WAL, query plans); the behaviour every store shares is
+ * test/store/contract.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { openSqliteStore } from '../../../server/store/sqlite.js';
-import { compileFind } from '../../../server/store/sqlite-query.js';
+import { openSqliteStore } from '../../../server/store/sqlite/store.js';
+import { compileFind } from '../../../server/store/sqlite/query.js';
 import type { CollectionSpec, Query } from '../../../server/store/types.js';
-import { BOOK, describeStoreContract } from '../../support/store-contract.js';
-
-describeStoreContract('SQLite store', async () => {
-  const store = await openSqliteStore({ memory: true });
-  return { store, close: () => store.close() };
-});
+import { BOOK } from '../../support/store-contract.js';
 
 describe('SQLite file store', () => {
   let dir: string;

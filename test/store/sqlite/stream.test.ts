@@ -4,7 +4,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'chai';
-import { openSqliteStore } from '../../../server/store/sqlite.js';
+import { openSqliteStore } from '../../../server/store/sqlite/store.js';
 import type { Collection, CollectionSpec, Item, Query, Sort, Store } from '../../../server/store/types.js';
 import { rejection } from '../../support/store-contract.js';
 

@@ -4,10 +4,10 @@
 // nulls repeat freely, as in SQL. One index kind that MongoDB and FerretDB 1.24 both enforce (FerretDB has no
 // partial indexes, and MongoDB's unique indexes count a missing field as one null value).
 import type { Collection as DriverCollection, Document } from 'mongodb';
-import type { CollectionSpec, Id, Item } from './types.js';
-import { repeatedValuesMessage, uniqueSets } from './unique.js';
+import type { CollectionSpec, Id, Item } from '../types.js';
+import { repeatedValuesMessage, uniqueSets } from '../unique.js';
 
-/** A collection of stored items (mongodb.ts StoredDoc): `_id` is the identifier or the internal key. */
+/** A collection of stored items (documents.ts StoredDoc): `_id` is the identifier or the internal key. */
 type Items = DriverCollection<Document & { _id: Id }>;
 
 /** The stored field that holds the values of `fields`; internal (`_` + a non-underscore character). */

@@ -1,9 +1,11 @@
 // Compiles the store-neutral Query to a MongoDB filter, sort, skip and limit, and derives the indexes a
 // collection needs from its spec. Pure functions, no driver calls: the unit tests read what they produce.
 //
-// Document layout (see mongodb.ts): the identifier (or, without one, an internal integer key) is `_id`; every
+// Document layout (see documents.ts): the identifier (or, without one, an internal integer key) is `_id`; every
 // other field keeps its name, except that names starting with `_` get one more `_` (`_id` → `__id`), so user
 // fields never collide with `_id` or with the store's own fields (`_` followed by a letter: `_j`, `_x`).
+import { afterCondition, nonNegative, orderTerms, STORE_KEY } from '../keyset.js';
+import { checkName } from '../names.js';
 import {
   FullTextConditionError,
   type CollectionSpec,
@@ -11,20 +13,13 @@ import {
   type FieldType,
   type Query,
   type Sort,
-} from './types.js';
+} from '../types.js';
 
 /** A MongoDB filter, sort or index key document. */
 export type Doc = Record<string, unknown>;
 export type SortDoc = Record<string, 1 | -1>;
 
 export const KEY = '_id';
-
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export function checkName(name: string, what: string): string {
-  if (!NAME.test(name)) throw new TypeError(`invalid ${what} name ${JSON.stringify(name)}`);
-  return name;
-}
 
 /** The stored name of a (non-identifier) item key: `_x` → `__x`, others unchanged. A bijection. */
 export const storedName = (name: string): string => (name.startsWith('_') ? `_${name}` : name);
@@ -43,7 +38,7 @@ interface Field {
 }
 
 export function fieldOf(spec: CollectionSpec, field: string): Field {
-  if (spec.identifier?.field === field) return { path: KEY, nullable: false, opaque: false };
+  if (field === STORE_KEY || spec.identifier?.field === field) return { path: KEY, nullable: false, opaque: false };
   const type: FieldType | undefined = Object.hasOwn(spec.fields, field) ? spec.fields[field] : undefined;
   if (type === undefined) throw new TypeError(`unknown field ${spec.name}.${field}`);
   checkName(field, 'field');
@@ -63,7 +58,7 @@ function comparable(spec: CollectionSpec, field: string): Field {
 
 /**
  * A field `eq`, `in` and `match` apply to: a comparable one, or an 'array' field, whose lists MongoDB
- * matches element by element (lists of scalars are stored as they are, never as JSON text: mongodb.ts).
+ * matches element by element (lists of scalars are stored as they are, never as JSON text: documents.ts).
  */
 function elementwise(spec: CollectionSpec, field: string): Field {
   const f = fieldOf(spec, field);
@@ -150,68 +145,13 @@ export function compileCondition(spec: CollectionSpec, c: Condition): Doc {
   }
 }
 
-interface Term extends Field {
-  direction: 'asc' | 'desc';
-}
-
-function sortTerms(spec: CollectionSpec, sort: Sort): Term[] {
-  return sort.map((s) => ({ ...comparable(spec, s.field), direction: s.direction }));
-}
-
-/** The sort, then the key when the sort lacks it (in the last field's direction), so the order is total. */
-function orderTerms(spec: CollectionSpec, sort: Sort): Term[] {
-  const terms = sortTerms(spec, sort);
-  if (!terms.some((t) => t.path === KEY))
-    terms.push({ path: KEY, nullable: false, opaque: false, direction: sort.at(-1)?.direction ?? 'asc' });
-  return terms;
-}
-
 export function compileSort(spec: CollectionSpec, sort: Sort = []): SortDoc {
   const out: SortDoc = {};
-  for (const t of orderTerms(spec, sort)) if (!(t.path in out)) out[t.path] = t.direction === 'asc' ? 1 : -1;
-  return out;
-}
-
-/**
- * Items strictly after `values` in `sort` order: OR over i of (f1 = v1 AND … AND fi beyond vi), "beyond" being
- * $gt for asc and $lt for desc. MongoDB sorts null and absent values before every other value (the contract's
- * "nulls smallest"), so they are beyond every value in desc and behind every value in asc. A redundant bound on
- * the first field ($gte for asc, $lte for desc) lets the planner seek the compound index instead of reading it
- * from the start; a desc cursor on a nullable field gets none (nulls follow every value).
- */
-export function compileAfter(spec: CollectionSpec, sort: Sort, values: unknown[]): Doc {
-  if (sort.length === 0 || values.length !== sort.length) {
-    throw new TypeError(`'after' needs one value per sort field (${sort.length}), got ${values.length}`);
+  for (const t of orderTerms(spec, sort)) {
+    const path = comparable(spec, t.field).path;
+    if (!(path in out)) out[path] = t.direction === 'asc' ? 1 : -1;
   }
-  return tupleAfter(sortTerms(spec, sort), values);
-}
-
-function tupleAfter(terms: Term[], values: unknown[]): Doc {
-  const equal = (i: number): Doc => ({ [terms[i]!.path]: values[i] === null ? null : { $eq: value(values[i]) } });
-  const disjuncts: Doc[] = [];
-  terms.forEach(({ path, nullable, direction }, i) => {
-    const v = values[i];
-    let beyond: Doc;
-    if (direction === 'asc') {
-      beyond = { [path]: v === null ? { $ne: null } : { $gt: value(v) } };
-    } else if (v === null) {
-      return; // nothing sorts after null in desc order
-    } else {
-      beyond = nullable ? { $or: [{ [path]: { $lt: value(v) } }, { [path]: null }] } : { [path]: { $lt: value(v) } };
-    }
-    disjuncts.push(all([...terms.slice(0, i).map((_, j) => equal(j)), beyond]));
-  });
-  const first = terms[0]!;
-  const seekable = terms.length > 1 && values[0] !== null && (first.direction === 'asc' || !first.nullable);
-  if (!seekable) return any(disjuncts);
-  return {
-    $and: [{ [first.path]: { [first.direction === 'asc' ? '$gte' : '$lte']: value(values[0]) } }, any(disjuncts)],
-  };
-}
-
-function nonNegative(n: number | undefined, what: string): number | undefined {
-  if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) throw new TypeError(`invalid ${what} ${n}`);
-  return n;
+  return out;
 }
 
 export function compileWhere(spec: CollectionSpec, where: Condition[] = []): Doc {
@@ -219,9 +159,8 @@ export function compileWhere(spec: CollectionSpec, where: Condition[] = []): Doc
 }
 
 function compileFilter(spec: CollectionSpec, q: Query): Doc {
-  const parts = (q.where ?? []).map((c) => compileCondition(spec, c));
-  if (q.after) parts.push(compileAfter(spec, q.sort ?? [], q.after.values));
-  return all(parts);
+  const after = afterCondition(spec, q);
+  return all([...(q.where ?? []), ...(after ? [after] : [])].map((c) => compileCondition(spec, c)));
 }
 
 export interface CompiledFind {

@@ -8,39 +8,9 @@
  * at-least-once. A live consumer refreshes its stamp while its handler runs.
  */
 import type Database from 'better-sqlite3';
+import type { MessageQueue, QueuedMessage } from '../types.js';
 
 export const QUEUE_TABLE = '_apidsl_messages';
-
-export interface QueuedMessage {
-  id: number;
-  body: string;
-  /** Failed deliveries before this one (retries). */
-  attempts: number;
-  /** Taken before by a consumer that never answered (it died mid-handler). */
-  redelivered: boolean;
-}
-
-export interface MessageQueue {
-  /** Stored (on disk with the file store) when it returns. */
-  push(queue: string, body: string, delayMs?: number): void;
-  /** Takes the next available message, or undefined. */
-  take(queue: string, redeliverAfterMs: number): QueuedMessage | undefined;
-  /** Refreshes the stamp of a message being handled. */
-  keepAlive(id: number): void;
-  /** Handled: removed. */
-  ack(id: number): void;
-  /** Put back, available after `delayMs`, its delivery counted. */
-  retry(id: number, delayMs: number): void;
-  /** Moved to another queue (the failure queue) with a new body, delivery counted. */
-  move(id: number, queue: string, body: string): void;
-  /** Moved back from the failure queue `from` to `queue`, available now, its retries reset; false if it was gone. */
-  restore(id: number, from: string, queue: string, body: string): boolean;
-  /** Removed from `queue`; false if it was not there. */
-  remove(id: number, queue: string): boolean;
-  /** The messages of a queue (the failure queue), oldest first. */
-  list(queue: string): { id: number; body: string }[];
-  count(queue: string): number;
-}
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS ${QUEUE_TABLE} (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -52,7 +22,7 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS ${QUEUE_TABLE} (
 );
 CREATE INDEX IF NOT EXISTS ${QUEUE_TABLE}_next ON ${QUEUE_TABLE} (queue, available_at, id);`;
 
-/** `beforeWrite` closes the connection's open read cursors (see sqlite.ts). */
+/** `beforeWrite` closes the connection's open read cursors (see store.ts). */
 export function sqliteMessageQueue(db: Database.Database, beforeWrite: () => void): MessageQueue {
   beforeWrite();
   db.exec(SCHEMA);

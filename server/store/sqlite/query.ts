@@ -1,6 +1,8 @@
 // Compiles the store-neutral Query to one parameterised SQLite statement. Values are always bound; only
 // validated names reach the SQL text.
-import { FullTextConditionError, type CollectionSpec, type Condition, type Query, type Sort } from './types.js';
+import { afterCondition, nonNegative, orderTerms, STORE_KEY, tupleAfter, type OrderTerm } from '../keyset.js';
+import { checkName } from '../names.js';
+import { FullTextConditionError, type CollectionSpec, type Condition, type Query, type Sort } from '../types.js';
 
 export type SqlValue = number | string;
 
@@ -23,13 +25,6 @@ export const FOLD_FUNCTION = 'apidsl_lower';
 
 export function fold(value: unknown): unknown {
   return typeof value === 'string' ? value.toLowerCase() : value;
-}
-
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export function checkName(name: string, what: string): string {
-  if (!NAME.test(name)) throw new TypeError(`invalid ${what} name ${JSON.stringify(name)}`);
-  return name;
 }
 
 export function quoteIdent(name: string): string {
@@ -61,7 +56,8 @@ export function fieldColumn(spec: CollectionSpec, field: string): Column {
 const columnCache = new WeakMap<CollectionSpec, Map<string, Column>>();
 
 function makeColumn(spec: CollectionSpec, field: string): Column {
-  if (spec.identifier?.field === field) return { expr: KEY_COLUMN, nullable: false, opaque: false };
+  if (field === STORE_KEY || spec.identifier?.field === field)
+    return { expr: KEY_COLUMN, nullable: false, opaque: false };
   const type = Object.hasOwn(spec.fields, field) ? spec.fields[field] : undefined;
   if (type === undefined) throw new TypeError(`unknown field ${spec.name}.${field}`);
   checkName(field, 'field');
@@ -186,7 +182,7 @@ function some(spec: CollectionSpec, field: string, test: (expr: string) => Sql):
 }
 
 /**
- * `eq`/`in` on an array field that has a table of its elements (sqlite-schema.ts: an index on the field alone):
+ * `eq`/`in` on an array field that has a table of its elements (schema.ts: an index on the field alone):
  * the keys of the items holding a matching element, read from that table's primary key. Undefined otherwise.
  */
 function elements(spec: CollectionSpec, field: string, test: string, params: SqlValue[]): Sql | undefined {
@@ -217,24 +213,6 @@ function match(expr: string, c: Extract<Condition, { op: 'match' }>): Sql {
   }
 }
 
-/** One term of an ORDER BY: the sort fields, then the key when the sort lacks the identifier. */
-interface OrderTerm extends Column {
-  direction: 'asc' | 'desc';
-}
-
-function sortTerms(spec: CollectionSpec, sort: Sort): OrderTerm[] {
-  return sort.map((s) => ({ ...comparable(spec, s.field), direction: s.direction }));
-}
-
-/** The key ends every ORDER BY that lacks the identifier, so equal sort values still come back in a stable order. */
-function orderTerms(spec: CollectionSpec, sort: Sort): OrderTerm[] {
-  const terms = sortTerms(spec, sort);
-  const hasIdentifier = spec.identifier !== undefined && sort.some((s) => s.field === spec.identifier!.field);
-  if (!hasIdentifier)
-    terms.push({ expr: KEY_COLUMN, nullable: false, opaque: false, direction: sort.at(-1)?.direction ?? 'asc' });
-  return terms;
-}
-
 /** ORDER BY texts per collection, by sort: every page read of a collection asks for one of a few. */
 const orderByTexts = new WeakMap<CollectionSpec, Map<string, string>>();
 const ORDER_BY_TEXTS_LIMIT = 256;
@@ -247,60 +225,18 @@ function orderByText(spec: CollectionSpec, sort: Sort): string {
   for (const s of sort) signature += `${s.field}\0${s.direction}\0`;
   let text = texts.get(signature);
   if (text === undefined) {
-    text = orderBy(orderTerms(spec, sort));
+    text = orderBy(spec, orderTerms(spec, sort));
     if (texts.size < ORDER_BY_TEXTS_LIMIT) texts.set(signature, text);
   }
   return text;
 }
 
-function orderBy(terms: OrderTerm[]): string {
-  return terms.map((t) => `${t.expr} ${t.direction === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
-}
-
-/**
- * Items strictly after `values` in `sort` order, as a tuple comparison expanded field by field:
- * OR over i of (f1 = v1 AND … AND f(i-1) = v(i-1) AND fi beyond vi), where "beyond" is > for asc and < for desc.
- * Nulls sort smallest, so they are beyond every value in desc and behind every value in asc. SQLite cannot
- * seek on an OR, so a redundant range on the first field (>= for asc, <= for desc) is ANDed in front. A desc
- * cursor on a field that may be null gets none (nulls follow every value), so its index is read from the top.
- */
-function keyset(spec: CollectionSpec, sort: Sort, values: unknown[]): Sql {
-  if (sort.length === 0 || values.length !== sort.length) {
-    throw new TypeError(`'after' needs one value per sort field (${sort.length}), got ${values.length}`);
-  }
-  return tupleAfter(sortTerms(spec, sort), values);
-}
-
-function tupleAfter(terms: OrderTerm[], values: unknown[]): Sql {
-  const equal = (i: number): Sql =>
-    values[i] === null ? sql(`${terms[i]!.expr} IS NULL`) : sql(`${terms[i]!.expr} = ?`, bindable(values[i]));
-  const disjuncts: Sql[] = [];
-  terms.forEach(({ expr, nullable, direction }, i) => {
-    const value = values[i];
-    let beyond: Sql;
-    if (direction === 'asc') {
-      beyond = value === null ? sql(`${expr} IS NOT NULL`) : sql(`${expr} > ?`, bindable(value));
-    } else if (value === null) {
-      return; // nothing sorts after null in desc order
-    } else {
-      beyond = sql(nullable ? `(${expr} < ? OR ${expr} IS NULL)` : `${expr} < ?`, bindable(value));
-    }
-    disjuncts.push(all([...terms.slice(0, i).map((_, j) => equal(j)), beyond]));
-  });
-  const first = terms[0]!;
-  const seekable = terms.length > 1 && values[0] !== null && (first.direction === 'asc' || !first.nullable);
-  if (!seekable) return any(disjuncts);
-  const seek = sql(`${first.expr} ${first.direction === 'asc' ? '>=' : '<='} ?`, bindable(values[0]));
-  return all([seek, any(disjuncts)]);
+function orderBy(spec: CollectionSpec, terms: OrderTerm[]): string {
+  return terms.map((t) => `${comparable(spec, t.field).expr} ${t.direction === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
 }
 
 function whereClause(conditions: Sql[]): Sql {
   return conditions.length === 0 ? sql('') : join([sql(' WHERE'), all(conditions)], ' ');
-}
-
-function nonNegative(n: number | undefined, what: string): number | undefined {
-  if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) throw new TypeError(`invalid ${what} ${n}`);
-  return n;
 }
 
 function table(spec: CollectionSpec): string {
@@ -309,9 +245,8 @@ function table(spec: CollectionSpec): string {
 
 /** The query's own conditions: `where` and the `after` cursor. */
 function filters(spec: CollectionSpec, q: Query): Sql[] {
-  const conditions = (q.where ?? []).map((c) => condition(spec, c));
-  if (q.after) conditions.push(keyset(spec, q.sort ?? [], q.after.values));
-  return conditions;
+  const after = afterCondition(spec, q);
+  return [...(q.where ?? []), ...(after ? [after] : [])].map((c) => condition(spec, c));
 }
 
 /**
@@ -351,7 +286,7 @@ export interface CompiledStream extends CompiledSql {
 export function compileStream(spec: CollectionSpec, q: Query, resume?: StreamResume): CompiledStream {
   const terms = orderTerms(spec, q.sort ?? []);
   const conditions = filters(spec, q);
-  if (resume) conditions.push(tupleAfter(terms, resume.values));
+  if (resume) conditions.push(condition(spec, tupleAfter(spec, terms, resume.values)));
   const where = whereClause(conditions);
   const limit = nonNegative(q.limit, 'limit');
   const offset = nonNegative(q.offset, 'offset');
@@ -359,8 +294,9 @@ export function compileStream(spec: CollectionSpec, q: Query, resume?: StreamRes
     ? limitOffset(limit === undefined ? undefined : Math.max(0, limit - resume.read), undefined)
     : limitOffset(limit, offset);
   const orderColumns = terms.map((_, i) => `o${i}`);
-  const selected = [KEY_COLUMN, DOC_COLUMN, ...terms.map((t, i) => `${t.expr} AS ${quoteIdent(orderColumns[i]!)}`)];
-  const text = `SELECT ${selected.join(', ')} FROM ${table(spec)}${where.sql} ORDER BY ${orderBy(terms)}`;
+  const expressions = terms.map((t, i) => `${fieldColumn(spec, t.field).expr} AS ${quoteIdent(orderColumns[i]!)}`);
+  const selected = [KEY_COLUMN, DOC_COLUMN, ...expressions];
+  const text = `SELECT ${selected.join(', ')} FROM ${table(spec)}${where.sql} ORDER BY ${orderBy(spec, terms)}`;
   return { sql: text + page.sql, params: [...where.params, ...page.params], orderColumns };
 }
 
@@ -391,7 +327,7 @@ export function compileCount(spec: CollectionSpec, where: Condition[] = []): Com
 }
 
 /**
- * Per-collection row counts, one row per resource table, kept by that table's triggers (sqlite-schema.ts)
+ * Per-collection row counts, one row per resource table, kept by that table's triggers (schema.ts)
  * in the same transaction as each insert and delete.
  */
 export const COUNTS_TABLE = '"_apidsl_counts"';

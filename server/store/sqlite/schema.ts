@@ -1,8 +1,10 @@
 // DDL for one collection: a table keyed by the identifier (or an internal integer key) with the rest of the
 // item as JSON and the item's rendered text, expression indexes on the same JSON paths the query compiler
 // emits, and the triggers that keep its row count in the counts table.
+import { checkName, checkNames } from '../names.js';
+import type { CollectionSpec } from '../types.js';
+import { uniqueSets } from '../unique.js';
 import {
-  checkName,
   elementFields,
   elementTableName,
   COUNTS_TABLE,
@@ -11,18 +13,13 @@ import {
   KEY_COLUMN,
   quoteIdent,
   RENDERED_COLUMN,
-} from './sqlite-query.js';
-import type { CollectionSpec } from './types.js';
-import { uniqueSets } from './unique.js';
+} from './query.js';
 
 /** Idempotent statements that create the table and its indexes. */
 export function schemaStatements(spec: CollectionSpec): string[] {
-  const table = quoteIdent(checkName(spec.name, 'resource'));
-  // SQLite names are case-insensitive: a resource called _apidsl_counts would be the counts table.
-  if (/^_apidsl_/i.test(spec.name))
-    throw new TypeError(`resource name ${JSON.stringify(spec.name)} is reserved (_apidsl_ prefix)`);
-  if (spec.identifier) checkName(spec.identifier.field, 'identifier');
-  for (const field of Object.keys(spec.fields)) checkName(field, 'field');
+  // SQLite names are case-insensitive: a resource called _apidsl_counts would be the counts table (checkNames).
+  checkNames(spec);
+  const table = quoteIdent(spec.name);
   // INTEGER PRIMARY KEY aliases the rowid. Integer keys are never left to SQLite (max + 1 would reuse a
   // deleted largest key): the store takes them from the sequences table (sequenceSchema).
   const key = spec.identifier?.type === 'string' ? 'TEXT NOT NULL PRIMARY KEY' : 'INTEGER PRIMARY KEY';
@@ -49,7 +46,7 @@ export function schemaStatements(spec: CollectionSpec): string[] {
   return statements;
 }
 
-/** The name of the unique index on `fields`, which a violation's message names (sqlite.ts reads it back). */
+/** The name of the unique index on `fields`, which a violation's message names (errors.ts reads it back). */
 export const uniqueIndexName = (spec: CollectionSpec, fields: string[]): string =>
   `${spec.name}:unique(${fields.join(',')})`;
 
