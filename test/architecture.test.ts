@@ -70,7 +70,7 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'validation', paths: ['server/pipeline/validation/'] },
   {
     name: 'state',
-    paths: ['server/pipeline/state.ts', 'server/pipeline/guards.ts'],
+    paths: ['server/pipeline/state.ts', 'server/pipeline/guards.ts', 'server/pipeline/answers.ts'],
   },
 ];
 
@@ -186,7 +186,12 @@ describe('architecture: the import graph', () => {
 
   it('enters the pipeline through execute.ts only: no adapter runs the chain or builds a state itself', () => {
     const runners = [...graph].filter(([, targets]) => targets.includes('server/pipeline/chain.ts')).map(([f]) => f);
-    expect(runners).to.deep.equal(['server/pipeline/execute.ts']);
+    // The OpenAPI responses read which stages an operation runs (`stagesOf`), never run them.
+    expect(runners.sort()).to.deep.equal(['server/openapi/responses.ts', 'server/pipeline/execute.ts']);
+    const reads = readFileSync(fromRoot('server/openapi/responses.ts'), 'utf8').match(
+      /import \{([^}]*)\} from '\.\.\/pipeline\/chain\.js'/,
+    );
+    expect(reads?.[1].trim()).to.equal('stagesOf');
   });
 
   it('has no import cycle', () => {
@@ -205,16 +210,16 @@ describe('architecture: the import graph', () => {
 describe('architecture: the pipeline stages', () => {
   const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-  for (const [name, stage] of PIPELINE) {
+  for (const { name, run } of PIPELINE) {
     it(`stage "${name}" is exported by server/pipeline/stages/${kebab(name)}.ts`, async () => {
       const module = (await import(`../server/pipeline/stages/${kebab(name)}.js`)) as Record<string, unknown>;
-      expect(Object.values(module)).to.include(stage);
+      expect(Object.values(module)).to.include(run);
     });
   }
 
   it('stages/ holds nothing but the stages', () => {
     const files = readdirSync(fromRoot('server/pipeline/stages')).filter((f) => f.endsWith('.ts'));
-    expect(files.sort()).to.deep.equal(PIPELINE.map(([name]) => `${kebab(name)}.ts`).sort());
+    expect(files.sort()).to.deep.equal(PIPELINE.map(({ name }) => `${kebab(name)}.ts`).sort());
   });
 });
 

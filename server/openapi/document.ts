@@ -7,17 +7,13 @@
  * responses, deprecations. QUERY operations go under the path item's `query` field in 3.2;
  * 3.1 has no place for them, so they are left out there and listed in `x-apidsl-omitted`.
  */
-import { dispatchesOnly, readsItem, successStatus, takesBody, throwsOnNotFound } from '../metadata/operation-facts.js';
-import { optionValue, writtenOption } from '../metadata/options.js';
-import { rateLimitOf, type RateLimitPolicy } from '../metadata/rate-limit.js';
-import { hubUrl, resourcePublishes } from '../realtime/index.js';
+import { takesBody } from '../metadata/operation-facts.js';
+import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import type { JsonSchema } from '../pipeline/validation/schema.js';
-import { mayRestrict } from '../pipeline/relations/referential-actions.js';
 import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
-import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/representation/jsonapi.js';
+import { JSONAPI_MEDIA_TYPE } from '../pipeline/representation/jsonapi.js';
 import { isGuarded } from '../pipeline/guards.js';
-import { jsonApiDocument } from './jsonapi-schemas.js';
 import {
   filterParameters,
   paginationParameters,
@@ -25,7 +21,8 @@ import {
   queryBodySchema,
   type ParameterObject,
 } from './parameters.js';
-import { bodyExample, collectionIriExample, iri, pageIriExample, responseIriExample } from './examples.js';
+import { bodyExample } from './examples.js';
+import { OperationResponses } from './responses.js';
 import { joinText, SchemaRegistry } from './schemas.js';
 
 export type SpecVersion = '3.1' | '3.2';
@@ -64,15 +61,6 @@ export function operationId(name: string): string {
     .replace(/\{/g, '_')
     .replace(/\}/g, '')
     .replace(/^_/, '');
-}
-
-/** Whether the operation reads one item by the identifier in its path (and so may answer 404). */
-function notFoundPossible(op: OperationMetadata, api: ApiMetadata): boolean {
-  if (op.controller === 'NotFoundAction') return true;
-  if (optionValue(op, api.settings, 'read') === false) return false;
-  const explicit = writtenOption(op, 'throwOnNotFound');
-  if (op.provider) return explicit === true || (explicit === undefined && !op.isCollection && op.method !== 'POST');
-  return readsItem(op) && throwsOnNotFound(op);
 }
 
 function summaryOf(op: OperationMetadata): string {
@@ -124,6 +112,7 @@ function securitySchemes(api: ApiMetadata): Record<string, unknown> {
 
 class Builder {
   readonly registry: SchemaRegistry;
+  private readonly responses: OperationResponses;
   readonly omitted: OmittedOperation[] = [];
   private readonly ids = new Set<string>();
 
@@ -133,6 +122,7 @@ class Builder {
     hidden?: ReadonlyMap<string, readonly string[]>,
   ) {
     this.registry = new SchemaRegistry(api, hidden);
+    this.responses = new OperationResponses(api, this.registry);
   }
 
   uniqueId(name: string): string {
@@ -141,74 +131,6 @@ class Builder {
     for (let i = 2; this.ids.has(id); i++) id = `${base}_${i}`;
     this.ids.add(id);
     return id;
-  }
-
-  private errorResponse(description: string, headers?: Record<string, unknown>): Record<string, unknown> {
-    const r = this.registry;
-    return {
-      description,
-      ...(headers ? { headers } : {}),
-      content: {
-        // Always served as problem+json: the Hydra document unless the client prefers plain JSON.
-        'application/problem+json': { schema: { anyOf: [r.errorJsonLd(), r.error()] } },
-        ...this.jsonApiErrors(),
-      },
-    };
-  }
-
-  /** The 429 of a rate-limited operation, with the headers it carries (docs/behaviour.md, "Rate limits"). */
-  private tooManyRequests(limit: RateLimitPolicy): Record<string, unknown> {
-    const text = { type: 'string' };
-    return this.errorResponse(
-      `Too many requests: more than ${limit.limit} per ${limit.seconds} s from this ${limit.by === 'user' ? 'user' : 'client address'}.`,
-      {
-        'Retry-After': { description: 'Seconds until the operation may be called again.', schema: { type: 'integer' } },
-        'RateLimit-Policy': { description: 'The limit: `"<operation>";q=<requests>;w=<seconds>`.', schema: text },
-        RateLimit: { description: 'What is left: `"<operation>";r=<remaining>;t=<seconds to reset>`.', schema: text },
-      },
-    );
-  }
-
-  /** With the JSON:API format, errors a client asking for it gets as a JSON:API error document. */
-  private jsonApiErrors(): Record<string, unknown> {
-    return this.api.settings.formats[JSONAPI_FORMAT]
-      ? { [JSONAPI_MEDIA_TYPE]: { schema: this.registry.errorJsonApi() } }
-      : {};
-  }
-
-  private violationResponse(): Record<string, unknown> {
-    const r = this.registry;
-    return {
-      description: 'Validation failed (constraint violations).',
-      content: {
-        'application/problem+json': { schema: { anyOf: [r.constraintViolationJsonLd(), r.constraintViolation()] } },
-        ...this.jsonApiErrors(),
-      },
-    };
-  }
-
-  /** The body of a successful answer, per output format (a bulk POST: the item, or the collection a batch creates). */
-  private outputContent(op: OperationMetadata): Record<string, unknown> {
-    const r = this.registry;
-    const content: Record<string, unknown> = {};
-    for (const [format, types] of Object.entries(this.api.settings.formats)) {
-      const jsonld = format === 'jsonld';
-      const collection = (): JsonSchema => (jsonld ? r.collectionJsonLd(op) : { type: 'array', items: r.output(op) });
-      const item = (): JsonSchema => (jsonld ? r.outputJsonLd(op) : r.output(op));
-      let schema: JsonSchema;
-      if (format === JSONAPI_FORMAT) schema = jsonApiDocument(r.outputJsonApi(op), this.pageIris(op));
-      else if (op.isCollection) schema = collection();
-      else schema = optionValue(op, 'bulk') === true ? { oneOf: [item(), collection()] } : item();
-      for (const type of types) content[type] = { schema };
-    }
-    return content;
-  }
-
-  /** A collection operation's example page IRIs, by page number (`/books?page=2`). */
-  private pageIris(op: OperationMetadata): ((page: number) => string) | undefined {
-    if (!op.isCollection) return undefined;
-    const collection = collectionIriExample(op);
-    return (page) => pageIriExample(collection, this.api.settings.pageParameter, page);
   }
 
   private requestBody(op: OperationMetadata): Record<string, unknown> | undefined {
@@ -284,107 +206,6 @@ class Builder {
     };
   }
 
-  private responses(op: OperationMetadata): Record<string, unknown> {
-    const name = op.shortName;
-    const responses: Record<string, unknown> = {};
-    if (op.controller === 'NotFoundAction') {
-      responses['404'] = this.errorResponse(
-        'Not found: this route exists to give the items their IRIs and always answers 404.',
-      );
-      return responses;
-    }
-    const status = successStatus(op, { dispatched: dispatchesOnly(op) });
-    const hasBody =
-      status !== 204 &&
-      optionValue(op, 'output') !== false &&
-      optionValue(op, this.api.settings, 'serialize') !== false;
-    const hub = resourcePublishes(op.resource, this.api.settings) ? hubUrl(this.api.settings, '') : undefined;
-    const hubLink = hub
-      ? {
-          Link: {
-            description: `Includes <${hub}>; rel="mercure": the Mercure hub publishing the changes of ${name} items.`,
-            schema: { type: 'string' },
-          },
-        }
-      : undefined;
-    const success = (description: string, headers?: Record<string, unknown>): Record<string, unknown> => ({
-      description: status === 202 ? `${name} accepted: dispatched to the message bus.` : description,
-      ...(headers || hubLink ? { headers: { ...headers, ...hubLink } } : {}),
-      ...(hasBody ? { content: this.outputContent(op) } : {}),
-    });
-    const location = {
-      Location: { description: 'The IRI of the item.', schema: iri(responseIriExample(op.resource)) },
-    };
-    if (op.isCollection && op.method !== 'POST') responses[status] = success(`${name} collection.`);
-    else if (op.method === 'POST')
-      responses[status] = success(`${name} resource created.`, status === 201 ? location : undefined);
-    else if (op.method === 'PUT' || op.method === 'PATCH') responses[status] = success(`${name} resource updated.`);
-    else if (op.method === 'DELETE')
-      responses[status] = { description: `${name} resource deleted.`, ...(hubLink ? { headers: hubLink } : {}) };
-    else responses[status] = success(`${name} resource.`);
-    if (op.method === 'PUT' && optionValue(op, 'allowCreate') === true && writtenOption(op, 'status') === undefined) {
-      responses['201'] = { ...success(`${name} resource created (it did not exist).`, location) };
-    }
-
-    const patchDisabled =
-      op.method === 'PATCH' &&
-      this.api.settings.patchFormats.length === 0 &&
-      optionValue(op, 'input') !== false &&
-      optionValue(op, this.api.settings, 'deserialize') !== false;
-    const bodyRead = this.requestBody(op) !== undefined && op.method !== 'QUERY';
-    const paginated = paginationParameters(this.api, op).length > 0 && op.isCollection;
-    if (op.method === 'QUERY') {
-      responses['400'] = this.errorResponse(
-        'The body is not valid JSON, does not decode to a JSON object, or a pagination parameter is invalid.',
-      );
-    } else if (bodyRead)
-      responses['400'] = this.errorResponse(
-        'Invalid input: malformed JSON, a value of the wrong type or an invalid IRI.',
-      );
-    else if (paginated)
-      responses['400'] = this.errorResponse('Invalid pagination parameter (a page below 1, a negative page size…).');
-    if (notFoundPossible(op, this.api)) responses['404'] = this.errorResponse(`${name} resource not found.`);
-    if (op.method === 'DELETE' && mayRestrict(this.api, op.resource))
-      responses['409'] = this.errorResponse(
-        `The ${name} is referenced by other items through a relation whose onDelete is restrict (perhaps reached by a cascade): nothing was deleted.`,
-      );
-    if (bodyRead)
-      responses['413'] = this.errorResponse(
-        `The request body is larger than ${this.api.settings.bodySizeLimit} bytes.`,
-      );
-    if (op.method === 'QUERY') {
-      responses['415'] = this.errorResponse('No Content-Type, or one that is neither JSON nor a form.', {
-        'Accept-Query': {
-          description: 'The media types a QUERY body may have.',
-          schema: { type: 'string', const: 'application/x-www-form-urlencoded, application/json' },
-        },
-      });
-    } else if (patchDisabled)
-      responses['415'] = this.errorResponse(
-        'PATCH is not enabled: the patch_formats setting is empty, so every PATCH answers 415.',
-      );
-    else if (bodyRead) responses['415'] = this.errorResponse('Missing or unsupported Content-Type.');
-    if (bodyRead && takesBody(op.method) && optionValue(op, this.api.settings, 'validate') !== false)
-      responses['422'] = this.violationResponse();
-    if (isGuarded(op, this.api.settings)) {
-      responses['401'] = this.errorResponse(
-        'Not authenticated: the request has no credentials (and a security rule denies it) or invalid ones.',
-        {
-          'WWW-Authenticate': {
-            description: '`Bearer`, or `Bearer error="invalid_token"` for invalid credentials.',
-            schema: { type: 'string' },
-          },
-        },
-      );
-      responses['403'] = this.errorResponse(
-        'Access denied: a security rule of this operation denies the authenticated user.',
-      );
-    }
-    const limit = rateLimitOf(op, this.api.settings);
-    if (limit) responses['429'] = this.tooManyRequests(limit);
-    return responses;
-  }
-
   operation(op: OperationMetadata, id: string): Record<string, unknown> {
     const parameters: ParameterObject[] = [...pathParameters(op)];
     if (op.isCollection && op.method !== 'POST') {
@@ -409,7 +230,7 @@ class Builder {
       ...(description ? { description } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(body ? { requestBody: body } : {}),
-      responses: this.responses(op),
+      responses: this.responses.responses(op),
       ...(this.api.security.jwt && isGuarded(op, this.api.settings) ? { security: [{ [BEARER_SCHEME]: [] }] } : {}),
       ...(deprecation ? { deprecated: true } : {}),
     };

@@ -13,55 +13,83 @@ import { acceptsBatch, readBulkBody, runBatch, type ItemStages } from './bulk.js
 import { perOperation } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 import { securityReadsObject } from './guards.js';
-import { queryCriteria, readsCriteria } from './stages/criteria.js';
-import { applyBody, deserialize, deserializes } from './stages/deserialize.js';
-import { checksFilterSecurity, filterSecurity } from './stages/filter-security.js';
+import { criteriaAnswers, queryCriteria, readsCriteria } from './stages/criteria.js';
+import { applyBody, deserialize, deserializeAnswers, deserializes } from './stages/deserialize.js';
+import { checksFilterSecurity, filterSecurity, filterSecurityAnswers } from './stages/filter-security.js';
 import { loadIncluded, mayInclude } from './stages/include.js';
-import { checkParameters, checksParameters } from './stages/parameters.js';
-import { preReadSecurity, securityBeforeRead } from './stages/pre-read-security.js';
+import { checkParameters, checksParameters, parametersAnswers } from './stages/parameters.js';
+import { preReadSecurity, preReadSecurityAnswers, securityBeforeRead } from './stages/pre-read-security.js';
 import { propertyReadSecurity, readGuarded } from './stages/property-security.js';
 import { publishUpdates } from './stages/publish.js';
-import { read, reads } from './stages/read.js';
-import { postDenormalizeSecurity, securityAfterDenormalize } from './stages/security-post-denormalize.js';
-import { postValidationSecurity, securityAfterValidation } from './stages/security-post-validation.js';
-import { postReadSecurity } from './stages/security.js';
+import { read, readAnswers, reads } from './stages/read.js';
+import {
+  postDenormalizeSecurity,
+  securityAfterDenormalize,
+  securityPostDenormalizeAnswers,
+} from './stages/security-post-denormalize.js';
+import {
+  postValidationSecurity,
+  securityAfterValidation,
+  securityPostValidationAnswers,
+} from './stages/security-post-validation.js';
+import { postReadSecurity, securityAnswers } from './stages/security.js';
 import { serialize } from './stages/serialize.js';
-import { validate, validates } from './stages/validate.js';
-import { write, writes } from './stages/write.js';
+import { validate, validateAnswers, validates } from './stages/validate.js';
+import { write, writeAnswers, writes } from './stages/write.js';
 import type { OperationState } from './state.js';
+import type { Answers } from './answers.js';
 
 type Stage = (state: OperationState) => void | Promise<void> | undefined;
 /** Whether a stage can do anything for an operation; false only where the stage would return at once. */
 type Acts = (op: OperationMetadata, settings: Settings) => boolean;
 
-/** The stages in order: name, stage, and when it acts (absent: for every operation). */
-export const PIPELINE: readonly [string, Stage, Acts?][] = [
-  ['criteria', queryCriteria, readsCriteria],
-  ['parameters', checkParameters, checksParameters],
-  ['preReadSecurity', preReadSecurity, securityBeforeRead],
-  ['filterSecurity', filterSecurity, checksFilterSecurity],
-  ['read', read, reads],
-  ['security', postReadSecurity, securityReadsObject],
-  ['deserialize', deserialize, deserializes],
-  ['securityPostDenormalize', postDenormalizeSecurity, securityAfterDenormalize],
-  ['validate', validate, validates],
-  ['securityPostValidation', postValidationSecurity, securityAfterValidation],
-  ['write', write, writes],
+export interface PipelineStage {
+  name: string;
+  run: Stage;
+  /** When it acts (absent: for every operation). */
+  acts?: Acts;
+  /** What it can answer instead of the success (absent: nothing), for the documentation (openapi/responses.ts). */
+  answers?: Answers;
+}
+
+/** The stages in order. */
+export const PIPELINE: readonly PipelineStage[] = [
+  { name: 'criteria', run: queryCriteria, acts: readsCriteria, answers: criteriaAnswers },
+  { name: 'parameters', run: checkParameters, acts: checksParameters, answers: parametersAnswers },
+  { name: 'preReadSecurity', run: preReadSecurity, acts: securityBeforeRead, answers: preReadSecurityAnswers },
+  { name: 'filterSecurity', run: filterSecurity, acts: checksFilterSecurity, answers: filterSecurityAnswers },
+  { name: 'read', run: read, acts: reads, answers: readAnswers },
+  { name: 'security', run: postReadSecurity, acts: securityReadsObject, answers: securityAnswers },
+  { name: 'deserialize', run: deserialize, acts: deserializes, answers: deserializeAnswers },
+  {
+    name: 'securityPostDenormalize',
+    run: postDenormalizeSecurity,
+    acts: securityAfterDenormalize,
+    answers: securityPostDenormalizeAnswers,
+  },
+  { name: 'validate', run: validate, acts: validates, answers: validateAnswers },
+  {
+    name: 'securityPostValidation',
+    run: postValidationSecurity,
+    acts: securityAfterValidation,
+    answers: securityPostValidationAnswers,
+  },
+  { name: 'write', run: write, acts: writes, answers: writeAnswers },
   // Changes come from the write, from custom code's `ctx.persist` and from a batch's items: always run.
-  ['publish', publishUpdates],
-  ['propertySecurity', propertyReadSecurity, (op, settings) => readGuarded(op, settings).length > 0],
-  ['include', loadIncluded, mayInclude],
-  ['serialize', serialize],
+  { name: 'publish', run: publishUpdates },
+  { name: 'propertySecurity', run: propertyReadSecurity, acts: (op, settings) => readGuarded(op, settings).length > 0 },
+  { name: 'include', run: loadIncluded, acts: mayInclude },
+  { name: 'serialize', run: serialize },
 ];
 
 /** The stages that can do anything for an operation, in order (made once per operation). */
-export const stagesOf = perOperation((op, settings): readonly [string, Stage][] =>
-  PIPELINE.filter(([, , acts]) => acts === undefined || acts(op, settings)).map(([name, stage]) => [name, stage]),
+export const stagesOf = perOperation((op, settings): readonly PipelineStage[] =>
+  PIPELINE.filter(({ acts }) => acts === undefined || acts(op, settings)),
 );
 
 const stagesBetween = (first: string, last: string): Stage[] => {
-  const names = PIPELINE.map(([name]) => name);
-  return PIPELINE.slice(names.indexOf(first), names.indexOf(last) + 1).map(([, stage]) => stage);
+  const names = PIPELINE.map(({ name }) => name);
+  return PIPELINE.slice(names.indexOf(first), names.indexOf(last) + 1).map(({ run }) => run);
 };
 
 /** What a bulk POST runs per item, around the write of the whole batch (bulk.ts). */
@@ -71,7 +99,7 @@ const ITEM_STAGES: ItemStages = {
 };
 
 export async function runPipeline(state: OperationState): Promise<void> {
-  for (const [name, stage] of stagesOf(state.operation, state.api.settings)) {
+  for (const { name, run } of stagesOf(state.operation, state.api.settings)) {
     if (name === 'deserialize' && acceptsBatch(state)) {
       // A `bulk: true` POST: an array body is a batch, anything else the body of a single POST.
       const body = await readBulkBody(state);
@@ -80,7 +108,7 @@ export async function runPipeline(state: OperationState): Promise<void> {
       continue;
     }
     // Stages that finish synchronously cost no trip through the microtask queue.
-    const pending = stage(state);
+    const pending = run(state);
     if (pending) await pending;
   }
 }

@@ -236,7 +236,7 @@ export const plainItemValue = perOperation(
     if (op.isCollection || op.method !== 'GET' || op.hidden || op.provider || rateLimitOf(op, settings))
       return undefined;
     const byIdentifierOnly = op.uriVariables.length === 1 && op.uriVariables[0] === op.resource.identifier?.name;
-    const stages = stagesOf(op, settings).map(([name]) => name);
+    const stages = stagesOf(op, settings).map(({ name }) => name);
     if (!byIdentifierOnly || !stages.includes('read') || !stages.includes('serialize')) return undefined;
     if (!stages.every((name) => READ_AND_SHOW.has(name))) return undefined;
     return (api, item, origin) =>

@@ -8,6 +8,7 @@
 import { optionValue, perOperation } from '../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata, ResourceMetadata, Settings } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
+import type { Answer } from './answers.js';
 import { accessDenied, allows, type RequestFacts } from '../security/access.js';
 import { RelationReads } from '../security/relation-reads.js';
 import { compileGuard } from '../expression/guard.js';
@@ -40,6 +41,21 @@ export const guardsOf = perOperation((op: OperationMetadata) => {
 });
 
 /** Whether an operation has any operation-level guard (OpenAPI documents its 401 and 403). */
+/** A guard's refusal: 401 to an anonymous user, 403 to another (security/access.ts, `accessDenied`). */
+export const DENIALS: readonly Answer[] = [
+  {
+    status: 401,
+    description: 'Not authenticated: the request has no credentials (and a security rule denies it) or invalid ones.',
+    headers: {
+      'WWW-Authenticate': {
+        description: '`Bearer`, or `Bearer error="invalid_token"` for invalid credentials.',
+        schema: { type: 'string' },
+      },
+    },
+  },
+  { status: 403, description: 'Access denied: a security rule of this operation denies the authenticated user.' },
+];
+
 export const isGuarded = (op: OperationMetadata, settings: Settings): boolean => {
   const g = guardsOf(op, settings);
   return g.security !== undefined || g.securityPostDenormalize !== undefined || g.securityPostValidation !== undefined;

@@ -16,6 +16,7 @@ import type { OperationMetadata } from '../metadata/types.js';
 import { HttpError, notFound, preconditionFailed } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
 import { jsonText } from './representation/json-text.js';
+import type { Answers } from './answers.js';
 import { isItem, type OperationState, type WriteCondition } from './state.js';
 
 /** The ETag of a response body's bytes: what a successful GET carries (server/http/respond.ts). */
@@ -48,6 +49,23 @@ const conditional = (op: OperationMetadata): boolean =>
   !op.isCollection && (op.method === 'PUT' || op.method === 'PATCH' || op.method === 'DELETE');
 
 const creates = (op: OperationMetadata): boolean => op.method === 'PUT' && optionValue(op, 'allowCreate') === true;
+
+/** A condition that no longer holds (412); a required `If-Match` missing (428). */
+export const preconditionAnswers: Answers = (op) => {
+  if (!conditional(op)) return [];
+  const required = optionValue(op, 'requireIfMatch') === true;
+  return [
+    {
+      status: 412,
+      description: creates(op)
+        ? 'The item changed since the version If-Match names, or If-None-Match: * and the item exists: nothing was written.'
+        : 'The item changed since the version If-Match names: nothing was written.',
+    },
+    ...(required
+      ? [{ status: 428, description: 'No If-Match: this operation requires the ETag of the version you read.' }]
+      : []),
+  ];
+};
 
 /**
  * The condition the request's write must hold to, undefined for an unconditional write. Throws the 412 of a

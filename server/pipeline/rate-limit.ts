@@ -8,12 +8,13 @@
  * logged, at most once a minute, and the request is served: a broken counter never takes the API down.
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { RateLimitPolicy } from '../metadata/rate-limit.js';
+import { rateLimitOf, type RateLimitPolicy } from '../metadata/rate-limit.js';
 import type { Settings } from '../metadata/types.js';
 import { clientAddress, trustedProxies, type TrustedProxies } from '../protocol/client-address.js';
 import { HttpError } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
 import type { RateLimitStore, Runtime } from './state.js';
+import type { Answers } from './answers.js';
 
 /** Who sends a request, as far as counting goes. */
 export interface RateLimitClient {
@@ -26,6 +27,24 @@ export interface RateLimitClient {
 
 /** The headers a rate-limited answer may carry, which CORS exposes to pages (http/cors.ts). */
 export const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'Retry-After'];
+
+/** Past the operation's limit: 429 with the headers it carries. */
+export const rateLimitAnswers: Answers = (op, api) => {
+  const limit = rateLimitOf(op, api.settings);
+  if (!limit) return [];
+  const text = { type: 'string' };
+  return [
+    {
+      status: 429,
+      description: `Too many requests: more than ${limit.limit} per ${limit.seconds} s from this ${limit.by === 'user' ? 'user' : 'client address'}.`,
+      headers: {
+        'Retry-After': { description: 'Seconds until the operation may be called again.', schema: { type: 'integer' } },
+        'RateLimit-Policy': { description: 'The limit: `"<operation>";q=<requests>;w=<seconds>`.', schema: text },
+        RateLimit: { description: 'What is left: `"<operation>";r=<remaining>;t=<seconds to reset>`.', schema: text },
+      },
+    },
+  ];
+};
 
 const trustedOf = new WeakMap<Settings, TrustedProxies>();
 const lastWarning = new WeakMap<Runtime, number>();

@@ -95,14 +95,14 @@ describe('pipeline: the stages each operation runs', () => {
     const api = await loadApi(join(ROOT, 'test/fixtures/bench/pagination.api'));
     const books = api.resources.find((r) => r.shortName === 'Book')!;
     const list = books.operations.find((o) => o.kind === 'GetCollection')!;
-    expect(stagesOf(list, api.settings).map(([name]) => name)).to.deep.equal([
+    expect(stagesOf(list, api.settings).map(({ name }) => name)).to.deep.equal([
       'parameters',
       'read',
       'publish',
       'serialize',
     ]);
     const post = books.operations.find((o) => o.kind === 'Post')!;
-    expect(stagesOf(post, api.settings).map(([name]) => name)).to.deep.equal([
+    expect(stagesOf(post, api.settings).map(({ name }) => name)).to.deep.equal([
       'deserialize',
       'validate',
       'write',
@@ -123,8 +123,8 @@ describe('pipeline: the stages each operation runs', () => {
       }
       loaded++;
       for (const op of api.resources.flatMap((r) => r.operations)) {
-        const kept = new Set(stagesOf(op, api.settings).map(([name]) => name));
-        for (const [name, stage] of PIPELINE) {
+        const kept = new Set(stagesOf(op, api.settings).map(({ name }) => name));
+        for (const { name, run: stage } of PIPELINE) {
           if (kept.has(name)) continue;
           for (const shape of shapes(api, op)) {
             const { state, touched } = watched(shape);

@@ -27,6 +27,19 @@ const paginationOptions = perOperation((op, settings) => {
   };
 });
 
+/** Whether the request may name a page, a page size or the switches (each refused when invalid: 400). */
+export const readsPageParameters = (op: OperationMetadata, settings: Settings): boolean => {
+  const options = paginationOptions(op, settings);
+  const cursor = optionValue(op, settings, 'paginationViaCursor');
+  const byCursor = Array.isArray(cursor) && cursor.length > 0;
+  return (
+    ((options.enabled || options.clientEnabled) && !byCursor) ||
+    options.clientSize ||
+    options.clientEnabled ||
+    options.clientPartial
+  );
+};
+
 export function pageRequest(
   op: OperationMetadata,
   settings: Settings,

@@ -1,12 +1,29 @@
 import { HttpError, badRequest } from '../../protocol/errors.js';
 import { parseQuery } from '../../protocol/query.js';
 import { parseJsonBody } from '../representation/json-body.js';
+import { bodyTooLarge, type Answers } from '../answers.js';
 import type { OperationMetadata } from '../../metadata/types.js';
 import { isItem, type OperationState } from '../state.js';
 
 const ACCEPT_QUERY = 'application/x-www-form-urlencoded, application/json';
 
 /** Whether the stage has anything to do: only a QUERY operation takes its criteria from the body. */
+/** A QUERY's body that is no JSON object, or of a type that is neither JSON nor a form. */
+export const criteriaAnswers: Answers = (_op, api) => [
+  { status: 400, description: 'The body is not valid JSON or does not decode to a JSON object.' },
+  bodyTooLarge(api),
+  {
+    status: 415,
+    description: 'No Content-Type, or one that is neither JSON nor a form.',
+    headers: {
+      'Accept-Query': {
+        description: 'The media types a QUERY body may have.',
+        schema: { type: 'string', const: 'application/x-www-form-urlencoded, application/json' },
+      },
+    },
+  },
+];
+
 export const readsCriteria = (op: OperationMetadata): boolean => op.method === 'QUERY';
 
 /**

@@ -8,7 +8,8 @@ import { badRequest, notFound, type Violation } from '../../protocol/errors.js';
 import { routeIdentifier } from '../../protocol/identifier.js';
 import { iriResolver, itemIri, type IriResolver } from '../../protocol/iri.js';
 import { checkInputType } from '../../protocol/negotiation.js';
-import { takesBody } from '../../metadata/operation-facts.js';
+import { readsItem, takesBody } from '../../metadata/operation-facts.js';
+import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
 import { acceptedProperties, allowsExtraAttributes, denormalizationGroups } from '../../metadata/property-access.js';
 import { denormalize, type DenormalizeMode } from '../representation/denormalize.js';
@@ -24,6 +25,7 @@ import { factsOf } from '../guards.js';
 import { writesRelativeIris } from '../representation/url-generation.js';
 import { validationFailed } from '../validation/violations.js';
 import { isItem, type OperationState } from '../state.js';
+import { bodyTooLarge, type Answers } from '../answers.js';
 
 const PATCH_DISABLED =
   'PATCH is not enabled: list its media types in the patch_formats setting of config (e.g. patch_formats: ["application/merge-patch+json"]).';
@@ -33,6 +35,36 @@ export const deserializes = perOperation(
   (op, settings): boolean =>
     takesBody(op.method) && optionValue(op, settings, 'deserialize') !== false && optionValue(op, 'input') !== false,
 );
+
+/** Whether the operation reads a body: it deserializes one, and is no PATCH while `patch_formats` is empty. */
+export const readsBody = (op: OperationMetadata, settings: Settings): boolean =>
+  deserializes(op, settings) && !(op.method === 'PATCH' && settings.patchFormats.length === 0);
+
+/** A body of the wrong type, too large or not the item; a PUT's identifier no item can have. */
+export const deserializeAnswers: Answers = (op, api) => {
+  const settings = api.settings;
+  if (!deserializes(op, settings)) return [];
+  if (!readsBody(op, settings))
+    return [
+      {
+        status: 415,
+        description: 'PATCH is not enabled: the patch_formats setting is empty, so every PATCH answers 415.',
+      },
+    ];
+  const collects = optionValue(op, settings, 'collectDenormalizationErrors') === true;
+  return [
+    { status: 400, description: 'Invalid input: malformed JSON, a value of the wrong type or an invalid IRI.' },
+    ...(op.method === 'PUT' && readsItem(op)
+      ? [{ status: 404, description: `${op.shortName} resource not found.` }]
+      : []),
+    bodyTooLarge(api),
+    { status: 415, description: 'Missing or unsupported Content-Type.' },
+    // collectDenormalizationErrors: type errors and dangling relations as violations.
+    ...(collects
+      ? [{ status: 422, description: 'Validation failed (constraint violations).', violations: true as const }]
+      : []),
+  ];
+};
 
 export async function deserialize(state: OperationState): Promise<void> {
   const op = state.operation;

@@ -18,7 +18,8 @@ import { HttpError } from '../../protocol/errors.js';
 import { allows } from '../../security/access.js';
 import { compileGuard } from '../../expression/guard.js';
 import { filterKind } from '../filters/index.js';
-import { enforce, factsOf, type Guard } from '../guards.js';
+import type { Answers } from '../answers.js';
+import { DENIALS, enforce, factsOf, type Guard } from '../guards.js';
 import type { OperationState } from '../state.js';
 
 /** Where a criterion on a guarded property stands in the criteria: `['price']`, `['order', 'price']`. */
@@ -69,6 +70,17 @@ const criteriaGuards = perOperation((op: OperationMetadata, api: ApiMetadata) =>
   }
   return { criteria, parameters };
 });
+
+/** A criterion on a property the user may not read; a parameter's own `security` refusing the request. */
+export const filterSecurityAnswers: Answers = (op, api) => {
+  const { criteria, parameters } = criteriaGuards(op, api);
+  return [
+    ...(criteria.length
+      ? [{ status: 400, description: 'A filter or order parameter reads a property the user may not see.' }]
+      : []),
+    ...(parameters.length ? DENIALS : []),
+  ];
+};
 
 /** The parameter as the client wrote it (`price[between]`), when the criteria hold something at `path`. */
 function givenParameter(criteria: Record<string, unknown>, path: readonly string[]): string | undefined {

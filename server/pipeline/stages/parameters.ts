@@ -8,6 +8,7 @@ import { HttpError } from '../../protocol/errors.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
 import type { OperationMetadata } from '../../metadata/types.js';
 import { operationVariables } from '../filters/search-template.js';
+import type { Answers } from '../answers.js';
 import type { OperationState } from '../state.js';
 import { validationFailed, violation } from '../validation/violations.js';
 
@@ -39,6 +40,30 @@ const parameterRules = perOperation((op, settings) => ({
     .filter(([, spec]) => spec?.required === true)
     .map(([name]) => name),
 }));
+
+/** A parameter the operation does not understand (strict validation), a required one missing. */
+export const parametersAnswers: Answers = (op, api) => {
+  const rules = parameterRules(op, api.settings);
+  return [
+    ...(rules.strict
+      ? [
+          {
+            status: 400,
+            description: 'A query parameter the operation does not understand (strict query parameter validation).',
+          },
+        ]
+      : []),
+    ...(rules.required.length
+      ? [
+          {
+            status: 422,
+            description: `A required query parameter is missing: ${rules.required.join(', ')}.`,
+            violations: true as const,
+          },
+        ]
+      : []),
+  ];
+};
 
 export function checkParameters(state: OperationState): void {
   const op = state.operation;

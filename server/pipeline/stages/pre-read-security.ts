@@ -3,7 +3,8 @@
  * `previous_object` runs before the read, so a denied request learns nothing about whether the item exists.
  */
 import type { OperationMetadata, Settings } from '../../metadata/types.js';
-import { enforce, guardsOf } from '../guards.js';
+import type { Answers } from '../answers.js';
+import { DENIALS, enforce, guardsOf } from '../guards.js';
 import type { OperationState } from '../state.js';
 
 /** Whether the stage has anything to do: a `security` expression that does not read the item. */
@@ -11,6 +12,9 @@ export const securityBeforeRead = (op: OperationMetadata, settings: Settings): b
   const guard = guardsOf(op, settings).security;
   return guard !== undefined && !guard.expression.usesObject;
 };
+
+/** The operation's `security` rule refusing the request. */
+export const preReadSecurityAnswers: Answers = () => DENIALS;
 
 export function preReadSecurity(state: OperationState): Promise<void> | undefined {
   const guard = guardsOf(state.operation, state.api.settings).security;

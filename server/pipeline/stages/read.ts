@@ -7,7 +7,8 @@
 import { notFound } from '../../protocol/errors.js';
 import { routeIdentifier } from '../../protocol/identifier.js';
 import { readsItem, throwsOnNotFound } from '../../metadata/operation-facts.js';
-import { optionValue, perOperation } from '../../metadata/options.js';
+import { optionValue, perOperation, writtenOption } from '../../metadata/options.js';
+import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import type { Item, Query, Sort } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
 import { cursorOf, readCursorPage } from '../pages/cursor.js';
@@ -16,7 +17,8 @@ import { relatedConditions } from '../filters/related.js';
 import { cloneJson } from '../representation/json-clone.js';
 import { linkConditions, uriBindings } from '../relations/links.js';
 import { asPage } from '../pages/page.js';
-import { pageRequest } from '../pages/pagination.js';
+import { pageRequest, readsPageParameters } from '../pages/pagination.js';
+import type { Answers } from '../answers.js';
 import { readsStoredMembers } from '../representation/rendering.js';
 import type { OperationState, Page } from '../state.js';
 
@@ -29,6 +31,25 @@ export const reads = perOperation(
     op.hidden ||
     (optionValue(op, settings, 'read') !== false && (Boolean(op.provider) || op.isCollection || readsItem(op))),
 );
+
+/**
+ * Whether a read finds nothing and answers 404: an item named by its path (a custom provider's too, unless
+ * `throwOnNotFound` says otherwise), not a POST's.
+ */
+function notFoundPossible(op: OperationMetadata, settings: Settings): boolean {
+  if (optionValue(op, settings, 'read') === false) return false;
+  const explicit = writtenOption(op, 'throwOnNotFound');
+  if (op.provider) return explicit === true || (explicit === undefined && !op.isCollection && op.method !== 'POST');
+  return readsItem(op) && throwsOnNotFound(op);
+}
+
+/** An item that is not there; a page parameter out of range. */
+export const readAnswers: Answers = (op, api) => [
+  ...(op.isCollection && op.method !== 'POST' && readsPageParameters(op, api.settings)
+    ? [{ status: 400, description: 'Invalid pagination parameter (a page below 1, a negative page size…).' }]
+    : []),
+  ...(notFoundPossible(op, api.settings) ? [{ status: 404, description: `${op.shortName} resource not found.` }] : []),
+];
 
 /** The `read` switch, read once. */
 const readEnabled = perOperation((op, settings): boolean => optionValue(op, settings, 'read') !== false);

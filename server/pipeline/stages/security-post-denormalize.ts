@@ -2,15 +2,24 @@
  * Stage "securityPostDenormalize": after the body is applied (`object`: the changed, unsaved item,
  * `previous_object`: the stored one), the properties' write rules first, then the operation's rule.
  */
+import { readsBody } from './deserialize.js';
 import { perOperation } from '../../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata, Settings } from '../../metadata/types.js';
 import { accessDenied, allows } from '../../security/access.js';
-import { enforce, factsOf, guardsOf } from '../guards.js';
+import type { Answers } from '../answers.js';
+import { DENIALS, enforce, factsOf, guardsOf } from '../guards.js';
 import { isItem, type OperationState } from '../state.js';
 
 /** Whether the stage has anything to do: a `securityPostDenormalize` rule on the operation or on a property. */
 export const securityAfterDenormalize = (op: OperationMetadata, settings: Settings): boolean =>
   guardsOf(op, settings).securityPostDenormalize !== undefined || writeGuardedOf(op, settings).length > 0;
+
+/** `securityPostDenormalize`, or the write rule of a property a body writes, with `throwOnAccessDenied`, refusing the request. */
+export const securityPostDenormalizeAnswers: Answers = (op, api) =>
+  guardsOf(op, api.settings).securityPostDenormalize !== undefined ||
+  (readsBody(op, api.settings) && writeGuardedOf(op, api.settings).some((p) => p.throwOnAccessDenied))
+    ? DENIALS
+    : [];
 
 export function postDenormalizeSecurity(state: OperationState): Promise<void> | undefined {
   const guard = guardsOf(state.operation, state.api.settings).securityPostDenormalize;

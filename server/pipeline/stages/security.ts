@@ -2,8 +2,12 @@
  * Stage "security": an operation `security` expression that reads `object` (the item, null for a Post,
  * the page's items for a listing) or `previous_object` (a copy) runs after the read.
  */
-import { enforce, guardsOf, type Guard } from '../guards.js';
+import type { Answers } from '../answers.js';
+import { DENIALS, enforce, guardsOf, type Guard } from '../guards.js';
 import type { OperationState } from '../state.js';
+
+/** The operation's `security` rule refusing the request once it read the item. */
+export const securityAnswers: Answers = () => DENIALS;
 
 export function postReadSecurity(state: OperationState): Promise<void> | undefined {
   const guard = guardsOf(state.operation, state.api.settings).security;

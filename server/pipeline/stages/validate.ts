@@ -11,10 +11,18 @@ import { nestedViolations } from '../relations/nested-writes.js';
 import { validationFailed } from '../validation/violations.js';
 import { assertionViolations, hasAssertions, inValidationOrder } from '../validation/assertions.js';
 import { factsOf } from '../guards.js';
+import type { Answers } from '../answers.js';
+import { readsBody } from './deserialize.js';
 
 /** Whether the stage has anything to do: a POST, PUT or PATCH whose `validate` is not false. */
 export const validates = (op: OperationMetadata, settings: Settings): boolean =>
   ['POST', 'PUT', 'PATCH'].includes(op.method) && validationGroups(op, settings) !== undefined;
+
+/** The item's constraint violations, for an operation that reads a body (deserialize.ts). */
+export const validateAnswers: Answers = (op, api) =>
+  readsBody(op, api.settings)
+    ? [{ status: 422, description: 'Validation failed (constraint violations).', violations: true }]
+    : [];
 
 export async function validate(state: OperationState): Promise<void> {
   const op = state.operation;

@@ -18,6 +18,8 @@ import {
   withNestedWrites,
 } from '../writes/persist.js';
 import { asPage } from '../pages/page.js';
+import { mayRestrict } from '../relations/referential-actions.js';
+import type { Answers } from '../answers.js';
 import { isItem, type OperationState } from '../state.js';
 
 /**
@@ -30,6 +32,26 @@ export const writes = perOperation(
     (optionValue(op, settings, 'write') !== false &&
       (Boolean(op.processor) || !(op.method === 'GET' || op.method === 'QUERY' || op.method === 'HEAD'))),
 );
+
+/** `NotFoundAction`'s 404, a delete that an `onDelete: restrict` relation refuses. */
+export const writeAnswers: Answers = (op, api) => {
+  const name = op.shortName;
+  if (op.controller === 'NotFoundAction')
+    return [
+      {
+        status: 404,
+        description: 'Not found: this route exists to give the items their IRIs and always answers 404.',
+        only: true,
+      },
+    ];
+  if (op.method !== 'DELETE' || !mayRestrict(api, op.resource)) return [];
+  return [
+    {
+      status: 409,
+      description: `The ${name} is referenced by other items through a relation whose onDelete is restrict (perhaps reached by a cascade): nothing was deleted.`,
+    },
+  ];
+};
 
 export async function write(state: OperationState): Promise<void> {
   const op = state.operation;
