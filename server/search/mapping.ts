@@ -23,39 +23,55 @@ export const isDate = (p: PropertyMetadata | undefined): boolean => p?.type === 
 
 type FieldMapping = Record<string, unknown>;
 
-function fieldMapping(p: PropertyMetadata, dialect: Dialect): FieldMapping | undefined {
-  const indexed = { index: true, sortable: true, aggregatable: false };
-  // ZincSearch needs its own flags (index, sortable); Elasticsearch refuses unknown ones.
-  const flags = dialect === 'zincsearch' ? indexed : {};
+/** Elasticsearch's and OpenSearch's field types, without flags: they refuse unknown ones. */
+function elasticsearchField(p: PropertyMetadata): FieldMapping {
+  if (p.relation) return { type: 'keyword' };
+  switch (p.type) {
+    case 'int':
+      return { type: 'long' };
+    case 'number':
+      return { type: 'double' };
+    case 'bool':
+      return { type: 'boolean' };
+    case 'datetime':
+      return { type: 'date' }; // its default format, strict_date_optional_time, reads RFC 3339
+    case 'date':
+      return { type: 'date', format: 'strict_date' };
+    case 'string':
+      return p.identifier ? { type: 'keyword' } : { type: 'text', fields: { keyword: { type: 'keyword' } } };
+    default:
+      return { type: 'object', enabled: false }; // json: in _source only
+  }
+}
+
+/** ZincSearch's field types: its own names, each field flagged indexed and sortable (its defaults are not). */
+function zincsearchField(p: PropertyMetadata): FieldMapping {
+  const flags = { index: true, sortable: true, aggregatable: false };
   if (p.relation) return { type: 'keyword', ...flags };
   switch (p.type) {
     case 'int':
     case 'number':
-      return dialect === 'zincsearch' ? { type: 'numeric', ...flags } : { type: p.type === 'int' ? 'long' : 'double' };
+      return { type: 'numeric', ...flags };
     case 'bool':
-      return { type: dialect === 'zincsearch' ? 'bool' : 'boolean', ...flags };
+      return { type: 'bool', ...flags };
     case 'datetime':
-      // ZincSearch's default layout is RFC 3339 (fractions accepted); Elasticsearch's, strict_date_optional_time.
-      return { type: 'date', ...flags };
+      return { type: 'date', ...flags }; // its default layout is RFC 3339, fractions accepted
     case 'date':
-      return { type: 'date', format: dialect === 'zincsearch' ? '2006-01-02' : 'strict_date', ...flags };
+      return { type: 'date', format: '2006-01-02', ...flags };
     case 'string':
       if (p.identifier) return { type: 'keyword', ...flags };
       return { type: 'text', ...flags, fields: { keyword: { type: 'keyword', ...flags } } };
     default:
-      return undefined; // json: in _source only
+      return { type: 'text', index: false }; // json: in _source only
   }
 }
 
-/** The mapping an index is created with. */
+const FIELD_OF: Record<Dialect, (p: PropertyMetadata) => FieldMapping> = {
+  elasticsearch: elasticsearchField,
+  zincsearch: zincsearchField,
+};
+
+/** The mapping an index is created with (test/search/mapping.test.ts shows it for each engine and type). */
 export function indexMapping(resource: ResourceMetadata, dialect: Dialect): { properties: Record<string, unknown> } {
-  const properties: Record<string, unknown> = {};
-  for (const p of resource.properties) {
-    const mapping = fieldMapping(p, dialect);
-    if (mapping) properties[p.name] = mapping;
-    else
-      properties[p.name] =
-        dialect === 'zincsearch' ? { type: 'text', index: false } : { type: 'object', enabled: false };
-  }
-  return { properties };
+  return { properties: Object.fromEntries(resource.properties.map((p) => [p.name, FIELD_OF[dialect](p)])) };
 }

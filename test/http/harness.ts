@@ -12,8 +12,11 @@ import { join } from 'node:path';
 import { fromRoot } from '../support/paths.js';
 import { dropCreatedDatabases, freshDatabaseUri } from '../support/mongodb.js';
 
-/** How long a server may take to print its URL. */
-export const STARTUP_TIMEOUT_MS = 15_000;
+/**
+ * How long a server may take to print its URL: generous, as a loaded machine can take many seconds; a server that
+ * exits fails at once.
+ */
+export const STARTUP_TIMEOUT_MS = 120_000;
 /** How long a server may take to exit after SIGTERM before it is killed. */
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -117,8 +120,8 @@ function stopper(child: ChildProcess, exited: Promise<number | null>): () => Pro
 
 /**
  * Starts `apidsl serve FILE --memory --port 0 --host 127.0.0.1 [extraArgs]` and resolves once the
- * server printed its URL on stdout. Rejects with the captured output when it exits first or prints
- * nothing within 15 s (the child is then killed).
+ * server printed its URL on stdout. Rejects with the captured output as soon as it exits first, or when it prints
+ * nothing within STARTUP_TIMEOUT_MS (the child is then killed).
  */
 export async function startServer(
   apiFile: string,
@@ -168,7 +171,7 @@ export async function startServer(
 /**
  * Runs `apidsl serve` for a file that must be refused: resolves with the exit code and output once
  * the process exits. If it prints a URL instead, it is stopped and the URL is reported; if it does
- * neither within 15 s, it is killed and `code` is null.
+ * neither within STARTUP_TIMEOUT_MS, it is killed and `code` is null.
  */
 export async function serveExpectingExit(apiFile: string, extraArgs: string[] = []): Promise<ExitedServer> {
   const { child, output, exited } = await spawnServe(apiFile, extraArgs);
@@ -367,7 +370,8 @@ export function useServer(
     if (!running) throw new Error('useServer(): the server is used before its before() hook ran');
     return running;
   };
-  before(async () => {
+  before(async function () {
+    this.timeout((options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS) + 10_000);
     const file = typeof apiFile === 'function' ? apiFile() : apiFile;
     const args = typeof extraArgs === 'function' ? extraArgs() : extraArgs;
     running = await startServer(file, args, options.startupTimeoutMs);
