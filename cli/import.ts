@@ -90,7 +90,7 @@ export function runImport(file: string, resourceName: string, dataFile: string, 
         if (!collections.has(r)) collections.set(r, openCollection(store, r));
         return collections.get(r)!;
       };
-      // Each committed batch reaches the search index too, as an API write would (server/search/sync.ts).
+      // Each committed batch reaches the search index too, as an API write would (server/search/index-sync.ts).
       const search = searchIndexOf(api, pino(pino.destination(2)));
       closeSearch = () => search?.close();
       const stored = await collectionOf(resource);

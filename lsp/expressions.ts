@@ -25,8 +25,8 @@ import {
 import { configEntry, type ApiModel, type ModelResource } from '../grammar/model.js';
 import { placeholders } from '../grammar/naming.js';
 import { StringOffsets } from '../grammar/string-offsets.js';
-import type { CompletionContext } from './completion/context.js';
-import { keyType } from './completion/context.js';
+import type { CompletionContext } from './completion/cursor-context.js';
+import { keyType } from './completion/cursor-context.js';
 import { toRange } from './ranges.js';
 
 /** Members an expression may read on the variables whose shape is known. */

@@ -14,7 +14,7 @@ import { redisLink, serviceChannel } from './cluster/redis-link.js';
 import { createApp } from './http/app.js';
 import { httpCaching } from './http/cache-invalidation.js';
 import { drainable, type Drain } from './http/drain.js';
-import { applyLimits, serverOptions } from './http/limits.js';
+import { applyLimits, serverOptions } from './http/server-limits.js';
 import { loadMetadata } from './metadata/load.js';
 import { processStore, redisStore } from './pipeline/rate-limit-stores.js';
 import { startRuntime } from './pipeline/runtime.js';

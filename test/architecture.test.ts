@@ -198,6 +198,19 @@ describe('architecture: the import graph', () => {
     expect(cycles(graph)).to.deep.equal([]);
   });
 
+  it('has the folders of the services layer import one way (realtime/ reads cluster/, never back)', () => {
+    const services = LAYERS.find((l) => l.name === 'services')!.paths;
+    const folderOf = (file: string): string | undefined => services.find((p) => file.startsWith(p));
+    const folders = new Map<string, string[]>(services.map((p) => [p, []]));
+    for (const [file, targets] of graph) {
+      const from = folderOf(file);
+      for (const to of targets.map(folderOf))
+        if (from && to && to !== from && !folders.get(from)!.includes(to)) folders.get(from)!.push(to);
+    }
+    expect(folders.get('server/realtime/')).to.include('server/cluster/');
+    expect(cycles(folders)).to.deep.equal([]);
+  });
+
   it('finds a cycle and an upward import when there is one (the checks can fail)', () => {
     const broken = new Map(graph);
     broken.set('server/protocol/errors.ts', ['server/pipeline/chain.ts']);

@@ -5,7 +5,7 @@
 import { parse, type ParseResult } from '../parse.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { buildModel, type ApiModel } from '../model.js';
-import { CheckContext, type CheckEnv } from './context.js';
+import { CheckContext, type CheckEnv } from './check-context.js';
 import { checkAsync } from './rules/async.js';
 import { checkConfig } from './rules/config.js';
 import { checkDeclarations } from './rules/declarations.js';
@@ -20,7 +20,7 @@ import { checkResources } from './rules/resources.js';
 import { checkSecurity } from './rules/security.js';
 import { checkSecurityConfig } from './rules/security-config.js';
 
-export type { CheckEnv } from './context.js';
+export type { CheckEnv } from './check-context.js';
 
 // checkSecurity runs last: it checks the expressions the other rules met.
 const RULES = [

@@ -12,7 +12,7 @@ import { describeType, TEXT_FORMATS, type TextFormat, type ValueType } from '../
 import type { DiagnosticCode } from '../diagnostics.js';
 import { wordOf } from '../model.js';
 import { closest, didYouMean } from '../suggest.js';
-import type { CheckContext } from './context.js';
+import type { CheckContext } from './check-context.js';
 
 /** The type of one kind, e.g. `TypeOf<'record'>` with its `fields`. */
 type TypeOf<K extends ValueType['kind']> = Extract<ValueType, { kind: K }>;

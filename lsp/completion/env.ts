@@ -1,12 +1,12 @@
 /**
- * What completion knows about the file around the cursor: the scope (context.ts), the model of
+ * What completion knows about the file around the cursor: the scope (cursor-context.ts), the model of
  * the declarations, and the resource and filter names written in the text even where the parser
  * gave up.
  */
 import { parse } from '../../grammar/parse.js';
 import { buildModel, type ApiModel } from '../../grammar/model.js';
 import { operationsUsingFilter } from '../docs.js';
-import type { CompletionContext, Scope } from './context.js';
+import type { CompletionContext, Scope } from './cursor-context.js';
 
 export interface Env {
   ctx: CompletionContext;

@@ -1,5 +1,5 @@
 /**
- * Completion items, decided from the scope around the cursor (context.ts) and the option
+ * Completion items, decided from the scope around the cursor (cursor-context.ts) and the option
  * catalogue: at the top level the declarations (top-level.ts); in a block the keys it allows and
  * does not hold yet (keys.ts); after a key the values its type admits (values.ts); in a resource's
  * `properties`, `operations` and `graphql` blocks the types and kinds (resource-blocks.ts). Inside a security
@@ -11,7 +11,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Analysis } from '../analysis.js';
 import { expressionCompletions } from '../expressions.js';
 import { toOffset, toRange } from '../ranges.js';
-import { completionContext, type Tok } from './context.js';
+import { completionContext, type Tok } from './cursor-context.js';
 import { declaredNames, knownModel, type Env } from './env.js';
 import type { Item } from './item.js';
 import { keyItems } from './keys.js';

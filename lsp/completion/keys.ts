@@ -20,7 +20,7 @@ import {
   type ValueType,
 } from '../../grammar/catalogue/index.js';
 import { constraintMarkdown, fieldMarkdown, optionMarkdown, settingMarkdown } from '../docs.js';
-import type { Scope } from './context.js';
+import type { Scope } from './cursor-context.js';
 import { propertyNames, resourceNames, type Env } from './env.js';
 import type { Item } from './item.js';
 import { blockItem, esc, snippetFor } from './snippets.js';

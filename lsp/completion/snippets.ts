@@ -1,7 +1,7 @@
 /** Snippet text: a value's placeholder by its type, a record with its required fields, a block. */
 import { CompletionItemKind } from 'vscode-languageserver';
 import type { ValueType } from '../../grammar/catalogue/index.js';
-import type { Scope } from './context.js';
+import type { Scope } from './cursor-context.js';
 import { propertyNames, type Env } from './env.js';
 import { quote, type Item } from './item.js';
 

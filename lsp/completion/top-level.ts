@@ -7,7 +7,7 @@ import { CompletionItemKind } from 'vscode-languageserver';
 import { FILTER_KINDS } from '../../grammar/catalogue/index.js';
 import { allOperations } from '../../grammar/model.js';
 import { filterKindMarkdown } from '../docs.js';
-import type { Tok } from './context.js';
+import type { Tok } from './cursor-context.js';
 import { resourceNames, type Env } from './env.js';
 import { quote, type Item } from './item.js';
 import { blockItem } from './snippets.js';

@@ -11,7 +11,7 @@ import {
   settingByPath,
   type ValueType,
 } from '../../grammar/catalogue/index.js';
-import { keyType, type Scope } from './context.js';
+import { keyType, type Scope } from './cursor-context.js';
 import { filterPropertyNames, propertyNames, resourceNames, type Env } from './env.js';
 import { quote, type Item } from './item.js';
 import { esc, recordSnippet } from './snippets.js';

@@ -10,10 +10,12 @@
  * anyway: a peer that has not dropped the pages by then has not heard a heartbeat sent after the invalidation
  * either, so it no longer answers from its cache. A process that regains trust drops every page first.
  */
-import type { Update } from '../realtime/update.js';
-
-/** An update of a built-in hub, with the event id the hub gave it (the same in every process). */
-export interface SharedUpdate extends Update {
+/**
+ * An update of a built-in hub as the link carries it: the hub's fields (realtime/update.ts) travel as they are; the
+ * link reads only the event id the hub gave it (the same in every process). The link knows no more, so that the
+ * realtime room imports this one and not the other way round.
+ */
+export interface SharedUpdate {
   id: string;
 }
 

@@ -1,6 +1,6 @@
 /** Security expressions compiled for enforcement, at load or once per operation. */
 import { ASSERT_VARIABLES, DEFAULT_VALUE_VARIABLES } from '../../grammar/expression.js';
-import { compileExpression, NO_MEMBER_PATHS, type CompileOptions, type CompiledExpression } from './expression.js';
+import { compileExpression, NO_MEMBER_PATHS, type CompileOptions, type CompiledExpression } from './evaluate.js';
 
 /** An expression compiled for enforcement: one that cannot be compiled denies every request. */
 export function compileGuard(source: string, uriVariables?: readonly string[]): CompiledExpression {

@@ -7,7 +7,7 @@ import type { OperationKind } from '../../grammar/catalogue/types.js';
 import type { GlobalOptionName, OptionValue } from '../../grammar/catalogue/index.js';
 import type { FilterKindName } from '../../grammar/catalogue/filters.js';
 import type { ON_DELETE_ACTIONS } from '../../grammar/catalogue/properties.js';
-import type { CompiledExpression } from '../expression/expression.js';
+import type { CompiledExpression } from '../expression/evaluate.js';
 import type { CollectionSpec, FieldRules } from '../store/types.js';
 import type { MercureSettings, MessengerSettings } from './async-settings.js';
 import type { CodeFunction } from './code.js';

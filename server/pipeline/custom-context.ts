@@ -6,7 +6,7 @@
  */
 import type { OperationKind } from '../../grammar/catalogue/types.js';
 import type { OperationMetadata } from '../metadata/types.js';
-import type { SecurityUser } from '../expression/expression.js';
+import type { SecurityUser } from '../expression/evaluate.js';
 import type { Id, Item } from '../store/types.js';
 import type { OperationState, PublicRequest } from './state.js';
 import { storedForm } from './representation/denormalize.js';

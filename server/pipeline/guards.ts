@@ -12,7 +12,7 @@ import type { Answer } from './answers.js';
 import { accessDenied, allows, type RequestFacts } from '../security/access.js';
 import { RelationReads } from '../security/relation-reads.js';
 import { compileGuard } from '../expression/guard.js';
-import type { CompiledExpression } from '../expression/expression.js';
+import type { CompiledExpression } from '../expression/evaluate.js';
 import type { OperationState } from './state.js';
 
 type Stage = 'security' | 'securityPostDenormalize' | 'securityPostValidation';

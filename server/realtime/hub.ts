@@ -23,7 +23,8 @@ import type { Publisher, Update } from './update.js';
 
 export const HUB_PATH = '/.well-known/mercure';
 
-type Dispatched = SharedUpdate;
+/** An update with the event id a hub gave it, the same in every process. */
+type Dispatched = Update & SharedUpdate;
 
 interface Subscriber {
   selectors: string[];
@@ -48,7 +49,8 @@ export class BuiltinHub implements Publisher {
     private readonly link: PeerLink,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
-    this.stopSharing = link.listen({ deliver: (update) => this.dispatch(update) });
+    // What a link delivers is what a hub of this service shared (Dispatched), carried as it was.
+    this.stopSharing = link.listen({ deliver: (update) => this.dispatch(update as Dispatched) });
     if (settings.heartbeatSeconds > 0) {
       this.heartbeat = setInterval(() => this.beat(), settings.heartbeatSeconds * 1000);
       this.heartbeat.unref();

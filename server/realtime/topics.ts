@@ -7,7 +7,7 @@
  * nobody meant).
  */
 import { EXPRESSION_TOPIC_MARKER, TOPIC_FUNCTIONS, TOPIC_VARIABLES } from '../../grammar/expression.js';
-import { compileExpression, ITEM_IRI, type CompiledExpression, type MemberPaths } from '../expression/expression.js';
+import { compileExpression, ITEM_IRI, type CompiledExpression, type MemberPaths } from '../expression/evaluate.js';
 import { ExpressionDataError, toPhpString, typeName } from '../expression/values.js';
 
 /** A topic as written: text, or the expression after `@=`. */

@@ -3,7 +3,7 @@
  * `elasticsearch` operation reads instead of the store, so pagination, cursors, sub-resource links, security and
  * serialization run unchanged on what it returns. Each item is the document's `_source` (the stored item as last
  * written), without the `@timestamp` ZincSearch adds. It only reads: writes go to the store, and the index follows
- * (sync.ts).
+ * (index-sync.ts).
  */
 import type { ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Condition, Id, Item, PageRows, Query } from '../store/types.js';

@@ -1,7 +1,7 @@
 /**
  * The search index of a loaded API (docs/elasticsearch.md): one index per resource that some `elasticsearch`
  * operation reads, created with its mapping (mapping.ts) the first time it is needed; the collection its
- * operations read (index-collection.ts); what wraps the store's collections so that writes reach it (sync.ts).
+ * operations read (index-collection.ts); what wraps the store's collections so that writes reach it (index-sync.ts).
  */
 import type { Logger } from 'pino';
 import { indexedResources, indexName } from '../metadata/search-index.js';
@@ -11,7 +11,7 @@ import { dialectOf, searchClient, type SearchClient } from './client.js';
 import { IndexCollection } from './index-collection.js';
 import { indexMapping } from './mapping.js';
 import { PendingChanges } from './pending.js';
-import { heldBack, IndexWriter, SyncingCollection, type IndexChange } from './sync.js';
+import { heldBack, IndexWriter, SyncingCollection, type IndexChange } from './index-sync.js';
 
 export class SearchIndex {
   readonly client: SearchClient;

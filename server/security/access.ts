@@ -12,7 +12,7 @@ import {
   type CompiledExpression,
   type SecurityContext,
   type SecurityUser,
-} from '../expression/expression.js';
+} from '../expression/evaluate.js';
 import type { RelationReads } from './relation-reads.js';
 
 /** Who is asking: null user = anonymous (no roles). */

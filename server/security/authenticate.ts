@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { HttpError } from '../protocol/errors.js';
 import type { SecurityMetadata } from '../metadata/types.js';
-import type { SecurityUser } from '../expression/expression.js';
+import type { SecurityUser } from '../expression/evaluate.js';
 
 /** The request as the authenticator sees it (header names in lower case). */
 export interface AuthenticationRequest {

@@ -7,7 +7,7 @@
  * query per relation and level, and every item read is kept for the rest of the request. An IRI that names no
  * item stays an IRI: reading a member of it fails, so the expression denies (fail closed).
  */
-import { ITEM_IRI, type MemberPaths } from '../expression/expression.js';
+import { ITEM_IRI, type MemberPaths } from '../expression/evaluate.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import { iriResolver } from '../protocol/iri.js';
 import type { Collection, Id, Item } from '../store/types.js';

@@ -9,7 +9,7 @@ import {
   ExpressionCompileError,
   ExpressionDataError,
   type SecurityContext,
-} from '../../server/expression/expression.js';
+} from '../../server/expression/evaluate.js';
 
 function context(over: Partial<SecurityContext> = {}): SecurityContext {
   return {

@@ -8,7 +8,7 @@ import {
   ExpressionCompileError,
   VOTER_TIMEOUT_MS,
   type SecurityContext,
-} from '../../server/expression/expression.js';
+} from '../../server/expression/evaluate.js';
 
 function context(over: Partial<SecurityContext> = {}): SecurityContext {
   return {

@@ -6,7 +6,7 @@
  */
 import type * as Published from '../../types/apidsl.js';
 import type { OperationKind } from '../../grammar/catalogue/types.js';
-import type { SecurityUser } from '../../server/expression/expression.js';
+import type { SecurityUser } from '../../server/expression/evaluate.js';
 import type { Mutator } from '../../server/metadata/written-options.js';
 import type { FullPaginator, PartialPaginator } from '../../server/paginators.js';
 import type { CustomContext, PublicOperation } from '../../server/pipeline/custom-context.js';

@@ -6,7 +6,7 @@
 import type * as A from '../../ast.js';
 import { optionByName } from '../../catalogue/index.js';
 import { configEntry, wordOf, type ModelResource } from '../../model.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 
 export function checkAsync(ctx: CheckContext): void {
   const hub = configEntry(ctx.model.config, 'mercure.hub')?.value;

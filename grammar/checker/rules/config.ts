@@ -2,7 +2,7 @@
 import type * as A from '../../ast.js';
 import { settingByPath, settingChildren } from '../../catalogue/index.js';
 import { redisUrlProblem } from '../../catalogue/redis-url.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 import { checkValue } from '../value-types.js';
 
 export function checkConfig(ctx: CheckContext): void {

@@ -1,7 +1,7 @@
 /** Top-level declarations: the api header, single api/config, unique resource and filter names, mutators. */
 import * as A from '../../ast.js';
 import { allOperations } from '../../model.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 import { checkCodeRef, checkValue } from '../value-types.js';
 
 const API_FIELDS = { version: { kind: 'string' }, description: { kind: 'string' }, title: { kind: 'string' } } as const;

@@ -4,7 +4,7 @@
  */
 import type * as A from '../../ast.js';
 import type { OptionSpec } from '../../catalogue/index.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 
 export const COMPATIBILITY_HINT = 'accepted for compatibility; no effect in apidsl';
 export const UNSUPPORTED_WARNING = 'not supported yet';

@@ -9,7 +9,7 @@ import type * as A from '../../ast.js';
 import { INDEX_FILTER_KINDS, INDEX_ONLY_FILTER_KINDS } from '../../catalogue/filters.js';
 import { INDEX_READ_KINDS, LISTING_KINDS } from '../../catalogue/types.js';
 import { wordOf, type ModelOperation, type ModelResource } from '../../model.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 import { COMPATIBILITY_HINT } from './effects.js';
 import { effective } from './operations.js';
 

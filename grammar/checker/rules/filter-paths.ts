@@ -5,7 +5,7 @@
  */
 import type { ModelProperty, ModelResource } from '../../model.js';
 import { closest, didYouMean } from '../../suggest.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 
 /** Relations a filter path may go through (`book.author.name`). */
 export const MAX_FILTER_PATH_RELATIONS = 2;

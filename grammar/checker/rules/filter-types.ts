@@ -7,7 +7,7 @@
 import type * as A from '../../ast.js';
 import { filterKind, type FilterPropertyType } from '../../catalogue/index.js';
 import type { ModelFilter, ModelProperty, ModelResource } from '../../model.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 
 const SCALAR_TYPES: readonly string[] = ['int', 'number', 'string', 'bool', 'datetime', 'date', 'json'];
 

@@ -1,6 +1,6 @@
 /** `filter name: kind { properties: … }`: the kind exists and the block is well typed. */
 import { FILTER_KINDS, filterKind } from '../../catalogue/index.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 import { checkValue } from '../value-types.js';
 
 export function checkFilters(ctx: CheckContext): void {

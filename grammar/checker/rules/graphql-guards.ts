@@ -8,7 +8,7 @@
 import type * as A from '../../ast.js';
 import { GUARD_EXPRESSIONS, graphQlTwinKinds, type GraphQlKindName } from '../../catalogue/index.js';
 import { configEntry, type ModelGraphQlOperation, type ModelOperation, type ModelResource } from '../../model.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 
 /** The REST operation a GraphQL operation mirrors: the first of its twin kinds the resource has. */
 export function modelTwin(

@@ -15,7 +15,7 @@ import {
 } from '../../catalogue/index.js';
 import { configEntry, type ModelGraphQlOperation, type ModelResource } from '../../model.js';
 import { graphQlFieldName } from '../../naming.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
 import { modelTwin } from './graphql-guards.js';

@@ -5,7 +5,7 @@
 import type * as A from '../../ast.js';
 import { configEntry, wordOf, type ModelOperation } from '../../model.js';
 import { mcpToolName } from '../../naming.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 
 export function checkMcp(ctx: CheckContext): void {
   const enabled = configEntry(ctx.model.config, 'mcp.enabled')?.value;

@@ -21,7 +21,7 @@ import {
   type ModelResource,
 } from '../../model.js';
 import { placeholders } from '../../naming.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
 import { followFilterPath } from './filter-paths.js';

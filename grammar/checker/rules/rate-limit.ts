@@ -6,7 +6,7 @@
  */
 import type * as A from '../../ast.js';
 import { configEntry, wordOf, type ModelResource } from '../../model.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 
 export function checkRateLimits(ctx: CheckContext): void {
   const config = ctx.model.config;

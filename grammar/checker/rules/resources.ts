@@ -16,7 +16,7 @@ import {
 } from '../../catalogue/index.js';
 import { wordOf, type ModelProperty, type ModelResource } from '../../model.js';
 import { closest, didYouMean } from '../../suggest.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 import { checkValue } from '../value-types.js';
 import { reportEffect } from './effects.js';
 import { checkAssertExpression, checkValueExpression } from './security.js';

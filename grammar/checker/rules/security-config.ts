@@ -9,7 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import * as A from '../../ast.js';
 import { HMAC_ALGORITHMS, JWT_KEY_SOURCES } from '../../catalogue/security-settings.js';
 import { configEntry, wordOf } from '../../model.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 
 /** Settings whose value names the environment variable holding a secret (never the secret itself). */
 const SECRET_VARIABLES = [

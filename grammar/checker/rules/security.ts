@@ -25,7 +25,7 @@ import { configEntry, type ModelOperation, type ModelResource } from '../../mode
 import { placeholders } from '../../naming.js';
 import { StringOffsets } from '../../string-offsets.js';
 import { closest, didYouMean } from '../../suggest.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../check-context.js';
 
 /** The operation and resource options holding expressions. */
 export const SECURITY_OPTIONS = ['security', 'securityPostDenormalize', 'securityPostValidation'] as const;

@@ -10,7 +10,7 @@ import { itemOperation, type IriResolver } from '../../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../metadata/types.js';
 import { resourceOption } from '../../metadata/options.js';
 import { compileGuard } from '../../expression/guard.js';
-import type { CompiledExpression } from '../../expression/expression.js';
+import type { CompiledExpression } from '../../expression/evaluate.js';
 import { accessDenied, allows, type RequestFacts } from '../../security/access.js';
 import type { Collection, Item } from '../../store/types.js';
 import { guardsOf, type Guard } from '../guards.js';

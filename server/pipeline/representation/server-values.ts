@@ -6,7 +6,7 @@
  * never stored without the value, an owner say, that the file says the server gives it.
  */
 import { accessDenied, computedValue, type RequestFacts } from '../../security/access.js';
-import type { CompiledExpression } from '../../expression/expression.js';
+import type { CompiledExpression } from '../../expression/evaluate.js';
 import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
 import { cloneJson } from './json-clone.js';
