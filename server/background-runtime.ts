@@ -5,7 +5,7 @@
  * in-process caches.
  */
 import type { Logger } from 'pino';
-import { httpCaching } from './http/cache-invalidation.js';
+import { httpCaching } from './caching/invalidation.js';
 import type { ApiMetadata } from './metadata/types.js';
 import { startRuntime } from './pipeline/runtime.js';
 import type { Runtime } from './pipeline/state.js';

@@ -12,7 +12,7 @@ import { aloneLink, type PeerLink } from './cluster/link.js';
 import { openRedis } from './cluster/redis-client.js';
 import { redisLink, serviceChannel } from './cluster/redis-link.js';
 import { createApp } from './http/app.js';
-import { httpCaching } from './http/cache-invalidation.js';
+import { httpCaching } from './caching/invalidation.js';
 import { drainable, type Drain } from './http/drain.js';
 import { applyLimits, serverOptions } from './http/server-limits.js';
 import { loadMetadata } from './metadata/load.js';

@@ -20,6 +20,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
     paths: [
       'lsp/',
       'server/http/',
+      'server/caching/',
       'server/graphql/',
       'server/mcp/',
       'server/serve.ts',
@@ -196,6 +197,14 @@ describe('architecture: the import graph', () => {
 
   it('has no import cycle', () => {
     expect(cycles(graph)).to.deep.equal([]);
+  });
+
+  it('has only the HTTP service import server/http/: no other adapter, and nothing below, speaks HTTP', () => {
+    const importers = [...graph]
+      .filter(([file]) => !file.startsWith('server/http/') && !file.startsWith('cli/'))
+      .filter(([, targets]) => targets.some((t) => t.startsWith('server/http/')))
+      .map(([file]) => file);
+    expect(importers).to.deep.equal(['server/serve.ts']);
   });
 
   it('has the folders of the services layer import one way (realtime/ reads cluster/, never back)', () => {

@@ -19,7 +19,7 @@ import { hubAnnouncement, mountHub } from './mercure-hub.js';
 import { operationRoute } from './operation-route.js';
 import { requestLog } from './request-log.js';
 import { routeHeaders } from './respond.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ResponseCache } from '../caching/response-cache.js';
 import { newRouter, routeMatcher, routeOrder, routerPath, routeTemplates, staticGetRoutes } from './router.js';
 import { unrouted } from './unrouted.js';
 

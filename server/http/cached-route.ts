@@ -18,7 +18,7 @@ import { perOperation, writtenOption } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 import { readsIndex } from '../metadata/search-index.js';
 import { cacheHeadersOf } from './cache-headers.js';
-import type { CachedResponse } from './response-cache.js';
+import type { CachedResponse } from '../caching/response-cache.js';
 import { matchesEtag } from './respond.js';
 
 /** The access options (`security…` and their messages): with any of them written, an answer may depend on the user. */

@@ -14,7 +14,7 @@ import type { ApiMetadata } from '../metadata/types.js';
 import { ANONYMOUS } from '../security/access.js';
 import { authenticates } from '../security/authenticate.js';
 import { cacheKey, replay } from './cached-route.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ResponseCache } from '../caching/response-cache.js';
 
 /** Whether cache hits may be answered before authentication: nothing but missing credentials headers decides anonymity. */
 export const answersHitsFirst = (api: ApiMetadata, cache: ResponseCache | undefined): boolean =>

@@ -9,11 +9,11 @@ import type { OperationMetadata } from '../metadata/types.js';
 import { admitRequest, executeOperation, type OperationRequest } from '../pipeline/execute.js';
 import type { Runtime } from '../pipeline/state.js';
 import { ANONYMOUS, type Principal } from '../security/access.js';
-import { responseTags } from './cache-tags.js';
+import { responseTags } from '../caching/tags.js';
 import { cacheKey, entryOf, replay } from './cached-route.js';
 import { readBody } from './request-body.js';
 import { send } from './respond.js';
-import type { CachedResponse, ResponseCache } from './response-cache.js';
+import type { CachedResponse, ResponseCache } from '../caching/response-cache.js';
 import type { RouteMatcher } from './router.js';
 
 /** `http://host:port` of the request, from its own Host header (absolute links use it); made once a request. */

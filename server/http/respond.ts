@@ -12,7 +12,7 @@ import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
 import type { OperationResult } from '../pipeline/execute.js';
 import { etagOf } from '../pipeline/preconditions.js';
 import { cacheHeadersOf, type ResolvedCacheHeaders } from './cache-headers.js';
-import { responseTags } from './cache-tags.js';
+import { responseTags } from '../caching/tags.js';
 import type { OperationState } from '../pipeline/state.js';
 
 /** `Allow`, `Accept-Post` and `Accept-Patch` of an operation, computed once per operation. */
@@ -86,7 +86,7 @@ export function sendError(ctx: Context, status: number, headers: Record<string, 
 }
 
 /**
- * Cache-Control, Vary and the cache tags of a successful GET/HEAD (cache-headers.ts, cache-tags.ts);
+ * Cache-Control, Vary and the cache tags of a successful GET/HEAD (cache-headers.ts, server/caching/tags.ts);
  * returns whether the response gets an ETag.
  */
 function cachingHeaders(ctx: Context, state: OperationState): boolean {

@@ -32,7 +32,7 @@ export async function openCollections(api: ApiMetadata, store: Store): Promise<M
 }
 
 /**
- * What wraps every write path: the HTTP cache's invalidation (server/http/cache-invalidation.ts); the search
+ * What wraps every write path: the HTTP cache's invalidation (server/caching/invalidation.ts); the search
  * index's sync (server/search/index-sync.ts) is the wrapper inside it.
  */
 export interface WriteWrapper {

@@ -31,7 +31,7 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { createApp } from '../../server/http/app.js';
 import { aloneLink } from '../../server/cluster/link.js';
-import { httpCaching } from '../../server/http/cache-invalidation.js';
+import { httpCaching } from '../../server/caching/invalidation.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import { loadApi, startService, type RunningService } from '../../server/serve.js';
 import type { ApiMetadata } from '../../server/metadata/types.js';

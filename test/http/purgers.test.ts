@@ -1,11 +1,11 @@
 /**
- * The purge request formats of server/http/purgers.ts, sent to a local server playing the endpoint: Souin's
+ * The purge request formats of server/caching/purgers.ts, sent to a local server playing the endpoint: Souin's
  * and Varnish xkey's PURGE with their tag headers, batches that keep headers under the cache's limit, and a
  * silent endpoint given up on after the timeout.
  */
 import { expect } from 'chai';
 import pino from 'pino';
-import { purger } from '../../server/http/purgers.js';
+import { purger } from '../../server/caching/purgers.js';
 import { purgeEndpoint } from './purge-endpoint.js';
 
 const silent = pino({ level: 'silent' });

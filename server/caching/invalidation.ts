@@ -1,7 +1,7 @@
 /**
  * Invalidation on every write (docs/behaviour.md, "HTTP cache"). Each resource's collection is wrapped so that
  * whatever writes through it — the pipeline's default write, custom code's `ctx.persist`/`ctx.remove`, message
- * handlers — calls `invalidate` with the tags the write touched (cache-tags.ts) once the store committed it, and
+ * handlers — calls `invalidate` with the tags the write touched (tags.ts) once the store committed it, and
  * the write returns only when the in-process caches of every process of the service dropped those pages
  * (server/cluster/link.ts) and the purge requests were answered (or timed out).
  */
@@ -12,7 +12,7 @@ import type { WriteWrapper } from '../pipeline/runtime.js';
 import { ForwardingCollection } from '../store/forwarding-collection.js';
 import type { Collection, Condition, Id, Item } from '../store/types.js';
 import type { PeerLink } from '../cluster/link.js';
-import { resourceTag, writeTags } from './cache-tags.js';
+import { resourceTag, writeTags } from './tags.js';
 import { purger, type Purge } from './purgers.js';
 import { ResponseCache } from './response-cache.js';
 
