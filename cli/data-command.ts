@@ -4,14 +4,16 @@
  * resource found by name (collections open through server/pipeline/runtime.ts, as the server opens them).
  */
 import type { ApiMetadata, ResourceMetadata } from '../server/metadata/types.js';
-import { CheckFailed, loadApi, openStore, type Storage } from '../server/serve.js';
+import { loadApi } from '../server/load-api.js';
+import { Refusal } from '../server/refusal.js';
+import { openStore, type Storage } from '../server/storage.js';
 import type { Store } from '../server/store/types.js';
 import { closest } from '../grammar/suggest.js';
-import { printCheckFailure } from './report.js';
+import { startFailure, type Start } from './start-failure.js';
 import { storageOf, type StoreFlags } from './store-flags.js';
 
 /** A command's refusal: printed as `apidsl <command>: <message>`, exit code 1. */
-export class CommandError extends Error {}
+export class CommandError extends Refusal {}
 
 export interface Opened {
   api: ApiMetadata;
@@ -19,27 +21,14 @@ export interface Opened {
   store: Store;
 }
 
-/** Loads the file and opens its store; throws CommandError (diagnostics already printed for a file with errors). */
+/** Loads the file and opens its store; throws CommandError, or why the file or the store cannot be used. */
 export async function openApiStore(file: string, flags: StoreFlags, why: string): Promise<Opened> {
   if (flags.memory)
     throw new CommandError(`--memory ${why}; use the embedded store (default, or --data DIR) or --db URI.`);
   const storage = storageOf(file, flags);
   if (typeof storage === 'string') throw new CommandError(storage);
-  let api: ApiMetadata;
-  try {
-    api = await loadApi(file);
-  } catch (e) {
-    if (e instanceof CheckFailed) {
-      printCheckFailure(file, e.result);
-      throw new CommandError(`${file} has errors.`);
-    }
-    throw new CommandError((e as Error).message);
-  }
-  try {
-    return { api, storage, store: await openStore(storage) };
-  } catch (e) {
-    throw new CommandError((e as Error).message.split('\n')[0]);
-  }
+  const api = await loadApi(file);
+  return { api, storage, store: await openStore(storage) };
 }
 
 /** The resource named `name` (its short name, any case), or a CommandError naming the closest one. */
@@ -55,13 +44,11 @@ export function findResource(api: ApiMetadata, name: string): ResourceMetadata {
   );
 }
 
-/** Runs a command body: a CommandError becomes its message on stderr and exit code 1. */
-export async function runCommand(command: string, body: () => Promise<number>): Promise<number> {
+/** Runs a command body: a CommandError, or any other refusal (cli/start-failure.ts), is told in one line, exit code 1. */
+export async function runCommand(start: Start, body: () => Promise<number>): Promise<number> {
   try {
     return await body();
   } catch (e) {
-    if (!(e instanceof CommandError)) throw e;
-    process.stderr.write(`apidsl ${command}: ${e.message}\n`);
-    return 1;
+    return startFailure(start, e);
   }
 }

@@ -17,7 +17,7 @@ export interface ExportOptions extends StoreFlags {
 }
 
 export function runExport(file: string, resourceName: string, opts: ExportOptions): Promise<number> {
-  return runCommand('export', async () => {
+  return runCommand({ command: 'export', file, flags: opts }, async () => {
     const format = opts.format ?? (opts.out ? formatOfFile(opts.out) : 'json');
     if (!format)
       throw new CommandError(

@@ -4,8 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import { printSchema } from 'graphql';
 import { graphQlSchema } from '../server/graphql/schema.js';
-import { loadApi } from '../server/serve.js';
-import { reportFailure } from './command-failure.js';
+import { loadApi } from '../server/load-api.js';
+import { startFailure } from './start-failure.js';
 
 export async function runGraphql(file: string, opts: { out?: string }): Promise<number> {
   try {
@@ -14,6 +14,6 @@ export async function runGraphql(file: string, opts: { out?: string }): Promise<
     else writeFileSync(opts.out, text);
     return 0;
   } catch (e) {
-    return reportFailure('graphql', file, e);
+    return startFailure({ command: 'graphql', file }, e);
   }
 }

@@ -47,7 +47,7 @@ interface Entry {
 }
 
 export function runImport(file: string, resourceName: string, dataFile: string, opts: ImportOptions): Promise<number> {
-  return runCommand('import', async () => {
+  return runCommand({ command: 'import', file, flags: opts }, async () => {
     const format = opts.format ?? formatOfFile(dataFile);
     if (!format)
       throw new CommandError(

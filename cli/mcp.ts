@@ -4,12 +4,9 @@
  * JSON-RPC: every message of ours, and the log, goes to stderr.
  */
 import pino from 'pino';
-import { CodeLoadError } from '../server/metadata/code.js';
-import { McpRefused, startStdioMcp } from '../server/mcp-stdio.js';
-import { MessengerConfigError } from '../server/messenger/index.js';
-import { CheckFailed } from '../server/serve.js';
-import { reportFailure } from './command-failure.js';
+import { startStdioMcp } from '../server/mcp-stdio.js';
 import { stopRequested } from './signals.js';
+import { startFailure } from './start-failure.js';
 import { storageFor, type StoreFlags } from './store-flags.js';
 
 export async function runMcp(file: string, opts: StoreFlags & { token?: string }): Promise<number> {
@@ -20,17 +17,9 @@ export async function runMcp(file: string, opts: StoreFlags & { token?: string }
   try {
     running = await startStdioMcp({ file, storage, logger: pino(pino.destination(2)), token });
   } catch (e) {
-    if (e instanceof CheckFailed || refusal(e)) return reportFailure('mcp', file, e);
-    throw e;
+    return startFailure({ command: 'mcp', file, flags: opts }, e);
   }
   await Promise.race([running.closed, stopRequested()]);
   await running.stop();
   return 0;
 }
-
-/** A start-up failure told in one line (anything else is a bug, thrown). */
-const refusal = (e: unknown): boolean =>
-  e instanceof McpRefused ||
-  e instanceof MessengerConfigError ||
-  e instanceof CodeLoadError ||
-  ['ENOENT', 'ECONNREFUSED'].includes((e as NodeJS.ErrnoException).code ?? '');

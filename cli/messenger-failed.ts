@@ -6,8 +6,8 @@
 import pino from 'pino';
 import { startBackgroundRuntime } from '../server/background-runtime.js';
 import type { Envelope, FailureQueue, Selection } from '../server/messenger/index.js';
-import { loadApi } from '../server/serve.js';
-import { reportFailure } from './command-failure.js';
+import { loadApi } from '../server/load-api.js';
+import { refuse, startFailure } from './start-failure.js';
 import { storageFor, type StoreFlags } from './store-flags.js';
 
 export type FailedAction = 'show' | 'retry' | 'remove';
@@ -24,14 +24,9 @@ export async function runMessengerFailed(
   opts: StoreFlags,
 ): Promise<number> {
   const command = 'messenger failed';
-  if (opts.memory) {
-    process.stderr.write(`apidsl ${command}: --memory holds no queue between commands; use --data or --db.\n`);
-    return 1;
-  }
-  if (action === 'remove' && ids.length === 0) {
-    process.stderr.write(`apidsl ${command}: remove needs the id of a message (apidsl ${command} FILE show).\n`);
-    return 1;
-  }
+  if (opts.memory) return refuse(command, '--memory holds no queue between commands; use --data or --db.');
+  if (action === 'remove' && ids.length === 0)
+    return refuse(command, `remove needs the id of a message (apidsl ${command} FILE show).`);
   const storage = storageFor(command, file, opts);
   if (!storage) return 1;
   let background;
@@ -40,7 +35,7 @@ export async function runMessengerFailed(
     // Broker warnings (a refused connection) reach the user as the error below, not as log lines.
     background = await startBackgroundRuntime(api, storage, pino({ level: 'error' }, pino.destination(2)));
   } catch (e) {
-    return reportFailure(command, file, e);
+    return startFailure({ command, file, flags: opts }, e);
   }
   try {
     const queues = background.runtime.bus.failureQueues();

@@ -5,11 +5,11 @@
  * not fit the stored items.
  */
 import { openCollections } from '../server/pipeline/runtime.js';
-import { CheckFailed, loadApi, openStore, specsOf } from '../server/serve.js';
-import { MongoConfigError } from '../server/store/mongodb/config.js';
+import { loadApi } from '../server/load-api.js';
+import { openStore, specsOf } from '../server/storage.js';
 import { describeChange, isSafe, planStore, type Change } from '../server/store/layout.js';
-import { LayoutConflictError, StoreUnavailableError, type Store } from '../server/store/types.js';
-import { printCheckFailure } from './report.js';
+import type { Store } from '../server/store/types.js';
+import { startFailure } from './start-failure.js';
 import { storageFor } from './store-flags.js';
 
 export interface MigrateCliOptions {
@@ -58,21 +58,7 @@ export async function runMigrate(file: string, opts: MigrateCliOptions): Promise
       process.stdout.write(`${file}: ${changes.length} change${changes.length === 1 ? '' : 's'} applied.\n`);
     return 0;
   } catch (e) {
-    if (e instanceof CheckFailed) {
-      printCheckFailure(file, e.result);
-      process.stderr.write(`apidsl migrate: ${file} has errors; nothing changed.\n`);
-      return 1;
-    }
-    if (
-      e instanceof StoreUnavailableError ||
-      e instanceof MongoConfigError ||
-      e instanceof LayoutConflictError ||
-      (e as NodeJS.ErrnoException).code === 'ENOENT'
-    ) {
-      process.stderr.write(`apidsl migrate: ${(e as Error).message.split('\n')[0]}\n`);
-      return 1;
-    }
-    throw e;
+    return startFailure({ command: 'migrate', file, flags: opts }, e);
   } finally {
     await store?.close();
   }

@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { DEFAULT_SPEC_VERSION, isSpecVersion, openApiDocument } from '../server/openapi/index.js';
-import { loadApi } from '../server/serve.js';
-import { reportFailure } from './command-failure.js';
+import { loadApi } from '../server/load-api.js';
+import { startFailure } from './start-failure.js';
 
 export interface OpenapiOptions {
   specVersion?: string;
@@ -29,6 +29,6 @@ export async function runOpenapi(file: string, opts: OpenapiOptions): Promise<nu
     else writeFileSync(opts.out, text);
     return 0;
   } catch (e) {
-    return reportFailure('openapi', file, e);
+    return startFailure({ command: 'openapi', file }, e);
   }
 }

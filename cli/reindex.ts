@@ -14,7 +14,7 @@ import { startProgress } from './progress.js';
 import type { StoreFlags } from './store-flags.js';
 
 export function runReindex(file: string, resourceName: string | undefined, opts: StoreFlags): Promise<number> {
-  return runCommand('reindex', async () => {
+  return runCommand({ command: 'reindex', file, flags: opts }, async () => {
     const { api, store } = await openApiStore(file, opts, 'holds nothing to index');
     const logger = pino(pino.destination(2));
     const search = searchIndexOf(api, logger);

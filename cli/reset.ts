@@ -12,7 +12,7 @@ export interface ResetOptions extends StoreFlags {
 }
 
 export function runReset(file: string, opts: ResetOptions): Promise<number> {
-  return runCommand('reset', async () => {
+  return runCommand({ command: 'reset', file, flags: opts }, async () => {
     const { api, storage, store } = await openApiStore(file, opts, 'has nothing to reset');
     try {
       const collections = await Promise.all(

@@ -1,7 +1,7 @@
 /** `apidsl routes FILE.api`: the route table (also printed by `serve` at start). */
 import type { ApiMetadata } from '../server/metadata/types.js';
-import { loadApi } from '../server/serve.js';
-import { reportFailure } from './command-failure.js';
+import { loadApi } from '../server/load-api.js';
+import { startFailure } from './start-failure.js';
 
 export function routeTable(api: ApiMetadata): string {
   const rows = api.resources.flatMap((r) =>
@@ -29,6 +29,6 @@ export async function runRoutes(file: string): Promise<number> {
     process.stdout.write(`${routeTable(await loadApi(file))}\n`);
     return 0;
   } catch (e) {
-    return reportFailure('routes', file, e);
+    return startFailure({ command: 'routes', file }, e);
   }
 }

@@ -2,20 +2,18 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { primaryLink } from '../server/cluster/primary-link.js';
-import { MessengerConfigError } from '../server/messenger/index.js';
-import { CodeLoadError } from '../server/metadata/code.js';
-import { SecurityConfigError } from '../server/metadata/security-settings.js';
 import type { ApiMetadata } from '../server/metadata/types.js';
 import { shortSecretWarning } from '../grammar/catalogue/security-settings.js';
-import { CheckFailed, startService, type RunningService, type Storage } from '../server/serve.js';
-import { MongoConfigError, redactUri } from '../server/store/mongodb/config.js';
-import { UnsafeSchemaChange } from '../server/store/layout.js';
-import { LayoutConflictError, StoreUnavailableError } from '../server/store/types.js';
+import { CheckFailed } from '../server/load-api.js';
+import { Refusal } from '../server/refusal.js';
+import type { Storage } from '../server/storage.js';
+import { startService, type RunningService } from '../server/serve.js';
 import { printCheckFailure } from './report.js';
 import { routeTable } from './routes.js';
 import { serveLogger } from './request-log.js';
 import { storageDescription, storageFor } from './store-flags.js';
 import { boundTheStop, stopRequested, stopping } from './signals.js';
+import { refuse, startFailure } from './start-failure.js';
 import { announceListening, refusal, runPrimary, workerCount, workerNumber } from './workers.js';
 
 export interface ServeCliOptions {
@@ -44,23 +42,14 @@ async function serve(file: string, opts: ServeCliOptions): Promise<number> {
   const storage = storageFor('serve', file, opts);
   if (!storage) return 1;
   const port = Number(opts.port ?? process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`apidsl serve: invalid port "${opts.port ?? process.env.PORT}".\n`);
-    return 1;
-  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    return refuse('serve', `invalid port "${opts.port ?? process.env.PORT}".`);
   const workers = workerCount(opts.workers);
-  if (typeof workers === 'string') {
-    process.stderr.write(`apidsl serve: ${workers}\n`);
-    return 1;
-  }
+  if (typeof workers === 'string') return refuse('serve', workers);
   const worker = workerNumber();
   if (workers > 1 && worker === undefined) {
     const refused = refusal(storage, opts.watch);
-    if (refused) {
-      process.stderr.write(`apidsl serve: ${refused}\n`);
-      return 1;
-    }
-    return runPrimary(workers);
+    return refused ? refuse('serve', refused) : runPrimary(workers);
   }
   // Stopped before anything was opened: there is nothing to undo.
   if (stopping()) return 0;
@@ -84,39 +73,7 @@ async function serve(file: string, opts: ServeCliOptions): Promise<number> {
       link,
     });
   } catch (e) {
-    if (e instanceof CheckFailed) {
-      const errors = e.result.all.filter((d) => d.severity === 'error');
-      printCheckFailure(file, e.result);
-      process.stderr.write(
-        `apidsl serve: ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; not starting.\n`,
-      );
-      return 1;
-    }
-    if (e instanceof UnsafeSchemaChange || e instanceof LayoutConflictError) {
-      process.stderr.write(
-        `apidsl serve: the stored data does not fit ${file}; not starting:\n${indent(e.message)}\n${wayOut(file, opts)}`,
-      );
-      return 1;
-    }
-    if (e instanceof StoreUnavailableError || e instanceof MongoConfigError || e instanceof MessengerConfigError) {
-      const line = `apidsl serve: ${(e as Error).message.split('\n')[0]}\n`;
-      // Exits at once: the driver may still wait on a silent host's connection, which would hold the process.
-      await new Promise<void>((written) => process.stderr.write(line, () => written()));
-      process.exit(1);
-    }
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE' || (e as NodeJS.ErrnoException).code === 'EACCES') {
-      process.stderr.write(`apidsl serve: ${listenProblem(e as NodeJS.ErrnoException, opts.host, port)}\n`);
-      return 1;
-    }
-    if (
-      e instanceof CodeLoadError ||
-      e instanceof SecurityConfigError ||
-      (e as NodeJS.ErrnoException).code === 'ENOENT'
-    ) {
-      process.stderr.write(`apidsl serve: ${(e as Error).message}\n`);
-      return 1;
-    }
-    throw e;
+    return startFailure({ command: 'serve', file, flags: opts }, listenRefusal(e, opts.host, port));
   }
   // The primary sends no "all listening" once stopping: the stop ends the wait.
   if (worker !== undefined) await Promise.race([announceListening(), stop]);
@@ -167,11 +124,17 @@ function mcpLines(service: RunningService): string[] {
   return mcp.enabled ? [`  MCP: ${service.url}${mcp.path} (Streamable HTTP; stdio: apidsl mcp FILE)`] : [];
 }
 
-/** Why the server cannot listen, with what to do instead. */
-function listenProblem(e: NodeJS.ErrnoException, host: string, port: number): string {
-  if (e.code === 'EACCES')
-    return `no permission to listen on ${host}:${port} (ports below 1024 need privileges); choose another with --port.`;
-  return `port ${port} on ${host} is already in use (another apidsl serve, or another server). Stop it, choose another port with --port N (or PORT=N), or --port 0 to take any free port.`;
+/** Why the server cannot listen, with what to do instead; any other error as it is. */
+function listenRefusal(e: unknown, host: string, port: number): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if ((e as NodeJS.ErrnoException).syscall !== 'listen' || (code !== 'EADDRINUSE' && code !== 'EACCES')) return e;
+  if (code === 'EACCES')
+    return new Refusal(
+      `no permission to listen on ${host}:${port} (ports below 1024 need privileges); choose another with --port.`,
+    );
+  return new Refusal(
+    `port ${port} on ${host} is already in use (another apidsl serve, or another server). Stop it, choose another port with --port N (or PORT=N), or --port 0 to take any free port.`,
+  );
 }
 
 /**
@@ -201,20 +164,6 @@ function watchFile(file: string, service: RunningService): FSWatcher {
     clearTimeout(timer);
     timer = setTimeout(() => void reload(), 100);
   });
-}
-
-const indent = (text: string): string => text.replace(/^/gm, '  ');
-
-/** What to do about a refused schema change, with the same store flags. */
-function wayOut(file: string, opts: ServeCliOptions): string {
-  let flags = '';
-  if (opts.data) flags = ` --data ${opts.data}`;
-  else if (opts.db) flags = ` --db ${redactUri(opts.db)}`;
-  return (
-    `To list every change with the items it affects: apidsl migrate ${file}${flags} --dry-run\n` +
-    `To apply those that can be applied (e.g. fill a default): apidsl migrate ${file}${flags}\n` +
-    'Or serve the file on other data: --data with another directory, --memory, or --db with another database.\n'
-  );
 }
 
 /** A MongoDB store is often shared by several instances: without `cluster`, their caches would not hear each other. */

@@ -2,8 +2,9 @@
  * The store options shared by `serve`, `import`, `export` and `reset`: `--data DIR`, `--memory`, `--db URI`
  * and the APIDSL_DB environment variable, resolved to one Storage (or a message saying why not).
  */
-import { defaultDataDir, type Storage } from '../server/serve.js';
+import { defaultDataDir, type Storage } from '../server/storage.js';
 import { redactUri } from '../server/store/mongodb/config.js';
+import { refuse } from './start-failure.js';
 
 export interface StoreFlags {
   data?: string;
@@ -27,7 +28,7 @@ export function storageOf(file: string, opts: StoreFlags): Storage | string {
 export function storageFor(command: string, file: string, opts: StoreFlags): Storage | undefined {
   const storage = storageOf(file, opts);
   if (typeof storage !== 'string') return storage;
-  process.stderr.write(`apidsl ${command}: ${storage}\n`);
+  refuse(command, storage);
   return undefined;
 }
 

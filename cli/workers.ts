@@ -11,7 +11,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { relayBetweenWorkers } from '../server/cluster/primary-link.js';
 import { countInPrimary } from '../server/pipeline/rate-limit-stores.js';
-import type { Storage } from '../server/serve.js';
+import type { Storage } from '../server/storage.js';
 import { serveLogger } from './request-log.js';
 import { drainBoundMs, stopRequested } from './signals.js';
 

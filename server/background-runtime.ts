@@ -10,11 +10,11 @@ import type { ApiMetadata } from './metadata/types.js';
 import { startRuntime } from './pipeline/runtime.js';
 import type { Runtime } from './pipeline/state.js';
 import { Publishers } from './realtime/index.js';
-import { openStore, peerLink, type Storage } from './serve.js';
+import { openStorage, type Storage } from './storage.js';
 
 export interface BackgroundRuntime {
   runtime: Runtime;
-  /** Closes the publishers, the bus, the search index's connection, the link to the other processes and the store. */
+  /** Closes the publishers, the runtime, the link to the other processes and the store. */
   close(): Promise<void>;
 }
 
@@ -23,24 +23,21 @@ export async function startBackgroundRuntime(
   storage: Storage,
   logger: Logger,
 ): Promise<BackgroundRuntime> {
-  const store = await openStore(storage);
-  const link = peerLink(api, storage, logger);
+  const opened = await openStorage(api, storage, logger);
   const shared = api.settings.cluster.redisUrl !== undefined;
-  const publishers = new Publishers(logger, link, false);
+  const publishers = new Publishers(logger, opened.link, false);
   let runtime: Runtime | undefined;
   const close = async (): Promise<void> => {
     await publishers.close();
-    await runtime?.bus.close();
-    await runtime?.search?.close();
-    await link.close();
-    await store.close().catch(() => undefined);
+    await runtime?.close();
+    await opened.close().catch(() => undefined);
   };
   try {
-    runtime = await startRuntime(api, store, {
+    runtime = await startRuntime(api, opened.store, {
       logger,
       // Without Redis, no process hears what a built-in hub would publish here.
       publisher: api.settings.mercure?.hub !== 'builtin' || shared ? publishers.of(api) : undefined,
-      writes: httpCaching(api, logger, link, false).writes,
+      writes: httpCaching(api, logger, opened.link, false).writes,
     });
     return { runtime, close };
   } catch (e) {

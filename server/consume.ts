@@ -5,7 +5,8 @@
 import type { Logger } from 'pino';
 import { startBackgroundRuntime } from './background-runtime.js';
 import { MessengerConfigError } from './messenger/index.js';
-import { loadApi, type Storage } from './serve.js';
+import { loadApi } from './load-api.js';
+import type { Storage } from './storage.js';
 
 export interface RunningConsumer {
   stop(): Promise<void>;

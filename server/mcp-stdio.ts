@@ -8,10 +8,9 @@ import type { Readable, Writable } from 'node:stream';
 import { startBackgroundRuntime } from './background-runtime.js';
 import { serveMcpOverStdio } from './mcp/stdio.js';
 import { authenticates } from './security/authenticate.js';
-import { loadApi, type Storage } from './serve.js';
-
-/** Why the process does not start: a refusal to print, not a crash. */
-export class McpRefused extends Error {}
+import { loadApi } from './load-api.js';
+import { Refusal } from './refusal.js';
+import type { Storage } from './storage.js';
 
 export interface RunningStdioMcp {
   /** Settles when the client closes the connection (stdin ends). */
@@ -29,10 +28,10 @@ export async function startStdioMcp(options: {
 }): Promise<RunningStdioMcp> {
   const api = await loadApi(options.file);
   if (!api.settings.mcp.enabled)
-    throw new McpRefused(`${options.file} does not turn the MCP endpoint on (add mcp { enabled: true } to config)`);
+    throw new Refusal(`${options.file} does not turn the MCP endpoint on (add mcp { enabled: true } to config)`);
   // A token nothing would verify would leave every call anonymous while the user believes otherwise.
   if (options.token !== undefined && !authenticates(api.security))
-    throw new McpRefused(
+    throw new Refusal(
       `--token is given but ${options.file} authenticates nothing (config security has no jwt or authenticator)`,
     );
   const { runtime, close } = await startBackgroundRuntime(api, options.storage, options.logger);

@@ -1,32 +1,25 @@
 /**
- * Starting and stopping a service: check the file, load its metadata (custom code and
- * mutators included), open the store, listen. Used by `apidsl serve` and the tests.
+ * The HTTP service of a `.api` file: loaded (load-api.ts), on its store and link (storage.ts), listening; its
+ * reload and its stop. Used by `apidsl serve` and the tests.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type Koa from 'koa';
-import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { check, type CheckResult } from '../grammar/checker/index.js';
-import { aloneLink, type PeerLink } from './cluster/link.js';
+import type { PeerLink } from './cluster/link.js';
 import { openRedis } from './cluster/redis-client.js';
-import { redisLink, serviceChannel } from './cluster/redis-link.js';
 import { createApp } from './http/app.js';
 import { httpCaching } from './caching/invalidation.js';
 import { drainable, type Drain } from './http/drain.js';
 import { applyLimits, serverOptions } from './http/server-limits.js';
-import { loadMetadata } from './metadata/load.js';
+import { loadApi } from './load-api.js';
+import type { ApiMetadata } from './metadata/types.js';
 import { processStore, redisStore } from './pipeline/rate-limit-stores.js';
 import { startRuntime } from './pipeline/runtime.js';
 import type { RateLimitStore, Runtime } from './pipeline/state.js';
 import { Publishers } from './realtime/index.js';
-import type { ApiMetadata } from './metadata/types.js';
+import { channelOf, openStorage, specsOf, type Storage } from './storage.js';
 import { refuseUnsafeChanges } from './store/layout.js';
-import { databaseName } from './store/mongodb/config.js';
-import { openSqliteStore } from './store/sqlite/store.js';
-import type { CollectionSpec, Store } from './store/types.js';
-
-export type Storage = { kind: 'memory' } | { kind: 'file'; dir: string } | { kind: 'mongodb'; uri: string };
+import type { Store } from './store/types.js';
 
 export interface ServeOptions {
   file: string;
@@ -61,56 +54,6 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export class CheckFailed extends Error {
-  constructor(readonly result: CheckResult) {
-    super('the file has errors');
-  }
-}
-
-/** Where the embedded store keeps a file's data by default: `.apidsl-data/` beside it. */
-export const defaultDataDir = (file: string): string => join(dirname(resolve(file)), '.apidsl-data');
-
-export async function loadApi(file: string): Promise<ApiMetadata> {
-  const text = readFileSync(file, 'utf8');
-  const baseDir = dirname(resolve(file));
-  const result = check(text, { baseDir });
-  if (result.all.some((d) => d.severity === 'error')) throw new CheckFailed(result);
-  return loadMetadata(result.model, { baseDir });
-}
-
-/** Opens the store a storage names (the embedded store's directory created when missing). */
-export async function openStore(storage: Storage): Promise<Store> {
-  if (storage.kind === 'memory') return openSqliteStore({ memory: true });
-  if (storage.kind === 'mongodb') {
-    // Loaded on demand: the embedded store never loads the driver.
-    const { openMongoStore } = await import('./store/mongodb/store.js');
-    return openMongoStore({ uri: storage.uri });
-  }
-  mkdirSync(storage.dir, { recursive: true });
-  return openSqliteStore({ file: join(storage.dir, 'apidsl.sqlite') });
-}
-
-/** The storage specs of an API's resources. */
-export const specsOf = (api: ApiMetadata): CollectionSpec[] => api.resources.map((r) => r.storage);
-
-/** Where a storage's data is, as every instance serving it names it (for the service's Redis channel). */
-function storeIdentity(storage: Storage): string {
-  if (storage.kind === 'file') return `file:${resolve(storage.dir)}`;
-  if (storage.kind === 'mongodb') return `mongodb:${databaseName(storage.uri)}`;
-  return `memory:${process.pid}`;
-}
-
-/**
- * How the processes of a service tell each other of writes and updates: Redis, the primary (`given`, a
- * worker's link), or no one.
- */
-export function peerLink(api: ApiMetadata, storage: Storage, logger: Logger, given?: PeerLink): PeerLink {
-  const url = api.settings.cluster.redisUrl;
-  if (!url) return given ?? aloneLink();
-  void given?.close();
-  return redisLink(url, serviceChannel(api.title, storeIdentity(storage)), logger);
-}
-
 /**
  * Where the service's rate-limit counts live (docs/behaviour.md, "Rate limits"): in Redis with `cluster.redis`
  * (a connection of their own, keys under the service's channel), else in this process (in a worker, the
@@ -132,17 +75,18 @@ async function rateLimitCounts(
       ready();
     });
   });
-  const channel = serviceChannel(api.title, storeIdentity(storage));
-  return { store: redisStore(client, logger, `${channel}:rl`), close: () => client.disconnect() };
+  return { store: redisStore(client, logger, `${channelOf(api, storage)}:rl`), close: () => client.disconnect() };
 }
 
 export async function startService(options: ServeOptions): Promise<RunningService> {
   const api = await loadApi(options.file);
-  const link = peerLink(api, options.storage, options.logger, options.link);
+  const { store, link, ...opened } = await openStorage(api, options.storage, options.logger, {
+    store: options.store,
+    link: options.link,
+  });
   const limits = await rateLimitCounts(api, options.storage, options.logger);
-  const store = options.store ?? (await openStore(options.storage));
   const publishers = new Publishers(options.logger, link);
-  // Every runtime made (one per loaded file): their buses close with the service.
+  // Every runtime made (one per loaded file): they close with the service.
   const runtimes: Runtime[] = [];
   let retireCache = (): void => undefined;
   /** The runtime and Koa handler of a loaded file, from the same store and publishers. */
@@ -162,36 +106,29 @@ export async function startService(options: ServeOptions): Promise<RunningServic
     runtimes.push(runtime);
     return { runtime, handler: (await createApp(runtime, caching.cache)).callback() };
   };
-  let server: Server;
-  let drain: Drain;
+  /** What the service opened, once no request or message is left: the publishers after the last write that may publish. */
+  const closeAll = async (): Promise<void> => {
+    await publishers.close();
+    await Promise.all(runtimes.map((r) => r.close()));
+    limits.close();
+    await opened.close();
+  };
   // The server calls whichever app is current, so `reload` can swap it without a restart.
   let handler: ReturnType<Koa['callback']>;
   let runtime: Runtime;
+  let listening: Listening;
   try {
     ({ runtime, handler } = await serving(api));
-    server = await new Promise((resolveServer, reject) => {
-      const s = createServer(serverOptions(api.settings.server), (req, res) => void handler(req, res));
-      applyLimits(s, api.settings.server);
-      drain = drainable(s);
-      s.listen(options.port, options.host, () => resolveServer(s));
-      s.once('error', reject);
-    });
+    listening = await listen(options, api, (req, res) => void handler(req, res));
   } catch (e) {
-    await publishers.close();
-    await link.close();
-    limits.close();
-    await Promise.all(runtimes.map((r) => r.bus.close()));
-    await Promise.all(runtimes.map((r) => r.search?.close() ?? Promise.resolve()));
-    // A store we opened holds connections (MongoDB's pool) that would keep the process alive.
-    if (!options.store) await store.close().catch(() => undefined);
+    // What was opened holds connections (MongoDB's pool) that would keep the process alive.
+    await closeAll().catch(() => undefined);
     throw e;
   }
+  const { server, drain } = listening;
   const consumer = options.consume ? await runtime.bus.consume() : undefined;
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const service: RunningService = {
-    url: `http://${host}:${port}`,
+    url: urlOf(server, options),
     api,
     reload: async () => {
       const next = await loadApi(options.file);
@@ -205,13 +142,32 @@ export async function startService(options: ServeOptions): Promise<RunningServic
       await publishers.endSubscriptions(); // open event streams would keep the server open
       await drained;
       await consumer?.stop();
-      await publishers.close(); // after the last write that may publish
-      await Promise.all(runtimes.map((r) => r.bus.close()));
-      await Promise.all(runtimes.map((r) => r.search?.close() ?? Promise.resolve())); // the changes still waiting for the index
-      await link.close();
-      limits.close();
-      await store.close();
+      await closeAll();
     },
   };
   return service;
+}
+
+interface Listening {
+  server: Server;
+  drain: Drain;
+}
+
+/** The HTTP server of the service, listening on the options' port and host. */
+function listen(options: ServeOptions, api: ApiMetadata, handler: RequestListener): Promise<Listening> {
+  return new Promise((resolveServer, reject) => {
+    const server = createServer(serverOptions(api.settings.server), handler);
+    applyLimits(server, api.settings.server);
+    const drain = drainable(server);
+    server.listen(options.port, options.host, () => resolveServer({ server, drain }));
+    server.once('error', reject);
+  });
+}
+
+/** The URL the service answers at (the port `--port 0` picked included). */
+function urlOf(server: Server, options: ServeOptions): string {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return `http://${host}:${port}`;
 }

@@ -24,6 +24,8 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
       'server/graphql/',
       'server/mcp/',
       'server/serve.ts',
+      'server/load-api.ts',
+      'server/storage.ts',
       'server/consume.ts',
       'server/background-runtime.ts',
       'server/mcp-stdio.ts',
@@ -38,7 +40,10 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'protocol', paths: ['server/protocol/'] },
   { name: 'metadata', paths: ['server/metadata/'] },
   { name: 'expression', paths: ['server/expression/'] },
-  { name: 'language and store', paths: ['grammar/', 'server/store/', 'server/paginators.ts', 'server/version.ts'] },
+  {
+    name: 'language and store',
+    paths: ['grammar/', 'server/store/', 'server/paginators.ts', 'server/version.ts', 'server/refusal.ts'],
+  },
 ];
 
 /**

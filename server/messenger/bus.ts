@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { TransportName } from '../metadata/async-settings.js';
 import type { ApiMetadata } from '../metadata/types.js';
+import { Refusal } from '../refusal.js';
 import type { Store } from '../store/types.js';
 import type { Envelope } from './envelope.js';
 import { messageHandler, type HandleMessage, type Persistence } from './handle.js';
@@ -21,7 +22,8 @@ async function within(ms: number, work: Promise<unknown>): Promise<void> {
   clearTimeout(timer);
 }
 
-export class MessengerConfigError extends Error {}
+/** A messenger setting that cannot work (a command refuses to start with it). */
+export class MessengerConfigError extends Refusal {}
 
 export class MessageBus {
   private readonly transports = new Map<TransportName, Transport>();

@@ -5,12 +5,13 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Refusal } from '../refusal.js';
 
 // Custom code is user JavaScript: its signatures are documented in types/apidsl.d.ts.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type CodeFunction = (...args: any[]) => unknown;
 
-export class CodeLoadError extends Error {}
+export class CodeLoadError extends Refusal {}
 
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 

@@ -29,11 +29,12 @@ const CURVE_ALGORITHMS = new Map([
   ['secp384r1', 'ES384'],
   ['secp521r1', 'ES512'],
 ]);
+import { Refusal } from '../refusal.js';
 import type { CodeFunction, JwtMetadata, SecurityMetadata } from './types.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
 /** A security setting that cannot work: `serve` refuses to start and prints the message. */
-export class SecurityConfigError extends Error {}
+export class SecurityConfigError extends Refusal {}
 
 const ASYMMETRIC = [...RSA_ALGORITHMS, ...EC_ALGORITHMS, ...OKP_ALGORITHMS];
 

@@ -61,7 +61,7 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
   const transaction: Transaction | undefined = reentrant(
     inStore && writes ? (run) => writes.transaction(() => inStore(run)) : inStore,
   );
-  const base: Omit<Runtime, 'bus'> = {
+  const base: Omit<Runtime, 'bus' | 'close'> = {
     api,
     collectionOf: (resource) => collections.get(resource.shortName)!,
     transaction,
@@ -73,7 +73,15 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
     search,
   };
   // The bus's message handlers persist through the same collections and publisher.
-  return { ...base, bus: new MessageBus(api, store, storePersistence(base), options.logger) };
+  const bus = new MessageBus(api, store, storePersistence(base), options.logger);
+  return {
+    ...base,
+    bus,
+    close: async () => {
+      await bus.close();
+      await search?.close();
+    },
+  };
 }
 
 /**

@@ -42,6 +42,11 @@ export interface Runtime {
   readonly published?: ChangeFeed;
   /** The search index the `elasticsearch` operations read (server/search/); none: no operation reads one. */
   readonly search?: SearchIndex;
+  /**
+   * Closes what the runtime opened: the bus, then the search index (after the changes still waiting for it). The
+   * store, the publisher and the link are its maker's to close.
+   */
+  close(): Promise<void>;
 }
 
 /** A committed change as it was published (writes/mercure-updates.ts): the item's resource and IRI (a path). */

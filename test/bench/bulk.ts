@@ -12,7 +12,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { startService, type Storage } from '../../server/serve.js';
+import type { Storage } from '../../server/storage.js';
+import { startService } from '../../server/serve.js';
 import { load } from './load-process.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/bench/bulk.api', import.meta.url));

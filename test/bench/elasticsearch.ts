@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../../server/http/app.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import { engineEnv, startZincsearch } from '../support/zincsearch.js';
 import { pairs } from './graphql.js';

@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { createApp } from '../../server/http/app.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import type { Item } from '../../server/store/types.js';
 import { pairs, type Target } from './graphql.js';

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CheckFailed, loadApi } from '../../server/serve.js';
+import { CheckFailed, loadApi } from '../../server/load-api.js';
 import { mcpTools } from '../../server/mcp/tools.js';
 import type { ApiMetadata, GraphQlOperationMetadata, OperationMetadata } from '../../server/metadata/types.js';
 import { fromRoot, repoRoot } from '../support/paths.js';

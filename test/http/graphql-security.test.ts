@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { mcpTools } from '../../server/mcp/tools.js';
 import { fixture, get, useServer } from './harness.js';
 import { graphql, seed, type GraphQlAnswer } from './graphql-helpers.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import type { ApiMetadata } from '../../server/metadata/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'apidsl-graphql-ops-'));

@@ -3,7 +3,7 @@
  * referenced item"): a to-one relation as a field, a to-many one by element; `onDelete` is read, restrict by default.
  */
 import { expect } from 'chai';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { fromRoot } from '../support/paths.js';
 
 describe('metadata: relations are indexed and carry their onDelete', () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { indexName } from '../../server/metadata/search-index.js';
 import type { ApiMetadata } from '../../server/metadata/types.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'apidsl-search-settings-'));
 const VARIABLES = ['APIDSL_ELASTICSEARCH_INDEX_PREFIX', 'APIDSL_ELASTICSEARCH_URL'] as const;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { openApiDocument } from '../../server/openapi/index.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { runCli } from '../support/cli.js';
 import { fromRoot } from '../support/paths.js';
 

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { ApiMetadata } from '../../server/metadata/types.js';
 import { openApiDocument, operationId } from '../../server/openapi/index.js';
 import { resourceSchema } from '../../server/pipeline/validation/schema.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { fromRoot } from '../support/paths.js';
 
 type Any = any;

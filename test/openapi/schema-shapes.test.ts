@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { expect } from 'chai';
 import type { ApiMetadata } from '../../server/metadata/types.js';
 import { openApiDocument, SPEC_VERSIONS } from '../../server/openapi/index.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { fromRoot, repoRoot } from '../support/paths.js';
 
 type Schema = Record<string, unknown>;

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { expect } from 'chai';
 import { openApiDocument, SPEC_VERSIONS } from '../../server/openapi/index.js';
 import type { ApiMetadata } from '../../server/metadata/types.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { fromRoot, repoRoot } from '../support/paths.js';
 import { hyperjump, seriousme } from './validators.js';
 

@@ -15,7 +15,8 @@ import { startRuntime } from '../../server/pipeline/runtime.js';
 import type { Runtime } from '../../server/pipeline/state.js';
 import type { Publisher, Update } from '../../server/realtime/index.js';
 import type { Principal } from '../../server/security/access.js';
-import { loadApi, openStore } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
+import { openStore } from '../../server/storage.js';
 import type { Store } from '../../server/store/types.js';
 import { operationRequest } from '../support/operation-request.js';
 

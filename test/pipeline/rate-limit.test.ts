@@ -18,7 +18,8 @@ import { executeOperation, type OperationRequest } from '../../server/pipeline/e
 import { memoryStore, redisStore } from '../../server/pipeline/rate-limit-stores.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import type { RateLimitStore, Runtime } from '../../server/pipeline/state.js';
-import { loadApi, openStore } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
+import { openStore } from '../../server/storage.js';
 import type { Store } from '../../server/store/types.js';
 import { operationRequest } from '../support/operation-request.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { PIPELINE, stagesOf } from '../../server/pipeline/chain.js';
 import type { OperationState } from '../../server/pipeline/state.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import type { ApiMetadata, OperationMetadata } from '../../server/metadata/types.js';
 import { ANONYMOUS } from '../../server/security/access.js';
 

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { ApiMetadata, ResourceMetadata } from '../../server/metadata/types.js';
 import { identifierFault, routeIdentifier } from '../../server/protocol/identifier.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { fromRoot } from '../support/paths.js';
 
 describe('protocol: identifiers', () => {

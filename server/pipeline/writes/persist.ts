@@ -196,7 +196,7 @@ export async function removeItem(state: OperationState, item: Item): Promise<voi
  * The persistence offered to message handlers (`ctx.persist`, `ctx.remove`): items of the message's class stored
  * in, or removed from, its collection, each change published as its resource publishes once committed.
  */
-export function storePersistence(runtime: Omit<Runtime, 'bus'>): Persistence {
+export function storePersistence(runtime: Omit<Runtime, 'bus' | 'close'>): Persistence {
   const { api, logger } = runtime;
   const resourceOf = (messageClass: string): ResourceMetadata => {
     const resource = api.resource(messageClass);

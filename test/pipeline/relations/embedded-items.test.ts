@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { ReadEmbeddedItems } from '../../../server/pipeline/relations/embedded-items.js';
 import { embeddingPlan, EmbeddingWriter } from '../../../server/pipeline/representation/embedding.js';
-import { loadApi } from '../../../server/serve.js';
+import { loadApi } from '../../../server/load-api.js';
 import { openSqliteStore } from '../../../server/store/sqlite/store.js';
 import type { ApiMetadata, ResourceMetadata } from '../../../server/metadata/types.js';
 import type { Collection, Id, Store } from '../../../server/store/types.js';

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { HttpError } from '../../../server/protocol/errors.js';
 import { deleteItem } from '../../../server/pipeline/relations/referential-actions.js';
-import { loadApi } from '../../../server/serve.js';
+import { loadApi } from '../../../server/load-api.js';
 import { openSqliteStore } from '../../../server/store/sqlite/store.js';
 import type { Collection, Item } from '../../../server/store/types.js';
 
