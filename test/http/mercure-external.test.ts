@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findMercure, startOfficialHub, type RunningHub } from '../support/mercure-hub.js';
+import { findMercure, MERCURE_MISSING, startOfficialHub, type RunningHub } from '../support/mercure-hub.js';
 import { freePort } from '../support/mongodb.js';
 import { request, startServer, type RunningServer } from './harness.js';
 import { mercureJwt, subscribe, type Subscription } from './sse-client.js';
@@ -65,7 +65,6 @@ const hubs: { name: string; start?: (port?: number) => Promise<RunningHub> }[] =
   },
   { name: 'our built-in hub in a separate process', start: startBuiltinHubProcess },
 ];
-const MISSING = 'no official `mercure` binary on PATH or in $(go env GOPATH)/bin (.ci/run builds it there)';
 
 for (const kind of hubs) {
   describe(`Mercure: external hub — ${kind.name}`, function () {
@@ -77,8 +76,8 @@ for (const kind of hubs) {
 
     before(async function () {
       if (!kind.start) {
-        if (process.env.CI === 'true') throw new Error(`CI=true and ${MISSING}`);
-        process.stderr.write(`\n!!! Mercure official-hub tests SKIPPED: ${MISSING}.\n\n`);
+        if (process.env.CI === 'true') throw new Error(`CI=true and ${MERCURE_MISSING}`);
+        process.stderr.write(`\n!!! Mercure official-hub tests SKIPPED: ${MERCURE_MISSING}.\n\n`);
         this.skip();
       }
       start = kind.start;

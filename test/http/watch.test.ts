@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { replaceFile } from '../support/replace-file.js';
 import { request, startServer, type RunningServer } from './harness.js';
 
 const BOOKS =
@@ -52,5 +53,16 @@ describe('HTTP serve --watch', function () {
     expect(server.output()).to.include("did you mean 'paginationItemsPerPage'?");
     expect((await request(server.url, 'GET', '/authors')).status).to.equal(200);
     expect((await request(server.url, 'GET', '/brokens')).status).to.equal(404);
+  });
+
+  it('reloads a file replaced by a rename (a temporary file saved over it), again and again', async () => {
+    for (const resource of ['Pen', 'Cup']) {
+      replaceFile(file, `${WITH_AUTHORS}resource ${resource} {\n  properties { id: int, name: string }\n}\n`);
+      const path = `/${resource.toLowerCase()}s`;
+      await eventually(
+        async () => (await request(server.url, 'GET', path)).status === 200,
+        `GET ${path} to answer 200`,
+      );
+    }
   });
 });

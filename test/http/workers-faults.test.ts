@@ -10,6 +10,7 @@ import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { fixture, request, startServer, tempDir, type RunningServer } from './harness.js';
 import { sleep } from './sse-client.js';
 import { freePort } from '../support/mongodb.js';
+import { replaceFile } from '../support/replace-file.js';
 
 const FIXTURE = fixture('http-cache.api');
 const mongodb = process.env.APIDSL_TEST_STORE === 'mongodb';
@@ -149,7 +150,7 @@ describe('serve --workers: writes through start-up, a killed worker and reloads'
     let reloading = true;
     const reloads = (async () => {
       for (let i = 1; reloading; i++) {
-        writeFileSync(file, `${text}\n// edit ${i}\n`);
+        replaceFile(file, `${text}\n// edit ${i}\n`);
         await sleep(300);
       }
     })();

@@ -13,6 +13,10 @@ import { freePort, goBinDirs } from './mongodb.js';
 const live = new Set<ChildProcess>();
 process.once('exit', () => live.forEach((c) => c.kill('SIGKILL')));
 
+/** Why an official-hub test cannot run here. */
+export const MERCURE_MISSING =
+  'no official `mercure` binary on PATH or in $(go env GOPATH)/bin (.ci/run builds it there)';
+
 export function findMercure(): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), ...goBinDirs()];
   return dirs.map((d) => join(d, 'mercure')).find((p) => existsSync(p));
