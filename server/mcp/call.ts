@@ -6,7 +6,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { executeOperation } from '../pipeline/execute.js';
+import { problemOf } from '../pipeline/error-response.js';
+import { executeOperation, failureOf } from '../pipeline/execute.js';
 import { HttpError } from '../protocol/errors.js';
 import { jsonText } from '../pipeline/representation/json-text.js';
 import type { Runtime } from '../pipeline/state.js';
@@ -54,7 +55,6 @@ export async function callTool(
   if (sendsBody) headers['content-type'] = tool.bodyType;
   const result = await executeOperation(runtime, op, {
     method: op.method,
-    path: op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(uriVariables[name] ?? '')),
     queryString: queryString(tool.queryArguments, args),
     uriVariables,
     headers,
@@ -63,10 +63,10 @@ export async function callTool(
     origin: caller.origin,
     ...(caller.peer ? { peer: caller.peer } : {}),
   });
-  const document = result.body === undefined ? undefined : await documentOf(result.body);
-  if (result.error || result.status >= 400) return toolError(problemOf(result.status, document));
-  if (document === undefined) return answer({ status: result.status });
-  return answer(document);
+  const failure = failureOf(result);
+  if (failure) return toolError(toolProblem(failure));
+  if (result.body === undefined) return answer({ status: result.status });
+  return answer(await documentOf(result.body));
 }
 
 /** JSON-LD when the API serves it, else plain JSON, else its first format. */
@@ -116,23 +116,16 @@ export interface ToolProblem {
   violations?: { propertyPath: unknown; message: unknown; code?: unknown }[];
 }
 
-/** The status, title, detail and violations of an error document (problem+json or Hydra's, prefixed or not). */
-function problemOf(status: number, document: unknown): ToolProblem {
-  const doc = (typeof document === 'object' && document !== null ? document : {}) as Record<string, unknown>;
-  const title = doc.title ?? doc['hydra:title'];
-  const detail = doc.detail ?? doc.description ?? doc['hydra:description'] ?? title ?? `HTTP ${status}`;
-  const violations = Array.isArray(doc.violations)
-    ? (doc.violations as Record<string, unknown>[]).map((v) => ({
-        propertyPath: v.propertyPath,
-        message: v.message,
-        ...(v.code === undefined ? {} : { code: v.code }),
-      }))
-    : undefined;
+/** The status, title, detail and violations the operation's error document states. */
+function toolProblem(error: HttpError): ToolProblem {
+  const { status, title, detail, violations } = problemOf(error);
   return {
     status,
-    ...(typeof title === 'string' ? { title } : {}),
-    detail: String(detail as string),
-    ...(violations ? { violations } : {}),
+    title,
+    detail,
+    ...(violations
+      ? { violations: violations.map(({ propertyPath, message, code }) => ({ propertyPath, message, code })) }
+      : {}),
   };
 }
 
