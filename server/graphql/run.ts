@@ -9,11 +9,13 @@ import { notFound, type HttpError } from '../protocol/errors.js';
 import { executeOperation, failureOf, type OperationRequest, type OperationResult } from '../pipeline/execute.js';
 import { problemOf } from '../pipeline/error-response.js';
 import type { PageWindow } from '../pipeline/state.js';
+import type { QueryParams } from '../protocol/query.js';
 import type { GraphQlContext } from './context.js';
 
 export interface GraphQlCall {
   uriVariables?: Record<string, string>;
-  queryString?: string;
+  /** Query parameters as values (filters, a page connection's page): `queryOf`. */
+  query?: QueryParams;
   window?: PageWindow;
   /** A write's body (JSON), sent as JSON-LD (a PATCH merges it). */
   body?: unknown;
@@ -52,7 +54,7 @@ function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall):
   else delete headers['content-type'];
   return executeOperation(ctx.batched, op, {
     method: op.method,
-    queryString: call.queryString ?? '',
+    query: call.query ?? {},
     uriVariables: call.uriVariables ?? {},
     headers,
     ...(hasBody ? { body: JSON.stringify(call.body) } : {}),

@@ -10,6 +10,7 @@ import { problemOf } from '../pipeline/error-response.js';
 import { executeOperation, failureOf } from '../pipeline/execute.js';
 import { HttpError } from '../protocol/errors.js';
 import { jsonText } from '../pipeline/representation/json-text.js';
+import { queryOf } from '../protocol/query.js';
 import type { Runtime } from '../pipeline/state.js';
 import type { Principal } from '../security/access.js';
 import { BODY_ARGUMENT, IF_MATCH_ARGUMENT, type McpTool } from './tools.js';
@@ -55,7 +56,7 @@ export async function callTool(
   if (sendsBody) headers['content-type'] = tool.bodyType;
   const result = await executeOperation(runtime, op, {
     method: op.method,
-    queryString: queryString(tool.queryArguments, args),
+    query: queryOf(queryParameters(tool.queryArguments, args)),
     uriVariables,
     headers,
     ...(sendsBody ? { body: JSON.stringify(body) } : {}),
@@ -75,18 +76,18 @@ function acceptOf(runtime: Runtime): string {
   return formats.jsonld?.[0] ?? formats.json?.[0] ?? Object.values(formats)[0]?.[0] ?? 'application/json';
 }
 
-/** The query arguments in the URL syntax: a list repeats its name, an object's members are `name[key]`. */
-function queryString(names: readonly string[], args: Record<string, unknown>): string {
-  const query = new URLSearchParams();
+/** The query arguments as parameters (`queryOf`): a list repeats its name, an object's members are `name[key]`. */
+function queryParameters(names: readonly string[], args: Record<string, unknown>): [string, string][] {
+  const pairs: [string, string][] = [];
   const add = (name: string, value: unknown): void => {
     if (value === undefined || value === null) return;
     if (Array.isArray(value)) for (const v of value) add(name, v);
     else if (typeof value === 'object')
       for (const [key, v] of Object.entries(value as Record<string, unknown>)) add(`${name}[${key}]`, v);
-    else query.append(name, String(value as string | number | boolean));
+    else pairs.push([name, String(value as string | number | boolean)]);
   };
   for (const name of names) add(name, args[name]);
-  return query.toString();
+  return pairs;
 }
 
 async function documentOf(body: unknown): Promise<unknown> {

@@ -12,7 +12,7 @@ import { readsIndex } from '../metadata/search-index.js';
 import { HttpError } from '../protocol/errors.js';
 import { filledPath, fillTemplate, fromRecord } from '../protocol/iri.js';
 import { negotiateOutput } from '../protocol/negotiation.js';
-import { parseQuery } from '../protocol/query.js';
+import { buildLink, type QueryParams } from '../protocol/query.js';
 import type { Principal } from '../security/access.js';
 import { runPipeline, stagesOf } from './chain.js';
 import { failureResponse } from './error-response.js';
@@ -33,8 +33,13 @@ export interface OperationRequest {
    * filled with the URI variables (an adapter without URLs: GraphQL, MCP).
    */
   path?: string;
-  /** The query string, without `?` ('' when none). */
-  queryString: string;
+  /**
+   * The query parameters as values (filters, pagination, order): HTTP parses its query string at its edge
+   * (`parseQuery`), GraphQL and MCP give their arguments (`queryOf`).
+   */
+  query: QueryParams;
+  /** The query string as sent, without `?` (HTTP): what the request's URL and a write's Content-Location repeat. */
+  queryString?: string;
   /** The values of the route's variables (the identifier, sub-resource links) as matched. */
   uriVariables: Record<string, string>;
   /** The format extension of the path (`/books/1.jsonld`), if any. */
@@ -129,7 +134,7 @@ export async function admitRequest(
 /** The result of a request that failed: its error document, with the rate-limit headers it counted under. */
 function failedResult(
   runtime: Runtime,
-  request: Pick<OperationRequest, 'method' | 'path' | 'queryString' | 'headers'>,
+  request: Pick<OperationRequest, 'method' | 'path' | 'query' | 'queryString' | 'headers'>,
   thrown: unknown,
   limits?: Record<string, string>,
 ): OperationResult {
@@ -147,8 +152,12 @@ function failedResult(
   };
 }
 
-const urlOf = (request: Pick<OperationRequest, 'path' | 'queryString'>): string =>
-  request.queryString ? `${request.path ?? ''}?${request.queryString}` : (request.path ?? '');
+/** The request's URL: as sent, or for an adapter without URLs its path with the parameters in the query's syntax. */
+function urlOf(request: Pick<OperationRequest, 'path' | 'query' | 'queryString'>): string {
+  const path = request.path ?? '';
+  if (request.queryString === undefined) return buildLink(path, request.query, [], false);
+  return request.queryString ? `${path}?${request.queryString}` : path;
+}
 
 const headerValue = (value: string | string[] | undefined): string | undefined =>
   (Array.isArray(value) ? value.join(', ') : value) || undefined;
@@ -168,9 +177,8 @@ function operationState(runtime: Runtime, op: OperationMetadata, request: Pathed
     const value = request.uriVariables[name] ?? defaults[name];
     if (value !== undefined) uriVariables[name] = String(value);
   }
-  const parsed = parseQuery(request.queryString);
-  const jsonApi = output.name === JSONAPI_FORMAT ? jsonApiQuery(api, op, parsed) : undefined;
-  const query = jsonApi?.query ?? parsed;
+  const jsonApi = output.name === JSONAPI_FORMAT ? jsonApiQuery(api, op, request.query) : undefined;
+  const query = jsonApi?.query ?? request.query;
   const body = request.body;
   return {
     jsonApi: jsonApi?.request,
@@ -184,7 +192,9 @@ function operationState(runtime: Runtime, op: OperationMetadata, request: Pathed
         : runtime.collectionOf(op.resource),
     request: {
       method: request.method,
-      url: urlOf(request),
+      get url() {
+        return urlOf(request);
+      },
       headers: request.headers,
       query,
       body: undefined,
