@@ -192,9 +192,7 @@ function operationState(runtime: Runtime, op: OperationMetadata, request: Pathed
         : runtime.collectionOf(op.resource),
     request: {
       method: request.method,
-      get url() {
-        return urlOf(request);
-      },
+      url: urlOf(request),
       headers: request.headers,
       query,
       body: undefined,
