@@ -3,8 +3,8 @@
  * parameters each filter kind reads (pipeline/filters/, one home per kind): `title` and `title[]` become
  * `title: String` and `title_list: [String]`; `order[title]`, `price[gt]`, `exists[publishedAt]` become
  * `order: [BookFilter_order]`, `price: [BookFilter_price]`, `exists: [BookFilter_exists]`, lists of input objects so
- * that the order of keys is kept. The arguments go back to the same query parameters, which the REST filter code
- * reads: GraphQL and REST filter alike by construction.
+ * that the order of keys is kept. The arguments become the same query parameters, as values, which the REST
+ * filter code reads: GraphQL and REST filter alike by construction.
  */
 import {
   GraphQLBoolean,
@@ -22,7 +22,7 @@ import { filterKind } from '../pipeline/filters/index.js';
 import { filterTarget } from '../pipeline/filters/paths.js';
 import type { JsonSchema } from '../pipeline/validation/schema.js';
 
-/** What an argument stands for in the query string. */
+/** The query parameter an argument stands for. */
 type ArgumentShape =
   | { kind: 'value'; parameter: string }
   | { kind: 'list'; parameter: string }
@@ -106,7 +106,7 @@ export function filterArguments(
   return { args, shapes };
 }
 
-/** The query-string pairs of the filter arguments a request gave. */
+/** The query parameters (name and value pairs, `queryOf`) of the filter arguments a request gave. */
 export function filterParameters(filters: FilterArguments, args: Record<string, unknown>): [string, string][] {
   const out: [string, string][] = [];
   for (const [arg, shape] of filters.shapes) {
@@ -127,7 +127,3 @@ export function filterParameters(filters: FilterArguments, args: Record<string, 
   }
   return out;
 }
-
-/** `k=v&…`, each part encoded. */
-export const queryString = (pairs: [string, string][]): string =>
-  pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');

@@ -5,14 +5,17 @@
  */
 import { GraphQLError } from 'graphql';
 import type { OperationMetadata } from '../metadata/types.js';
-import { notFound } from '../protocol/errors.js';
-import { executeOperation, type OperationRequest, type OperationResult } from '../pipeline/execute.js';
+import { notFound, type HttpError } from '../protocol/errors.js';
+import { executeOperation, failureOf, type OperationRequest, type OperationResult } from '../pipeline/execute.js';
+import { problemOf } from '../pipeline/error-response.js';
 import type { PageWindow } from '../pipeline/state.js';
+import type { QueryParams } from '../protocol/query.js';
 import type { GraphQlContext } from './context.js';
 
 export interface GraphQlCall {
   uriVariables?: Record<string, string>;
-  queryString?: string;
+  /** Query parameters as values (filters, a page connection's page): `queryOf`. */
+  query?: QueryParams;
   window?: PageWindow;
   /** A write's body (JSON), sent as JSON-LD (a PATCH merges it). */
   body?: unknown;
@@ -24,7 +27,8 @@ export interface GraphQlCall {
 /** The operation's result as values (`representation: 'values'`); a failure throws its GraphQL error. */
 export async function runOperation(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall): Promise<unknown> {
   const result = await execute(ctx, op, call);
-  if (result.error || result.status >= 400) throw graphQlError(result);
+  const failure = failureOf(result);
+  if (failure) throw graphQlError(failure);
   return result.body;
 }
 
@@ -32,7 +36,8 @@ export async function runOperation(ctx: GraphQlContext, op: OperationMetadata, c
 export async function runOrNull(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall): Promise<unknown> {
   const result = await execute(ctx, op, call);
   if (result.status === 404) return null;
-  if (result.error || result.status >= 400) throw graphQlError(result);
+  const failure = failureOf(result);
+  if (failure) throw graphQlError(failure);
   return result.body ?? null;
 }
 
@@ -49,8 +54,7 @@ function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall):
   else delete headers['content-type'];
   return executeOperation(ctx.batched, op, {
     method: op.method,
-    path: op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(call.uriVariables?.[name] ?? '')),
-    queryString: call.queryString ?? '',
+    query: call.query ?? {},
     uriVariables: call.uriVariables ?? {},
     headers,
     ...(hasBody ? { body: JSON.stringify(call.body) } : {}),
@@ -64,21 +68,12 @@ function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall):
   });
 }
 
-interface ProblemDocument {
-  title?: unknown;
-  detail?: unknown;
-  violations?: { propertyPath?: unknown; message?: unknown }[];
-}
-
-/** The GraphQL error of a failed operation: its problem document's detail, status and violations. */
-export function graphQlError(result: OperationResult): GraphQLError {
-  const doc = (typeof result.body === 'object' && result.body !== null ? result.body : {}) as ProblemDocument;
-  const status = result.error?.status ?? result.status;
-  const message = String(doc.detail ?? doc.title ?? result.error?.message ?? 'Error');
+/** The GraphQL error of a failed operation: the detail, status and violations its error document states. */
+function graphQlError(error: HttpError): GraphQLError {
+  const { status, detail, violations } = problemOf(error);
   const extensions: Record<string, unknown> = { status };
-  if (Array.isArray(doc.violations))
-    extensions.violations = doc.violations.map((v) => ({ path: v.propertyPath, message: v.message }));
-  return new GraphQLError(message, { extensions });
+  if (violations) extensions.violations = violations.map((v) => ({ path: v.propertyPath, message: v.message }));
+  return new GraphQLError(detail, { extensions });
 }
 
 /** An error the GraphQL layer itself raises (a malformed argument): status 400 unless said otherwise. */

@@ -27,7 +27,8 @@ import {
 import { readAhead, selectedAt } from './prefetch.js';
 import { shownProperties } from '../metadata/property-access.js';
 import type { GraphQlContext } from './context.js';
-import { filterArguments, filterParameters, queryString } from './filter-arguments.js';
+import { queryOf } from '../protocol/query.js';
+import { filterArguments, filterParameters } from './filter-arguments.js';
 import { described } from './described.js';
 import { mutationField } from './mutations.js';
 import { ObjectTypes, TYPE_OF } from './object-types.js';
@@ -141,7 +142,7 @@ function collectionField(types: ObjectTypes, gop: GraphQlOperationMetadata): Fie
       if (pagination === 'page') pairs.push(...pageParameters(args, settings));
       const window = pagination === 'cursor' ? cursorWindow(args) : undefined;
       const result = (await runOperation(ctx, op, {
-        queryString: queryString(pairs),
+        query: queryOf(pairs),
         ...(window ? { window } : {}),
         args,
       })) as { members: unknown[]; page?: Parameters<typeof connectionValue>[2] };

@@ -8,6 +8,7 @@ import type { Context, Next } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
 import { admitRequest, executeOperation, type OperationRequest } from '../pipeline/execute.js';
 import type { Runtime } from '../pipeline/state.js';
+import { parseQuery } from '../protocol/query.js';
 import { ANONYMOUS, type Principal } from '../security/access.js';
 import { responseTags } from '../caching/tags.js';
 import { cacheKey, entryOf, replay } from './cached-route.js';
@@ -74,6 +75,7 @@ function operationRequest(
   return {
     method: ctx.method,
     path: ctx.path,
+    query: parseQuery(ctx.querystring),
     queryString: ctx.querystring,
     uriVariables,
     extension,

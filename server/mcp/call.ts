@@ -6,9 +6,11 @@
  */
 import type { Readable } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { executeOperation } from '../pipeline/execute.js';
+import { problemOf } from '../pipeline/error-response.js';
+import { executeOperation, failureOf } from '../pipeline/execute.js';
 import { HttpError } from '../protocol/errors.js';
 import { jsonText } from '../pipeline/representation/json-text.js';
+import { queryOf } from '../protocol/query.js';
 import type { Runtime } from '../pipeline/state.js';
 import type { Principal } from '../security/access.js';
 import { BODY_ARGUMENT, IF_MATCH_ARGUMENT, type McpTool } from './tools.js';
@@ -54,8 +56,7 @@ export async function callTool(
   if (sendsBody) headers['content-type'] = tool.bodyType;
   const result = await executeOperation(runtime, op, {
     method: op.method,
-    path: op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(uriVariables[name] ?? '')),
-    queryString: queryString(tool.queryArguments, args),
+    query: queryOf(queryParameters(tool.queryArguments, args)),
     uriVariables,
     headers,
     ...(sendsBody ? { body: JSON.stringify(body) } : {}),
@@ -63,10 +64,10 @@ export async function callTool(
     origin: caller.origin,
     ...(caller.peer ? { peer: caller.peer } : {}),
   });
-  const document = result.body === undefined ? undefined : await documentOf(result.body);
-  if (result.error || result.status >= 400) return toolError(problemOf(result.status, document));
-  if (document === undefined) return answer({ status: result.status });
-  return answer(document);
+  const failure = failureOf(result);
+  if (failure) return toolError(toolProblem(failure));
+  if (result.body === undefined) return answer({ status: result.status });
+  return answer(await documentOf(result.body));
 }
 
 /** JSON-LD when the API serves it, else plain JSON, else its first format. */
@@ -75,18 +76,18 @@ function acceptOf(runtime: Runtime): string {
   return formats.jsonld?.[0] ?? formats.json?.[0] ?? Object.values(formats)[0]?.[0] ?? 'application/json';
 }
 
-/** The query arguments in the URL syntax: a list repeats its name, an object's members are `name[key]`. */
-function queryString(names: readonly string[], args: Record<string, unknown>): string {
-  const query = new URLSearchParams();
+/** The query arguments as parameters (`queryOf`): a list repeats its name, an object's members are `name[key]`. */
+function queryParameters(names: readonly string[], args: Record<string, unknown>): [string, string][] {
+  const pairs: [string, string][] = [];
   const add = (name: string, value: unknown): void => {
     if (value === undefined || value === null) return;
     if (Array.isArray(value)) for (const v of value) add(name, v);
     else if (typeof value === 'object')
       for (const [key, v] of Object.entries(value as Record<string, unknown>)) add(`${name}[${key}]`, v);
-    else query.append(name, String(value as string | number | boolean));
+    else pairs.push([name, String(value as string | number | boolean)]);
   };
   for (const name of names) add(name, args[name]);
-  return query.toString();
+  return pairs;
 }
 
 async function documentOf(body: unknown): Promise<unknown> {
@@ -116,23 +117,16 @@ export interface ToolProblem {
   violations?: { propertyPath: unknown; message: unknown; code?: unknown }[];
 }
 
-/** The status, title, detail and violations of an error document (problem+json or Hydra's, prefixed or not). */
-function problemOf(status: number, document: unknown): ToolProblem {
-  const doc = (typeof document === 'object' && document !== null ? document : {}) as Record<string, unknown>;
-  const title = doc.title ?? doc['hydra:title'];
-  const detail = doc.detail ?? doc.description ?? doc['hydra:description'] ?? title ?? `HTTP ${status}`;
-  const violations = Array.isArray(doc.violations)
-    ? (doc.violations as Record<string, unknown>[]).map((v) => ({
-        propertyPath: v.propertyPath,
-        message: v.message,
-        ...(v.code === undefined ? {} : { code: v.code }),
-      }))
-    : undefined;
+/** The status, title, detail and violations the operation's error document states. */
+function toolProblem(error: HttpError): ToolProblem {
+  const { status, title, detail, violations } = problemOf(error);
   return {
     status,
-    ...(typeof title === 'string' ? { title } : {}),
-    detail: String(detail as string),
-    ...(violations ? { violations } : {}),
+    title,
+    detail,
+    ...(violations
+      ? { violations: violations.map(({ propertyPath, message, code }) => ({ propertyPath, message, code })) }
+      : {}),
   };
 }
 

@@ -6,11 +6,11 @@
  */
 import type { Logger } from 'pino';
 import type { ApiMetadata } from '../metadata/types.js';
-import { HttpError } from '../protocol/errors.js';
+import { HttpError, type Violation } from '../protocol/errors.js';
 import { errorFlavour, negotiateOutput } from '../protocol/negotiation.js';
 import { errorDocument } from '../protocol/problem.js';
 import { errorDocument as jsonApiErrorDocument, JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
-import { constraintViolationDocument } from './validation/violations.js';
+import { constraintViolationDocument, violationsDetail } from './validation/violations.js';
 
 export interface ErrorResponse {
   status: number;
@@ -56,6 +56,24 @@ function errorResponse(api: ApiMetadata, error: HttpError, accept: string | unde
     : errorDocument(error, flavour, api.settings.hydraPrefix);
   return { status: error.status, headers, contentType: 'application/problem+json; charset=utf-8', document };
 }
+
+/** What every error document of an error states, as values: for an adapter that writes its own answer (GraphQL, MCP). */
+export interface Problem {
+  status: number;
+  title: string;
+  detail: string;
+  violations?: readonly Violation[];
+}
+
+export function problemOf(error: HttpError): Problem {
+  const violations = error.options.violations;
+  // A violation list states its violations and the default title (validation/violations.ts).
+  if (violations)
+    return { status: error.status, title: DEFAULT_TITLE, detail: violationsDetail(violations), violations };
+  return { status: error.status, title: error.options.title ?? DEFAULT_TITLE, detail: error.detail };
+}
+
+const DEFAULT_TITLE = 'An error occurred';
 
 /** Errors are JSON:API error documents when the client's Accept picks the configured JSON:API format. */
 function wantsJsonApi(formats: Record<string, string[]>, accept: string | undefined): boolean {

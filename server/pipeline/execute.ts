@@ -9,10 +9,10 @@ import { optionValue, perOperation } from '../metadata/options.js';
 import { answersWithBody, successStatus } from '../metadata/operation-facts.js';
 import { rateLimitOf } from '../metadata/rate-limit.js';
 import { readsIndex } from '../metadata/search-index.js';
-import type { HttpError } from '../protocol/errors.js';
-import { fillTemplate, fromRecord } from '../protocol/iri.js';
+import { HttpError } from '../protocol/errors.js';
+import { filledPath, fillTemplate, fromRecord } from '../protocol/iri.js';
 import { negotiateOutput } from '../protocol/negotiation.js';
-import { parseQuery } from '../protocol/query.js';
+import { buildLink, type QueryParams } from '../protocol/query.js';
 import type { Principal } from '../security/access.js';
 import { runPipeline, stagesOf } from './chain.js';
 import { failureResponse } from './error-response.js';
@@ -28,10 +28,18 @@ import { itemDocument } from './representation/item-document.js';
 
 export interface OperationRequest {
   method: string;
-  /** The path as sent, extension included (links and relative IRIs are made from it). */
-  path: string;
-  /** The query string, without `?` ('' when none). */
-  queryString: string;
+  /**
+   * The path as sent, extension included (links and relative IRIs are made from it); none: the operation's path
+   * filled with the URI variables (an adapter without URLs: GraphQL, MCP).
+   */
+  path?: string;
+  /**
+   * The query parameters as values (filters, pagination, order): HTTP parses its query string at its edge
+   * (`parseQuery`), GraphQL and MCP give their arguments (`queryOf`).
+   */
+  query: QueryParams;
+  /** The query string as sent, without `?` (HTTP): what the request's URL and a write's Content-Location repeat. */
+  queryString?: string;
   /** The values of the route's variables (the identifier, sub-resource links) as matched. */
   uriVariables: Record<string, string>;
   /** The format extension of the path (`/books/1.jsonld`), if any. */
@@ -72,11 +80,16 @@ export interface OperationResult {
   error?: HttpError;
 }
 
+/** A request whose path is known (`OperationRequest.path`, or the filled template). */
+type PathedRequest = OperationRequest & { path: string };
+
 export async function executeOperation(
   runtime: Runtime,
   op: OperationMetadata,
-  request: OperationRequest,
+  given: OperationRequest,
 ): Promise<OperationResult> {
+  const request: PathedRequest =
+    given.path === undefined ? { ...given, path: filledPath(op.path, given.uriVariables) } : (given as PathedRequest);
   const policy = request.internal ? undefined : rateLimitOf(op, runtime.api.settings);
   let limits: Record<string, string> | undefined;
   try {
@@ -92,6 +105,13 @@ export async function executeOperation(
     return failedResult(runtime, request, e, limits);
   }
 }
+
+/**
+ * Why a result failed, for an adapter that writes its own answer (GraphQL, MCP): its error, or an error of the
+ * status custom code set (`_api_response_status` of 400 or more); undefined for a success.
+ */
+export const failureOf = (result: OperationResult): HttpError | undefined =>
+  result.error ?? (result.status >= 400 ? new HttpError(result.status, `HTTP ${result.status}`) : undefined);
 
 /**
  * For an adapter that answers a request without the pipeline (a hit of its cache): counts it against the
@@ -114,7 +134,7 @@ export async function admitRequest(
 /** The result of a request that failed: its error document, with the rate-limit headers it counted under. */
 function failedResult(
   runtime: Runtime,
-  request: OperationRequest,
+  request: Pick<OperationRequest, 'method' | 'path' | 'query' | 'queryString' | 'headers'>,
   thrown: unknown,
   limits?: Record<string, string>,
 ): OperationResult {
@@ -132,8 +152,12 @@ function failedResult(
   };
 }
 
-const urlOf = (request: OperationRequest): string =>
-  request.queryString ? `${request.path}?${request.queryString}` : request.path;
+/** The request's URL: as sent, or for an adapter without URLs its path with the parameters in the query's syntax. */
+function urlOf(request: Pick<OperationRequest, 'path' | 'query' | 'queryString'>): string {
+  const path = request.path ?? '';
+  if (request.queryString === undefined) return buildLink(path, request.query, [], false);
+  return request.queryString ? `${path}?${request.queryString}` : path;
+}
 
 const headerValue = (value: string | string[] | undefined): string | undefined =>
   (Array.isArray(value) ? value.join(', ') : value) || undefined;
@@ -141,7 +165,7 @@ const headerValue = (value: string | string[] | undefined): string | undefined =
 /** The operation's `defaults`: values of URI variables its route does not hold. */
 const routeDefaults = perOperation((op, _: void) => optionValue(op, 'defaults') ?? {});
 
-function operationState(runtime: Runtime, op: OperationMetadata, request: OperationRequest): OperationState {
+function operationState(runtime: Runtime, op: OperationMetadata, request: PathedRequest): OperationState {
   const { api } = runtime;
   const values = request.representation === 'values';
   const output = values
@@ -153,9 +177,8 @@ function operationState(runtime: Runtime, op: OperationMetadata, request: Operat
     const value = request.uriVariables[name] ?? defaults[name];
     if (value !== undefined) uriVariables[name] = String(value);
   }
-  const parsed = parseQuery(request.queryString);
-  const jsonApi = output.name === JSONAPI_FORMAT ? jsonApiQuery(api, op, parsed) : undefined;
-  const query = jsonApi?.query ?? parsed;
+  const jsonApi = output.name === JSONAPI_FORMAT ? jsonApiQuery(api, op, request.query) : undefined;
+  const query = jsonApi?.query ?? request.query;
   const body = request.body;
   return {
     jsonApi: jsonApi?.request,

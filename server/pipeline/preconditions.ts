@@ -36,7 +36,7 @@ export interface ConditionalRequest {
 /** The read of the current version: a GET through the one entry (execute.ts), which hands itself in. */
 type Execute = (
   op: OperationMetadata,
-  request: ConditionalRequest & { method: 'GET'; queryString: string; internal: true },
+  request: ConditionalRequest & { method: 'GET'; query: Record<string, never>; internal: true },
 ) => Promise<{ status: number; body: unknown; state?: OperationState }>;
 
 const header = (request: ConditionalRequest, name: string): string | undefined => {
@@ -116,7 +116,7 @@ async function currentVersion(
   const result = await execute(get, {
     method: 'GET',
     path: request.path,
-    queryString: '',
+    query: {},
     uriVariables: request.uriVariables,
     ...(request.extension ? { extension: request.extension } : {}),
     headers: accept ? { accept } : {},

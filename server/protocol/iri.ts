@@ -54,6 +54,17 @@ export function fillTemplate(template: string, value: (name: string) => unknown)
   return path;
 }
 
+/**
+ * The path of a request an adapter without URLs makes (GraphQL, MCP): the route template with each variable's
+ * value encoded, '' for a missing one.
+ */
+export function filledPath(template: string, values: Readonly<Record<string, string>>): string {
+  let path = '';
+  for (const part of partsOf(template))
+    path += typeof part === 'string' ? part : encodeURIComponent(values[part.name] ?? '');
+  return path;
+}
+
 export const fromRecord =
   (values: Record<string, unknown>) =>
   (name: string): unknown =>

@@ -1,11 +1,12 @@
 /**
  * Query-string parsing (server/protocol/query.ts): queries without brackets take a fast path that must give
- * exactly what qs gives, which bracketed ones still go through.
+ * exactly what qs gives, which bracketed ones still go through. Parameters given as name and value pairs (GraphQL,
+ * MCP) read as their encoded query string does.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
 import qs from 'qs';
-import { parseQuery } from '../../server/protocol/query.js';
+import { parseQuery, queryOf } from '../../server/protocol/query.js';
 
 const viaQs = (query: string): unknown => qs.parse(query, { depth: 5, parameterLimit: 1000, arrayLimit: 100 });
 
@@ -76,5 +77,34 @@ describe('query strings', () => {
     const parsed = parseQuery(query);
     expect(Object.keys(parsed)).to.have.length(1_000);
     expect(parsed).to.deep.equal(viaQs(query));
+  });
+
+  it('reads name and value pairs as parseQuery reads their query string, on 5,000 random pairs', () => {
+    const text = fc.array(piece, { maxLength: 4 }).map((pieces) => pieces.join(''));
+    const encoded = (pairs: [string, string][]) =>
+      pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, text), { maxLength: 8 }), (pairs) => {
+        expect(queryOf(pairs), JSON.stringify(pairs)).to.deep.equal(parseQuery(encoded(pairs)));
+      }),
+      { numRuns: 5_000 },
+    );
+    const filters: [string, string][] = [
+      ['title', 'a b'],
+      ['tags[]', 'x'],
+      ['order[title]', 'asc'],
+      ['order[price]', 'desc'],
+      ['price[gt]', '5'],
+      ['author.name', 'Ann'],
+      ['title', 'c&d'],
+    ];
+    expect(queryOf(filters)).to.deep.equal({
+      title: ['a b', 'c&d'],
+      tags: ['x'],
+      order: { title: 'asc', price: 'desc' },
+      price: { gt: '5' },
+      'author.name': 'Ann',
+    });
+    expect(queryOf(filters)).to.deep.equal(parseQuery(encoded(filters)));
   });
 });

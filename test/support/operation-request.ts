@@ -5,7 +5,7 @@ import { ANONYMOUS } from '../../server/security/access.js';
 export const operationRequest = (over: Partial<OperationRequest> = {}): OperationRequest => ({
   method: 'GET',
   path: '/books',
-  queryString: '',
+  query: {},
   uriVariables: {},
   headers: { accept: 'application/ld+json' },
   principal: ANONYMOUS,
