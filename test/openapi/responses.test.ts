@@ -10,7 +10,7 @@ import type { ApiMetadata } from '../../server/metadata/types.js';
 import { openApiDocument } from '../../server/openapi/index.js';
 import { answersOf } from '../../server/openapi/responses.js';
 import { stagesOf } from '../../server/pipeline/chain.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 import { fromRoot } from '../support/paths.js';
 
 type Responses = Record<string, unknown>;

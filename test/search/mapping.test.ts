@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import type { ApiMetadata, ResourceMetadata } from '../../server/metadata/types.js';
 import { SearchIndex } from '../../server/search/index.js';
 import { indexMapping } from '../../server/search/mapping.js';
-import { loadApi } from '../../server/serve.js';
+import { loadApi } from '../../server/load-api.js';
 
 const API = `config { elasticsearch { index_prefix: "t_" } }
 resource Shelf {
