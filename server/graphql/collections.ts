@@ -140,7 +140,7 @@ function paginationArgConfigs(op: OperationMetadata, settings: Settings): GraphQ
 
 /**
  * The extension of a pagination argument holding `(args) => items`: how many items one page of the field holds
- * for these arguments, as the operation's page size, maximum and client page size make it (server/graphql/limits.ts
+ * for these arguments, as the operation's page size, maximum and client page size make it (server/graphql/query-limits.ts
  * counts the items a query asks for with it).
  */
 export const PAGE_SIZE = 'apidslPageSize';

@@ -2,7 +2,7 @@
  * Parsed and checked queries, kept (docs/graphql.md, "Transport and limits"): clients send the same few query
  * texts again and again, and parsing a text and running graphql-js's own validation rules on it cost more than
  * running a small query. A text's document is kept (least recently used out first), and so is the result of the
- * specified rules for that document, and of the limits (limits.ts) for each operation and variables it was sent
+ * specified rules for that document, and of the limits (query-limits.ts) for each operation and variables it was sent
  * with (`limitsFor` marks the rules of a request with them).
  */
 import {

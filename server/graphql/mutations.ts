@@ -18,7 +18,7 @@ import {
 import { acceptedProperties } from '../metadata/property-access.js';
 import type { GraphQlOperationMetadata, PropertyMetadata } from '../metadata/types.js';
 import { iriResolver } from '../protocol/iri.js';
-import type { GraphQlContext } from './context.js';
+import type { GraphQlContext } from './request-context.js';
 import { graphQlArgumentType } from './argument-types.js';
 import { fieldNameOf, scalarOf, type ObjectTypes } from './object-types.js';
 import { notFoundError, runOperation } from './run.js';

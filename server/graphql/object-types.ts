@@ -29,7 +29,7 @@ import type {
   PropertyMetadata,
   ResourceMetadata,
 } from '../metadata/types.js';
-import type { GraphQlContext } from './context.js';
+import type { GraphQlContext } from './request-context.js';
 import { connectionType, paginationArgs, paginationOf } from './collections.js';
 import { READ_AHEAD } from './prefetch.js';
 import { relationConnection, relationItem } from './relations.js';

@@ -10,7 +10,7 @@ import { plainItemValue } from '../pipeline/execute.js';
 import { servesStoredItems } from '../pipeline/representation/rendering.js';
 import { iriResolver } from '../protocol/iri.js';
 import type { Item } from '../store/types.js';
-import type { GraphQlContext } from './context.js';
+import type { GraphQlContext } from './request-context.js';
 
 /** Per value, the related values read ahead, by property name (null: the relation names no readable item). */
 export const READ_AHEAD = Symbol('related values read ahead');

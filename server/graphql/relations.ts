@@ -1,14 +1,14 @@
 /**
  * Relation fields (docs/graphql.md, "Types"): a to-one relation resolves its IRI to the related item through the
  * related resource's Query operation (its security and property security apply), a to-many relation pages its IRIs
- * as a connection. Every item is read through the request's batched runtime (context.ts): the related items of a
+ * as a connection. Every item is read through the request's batched runtime (request-context.ts): the related items of a
  * page cost one store query per relation field and level.
  */
 import { iriResolver } from '../protocol/iri.js';
 import { routeIdentifier } from '../protocol/identifier.js';
 import { plainItemValue } from '../pipeline/execute.js';
 import type { GraphQlOperationMetadata } from '../metadata/types.js';
-import type { GraphQlContext } from './context.js';
+import type { GraphQlContext } from './request-context.js';
 import { connectionValue, pageInMemory, paginationOf } from './collections.js';
 import { runOrNull } from './run.js';
 

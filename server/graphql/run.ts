@@ -10,7 +10,7 @@ import { executeOperation, failureOf, type OperationRequest, type OperationResul
 import { problemOf } from '../pipeline/error-response.js';
 import type { PageWindow } from '../pipeline/state.js';
 import type { QueryParams } from '../protocol/query.js';
-import type { GraphQlContext } from './context.js';
+import type { GraphQlContext } from './request-context.js';
 
 export interface GraphQlCall {
   uriVariables?: Record<string, string>;

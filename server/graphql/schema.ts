@@ -26,7 +26,7 @@ import {
 } from './collections.js';
 import { readAhead, selectedAt } from './prefetch.js';
 import { shownProperties } from '../metadata/property-access.js';
-import type { GraphQlContext } from './context.js';
+import type { GraphQlContext } from './request-context.js';
 import { queryOf } from '../protocol/query.js';
 import { filterArguments, filterParameters } from './filter-arguments.js';
 import { described } from './described.js';

@@ -32,7 +32,7 @@ import { iriResolver } from '../protocol/iri.js';
 import { hubUrl, mercureOptions, type MercureOptions } from '../realtime/index.js';
 import type { Principal } from '../security/access.js';
 import type { Item } from '../store/types.js';
-import { graphQlContext, type GraphQlContext } from './context.js';
+import { graphQlContext, type GraphQlContext } from './request-context.js';
 import type { ObjectTypes } from './object-types.js';
 import { notFoundError, runOperation } from './run.js';
 

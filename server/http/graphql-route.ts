@@ -3,7 +3,7 @@
  * generic handler (its Koa adapter reads the body without a limit), mounted on the router after authentication,
  * so each request's context carries the principal. `POST` with `application/json`, `GET ?query=` for queries
  * only; the answer is `application/graphql-response+json` when the client asks for it. The body is read within
- * `body_size_limit`, the query parsed within a bound on its tokens, and the limits (server/graphql/limits.ts)
+ * `body_size_limit`, the query parsed within a bound on its tokens, and the limits (server/graphql/query-limits.ts)
  * checked before anything runs. A request graphql-http refuses without a GraphQL answer (405, 406, 415) gets our
  * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on. graphql-http refuses subscriptions:
  * its `onSubscribe` hook answers them, after the same validation (docs/graphql.md, "Subscriptions").
@@ -12,10 +12,10 @@ import { execute, getOperationAST, GraphQLError, type DocumentNode } from 'graph
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
 import type { Context } from 'koa';
 import { optionByName } from '../../grammar/catalogue/index.js';
-import { graphQlContext, type GraphQlContext } from '../graphql/context.js';
+import { graphQlContext, type GraphQlContext } from '../graphql/request-context.js';
 import { executeCompiled } from '../graphql/compiled.js';
 import { limitsFor, preparedDocuments, type PreparedDocuments } from '../graphql/documents.js';
-import { limitRules } from '../graphql/limits.js';
+import { limitRules } from '../graphql/query-limits.js';
 import { graphQlSchema } from '../graphql/schema.js';
 import type { Runtime } from '../pipeline/state.js';
 import { HttpError, badRequest } from '../protocol/errors.js';

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { ApiMetadata } from '../metadata/types.js';
 import { HttpError, type Violation } from '../protocol/errors.js';
+import { StoreUnavailableError } from '../store/types.js';
 import { errorFlavour, negotiateOutput } from '../protocol/negotiation.js';
 import { errorDocument } from '../protocol/problem.js';
 import { errorDocument as jsonApiErrorDocument, JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
@@ -24,7 +25,7 @@ export interface ErrorResponse {
 function asHttpError(e: unknown, debug: boolean): HttpError {
   if (e instanceof HttpError) return e;
   const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
-  if ((e as Error)?.name === 'StoreUnavailableError')
+  if (e instanceof StoreUnavailableError)
     return new HttpError(503, 'The data store cannot be reached; retry later.', { headers: { 'Retry-After': '5' } });
   // Errors from Koa and body parsing carry a client status (400, 413…); keep it.
   if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500)

@@ -1,5 +1,5 @@
 /**
- * No N+1 (server/graphql/context.ts, prefetch.ts): the related items of a page are read from the store in a number
+ * No N+1 (server/graphql/request-context.ts, prefetch.ts): the related items of a page are read from the store in a number
  * of queries bounded by the relation fields and levels asked for, whatever the page size. The runtime runs in the
  * process with every store collection counting its reads, and each query runs compiled as the transport runs it.
  * A guarded related resource (its Query has `security`) still runs its pipeline for each related item (each one is
@@ -16,7 +16,7 @@ import { executeOperation } from '../../server/pipeline/execute.js';
 import { startRuntime } from '../../server/pipeline/runtime.js';
 import type { Runtime } from '../../server/pipeline/state.js';
 import { executeCompiled } from '../../server/graphql/compiled.js';
-import { graphQlContext } from '../../server/graphql/context.js';
+import { graphQlContext } from '../../server/graphql/request-context.js';
 import { graphQlSchema } from '../../server/graphql/schema.js';
 import { ANONYMOUS, type Principal } from '../../server/security/access.js';
 import { loadApi } from '../../server/load-api.js';

@@ -1,4 +1,4 @@
-/** The limits' validation rules (server/graphql/limits.ts) on a schema with lists and a connection. */
+/** The limits' validation rules (server/graphql/query-limits.ts) on a schema with lists and a connection. */
 import { expect } from 'chai';
 import { buildSchema, getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
 import {
@@ -7,7 +7,7 @@ import {
   depthRule,
   limitRules,
   noIntrospectionRule,
-} from '../../server/graphql/limits.js';
+} from '../../server/graphql/query-limits.js';
 import type { GraphQlSettings } from '../../server/metadata/types.js';
 
 const schema = buildSchema(`
