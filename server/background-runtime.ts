@@ -7,8 +7,8 @@
 import type { Logger } from 'pino';
 import { httpCaching } from './caching/invalidation.js';
 import type { ApiMetadata } from './metadata/types.js';
-import { startRuntime } from './pipeline/runtime.js';
-import type { Runtime } from './pipeline/state.js';
+import { startRuntime } from './pipeline/open-runtime.js';
+import type { Runtime } from './pipeline/runtime.js';
 import { Publishers } from './realtime/index.js';
 import { openStorage, type Storage } from './storage.js';
 

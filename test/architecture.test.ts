@@ -56,7 +56,7 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
     paths: [
       'server/pipeline/execute.ts',
       'server/pipeline/preconditions.ts',
-      'server/pipeline/runtime.ts',
+      'server/pipeline/open-runtime.ts',
       'server/pipeline/record.ts',
       'server/pipeline/rate-limit.ts',
       'server/pipeline/rate-limit-stores.ts',
@@ -76,7 +76,12 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'validation', paths: ['server/pipeline/validation/'] },
   {
     name: 'state',
-    paths: ['server/pipeline/state.ts', 'server/pipeline/guards.ts', 'server/pipeline/answers.ts'],
+    paths: [
+      'server/pipeline/state.ts',
+      'server/pipeline/runtime.ts',
+      'server/pipeline/guards.ts',
+      'server/pipeline/answers.ts',
+    ],
   },
 ];
 

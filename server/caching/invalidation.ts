@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { WriteWrapper } from '../pipeline/runtime.js';
+import type { WriteWrapper } from '../pipeline/open-runtime.js';
 import { ForwardingCollection } from '../store/forwarding-collection.js';
 import type { Collection, Condition, Id, Item } from '../store/types.js';
 import type { PeerLink } from '../cluster/link.js';

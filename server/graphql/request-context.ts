@@ -8,7 +8,7 @@
  */
 import DataLoader from 'dataloader';
 import type { ResourceMetadata } from '../metadata/types.js';
-import type { Runtime } from '../pipeline/state.js';
+import type { Runtime } from '../pipeline/runtime.js';
 import type { Principal } from '../security/access.js';
 import type { Collection, Item } from '../store/types.js';
 

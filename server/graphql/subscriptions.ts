@@ -27,7 +27,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { GraphQlOperationMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { PublishedChange, Runtime } from '../pipeline/state.js';
+import type { PublishedChange, Runtime } from '../pipeline/runtime.js';
 import { iriResolver } from '../protocol/iri.js';
 import { hubUrl, mercureOptions, type MercureOptions } from '../realtime/index.js';
 import type { Principal } from '../security/access.js';

@@ -8,7 +8,7 @@ import Koa, { type Middleware } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
 import { rateLimitOf } from '../metadata/rate-limit.js';
 import { RATE_LIMIT_HEADERS } from '../pipeline/rate-limit.js';
-import type { Runtime } from '../pipeline/state.js';
+import type { Runtime } from '../pipeline/runtime.js';
 import { authentication } from './authentication.js';
 import { cacheableOperation, keyedHeaders } from './cached-route.js';
 import { corsMiddleware } from './cors.js';

@@ -17,7 +17,7 @@ import { executeCompiled } from '../graphql/compiled.js';
 import { limitsFor, preparedDocuments, type PreparedDocuments } from '../graphql/documents.js';
 import { limitRules } from '../graphql/query-limits.js';
 import { graphQlSchema } from '../graphql/schema.js';
-import type { Runtime } from '../pipeline/state.js';
+import type { Runtime } from '../pipeline/runtime.js';
 import { HttpError, badRequest } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
 import { registerGraphiql, wantsGraphiql } from './graphiql.js';

@@ -9,7 +9,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Context } from 'koa';
 import { mcpServer, mcpService } from '../mcp/server.js';
-import type { Runtime } from '../pipeline/state.js';
+import type { Runtime } from '../pipeline/runtime.js';
 import { HttpError } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
 import { originOf } from './operation-route.js';

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
-import type { Runtime } from '../pipeline/state.js';
+import type { Runtime } from '../pipeline/runtime.js';
 import { BuiltinHub, HUB_PATH, hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { newRouter } from './router.js';
 

@@ -7,7 +7,7 @@
 import type { Context, Next } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
 import { admitRequest, executeOperation, type OperationRequest } from '../pipeline/execute.js';
-import type { Runtime } from '../pipeline/state.js';
+import type { Runtime } from '../pipeline/runtime.js';
 import { parseQuery } from '../protocol/query.js';
 import { ANONYMOUS, type Principal } from '../security/access.js';
 import { responseTags } from '../caching/tags.js';

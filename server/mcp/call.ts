@@ -11,7 +11,7 @@ import { executeOperation, failureOf } from '../pipeline/execute.js';
 import { HttpError } from '../protocol/errors.js';
 import { jsonText } from '../pipeline/representation/json-text.js';
 import { queryOf } from '../protocol/query.js';
-import type { Runtime } from '../pipeline/state.js';
+import type { Runtime } from '../pipeline/runtime.js';
 import type { Principal } from '../security/access.js';
 import { BODY_ARGUMENT, IF_MATCH_ARGUMENT, type McpTool } from './tools.js';
 

@@ -7,7 +7,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { Runtime } from '../pipeline/state.js';
+import type { Runtime } from '../pipeline/runtime.js';
 import { callTool, toolError, type McpCaller } from './call.js';
 import { BODY_ARGUMENT, mcpTools, type McpTool } from './tools.js';
 

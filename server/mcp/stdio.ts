@@ -7,7 +7,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
-import type { Runtime } from '../pipeline/state.js';
+import type { Runtime } from '../pipeline/runtime.js';
 import { ANONYMOUS, principalOf, type Principal } from '../security/access.js';
 import { authenticate } from '../security/authenticate.js';
 import type { McpCaller } from './call.js';

@@ -15,7 +15,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import type { RateLimitStore } from './state.js';
+import type { RateLimitStore } from './runtime.js';
 
 /** Set by the primary of `serve --workers` in its workers' environment: they count in the primary. */
 const COUNTS_IN_PRIMARY = 'APIDSL_RATE_LIMITS_IN_PRIMARY';

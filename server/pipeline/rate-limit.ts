@@ -13,7 +13,7 @@ import type { Settings } from '../metadata/types.js';
 import { clientAddress, trustedProxies, type TrustedProxies } from '../protocol/client-address.js';
 import { HttpError } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
-import type { RateLimitStore, Runtime } from './state.js';
+import type { RateLimitStore, Runtime } from './runtime.js';
 import type { Answers } from './answers.js';
 
 /** Who sends a request, as far as counting goes. */

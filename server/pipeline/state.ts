@@ -2,61 +2,12 @@
  * What one request carries through the pipeline, and the context handed to custom code
  * (its public shape is declared in types/apidsl.d.ts).
  */
-import type { Logger } from 'pino';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { MessageBus } from '../messenger/index.js';
 import type { Format } from '../protocol/negotiation.js';
 import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Publisher } from '../realtime/index.js';
 import type { Collection, Item } from '../store/types.js';
-import type { SearchIndex } from '../search/index.js';
 import type { Principal } from '../security/access.js';
-
-/** Runs the writes of one delete, or of a write with nested documents, all together (a store transaction). */
-export type Transaction = <T>(run: () => Promise<T>) => Promise<T>;
-
-/**
- * What serves a loaded API beyond its metadata, made once by `serve` (per loaded file) or `consume`
- * (runtime.ts) and carried by every request's state: nothing in the pipeline finds these through a registry.
- */
-export interface Runtime {
-  readonly api: ApiMetadata;
-  /** The store collection of a resource (wrapped by the HTTP cache's invalidation where it is on). */
-  collectionOf(resource: ResourceMetadata): Collection;
-  /**
-   * Runs a delete's writes (relations/referential-actions.ts), or a write's with its nested documents
-   * (relations/nested-writes.ts), in one store transaction, where the store has them.
-   */
-  readonly transaction?: Transaction;
-  /** Where the API's Mercure updates go; none: nothing publishes. */
-  readonly publisher?: Publisher;
-  /** The message bus of the operations with `messenger` (writes/dispatch.ts) and of the consumers. */
-  readonly bus: MessageBus;
-  readonly logger: Logger;
-  /** Include stack traces of unexpected errors in their 500 documents (`serve --debug`). */
-  readonly debug: boolean;
-  /** Where the counts of the operations' rate limits live (rate-limit-stores.ts). */
-  readonly rateLimits: RateLimitStore;
-  /** Who hears the changes published to the hub, besides it (GraphQL subscriptions); none: no one. */
-  readonly published?: ChangeFeed;
-  /** The search index the `elasticsearch` operations read (server/search/); none: no operation reads one. */
-  readonly search?: SearchIndex;
-  /**
-   * Closes what the runtime opened: the bus, then the search index (after the changes still waiting for it). The
-   * store, the publisher and the link are its maker's to close.
-   */
-  close(): Promise<void>;
-}
-
-/** A committed change as it was published (writes/mercure-updates.ts): the item's resource and IRI (a path). */
-export interface PublishedChange {
-  resource: ResourceMetadata;
-  iri: string;
-  kind: Change['kind'];
-  /** `scheme://host[:port]` of the request that made it, when a request did. */
-  origin?: string;
-}
+import type { ChangeKind, Runtime } from './runtime.js';
 
 /**
  * A related item a request body's nested document writes (relations/nested-writes.ts): new (`previous` null) or
@@ -75,27 +26,6 @@ export interface NestedWrite {
   iri?: string;
   /** The `securityPostValidation` of the target's Patch, for a change of an item the parent does not own. */
   postValidation?: () => Promise<void>;
-}
-
-/** The published changes of one runtime, told to whoever listens (in this process only). */
-export class ChangeFeed {
-  private readonly listeners = new Set<(change: PublishedChange) => void>();
-
-  /** Calls `listener` for every change published from now on, until the returned function is called. */
-  listen(listener: (change: PublishedChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  tell(change: PublishedChange): void {
-    for (const l of this.listeners) l(change);
-  }
-}
-
-/** Where rate-limit counts live (rate-limit-stores.ts): in the process, the primary of workers, Redis. */
-export interface RateLimitStore {
-  /** The counter of `limit` requests per `seconds` seconds, its keys under `prefix` (one per limited operation). */
-  counter(prefix: string, limit: number, seconds: number): RateLimiterAbstract;
 }
 
 /** What a JSON:API request asks of the document besides filters, sort and page (representation/jsonapi-query.ts). */
@@ -129,7 +59,7 @@ export interface IncludedItem {
  * A committed change. `resource`: an item of another resource than the operation's, changed by a referential
  * action of a delete (relations/referential-actions.ts); it is published as that resource publishes.
  */
-export type Change = { kind: 'saved' | 'removed'; item: Item; resource?: ResourceMetadata };
+export type Change = { kind: ChangeKind; item: Item; resource?: ResourceMetadata };
 
 /** The request as custom code sees it. */
 export interface PublicRequest {

@@ -1,6 +1,6 @@
 /**
  * Keeping the search index true to the store (docs/elasticsearch.md, "Writes"). Every collection of an indexed
- * resource is wrapped (the runtime's write wrapper, as the HTTP cache's invalidation: server/pipeline/runtime.ts),
+ * resource is wrapped (the runtime's write wrapper, as the HTTP cache's invalidation: server/pipeline/open-runtime.ts),
  * so whatever writes through it — the pipeline's default write, the bulk endpoint, custom code's `ctx.persist`,
  * message handlers, `apidsl import` — hands the index the item as stored once the store committed it. Changes
  * are sent in `_bulk` batches: those that arrive while a batch is under way go together in the next one. A write

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../../server/http/app.js';
-import { startRuntime } from '../../server/pipeline/runtime.js';
+import { startRuntime } from '../../server/pipeline/open-runtime.js';
 import { loadApi } from '../../server/load-api.js';
 import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import { engineEnv, startZincsearch } from '../support/zincsearch.js';

@@ -11,7 +11,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../../server/http/app.js';
-import { startRuntime } from '../../server/pipeline/runtime.js';
+import { startRuntime } from '../../server/pipeline/open-runtime.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
 import { loadApi } from '../../server/load-api.js';
 import { openSqliteStore } from '../../server/store/sqlite/store.js';

@@ -32,7 +32,7 @@ import { pino } from 'pino';
 import { createApp } from '../../server/http/app.js';
 import { aloneLink } from '../../server/cluster/link.js';
 import { httpCaching } from '../../server/caching/invalidation.js';
-import { startRuntime } from '../../server/pipeline/runtime.js';
+import { startRuntime } from '../../server/pipeline/open-runtime.js';
 import { loadApi } from '../../server/load-api.js';
 import { startService, type RunningService } from '../../server/serve.js';
 import type { ApiMetadata } from '../../server/metadata/types.js';

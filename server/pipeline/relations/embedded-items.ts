@@ -10,7 +10,7 @@ import type { Item } from '../../store/types.js';
 import type { HiddenProperties } from '../guards.js';
 import { EMBEDDING_LEVELS, type EmbeddedItems, type EmbeddingPlan } from '../representation/embedding.js';
 import type { OperationMetadata } from '../../metadata/types.js';
-import type { Runtime } from '../state.js';
+import type { Runtime } from '../runtime.js';
 
 /** The items read for one response (or one batch of a streamed one). */
 export class ReadEmbeddedItems implements EmbeddedItems {

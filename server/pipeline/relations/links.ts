@@ -14,7 +14,7 @@ import { routeIdentifier } from '../../protocol/identifier.js';
 import { itemIri } from '../../protocol/iri.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Condition, Item } from '../../store/types.js';
-import type { Runtime } from '../state.js';
+import type { Runtime } from '../runtime.js';
 
 /** How one URI variable selects items. */
 export type UriBinding =

@@ -28,7 +28,8 @@ import {
 } from '../representation/denormalize.js';
 import { validateItem } from '../validation/constraints.js';
 import { validationFailed } from '../validation/violations.js';
-import type { NestedWrite, Runtime } from '../state.js';
+import type { NestedWrite } from '../state.js';
+import type { Runtime } from '../runtime.js';
 import { setServerValues } from '../representation/server-values.js';
 import { checkRelations } from './targets.js';
 import { compensate } from './compensation.js';

@@ -18,7 +18,7 @@ import { itemIri } from '../../protocol/iri.js';
 import { GENID_PATH } from '../../metadata/load-operation.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Condition, Id, Item, Store } from '../../store/types.js';
-import type { Runtime, Transaction } from '../state.js';
+import type { Runtime, Transaction } from '../runtime.js';
 import { ownedItems } from './owned-items.js';
 
 /** One write a delete made: an item removed, or saved without its references to removed items. */

@@ -12,7 +12,7 @@ import type { Collection, Id, Item } from '../../store/types.js';
 import { compensate } from '../relations/compensation.js';
 import { deleteItem, type ReferentialWrite } from '../relations/referential-actions.js';
 import { validationFailed } from '../validation/violations.js';
-import type { Runtime } from '../state.js';
+import type { Runtime } from '../runtime.js';
 import { refusingConflicts } from './conflicts.js';
 
 /** How many times an increment reads and compares-and-sets before it answers 409 (writers kept changing it). */

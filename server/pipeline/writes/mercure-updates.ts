@@ -16,7 +16,8 @@ import type { RelationOutput } from '../representation/normalize.js';
 import { relationOutput } from '../representation/url-generation.js';
 import { everyGuardedHidden, ReadEmbeddedItems } from '../relations/embedded-items.js';
 import type { Item } from '../../store/types.js';
-import type { Change, Runtime } from '../state.js';
+import type { Change } from '../state.js';
+import type { Runtime } from '../runtime.js';
 
 /** `http://host:port` of a request, from its Host header. */
 export const requestOrigin = (headers: Record<string, string | string[] | undefined>): string | undefined =>

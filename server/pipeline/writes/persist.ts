@@ -14,7 +14,8 @@ import { deleteItem } from '../relations/referential-actions.js';
 import { checkRelations } from '../relations/targets.js';
 import { writeNested } from '../relations/nested-writes.js';
 import { droppedOwned } from '../relations/owned-items.js';
-import { isItem, type OperationState, type Runtime, type WriteCondition } from '../state.js';
+import { isItem, type OperationState, type WriteCondition } from '../state.js';
+import { type Runtime } from '../runtime.js';
 import { publishChange, publishingOperation } from './mercure-updates.js';
 import { inCodeTransaction } from './custom-writes.js';
 
