@@ -1,7 +1,7 @@
 /**
  * What `import`, `export` and `reset` share: the file loaded (diagnostics printed when it has errors), the
  * store chosen by the same flags as `serve` (--memory refused: its data would vanish with the command), a
- * resource found by name (collections open through server/pipeline/runtime.ts, as the server opens them).
+ * resource found by name (collections open through server/pipeline/open-runtime.ts, as the server opens them).
  */
 import type { ApiMetadata, ResourceMetadata } from '../server/metadata/types.js';
 import { loadApi } from '../server/load-api.js';

@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import type { Item } from '../server/store/types.js';
 import { CommandError, findResource, openApiStore, runCommand } from './data-command.js';
-import { openCollection } from '../server/pipeline/runtime.js';
+import { openCollection } from '../server/pipeline/open-runtime.js';
 import { formatOfFile, recordWriter, type DataFormat } from './data-files.js';
 import { startProgress } from './progress.js';
 import type { StoreFlags } from './store-flags.js';

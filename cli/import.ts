@@ -16,7 +16,7 @@ import { relationLookup, type RelationLookup } from '../server/pipeline/relation
 import type { ResourceMetadata } from '../server/metadata/types.js';
 import { StoreConflictError, UniqueConflictError, type Collection, type Item } from '../server/store/types.js';
 import { CommandError, findResource, openApiStore, runCommand } from './data-command.js';
-import { openCollection, searchIndexOf } from '../server/pipeline/runtime.js';
+import { openCollection, searchIndexOf } from '../server/pipeline/open-runtime.js';
 import { pino } from 'pino';
 import {
   DATA_FORMATS,

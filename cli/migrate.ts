@@ -4,7 +4,7 @@
  * filled with its default where items lack it. Refuses (exit 1, nothing changed) while any other change does
  * not fit the stored items.
  */
-import { openCollections } from '../server/pipeline/runtime.js';
+import { openCollections } from '../server/pipeline/open-runtime.js';
 import { loadApi } from '../server/load-api.js';
 import { openStore, specsOf } from '../server/storage.js';
 import { describeChange, isSafe, planStore, type Change } from '../server/store/layout.js';

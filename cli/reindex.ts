@@ -7,7 +7,7 @@
 import { pino } from 'pino';
 import { indexedResources } from '../server/metadata/search-index.js';
 import type { ResourceMetadata } from '../server/metadata/types.js';
-import { openCollection, searchIndexOf } from '../server/pipeline/runtime.js';
+import { openCollection, searchIndexOf } from '../server/pipeline/open-runtime.js';
 import { reindexResource } from '../server/search/reindex.js';
 import { CommandError, findResource, openApiStore, runCommand } from './data-command.js';
 import { startProgress } from './progress.js';

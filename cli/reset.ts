@@ -4,7 +4,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { CommandError, openApiStore, runCommand } from './data-command.js';
-import { openCollection } from '../server/pipeline/runtime.js';
+import { openCollection } from '../server/pipeline/open-runtime.js';
 import { storageDescription, type StoreFlags } from './store-flags.js';
 
 export interface ResetOptions extends StoreFlags {
