@@ -4,25 +4,13 @@
  * operation in the document.
  */
 import { expect } from 'chai';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import type { ApiMetadata } from '../../server/metadata/types.js';
 import { openApiDocument } from '../../server/openapi/index.js';
 import { answersOf } from '../../server/openapi/responses.js';
 import { stagesOf } from '../../server/pipeline/chain.js';
-import { loadApi } from '../../server/load-api.js';
+import { apiFiles, loadableApis } from '../support/api-files.js';
 import { fromRoot } from '../support/paths.js';
 
 type Responses = Record<string, unknown>;
-
-function apiFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) apiFiles(path, out);
-    else if (path.endsWith('.api')) out.push(path);
-  }
-  return out;
-}
 
 /** An operation's responses in the document: under its method, or its additionalOperations entry. */
 function documented(doc: Record<string, unknown>, method: string, path: string): Responses | undefined {
@@ -37,13 +25,7 @@ describe('OpenAPI: every status a stage declares is documented', () => {
   it('for every stage × operation of every example and fixture', async () => {
     let checked = 0;
     const missing: string[] = [];
-    for (const file of files) {
-      let api: ApiMetadata;
-      try {
-        api = await loadApi(file);
-      } catch {
-        continue; // a fixture made to fail loading (its own test says how)
-      }
+    for await (const { file, api } of loadableApis(files)) {
       const doc = openApiDocument(api);
       for (const op of api.resources.flatMap((r) => r.operations)) {
         if (op.hidden) continue;

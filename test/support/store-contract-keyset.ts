@@ -79,51 +79,20 @@ export function describeKeysetContract(engine: StoreEngine): void {
       await fixture?.close();
     });
 
+    /** A sort written `field direction`, one term per argument. */
+    const by = (...terms: string[]): Sort =>
+      terms.map((term) => {
+        const [field, direction] = term.split(' ');
+        return { field: field!, direction: direction as 'asc' | 'desc' };
+      });
     const orders: [string, Sort][] = [
-      [
-        'asc',
-        [
-          { field: 'price', direction: 'asc' },
-          { field: 'id', direction: 'asc' },
-        ],
-      ],
-      [
-        'desc',
-        [
-          { field: 'price', direction: 'desc' },
-          { field: 'id', direction: 'desc' },
-        ],
-      ],
-      [
-        'desc then asc',
-        [
-          { field: 'price', direction: 'desc' },
-          { field: 'id', direction: 'asc' },
-        ],
-      ],
-      [
-        'asc then desc',
-        [
-          { field: 'price', direction: 'asc' },
-          { field: 'id', direction: 'desc' },
-        ],
-      ],
-      [
-        'three fields',
-        [
-          { field: 'category', direction: 'asc' },
-          { field: 'price', direction: 'desc' },
-          { field: 'id', direction: 'asc' },
-        ],
-      ],
-      [
-        'datetime desc',
-        [
-          { field: 'createdAt', direction: 'desc' },
-          { field: 'id', direction: 'desc' },
-        ],
-      ],
-      ['identifier only', [{ field: 'id', direction: 'desc' }]],
+      ['asc', by('price asc', 'id asc')],
+      ['desc', by('price desc', 'id desc')],
+      ['desc then asc', by('price desc', 'id asc')],
+      ['asc then desc', by('price asc', 'id desc')],
+      ['three fields', by('category asc', 'price desc', 'id asc')],
+      ['datetime desc', by('createdAt desc', 'id desc')],
+      ['identifier only', by('id desc')],
     ];
     for (const [label, sort] of orders) {
       it(`walks 200 items with many ties exactly once, in order (${label})`, async () => {
@@ -142,10 +111,7 @@ export function describeKeysetContract(engine: StoreEngine): void {
         identifier: { field: 'id', type: 'string' },
       });
       for (let i = 1; i <= 200; i++) await gadgets.insert(product(i));
-      await expectEveryItemOnceInOrder(gadgets, [
-        { field: 'price', direction: 'desc' },
-        { field: 'id', direction: 'asc' },
-      ]);
+      await expectEveryItemOnceInOrder(gadgets, by('price desc', 'id asc'));
     });
 
     it('is a tuple comparison: price desc, id asc after (10, 5)', async () => {
