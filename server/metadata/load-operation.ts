@@ -27,6 +27,8 @@ export interface OperationContext {
   /** Directory of the .api file: custom code paths are relative to it. */
   baseDir: string;
   operationMutators: Map<string, Mutator[]>;
+  /** The options of the resource that its operations inherit (`inheritedOptions`). */
+  inherited: Plain;
 }
 
 /** The resource's options that its operations inherit. */
@@ -44,7 +46,7 @@ export async function loadOperation(
   const kind = op.kind as OperationKind;
   const own = plainEntries(op.decl?.body?.entries);
   const before: Plain = {
-    ...inheritedOptions(resource),
+    ...context.inherited,
     ...own,
     name: op.name,
     kind,

@@ -126,10 +126,11 @@ async function loadResource(
 ): Promise<ResourceMetadata> {
   const written = { shortName: source.name, ...plainEntries(source.decl.options) };
   const resource = resourceOf(source, model, await applyMutators(written, mutators.resources.get(source.name)));
-  const context: OperationContext = { model, baseDir, operationMutators: mutators.operations };
+  const inherited = inheritedOptions(resource);
+  const context: OperationContext = { model, baseDir, operationMutators: mutators.operations, inherited };
   for (const op of source.operations) resource.operations.push(await loadOperation(op, resource, context));
   resource.graphQlOperations = settings.graphql.enabled
-    ? await loadGraphQlOperations(resource, declaredGraphQl(source), inheritedOptions(resource), baseDir)
+    ? await loadGraphQlOperations(resource, declaredGraphQl(source), inherited, baseDir)
     : [];
   const notExposed = notExposedRoute(resource);
   if (notExposed) resource.operations.push(notExposed);
