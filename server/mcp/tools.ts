@@ -1,14 +1,16 @@
 /**
  * The MCP tools of a loaded API (docs/mcp.md, "Tools"): one per operation a client can reach, named as API
- * Platform's MCP component names them, its input schema made of what the OpenAPI document says the operation
- * takes (its path variables, query parameters and request body: server/openapi/, so both describe one contract).
+ * Platform's MCP component names them, its input schema made of what the operation takes (its path variables,
+ * query parameters and request body), as server/openapi/operation-inputs.ts describes it for the OpenAPI document
+ * too, so both describe one contract.
  * No output schema: the SDK's client checks an error's structured content against it too, and an error's is a
  * problem, not the item.
  */
 import { mcpToolName } from '../../grammar/naming.js';
 import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
-import { openApiDocument } from '../openapi/index.js';
+import { OperationInputsBuilder, type OperationInputs } from '../openapi/operation-inputs.js';
+import { SchemaRegistry } from '../openapi/schemas.js';
 import type { JsonSchema } from '../pipeline/validation/schema.js';
 
 /** The argument that holds a write's body (every other argument is a path variable or a query parameter). */
@@ -33,21 +35,6 @@ export interface McpTool {
   bodyType?: string;
 }
 
-interface OpenApiParameter {
-  name: string;
-  in: string;
-  description?: string;
-  required?: boolean;
-  schema: JsonSchema;
-}
-
-interface OpenApiOperation {
-  summary: string;
-  description?: string;
-  parameters?: OpenApiParameter[];
-  requestBody?: { required?: boolean; description?: string; content: Record<string, { schema?: JsonSchema }> };
-}
-
 /** Body media types, best first: JSON-LD, plain JSON, JSON Merge Patch (JSON:API's envelope is left out). */
 const BODY_TYPES = ['application/ld+json', 'application/json', 'application/merge-patch+json'];
 
@@ -59,46 +46,33 @@ export const toolName = (op: OperationMetadata): string =>
 
 /** The tools, in declaration order; an operation that is hidden, always 404 or `mcp: false` is none. */
 export function mcpTools(api: ApiMetadata): McpTool[] {
-  const document = openApiDocument(api) as {
-    paths: Record<string, Record<string, unknown>>;
-    components: { schemas: Record<string, JsonSchema> };
-  };
+  const registry = new SchemaRegistry(api);
+  const inputs = new OperationInputsBuilder(api, registry, '3.2');
   const tools: McpTool[] = [];
   const names = new Set<string>();
   for (const op of api.resources.flatMap((r) => r.operations)) {
     if (op.hidden || op.controller === 'NotFoundAction' || optionValue(op, 'mcp') === false) continue;
-    const described = describedOperation(document.paths, op);
     const name = toolName(op);
     // The checker refuses a clash; a mutator may still make one: the first operation keeps the name.
-    if (!described || names.has(name)) continue;
+    if (names.has(name)) continue;
     names.add(name);
-    tools.push(tool(op, name, described, document.components.schemas));
+    tools.push(tool(op, name, inputs.inputs(op), registry.schemas));
   }
   return tools;
 }
 
-function describedOperation(
-  paths: Record<string, Record<string, unknown>>,
-  op: OperationMetadata,
-): OpenApiOperation | undefined {
-  const item = paths[op.path];
-  if (!item) return undefined;
-  const additional = item.additionalOperations as Record<string, OpenApiOperation> | undefined;
-  return (item[op.method.toLowerCase()] as OpenApiOperation | undefined) ?? additional?.[op.method];
-}
-
-function tool(op: OperationMetadata, name: string, described: OpenApiOperation, schemas: Record<string, JsonSchema>) {
+function tool(op: OperationMetadata, name: string, described: OperationInputs, schemas: Record<string, JsonSchema>) {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const pathArguments: string[] = [];
   const queryArguments: string[] = [];
-  for (const p of described.parameters ?? []) {
+  for (const p of described.parameters) {
     if (p.in !== 'path' && p.in !== 'query') continue;
     (p.in === 'path' ? pathArguments : queryArguments).push(p.name);
     properties[p.name] = p.description ? { ...p.schema, description: p.description } : p.schema;
     if (p.required) required.push(p.name);
   }
-  const body = described.requestBody;
+  const body = described.body;
   const bodyType = body && BODY_TYPES.find((t) => body.content[t]?.schema);
   if (body && bodyType) {
     const schema = body.content[bodyType].schema!;
@@ -122,7 +96,7 @@ function tool(op: OperationMetadata, name: string, described: OpenApiOperation, 
   };
   return {
     name,
-    // The operation's own description as the document gives it (a resource's describes the resource), else its summary.
+    // The operation's own description (a resource's describes the resource), else its summary.
     description: described.description ?? described.summary,
     inputSchema: selfContained(input, schemas),
     operation: op,

@@ -7,25 +7,13 @@
  * responses, deprecations. QUERY operations go under the path item's `query` field in 3.2;
  * 3.1 has no place for them, so they are left out there and listed in `x-apidsl-omitted`.
  */
-import { takesBody } from '../metadata/operation-facts.js';
-import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
-import type { JsonSchema } from '../pipeline/validation/schema.js';
-import { NDJSON_MEDIA_TYPE } from '../pipeline/bulk.js';
-import { JSONAPI_MEDIA_TYPE } from '../pipeline/representation/jsonapi.js';
 import { isGuarded } from '../pipeline/guards.js';
-import {
-  filterParameters,
-  paginationParameters,
-  pathParameters,
-  queryBodySchema,
-  type ParameterObject,
-} from './parameters.js';
-import { bodyExample } from './examples.js';
+import { deprecationOf, OperationInputsBuilder, type SpecVersion } from './operation-inputs.js';
 import { OperationResponses } from './responses.js';
 import { joinText, SchemaRegistry } from './schemas.js';
 
-export type SpecVersion = '3.1' | '3.2';
+export type { SpecVersion } from './operation-inputs.js';
 export const SPEC_VERSIONS: readonly SpecVersion[] = ['3.1', '3.2'];
 export const DEFAULT_SPEC_VERSION: SpecVersion = '3.2';
 /** The `openapi` field written for each version. */
@@ -63,31 +51,6 @@ export function operationId(name: string): string {
     .replace(/^_/, '');
 }
 
-function summaryOf(op: OperationMetadata): string {
-  const name = op.shortName;
-  if (op.kind === 'GetCollection') return `Retrieves the collection of ${name} resources.`;
-  if (op.method === 'QUERY')
-    return op.isCollection
-      ? `Queries the collection of ${name} resources with criteria in the request body.`
-      : `Queries the ${name} resource with criteria in the request body.`;
-  switch (op.method) {
-    case 'GET':
-      return `Retrieves a ${name} resource.`;
-    case 'POST':
-      return `Creates a ${name} resource.`;
-    case 'PUT':
-      return optionValue(op, 'allowCreate') === true
-        ? `Replaces the ${name} resource, or creates it when it does not exist.`
-        : `Replaces the ${name} resource.`;
-    case 'PATCH':
-      return `Updates the ${name} resource.`;
-    case 'DELETE':
-      return `Removes the ${name} resource.`;
-    default:
-      return `${op.method} on the ${name} resource${op.isCollection ? 's' : ''}.`;
-  }
-}
-
 /** The name of the Bearer JWT scheme in `components.securitySchemes`. */
 export const BEARER_SCHEME = 'bearerAuth';
 
@@ -113,6 +76,7 @@ function securitySchemes(api: ApiMetadata): Record<string, unknown> {
 class Builder {
   readonly registry: SchemaRegistry;
   private readonly responses: OperationResponses;
+  private readonly inputs: OperationInputsBuilder;
   readonly omitted: OmittedOperation[] = [];
   private readonly ids = new Set<string>();
 
@@ -123,6 +87,7 @@ class Builder {
   ) {
     this.registry = new SchemaRegistry(api, hidden);
     this.responses = new OperationResponses(api, this.registry);
+    this.inputs = new OperationInputsBuilder(api, this.registry, version);
   }
 
   uniqueId(name: string): string {
@@ -133,106 +98,18 @@ class Builder {
     return id;
   }
 
-  private requestBody(op: OperationMetadata): Record<string, unknown> | undefined {
-    const settings = this.api.settings;
-    if (op.method === 'QUERY') return this.queryBody(op);
-    if (
-      !takesBody(op.method) ||
-      optionValue(op, 'input') === false ||
-      optionValue(op, settings, 'deserialize') === false
-    )
-      return undefined;
-    const resource = op.resource;
-    const example = bodyExample(resource, this.api, op.method);
-    if (op.method === 'PATCH') {
-      if (settings.patchFormats.length === 0) return undefined;
-      const schema = this.registry.mergePatch(op);
-      const patch = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
-      return {
-        description: `The changes to the ${op.shortName} resource.`,
-        required: true,
-        content: Object.fromEntries(settings.patchFormats.map((t) => [t, patch(t)])),
-      };
-    }
-    const schema = this.registry.input(op);
-    const types = [...new Set(Object.values(settings.formats).flat())];
-    if (op.method === 'POST' && optionValue(op, 'bulk') === true) return this.bulkBody(op, schema, example);
-    const body = (t: string) => (t === JSONAPI_MEDIA_TYPE ? { schema: this.jsonApiBody(op) } : { schema, example });
-    const what =
-      op.method === 'POST'
-        ? `The new ${op.shortName} resource.`
-        : `The ${op.shortName} resource: properties absent from the body keep their values, null removes one.`;
-    return { description: what, required: true, content: Object.fromEntries(types.map((t) => [t, body(t)])) };
-  }
-
-  /** A JSON:API request document: its `data` is the resource object (pipeline/representation/jsonapi.ts reads it). */
-  private jsonApiBody(op: OperationMetadata): JsonSchema {
-    return { type: 'object', required: ['data'], properties: { data: this.registry.inputJsonApi(op) } };
-  }
-
-  /** `bulk: true`: one item, an array of them, or NDJSON lines (docs/data.md "Bulk writes"). */
-  private bulkBody(op: OperationMetadata, schema: JsonSchema, example: unknown): Record<string, unknown> {
-    const settings = this.api.settings;
-    const types = [...new Set(Object.values(settings.formats).flat())];
-    const batch: JsonSchema = { type: 'array', items: schema, minItems: 1, maxItems: settings.bulkMaxItems };
-    const name = op.shortName;
-    const content: Record<string, unknown> = Object.fromEntries(
-      types.map((t) => [t, { schema: { oneOf: [schema, batch] }, example }]),
-    );
-    // OpenAPI 3.2 describes a sequential media type by the schema of each item; 3.1 has no such field.
-    const lines = `One ${name} object per line (JSON), at most ${settings.bulkMaxItems} lines.`;
-    content[NDJSON_MEDIA_TYPE] =
-      this.version === '3.2'
-        ? { itemSchema: schema, description: lines }
-        : { schema: { type: 'string', description: lines } };
-    return {
-      description: `The new ${name} resource, or an array of them (or NDJSON lines) created together: all of them or none.`,
-      required: true,
-      content,
-    };
-  }
-
-  private queryBody(op: OperationMetadata): Record<string, unknown> {
-    const { schema, deepObjects } = queryBodySchema(this.api, op);
-    const encoding = Object.fromEntries(deepObjects.map((name) => [name, { style: 'deepObject', explode: true }]));
-    return {
-      description:
-        'The criteria, as a JSON object or a form (`price[gte]=10&order[title]=desc`). The Content-Type header is required, even for an empty body; send `{}` for no criteria. Pagination is read from the URL.',
-      required: true,
-      content: {
-        'application/json': { schema },
-        'application/x-www-form-urlencoded': { schema, ...(deepObjects.length ? { encoding } : {}) },
-      },
-    };
-  }
-
   operation(op: OperationMetadata, id: string): Record<string, unknown> {
-    const parameters: ParameterObject[] = [...pathParameters(op)];
-    if (op.isCollection && op.method !== 'POST') {
-      parameters.push(...paginationParameters(this.api, op));
-      // GET reads the criteria from the URL; QUERY from its body.
-      if (op.method !== 'QUERY')
-        parameters.push(
-          ...filterParameters(this.api, op).filter((p) => !parameters.some((q) => q.name === p.name && q.in === p.in)),
-        );
-    }
-    const reason = optionValue(op, 'deprecationReason');
-    const deprecation = typeof reason === 'string' ? reason : undefined;
-    // A description the resource passes down to its operations describes the resource, not the operation.
-    const written = optionValue(op, 'description');
-    const own = typeof written === 'string' && written !== op.resource.description ? written : undefined;
-    const description = joinText(own, deprecation && `Deprecated: ${deprecation}`);
-    const body = this.requestBody(op);
+    const { summary, description, parameters, body } = this.inputs.inputs(op);
     return {
       operationId: id,
       tags: [op.resource.shortName],
-      summary: summaryOf(op),
+      summary,
       ...(description ? { description } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(body ? { requestBody: body } : {}),
       responses: this.responses.responses(op),
       ...(this.api.security.jwt && isGuarded(op, this.api.settings) ? { security: [{ [BEARER_SCHEME]: [] }] } : {}),
-      ...(deprecation ? { deprecated: true } : {}),
+      ...(deprecationOf(op) ? { deprecated: true } : {}),
     };
   }
 
