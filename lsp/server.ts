@@ -28,6 +28,25 @@ export interface ServerOptions {
   version?: string;
 }
 
+/** What the server can do, answered to the client's `initialize`. */
+const initializeResult = (options: ServerOptions): InitializeResult => ({
+  capabilities: {
+    textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+    completionProvider: { triggerCharacters: [':', '"', '[', '{', ','] },
+    hoverProvider: true,
+    definitionProvider: true,
+    referencesProvider: true,
+    documentHighlightProvider: true,
+    renameProvider: { prepareProvider: true },
+    documentSymbolProvider: true,
+    foldingRangeProvider: true,
+    documentFormattingProvider: true,
+    semanticTokensProvider: { legend: SEMANTIC_LEGEND, full: true },
+    codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+  },
+  serverInfo: { name: 'apidsl', ...(options.version ? { version: options.version } : {}) },
+});
+
 export function startServer(connection: Connection, options: ServerOptions = {}): DocumentStore {
   const store = new DocumentStore();
   const log = (message: string): void => connection.console.error(message);
@@ -58,23 +77,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       return doc && analysis ? fn(doc, analysis, params) : fallback;
     });
 
-  connection.onInitialize((): InitializeResult => ({
-    capabilities: {
-      textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
-      completionProvider: { triggerCharacters: [':', '"', '[', '{', ','] },
-      hoverProvider: true,
-      definitionProvider: true,
-      referencesProvider: true,
-      documentHighlightProvider: true,
-      renameProvider: { prepareProvider: true },
-      documentSymbolProvider: true,
-      foldingRangeProvider: true,
-      documentFormattingProvider: true,
-      semanticTokensProvider: { legend: SEMANTIC_LEGEND, full: true },
-      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
-    },
-    serverInfo: { name: 'apidsl', ...(options.version ? { version: options.version } : {}) },
-  }));
+  connection.onInitialize(() => initializeResult(options));
 
   store.documents.onDidOpen((e) => publisher.schedule(e.document.uri, true));
   store.documents.onDidChangeContent((e) => publisher.schedule(e.document.uri));

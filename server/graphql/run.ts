@@ -24,7 +24,7 @@ export interface GraphQlCall {
   ifMatch?: string;
 }
 
-/** The operation's result as values (`representation: 'values'`); a failure throws its GraphQL error. */
+/** The operation's result as values (`representation: { kind: 'values' }`); a failure throws its GraphQL error. */
 export async function runOperation(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall): Promise<unknown> {
   const result = await execute(ctx, op, call);
   const failure = failureOf(result);
@@ -61,9 +61,11 @@ function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall):
     principal: ctx.principal,
     origin: ctx.origin,
     ...(ctx.peer ? { peer: ctx.peer } : {}),
-    representation: 'values',
-    ...(call.window ? { window: call.window } : {}),
-    ...(call.args ? { args: call.args } : {}),
+    representation: {
+      kind: 'values',
+      ...(call.window ? { window: call.window } : {}),
+      ...(call.args ? { args: call.args } : {}),
+    },
     ...(ctx.internal ? { internal: true } : {}),
   });
 }

@@ -75,7 +75,15 @@ export function transitiveRoles(hierarchy: Record<string, string[]>): Map<string
 
 type Getter = <T>(path: string) => T | undefined;
 
-function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
+/** The key tokens are verified with, the algorithms it allows, and why it cannot be used (a secret not set). */
+interface VerificationKey {
+  key: Uint8Array | KeyObject | ReturnType<typeof createLocalJWKSet>;
+  allowed: readonly string[];
+  unusable?: string;
+}
+
+/** The key of `security.jwt`'s one key source: a shared secret's variable, a PEM public key or a JWKS file. */
+function verificationKey(get: Getter, baseDir: string): VerificationKey {
   const secretEnv = get<string>('jwt.secret_env');
   const publicKey = get<string>('jwt.public_key');
   const jwks = get<string>('jwt.jwks');
@@ -84,19 +92,23 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
     throw new SecurityConfigError('security.jwt needs exactly one key source: secret_env, public_key or jwks');
   }
   const fileOf = (path: string): string => (isAbsolute(path) ? path : resolve(baseDir, path));
-  let key: Uint8Array | KeyObject | ReturnType<typeof createLocalJWKSet>;
-  let allowed: readonly string[];
-  let unusable: string | undefined;
   if (secretEnv !== undefined) {
     const secret = process.env[secretEnv];
-    // Fail closed without refusing to load: `routes` and `openapi` need no secret, and `serve` says so.
-    if (!secret)
-      unusable = `the environment variable ${secretEnv} (security.jwt.secret_env) is not set: every Bearer token is rejected`;
-    // A key object made once: jose then does no key import per request.
-    key = secret ? createSecretKey(Buffer.from(secret, 'utf8')) : new Uint8Array();
-    allowed = HMAC_ALGORITHMS;
-  } else if (publicKey !== undefined) {
+    return {
+      // A key object made once: jose then does no key import per request.
+      key: secret ? createSecretKey(Buffer.from(secret, 'utf8')) : new Uint8Array(),
+      allowed: HMAC_ALGORITHMS,
+      // Fail closed without refusing to load: `routes` and `openapi` need no secret, and `serve` says so.
+      ...(secret
+        ? {}
+        : {
+            unusable: `the environment variable ${secretEnv} (security.jwt.secret_env) is not set: every Bearer token is rejected`,
+          }),
+    };
+  }
+  if (publicKey !== undefined) {
     const file = fileOf(publicKey);
+    let key: KeyObject;
     try {
       key = createPublicKey(readFileSync(file, 'utf8'));
     } catch (e) {
@@ -104,19 +116,21 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
         `security.jwt.public_key: cannot read a PEM public key from ${file}: ${(e as Error).message}`,
       );
     }
-    allowed = algorithmsOfKey(key);
-  } else {
-    const file = fileOf(jwks!);
-    let set: JSONWebKeySet;
-    try {
-      set = JSON.parse(readFileSync(file, 'utf8')) as JSONWebKeySet;
-      key = createLocalJWKSet(set);
-    } catch (e) {
-      throw new SecurityConfigError(`security.jwt.jwks: cannot read a JWKS from ${file}: ${(e as Error).message}`);
-    }
-    // Symmetric keys have no place in a published key set: only signatures by private keys count.
-    allowed = ASYMMETRIC;
+    return { key, allowed: algorithmsOfKey(key) };
   }
+  const file = fileOf(jwks!);
+  try {
+    const set = JSON.parse(readFileSync(file, 'utf8')) as JSONWebKeySet;
+    // Symmetric keys have no place in a published key set: only signatures by private keys count.
+    return { key: createLocalJWKSet(set), allowed: ASYMMETRIC };
+  } catch (e) {
+    throw new SecurityConfigError(`security.jwt.jwks: cannot read a JWKS from ${file}: ${(e as Error).message}`);
+  }
+}
+
+function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
+  const secretEnv = get<string>('jwt.secret_env');
+  const { key, allowed, unusable } = verificationKey(get, baseDir);
   const configured = get<string[]>('jwt.algorithms');
   const algorithms = configured ? configured.filter((a) => allowed.includes(a)) : [...allowed];
   if (algorithms.length === 0) {

@@ -135,7 +135,7 @@ const itemState = (state: OperationState): OperationState => ({
   collectionIri: state.collectionIri,
   principal: state.principal,
   jsonApi: state.jsonApi,
-  batchMember: true,
+  representation: { kind: 'batch-member' },
 });
 
 /**

@@ -16,7 +16,7 @@ import { securityReadsObject } from './guards.js';
 import { criteriaAnswers, queryCriteria, readsCriteria } from './stages/criteria.js';
 import { applyBody, deserialize, deserializeAnswers, deserializes } from './stages/deserialize.js';
 import { checksFilterSecurity, filterSecurity, filterSecurityAnswers } from './stages/filter-security.js';
-import { loadIncluded, mayInclude } from './stages/include.js';
+import { includeAnswers, loadIncluded, mayInclude } from './stages/include.js';
 import { checkParameters, checksParameters, parametersAnswers } from './stages/parameters.js';
 import { preReadSecurity, preReadSecurityAnswers, securityBeforeRead } from './stages/pre-read-security.js';
 import { propertyReadSecurity, readGuarded } from './stages/property-security.js';
@@ -78,7 +78,7 @@ export const PIPELINE: readonly PipelineStage[] = [
   // Changes come from the write, from custom code's `ctx.persist` and from a batch's items: always run.
   { name: 'publish', run: publishUpdates },
   { name: 'propertySecurity', run: propertyReadSecurity, acts: (op, settings) => readGuarded(op, settings).length > 0 },
-  { name: 'include', run: loadIncluded, acts: mayInclude },
+  { name: 'include', run: loadIncluded, acts: mayInclude, answers: includeAnswers },
   { name: 'serialize', run: serialize },
 ];
 

@@ -8,7 +8,7 @@ import type { OperationKind } from '../../grammar/catalogue/types.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import type { SecurityUser } from '../expression/evaluate.js';
 import type { Id, Item } from '../store/types.js';
-import type { OperationState, PublicRequest } from './state.js';
+import { valuesOf, type OperationState, type PublicRequest } from './state.js';
 import { storedForm } from './representation/denormalize.js';
 import { persistItem, removeItem } from './writes/persist.js';
 import { crossResourceSession, type CrossResourceSession, type FindOptions } from './writes/custom-writes.js';
@@ -81,7 +81,7 @@ export function customContext(
     data: state.data,
     previousData: state.previousData,
     user: state.principal.user,
-    ...(state.args ? { args: state.args } : {}),
+    ...(valuesOf(state)?.args ? { args: valuesOf(state)!.args } : {}),
     find: (
       first?: Record<string, unknown> | string,
       second?: Record<string, unknown> | number,

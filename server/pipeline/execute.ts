@@ -21,7 +21,7 @@ import { countRequest } from './rate-limit.js';
 import { jsonApiQuery } from './representation/jsonapi-query.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
 import { SERVABLE_FORMATS } from './representation/servable-formats.js';
-import type { OperationState, PageWindow } from './state.js';
+import { DOCUMENT, type OperationState, type Representation } from './state.js';
 import type { Runtime } from './runtime.js';
 import type { ApiMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
@@ -55,16 +55,8 @@ export interface OperationRequest {
   origin: string;
   /** The peer's address (the socket's), which rate limits count by (rate-limit.ts); none: an in-process caller. */
   peer?: string;
-  /**
-   * `values`: the result's body is the item as a JSON-LD value without `@context` (an object with `@id`, `@type`
-   * and what the user may see), or for a collection `{ members, page }`: what an adapter that writes its own
-   * documents (GraphQL) needs. Default: the document of the negotiated format.
-   */
-  representation?: 'values';
-  /** A page by position, in place of the page parameters (GraphQL cursors). */
-  window?: PageWindow;
-  /** Arguments custom code receives as `ctx.args` (GraphQL). */
-  args?: Record<string, unknown>;
+  /** What the result's body is written as (state.ts, `Representation`); default: the negotiated format's document. */
+  representation?: Representation;
   /** Made by the service itself, for no client (a GraphQL subscription's update): no rate limit counts it. */
   internal?: boolean;
 }
@@ -168,10 +160,11 @@ const routeDefaults = perOperation((op, _: void) => optionValue(op, 'defaults') 
 
 function operationState(runtime: Runtime, op: OperationMetadata, request: PathedRequest): OperationState {
   const { api } = runtime;
-  const values = request.representation === 'values';
-  const output = values
-    ? VALUES_FORMAT
-    : negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension, SERVABLE_FORMATS);
+  const representation = request.representation ?? DOCUMENT;
+  const output =
+    representation.kind === 'values'
+      ? VALUES_FORMAT
+      : negotiateOutput(api.settings.formats, headerValue(request.headers.accept), request.extension, SERVABLE_FORMATS);
   const defaults = routeDefaults(op);
   const uriVariables: Record<string, string> = {};
   for (const name of op.uriVariables) {
@@ -210,9 +203,7 @@ function operationState(runtime: Runtime, op: OperationMetadata, request: Pathed
     previousData: null,
     created: false,
     principal: request.principal,
-    ...(values ? { values } : {}),
-    ...(request.window ? { window: request.window } : {}),
-    ...(request.args ? { args: request.args } : {}),
+    representation,
   };
 }
 
@@ -252,7 +243,7 @@ const READ_AND_SHOW = new Set(['read', 'publish', 'include', 'serialize']);
  * For an adapter that shows many items of one item operation at once (GraphQL relations, read in one store
  * query): where that operation's pipeline would do nothing but read the item by its identifier and show it — a
  * GET whose only stages are read and serialize (no guard, no property security), with no provider, sub-resource
- * link or rate limit — the item's value as `executeOperation` with `representation: 'values'` answers it.
+ * link or rate limit — the item's value as `executeOperation` with `representation: { kind: 'values' }` answers it.
  * Undefined where the pipeline must run for each item.
  */
 export const plainItemValue = perOperation(

@@ -17,7 +17,7 @@ import { HttpError, notFound, preconditionFailed } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
 import { jsonText } from './representation/json-text.js';
 import type { Answers } from './answers.js';
-import { isItem, type OperationState, type WriteCondition } from './state.js';
+import { isItem, type OperationState, type Representation, type WriteCondition } from './state.js';
 
 /** The ETag of a response body's bytes: what a successful GET carries (server/http/respond.ts). */
 export const etagOf = (bytes: Buffer): string => `"${hash('sha1', bytes, 'base64url')}"`;
@@ -30,7 +30,7 @@ export interface ConditionalRequest {
   headers: Record<string, string | string[] | undefined>;
   principal: Principal;
   origin: string;
-  representation?: 'values';
+  representation?: Representation;
 }
 
 /** The read of the current version: a GET through the one entry (execute.ts), which hands itself in. */
@@ -112,7 +112,7 @@ async function currentVersion(
 ): Promise<{ item: Record<string, unknown>; etag: string } | undefined> {
   const get = itemGetOf(op);
   if (!get) return undefined;
-  const accept = request.representation === 'values' ? 'application/ld+json' : header(request, 'accept');
+  const accept = request.representation?.kind === 'values' ? 'application/ld+json' : header(request, 'accept');
   const result = await execute(get, {
     method: 'GET',
     path: request.path,

@@ -108,8 +108,6 @@ export interface OperationState {
   iri?: string;
   /** The response body, once serialized (undefined: no body). */
   body?: unknown;
-  /** One item of a bulk batch: its JSON-LD body is a member of the batch's document, with no `@context` of its own. */
-  batchMember?: boolean;
   /** The related items the body's nested documents write with the item (relations/nested-writes.ts). */
   nestedWrites?: NestedWrite[];
   /** Items the write stored or removed (committed), for the "publish" stage. */
@@ -126,15 +124,33 @@ export interface OperationState {
   hiddenProperties?: WeakMap<Item, ReadonlySet<string>>;
   /** The related items the response embeds, read by the serialize stage (representation/embedding.ts). */
   embedded?: EmbeddedOutput;
-  /** The adapter asked for values, not a document (execute.ts, `OperationRequest.representation`). */
-  values?: boolean;
-  /** The adapter's own page window (GraphQL cursors), in place of the page parameters. */
-  window?: PageWindow;
-  /** The adapter's own arguments (GraphQL), handed to custom code as `ctx.args`. */
-  args?: Record<string, unknown>;
+  /** What the response is written as: the negotiated format's document, an adapter's values, a batch's member. */
+  representation: Representation;
   /** What a conditional request's write must hold to (preconditions.ts): none for an unconditional one. */
   condition?: WriteCondition;
 }
+
+/**
+ * What the pipeline writes the response as, chosen by whoever calls it:
+ * - `document`: the negotiated format's document (HTTP, MCP);
+ * - `values`: the item as a JSON-LD value without `@context` (an object with `@id`, `@type` and what the user may
+ *   see), or for a collection `{ members, page }`: what an adapter that writes its own documents needs (GraphQL),
+ *   with its own page `window` (cursors) in place of the page parameters and its `args` handed to custom code as
+ *   `ctx.args`;
+ * - `batch-member`: one item of a bulk batch (bulk.ts), whose JSON-LD body is a member of the batch's document,
+ *   with no `@context` of its own.
+ */
+export type Representation =
+  | { kind: 'document' }
+  | { kind: 'values'; window?: PageWindow; args?: Record<string, unknown> }
+  | { kind: 'batch-member' };
+
+/** The negotiated format's document: what a request asks for unless its adapter says otherwise. */
+export const DOCUMENT: Representation = { kind: 'document' };
+
+/** The values an adapter asked for, if it did (a collection's page window and custom code's arguments with them). */
+export const valuesOf = (state: OperationState): Extract<Representation, { kind: 'values' }> | undefined =>
+  state.representation.kind === 'values' ? state.representation : undefined;
 
 /**
  * A conditional write (preconditions.ts): `expected`, the stored item the request's `If-Match` named (the write

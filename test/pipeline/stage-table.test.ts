@@ -60,6 +60,7 @@ function watched(fields: Record<string, unknown>): { state: OperationState; touc
     created: false,
     principal: ANONYMOUS,
     contentType: undefined,
+    representation: { kind: 'document' },
     ...fields,
   };
   const state = new Proxy(base, {

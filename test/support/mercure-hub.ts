@@ -27,9 +27,15 @@ export interface RunningHub {
   stop(): Promise<void>;
 }
 
-async function listening(port: number, timeoutMs: number): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
+/**
+ * How long the hub may take to listen: generous, as a loaded machine can take many seconds (a hub that exits
+ * fails at once).
+ */
+const HUB_START_MS = 120_000;
+
+async function listening(port: number, exited: () => boolean): Promise<boolean> {
+  const until = Date.now() + HUB_START_MS;
+  while (Date.now() < until && !exited()) {
     const ok = await new Promise<boolean>((resolve) => {
       const s = connect(port, '127.0.0.1', () => (s.destroy(), resolve(true)));
       s.on('error', () => resolve(false));
@@ -62,7 +68,7 @@ export async function startOfficialHub(
   child.stderr!.on('data', (c: Buffer) => (log += c.toString()));
   live.add(child);
   child.once('exit', () => live.delete(child));
-  if (!(await listening(chosen, 15_000))) {
+  if (!(await listening(chosen, () => child.exitCode !== null || child.signalCode !== null))) {
     child.kill('SIGKILL');
     throw new Error(`the Mercure hub did not start: ${log}`);
   }

@@ -72,7 +72,8 @@ export async function deserialize(state: OperationState): Promise<void> {
   if (!takesBody(op.method)) return;
   if (optionValue(op, settings, 'deserialize') === false || optionValue(op, 'input') === false) return;
   // patch_formats govern HTTP media types; an adapter handing values (GraphQL's update) merges as PATCH does.
-  if (op.method === 'PATCH' && !state.values) checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
+  if (op.method === 'PATCH' && state.representation.kind !== 'values')
+    checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
   else checkInputType(state.contentType, Object.values(settings.formats).flat());
   await applyBody(state, parseJsonBody(await state.readBody(), 'Syntax error'));
 }
@@ -101,7 +102,10 @@ export async function applyBody(state: OperationState, received: unknown): Promi
     collected,
     nested: nested?.take,
     // GraphQL's input types already refuse any field the operation does not take (extraArgs are not attributes).
-    extraAttributes: { allowed: state.values === true || allowsExtraAttributes(op, settings), dropped },
+    extraAttributes: {
+      allowed: state.representation.kind === 'values' || allowsExtraAttributes(op, settings),
+      dropped,
+    },
   });
   await setServerValues(op.resource, item, previous ? 'update' : 'create', factsOf(state), iris, now);
   if (nested?.found) {
@@ -148,7 +152,7 @@ function nestedDocuments(
 ): NestedDocuments | undefined {
   const groups = denormalizationGroups(state.operation, state.api.settings);
   const type = state.contentType?.split(';')[0].trim().toLowerCase();
-  if (!groups || state.values || type === JSONAPI_MEDIA_TYPE) return undefined;
+  if (!groups || state.representation.kind === 'values' || type === JSONAPI_MEDIA_TYPE) return undefined;
   return new NestedDocuments({
     api: state.api,
     iris: access.iris,
@@ -191,7 +195,7 @@ function refuseNestedWrites(state: OperationState): void {
 function notWrittenByDefault(state: OperationState): string | undefined {
   const op = state.operation;
   const messenger = optionValue(op, state.api.settings, 'messenger');
-  if (state.batchMember) return 'a bulk POST stores its items together';
+  if (state.representation.kind === 'batch-member') return 'a bulk POST stores its items together';
   if (op.controller || op.processor) return 'the operation writes through its own code';
   if (messenger && messenger !== 'persist') return 'the operation hands its item to the message bus';
   if (optionValue(op, state.api.settings, 'write') === false) return 'the operation writes nothing';

@@ -7,6 +7,7 @@
  * this stage does not run, so it fails closed.
  */
 import { badRequest } from '../../protocol/errors.js';
+import type { Answers } from '../answers.js';
 import { iriResolver, itemOperation } from '../../protocol/iri.js';
 import { isGuarded } from '../guards.js';
 import { isItem, type IncludedItem, type OperationState } from '../state.js';
@@ -17,6 +18,14 @@ import type { Item } from '../../store/types.js';
 /** Whether the stage may have anything to do: only a JSON:API request asks for `include`. */
 export const mayInclude = (_op: OperationMetadata, settings: Settings): boolean =>
   Object.hasOwn(settings.formats, JSONAPI_FORMAT);
+
+/** A relationship whose items are read under guards cannot be included. */
+export const includeAnswers: Answers = () => [
+  {
+    status: 400,
+    description: 'A JSON:API `include` names a relationship whose items are read under their own guards.',
+  },
+];
 
 export async function loadIncluded(state: OperationState): Promise<void> {
   const paths = state.jsonApi?.include ?? [];

@@ -13,14 +13,16 @@ import type { Item, Query, Sort } from '../../store/types.js';
 import { customContext } from '../custom-context.js';
 import { cursorOf, readCursorPage } from '../pages/cursor.js';
 import { filterQuery } from '../filters/query.js';
-import { relatedConditions } from '../filters/related.js';
+import { MAX_RELATED_MATCHES, relatedConditions } from '../filters/related.js';
+import { MAX_FILTER_VALUES } from '../filters/search.js';
+import { operationVariables } from '../filters/search-template.js';
 import { cloneJson } from '../representation/json-clone.js';
 import { linkConditions, uriBindings } from '../relations/links.js';
 import { asPage } from '../pages/page.js';
 import { pageRequest, readsPageParameters } from '../pages/pagination.js';
 import type { Answers } from '../answers.js';
 import { readsStoredMembers } from '../representation/rendering.js';
-import type { OperationState, Page } from '../state.js';
+import { valuesOf, type OperationState, type Page } from '../state.js';
 
 /**
  * Whether the stage has anything to do: a hidden operation's 404, or a read (`read` not false, and a provider,
@@ -43,10 +45,18 @@ function notFoundPossible(op: OperationMetadata, settings: Settings): boolean {
   return readsItem(op) && throwsOnNotFound(op);
 }
 
-/** An item that is not there; a page parameter out of range. */
+/** An item that is not there; a page parameter out of range; a filter given too many values or matches. */
 export const readAnswers: Answers = (op, api) => [
   ...(op.isCollection && op.method !== 'POST' && readsPageParameters(op, api.settings)
     ? [{ status: 400, description: 'Invalid pagination parameter (a page below 1, a negative page size…).' }]
+    : []),
+  ...(op.isCollection && op.method !== 'POST' && operationVariables(api, op).length > 0
+    ? [
+        {
+          status: 400,
+          description: `A filter given more than ${MAX_FILTER_VALUES} values, or whose related criterion matches more than ${MAX_RELATED_MATCHES} items.`,
+        },
+      ]
     : []),
   ...(notFoundPossible(op, api.settings) ? [{ status: 404, description: `${op.shortName} resource not found.` }] : []),
 ];
@@ -109,11 +119,12 @@ export const defaultSort = perOperation((op, settings): Sort => {
 });
 
 async function readPage(state: OperationState): Promise<Page> {
-  const request = pageRequest(state.operation, state.api.settings, state.request.query, state.window);
+  const window = valuesOf(state)?.window;
+  const request = pageRequest(state.operation, state.api.settings, state.request.query, window);
   // Most collections bind no URI variable: no trip through the microtask queue for nothing.
   const fromUri = uriBindings(state.api, state.operation).length === 0 ? [] : await linkConditions(state);
   if (fromUri === undefined) return { items: [], request, total: request.partial ? undefined : 0 };
-  const cursor = request.enabled && !state.window ? cursorOf(state) : undefined;
+  const cursor = request.enabled && !window ? cursorOf(state) : undefined;
   if (cursor) return readCursorPage(state, cursor, request, fromUri);
   const filtered = filterQuery(state.api, state.operation, state.criteria);
   const where = [...fromUri, ...filtered.where, ...(await relatedConditions(state, filtered.related))];

@@ -43,7 +43,7 @@ export function serialize(state: OperationState): void | Promise<void> {
   const hidden = state.hiddenProperties;
   if (state.output.name === JSONAPI_FORMAT) return serializeJsonApi(state, shown, iriOf, style, relation);
   if (op.isCollection && !state.page && state.data != null) state.page = asPage(state.data, state);
-  if (state.values)
+  if (state.representation.kind === 'values')
     return serializeValues(state, (item) =>
       normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relation, op.shortName),
     );
@@ -105,7 +105,7 @@ export function serialize(state: OperationState): void | Promise<void> {
     at: state,
     iri: state.iri ?? iriOf(state.data)(),
     hidden: hidden?.get(state.data),
-    member: state.batchMember,
+    member: state.representation.kind === 'batch-member',
     relations: state.embedded?.relationsOf(state.data),
   });
 }
@@ -167,7 +167,7 @@ async function* inBatches(
 }
 
 /**
- * What an adapter that writes its own documents asked for (execute.ts, `representation: 'values'`): the item's
+ * What an adapter that writes its own documents asked for (state.ts, `Representation`): the item's
  * JSON-LD value, or a collection's members with the page they came from; a stream (pagination off) is read whole.
  */
 async function serializeValues(
