@@ -57,7 +57,7 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
       'server/pipeline/execute.ts',
       'server/pipeline/preconditions.ts',
       'server/pipeline/open-runtime.ts',
-      'server/pipeline/record.ts',
+      'server/pipeline/import.ts',
       'server/pipeline/rate-limit.ts',
       'server/pipeline/rate-limit-stores.ts',
     ],
@@ -195,10 +195,14 @@ describe('architecture: the import graph', () => {
     expect(upward).to.deep.equal([]);
   });
 
-  it('enters the pipeline through execute.ts only: no adapter runs the chain or builds a state itself', () => {
+  it('enters the pipeline through its entries only (a request, an import): no adapter runs the chain or builds a state itself', () => {
     const runners = [...graph].filter(([, targets]) => targets.includes('server/pipeline/chain.ts')).map(([f]) => f);
     // The OpenAPI responses read which stages an operation runs (`stagesOf`), never run them.
-    expect(runners.sort()).to.deep.equal(['server/openapi/responses.ts', 'server/pipeline/execute.ts']);
+    expect(runners.sort()).to.deep.equal([
+      'server/openapi/responses.ts',
+      'server/pipeline/execute.ts',
+      'server/pipeline/import.ts',
+    ]);
     const reads = readFileSync(fromRoot('server/openapi/responses.ts'), 'utf8').match(
       /import \{([^}]*)\} from '\.\.\/pipeline\/chain\.js'/,
     );

@@ -50,22 +50,37 @@ export interface PipelineStage {
   acts?: Acts;
   /** What it can answer instead of the success (absent: nothing), for the documentation (openapi/responses.ts). */
   answers?: Answers;
+  /** It decides who may do what (a security rule): the administrator's import does not run it (import.ts). */
+  checksAccess?: true;
 }
 
 /** The stages in order. */
 export const PIPELINE: readonly PipelineStage[] = [
   { name: 'criteria', run: queryCriteria, acts: readsCriteria, answers: criteriaAnswers },
   { name: 'parameters', run: checkParameters, acts: checksParameters, answers: parametersAnswers },
-  { name: 'preReadSecurity', run: preReadSecurity, acts: securityBeforeRead, answers: preReadSecurityAnswers },
-  { name: 'filterSecurity', run: filterSecurity, acts: checksFilterSecurity, answers: filterSecurityAnswers },
+  {
+    name: 'preReadSecurity',
+    run: preReadSecurity,
+    acts: securityBeforeRead,
+    answers: preReadSecurityAnswers,
+    checksAccess: true,
+  },
+  {
+    name: 'filterSecurity',
+    run: filterSecurity,
+    acts: checksFilterSecurity,
+    answers: filterSecurityAnswers,
+    checksAccess: true,
+  },
   { name: 'read', run: read, acts: reads, answers: readAnswers },
-  { name: 'security', run: postReadSecurity, acts: securityReadsObject, answers: securityAnswers },
+  { name: 'security', run: postReadSecurity, acts: securityReadsObject, answers: securityAnswers, checksAccess: true },
   { name: 'deserialize', run: deserialize, acts: deserializes, answers: deserializeAnswers },
   {
     name: 'securityPostDenormalize',
     run: postDenormalizeSecurity,
     acts: securityAfterDenormalize,
     answers: securityPostDenormalizeAnswers,
+    checksAccess: true,
   },
   { name: 'validate', run: validate, acts: validates, answers: validateAnswers },
   {
@@ -73,11 +88,17 @@ export const PIPELINE: readonly PipelineStage[] = [
     run: postValidationSecurity,
     acts: securityAfterValidation,
     answers: securityPostValidationAnswers,
+    checksAccess: true,
   },
   { name: 'write', run: write, acts: writes, answers: writeAnswers },
   // Changes come from the write, from custom code's `ctx.persist` and from a batch's items: always run.
   { name: 'publish', run: publishUpdates },
-  { name: 'propertySecurity', run: propertyReadSecurity, acts: (op, settings) => readGuarded(op, settings).length > 0 },
+  {
+    name: 'propertySecurity',
+    run: propertyReadSecurity,
+    acts: (op, settings) => readGuarded(op, settings).length > 0,
+    checksAccess: true,
+  },
   { name: 'include', run: loadIncluded, acts: mayInclude, answers: includeAnswers },
   { name: 'serialize', run: serialize },
 ];
@@ -97,6 +118,18 @@ const ITEM_STAGES: ItemStages = {
   input: stagesBetween('securityPostDenormalize', 'securityPostValidation'),
   output: stagesBetween('publish', 'serialize'),
 };
+
+/**
+ * What `apidsl import` runs per record (import.ts), once the deserialize stage's `applyBody` made its item: the
+ * stages between the body and the write that act for the operation, but for those that check access (the
+ * administrator's command). A stage added there is an import's rule too unless it says it checks access.
+ */
+export const importStages = perOperation((op, settings): readonly Stage[] => {
+  const names = PIPELINE.map(({ name }) => name);
+  return PIPELINE.slice(names.indexOf('deserialize') + 1, names.indexOf('write'))
+    .filter(({ acts, checksAccess }) => !checksAccess && (acts === undefined || acts(op, settings)))
+    .map(({ run }) => run);
+});
 
 export async function runPipeline(state: OperationState): Promise<void> {
   for (const { name, run } of stagesOf(state.operation, state.api.settings)) {

@@ -74,7 +74,7 @@ export interface OperationResult {
 }
 
 /** A request whose path is known (`OperationRequest.path`, or the filled template). */
-type PathedRequest = OperationRequest & { path: string };
+export type PathedRequest = OperationRequest & { path: string };
 
 export async function executeOperation(
   runtime: Runtime,
@@ -158,7 +158,8 @@ const headerValue = (value: string | string[] | undefined): string | undefined =
 /** The operation's `defaults`: values of URI variables its route does not hold. */
 const routeDefaults = perOperation((op, _: void) => optionValue(op, 'defaults') ?? {});
 
-function operationState(runtime: Runtime, op: OperationMetadata, request: PathedRequest): OperationState {
+/** The state a request starts the pipeline with (also the one each record of an import starts from: import.ts). */
+export function operationState(runtime: Runtime, op: OperationMetadata, request: PathedRequest): OperationState {
   const { api } = runtime;
   const representation = request.representation ?? DOCUMENT;
   const output =

@@ -61,10 +61,12 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
   const transaction: Transaction | undefined = reentrant(
     inStore && writes ? (run) => writes.transaction(() => inStore(run)) : inStore,
   );
+  const inBatch: Transaction = inStore ?? ((run) => run());
   const base: Omit<Runtime, 'bus' | 'close'> = {
     api,
     collectionOf: (resource) => collections.get(resource.shortName)!,
     transaction,
+    batch: writes ? (run) => writes.transaction(() => inBatch(run)) : inBatch,
     publisher: options.publisher,
     logger: options.logger,
     debug: options.debug ?? false,

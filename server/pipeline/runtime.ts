@@ -30,6 +30,11 @@ export interface Runtime {
    * (relations/nested-writes.ts), in one store transaction, where the store has them.
    */
   readonly transaction?: Transaction;
+  /**
+   * Runs the writes of a batch of items (an import's, pipeline/import.ts) together: in one store transaction
+   * where the store has them, the search index and the HTTP cache told once it ended.
+   */
+  readonly batch: Transaction;
   /** Where the API's Mercure updates go; none: nothing publishes. */
   readonly publisher?: Publisher;
   /** The message bus of the operations with `messenger` (writes/dispatch.ts) and of the consumers. */

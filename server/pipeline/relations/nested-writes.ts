@@ -31,7 +31,7 @@ import { validationFailed } from '../validation/violations.js';
 import type { NestedWrite } from '../state.js';
 import type { Runtime } from '../runtime.js';
 import { setServerValues } from '../representation/server-values.js';
-import { checkRelations } from './targets.js';
+import { checkRelations, storeTargets } from './targets.js';
 import { compensate } from './compensation.js';
 import { listedIris, ownedElsewhere } from './owned-items.js';
 import { nestedUpdateGuards, type NestedUpdateGuards, type TargetAccess } from './target-access.js';
@@ -144,7 +144,7 @@ export class NestedDocuments {
         nested: this.level(deeper, `${found.path}.`, depth + 1, { resource: found.target, stored: previous }),
         extraAttributes: { allowed: ctx.allowsExtraAttributes },
       });
-      await setServerValues(found.target, item, previous ? 'update' : 'create', ctx.facts(), ctx.iris, ctx.now);
+      await setServerValues(found.target, item, previous ? 'update' : 'create', ctx.facts, ctx.iris, ctx.now);
     } catch (e) {
       if (e instanceof HttpError && e.options.violations)
         throw validationFailed(e.options.violations.map((v) => nestedViolation(found.path, v)));
@@ -153,7 +153,8 @@ export class NestedDocuments {
     for (const next of deeper) await this.plan(next, depth + 1);
     const self = { resource: found.target, id: previous ? idOf(found.target, previous) : undefined };
     const access = { ...ctx.access, self };
-    await checkRelations(found.target, item, previous, ctx.iris, ctx.collectionOf, collected, this.tokens, access);
+    const targets = storeTargets(ctx.iris, ctx.collectionOf);
+    await checkRelations(found.target, item, previous, targets, collected, this.tokens, access);
     if (collected) ctx.collected!.push(...collected.map((v) => nestedViolation(found.path, v)));
     await this.applyWriteRules(found, item, previous);
     await guards?.postDenormalize(item);

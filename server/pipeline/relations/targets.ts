@@ -12,31 +12,35 @@ import type { ResourceMetadata } from '../../metadata/types.js';
 import type { Collection, Id, Item } from '../../store/types.js';
 import { relationViolation } from '../representation/denormalize.js';
 import { typedValue } from './links.js';
-import { mayAttach, type TargetAccess } from './target-access.js';
+import { attachesFreely, mayAttach, type TargetAccess } from './target-access.js';
 
 /**
  * Throws the 400 for the first dangling IRI, or, when `collected` is given (collectDenormalizationErrors),
- * adds a violation per dangling IRI to it. `planned`: the placeholders of nested documents (nested-writes.ts).
- * With `access`, an IRI of an item the writer may not attach (target-access.ts) is answered as a dangling one.
+ * adds a violation per dangling IRI to it. `targets`: where the IRIs are looked up (`storeTargets`, or a batch's
+ * `readAhead`). `planned`: the placeholders of nested documents (nested-writes.ts). With `access`, an IRI of an
+ * item the writer may not attach (target-access.ts) is answered as a dangling one.
  */
 export async function checkRelations(
   resource: ResourceMetadata,
   item: Item,
   previous: Item | null,
-  iris: IriResolver,
-  collectionOf: (resource: ResourceMetadata) => Collection,
+  targets: StoredTargets,
   collected?: Violation[],
   planned?: ReadonlySet<string>,
   access?: TargetAccess,
 ): Promise<void> {
   for (const property of resource.properties) {
     if (!property.relation) continue;
-    const before = new Set(iriList(previous?.[property.name]));
     const value = item[property.name];
+    if (value === undefined) continue;
+    const before = previous ? new Set(iriList(previous[property.name])) : undefined;
     for (const [index, iri] of (Array.isArray(value) ? value : [value]).entries()) {
-      if (typeof iri !== 'string' || before.has(iri) || planned?.has(iri)) continue;
-      const found = await storedItem(iri, iris, collectionOf);
-      if (found && (!access || (await mayAttach(access, found.resource, iri, found.item)))) continue;
+      if (typeof iri !== 'string' || before?.has(iri) || planned?.has(iri)) continue;
+      // A read-ahead answers at once: no promise per IRI of a batch.
+      let found = targets.itemAt(iri);
+      if (found instanceof Promise) found = await found;
+      if (found && (!access || attachesFreely(access, found.resource))) continue;
+      if (found && access && (await mayAttach(access, found.resource, iri, found.item))) continue;
       const detail = notFound(iri);
       if (!collected) throw badRequest(detail);
       collected.push(
@@ -50,6 +54,22 @@ export async function checkRelations(
   }
 }
 
+/** Where a write's relation IRIs are looked up: the stored item an IRI names, with its resource. */
+export interface StoredTargets {
+  itemAt(iri: string): StoredTarget | undefined | Promise<StoredTarget | undefined>;
+}
+
+export interface StoredTarget {
+  resource: ResourceMetadata;
+  item: Item;
+}
+
+/** The store itself, one query per IRI (a request's write). */
+export const storeTargets = (
+  iris: IriResolver,
+  collectionOf: (resource: ResourceMetadata) => Collection,
+): StoredTargets => ({ itemAt: (iri) => storedItem(iri, iris, collectionOf) });
+
 /** The 400 detail of an IRI that names no stored item. */
 const notFound = (iri: string): string => `Item not found for "${iri}".`;
 
@@ -61,7 +81,7 @@ async function storedItem(
   iri: string,
   iris: IriResolver,
   collectionOf: (resource: ResourceMetadata) => Collection,
-): Promise<{ resource: ResourceMetadata; item: Item } | undefined> {
+): Promise<StoredTarget | undefined> {
   const key = itemKey(iri, iris);
   if (!key) return undefined;
   const [found] = await collectionOf(key.resource).find({
@@ -106,62 +126,62 @@ function itemKey(iri: string, iris: IriResolver): ItemKey | undefined {
 }
 
 /**
- * The relations of a batch of new items (`apidsl import`), checked as checkRelations checks one POST but
- * with one `in` query per target resource for the whole batch. Items stored while the batch is written
- * (`add`) count from then on, so a record may name one stored earlier in the same batch.
+ * The targets of a batch of new items (`apidsl import`): the items the relation values of `bodies` name, read
+ * ahead with one `getMany` per target resource, then looked up as `storeTargets` would find them. An IRI the
+ * read-ahead did not cover (a body's value in a form it did not foresee) is asked of the store. Items stored while
+ * the batch is written (`add`) count from then on, so an item may name one stored earlier in the same batch.
  */
-export interface RelationLookup {
-  /** The 400 detail a POST of `item` would answer for its first IRI naming no item, else undefined. */
-  dangling(item: Item): string | undefined;
-  /** An item just stored, which later items may name. */
-  add(resource: ResourceMetadata, item: Item): void;
-}
+export class ReadAhead implements StoredTargets {
+  /** The stored items named, by resource then identifier value; an identifier read ahead and absent maps to null. */
+  private readonly stored = new Map<ResourceMetadata, Map<unknown, Item | null>>();
+  /** What each IRI of the bodies names (undefined: no item route, a malformed identifier). */
+  private readonly keys = new Map<string, ItemKey | undefined>();
 
-export async function relationLookup(
-  resource: ResourceMetadata,
-  items: readonly Item[],
-  iris: IriResolver,
-  collectionOf: (resource: ResourceMetadata) => Promise<Collection>,
-): Promise<RelationLookup> {
-  const relations = resource.properties.filter((p) => p.relation);
-  const iriKeys = new Map<string, ItemKey | undefined>();
-  const wanted = new Map<ResourceMetadata, Set<Id>>();
-  for (const item of items) {
-    for (const property of relations) {
-      for (const iri of iriList(item[property.name])) {
-        if (iriKeys.has(iri)) continue;
-        const key = itemKey(iri, iris);
-        iriKeys.set(iri, key);
-        if (!key) continue;
-        if (!wanted.has(key.resource)) wanted.set(key.resource, new Set());
-        wanted.get(key.resource)!.add(key.id);
-      }
+  private constructor(
+    private readonly iris: IriResolver,
+    private readonly collectionOf: (resource: ResourceMetadata) => Collection,
+  ) {}
+
+  static async of(
+    resource: ResourceMetadata,
+    bodies: readonly unknown[],
+    iris: IriResolver,
+    collectionOf: (resource: ResourceMetadata) => Collection,
+  ): Promise<ReadAhead> {
+    const ahead = new ReadAhead(iris, collectionOf);
+    const wanted = new Map<ResourceMetadata, Set<Id>>();
+    const relations = resource.properties.filter((p) => p.relation);
+    for (const body of bodies) {
+      if (typeof body !== 'object' || body === null) continue;
+      for (const property of relations)
+        for (const iri of iriList((body as Item)[property.name])) {
+          if (ahead.keys.has(iri)) continue;
+          const key = itemKey(iri, iris);
+          ahead.keys.set(iri, key);
+          if (key) wanted.set(key.resource, (wanted.get(key.resource) ?? new Set()).add(key.id));
+        }
     }
+    for (const [target, ids] of wanted) {
+      const identifier = target.identifier!.name;
+      const known = new Map<unknown, Item | null>([...ids].map((id) => [id, null]));
+      for (const item of await collectionOf(target).getMany([...ids])) known.set(item[identifier], item);
+      ahead.stored.set(target, known);
+    }
+    return ahead;
   }
-  /** The stored items named, by resource then identifier value. */
-  const stored = new Map<ResourceMetadata, Map<unknown, Item>>();
-  for (const [target, ids] of wanted) {
-    const identifier = target.identifier!.name;
-    const found = await (await collectionOf(target)).getMany([...ids]);
-    stored.set(target, new Map(found.map((item) => [item[identifier], item])));
+
+  itemAt(iri: string): StoredTarget | undefined | Promise<StoredTarget | undefined> {
+    const key = this.keys.has(iri) ? this.keys.get(iri) : itemKey(iri, this.iris);
+    const known = key && this.stored.get(key.resource)?.get(key.id);
+    if (known === undefined) return storedItem(iri, this.iris, this.collectionOf);
+    if (known === null || !key!.also.every(({ field, value }) => known[field] === value)) return undefined;
+    return { resource: key!.resource, item: known };
   }
-  const names = (iri: string): boolean => {
-    const key = iriKeys.get(iri) ?? itemKey(iri, iris);
-    const item = key && stored.get(key.resource)?.get(key.id);
-    return item !== undefined && key!.also.every(({ field, value }) => item[field] === value);
-  };
-  return {
-    dangling: (item) => {
-      for (const property of relations) {
-        const missing = iriList(item[property.name]).find((iri) => !names(iri));
-        if (missing !== undefined) return notFound(missing);
-      }
-      return undefined;
-    },
-    add: (target, item) => {
-      if (!target.identifier) return;
-      if (!stored.has(target)) stored.set(target, new Map());
-      stored.get(target)!.set(item[target.identifier.name], item);
-    },
-  };
+
+  /** An item just stored, which later items may name. */
+  add(resource: ResourceMetadata, item: Item): void {
+    if (!resource.identifier) return;
+    if (!this.stored.has(resource)) this.stored.set(resource, new Map());
+    this.stored.get(resource)!.set(item[resource.identifier.name], item);
+  }
 }

@@ -21,12 +21,15 @@ export type ServerValueMode = 'create' | 'update' | 'restore';
 /** Whether the server sets the property's value (it is then read-only unless declared `readOnly: false`). */
 export const setByServer = (p: PropertyMetadata): boolean => p.serverDefault !== undefined || p.onUpdate !== undefined;
 
-/** Sets the server's values into `item`, the denormalized body; `now`: the write's time, one for all its items. */
+/**
+ * Sets the server's values into `item`, the denormalized body; `facts`: what an expression sees (asked only for
+ * one); `now`: the write's time, one for all its items.
+ */
 export async function setServerValues(
   resource: ResourceMetadata,
   item: Item,
   mode: ServerValueMode,
-  facts: RequestFacts,
+  facts: () => RequestFacts,
   iri: IriResolver,
   now: Date = new Date(),
 ): Promise<void> {
@@ -34,7 +37,7 @@ export async function setServerValues(
     const given = Object.hasOwn(item, p.name);
     if (p.onUpdate === 'now' && !(mode === 'restore' && given)) item[p.name] = timeOf(p, now);
     else if (p.serverDefault !== undefined && mode !== 'update' && !given)
-      item[p.name] = p.serverDefault === 'now' ? timeOf(p, now) : await computed(p, p.serverDefault, facts, iri);
+      item[p.name] = p.serverDefault === 'now' ? timeOf(p, now) : await computed(p, p.serverDefault, facts(), iri);
   }
 }
 

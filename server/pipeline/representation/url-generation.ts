@@ -48,8 +48,17 @@ export const itemStyle = (resource: ResourceMetadata | undefined, settings: Sett
  * Whether some item IRIs of the API are written relative to the request (REL_PATH): relative references
  * in request bodies are then read against the request's path, as a client that resolves them writes them.
  */
-export const writesRelativeIris = (api: ApiMetadata): boolean =>
-  api.resources.some((r) => urlStrategy(itemOperation(r), api.settings) === REL_PATH);
+export function writesRelativeIris(api: ApiMetadata): boolean {
+  let relative = relativeIris.get(api);
+  if (relative === undefined) {
+    relative = api.resources.some((r) => urlStrategy(itemOperation(r), api.settings) === REL_PATH);
+    relativeIris.set(api, relative);
+  }
+  return relative;
+}
+
+/** `writesRelativeIris`, decided once per loaded API (every body asks). */
+const relativeIris = new WeakMap<ApiMetadata, boolean>();
 
 /**
  * Whether every IRI an operation's members show is an absolute path: their own and their relations'

@@ -16,8 +16,14 @@ import { denormalize, type DenormalizeMode } from '../representation/denormalize
 import { parseJsonBody } from '../representation/json-body.js';
 import { iriOperation } from '../representation/normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../representation/jsonapi.js';
-import { setServerValues } from '../representation/server-values.js';
-import { checkRelations } from '../relations/targets.js';
+import { setServerValues, type ServerValueMode } from '../representation/server-values.js';
+import {
+  restoreIdentifier,
+  restoreValues,
+  splitRecord,
+  type RestoredRecord,
+} from '../representation/restored-values.js';
+import { checkRelations, storeTargets, type StoredTargets } from '../relations/targets.js';
 import { NestedDocuments } from '../relations/nested-writes.js';
 import type { TargetAccess } from '../relations/target-access.js';
 import type { Item } from '../../store/types.js';
@@ -78,11 +84,24 @@ export async function deserialize(state: OperationState): Promise<void> {
   await applyBody(state, parseJsonBody(await state.readBody(), 'Syntax error'));
 }
 
-/** Denormalizes a parsed request body into the item `state.data` (also each item of a bulk POST). */
-export async function applyBody(state: OperationState, received: unknown): Promise<void> {
+/** How `applyBody` takes a body besides a request's: an imported record (pipeline/import.ts). */
+export interface BodyOptions {
+  /**
+   * The body is a record the administrator's import restores (representation/restored-values.ts): its identifier
+   * and the values the server sets are kept, every property a POST could ever write is read (no denormalization
+   * groups, so no nested documents), and the targets' read rules are not evaluated.
+   */
+  restore?: true;
+  /** Where the relation IRIs are looked up (a batch's read-ahead); default: the store, one query per IRI. */
+  targets?: StoredTargets;
+}
+
+/** Denormalizes a parsed request body into the item `state.data` (also each item of a bulk POST, of an import). */
+export async function applyBody(state: OperationState, received: unknown, options: BodyOptions = {}): Promise<void> {
   const op = state.operation;
   const settings = state.api.settings;
-  let body = received;
+  const restored = options.restore ? splitRecord(op.resource, received) : undefined;
+  let body = restored ? restored.body : received;
   state.request.body = body;
   const dropped: string[] = [];
   if (state.contentType?.split(';')[0].trim().toLowerCase() === JSONAPI_MEDIA_TYPE)
@@ -95,10 +114,10 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   const iris = bodyIris(state);
   // The write's time, the same for the item and the items nested in it (`default: now`, `onUpdate: now`).
   const now = new Date();
-  const access = targetAccess(state, iris, previous);
-  const nested = nestedDocuments(state, mode, access, previous, collected, now);
+  const access = targetAccess(state, iris, previous, options.restore);
+  const nested = restored ? undefined : nestedDocuments(state, mode, access, previous, collected, now);
   const item = denormalize(op.resource, body, mode, previous, iris, {
-    accepted: acceptedProperties(op, settings),
+    accepted: restored ? undefined : acceptedProperties(op, settings),
     collected,
     nested: nested?.take,
     // GraphQL's input types already refuse any field the operation does not take (extraArgs are not attributes).
@@ -107,21 +126,15 @@ export async function applyBody(state: OperationState, received: unknown): Promi
       dropped,
     },
   });
-  await setServerValues(op.resource, item, previous ? 'update' : 'create', factsOf(state), iris, now);
+  if (restored) restoreValues(item, restored, iris);
+  await setServerValues(op.resource, item, serverValueMode(previous, restored), () => factsOf(state), iris, now);
+  if (restored) restoreIdentifier(op.resource, item, restored);
   if (nested?.found) {
     refuseNestedWrites(state);
     await nested.resolve();
   }
-  await checkRelations(
-    op.resource,
-    item,
-    previous,
-    iris,
-    state.runtime.collectionOf,
-    collected,
-    nested?.tokens,
-    access,
-  );
+  const targets = options.targets ?? storeTargets(iris, state.runtime.collectionOf);
+  await checkRelations(op.resource, item, previous, targets, collected, nested?.tokens, access);
   if (collected?.length) throw validationFailed(collected);
   if (nested?.writes.length) state.nestedWrites = nested.writes;
   const id = op.resource.identifier;
@@ -136,6 +149,11 @@ export async function applyBody(state: OperationState, received: unknown): Promi
   if (op.method === 'PUT' && isItem(body) && Object.hasOwn(body, '@id'))
     checkReplacedIri(state, body['@id'], item, iris);
   state.data = item;
+}
+
+function serverValueMode(previous: Item | null, restored: RestoredRecord | undefined): ServerValueMode {
+  if (restored) return 'restore';
+  return previous ? 'update' : 'create';
 }
 
 /**
@@ -170,7 +188,12 @@ function nestedDocuments(
 }
 
 /** What the relations' checks of the writer's access need (relations/target-access.ts): the request, the item written. */
-function targetAccess(state: OperationState, iris: IriResolver, previous: Item | null): TargetAccess {
+function targetAccess(
+  state: OperationState,
+  iris: IriResolver,
+  previous: Item | null,
+  administrator: true | undefined,
+): TargetAccess {
   const resource = state.operation.resource;
   const id = previous && resource.identifier ? previous[resource.identifier.name] : undefined;
   return {
@@ -179,6 +202,7 @@ function targetAccess(state: OperationState, iris: IriResolver, previous: Item |
     collectionOf: state.runtime.collectionOf,
     facts: () => factsOf(state),
     self: { resource, id: typeof id === 'number' || typeof id === 'string' ? id : undefined },
+    ...(administrator && { administrator }),
   };
 }
 

@@ -11,7 +11,7 @@ import { iriResolver } from '../../protocol/iri.js';
 import { StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
 import { refusingConflicts } from './conflicts.js';
 import { deleteItem } from '../relations/referential-actions.js';
-import { checkRelations } from '../relations/targets.js';
+import { checkRelations, storeTargets } from '../relations/targets.js';
 import { writeNested } from '../relations/nested-writes.js';
 import { droppedOwned } from '../relations/owned-items.js';
 import { isItem, type OperationState, type WriteCondition } from '../state.js';
@@ -54,7 +54,7 @@ async function confirmTargets(
 ): Promise<void> {
   const { api, collectionOf } = state.runtime;
   try {
-    await checkRelations(state.operation.resource, saved, previous, iriResolver(api), collectionOf);
+    await checkRelations(state.operation.resource, saved, previous, storeTargets(iriResolver(api), collectionOf));
   } catch (e) {
     if (e instanceof HttpError) await undo();
     throw e;
