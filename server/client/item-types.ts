@@ -13,7 +13,7 @@ import {
   shownProperties,
 } from '../metadata/property-access.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
-import { typeName } from './names.js';
+import { groupsTypeName } from './names.js';
 
 const BASE_TYPES: Record<string, string> = {
   int: 'number',
@@ -71,7 +71,7 @@ export class ItemTypes {
   /** What the operation's responses hold: the output type of its normalization groups. */
   output(op: OperationMetadata): string {
     const groups = normalizationGroups(op);
-    const name = typeName(op.shortName, ...(groups ?? []));
+    const name = groupsTypeName(op.shortName, groups);
     return this.declare(name, () => this.outputType(name, op.resource, shownProperties(op, this.api.settings), groups));
   }
 
@@ -100,7 +100,7 @@ export class ItemTypes {
     if (!target) return p.relation === undefined ? scalarType(p) : iriType(p.relation);
     const shown = embeddedProperties(target, groups, 'output');
     if (!shown) return iriType(target.shortName);
-    const name = typeName(target.shortName, ...groups!);
+    const name = groupsTypeName(target.shortName, groups);
     this.declare(name, () => this.outputType(name, target, shown, groups));
     return `${name} | ${iriType(target.shortName)}`;
   }
@@ -108,7 +108,7 @@ export class ItemTypes {
   /** What the operation's request bodies take: the input type of its denormalization groups. */
   input(op: OperationMetadata): string {
     const groups = denormalizationGroups(op, this.api.settings);
-    const name = typeName(op.resource.shortName, 'Input', ...(groups ?? []));
+    const name = groupsTypeName(op.resource.shortName, groups, 'Input');
     return this.declare(name, () =>
       this.inputType(name, op.resource, acceptedProperties(op, this.api.settings), groups, false),
     );
@@ -117,7 +117,7 @@ export class ItemTypes {
   /** A PATCH body: the input with every property optional (JSON Merge Patch). */
   patch(op: OperationMetadata): string {
     const input = this.input(op);
-    const name = input.replace(/Input/, 'Patch');
+    const name = groupsTypeName(op.resource.shortName, denormalizationGroups(op, this.api.settings), 'Patch');
     return this.declare(name, () => `export type ${name} = Partial<${input}>;\n`);
   }
 
@@ -145,7 +145,7 @@ export class ItemTypes {
     if (!target) return p.relation === undefined ? scalarType(p) : iriType(p.relation);
     const accepted = target.identifier ? embeddedProperties(target, groups, 'input') : undefined;
     if (!accepted) return iriType(target.shortName);
-    const name = typeName(target.shortName, 'Nested', ...groups!);
+    const name = groupsTypeName(target.shortName, groups, 'Nested');
     this.declare(name, () => this.inputType(name, target, accepted, groups, true));
     // An object naming a stored item by `@id` changes only what it gives.
     return `${iriType(target.shortName)} | ${name} | ({ '@id': ${iriType(target.shortName)} } & Partial<${name}>)`;

@@ -30,8 +30,17 @@ export function camelName(text: string): string {
   return /^[0-9]/.test(name) || name === '' ? `_${name}` : name;
 }
 
-/** `Book` → `Book`, `["book:read", "list"]` → `BookBookReadList`. */
+/** `Book` → `Book`, `("Book", "Input", "write")` → `BookInputWrite`. */
 export const typeName = (...parts: string[]): string => upperFirst(camelName(parts.join(' ')));
+
+/**
+ * The type of a resource under serialization groups: `("Book", ["book:read", "list"])` → `BookReadList` (a group
+ * named after the resource loses that prefix), `("Book")` → `Book`.
+ */
+export function groupsTypeName(resource: string, groups: readonly string[] = [], ...middle: string[]): string {
+  const prefix = new RegExp(`^${resource}[^A-Za-z0-9]+`, 'i');
+  return typeName(resource, ...middle, ...groups.map((g) => g.replace(prefix, '')));
+}
 
 /** The namespace of a resource's calls: its plural short name, camelCase (`BookReview` → `bookReviews`). */
 export const namespaceOf = (resource: ResourceMetadata): string => camelName(pluralize(resource.shortName));

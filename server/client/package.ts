@@ -94,7 +94,7 @@ class ClientDeclarations {
   private readonly queries: string[] = [];
   private readonly namespaces: string[] = [];
 
-  constructor(private readonly api: ApiMetadata) {
+  constructor(api: ApiMetadata) {
     const formats = api.settings.formats;
     const type = (formats.jsonld ?? formats.json ?? ['application/json'])[0];
     this.types = new ItemTypes(api, formats.jsonld !== undefined);
@@ -112,7 +112,7 @@ class ClientDeclarations {
       }
       const list = [...names].find(([op, call]) => call === 'list' && op.isCollection);
       if (list) lines.push(`  iterate: ${typeName(namespace)}Api['list']['iterate'];`);
-      lines.push(this.subscribe(resource));
+      if (resourcePublishes(resource, api.settings)) lines.push(this.subscribe(resource));
       this.table.resources[namespace] = rows;
       this.namespaces.push(namespace);
       const apiName = `${typeName(namespace)}Api`;
@@ -122,11 +122,10 @@ class ClientDeclarations {
     }
   }
 
-  /** `subscribe` of a resource: typed by its item document where it publishes its changes. */
+  /** `subscribe` of a resource that publishes its changes: typed by its item document. */
   private subscribe(resource: ResourceMetadata): string {
     const get = itemOperation(resource);
-    const item = resourcePublishes(resource, this.api.settings) && get ? this.types.output(get) : 'unknown';
-    const data = item === 'unknown' ? item : `${item} | { '@id': ${iriType(resource.shortName)} }`;
+    const data = get ? `${this.types.output(get)} | { '@id': ${iriType(resource.shortName)} }` : 'unknown';
     return (
       `  /** Updates of ${resource.shortName} items (an IRI or a URI template): the item, or its \`@id\` once deleted. */\n` +
       `  subscribe(topic: ${iriType(resource.shortName)} | string, handler: (data: ${data}, event: R.UpdateEvent) => void, options?: R.SubscribeOptions): Promise<() => void>;`

@@ -63,8 +63,10 @@ export interface UpdateEvent {
 
 /** The part of the EventSource standard the client uses (browsers', Deno's, Bun's, or the `eventsource` package). */
 export interface EventSourceLike {
-  onmessage: ((event: { data: string; lastEventId: string; type: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  addEventListener(
+    type: string,
+    listener: (event: { data?: unknown; lastEventId?: string; type: string }) => void,
+  ): void;
   close(): void;
 }
 export type EventSourceConstructor = new (url: string, init?: { withCredentials?: boolean }) => EventSourceLike;
@@ -251,8 +253,10 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
     url.searchParams.append('topic', topic);
     if (opts.lastEventId) url.searchParams.set('lastEventID', opts.lastEventId);
     const source = new Source(url.href, { withCredentials: true });
-    source.onmessage = (e) => handler(JSON.parse(e.data), { id: e.lastEventId, type: e.type });
-    source.onerror = opts.onError ?? null;
+    source.addEventListener('message', (e) =>
+      handler(JSON.parse(String(e.data)), { id: e.lastEventId ?? '', type: e.type }),
+    );
+    if (opts.onError) source.addEventListener('error', opts.onError);
     return () => source.close();
   }
   client.subscribe = subscribe;
