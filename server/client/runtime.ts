@@ -226,18 +226,25 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
     client[namespace] = calls;
   }
 
-  /** The hub the API announces on the topic's answer (`Link: <hub>; rel="mercure"`), else on its entrypoint's. */
+  /**
+   * The hub the API announces (`Link: <hub>; rel="mercure"`) on the topic's answer; for a URI template, on the
+   * answer of its path before the first variable (`/books/{id}`: `/books`); else on the entrypoint's.
+   */
   const hubOf = async (topic: string): Promise<string | undefined> => {
-    for (const url of topic.startsWith('/') && !topic.includes('{') ? [topic, '/'] : ['/']) {
+    const path = topic.startsWith('/') ? topic.split('{')[0].replace(/\/$/, '') : '';
+    for (const url of path ? [path, '/'] : ['/']) {
       const response = await send('GET', url, undefined, '');
-      const link = response instanceof Response ? (response.headers.get('link') ?? '') : '';
+      const link = 'headers' in response ? (response.headers.get('link') ?? '') : '';
       const hub = /<([^>]+)>\s*;\s*rel="?mercure"?/.exec(link)?.[1];
       if (hub) return new URL(hub, base + '/').href;
     }
     return undefined;
   };
 
-  /** Listens to a topic (an IRI or a URI template) on the API's Mercure hub; resolves with the unsubscribe function. */
+  /**
+   * Listens to a topic (an IRI or a URI template) on the API's Mercure hub; resolves with the unsubscribe function
+   * once the hub holds the subscription.
+   */
   async function subscribe(
     topic: string,
     handler: (data: unknown, event: UpdateEvent) => void,
@@ -256,6 +263,14 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
     source.addEventListener('message', (e) =>
       handler(JSON.parse(String(e.data)), { id: e.lastEventId ?? '', type: e.type }),
     );
+    // Resolved once the hub holds the subscription: an update published after that reaches the handler.
+    await new Promise((opened, failed) => {
+      source.addEventListener('open', opened);
+      source.addEventListener('error', () => failed(new Error(`The Mercure hub ${hub} refused the subscription.`)));
+    }).catch((e: unknown) => {
+      source.close();
+      throw e;
+    });
     if (opts.onError) source.addEventListener('error', opts.onError);
     return () => source.close();
   }
