@@ -1,11 +1,13 @@
 /**
  * A TypeScript program using a generated client, compiled under `strict` and run against `apidsl serve` (on the
  * suite's store: APIDSL_TEST_STORE=mongodb runs it on MongoDB): CRUD, the page, partial and cursor modes, a 422
- * read as typed violations, a 401, and a Mercure update.
+ * read as typed violations, a 401, and a Mercure update. The program's package is the one the server answers at
+ * `GET /sdk.tgz`.
  */
 import { expect } from 'chai';
 import { EventSource } from 'eventsource';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -111,9 +113,17 @@ describe('apidsl client: a TypeScript program against a served API (fixture clie
   let program: Program;
 
   before(async () => {
+    // The package as `npm install <url>/sdk.tgz` gets it: the tarball the server answers, unpacked by tar.
     const dir = mkdtempSync(join(tmpdir(), 'apidsl-client-served-'));
-    mkdirSync(join(dir, 'sdk'));
-    for (const { path, text } of clientPackage(await loadApi(FIXTURE))) writeFileSync(join(dir, 'sdk', path), text);
+    const sdk = await fetch(`${server.url}/sdk.tgz`);
+    expect(sdk.status).to.equal(200);
+    expect(sdk.headers.get('content-type')).to.equal('application/gzip');
+    writeFileSync(join(dir, 'sdk.tgz'), Buffer.from(await sdk.arrayBuffer()));
+    execFileSync('tar', ['-xzf', 'sdk.tgz'], { cwd: dir });
+    renameSync(join(dir, 'package'), join(dir, 'sdk'));
+    const expected = clientPackage(await loadApi(FIXTURE));
+    expect(readdirSync(join(dir, 'sdk')).sort()).to.deep.equal(expected.map((f) => f.path).sort());
+    for (const { path, text } of expected) expect(readFileSync(join(dir, 'sdk', path), 'utf8')).to.equal(text);
     writeFileSync(join(dir, 'program.ts'), PROGRAM);
     expect(compile([join(dir, 'program.ts')], dir).all).to.deep.equal([]);
     program = (await import(pathToFileURL(join(dir, 'program.js')).href)) as Program;
