@@ -211,6 +211,17 @@ program
   });
 
 program
+  .command('client')
+  .description('write a typed TypeScript client package for a .api file (docs/client.md)')
+  .argument('<file>', '.api file')
+  .requiredOption('-o, --out <dir>', 'the folder to write the package into')
+  .option('--name <name>', "the package's npm name (default: <api title>-client)")
+  .action(async (file: string, opts: { out: string; name?: string }) => {
+    const { runClient } = await import('./client.js');
+    process.exitCode = await runClient(file, opts);
+  });
+
+program
   .command('graphql')
   .description('print the GraphQL schema of a .api file (SDL)')
   .argument('<file>', '.api file')

@@ -31,7 +31,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
       'server/mcp-stdio.ts',
     ],
   },
-  { name: 'documents', paths: ['server/openapi/'] },
+  { name: 'documents', paths: ['server/openapi/', 'server/client/'] },
   { name: 'pipeline', paths: ['server/pipeline/'] },
   {
     name: 'services',

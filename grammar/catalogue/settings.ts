@@ -272,6 +272,14 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: 'Where the MCP endpoint answers: a path starting with `/`.',
   },
 
+  // ---- The typed client (docs/client.md) ----
+  {
+    path: 'client.serve',
+    type: { kind: 'bool' },
+    default: false,
+    doc: 'Serve the typed TypeScript client package `apidsl client` writes at `GET /sdk.tgz` (`npm install http://host/sdk.tgz`); off: that path answers 404.',
+  },
+
   // ---- Rate limits (docs/behaviour.md, "Rate limits") ----
   {
     path: 'rate_limit.limit',

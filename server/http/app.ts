@@ -15,6 +15,7 @@ import { corsMiddleware } from './cors.js';
 import { registerDocumentRoutes } from './document-routes.js';
 import { everyResponse } from './every-response.js';
 import { answersHitsFirst, cacheFirst, directRoutes } from './get-shortcuts.js';
+import { mountSdk } from './sdk-route.js';
 import { hubAnnouncement, mountHub } from './mercure-hub.js';
 import { operationRoute } from './operation-route.js';
 import { requestLog } from './request-log.js';
@@ -52,6 +53,7 @@ export async function createApp(runtime: Runtime, cache: ResponseCache | undefin
   // of every start.
   if (api.settings.graphql.enabled) (await import('./graphql-route.js')).mountGraphQl(router, runtime);
   if (api.settings.mcp.enabled) (await import('./mcp-route.js')).mountMcp(router, runtime);
+  if (api.settings.client.serve) mountSdk(router, api);
 
   const app = new Koa({ proxy: false });
   app.silent = true;

@@ -48,6 +48,8 @@ export interface Settings {
   graphql: GraphQlSettings;
   /** `config mcp` (docs/mcp.md). */
   mcp: McpSettings;
+  /** `config client` (docs/client.md): `serve` answers the typed client package at `GET /sdk.tgz`. */
+  client: { serve: boolean };
   /** `config elasticsearch` (docs/elasticsearch.md). */
   searchIndex: SearchIndexSettings;
 }

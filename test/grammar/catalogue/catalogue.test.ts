@@ -192,6 +192,7 @@ describe('option catalogue', () => {
     expect(settingChildren('')).to.deep.equal([
       'body_size_limit',
       'bulk_max_items',
+      'client',
       'cluster',
       'collection',
       'cors',

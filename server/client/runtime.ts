@@ -1,0 +1,279 @@
+/**
+ * The runtime of a generated client (docs/client.md): shipped as it compiles, `runtime.js` beside
+ * `runtime.d.ts`, in every package `apidsl client` writes. It imports nothing, not even from this
+ * repository, and uses only `fetch` and `EventSource`, so that it runs in browsers, Node 20+, Bun and Deno;
+ * its gzipped size is held under 5 kB by test/client/runtime-size.test.ts. The generated `index.js` hands it
+ * the API's operation table; the generated `index.d.ts` types what it returns.
+ */
+
+/** The IRI of an item of resource `R` (`/books/1`). A plain string is accepted; another resource's IRI is not. */
+export type Iri<R extends string = string> = string & { readonly __resource?: R };
+
+/** A problem the API answered (RFC 9457), or status 0 when no answer came (network failure, aborted call). */
+export interface Problem<S extends number = number> {
+  status: S;
+  title?: string;
+  detail: string;
+  type?: string;
+}
+
+/** One violated constraint of a 422: `propertyPath` names a key path of the input (`''`: the whole item). */
+export interface Violation<P extends string = string> {
+  propertyPath: P | '';
+  message: string;
+  code?: string;
+}
+
+export interface ValidationProblem<P extends string = string> extends Problem<422> {
+  violations: Violation<P>[];
+}
+
+/** What a call returns: the data, or the error, never thrown. */
+export type Result<T, E> = { data: T; error?: undefined } | { data?: undefined; error: E };
+
+/** The key paths of `T` a violation can name: `title`, `author.name`, `tags[0]` (three levels deep). */
+export type Paths<T, D extends 0[] = []> = D['length'] extends 3
+  ? never
+  : { [K in Extract<keyof T, string>]-?: K | SubPaths<K, NonNullable<T[K]>, D> }[Extract<keyof T, string>];
+type SubPaths<K extends string, V, D extends 0[]> = V extends string
+  ? never
+  : V extends readonly (infer U)[]
+    ? | `${K}[${number}]`
+      | (U extends string ? never : U extends object ? `${K}[${number}].${Paths<U, [...D, 0]>}` : never)
+    : V extends object
+      ? `${K}.${Paths<V, [...D, 0]>}`
+      : never;
+
+/** A page of a collection: its members, the total when the pagination mode counts, the neighbours' URLs. */
+export interface Page<T> {
+  members: T[];
+  totalItems?: number;
+  first?: string;
+  last?: string;
+  previous?: string;
+  next?: string;
+}
+
+/** An update of a subscribed topic: the item's document, or only its `@id` when it was deleted. */
+export interface UpdateEvent {
+  /** The event's id: pass it as `lastEventId` to resume after it. */
+  id: string;
+  type: string;
+}
+
+/** The part of the EventSource standard the client uses (browsers', Deno's, Bun's, or the `eventsource` package). */
+export interface EventSourceLike {
+  addEventListener(
+    type: string,
+    listener: (event: { data?: unknown; lastEventId?: string; type: string }) => void,
+  ): void;
+  close(): void;
+}
+export type EventSourceConstructor = new (url: string, init?: { withCredentials?: boolean }) => EventSourceLike;
+
+export interface ClientOptions {
+  /** Where the API is served: `https://api.example.com` (IRIs are resolved against it). */
+  baseUrl: string;
+  /** A bearer token, or a function that gives one (called before every request; undefined sends none). */
+  token?: string | (() => string | undefined | Promise<string | undefined>);
+  headers?: Record<string, string>;
+  fetch?: typeof fetch;
+  /** Where `globalThis.EventSource` is missing (Node 20): `EventSource` of the `eventsource` package. */
+  EventSource?: EventSourceConstructor;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export interface SubscribeOptions {
+  /** Resume after this event (the hub replays what it still holds): Mercure's `lastEventID`. */
+  lastEventId?: string;
+  onError?: (event: unknown) => void;
+}
+
+/** `iterate()` met an error answer: the problem it got. */
+export class ClientProblem extends Error {
+  constructor(readonly problem: Problem) {
+    super(`${problem.status}: ${problem.detail}`);
+  }
+}
+
+/** Operation flags of the table (`index.js`): a collection, a body sent, a merge patch, a QUERY body. */
+export const COLLECTION = 1;
+export const BODY = 2;
+export const PATCH = 4;
+export const QUERY = 8;
+
+/** One operation: [function name, method, path template, flags]. */
+export type OperationRow = [string, string, string, number];
+
+/** The API: its formats' media types and, per resource namespace, its operations. */
+export interface ApiTable {
+  /** The media type asked for and sent (JSON-LD, or plain JSON where the API does not serve JSON-LD). */
+  type: string;
+  patch: string;
+  resources: Record<string, OperationRow[]>;
+}
+
+type Json = Record<string, unknown>;
+type Answer = Result<unknown, Problem>;
+type Call = (...args: unknown[]) => Promise<Answer>;
+
+const hydra = (doc: Json, key: string): unknown => doc[key] ?? doc[`hydra:${key}`];
+
+/** `{ order: { price: 'desc' }, title: ['a', 'b'] }` → `order[price]=desc&title[]=a&title[]=b`. */
+function queryString(value: unknown, prefix: string, out: URLSearchParams): URLSearchParams {
+  if (Array.isArray(value)) for (const v of value) queryString(v, `${prefix}[]`, out);
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) queryString(v, prefix ? `${prefix}[${k}]` : k, out);
+  else if (value !== undefined) out.append(prefix, String(value));
+  return out;
+}
+
+/** The page a collection document holds (a plain JSON array: its items, nothing else known). */
+function pageOf(doc: unknown): Page<unknown> {
+  if (Array.isArray(doc)) return { members: doc };
+  const d = doc as Json;
+  const view = (hydra(d, 'view') ?? {}) as Json;
+  const page: Page<unknown> = { members: (hydra(d, 'member') as unknown[]) ?? [] };
+  const total = hydra(d, 'totalItems');
+  if (typeof total === 'number') page.totalItems = total;
+  for (const k of ['first', 'last', 'previous', 'next'] as const) {
+    const link = hydra(view, k);
+    if (typeof link === 'string') page[k] = link;
+  }
+  return page;
+}
+
+async function problemOf(response: Response): Promise<Problem> {
+  const body = ((await response.json().catch(() => ({}))) ?? {}) as Json;
+  const detail = body.detail ?? hydra(body, 'description') ?? response.statusText;
+  return { ...body, status: response.status, detail: String(detail) } as Problem;
+}
+
+/** The client of one API: one namespace of calls per resource, and `subscribe`. */
+export function createRuntime(table: ApiTable, options: ClientOptions): Record<string, unknown> {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const fetcher = options.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
+
+  const send = async (method: string, url: string, body: unknown, type: string, call?: CallOptions) => {
+    const token = typeof options.token === 'function' ? await options.token() : options.token;
+    const headers: Record<string, string> = { accept: table.type, ...options.headers, ...call?.headers };
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = type;
+    try {
+      const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+      return await fetcher(url.startsWith('/') ? base + url : url, { ...init, signal: call?.signal });
+    } catch (e) {
+      return { status: 0, title: 'No answer', detail: String(e) } as Problem<0>;
+    }
+  };
+
+  const answer = async (response: Response | Problem<0>, collection: boolean): Promise<Answer> => {
+    if (!('headers' in response)) return { error: response };
+    if (!response.ok) return { error: await problemOf(response) };
+    const text = await response.text();
+    const doc: unknown = text === '' ? undefined : JSON.parse(text);
+    return { data: collection && doc !== undefined ? pageOf(doc) : doc };
+  };
+
+  /** A call's arguments: its URI variables (one value, or an object of several), its body or query, its options. */
+  const operation = ([, method, path, flags]: OperationRow): Call => {
+    const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    return async (...args) => {
+      const vars: Json = names.length > 1 ? (args.shift() as Json) : {};
+      if (names.length === 1) vars[names[0]] = args.shift();
+      let url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
+      const body = flags & (BODY | QUERY) ? (args.shift() ?? {}) : undefined;
+      if (flags & COLLECTION && !(flags & QUERY)) {
+        const query = queryString(args.shift(), '', new URLSearchParams()).toString();
+        if (query) url += `?${query}`;
+      }
+      let type = table.type;
+      if (flags & PATCH) type = table.patch;
+      else if (flags & QUERY) type = 'application/json';
+      const many = !!(flags & COLLECTION) || Array.isArray(body);
+      return answer(await send(method, url, body, type, args[0] as CallOptions | undefined), many);
+    };
+  };
+
+  /** Every item of every page, following `view.next` (page, partial and cursor pagination alike). */
+  async function* iterate(call: Call, args: unknown[], path: string): AsyncGenerator<unknown> {
+    const options = args[(path.includes('{') ? 1 : 0) + 1] as CallOptions | undefined;
+    let result = await call(...args);
+    for (;;) {
+      if (result.error) throw new ClientProblem(result.error);
+      const page = result.data as Page<unknown>;
+      yield* page.members;
+      if (!page.next || page.members.length === 0) return;
+      result = await answer(await send('GET', page.next, undefined, '', options), true);
+    }
+  }
+
+  const client: Record<string, unknown> = {};
+  for (const [namespace, rows] of Object.entries(table.resources)) {
+    const calls: Record<string, unknown> = {};
+    for (const row of rows) {
+      const call = operation(row);
+      calls[row[0]] =
+        row[3] & COLLECTION ? Object.assign(call, { iterate: (...a: unknown[]) => iterate(call, a, row[2]) }) : call;
+    }
+    const list = calls.list as { iterate?: unknown } | undefined;
+    if (list?.iterate) calls.iterate = list.iterate;
+    calls.subscribe = (topic: string, handler: never, opts?: SubscribeOptions) => subscribe(topic, handler, opts);
+    client[namespace] = calls;
+  }
+
+  /**
+   * The hub the API announces (`Link: <hub>; rel="mercure"`) on the topic's answer; for a URI template, on the
+   * answer of its path before the first variable (`/books/{id}`: `/books`); else on the entrypoint's.
+   */
+  const hubOf = async (topic: string): Promise<string | undefined> => {
+    const path = topic.startsWith('/') ? topic.split('{')[0].replace(/\/$/, '') : '';
+    for (const url of path ? [path, '/'] : ['/']) {
+      const response = await send('GET', url, undefined, '');
+      const link = 'headers' in response ? (response.headers.get('link') ?? '') : '';
+      const hub = /<([^>]+)>\s*;\s*rel="?mercure"?/.exec(link)?.[1];
+      if (hub) return new URL(hub, base + '/').href;
+    }
+    return undefined;
+  };
+
+  /**
+   * Listens to a topic (an IRI or a URI template) on the API's Mercure hub; resolves with the unsubscribe function
+   * once the hub holds the subscription.
+   */
+  async function subscribe(
+    topic: string,
+    handler: (data: unknown, event: UpdateEvent) => void,
+    opts: SubscribeOptions = {},
+  ): Promise<() => void> {
+    const Source =
+      options.EventSource ?? (globalThis as unknown as { EventSource?: EventSourceConstructor }).EventSource;
+    if (!Source)
+      throw new Error('No EventSource: pass one in the client options (the `eventsource` package on Node 20).');
+    const hub = await hubOf(topic);
+    if (!hub) throw new Error(`The API announces no Mercure hub for ${topic}.`);
+    const url = new URL(hub);
+    url.searchParams.append('topic', topic);
+    if (opts.lastEventId) url.searchParams.set('lastEventID', opts.lastEventId);
+    const source = new Source(url.href, { withCredentials: true });
+    source.addEventListener('message', (e) =>
+      handler(JSON.parse(String(e.data)), { id: e.lastEventId ?? '', type: e.type }),
+    );
+    // Resolved once the hub holds the subscription: an update published after that reaches the handler.
+    await new Promise((opened, failed) => {
+      source.addEventListener('open', opened);
+      source.addEventListener('error', () => failed(new Error(`The Mercure hub ${hub} refused the subscription.`)));
+    }).catch((e: unknown) => {
+      source.close();
+      throw e;
+    });
+    if (opts.onError) source.addEventListener('error', opts.onError);
+    return () => source.close();
+  }
+  client.subscribe = subscribe;
+  return client;
+}

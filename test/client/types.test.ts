@@ -1,0 +1,115 @@
+/**
+ * The types of a generated client, proved by the TypeScript compiler: a program using the shop's client as
+ * intended compiles under `strict`, and each mistake below is a compile error of its own file, with the code
+ * TypeScript gives that mistake.
+ */
+import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { clientPackage } from '../../server/client/package.js';
+import { loadApi } from '../../server/load-api.js';
+import { fromRoot } from '../support/paths.js';
+import { compile, type Compiled } from '../support/typescript.js';
+
+const PRELUDE = `import { createClient, type Iri } from './sdk/index.js';
+const shop = createClient({ baseUrl: 'http://localhost', token: async () => 'a-token' });
+declare const productIri: Iri<'Product'>;
+declare const categoryIri: Iri<'Category'>;
+`;
+
+/** Correct uses: every one of them must compile. */
+const VALID = `${PRELUDE}
+export async function use(): Promise<void> {
+  const page = await shop.products.list({ name: 'lamp', order: { price: 'desc' }, price: { gte: 10 }, page: 2, itemsPerPage: 5 });
+  if (page.error) {
+    const status: 0 | 400 | 500 = page.error.status;
+    void status;
+    return;
+  }
+  const total: number = page.data.totalItems;
+  for (const p of page.data.members) void [p.name, p.price, p.status, p.createdAt, p['@id'], total];
+  const created = await shop.products.create({ name: 'Lamp', price: 10, status: 'active', category: categoryIri });
+  if (created.error?.status === 422)
+    for (const v of created.error.violations) {
+      const path: 'name' | 'price' | 'status' | 'category' | '' = v.propertyPath;
+      void path;
+    }
+  if (created.data) {
+    const category = created.data.category;
+    if (typeof category === 'object') void category.name;
+  }
+  await shop.products.update(1, { price: null });
+  const removed = await shop.products.delete(1);
+  if (removed.error?.status === 401 || removed.error?.status === 403) void removed.error.detail;
+  const reviews = await shop.reviews.list({ page: 1 });
+  if (reviews.data) void reviews.data.next;
+  for await (const e of shop.events.iterate({ order: { id: 'desc' } })) void e.name;
+  await shop.reviews.create({ rating: 5, product: productIri });
+  const stop = await shop.products.subscribe('/products/{id}', (data) => void data['@id']);
+  stop();
+}
+`;
+
+/** Mistakes: each must be a compile error, with this code. */
+const MISTAKES: Record<string, { code: number; source: string }> = {
+  'a field the input does not have': { code: 2353, source: `shop.products.create({ name: 'Lamp', colour: 'red' });` },
+  'a required input left out': { code: 2345, source: `shop.products.create({ price: 10 });` },
+  'a read-only property written': { code: 2353, source: `shop.products.create({ name: 'Lamp', createdAt: 'now' });` },
+  'a filter the operation does not declare': { code: 2353, source: `shop.products.list({ status: 'active' });` },
+  'a value outside the enum': { code: 2322, source: `shop.products.create({ name: 'Lamp', status: 'sold' });` },
+  'an order on a property the filter does not sort': {
+    code: 2353,
+    source: `shop.products.list({ order: { name: 'asc' } });`,
+  },
+  'a page number under cursor pagination': { code: 2353, source: `shop.events.list({ page: 2 });` },
+  'an IRI of another resource': { code: 2322, source: `shop.reviews.create({ rating: 1, product: categoryIri });` },
+  'a field the output does not have': {
+    code: 2339,
+    source: `shop.products.get(1).then((r) => r.data?.colour);`,
+  },
+  'a total under partial pagination': {
+    code: 2339,
+    source: `shop.reviews.list().then((r) => r.data?.totalItems);`,
+  },
+  'a violation path the input does not have': {
+    code: 2367,
+    source: `shop.products.create({ name: 'x' }).then((r) => r.error?.status === 422 && r.error.violations[0].propertyPath === 'colour');`,
+  },
+  'a string where the identifier is a number': { code: 2345, source: `shop.products.get('one');` },
+  'a status the operation cannot answer': {
+    code: 2367,
+    source: `shop.products.get(1).then((r) => r.error?.status === 422);`,
+  },
+};
+
+describe('apidsl client: the types (fixture client/shop.api)', function () {
+  this.timeout(300_000);
+  const dir = mkdtempSync(join(tmpdir(), 'apidsl-client-types-'));
+  let compiled: Compiled;
+
+  before(async () => {
+    const sdk = join(dir, 'sdk');
+    mkdirSync(sdk);
+    for (const { path, text } of clientPackage(await loadApi(fromRoot('test/fixtures/client/shop.api'))))
+      writeFileSync(join(sdk, path), text);
+    writeFileSync(join(dir, 'valid.ts'), VALID);
+    const roots = [join(dir, 'valid.ts')];
+    Object.values(MISTAKES).forEach(({ source }, i) => {
+      roots.push(join(dir, `mistake-${i}.ts`));
+      writeFileSync(roots.at(-1)!, `${PRELUDE}${source}\n`);
+    });
+    compiled = compile(roots);
+  });
+
+  it('compiles a program that uses the client as intended', () => {
+    expect(compiled.of(join(dir, 'valid.ts'))).to.deep.equal([]);
+  });
+
+  Object.entries(MISTAKES).forEach(([mistake, { code }], i) =>
+    it(`refuses ${mistake} (TS${code})`, () => {
+      const found = compiled.of(join(dir, `mistake-${i}.ts`));
+      expect(found.map((d) => d.code)).to.deep.equal([code], JSON.stringify(found));
+    }),
+  );
+});
