@@ -83,6 +83,7 @@ export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.P
       nestingSeparator: get('graphql.nesting_separator'),
     },
     mcp: { enabled: get('mcp.enabled'), path: get('mcp.path') },
+    admin: { enabled: get('admin.enabled'), path: get('admin.path'), title: get<string | undefined>('admin.title') },
     searchIndex: resolveSearchIndex(config, env),
   };
 }

@@ -48,6 +48,8 @@ export interface Settings {
   graphql: GraphQlSettings;
   /** `config mcp` (docs/mcp.md). */
   mcp: McpSettings;
+  /** `config admin` (docs/admin.md). */
+  admin: AdminSettings;
   /** `config elasticsearch` (docs/elasticsearch.md). */
   searchIndex: SearchIndexSettings;
 }
@@ -63,6 +65,16 @@ export interface SearchIndexSettings {
   indexPrefix: string;
   /** Milliseconds a request to the engine may take. */
   timeout: number;
+}
+
+/** `config { admin { … } }`: API Platform Admin at `path` (docs/admin.md). */
+export interface AdminSettings {
+  /** Default true. */
+  enabled: boolean;
+  /** Default `/admin`. */
+  path: string;
+  /** Default: the API's title. */
+  title?: string;
 }
 
 /** `config { mcp { … } }`: the Model Context Protocol endpoint (docs/mcp.md). */
