@@ -9,6 +9,7 @@ import jsonld from 'jsonld';
 import { Loading, Pagination } from 'react-admin';
 import { authHeaders, authProvider } from './auth.js';
 import { addEnums } from './enums.js';
+import { writableBody } from './request-body.js';
 import { SignIn } from './sign-in.jsx';
 
 const entrypoint = `${window.location.origin}/`;
@@ -29,10 +30,21 @@ async function parseDocumentation(url) {
   return { ...parsed, api: addEnums(parsed.api, docs) };
 }
 
+let documented = [];
+
 const dataProvider = hydraDataProvider({
   entrypoint,
-  httpClient: (url, options = {}) => fetchHydra(url, { ...options, headers: () => withAuth(options.headers) }),
-  apiDocumentationParser: parseDocumentation,
+  httpClient: (url, options = {}) =>
+    fetchHydra(url, {
+      ...options,
+      headers: () => withAuth(options.headers),
+      ...(options.body === undefined ? {} : { body: writableBody(documented, url.href ?? url, options.body) }),
+    }),
+  apiDocumentationParser: async (url) => {
+    const parsed = await parseDocumentation(url);
+    documented = parsed.api.resources ?? [];
+    return parsed;
+  },
   mercure: false,
 });
 

@@ -1,5 +1,5 @@
 // Enum choices. The Hydra documentation gives an enum property's values as a second range, an OWL enumerated
-// datatype (`owl:oneOf`, docs/behaviour.md "The Hydra documentation"); API Platform's documentation parser reads
+// datatype (`owl:oneOf`, docs/behaviour.md, "Representations"); API Platform's documentation parser reads
 // enums from OpenAPI only, so this reads them from the same document and hands them to the fields as choices.
 const ONE_OF = 'http://www.w3.org/2002/07/owl#oneOf';
 const RANGE = 'http://www.w3.org/2000/01/rdf-schema#range';

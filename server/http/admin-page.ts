@@ -41,7 +41,7 @@ const TYPES: Record<string, string> = {
   css: 'text/css; charset=utf-8',
   txt: 'text/plain; charset=utf-8',
 };
-/** Each encoding the build wrote a variant in, best first, with the extension of its file. */
+/** Each encoding the build wrote a variant in, smallest first, with the extension of its file. */
 const ENCODINGS: [encoding: string, extension: string][] = [
   ['br', '.br'],
   ['gzip', '.gz'],
@@ -133,8 +133,8 @@ export function mountAdmin(router: ReturnType<typeof newRouter>, api: ApiMetadat
     // The name changes with the content: a browser may keep the file for a year.
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.vary('Accept-Encoding');
-    const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
-    const variant = ENCODINGS.find(([name]) => name === encoding);
+    // Our preference, not the client's order (browsers list gzip first): the smallest variant it accepts.
+    const variant = ENCODINGS.find(([encoding]) => ctx.acceptsEncodings(encoding) === encoding);
     if (variant) ctx.set('Content-Encoding', variant[0]);
     ctx.body = load(variant ? name + variant[1] : name);
     ctx.type = TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
