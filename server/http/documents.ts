@@ -40,10 +40,13 @@ const HYDRA_TERMS: Record<string, unknown> = {
 const lcfirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** The first visible GetCollection path of a resource without placeholders, if any. */
-/** The collection operation the entrypoint links to: the first visible GetCollection without URI variables. */
+/**
+ * The collection operation the entrypoint links to: the visible GetCollection at the resource's collection path,
+ * else the first visible one without URI variables (a named collection at another path is not the resource's list).
+ */
 export function entrypointCollection(resource: ResourceMetadata): OperationMetadata | undefined {
-  const op = resource.operations.find((o) => o.kind === 'GetCollection' && !o.hidden);
-  return op && !op.path.includes('{') ? op : undefined;
+  const visible = resource.operations.filter((o) => o.kind === 'GetCollection' && !o.hidden);
+  return visible.find((o) => o.path === resource.collectionPath) ?? visible.find((o) => !o.path.includes('{'));
 }
 
 const collectionPathOf = (resource: ResourceMetadata): string | undefined => entrypointCollection(resource)?.path;

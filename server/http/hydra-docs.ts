@@ -11,6 +11,7 @@ import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata
 import { hubNote } from '../realtime/index.js';
 import { embeddingPlan } from '../pipeline/representation/embedding.js';
 import { LABEL_IRI, labelProperty } from '../metadata/label-property.js';
+import { entrypointCollection } from './documents.js';
 
 /** The part of Hydra's core context this document uses, plus the vocabularies it names. */
 const HYDRA_CONTEXT = {
@@ -154,8 +155,11 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
           : {}),
         supportedProperty: r.properties.map((p) => propertyDoc(api, r, name, p)),
         supportedOperation: visible(r)
-          .filter((o) => o.shortName === name)
-          .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))
+          .filter((o) => o.shortName === name && o.kind !== 'GetCollection')
+          .filter((o) => !(o.method === 'POST' && o.path === r.collectionPath))
+          // The resource's own class holds the operations on its items' IRIs: one show, edit and delete for a
+          // client (named operations at other paths are in OpenAPI).
+          .filter((o) => name !== r.shortName || o.path === r.itemPath)
           .map((o) => operationDoc(o, api.settings.patchFormats)),
       };
       if (resourceOption(r, 'deprecationReason')) cls['owl:deprecated'] = true;
@@ -163,13 +167,13 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
     }),
   );
   const entrypointProperties = api.resources
-    .filter((r) => visible(r).some((o) => o.kind === 'GetCollection'))
+    .filter((r) => entrypointCollection(r))
     .map((r) => {
       const key = lcfirst(r.shortName);
-      const ops = visible(r).filter(
-        (o) => o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath),
-      );
-      const memberClass = `#${ops.find((o) => o.kind === 'GetCollection')!.shortName}`;
+      // The collection the entrypoint links to and the POST at its path: one list and one create for a client.
+      const list = entrypointCollection(r)!;
+      const ops = [list, ...visible(r).filter((o) => o.method === 'POST' && o.path === list.path)];
+      const memberClass = `#${list.shortName}`;
       const doc: Record<string, unknown> = {
         '@type': 'SupportedProperty',
         property: {
