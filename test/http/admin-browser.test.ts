@@ -229,7 +229,12 @@ describe('the admin in a browser', function () {
     await price.fill('42');
     const patched = page.waitForResponse((r) => r.request().method() === 'PATCH', { timeout: 60_000 });
     await page.getByRole('button', { name: 'Save' }).click();
-    expect((await patched).status()).to.equal(200);
+    const response = await patched;
+    expect(response.status()).to.equal(200);
+    // Only what a client may write: not the identifier (read-only here), nor the admin's own bookkeeping.
+    const sent = response.request().postDataJSON() as Record<string, unknown>;
+    expect(sent).to.include({ price: 42 });
+    expect(sent).to.not.have.any.keys('id', 'originId');
     expect((await get(server!.url, '/products/2')).json).to.include({ name: 'Apple', price: 42 });
 
     await page.goto(`${server!.url}/admin#/products/${encodeURIComponent('/products/3')}`);
