@@ -1,7 +1,6 @@
 // Builds the admin into a folder the server serves (default ../dist/admin/, or the folder given as the first
 // argument): the bundle and its stylesheet with a hash of their content in their names, each also gzipped and
 // brotli-compressed, and manifest.json naming them, which the server reads (server/http/admin-page.ts).
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +43,5 @@ const manifest = {
   script: names.find((n) => n.endsWith('.js')),
   styles: names.filter((n) => n.endsWith('.css')),
   files: names,
-  version: JSON.parse(readFileSync(resolve(here, 'package.json'), 'utf8')).version,
-  hash: createHash('sha256').update(names.join('\n')).digest('hex').slice(0, 12),
 };
 writeFileSync(resolve(out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
