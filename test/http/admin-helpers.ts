@@ -1,4 +1,5 @@
 /** What the admin's test files share: the shop fixture, and the admin build they need. */
+import { join } from 'node:path';
 import { adminFolder, builtAdmin } from '../../server/http/admin-page.js';
 import { requireOrSkip } from '../support/chromium.js';
 import { fromRoot } from '../support/paths.js';
@@ -10,7 +11,7 @@ export function requireAdminBuild(ctx: Mocha.Context): void {
   requireOrSkip(
     ctx,
     builtAdmin() !== undefined,
-    `the admin build (${adminFolder()}manifest.json)`,
+    `the admin build (${join(adminFolder(), 'manifest.json')})`,
     'npm run build:admin',
   );
 }
