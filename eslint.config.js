@@ -8,6 +8,7 @@ export default tseslint.config(
       'dist/',
       'node_modules/',
       'vscode-extension/',
+      'admin/',
       'test/fixtures/',
       'examples/',
       'types/',

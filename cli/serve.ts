@@ -1,6 +1,7 @@
 /** `apidsl serve FILE.api [--port N] [--host H] [--data DIR | --memory | --db URI] [--debug]` */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
+import { ADMIN_INSTALL_SIZE, builtAdmin } from '../server/http/admin-page.js';
 import { primaryLink } from '../server/cluster/primary-link.js';
 import type { ApiMetadata } from '../server/metadata/types.js';
 import { shortSecretWarning } from '../grammar/catalogue/security-settings.js';
@@ -98,6 +99,7 @@ function banner(file: string, service: RunningService, storage: Storage, workers
   return [
     `apidsl serving ${file} at ${service.url}`,
     `  API reference: ${service.url}/docs`,
+    ...adminLines(service),
     ...graphQlLines(service),
     ...mcpLines(service),
     `  Data: ${storageDescription(storage)}`,
@@ -116,6 +118,14 @@ function graphQlLines(service: RunningService): string[] {
   if (!graphql.enabled) return [];
   const graphiql = graphql.graphiql ? ` (GraphiQL: ${service.url}/graphql/graphiql)` : '';
   return [`  GraphQL: ${service.url}/graphql${graphiql}`];
+}
+
+/** Where the admin answers, when it is on, or how to build it. */
+function adminLines(service: RunningService): string[] {
+  const admin = service.api.settings.admin;
+  if (!admin.enabled) return [];
+  if (builtAdmin()) return [`  Admin: ${service.url}${admin.path}`];
+  return [`  Admin: not built (npm run build:admin installs its build tools, ${ADMIN_INSTALL_SIZE}, and builds it)`];
 }
 
 /** Where the MCP endpoint answers, when it is on. */

@@ -258,6 +258,25 @@ export const SETTINGS: readonly SettingSpec[] = [
     doc: 'Joins the parts of a GraphQL filter argument on a related item’s property: `author_name` for the filter property `author.name` (docs/graphql.md, "Filters").',
   },
 
+  // ---- The admin (docs/admin.md) ----
+  {
+    path: 'admin.enabled',
+    type: { kind: 'bool' },
+    default: true,
+    doc: 'Serve API Platform Admin over this API’s Hydra documentation at `admin.path` (off: that path answers 404). A copy of apidsl whose admin is not built (a clone before `npm run build:admin`) answers there a page saying how to build it.',
+  },
+  {
+    path: 'admin.path',
+    type: STRING,
+    default: '/admin',
+    doc: 'Where the admin answers: a path starting with `/`.',
+  },
+  {
+    path: 'admin.title',
+    type: STRING,
+    doc: 'The admin’s title; unset: the API’s title.',
+  },
+
   // ---- MCP (docs/mcp.md) ----
   {
     path: 'mcp.enabled',

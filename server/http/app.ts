@@ -1,14 +1,15 @@
 /**
  * The Koa application of an API, assembled from its parts (docs/architecture.md, "A request's path"): the request
  * log, the GET shortcuts (get-shortcuts.ts), the common headers and error documents (every-response.ts), CORS,
- * authentication, one route per operation (operation-route.ts), the document routes, the Mercure hub, the
- * GraphQL endpoint (graphql-route.ts), the MCP endpoint (mcp-route.ts), and what no route takes (unrouted.ts).
+ * authentication, one route per operation (operation-route.ts), the document routes, the Mercure hub, the admin
+ * (admin-page.ts), the GraphQL endpoint (graphql-route.ts), the MCP endpoint (mcp-route.ts), and what no route takes (unrouted.ts).
  */
 import Koa, { type Middleware } from 'koa';
 import type { OperationMetadata } from '../metadata/types.js';
 import { rateLimitOf } from '../metadata/rate-limit.js';
 import { RATE_LIMIT_HEADERS } from '../pipeline/rate-limit.js';
 import type { Runtime } from '../pipeline/runtime.js';
+import { mountAdmin } from './admin-page.js';
 import { authentication } from './authentication.js';
 import { cacheableOperation, keyedHeaders } from './cached-route.js';
 import { corsMiddleware } from './cors.js';
@@ -49,6 +50,7 @@ export async function createApp(runtime: Runtime, cache: ResponseCache | undefin
   }
   registerDocumentRoutes(router, api, logger);
   mountHub(router, runtime);
+  mountAdmin(router, api);
   // Imported only for a file that enables them: their libraries (graphql, the MCP SDK) would make up a good part
   // of every start.
   if (api.settings.graphql.enabled) (await import('./graphql-route.js')).mountGraphQl(router, runtime);

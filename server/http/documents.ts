@@ -4,7 +4,8 @@
  * (API Platform leaves `member`, `view`… unmapped; one of our deliberate
  * differences, docs/behaviour.md), and point `@vocab` at our own documentation on the request's host.
  */
-import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
+import { LABEL_IRI, labelProperty } from '../metadata/label-property.js';
+import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 
 const HYDRA = 'http://www.w3.org/ns/hydra/core#';
 
@@ -39,10 +40,16 @@ const HYDRA_TERMS: Record<string, unknown> = {
 const lcfirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** The first visible GetCollection path of a resource without placeholders, if any. */
-function collectionPathOf(resource: ResourceMetadata): string | undefined {
-  const op = resource.operations.find((o) => o.kind === 'GetCollection' && !o.hidden);
-  return op && !op.path.includes('{') ? op.path : undefined;
+/**
+ * The collection operation the entrypoint links to: the visible GetCollection at the resource's collection path,
+ * else the first visible one without URI variables (a named collection at another path is not the resource's list).
+ */
+export function entrypointCollection(resource: ResourceMetadata): OperationMetadata | undefined {
+  const visible = resource.operations.filter((o) => o.kind === 'GetCollection' && !o.hidden);
+  return visible.find((o) => o.path === resource.collectionPath) ?? visible.find((o) => !o.path.includes('{'));
 }
+
+const collectionPathOf = (resource: ResourceMetadata): string | undefined => entrypointCollection(resource)?.path;
 
 export function entrypoint(api: ApiMetadata): Record<string, unknown> {
   const links: [string, string][] = [];
@@ -73,10 +80,11 @@ export function contextDocument(api: ApiMetadata, name: string, origin: string):
   const resource =
     api.resource(name) ?? api.resources.find((r) => r.operations.some((o) => !o.hidden && o.shortName === name));
   if (!resource) return undefined;
-  const props = Object.fromEntries(
-    resource.properties
-      .filter((p) => !p.writeOnly)
-      .map((p) => [p.name, p.relation ? { '@id': `${name}/${p.name}`, '@type': '@id' } : `${name}/${p.name}`]),
-  );
+  const label = labelProperty(api, resource);
+  const term = (p: PropertyMetadata): unknown => {
+    if (p.relation) return { '@id': `${name}/${p.name}`, '@type': '@id' };
+    return p === label ? LABEL_IRI : `${name}/${p.name}`;
+  };
+  const props = Object.fromEntries(resource.properties.filter((p) => !p.writeOnly).map((p) => [p.name, term(p)]));
   return { '@context': { ...base, ...HYDRA_TERMS, ...props } };
 }

@@ -10,6 +10,8 @@ import { optionValue, resourceOption } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import { hubNote } from '../realtime/index.js';
 import { embeddingPlan } from '../pipeline/representation/embedding.js';
+import { LABEL_IRI, labelProperty } from '../metadata/label-property.js';
+import { entrypointCollection } from './documents.js';
 
 /** The part of Hydra's core context this document uses, plus the vocabularies it names. */
 const HYDRA_CONTEXT = {
@@ -91,6 +93,16 @@ function operationDoc(op: OperationMetadata, patchFormats: string[]): Record<str
 }
 
 /**
+ * What a property's values are: the related class; `xsd:array` for a list of plain values (API Platform Admin's
+ * reading of a list); else the XSD datatype. An enum adds a second range, an OWL enumerated datatype of its values.
+ */
+function rangeOf(p: PropertyMetadata): unknown {
+  if (p.relation) return `#${p.relation}`;
+  const base = p.array ? 'xsd:array' : (XSD[p.type] ?? 'rdfs:Literal');
+  return p.enum ? [base, { '@type': 'rdfs:Datatype', 'owl:oneOf': { '@list': p.enum } }] : base;
+}
+
+/**
  * Readable when an operation of the resource shows the property, writeable when one accepts it
  * (serialization groups may leave it out of every one). `name`: the class, the resource's or an operation's shortName.
  * A relation is a `Link` (its values are IRIs to follow) unless an operation embeds its items (API Platform's
@@ -106,11 +118,11 @@ function propertyDoc(
   const ops = resource.operations.filter((o) => !o.hidden);
   const embedded = ops.some((o) => embeddingPlan(o, api)?.relationsOf(resource).has(p.name));
   const property: Record<string, unknown> = {
-    '@id': `#${name}/${p.name}`,
+    '@id': labelProperty(api, resource) === p ? LABEL_IRI : `#${name}/${p.name}`,
     '@type': p.relation && !embedded ? 'Link' : 'rdf:Property',
     label: p.name,
     domain: `#${name}`,
-    range: p.relation ? `#${p.relation}` : (XSD[p.type] ?? 'rdfs:Literal'),
+    range: rangeOf(p),
   };
   if (p.relation && !p.array) property['owl:maxCardinality'] = 1;
   const doc: Record<string, unknown> = {
@@ -143,8 +155,11 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
           : {}),
         supportedProperty: r.properties.map((p) => propertyDoc(api, r, name, p)),
         supportedOperation: visible(r)
-          .filter((o) => o.shortName === name)
-          .filter((o) => !(o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath)))
+          .filter((o) => o.shortName === name && o.kind !== 'GetCollection')
+          .filter((o) => !(o.method === 'POST' && o.path === r.collectionPath))
+          // The resource's own class holds the operations on its items' IRIs: one show, edit and delete for a
+          // client (named operations at other paths are in OpenAPI).
+          .filter((o) => name !== r.shortName || o.path === r.itemPath)
           .map((o) => operationDoc(o, api.settings.patchFormats)),
       };
       if (resourceOption(r, 'deprecationReason')) cls['owl:deprecated'] = true;
@@ -152,13 +167,13 @@ export function hydraDocumentation(api: ApiMetadata, origin: string): Record<str
     }),
   );
   const entrypointProperties = api.resources
-    .filter((r) => visible(r).some((o) => o.kind === 'GetCollection'))
+    .filter((r) => entrypointCollection(r))
     .map((r) => {
       const key = lcfirst(r.shortName);
-      const ops = visible(r).filter(
-        (o) => o.kind === 'GetCollection' || (o.method === 'POST' && o.path === r.collectionPath),
-      );
-      const memberClass = `#${ops.find((o) => o.kind === 'GetCollection')!.shortName}`;
+      // The collection the entrypoint links to and the POST at its path: one list and one create for a client.
+      const list = entrypointCollection(r)!;
+      const ops = [list, ...visible(r).filter((o) => o.method === 'POST' && o.path === list.path)];
+      const memberClass = `#${list.shortName}`;
       const doc: Record<string, unknown> = {
         '@type': 'SupportedProperty',
         property: {

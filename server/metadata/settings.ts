@@ -84,6 +84,7 @@ export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.P
     },
     mcp: { enabled: get('mcp.enabled'), path: get('mcp.path') },
     client: { serve: get('client.serve') },
+    admin: { enabled: get('admin.enabled'), path: get('admin.path'), title: get<string | undefined>('admin.title') },
     searchIndex: resolveSearchIndex(config, env),
   };
 }

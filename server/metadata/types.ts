@@ -50,6 +50,8 @@ export interface Settings {
   mcp: McpSettings;
   /** `config client` (docs/client.md): `serve` answers the typed client package at `GET /sdk.tgz`. */
   client: { serve: boolean };
+  /** `config admin` (docs/admin.md). */
+  admin: AdminSettings;
   /** `config elasticsearch` (docs/elasticsearch.md). */
   searchIndex: SearchIndexSettings;
 }
@@ -65,6 +67,16 @@ export interface SearchIndexSettings {
   indexPrefix: string;
   /** Milliseconds a request to the engine may take. */
   timeout: number;
+}
+
+/** `config { admin { … } }`: API Platform Admin at `path` (docs/admin.md). */
+export interface AdminSettings {
+  /** Default true. */
+  enabled: boolean;
+  /** Default `/admin`. */
+  path: string;
+  /** Default: the API's title. */
+  title?: string;
 }
 
 /** `config { mcp { … } }`: the Model Context Protocol endpoint (docs/mcp.md). */

@@ -14,22 +14,12 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { join } from 'node:path';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { cuttableRelay } from '../support/cuttable-relay.js';
 import { bookstore, request, startServer, tempDir, type RunningServer } from './harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const FOREIGN_HOST = 'front.test';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  `--host-resolver-rules=MAP ${FOREIGN_HOST} 127.0.0.1`,
-];
+const ARGS = [...CHROMIUM_ARGS, `--host-resolver-rules=MAP ${FOREIGN_HOST} 127.0.0.1`];
 
 /** What a page's fetch() saw: the status and body it could read, or the error the browser raised. */
 interface Seen {

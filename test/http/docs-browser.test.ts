@@ -10,21 +10,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { expect } from 'chai';
 import { chromium, type Browser, type Locator } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { fromRoot } from '../support/paths.js';
 import { bookstore, get, request, startServer, type RunningServer } from './harness.js';
 import { as, securityFixture, token } from './security-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const ARGS = CHROMIUM_ARGS;
 const ARTIFACTS = fromRoot('test-artifacts');
 
 describe('HTML API reference in a browser', function () {

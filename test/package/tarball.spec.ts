@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { get, post } from '../http/harness.js';
@@ -21,6 +21,15 @@ const npm = (args: string[], cwd: string) => {
   return r.stdout;
 };
 
+/** The built admin's files (npm run build:admin), its script first. */
+const adminFiles = (): string[] => {
+  const manifest = JSON.parse(readFileSync(fromRoot('dist/admin/manifest.json'), 'utf8')) as {
+    script: string;
+    files: string[];
+  };
+  return [manifest.script, ...manifest.files.filter((f) => f !== manifest.script)];
+};
+
 describe('the npm package', function () {
   this.timeout(900_000);
   const work = mkdtempSync(join(tmpdir(), 'apidsl-pack-'));
@@ -31,6 +40,7 @@ describe('the npm package', function () {
     // The repository is built (npm test built it), and so is the VS Code extension (.ci/run builds it; `npm pack`
     // would, through prepack): packing runs no build again.
     expect(existsSync(fromRoot('dist/cli/main.js')), 'run npm run build first').to.equal(true);
+    expect(existsSync(fromRoot('dist/admin/manifest.json')), 'run npm run build:admin first').to.equal(true);
     expect(
       existsSync(fromRoot('vscode-extension/apidsl.vsix')),
       'run npm ci --prefix vscode-extension && npm run --prefix vscode-extension package first',
@@ -49,7 +59,7 @@ describe('the npm package', function () {
     );
   });
 
-  it('holds the command, its compiled code, the vendored browser files, the starter, the VS Code extension, docs and examples, and no tests or maintainer tools', () => {
+  it('holds the command, its compiled code, the vendored browser files, the built admin, the starter, the VS Code extension, docs and examples, and no tests or maintainer tools', () => {
     const listing = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n');
     for (const path of [
       'package/bin/apidsl.js',
@@ -65,9 +75,14 @@ describe('the npm package', function () {
       'package/docs/editor.md',
       'package/examples/bookstore.api',
       'package/README.md',
+      // The admin, built by prepack (npm run build:admin): its manifest and each file with its compressed variants.
+      'package/dist/admin/manifest.json',
+      ...adminFiles().flatMap((name) => [name, `${name}.gz`, `${name}.br`].map((f) => `package/dist/admin/${f}`)),
     ]) {
       expect(listing, path).to.include(path);
     }
+    // Its sources and build tools stay in the repository.
+    expect(listing.filter((p) => p.startsWith('package/admin/'))).to.deep.equal([]);
     expect(
       listing.filter(
         (p) =>
@@ -83,6 +98,13 @@ describe('the npm package', function () {
     const installed = readdirSync(join(project, 'node_modules'));
     for (const tool of ['@vscode', 'playwright-core', 'autocannon', 'esbuild', 'typescript', 'mocha', 'pino-pretty'])
       expect(installed, tool).to.not.include(tool);
+    // No admin build tool is a dependency: the package serves the admin's built files only.
+    const adminTools = Object.keys(
+      (JSON.parse(readFileSync(fromRoot('admin/package.json'), 'utf8')) as { devDependencies: object }).devDependencies,
+    );
+    const rootPackage = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { dependencies: object };
+    expect(Object.keys(rootPackage.dependencies).filter((d) => adminTools.includes(d))).to.deep.equal([]);
+    for (const tool of [...adminTools, '@mui', 'ra-core']) expect(installed, tool).to.not.include(tool.split('/')[0]);
     // No install script phones home: Swagger UI is vendored, so neither swagger-ui-dist nor Scarf comes along.
     expect(installed).to.not.include('swagger-ui-dist');
     expect(installed).to.not.include('@scarf');
@@ -115,6 +137,10 @@ describe('the npm package', function () {
       expect((await post(url!, '/todos', { title: 'from the tarball' })).status).to.equal(201);
       expect((await get(url!, '/docs', { Accept: 'text/html' })).status).to.equal(200);
       expect((await get(url!, '/docs/assets/swagger-ui-bundle.js')).status).to.equal(200);
+      const admin = await get(url!, '/admin', { Accept: 'text/html' });
+      expect(admin.text).to.contain(`<script type="module" src="/admin/${adminFiles()[0]}"></script>`);
+      expect((await get(url!, `/admin/${adminFiles()[0]}`)).status).to.equal(200);
+      expect(out).to.include(`  Admin: ${url}/admin\n`);
       expect(out).to.include(`Data: embedded SQLite store in ${join(project, '.apidsl-data')}`);
     } finally {
       child.kill('SIGTERM');

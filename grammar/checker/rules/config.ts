@@ -20,8 +20,12 @@ function checkBlock(ctx: CheckContext, body: A.ObjectValue, prefix: string): voi
       if (path === 'cors.allow_origin') checkPatterns(ctx, e.value, path, '^');
       if (path === 'trusted_hosts') checkPatterns(ctx, e.value, path);
       if (path === 'cluster.redis') checkRedisUrl(ctx, e.value);
-      if (path === 'mcp.path' && e.value?.kind === 'string' && !e.value.value.startsWith('/'))
-        ctx.report('invalid-value', e.value.range, `mcp.path must be a path starting with '/' ("/mcp")`);
+      if (
+        (path === 'mcp.path' || path === 'admin.path') &&
+        e.value?.kind === 'string' &&
+        !e.value.value.startsWith('/')
+      )
+        ctx.report('invalid-value', e.value.range, `${path} must be a path starting with '/' ("/${prefix}")`);
     } else if (allowed.includes(e.key.text)) {
       if (e.value?.kind === 'object') checkBlock(ctx, e.value, path);
       else if (e.value)

@@ -27,6 +27,16 @@ const paginationOptions = perOperation((op, settings) => {
   };
 });
 
+/** A collection's page size when the client asks for none, and whether the client may ask for another. */
+export function defaultPageSize(
+  op: OperationMetadata,
+  settings: Settings,
+): { itemsPerPage: number; clientItemsPerPage: boolean } {
+  const { itemsPerPage, clientSize, maximum } = paginationOptions(op, settings);
+  const clamped = clientSize && typeof maximum === 'number' && itemsPerPage > BigInt(maximum) ? maximum : itemsPerPage;
+  return { itemsPerPage: Number(clamped), clientItemsPerPage: clientSize };
+}
+
 /** Whether the request may name a page, a page size or the switches (each refused when invalid: 400). */
 export const readsPageParameters = (op: OperationMetadata, settings: Settings): boolean => {
   const options = paginationOptions(op, settings);

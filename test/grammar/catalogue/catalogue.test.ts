@@ -190,6 +190,7 @@ describe('option catalogue', () => {
 
   it('lists the children of config blocks', () => {
     expect(settingChildren('')).to.deep.equal([
+      'admin',
       'body_size_limit',
       'bulk_max_items',
       'client',
@@ -213,6 +214,7 @@ describe('option catalogue', () => {
       'server',
       'trusted_hosts',
     ]);
+    expect(settingChildren('admin')).to.deep.equal(['enabled', 'path', 'title']);
     expect(settingChildren('security')).to.deep.equal(['authenticator', 'jwt', 'role_hierarchy', 'voters']);
     expect(settingChildren('rate_limit')).to.deep.equal(['by', 'interval', 'limit', 'trusted_proxies']);
     expect(settingChildren('security.jwt')).to.deep.equal([
