@@ -35,6 +35,7 @@ const FILE_COMMANDS: Record<string, (file: string) => string[]> = {
   openapi: (file) => ['openapi', file],
   routes: (file) => ['routes', file],
   graphql: (file) => ['graphql', file],
+  diff: (file) => ['diff', file, file],
 };
 
 /** The subcommands `apidsl [group] --help` lists, groups expanded (`messenger failed`). */
