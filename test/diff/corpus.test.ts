@@ -4,10 +4,12 @@
  * exactly when expected. Together the pairs show every finding kind.
  */
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { FINDING_KINDS } from '../../server/diff/findings.js';
 import { diffApis } from '../../server/diff/index.js';
 import { loadApi } from '../../server/load-api.js';
 import { expectedOf, pairFile, PAIRS } from '../support/diff-pairs.js';
+import { fromRoot } from '../support/paths.js';
 
 const key = (f: { severity: string; kind: string; subject: string }): string => `${f.severity} ${f.kind} ${f.subject}`;
 
@@ -18,6 +20,11 @@ describe('apidsl diff: the corpus of change pairs', function () {
     expect(PAIRS.length).to.be.at.least(60);
     const shown = new Set(PAIRS.flatMap((pair) => expectedOf(pair).findings.map((f) => f.kind)));
     expect(Object.keys(FINDING_KINDS).filter((kind) => !shown.has(kind))).to.deep.equal([]);
+  });
+
+  it('docs/diff.md names every finding kind', () => {
+    const doc = readFileSync(fromRoot('docs/diff.md'), 'utf8');
+    expect(Object.keys(FINDING_KINDS).filter((kind) => !doc.includes(`\`${kind}\``))).to.deep.equal([]);
   });
 
   for (const pair of PAIRS) {
