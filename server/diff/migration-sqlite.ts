@@ -4,7 +4,7 @@
  */
 import type { Change } from '../store/layout.js';
 import { fieldColumn, quoteIdent, DOC_COLUMN, KEY_COLUMN } from '../store/sqlite/query.js';
-import { indexName, schemaStatements, uniqueIndexName } from '../store/sqlite/schema.js';
+import { indexName, RENDERINGS_TABLE, schemaStatements, uniqueIndexName } from '../store/sqlite/schema.js';
 import type { CollectionSpec, FieldType } from '../store/types.js';
 import type { MigrationDialect } from './migration-dialect.js';
 
@@ -77,6 +77,10 @@ const indexStatements = (spec: CollectionSpec): string[] =>
 const gone = (before: string[][] = [], after: string[][] = []): string[][] =>
   before.filter((f) => !after.some((g) => g.join() === f.join()));
 
+/** After a statement that changes stored items: their rendered texts are rendered again at the next opening. */
+const rerender = (spec: CollectionSpec): string =>
+  `DELETE FROM ${RENDERINGS_TABLE} WHERE "collection" = ${literal(spec.name)};`;
+
 export const SQLITE: MigrationDialect = {
   store: 'sqlite',
   create: (spec) => schemaStatements(spec).map((s) => `${s};`),
@@ -96,8 +100,10 @@ export const SQLITE: MigrationDialect = {
   check,
   fill: (spec, field, value) => [
     `UPDATE ${quoteIdent(spec.name)} SET ${DOC_COLUMN} = json_set(${DOC_COLUMN}, ${path(field)}, json(${literal(JSON.stringify(value))})) WHERE ${fieldColumn(spec, field).expr} IS NULL;`,
+    rerender(spec),
   ],
   renameField: (spec, from, to) => [
     `UPDATE ${quoteIdent(spec.name)} SET ${DOC_COLUMN} = json_remove(json_set(${DOC_COLUMN}, ${path(to)}, json_extract(${DOC_COLUMN}, ${path(from)})), ${path(from)}) WHERE json_type(${DOC_COLUMN}, ${path(from)}) IS NOT NULL;`,
+    rerender(spec),
   ],
 };
