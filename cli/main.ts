@@ -222,6 +222,26 @@ program
   });
 
 program
+  .command('diff')
+  .description('list the changes between two versions of an API, by severity and by who they break (docs/diff.md)')
+  .argument('<old>', 'the previous .api file')
+  .argument('<new>', 'the new .api file')
+  .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+  .addOption(
+    new Option('--fail-on <severity>', 'exit 1 when a finding is at or above it').choices(['breaking', 'warning']),
+  )
+  .action(
+    async (
+      oldFile: string,
+      newFile: string,
+      opts: { format: 'text' | 'json' | 'markdown'; failOn?: 'breaking' | 'warning' },
+    ) => {
+      const { runDiff } = await import('./diff.js');
+      process.exitCode = await runDiff(oldFile, newFile, opts);
+    },
+  );
+
+program
   .command('graphql')
   .description('print the GraphQL schema of a .api file (SDL)')
   .argument('<file>', '.api file')

@@ -29,6 +29,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
       'server/consume.ts',
       'server/background-runtime.ts',
       'server/mcp-stdio.ts',
+      'server/diff/',
     ],
   },
   { name: 'documents', paths: ['server/openapi/', 'server/client/'] },

@@ -796,6 +796,15 @@ const OPTION_TABLE = [
     placement: { resource: true, operations: [] },
     doc: 'Path prefix applied to every operation of the resource (`/geo` turns `/places` into `/geo/places`).',
   },
+  {
+    name: 'renamedFrom',
+    group: 'resource',
+    type: STRING,
+    placement: { resource: true, operations: [] },
+    doc:
+      'The name this resource had in the previous version of the file: `apidsl diff` reports a rename (and the ' +
+      'migration that moves the stored items) instead of a removal and an addition (docs/diff.md).',
+  },
 ] as const satisfies readonly OptionSpec[];
 
 /** One row of the table, with its literal types. */

@@ -269,4 +269,11 @@ export const CONSTRAINTS: readonly ConstraintSpec[] = [
     type: { kind: 'bool' },
     doc: 'A write to this property that `securityPostDenormalize` denies answers 403 instead of keeping the stored value.',
   },
+  {
+    name: 'renamedFrom',
+    type: { kind: 'string' },
+    doc:
+      'The name this property had in the previous version of the file: `apidsl diff` reports a rename (and the ' +
+      'migration that moves the stored values) instead of a removal and an addition (docs/diff.md).',
+  },
 ];

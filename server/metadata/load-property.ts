@@ -72,7 +72,13 @@ export function loadProperty(
   if (c.unique === true) meta.unique = true;
   const asserts = assertionsOf(c.assert);
   if (asserts) meta.asserts = asserts;
-  for (const key of ['default', ...VALIDATED.filter((name) => name !== 'required'), 'groups', 'description']) {
+  for (const key of [
+    'default',
+    ...VALIDATED.filter((name) => name !== 'required'),
+    'groups',
+    'description',
+    'renamedFrom',
+  ]) {
     if (c[key] !== undefined && c[key] !== null) (meta as unknown as Plain)[key] = c[key];
   }
   return meta;

@@ -150,6 +150,7 @@ function resourceOf(source: ModelResource, model: ApiModel, mutated: Plain): Res
   delete options.shortName;
   const asserts = assertionsOf(mutated.assert);
   return {
+    name: source.name,
     shortName,
     ...(asserts ? { asserts } : {}),
     description: typeof mutated.description === 'string' ? mutated.description : undefined,

@@ -219,6 +219,8 @@ export interface PropertyMetadata extends FieldRules {
   serverDefault?: 'now' | CompiledExpression;
   /** `onUpdate: now`: the time of every write that stores the item, create and update. */
   onUpdate?: 'now';
+  /** `renamedFrom`: its name in the previous version of the file (`apidsl diff`, docs/diff.md). */
+  renamedFrom?: string;
 }
 
 export type { CodeFunction } from './code.js';
@@ -268,6 +270,8 @@ export interface Assertion {
 }
 
 export interface ResourceMetadata {
+  /** The name the file declares (`resource Book`); `shortName` is the one it is known by (`@type`, paths, store). */
+  name: string;
   shortName: string;
   /** The resource's `assert` constraints (on the whole item), in the order written. */
   asserts?: Assertion[];

@@ -36,6 +36,7 @@ const FILE_COMMANDS: Record<string, (file: string) => string[]> = {
   routes: (file) => ['routes', file],
   graphql: (file) => ['graphql', file],
   client: (file) => ['client', file, '--out', join(dir, 'sdk')],
+  diff: (file) => ['diff', file, file],
 };
 
 /** The subcommands `apidsl [group] --help` lists, groups expanded (`messenger failed`). */

@@ -26,6 +26,7 @@ const RESOURCE_OPTIONS = OPTIONS.filter((o) => o.placement.resource).map((o) => 
 export function checkResources(ctx: CheckContext): void {
   for (const resource of ctx.model.resources.values()) {
     checkResourceOptions(ctx, resource.decl.options);
+    checkResourceRename(ctx, resource);
     for (const [blocks, what] of [
       [resource.decl.propertiesBlocks, 'properties'],
       [resource.decl.operationsBlocks, 'operations'],
@@ -165,6 +166,7 @@ function checkProperties(ctx: CheckContext, resource: ModelResource): void {
       `resource '${resource.name}' already has the identifier '${identifiers[0].name}'; only one property may be the identifier`,
     );
   }
+  checkPropertyRenames(ctx, resource);
   const id = resource.identifier;
   if (id && (id.array || (id.type !== 'int' && id.type !== 'string'))) {
     ctx.report(
@@ -173,6 +175,33 @@ function checkProperties(ctx: CheckContext, resource: ModelResource): void {
       `the identifier '${id.name}' must be of type int or string`,
     );
   }
+}
+
+/**
+ * `renamedFrom` names the previous name of a property (or resource): a name the file still declares, or one that two
+ * of them claim, would make `apidsl diff` pair the wrong things.
+ */
+function checkPropertyRenames(ctx: CheckContext, resource: ModelResource): void {
+  const claimed = new Set<string>();
+  for (const p of resource.properties.values()) {
+    const value = p.constraints.get('renamedFrom')?.value;
+    if (value?.kind !== 'string') continue;
+    if (resource.properties.has(value.value))
+      ctx.report('invalid-value', value.range, `renamedFrom: '${resource.name}' still has a property '${value.value}'`);
+    else if (claimed.has(value.value))
+      ctx.report(
+        'invalid-value',
+        value.range,
+        `renamedFrom: another property was already renamed from '${value.value}'`,
+      );
+    claimed.add(value.value);
+  }
+}
+
+function checkResourceRename(ctx: CheckContext, resource: ModelResource): void {
+  const value = resource.decl.options.find((e) => e.key.text === 'renamedFrom')?.value;
+  if (value?.kind === 'string' && ctx.model.resources.has(value.value))
+    ctx.report('invalid-value', value.range, `renamedFrom: the file still declares a resource '${value.value}'`);
 }
 
 function checkConstraints(ctx: CheckContext, p: ModelProperty, body: A.ObjectValue): void {

@@ -193,6 +193,14 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
       "a parameter's security denies with 401 to anonymous, 403 and its message to a user; staff filter",
     ],
   ],
+  // The resource option and the property constraint (the same name).
+  renamedFrom: [
+    ['test/cli/diff.test.ts', 'renamedFrom on a property: a rename, whose SQL moves the stored values to the new name'],
+    [
+      'test/cli/diff.test.ts',
+      'renamedFrom on a resource: a rename, whose export and import move the items to the new collection',
+    ],
+  ],
   routePrefix: [
     ['test/http/iris.test.ts', 'POST /geo/places creates a place whose IRI carries the prefix'],
     ['test/http/iris.test.ts', 'the unprefixed paths do not exist'],

@@ -14,6 +14,7 @@ import { property } from '../../support/metadata.js';
 function resource(shortName: string, properties: PropertyMetadata[]): ResourceMetadata {
   const path = `/${shortName.toLowerCase()}s`;
   return {
+    name: shortName,
     shortName,
     properties,
     identifier: properties.find((p) => p.identifier),

@@ -19,6 +19,7 @@ const property = (name: string, type: string, extra: Partial<PropertyMetadata> =
 
 function resource(shortName: string, properties: PropertyMetadata[]): ResourceMetadata {
   return {
+    name: shortName,
     shortName,
     properties,
     collectionPath: `/${shortName.toLowerCase()}s`,

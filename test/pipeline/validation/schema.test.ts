@@ -8,6 +8,7 @@ import { resourceSchema } from '../../../server/pipeline/validation/schema.js';
 import { property } from '../../support/metadata.js';
 
 const BOOK: ResourceMetadata = {
+  name: 'Book',
   shortName: 'Book',
   description: 'A book',
   properties: [

@@ -1,0 +1,18 @@
+/** What a store says of the changes a migration plan lists (migration.ts), in its own commands. */
+import type { Change } from '../store/layout.js';
+import type { CollectionSpec } from '../store/types.js';
+
+/** One store's commands for the changes of a collection. */
+export interface MigrationDialect {
+  store: string;
+  /** Creates a new collection with its indexes. */
+  create(spec: CollectionSpec): string[];
+  /** The index statements that take `before`'s indexes to `after`'s. */
+  indexes(before: CollectionSpec, after: CollectionSpec): string[];
+  /** Counts (or lists) the stored items that do not fit a data-dependent change. */
+  check(spec: CollectionSpec, change: Change): string[];
+  /** Sets a field's default where items lack it. */
+  fill(spec: CollectionSpec, field: string, value: unknown): string[];
+  /** Moves a field's values to its new name. */
+  renameField(spec: CollectionSpec, from: string, to: string): string[];
+}
