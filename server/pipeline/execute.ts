@@ -4,6 +4,7 @@
  * error document). The Koa route answers with it (server/http/); a GraphQL resolver or an MCP tool would too. No
  * adapter builds an `OperationState` itself, so none can leave out a stage.
  */
+import { scopedCollection } from './scopes.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import { optionValue, perOperation } from '../metadata/options.js';
 import { answersWithBody, successStatus } from '../metadata/operation-facts.js';
@@ -97,6 +98,7 @@ export async function executeOperation(
     if (policy) limits = await countRequest(runtime, policy, request);
     const condition = await writeCondition(op, request, (get, read) => executeOperation(runtime, get, read));
     const state = operationState(runtime, op, request);
+    state.storeCollection = scopedCollection(state, state.storeCollection);
     if (condition) state.condition = condition;
     await runPipeline(state);
     const result = successResult(state, request);

@@ -11,7 +11,9 @@ import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../met
 import { resourceOption } from '../../metadata/options.js';
 import { compileGuard } from '../../expression/guard.js';
 import type { CompiledExpression } from '../../expression/evaluate.js';
-import { accessDenied, allows, type RequestFacts } from '../../security/access.js';
+import { accessDenied, allows, scopeContext, type RequestFacts } from '../../security/access.js';
+import { matchesAll } from '../../store/matching.js';
+import { operationScope, relatedLookup } from '../scopes.js';
 import type { Collection, Item } from '../../store/types.js';
 import { guardsOf, type Guard } from '../guards.js';
 import { ownedElsewhere, type OwnerItem } from './owned-items.js';
@@ -45,9 +47,20 @@ export async function mayAttach(
   item: Item,
 ): Promise<boolean> {
   if (await ownedElsewhere(access.api, access.collectionOf, target, iri, access.self)) return false;
+  if (!(await inReadScope(access, target, iri, item))) return false;
   const guard = readGuard(access.api, target);
   if (!guard) return true;
   return allows(guard, targetFacts(access, iri, target), item, structuredClone(item));
+}
+
+/** Whether the item is in the read scope of the target's item Get (docs/scopes.md), for this writer. */
+async function inReadScope(access: TargetAccess, target: ResourceMetadata, iri: string, item: Item): Promise<boolean> {
+  const get = itemOperation(target);
+  const read = get ? operationScope(get, access.api)?.read : undefined;
+  if (!read) return true;
+  const conditions = await read.conditions(scopeContext(targetFacts(access, iri, target)));
+  const lookup = relatedLookup(access.api, access.collectionOf);
+  return matchesAll(target.storage, item, conditions, lookup);
 }
 
 const resourceGuards = new WeakMap<ResourceMetadata, CompiledExpression | null>();
