@@ -129,7 +129,13 @@ export function relatedLookup(
   return async (target, key) => {
     const resource = api.resources.find((r) => r.storage.name === target.name);
     if (!resource) return null;
-    const id = routeIdentifier(resource, decodeURIComponent(key));
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(key);
+    } catch {
+      return null; // a malformed reference names no item
+    }
+    const id = routeIdentifier(resource, decoded);
     return id === undefined ? null : collectionOf(resource).get(id);
   };
 }
