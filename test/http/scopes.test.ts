@@ -2,11 +2,14 @@
  * Row-level scopes over real HTTP (docs/scopes.md), on examples/marketplace.api: pages and totalItems, item reads
  * (404 byte-identical to an unknown identifier), an operation's own scope, a scope through one and two relations,
  * writes outside the write scope (403 with scopeMessage, nothing stored), a body naming an item outside the read
- * scope (as an unknown IRI), and anonymous callers (`user?.identifier` null matches nothing).
+ * scope (as an unknown IRI), and anonymous callers (`user?.identifier` null matches nothing); the HTTP cache keeps no
+ * scoped page.
  */
 import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fromRoot } from '../support/paths.js';
-import { useServer, type HttpResponse } from './harness.js';
+import { request, tempDir, useServer, type HttpResponse } from './harness.js';
 import { as, SECRET, token } from './security-helpers.js';
 
 process.env.APIDSL_JWT_SECRET = SECRET;
@@ -119,5 +122,40 @@ describe('row-level scopes (examples/marketplace.api)', function () {
     expect((await send(staff, 'PATCH', '/products/3', { price: 31 })).status).to.equal(200);
     expect((await send(bob, 'PATCH', '/shops/1', { name: 'Mine' })).status).to.equal(403);
     expect((await send(ann, 'PATCH', '/shops/1', { name: 'Lamps & co' })).status).to.equal(200);
+  });
+});
+
+describe('row-level scopes and the HTTP cache', function () {
+  this.timeout(60_000);
+  const server = useServer(() => {
+    const file = join(tempDir(), 'tenants.api');
+    writeFileSync(
+      file,
+      `api "Tenants" { version: "1.0.0" }
+config { http_cache { public: true, max_age: 60, shared_max_age: 3600, in_process { max_bytes: 1000000 } } }
+resource Note {
+  scope: "object.tenant == request.headers['x-tenant']"
+  properties { id: int { identifier: true }, tenant: string, title: string }
+}`,
+    );
+    return file;
+  });
+  const as = (tenant: string) => ({ 'X-Tenant': tenant, 'Content-Type': 'application/json' });
+
+  it('keeps no scoped page in the response cache and marks it private for shared caches', async () => {
+    for (const [tenant, title] of [
+      ['a', 'A'],
+      ['b', 'B'],
+    ]) {
+      const r = await request(server.url, 'POST', '/notes', { headers: as(tenant), body: { tenant, title } });
+      expect(r.status, r.text).to.equal(201);
+    }
+    for (let round = 0; round < 2; round++) {
+      for (const tenant of ['a', 'b']) {
+        const page = await request(server.url, 'GET', '/notes', { headers: as(tenant) });
+        expect(page.json.member.map((m: { tenant: string }) => m.tenant)).to.deep.equal([tenant]);
+        expect(page.headers.get('cache-control')).to.equal('private, max-age=60');
+      }
+    }
   });
 });
