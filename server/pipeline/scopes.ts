@@ -95,6 +95,25 @@ export function scopedCollection(state: OperationState, collection: Collection):
 }
 
 /**
+ * The collections of any resource as this request may read them: each through the read scope of the resource's
+ * item Get (its items as that Get would find them), made once per resource and request.
+ */
+export function readableCollectionOf(state: OperationState): (resource: ResourceMetadata) => Collection {
+  const made = new Map<ResourceMetadata, Collection>();
+  return (resource) => {
+    let collection = made.get(resource);
+    if (!collection) {
+      const get = itemOperation(resource);
+      const read = get ? operationScope(get, state.api)?.read : undefined;
+      const base = state.runtime.collectionOf(resource);
+      collection = read ? new ScopedCollection(base, resource.storage, () => read.conditions(contextOf(state))) : base;
+      made.set(resource, collection);
+    }
+    return collection;
+  };
+}
+
+/**
  * Whether a creating PUT names an item the read scope hides: it exists, so creating it would overwrite another
  * user's item. The request answers 404, as for an item it cannot read.
  */

@@ -1,10 +1,11 @@
 /**
  * Row-level scopes on GraphQL (docs/scopes.md): its resolvers run the REST pipeline, so a connection's nodes and
- * totalCount, an item query and the mutations see only the caller's items (test/fixtures/security/scoped-notes.api).
+ * totalCount, an item query, relation fields and the mutations see only the caller's items; REST embedding writes a
+ * related item outside the reader's scope as its IRI (test/fixtures/security/scoped-notes.api).
  */
 import { expect } from 'chai';
 import { graphql } from './graphql-helpers.js';
-import { useServer } from './harness.js';
+import { request, useServer } from './harness.js';
 import { bearer, securityFixture, token } from './security-helpers.js';
 
 describe('row-level scopes on GraphQL', function () {
@@ -27,6 +28,29 @@ describe('row-level scopes on GraphQL', function () {
     await create(ann, 'ann', 'ann 1'); // /notes/1
     await create(bob, 'bob', 'bob 1'); // /notes/2
     await create(ann, 'ann', 'ann 2'); // /notes/3
+    for (const note of ['/notes/1', '/notes/2']) {
+      const pin = await request(server.url, 'POST', '/pins', { headers: staff, body: { label: note, note } });
+      expect(pin.status, pin.text).to.equal(201);
+    }
+  });
+
+  it('embeds a related item inside the reader’s scope and leaves one outside it as its IRI (REST)', async () => {
+    const pins = await request(server.url, 'GET', '/pins', { headers: ann });
+    expect(pins.json.member.map((p: { note: unknown }) => p.note)).to.deep.equal([
+      { '@id': '/notes/1', '@type': 'Note', title: 'ann 1' },
+      '/notes/2',
+    ]);
+  });
+
+  it('resolves a relation field outside the reader’s scope to null (GraphQL)', async () => {
+    const { data } = await ask(ann, '{ pins { edges { node { label note { title } } } } }');
+    expect(data.pins.edges.map((e: any) => e.node.note)).to.deep.equal([{ title: 'ann 1' }, null]);
+  });
+
+  it('answers a body naming a note outside the writer’s scope as an unknown IRI', async () => {
+    const r = await request(server.url, 'POST', '/pins', { headers: ann, body: { label: 'x', note: '/notes/2' } });
+    expect(r.status, r.text).to.equal(400);
+    expect(r.json.detail).to.equal('Item not found for "/notes/2".');
   });
 
   it("lists and counts only the caller's items in a connection", async () => {
