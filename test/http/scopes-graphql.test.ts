@@ -34,6 +34,25 @@ describe('row-level scopes on GraphQL', function () {
     }
   });
 
+  it('combines a filter with the scope, on GET and on a QUERY body (REST)', async () => {
+    const titles = (r: { json: any }) => r.json.member.map((m: { title: string }) => m.title);
+    const get = await request(server.url, 'GET', '/notes?title=1', { headers: bob });
+    expect(titles(get)).to.deep.equal(['bob 1']);
+    expect(get.json.totalItems).to.equal(1);
+    const query = await request(server.url, 'QUERY', '/notes', { headers: ann, body: { title: 'ann' } });
+    expect(query.status, query.text).to.equal(200);
+    expect(titles(query)).to.deep.equal(['ann 1', 'ann 2']);
+    expect(query.json.totalItems).to.equal(2);
+  });
+
+  it('pages a partial collection through the scope: no next page past the last item in scope', async () => {
+    const first = await request(server.url, 'GET', '/notes/recent', { headers: bob });
+    expect(first.json.member.map((m: { title: string }) => m.title)).to.deep.equal(['bob 1']);
+    expect(first.json.view?.next).to.equal(undefined);
+    const second = await request(server.url, 'GET', '/notes/recent?page=2', { headers: ann });
+    expect(second.json.member.map((m: { title: string }) => m.title)).to.deep.equal(['ann 2']);
+  });
+
   it('embeds a related item inside the reader’s scope and leaves one outside it as its IRI (REST)', async () => {
     const pins = await request(server.url, 'GET', '/pins', { headers: ann });
     expect(pins.json.member.map((p: { note: unknown }) => p.note)).to.deep.equal([
