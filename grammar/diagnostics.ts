@@ -110,6 +110,18 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     doc: 'A security expression reads a variable that is neither user, roles, object, previous_object, request nor a URI variable of the route.',
   },
+  'invalid-scope': {
+    severity: 'error',
+    doc: 'A `scope` that does not compile to a store query (a voter, arithmetic or `matches` on the item, a comparison between two properties, a path through something that is not a to-one relation or more than two relations deep).',
+  },
+  'scope-leak': {
+    severity: 'warning',
+    doc: 'A resource whose `Get` security reads the item while its `GetCollection` has no scope and no security: the collection lists items that Get refuses.',
+  },
+  'scope-without-effect': {
+    severity: 'warning',
+    doc: 'A scope on an operation with a custom `provider` (its code decides what it reads), or a scoped resource whose Mercure updates are declared public (`private: false`).',
+  },
   'object-always-null': {
     severity: 'warning',
     doc: "A Post's `security` reads object or previous_object, which are always null there (nothing is read before a Post).",

@@ -81,6 +81,7 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
       'server/pipeline/state.ts',
       'server/pipeline/runtime.ts',
       'server/pipeline/guards.ts',
+      'server/pipeline/scopes.ts',
       'server/pipeline/answers.ts',
     ],
   },

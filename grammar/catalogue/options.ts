@@ -399,6 +399,38 @@ const OPTION_TABLE = [
     doc: 'Message paired with `securityPostValidation`.',
   },
   {
+    name: 'scope',
+    group: 'operation',
+    type: {
+      kind: 'oneOf',
+      of: [
+        EXPRESSION,
+        {
+          kind: 'record',
+          fields: {
+            read: { type: EXPRESSION, doc: 'The items a request may read: every query of the operation holds it.' },
+            write: {
+              type: EXPRESSION,
+              doc: 'What a write must hold to, for the stored item and for the item as it would be stored (default: `read`).',
+            },
+          },
+        },
+      ],
+    },
+    placement: EVERYWHERE,
+    doc:
+      'Row-level scope (docs/scopes.md): an expression on `object` compiled into every query of the operation, or ' +
+      '`{ read, write }`. An item outside the read scope is not there (404, left out of pages and counts); a write ' +
+      "outside the write scope answers 403. An operation's own replaces the resource's.",
+  },
+  {
+    name: 'scopeMessage',
+    group: 'operation',
+    type: STRING,
+    placement: EVERYWHERE,
+    doc: 'The 403 detail when a write leaves the write `scope` (default `Access Denied.`).',
+  },
+  {
     name: 'deprecationReason',
     group: 'operation',
     type: STRING,

@@ -17,12 +17,13 @@ import { checkMcp } from './rules/mcp.js';
 import { checkOperations } from './rules/operations.js';
 import { checkRateLimits } from './rules/rate-limit.js';
 import { checkResources } from './rules/resources.js';
+import { checkScopes } from './rules/scopes.js';
 import { checkSecurity } from './rules/security.js';
 import { checkSecurityConfig } from './rules/security-config.js';
 
 export type { CheckEnv } from './check-context.js';
 
-// checkSecurity runs last: it checks the expressions the other rules met.
+// checkSecurity runs last: it checks the expressions the other rules met (checkScopes takes the scopes' first).
 const RULES = [
   checkDeclarations,
   checkConfig,
@@ -36,6 +37,7 @@ const RULES = [
   checkAsync,
   checkElasticsearch,
   checkRateLimits,
+  checkScopes,
   checkSecurity,
 ];
 

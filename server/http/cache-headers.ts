@@ -1,7 +1,7 @@
 /**
  * API Platform's `cacheHeaders` (docs/behaviour.md, "HTTP cache"): the Cache-Control, Vary and ETag of an
  * operation's successful GET/HEAD responses, each field of the operation's option over its `http_cache` default.
- * `s-maxage` is left out when the response is private, as API Platform does.
+ * `s-maxage` is left out when the response is private, as API Platform does; a scoped operation's always is.
  */
 import { optionValue, perOperation } from '../metadata/options.js';
 import type { CacheHeaders } from '../metadata/types.js';
@@ -24,7 +24,8 @@ export const cacheHeadersOf = perOperation((op, settings): ResolvedCacheHeaders 
   const defaults = settings.httpCache.headers;
   const field = <K extends keyof CacheHeaders>(name: K): CacheHeaders[K] => own[name] ?? defaults[name] ?? undefined;
   const directives: string[] = [];
-  const isPublic = field('public');
+  // A scoped operation's page differs from one user to the next: no shared cache may keep it (docs/scopes.md).
+  const isPublic = optionValue(op, 'scope') !== undefined ? false : field('public');
   if (isPublic !== undefined) directives.push(isPublic ? 'public' : 'private');
   const maxAge = field('max_age');
   if (maxAge !== undefined) directives.push(`max-age=${maxAge}`);

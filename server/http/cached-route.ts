@@ -32,6 +32,8 @@ export const cacheableOperation = perOperation(
     !op.controller &&
     !readsIndex(op, undefined) &&
     !SECURITY_OPTIONS.some((name) => writtenOption(op, name) !== undefined) &&
+    // A scope may read any request value (a header too), which no key holds: its pages are never kept.
+    writtenOption(op, 'scope') === undefined &&
     !op.resource.properties.some((p) => p.security || p.securityPostDenormalize),
 );
 

@@ -8,6 +8,8 @@ import * as A from '../../grammar/ast.js';
 import { FILTER_KINDS } from '../../grammar/catalogue/index.js';
 import type { ApiModel, ModelResource } from '../../grammar/model.js';
 import { joinPath, pathSegment } from '../../grammar/naming.js';
+import { parseExpression } from '../../grammar/expression.js';
+import { planScope, scopePaths, scopeSources } from '../../grammar/scope-plan.js';
 import { resolveSecurity } from './security-settings.js';
 import type { CollectionSpec } from '../store/types.js';
 import { loadHandlers } from './async-settings.js';
@@ -77,8 +79,21 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
     }
     const cursor = op.options.paginationViaCursor as { field?: string }[] | undefined;
     if (Array.isArray(cursor)) add([...cursor.map((c) => String(c.field)), ...(id ? [id] : [])]);
+    // Every read of a scoped operation filters on its scope's own properties (docs/scopes.md).
+    for (const names of scopePropertyPaths(op.options.scope)) if (names.length === 1) add(names);
   }
   return out;
+}
+
+/** The paths of the item a `scope` option's expressions read (`[['owner'], ['shop', 'owner']]`). */
+function scopePropertyPaths(scope: unknown): string[][] {
+  const sources = scopeSources(scope);
+  return [sources?.read, sources?.write].flatMap((source) => {
+    if (source === undefined) return [];
+    const parsed = parseExpression(source);
+    const planned = parsed.ok ? planScope(parsed.ast) : undefined;
+    return planned?.ok ? scopePaths(planned.plan).map((p) => p.names) : [];
+  });
 }
 
 interface LoadOptions {

@@ -4,6 +4,8 @@
  * error document). The Koa route answers with it (server/http/); a GraphQL resolver or an MCP tool would too. No
  * adapter builds an `OperationState` itself, so none can leave out a stage.
  */
+import { scopeSources } from '../../grammar/scope-plan.js';
+import { scopedCollection } from './scopes.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import { optionValue, perOperation } from '../metadata/options.js';
 import { answersWithBody, successStatus } from '../metadata/operation-facts.js';
@@ -89,6 +91,7 @@ export async function executeOperation(
     if (policy) limits = await countRequest(runtime, policy, request);
     const condition = await writeCondition(op, request, (get, read) => executeOperation(runtime, get, read));
     const state = operationState(runtime, op, request);
+    state.storeCollection = scopedCollection(state, state.storeCollection);
     if (condition) state.condition = condition;
     await runPipeline(state);
     const result = successResult(state, request);
@@ -251,6 +254,8 @@ export const plainItemValue = perOperation(
   (op, settings): ((api: ApiMetadata, item: Item, origin: string) => Record<string, unknown>) | undefined => {
     if (op.isCollection || op.method !== 'GET' || op.hidden || op.provider || rateLimitOf(op, settings))
       return undefined;
+    // A read scope is part of the read: such an item runs the pipeline (docs/scopes.md).
+    if (scopeSources(optionValue(op, 'scope'))?.read !== undefined) return undefined;
     const byIdentifierOnly = op.uriVariables.length === 1 && op.uriVariables[0] === op.resource.identifier?.name;
     const stages = stagesOf(op, settings).map(({ name }) => name);
     if (!byIdentifierOnly || !stages.includes('read') || !stages.includes('serialize')) return undefined;

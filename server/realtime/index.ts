@@ -25,12 +25,15 @@ export interface MercureOptions {
 export function mercureOptions(op: OperationMetadata, settings: Settings): MercureOptions | undefined {
   if (!settings.mercure) return undefined;
   const value = optionValue(op, settings, 'mercure');
-  if (value === true) return { private: false };
+  // A scoped resource's updates are private whatever `mercure` says (docs/scopes.md): only subscribers
+  // authorized for the item's topic receive them.
+  const scoped = optionValue(op, settings, 'scope') !== undefined;
+  if (value === true) return { private: scoped };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const o = value as Record<string, unknown>;
   return {
     topics: Array.isArray(o.topics) ? o.topics.map(String) : undefined,
-    private: o.private === true,
+    private: o.private === true || scoped,
     type: typeof o.type === 'string' ? o.type : undefined,
     retry: typeof o.retry === 'number' ? o.retry : undefined,
   };

@@ -140,6 +140,9 @@ export async function computedValue(expression: CompiledExpression, facts: Reque
   }
 }
 
+/** What a scope's request values see (server/expression/scope.ts): the request, no item. */
+export const scopeContext = (facts: RequestFacts): SecurityContext => contextOf(facts, null, null);
+
 function contextOf(facts: RequestFacts, object: unknown, previousObject: unknown): SecurityContext {
   return {
     user: facts.principal.user,

@@ -85,7 +85,15 @@ export type Condition =
    * (server/search/), the stores refuse it (the checker keeps `match` filters off operations that read them).
    */
   | { op: 'text'; field: string; value: string }
-  | { op: 'and' | 'or'; conditions: Condition[] };
+  | { op: 'and' | 'or'; conditions: Condition[] }
+  /**
+   * The item's `field` names an item of `target` that matches `where`: the field holds `keyPrefix` followed by
+   * that item's key (a relation's IRI, `/shops/7`). A store with sub-queries reads it as one (SQLite: `field IN
+   * (SELECT keyPrefix || key FROM target WHERE …)`); one without reads the matching keys first and asks `in`
+   * (references.ts, `resolveReferences`). `where` may hold further `refers` conditions (a path through two
+   * relations). An `and` with no conditions matches every item, an `or` with none matches none.
+   */
+  | { op: 'refers'; field: string; target: CollectionSpec; keyPrefix: string; where: Condition[] };
 
 /** Nulls and absent values sort as the smallest values (first in asc, last in desc). */
 export type Sort = { field: string; direction: 'asc' | 'desc' }[];

@@ -6,7 +6,7 @@
  * (bulk.ts), then the cost of a rate limit (rate-limit.ts), then GraphQL against REST (graphql.ts), then embedded
  * relations against IRIs (embedding.ts), then an MCP tool call against REST (mcp.ts), then a page from the search
  * index against the store, and the index's lag (elasticsearch.ts), then how soon the README's serve command
- * answers (start.ts). `npm run bench -- throughput` (or front-end, large, security, cache, lsp, bulk, rate-limit,
+ * answers (start.ts). `npm run bench -- throughput` (or front-end, large, security, scopes, cache, lsp, bulk, rate-limit,
  * graphql, embedding, mcp, elasticsearch, start, several allowed) runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
@@ -23,6 +23,7 @@ import { runLspBench } from './lsp.js';
 import { runMcpBench } from './mcp.js';
 import { runPaginationBench, type PaginationPart } from './pagination.js';
 import { runRateLimitBench } from './rate-limit.js';
+import { runScopesBench } from './scopes.js';
 import { runSecurityBench } from './security.js';
 import { runStartBench } from './start.js';
 
@@ -31,6 +32,7 @@ const PARTS = [
   'large',
   'throughput',
   'security',
+  'scopes',
   'cache',
   'lsp',
   'bulk',
@@ -64,6 +66,7 @@ if (parts.has('front-end')) runFrontEndBench();
 const pagination = new Set(['large', 'throughput'].filter((p) => parts.has(p)) as PaginationPart[]);
 if (pagination.size) await runPaginationBench(pagination);
 if (parts.has('security')) await runSecurityBench();
+if (parts.has('scopes')) await runScopesBench();
 if (parts.has('cache')) await runCacheBench();
 if (parts.has('lsp')) await runLspBench();
 if (parts.has('bulk')) await runBulkBench();

@@ -16,7 +16,7 @@ import { loadApi } from '../../server/load-api.js';
 import { startService } from '../../server/serve.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
 import { openSqliteStore } from '../../server/store/sqlite/store.js';
-import type { Item } from '../../server/store/types.js';
+import type { Item, Store } from '../../server/store/types.js';
 import type { LoadRequest, LoadResult } from './load-process.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/bench/security.api', import.meta.url));
@@ -29,7 +29,8 @@ const progress = (message: string): void => {
   process.stderr.write(`[bench] ${message}\n`);
 };
 
-function load(url: string, duration: number, headers: Record<string, string>): Promise<LoadResult> {
+/** One autocannon run in a child process (the scopes benchmark shares it). */
+export function load(url: string, duration: number, headers: Record<string, string>): Promise<LoadResult> {
   const request: LoadRequest = { url, connections: LOAD.connections, duration, headers };
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(new URL('./load-process.js', import.meta.url)), [JSON.stringify(request)], {
@@ -47,13 +48,34 @@ function load(url: string, duration: number, headers: Record<string, string>): P
 }
 
 /** One load run, with the CPU time the server (this process) spent per request answered. */
-type Run = LoadResult & { cpuPerRequest: number };
+export type Run = LoadResult & { cpuPerRequest: number };
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
+
+/** A service of `file` on `store`, silent, on a free port (the scopes benchmark shares it). */
+export const benchService = (file: string, store: Store): ReturnType<typeof startService> =>
+  startService({
+    file,
+    port: 0,
+    host: '127.0.0.1',
+    storage: { kind: 'memory' },
+    logger: pino({ level: 'silent' }),
+    store,
+  });
+
+/** A Bearer JWT for subject `bench`, valid for the bench fixtures' issuer and audience. */
+export const benchToken = (secret: string, claims: Record<string, unknown>): Promise<string> =>
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('bench')
+    .setIssuer('https://id.example.test')
+    .setAudience('bench')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(secret));
 
 export async function runSecurityBench(): Promise<void> {
   process.env.APIDSL_BENCH_JWT_SECRET = SECRET;
@@ -73,21 +95,8 @@ export async function runSecurityBench(): Promise<void> {
     if (insertMany) await insertMany.call(collection, items);
     else for (const item of items) await collection.insert(item);
   }
-  const service = await startService({
-    file: FIXTURE,
-    port: 0,
-    host: '127.0.0.1',
-    storage: { kind: 'memory' },
-    logger: pino({ level: 'silent' }),
-    store,
-  });
-  const token = await new SignJWT({ roles: ['ROLE_ADMIN'] })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject('bench')
-    .setIssuer('https://id.example.test')
-    .setAudience('bench')
-    .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(SECRET));
+  const service = await benchService(FIXTURE, store);
+  const token = await benchToken(SECRET, { roles: ['ROLE_ADMIN'] });
   const auth = { Authorization: `Bearer ${token}` };
   const plain = `${service.url}/public_books?page=2`;
   const guarded = `${service.url}/secure_books?page=2`;

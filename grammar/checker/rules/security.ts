@@ -139,7 +139,7 @@ function parsedExpression(source: string): ParsedExpression {
  * Parses and analyses one expression, reporting at exact positions; the tree when it parses. `shift`: where the
  * expression starts in the string (2 after a topic's `@=`).
  */
-function checkExpression(
+export function checkExpression(
   ctx: CheckContext,
   value: A.StringValue,
   where: string,
@@ -192,7 +192,7 @@ export function memberTarget(
 }
 
 /** `object.shop.ownr`: each name read of the item and through its relations must be a declared property. */
-function checkObjectMembers(
+export function checkObjectMembers(
   ctx: CheckContext,
   value: A.StringValue,
   shift: number,

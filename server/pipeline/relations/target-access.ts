@@ -11,7 +11,9 @@ import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../../met
 import { resourceOption } from '../../metadata/options.js';
 import { compileGuard } from '../../expression/guard.js';
 import type { CompiledExpression } from '../../expression/evaluate.js';
-import { accessDenied, allows, type RequestFacts } from '../../security/access.js';
+import { accessDenied, allows, scopeContext, type RequestFacts } from '../../security/access.js';
+import { matchesAll } from '../../store/matching.js';
+import { operationScope, relatedLookup } from '../scopes.js';
 import type { Collection, Item } from '../../store/types.js';
 import { guardsOf, type Guard } from '../guards.js';
 import { ownedElsewhere, ownershipsOf, type OwnerItem } from './owned-items.js';
@@ -50,15 +52,35 @@ export async function mayAttach(
   item: Item,
 ): Promise<boolean> {
   if (await ownedElsewhere(access.api, access.collectionOf, target, iri, access.self)) return false;
+  // An administrator's import is not scoped (docs/scopes.md, "Not scoped").
+  if (!access.administrator && !(await inReadScope(access, target, iri, item))) return false;
   const guard = access.administrator ? undefined : readGuard(access.api, target);
   if (!guard) return true;
   return allows(guard, targetFacts(access, iri, target), item, structuredClone(item));
 }
 
-/** Whether `mayAttach` says yes to any item of `target` without looking: no item owns it, no read rule guards it. */
+/**
+ * Whether `mayAttach` says yes to any item of `target` without looking: no item owns it, no read rule guards it,
+ * no read scope narrows it.
+ */
 export const attachesFreely = (access: TargetAccess, target: ResourceMetadata): boolean =>
   ownershipsOf(access.api, target).length === 0 &&
-  (access.administrator || readGuard(access.api, target) === undefined);
+  (access.administrator || (readGuard(access.api, target) === undefined && !readScopeOf(access, target)));
+
+/** The read scope of the target's item Get, if it has one. */
+function readScopeOf(access: TargetAccess, target: ResourceMetadata) {
+  const get = itemOperation(target);
+  return get ? operationScope(get, access.api)?.read : undefined;
+}
+
+/** Whether the item is in the read scope of the target's item Get (docs/scopes.md), for this writer. */
+async function inReadScope(access: TargetAccess, target: ResourceMetadata, iri: string, item: Item): Promise<boolean> {
+  const read = readScopeOf(access, target);
+  if (!read) return true;
+  const conditions = await read.conditions(scopeContext(targetFacts(access, iri, target)));
+  const lookup = relatedLookup(access.api, access.collectionOf);
+  return matchesAll(target.storage, item, conditions, lookup);
+}
 
 const resourceGuards = new WeakMap<ResourceMetadata, CompiledExpression | null>();
 

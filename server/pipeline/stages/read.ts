@@ -23,6 +23,7 @@ import { pageRequest, readsPageParameters } from '../pages/pagination.js';
 import type { Answers } from '../answers.js';
 import { readsStoredMembers } from '../representation/rendering.js';
 import { valuesOf, type OperationState, type Page } from '../state.js';
+import { hiddenByScope } from '../scopes.js';
 
 /**
  * Whether the stage has anything to do: a hidden operation's 404, or a read (`read` not false, and a provider,
@@ -83,7 +84,14 @@ export async function read(state: OperationState): Promise<void> {
     state.previousData = data == null || readOnly ? (data ?? null) : cloneJson(data);
   }
   if (data == null && throwsOnNotFound(op)) throw notFound();
+  // A creating PUT must not overwrite an item the read scope hides from this user: it is not found.
+  if (data == null && !op.isCollection && (await hiddenByScope(state, itemKey(state)))) throw notFound();
 }
+
+const itemKey = (state: OperationState): string | undefined => {
+  const name = state.operation.resource.identifier?.name;
+  return name === undefined ? undefined : state.uriVariables[name];
+};
 
 async function readItem(state: OperationState): Promise<Item | null> {
   const { resource } = state.operation;

@@ -22,6 +22,7 @@ import { relationOutput, styledView, urlStyle, type UrlStyle } from '../represen
 import { isItem, type OperationState } from '../state.js';
 import { factsOf, hiddenPropertiesFor } from '../guards.js';
 import { ReadEmbeddedItems } from '../relations/embedded-items.js';
+import { readableCollectionOf } from '../scopes.js';
 import { embeddingPlan, EmbeddingWriter, type EmbeddingPlan } from '../representation/embedding.js';
 
 export function serialize(state: OperationState): void | Promise<void> {
@@ -121,7 +122,9 @@ async function readEmbedded(state: OperationState, plan: EmbeddingPlan): Promise
   const { api, operation: op } = state;
   const hiddenOf = hiddenPropertiesFor(factsOf(state));
   const writerOf = async (items: Item[]) => {
-    const read = await new ReadEmbeddedItems().read(state.runtime, plan, op, items, hiddenOf);
+    // Related items are read through their own resource's read scope: one outside it stays an IRI.
+    const reader = { api, collectionOf: readableCollectionOf(state) };
+    const read = await new ReadEmbeddedItems().read(reader, plan, op, items, hiddenOf);
     return { read, writer: new EmbeddingWriter(plan, read, state.output.name === 'jsonld', state) };
   };
   const fallback = relationOutput(api, op.resource, state);

@@ -21,6 +21,7 @@ import { asPage } from '../pages/page.js';
 import { mayRestrict } from '../relations/referential-actions.js';
 import type { Answers } from '../answers.js';
 import { isItem, type OperationState } from '../state.js';
+import { enforceWriteScope } from '../scopes.js';
 
 /**
  * Whether the stage has anything to do: a controller, else (`write` not false) a processor or the default
@@ -53,8 +54,13 @@ export const writeAnswers: Answers = (op, api) => {
   ];
 };
 
+/** The methods whose request changes an item: the write scope holds for them. */
+const WRITING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 export async function write(state: OperationState): Promise<void> {
   const op = state.operation;
+  if (WRITING.has(op.method))
+    await enforceWriteScope(state, state.previousData, op.method === 'DELETE' ? null : state.data);
   if (op.controller) return runController(state);
   if (optionValue(op, state.api.settings, 'write') === false) return;
   if (op.processor) {
@@ -88,6 +94,8 @@ export async function writeBatch(state: OperationState, items: OperationState[])
     state.dispatched = items.some((item) => item.dispatched);
     return;
   }
+  // Each new item holds to the write scope, or none is stored.
+  for (const item of items) await enforceWriteScope(item, null, item.data);
   const saved = await refusingConflicts(() => state.storeCollection.insertMany(items.map((item) => item.data as Item)));
   items.forEach((item, i) => {
     item.data = saved[i];

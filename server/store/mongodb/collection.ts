@@ -16,6 +16,7 @@ import { compileExists, compileFind, compileWhere, KEY } from './query.js';
 import type { KeySequence } from './sequence.js';
 import type { Atomically, Serial, Together } from './sessions.js';
 import { clashingUnique } from './unique.js';
+import { hasReferences, resolveQuery, resolveReferences } from '../references.js';
 
 export const COUNTS = '_apidsl_counts';
 export type Counts = DriverCollection<{ _id: string; n: number }>;
@@ -55,7 +56,19 @@ export class MongoCollection implements Collection {
     return guard(run, this.deadline);
   }
 
-  async find(q: Query): Promise<Item[]> {
+  /**
+   * Reads the keys of related items for a `refers` condition (MongoDB has no sub-query): their collection is
+   * named by the resource, in this database.
+   */
+  private readonly readKeys = async (target: CollectionSpec, where: Condition[]): Promise<Id[]> => {
+    const related = this.items.db.collection<StoredDoc>(target.name);
+    const filter = compileWhere(target, where);
+    const docs = await this.guard(() => related.find(filter, { projection: { [KEY]: 1 } }).toArray());
+    return docs.map((doc) => doc[KEY] as Id);
+  };
+
+  async find(query: Query): Promise<Item[]> {
+    const q = await resolveQuery(query, this.readKeys);
     const c = compileFind(this.spec, q);
     if (c.limit === 0) return [];
     const docs = await this.guard(() =>
@@ -64,8 +77,9 @@ export class MongoCollection implements Collection {
     return docs.map((doc) => this.toItem(doc));
   }
 
-  async *stream(q: Query): AsyncGenerator<Item, void, undefined> {
+  async *stream(query: Query): AsyncGenerator<Item, void, undefined> {
     // A generator's body starts at the first next(): that is where an invalid query rejects.
+    const q = await resolveQuery(query, this.readKeys);
     const c = compileFind(this.spec, q);
     if (c.limit === 0) return;
     const cursor = this.items.find(c.filter, { sort: c.sort, skip: c.skip, limit: c.limit, batchSize: STREAM_BATCH });
@@ -80,7 +94,8 @@ export class MongoCollection implements Collection {
     }
   }
 
-  async findPage(q: Query): Promise<PageRows> {
+  async findPage(query: Query): Promise<PageRows> {
+    const q = await resolveQuery(query, this.readKeys);
     const c = compileFind(this.spec, q);
     return this.guard(() =>
       this.together(async (session) => {
@@ -97,14 +112,16 @@ export class MongoCollection implements Collection {
     );
   }
 
-  async exists(q: Query): Promise<boolean> {
+  async exists(query: Query): Promise<boolean> {
+    const q = await resolveQuery(query, this.readKeys);
     const c = compileExists(this.spec, q);
     const doc = await this.guard(() => this.items.findOne(c.filter, { skip: c.skip, projection: { [KEY]: 1 } }));
     return doc !== null;
   }
 
   async count(where?: Condition[]): Promise<number> {
-    return this.guard(() => this.total(where, undefined));
+    const resolved = hasReferences(where) ? await resolveReferences(where!, this.readKeys) : where;
+    return this.guard(() => this.total(resolved, undefined));
   }
 
   private async total(where: Condition[] | undefined, session: ClientSession | undefined): Promise<number> {
@@ -246,7 +263,8 @@ export class MongoCollection implements Collection {
   async delete(id: Id, expected?: Item, where?: Condition[]): Promise<boolean> {
     if (!isKey(this.spec, id)) return false;
     const selected = selecting(this.spec, id, expected);
-    const filter = where?.length ? { $and: [selected, compileWhere(this.spec, where)] } : selected;
+    const resolved = hasReferences(where) ? await resolveReferences(where!, this.readKeys) : where;
+    const filter = resolved?.length ? { $and: [selected, compileWhere(this.spec, resolved)] } : selected;
     return this.conditionally(expected, () =>
       this.guard(() =>
         this.atomically(async (session) => {

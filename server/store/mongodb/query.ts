@@ -135,6 +135,9 @@ export function compileCondition(spec: CollectionSpec, c: Condition): Doc {
       return match(elementwise(spec, c.field).path, c);
     case 'text':
       throw new FullTextConditionError(c.field);
+    case 'refers':
+      // The collection reads the related keys first (references.ts): none reaches this compiler.
+      throw new TypeError(`a 'refers' condition on ${spec.name}.${c.field} must be resolved before compiling`);
     case 'eq':
       return { [elementwise(spec, c.field).path]: { $eq: value(c.value) } };
     case 'ne':

@@ -150,6 +150,8 @@ function condition(spec: CollectionSpec, c: Condition): Sql {
       return some(spec, c.field, (x) => match(x, c));
     case 'text':
       throw new FullTextConditionError(c.field);
+    case 'refers':
+      return refers(spec, c);
     case 'eq':
       return (
         elements(spec, c.field, '= ?', [bindable(c.value)]) ??
@@ -158,6 +160,15 @@ function condition(spec: CollectionSpec, c: Condition): Sql {
     default:
       return sql(`${comparable(spec, c.field).expr} ${COMPARISON[c.op]} ?`, bindable(c.value));
   }
+}
+
+/** A sub-query on the related table: its rows' references (`keyPrefix || key`) that match `where`. */
+function refers(spec: CollectionSpec, c: Extract<Condition, { op: 'refers' }>): Sql {
+  const inner = whereClause(c.where.map((w) => condition(c.target, w)));
+  return {
+    sql: `${comparable(spec, c.field).expr} IN (SELECT ? || ${KEY_COLUMN} FROM ${table(c.target)}${inner.sql})`,
+    params: [c.keyPrefix, ...inner.params],
+  };
 }
 
 /** An empty list counts as absent (the contract's `exists` on an 'array' field). */

@@ -213,6 +213,14 @@ const SHOWN_BY: Record<string, [file: string, title: string][]> = {
       '2: paths relative to the request path in @id, @context, relations and Location',
     ],
   ],
+  scope: [
+    ['test/http/scopes.test.ts', 'lists and counts only the items in the caller’s read scope'],
+    ['test/http/scopes.test.ts', "takes an operation's own scope in place of the resource's"],
+    ['test/http/scopes.test.ts', 'refuses a write outside the write scope with 403 and scopeMessage, storing nothing'],
+  ],
+  scopeMessage: [
+    ['test/http/scopes.test.ts', 'refuses a write outside the write scope with 403 and scopeMessage, storing nothing'],
+  ],
   securityMessage: [
     ['test/http/security-stages.test.ts', "an operation's own security wins over the resource's, with its message"],
   ],

@@ -1,0 +1,106 @@
+/**
+ * `apidsl check` on row-level scopes (docs/scopes.md): the contract's examples are accepted; each part that does
+ * not compile to a store query is refused where it is written, with the reason; the warnings (a leaking
+ * collection, a scope a custom provider ignores, public updates of a scoped resource).
+ */
+import { expect } from 'chai';
+import { check } from '../../../grammar/checker/index.js';
+
+const HEAD = 'config { security { jwt { secret_env: "S" } } }\n';
+const MODEL = `
+resource Shop { properties { id: int { identifier: true }, owner: string, tags: string[], rank: int, meta: json } }
+resource Order { properties { id: int { identifier: true }, shop: Shop, buyer: string, total: number } }
+resource Line { properties { id: int { identifier: true }, order: Order, shops: Shop[] } }
+`;
+
+/** The findings of one scope on `resource`, as `code: the scope's text they point at`. */
+function findings(resource: string, scope: string): string[] {
+  const line = `resource Probe { properties { id: int { identifier: true }, ref: ${resource} } }\n`;
+  const text = `${HEAD}${MODEL}${line}`.replace(
+    `resource ${resource} {`,
+    `resource ${resource} { scope: ${JSON.stringify(scope)},`,
+  );
+  const result = check(text);
+  return result.all
+    .filter((d) => d.code !== 'security-without-authentication')
+    .map((d) => `${d.code}: ${text.slice(d.range.start, d.range.end)}`);
+}
+
+describe('checker: row-level scopes', () => {
+  it("accepts the contract's examples", () => {
+    const text = `${HEAD}
+resource Shop { properties { id: int { identifier: true }, owner: string } }
+resource Order {
+  scope: "object.buyer == user.identifier or is_granted('ROLE_STAFF')"
+  properties { id: int { identifier: true }, buyer: string }
+}
+resource Product {
+  scope {
+    read: "object.published == true or object.shop.owner == user?.identifier or is_granted('ROLE_STAFF')"
+    write: "object.shop.owner == user.identifier or is_granted('ROLE_STAFF')"
+  }
+  properties { id: int { identifier: true }, published: bool, shop: Shop }
+  operations {
+    GetCollection drafts { uriTemplate: "/products/drafts", scope: "object.shop.owner == user.identifier" }
+  }
+}`;
+    expect(check(text).all.filter((d) => d.severity !== 'hint' && d.code !== 'security-without-authentication')).to.be
+      .empty;
+  });
+
+  it('accepts in, not in, ??, ?., literal null, URI variables and two relations', () => {
+    expect(findings('Shop', "object.id in user.claims['shops'] and object.rank not in [1, 2]")).to.deep.equal([]);
+    expect(findings('Shop', "(object.owner ?? 'x') == user?.identifier or object.owner == null")).to.deep.equal([]);
+    expect(findings('Shop', 'user?.identifier in object.tags and not (object.rank > 3)')).to.deep.equal([]);
+    expect(findings('Line', 'object.order.shop.owner == user?.identifier')).to.deep.equal([]);
+  });
+
+  it('refuses what no store query can answer, naming the part', () => {
+    expect(findings('Shop', "is_granted('EDIT', object)")).to.deep.equal(["invalid-scope: is_granted('EDIT', object)"]);
+    expect(findings('Shop', 'object.rank + 1 > 3')).to.deep.equal(['invalid-scope: object.rank + 1']);
+    expect(findings('Order', 'object.total == object.total')).to.deep.equal([
+      'invalid-scope: object.total == object.total',
+    ]);
+    expect(findings('Shop', "object.owner matches '/^a/'")).to.deep.equal([
+      "invalid-scope: object.owner matches '/^a/'",
+    ]);
+    expect(findings('Shop', 'object.rank')).to.deep.equal(['invalid-scope: object.rank']);
+    expect(findings('Shop', "'x' not in object.tags")).to.deep.equal(['invalid-scope: object.tags']);
+  });
+
+  it('refuses paths the store cannot read', () => {
+    expect(findings('Shop', "object.tags == 'x'")).to.deep.equal(['invalid-scope: object.tags']);
+    expect(findings('Shop', 'object.meta == 1')).to.deep.equal(['invalid-scope: object.meta']);
+    expect(findings('Line', "object.shops.owner == 'x'")).to.deep.equal(['invalid-scope: object.shops.owner']);
+    expect(findings('Order', "object.shop.ownr == 'x'")).to.deep.equal(['unknown-property: ownr']);
+  });
+
+  it('gives the reason in the message', () => {
+    const message = (scope: string): string =>
+      check(`${HEAD}${MODEL}`.replace('resource Shop {', `resource Shop { scope: ${JSON.stringify(scope)},`)).all.find(
+        (d) => d.code === 'invalid-scope',
+      )!.message;
+    expect(message('object.rank * 2 > 3')).to.contain("arithmetic on a property of the item ('*')");
+    expect(message("is_granted('EDIT', object)")).to.contain('voter');
+    expect(message('object.rank == object.rank')).to.contain('between two properties');
+  });
+
+  it('warns when Get reads the item while the collection lists everything', () => {
+    const text = `${HEAD}resource Note {
+  properties { id: int { identifier: true }, owner: string }
+  operations { GetCollection, Get { security: "object.owner == user.identifier" } }
+}`;
+    expect(check(text).all.map((d) => d.code)).to.include('scope-leak');
+    const scoped = text.replace('GetCollection,', 'GetCollection { scope: "object.owner == user?.identifier" },');
+    expect(check(scoped).all.map((d) => d.code)).to.not.include('scope-leak');
+  });
+
+  it('warns about a scope a custom provider ignores', () => {
+    const text = `${HEAD}resource Note {
+  scope: "object.owner == user?.identifier"
+  properties { id: int { identifier: true }, owner: string }
+  operations { GetCollection { provider: "./p.mjs#list" } }
+}`;
+    expect(check(text).all.map((d) => d.code)).to.include('scope-without-effect');
+  });
+});

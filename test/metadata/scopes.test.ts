@@ -1,0 +1,44 @@
+/**
+ * Row-level scopes at load (docs/scopes.md): the properties a scope reads on the item are indexed, and a scoped
+ * resource's Mercure updates are private even where `mercure: true` says nothing more.
+ */
+import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadApi } from '../../server/load-api.js';
+import { mercureOptions } from '../../server/realtime/index.js';
+import { tempDir } from '../http/harness.js';
+import { fromRoot } from '../support/paths.js';
+
+process.env.APIDSL_JWT_SECRET ??= 'a-test-secret-that-is-long-enough-for-hs512-0123456789abcdef';
+
+describe('metadata: row-level scopes', () => {
+  it('indexes the properties a scope reads on the item (examples/marketplace.api)', async () => {
+    const api = await loadApi(fromRoot('examples/marketplace.api'));
+    expect(api.resource('Order')!.storage.indexes).to.deep.include.members([['buyer'], ['product']]);
+    expect(api.resource('Product')!.storage.indexes).to.deep.include.members([['published'], ['shop']]);
+    expect(api.resource('Shop')!.storage.indexes).to.deep.include(['owner']);
+  });
+
+  it('publishes the updates of a scoped resource as private ones', async () => {
+    const file = join(tempDir(), 'live.api');
+    writeFileSync(
+      file,
+      `api "Live" { version: "1" }
+config { mercure { hub: "builtin" } }
+resource Note {
+  mercure: true
+  scope: "object.owner == user?.identifier"
+  properties { id: int { identifier: true }, owner: string }
+}
+resource Open {
+  mercure: true
+  properties { id: int { identifier: true }, owner: string }
+}`,
+    );
+    const api = await loadApi(file);
+    const first = (name: string) => api.resource(name)!.operations[0]!;
+    expect(mercureOptions(first('Note'), api.settings)?.private).to.equal(true);
+    expect(mercureOptions(first('Open'), api.settings)?.private).to.equal(false);
+  });
+});
