@@ -8,6 +8,7 @@ import { StoreConflictError } from '../../server/store/types.js';
 import type { Collection, CollectionSpec, Condition, Id, Item, Query, Sort, Store } from '../../server/store/types.js';
 import { rejection } from './rejection.js';
 import { describeKeysetContract } from './store-contract-keyset.js';
+import { describeRefersContract } from './store-contract-refers.js';
 import type { StoreEngine, StoreFixture } from './store-engines.js';
 
 export { rejection } from './rejection.js';
@@ -677,5 +678,6 @@ export function describeStoreContract(engine: StoreEngine): void {
     });
 
     describeKeysetContract(engine);
+    describeRefersContract(() => store);
   });
 }
