@@ -6,6 +6,11 @@ export type FieldType = 'int' | 'number' | 'string' | 'bool' | 'datetime' | 'dat
 export interface CollectionSpec {
   /** Resource name, e.g. 'Book'; `[A-Za-z_][A-Za-z0-9_]*`. */
   name: string;
+  /**
+   * The table a relational store keeps the items in (`stateOptions: { table }`); absent: the store names it after
+   * the resource (the PostgreSQL store: in snake case, `BookReview` → `book_review`).
+   */
+  table?: string;
   /** Absent: items have no identifier; the store still keys them internally (insertion order). */
   identifier?: { field: string; type: 'int' | 'string' };
   /**
