@@ -219,6 +219,11 @@ export interface Store {
    * Undefined when the store has no such collection.
    */
   inspect(spec: CollectionSpec): Promise<StoredCollection | undefined>;
+  /**
+   * The schema statements that would bring the stored tables to `specs` (what opening their collections runs),
+   * for `apidsl migrate` to show. Only stores with a schema of their own have it (PostgreSQL).
+   */
+  schemaPlan?(specs: CollectionSpec[]): Promise<string[]>;
   /** Sets `field` to `value` in every stored item where it is absent or null; returns how many changed. */
   fill(spec: CollectionSpec, field: string, value: unknown): Promise<number>;
   /**

@@ -18,7 +18,7 @@ import {
   upgradeStatements,
   type ExistingTable,
 } from './schema.js';
-import { bound, fits, quoteIdent, snakeCase, tableOf, type Table } from './table.js';
+import { bound, fits, quoteIdent, snakeCase, SQL_TYPES, tableOf, type Table } from './table.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:5432/dbname?pool_max=10&query_timeout=5000` (or `postgresql://`). */
@@ -49,6 +49,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return new PostgresStore(connection);
 }
 
+/** A new table and its indexes. */
+const creation = (spec: CollectionSpec): string[] => [
+  createTable(tableOf(spec)),
+  ...indexDefinitions(spec).map((i) => i.create),
+];
+
+/** Whether the stored table's key has the other type (the identifier's type changed). */
+function keyTypeChanged(table: Table, existing: ExistingTable): boolean {
+  const key = existing.columns.get(table.key.rawName);
+  return key !== undefined && key.type !== (table.key.type === 'int' ? 'bigint' : 'text');
+}
+
 const firstLine = (e: unknown): string => String((e as Error)?.message ?? e).split('\n')[0]!;
 
 class PostgresStore implements Store {
@@ -58,11 +70,8 @@ class PostgresStore implements Store {
     const table = tableOf(spec);
     const sequence = await this.connection.transaction(async () => {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
-      const existing = await this.existing(table);
-      const statements = existing
-        ? upgradeStatements(spec, existing)
-        : [createTable(table), ...indexDefinitions(spec).map((i) => i.create)];
-      if (existing) this.checkKeyType(table, existing);
+      const existing = await this.keptTable(table);
+      const statements = existing ? upgradeStatements(spec, existing) : creation(spec);
       for (const statement of statements) await this.schema(spec, statement);
       await this.connection.rows(
         `INSERT INTO ${LAYOUTS_TABLE} ("collection", "layout") VALUES ($1, $2) ON CONFLICT ("collection") DO UPDATE SET "layout" = excluded."layout"`,
@@ -83,17 +92,13 @@ class PostgresStore implements Store {
     return new PostgresCollection(this.connection, spec, sequence, unique);
   }
 
-  /** The statements that would bring the stored tables to `specs` (what `apidsl migrate` shows). */
-  async plan(specs: CollectionSpec[]): Promise<string[]> {
+  async schemaPlan(specs: CollectionSpec[]): Promise<string[]> {
     const out: string[] = [];
     for (const spec of specs) {
       const table = tableOf(spec);
       const existing = await this.existing(table);
-      out.push(
-        ...(existing
-          ? upgradeStatements(spec, existing)
-          : [createTable(table), ...indexDefinitions(spec).map((i) => i.create)]),
-      );
+      if (existing && keyTypeChanged(table, existing)) out.push(`DROP TABLE ${table.name}`, ...creation(spec));
+      else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
     }
     return out;
   }
@@ -110,14 +115,20 @@ class PostgresStore implements Store {
     }
   }
 
-  /** A table whose key has the other type can only be remade empty. */
-  private checkKeyType(table: Table, existing: ExistingTable): void {
-    const key = existing.columns.get(table.key.rawName);
-    const wanted = table.key.type === 'int' ? 'bigint' : 'text';
-    if (!key || key.type === wanted) return;
-    throw new LayoutConflictError(
-      `${table.spec.name}: the identifier type changed to ${table.spec.identifier?.type ?? 'int'}; the table ${table.rawName} keeps ${key.type} keys (DROP TABLE ${table.name} when it holds nothing worth keeping)`,
-    );
+  /**
+   * The stored table of a collection, undefined when there is none. One whose key has the other type (the
+   * identifier's type changed) is dropped when it holds nothing, else refused.
+   */
+  private async keptTable(table: Table): Promise<ExistingTable | undefined> {
+    const existing = await this.existing(table);
+    if (!existing || !keyTypeChanged(table, existing)) return existing;
+    const rows = (await this.connection.rows(`SELECT count(*) FROM ${table.name}`))[0]![0] as number;
+    if (rows > 0)
+      throw new LayoutConflictError(
+        `${table.spec.name}: the identifier type changed to ${table.spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`,
+      );
+    await this.connection.rows(`DROP TABLE ${table.name}`);
+    return undefined;
   }
 
   /** What the catalogue says of the collection's table, undefined when there is none. */
@@ -175,6 +186,10 @@ class PostgresStore implements Store {
     const column = table.byField.get(field);
     if (!column || !fits(column.type, value))
       throw new TypeError(`${spec.name}.${field}: its default cannot be filled into the column`);
+    // A new field has no column yet: it is added (NULL allowed until opening the collection makes it required).
+    const existing = await this.existing(table);
+    if (existing && !existing.columns.has(column.name.slice(1, -1).replace(/""/g, '"')))
+      await this.connection.rows(`ALTER TABLE ${table.name} ADD COLUMN ${column.name} ${SQL_TYPES[column.type]}`);
     // An explicit null kept among the extra members goes too: it would hide the value filled in.
     const extra = `CASE WHEN ${table.extra} IS NULL THEN NULL ELSE nullif(${table.extra}::jsonb - $2, '{}')::json END`;
     return this.connection.changed(
