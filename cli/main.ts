@@ -45,7 +45,10 @@ program
   .option('--host <host>', 'host to listen on', '127.0.0.1')
   .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
   .option('--memory', 'keep everything in memory, fresh on every start')
-  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .option(
+    '--db <uri>',
+    'MongoDB connection string (mongodb://host:port/name) or PostgreSQL URL (postgres://user@host:5432/name)',
+  )
   .option('--watch', 'reload when the file changes')
   .option('--consume', 'also handle the queued messages (embedded and amqp transports)')
   .option(
@@ -66,7 +69,10 @@ program
   .description('handle the queued messages of a .api file (embedded and amqp transports) until stopped')
   .argument('<file>', '.api file')
   .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
-  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .option(
+    '--db <uri>',
+    'MongoDB connection string (mongodb://host:port/name) or PostgreSQL URL (postgres://user@host:5432/name)',
+  )
   .action(async (file: string, opts) => {
     catchStopSignals('consume');
     keepRunningWhenOutputCloses();
@@ -80,7 +86,10 @@ program
   .argument('<file>', '.api file')
   .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
   .option('--memory', 'keep everything in memory, fresh on every start')
-  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .option(
+    '--db <uri>',
+    'MongoDB connection string (mongodb://host:port/name) or PostgreSQL URL (postgres://user@host:5432/name)',
+  )
   .option(
     '--token <jwt>',
     'call the tools as the user of this bearer token (default: $APIDSL_MCP_TOKEN; none: anonymous)',
@@ -97,7 +106,10 @@ program
   .argument('<file>', '.api file')
   .option('--dry-run', 'only list the changes, safe and unsafe, with the stored items each affects')
   .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
-  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .option(
+    '--db <uri>',
+    'MongoDB connection string (mongodb://host:port/name) or PostgreSQL URL (postgres://user@host:5432/name)',
+  )
   .action(async (file: string, opts: { dryRun?: boolean; data?: string; db?: string }) => {
     const { runMigrate } = await import('./migrate.js');
     process.exitCode = await runMigrate(file, opts);
@@ -116,7 +128,10 @@ const storeOptions = (command: Command): Command =>
   command
     .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
     .option('--memory', 'refused: an in-memory store is gone when the command ends')
-    .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)');
+    .option(
+      '--db <uri>',
+      'MongoDB connection string (mongodb://host:port/name) or PostgreSQL URL (postgres://user@host:5432/name)',
+    );
 const dataFormat = (flags: string): Option =>
   new Option(flags, 'data format (default: from the file name)').choices(['json', 'ndjson', 'csv']);
 
@@ -184,7 +199,10 @@ messenger
   .argument('[ids...]', 'message ids (show: one, in full; retry: none for every one; remove: at least one)')
   .option('--data <dir>', 'embedded store directory (default: .apidsl-data/ beside the file)')
   .option('--memory', 'refused: an in-memory store holds no queue between commands')
-  .option('--db <uri>', 'MongoDB connection string (mongodb://host:port/name)')
+  .option(
+    '--db <uri>',
+    'MongoDB connection string (mongodb://host:port/name) or PostgreSQL URL (postgres://user@host:5432/name)',
+  )
   .action(async (file: string, action: 'show' | 'retry' | 'remove', ids: string[], opts) => {
     const { runMessengerFailed } = await import('./messenger-failed.js');
     process.exitCode = await runMessengerFailed(file, action, ids, opts);

@@ -2,7 +2,7 @@
  * `apidsl migrate FILE.api [--dry-run] [--data DIR | --db URI]`: lists the changes the file makes to the stored
  * data, with the items each affects, and applies those that can be: every safe one, and a new required property
  * filled with its default where items lack it. Refuses (exit 1, nothing changed) while any other change does
- * not fit the stored items.
+ * not fit the stored items. On PostgreSQL it also lists the SQL statements that apply the changes.
  */
 import { openCollections } from '../server/pipeline/open-runtime.js';
 import { loadApi } from '../server/load-api.js';
@@ -36,6 +36,9 @@ export async function runMigrate(file: string, opts: MigrateCliOptions): Promise
     if (changes.length === 0)
       process.stdout.write(`${file}: the stored data already has this layout; nothing to change.\n`);
     for (const c of changes) process.stdout.write(`${status(c)}${describeChange(c)}\n`);
+    // The statements a relational store runs to apply them (shown too when they are refused).
+    for (const statement of (await store.schemaPlan?.(specs)) ?? [])
+      process.stdout.write(`sql      ${statement.replace(/\n\s*/g, ' ')};\n`);
     const refused = changes.filter((c) => !isSafe(c) && !c.fill);
     if (refused.length > 0) {
       process.stderr.write(

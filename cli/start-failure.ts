@@ -7,6 +7,7 @@ import { CheckFailed } from '../server/load-api.js';
 import { Refusal } from '../server/refusal.js';
 import { UnsafeSchemaChange } from '../server/store/layout.js';
 import { MongoConfigError, redactUri } from '../server/store/mongodb/config.js';
+import { isPostgresUrl, PostgresConfigError, redactPostgresUrl } from '../server/store/postgres/config.js';
 import { LayoutConflictError, StoreUnavailableError } from '../server/store/types.js';
 import { printCheckFailure } from './report.js';
 
@@ -34,7 +35,7 @@ export async function startFailure(start: Start, e: unknown): Promise<number> {
   // Our own sentences are told whole; the driver's and the system's messages by their first line.
   if (e instanceof Refusal) return refuse(start.command, e.message);
   if (isSystemError(e)) return refuse(start.command, firstLine(e.message));
-  if (e instanceof StoreUnavailableError || e instanceof MongoConfigError) {
+  if (e instanceof StoreUnavailableError || e instanceof MongoConfigError || e instanceof PostgresConfigError) {
     // Exits at once: the driver may still wait on a silent host's connection, which would hold the process.
     const line = `apidsl ${start.command}: ${firstLine(e.message)}\n`;
     await new Promise<void>((written) => process.stderr.write(line, () => written()));
@@ -61,7 +62,7 @@ const indent = (text: string): string => text.replace(/^/gm, '  ');
 function wayOut({ file, flags = {} }: Start): string {
   let given = '';
   if (flags.data) given = ` --data ${flags.data}`;
-  else if (flags.db) given = ` --db ${redactUri(flags.db)}`;
+  else if (flags.db) given = ` --db ${isPostgresUrl(flags.db) ? redactPostgresUrl(flags.db) : redactUri(flags.db)}`;
   return (
     `To list every change with the items it affects: apidsl migrate ${file}${given} --dry-run\n` +
     `To apply those that can be applied (e.g. fill a default): apidsl migrate ${file}${given}\n` +

@@ -10,10 +10,15 @@ import { aloneLink, type PeerLink } from './cluster/link.js';
 import { redisLink, serviceChannel } from './cluster/redis-link.js';
 import type { ApiMetadata } from './metadata/types.js';
 import { databaseName } from './store/mongodb/config.js';
+import { postgresDatabaseName } from './store/postgres/config.js';
 import { openSqliteStore } from './store/sqlite/store.js';
 import type { CollectionSpec, Store } from './store/types.js';
 
-export type Storage = { kind: 'memory' } | { kind: 'file'; dir: string } | { kind: 'mongodb'; uri: string };
+export type Storage =
+  | { kind: 'memory' }
+  | { kind: 'file'; dir: string }
+  | { kind: 'mongodb'; uri: string }
+  | { kind: 'postgres'; url: string };
 
 /** Where the embedded store keeps a file's data by default: `.apidsl-data/` beside it. */
 export const defaultDataDir = (file: string): string => join(dirname(resolve(file)), '.apidsl-data');
@@ -25,6 +30,10 @@ export async function openStore(storage: Storage): Promise<Store> {
     // Loaded on demand: the embedded store never loads the driver.
     const { openMongoStore } = await import('./store/mongodb/store.js');
     return openMongoStore({ uri: storage.uri });
+  }
+  if (storage.kind === 'postgres') {
+    const { openPostgresStore } = await import('./store/postgres/store.js');
+    return openPostgresStore({ url: storage.url });
   }
   mkdirSync(storage.dir, { recursive: true });
   return openSqliteStore({ file: join(storage.dir, 'apidsl.sqlite') });
@@ -38,6 +47,7 @@ export function channelOf(api: ApiMetadata, storage: Storage): string {
   let identity = `memory:${process.pid}`;
   if (storage.kind === 'file') identity = `file:${resolve(storage.dir)}`;
   else if (storage.kind === 'mongodb') identity = `mongodb:${databaseName(storage.uri)}`;
+  else if (storage.kind === 'postgres') identity = `postgres:${postgresDatabaseName(storage.url)}`;
   return serviceChannel(api.title, identity);
 }
 

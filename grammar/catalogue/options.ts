@@ -597,7 +597,9 @@ const OPTION_TABLE = [
     placement: EVERYWHERE,
     doc:
       'Options for the state provider and processor: `{ index: "books_v2" }` names the search index of an `elasticsearch` ' +
-      'resource (docs/elasticsearch.md); other keys (e.g. another entity class in API Platform) are kept in metadata only.',
+      'resource (docs/elasticsearch.md); `{ table: "books" }` names the table of the resource on the PostgreSQL store ' +
+      '(default: the resource name in snake case; docs/postgresql.md); other keys (e.g. another entity class in API ' +
+      'Platform) are kept in metadata only.',
   },
   {
     name: 'extraProperties',

@@ -176,15 +176,25 @@ function resourceOf(source: ModelResource, model: ApiModel, mutated: Plain): Res
     operations: [],
     graphQlOperations: [],
     options,
-    storage: storageOf(shortName, properties, mutated.unique),
+    storage: storageOf(shortName, properties, mutated.unique, mutated.stateOptions),
   };
 }
 
-/** What the store keeps of a resource: its fields, identifier, rules and unique lists (indexes come after its operations). */
-function storageOf(name: string, properties: PropertyMetadata[], unique: unknown): CollectionSpec {
+/**
+ * What the store keeps of a resource: its fields, identifier, rules and unique lists (indexes come after its
+ * operations), and the table a relational store keeps it in (`stateOptions: { table }`).
+ */
+function storageOf(
+  name: string,
+  properties: PropertyMetadata[],
+  unique: unknown,
+  stateOptions: unknown,
+): CollectionSpec {
   const identifier = properties.find((p) => p.identifier);
+  const table = (stateOptions as Plain | undefined)?.table;
   return {
     name,
+    ...(typeof table === 'string' && table !== '' ? { table } : {}),
     identifier: identifier ? { field: identifier.name, type: identifier.type === 'int' ? 'int' : 'string' } : undefined,
     fields: Object.fromEntries(properties.map((p) => [p.name, fieldType(p)])),
     indexes: [],

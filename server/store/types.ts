@@ -6,6 +6,11 @@ export type FieldType = 'int' | 'number' | 'string' | 'bool' | 'datetime' | 'dat
 export interface CollectionSpec {
   /** Resource name, e.g. 'Book'; `[A-Za-z_][A-Za-z0-9_]*`. */
   name: string;
+  /**
+   * The table a relational store keeps the items in (`stateOptions: { table }`); absent: the store names it after
+   * the resource (the PostgreSQL store: in snake case, `BookReview` → `book_review`).
+   */
+  table?: string;
   /** Absent: items have no identifier; the store still keys them internally (insertion order). */
   identifier?: { field: string; type: 'int' | 'string' };
   /**
@@ -222,6 +227,11 @@ export interface Store {
    * Undefined when the store has no such collection.
    */
   inspect(spec: CollectionSpec): Promise<StoredCollection | undefined>;
+  /**
+   * The schema statements that would bring the stored tables to `specs` (what opening their collections runs),
+   * for `apidsl migrate` to show. Only stores with a schema of their own have it (PostgreSQL).
+   */
+  schemaPlan?(specs: CollectionSpec[]): Promise<string[]>;
   /** Sets `field` to `value` in every stored item where it is absent or null; returns how many changed. */
   fill(spec: CollectionSpec, field: string, value: unknown): Promise<number>;
   /**

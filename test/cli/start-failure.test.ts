@@ -1,5 +1,5 @@
 /**
- * Every command that opens a store, started against a MongoDB that is not there, says so in one line of stderr
+ * Every command that opens a store, started against a MongoDB or a PostgreSQL that is not there, says so in one line of stderr
  * and exits 1 (cli/start-failure.ts); every command that reads a .api file does the same for a missing file. The
  * commands are read from `apidsl --help`: one that takes `--db` and is missing from `STORE_COMMANDS` fails here.
  */
@@ -83,6 +83,23 @@ describe('CLI: a command that cannot start says why in one line', function () {
       expectOneLine(
         r,
         new RegExp(`^apidsl ${command}: cannot reach MongoDB at mongodb://\\*\\*\\*@127\\.0\\.0\\.1:${port}/shop`),
+      );
+      expect(r.stderr).to.not.contain('secret');
+    });
+
+  for (const [name, args] of Object.entries({
+    ...STORE_COMMANDS,
+    'serve --workers 2': () => [...STORE_COMMANDS.serve(), '--workers', '2'],
+  }))
+    it(`apidsl ${name}: an unreachable PostgreSQL is one line, exit 1`, async () => {
+      const port = await freePort();
+      const r = runCli([...args(), '--db', `postgres://u:secret@127.0.0.1:${port}/shop`], { timeoutMs: 120_000 });
+      const command = name.replace(/ --.*/, '');
+      expectOneLine(
+        r,
+        new RegExp(
+          `^apidsl ${command}: cannot reach PostgreSQL at postgres://u:\\*\\*\\*@127\\.0\\.0\\.1:${port}/shop`,
+        ),
       );
       expect(r.stderr).to.not.contain('secret');
     });

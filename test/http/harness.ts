@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromRoot } from '../support/paths.js';
 import { dropCreatedDatabases, freshDatabaseUri } from '../support/mongodb.js';
+import { dropCreatedPostgresDatabases, freshPostgresUrl } from '../support/postgres.js';
 
 /**
  * How long a server may take to print its URL: generous, as a loaded machine can take many seconds; a server that
@@ -51,21 +52,26 @@ const bin = (): string => process.env.APIDSL_TEST_BIN || fromRoot('bin/apidsl.js
 
 /**
  * Store selection. `--memory` unless the caller chose the storage (`--data DIR`, `--db URI` or `--memory`
- * itself). With `APIDSL_TEST_STORE=mongodb` the suite runs against MongoDB: a fresh database per server start
- * takes the place of `--memory` (chosen or implied); `--data DIR` keeps meaning the embedded store.
+ * itself). With `APIDSL_TEST_STORE=mongodb` (or `postgres`) the suite runs against MongoDB (or PostgreSQL): a fresh
+ * database per server start takes the place of `--memory` (chosen or implied); `--data DIR` keeps meaning the
+ * embedded store.
  */
 async function storageArgs(extraArgs: string[]): Promise<{ storage: string[]; rest: string[] }> {
   const storageChosen = extraArgs.some(
     (a) => a === '--memory' || a === '--data' || a === '--db' || a.startsWith('--data=') || a.startsWith('--db='),
   );
-  if (process.env.APIDSL_TEST_STORE === 'mongodb' && (!storageChosen || extraArgs.includes('--memory'))) {
-    return { storage: ['--db', await freshDatabaseUri()], rest: extraArgs.filter((a) => a !== '--memory') };
+  const shared = process.env.APIDSL_TEST_STORE;
+  if ((shared === 'mongodb' || shared === 'postgres') && (!storageChosen || extraArgs.includes('--memory'))) {
+    const db = shared === 'mongodb' ? await freshDatabaseUri() : await freshPostgresUrl('h');
+    return { storage: ['--db', db], rest: extraArgs.filter((a) => a !== '--memory') };
   }
   return { storage: storageChosen ? [] : ['--memory'], rest: extraArgs };
 }
 
 // Databases made on a MongoDB server the suite did not start are dropped at the end (mocha root hook).
 if (process.env.APIDSL_TEST_STORE === 'mongodb' && typeof after === 'function') after(() => dropCreatedDatabases());
+if (process.env.APIDSL_TEST_STORE === 'postgres' && typeof after === 'function')
+  after(() => dropCreatedPostgresDatabases());
 
 async function serveArgs(apiFile: string, extraArgs: string[]): Promise<string[]> {
   const { storage, rest } = await storageArgs(extraArgs);

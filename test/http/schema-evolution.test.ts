@@ -1,5 +1,5 @@
 /**
- * Changing the `.api` file over existing data, on both stores: `apidsl serve` applies the changes the stored
+ * Changing the `.api` file over existing data, on every store: `apidsl serve` applies the changes the stored
  * items fit and refuses to start (exit 1, a message naming the resource, the property and the number of items)
  * on those they do not; `apidsl migrate` lists and applies what can be applied. Never a 500 after a change.
  */
@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../support/cli.js';
 import { freshDatabaseUri, mongoOrSkip } from '../support/mongodb.js';
+import { dropCreatedPostgresDatabases, freshPostgresUrl, postgresOrSkip } from '../support/postgres.js';
 import { get, post, request, serveExpectingExit, startServer, tempDir } from './harness.js';
 
 /** A Book resource with the given property lines (the identifier line included) and extra declarations. */
@@ -19,18 +20,24 @@ const ID_INT = '    id: int { identifier: true }';
 const ID_STRING = '    id: string { identifier: true }';
 const TITLE = '    title: string { required: true }';
 
-for (const storeKind of ['sqlite', 'mongodb'] as const) {
+for (const storeKind of ['sqlite', 'mongodb', 'postgres'] as const) {
   describe(`schema evolution (${storeKind})`, function () {
     this.timeout(90_000);
     let dir: string;
     let storeArgs: string[];
     const file = (): string => join(dir, 'books.api');
+    after(async () => {
+      if (storeKind === 'postgres') await dropCreatedPostgresDatabases();
+    });
 
     beforeEach(async function () {
       dir = tempDir('apidsl-evolution-');
       if (storeKind === 'mongodb') {
         await mongoOrSkip(this);
         storeArgs = ['--db', await freshDatabaseUri('evo')];
+      } else if (storeKind === 'postgres') {
+        await postgresOrSkip(this);
+        storeArgs = ['--db', await freshPostgresUrl('evo')];
       } else storeArgs = ['--data', join(dir, 'data')];
     });
 

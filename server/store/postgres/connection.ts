@@ -1,0 +1,100 @@
+// The store's connections: one pg pool, its type parsers (bigint as a number, timestamptz and date as the ISO text
+// items hold), and transactions. A transaction holds one pooled client; every query made inside its `run` (found
+// through AsyncLocalStorage, so concurrent requests outside it keep using the pool) goes to that client.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import type { PoolSettings } from './config.js';
+import { storeError } from './errors.js';
+import { datetimeText } from './table.js';
+
+const INT8 = 20;
+const TIMESTAMPTZ = 1184;
+const DATE = 1082;
+
+const TYPES = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === INT8) return (text: string) => Number(text);
+    if (oid === TIMESTAMPTZ) return datetimeText;
+    if (oid === DATE) return (text: string) => text;
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+export type Row = unknown[];
+
+export class Connection {
+  readonly pool: pg.Pool;
+  private readonly inTransaction = new AsyncLocalStorage<pg.PoolClient>();
+
+  constructor(url: string, settings: PoolSettings) {
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: settings.max,
+      connectionTimeoutMillis: settings.connectTimeoutMs,
+      idleTimeoutMillis: settings.idleTimeoutMs,
+      // A query not answered in time fails (503) whatever it waits for: a frozen server included.
+      query_timeout: settings.queryTimeoutMs,
+      statement_timeout: settings.queryTimeoutMs,
+      application_name: 'apidsl',
+      options: '-c TimeZone=UTC -c DateStyle=ISO',
+      types: TYPES,
+    });
+    // An idle connection the server closed (a restart): the pool drops it; the next query opens another.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** The rows of a statement, each an array of its columns; errors as store errors (`conflicts` says how). */
+  async rows(text: string, values: unknown[] = [], conflicts?: (e: unknown) => unknown): Promise<Row[]> {
+    return (await this.run(text, values, conflicts)).rows as Row[];
+  }
+
+  /** How many rows a statement changed. */
+  async changed(text: string, values: unknown[] = [], conflicts?: (e: unknown) => unknown): Promise<number> {
+    return (await this.run(text, values, conflicts)).rowCount ?? 0;
+  }
+
+  private async run(text: string, values: unknown[], conflicts?: (e: unknown) => unknown): Promise<pg.QueryResult> {
+    try {
+      return await (this.inTransaction.getStore() ?? this.pool).query({ text, values, rowMode: 'array' });
+    } catch (e) {
+      throw conflicts ? conflicts(e) : storeError(e);
+    }
+  }
+
+  /** Runs `run` in a transaction (or in the one already open around it): committed when it resolves. */
+  async transaction<T>(run: () => Promise<T>, isolation = 'READ COMMITTED'): Promise<T> {
+    if (this.inTransaction.getStore()) return run();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw storeError(e);
+    }
+    let broken: unknown;
+    try {
+      await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
+      const result = await this.inTransaction.run(client, run);
+      await client.query('COMMIT');
+      return result;
+    } catch (e) {
+      await client.query('ROLLBACK').catch((lost: unknown) => (broken = lost));
+      throw storeError(e);
+    } finally {
+      // A client whose connection failed is not given back to the pool.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  /** A client of its own, for a cursor (released by the caller). */
+  async client(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (e) {
+      throw storeError(e);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

@@ -1,0 +1,222 @@
+// The PostgreSQL store: one pool (connection.ts) per store, one table per resource that a person can read
+// (table.ts, schema.ts), queries compiled by query.ts, collections in collection.ts. Here: opening the pool,
+// making or upgrading a collection's table (under an advisory lock, so that processes starting together do not
+// race), recording its layout, inspecting and filling stored items, transactions.
+import { layoutText } from '../layout.js';
+import { checkName } from '../names.js';
+import { LayoutConflictError, StoreUnavailableError } from '../types.js';
+import type { Collection, CollectionSpec, Item, Store, StoredCollection } from '../types.js';
+import { PostgresCollection, STREAM_BATCH } from './collection.js';
+import { poolSettings, redactPostgresUrl } from './config.js';
+import { Connection, type Row } from './connection.js';
+import { storeError } from './errors.js';
+import {
+  createTable,
+  indexDefinitions,
+  LAYOUTS_TABLE,
+  layoutsSchema,
+  upgradeStatements,
+  type ExistingTable,
+} from './schema.js';
+import { bound, fits, quoteIdent, snakeCase, SQL_TYPES, tableOf, type Table } from './table.js';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:5432/dbname?pool_max=10&query_timeout=5000` (or `postgresql://`). */
+  url: string;
+}
+
+/** The advisory lock key under which collections are made (any constant: it only has to be the same everywhere). */
+const SCHEMA_LOCK = 0x61706964;
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const { settings, url } = poolSettings(options.url);
+  const connection = new Connection(url, settings);
+  try {
+    const rows = await connection.rows(`SELECT current_setting('server_version_num')::int`);
+    if ((rows[0]![0] as number) < 150000)
+      throw new StoreUnavailableError(`PostgreSQL 15 or later is needed at ${redactPostgresUrl(options.url)}`);
+    await connection.rows(layoutsSchema);
+  } catch (e) {
+    void connection.close().catch(() => undefined);
+    const error = storeError(e);
+    if (error instanceof StoreUnavailableError || !(error instanceof Error)) {
+      throw new StoreUnavailableError(`cannot reach PostgreSQL at ${redactPostgresUrl(options.url)}: ${firstLine(e)}`, {
+        cause: e,
+      });
+    }
+    throw error;
+  }
+  return new PostgresStore(connection);
+}
+
+/** A new table and its indexes. */
+const creation = (spec: CollectionSpec): string[] => [
+  createTable(tableOf(spec)),
+  ...indexDefinitions(spec).map((i) => i.create),
+];
+
+/** Whether the stored table's key has the other type (the identifier's type changed). */
+function keyTypeChanged(table: Table, existing: ExistingTable): boolean {
+  const key = existing.columns.get(table.key.rawName);
+  return key !== undefined && key.type !== (table.key.type === 'int' ? 'bigint' : 'text');
+}
+
+const firstLine = (e: unknown): string => String((e as Error)?.message ?? e).split('\n')[0]!;
+
+class PostgresStore implements Store {
+  constructor(private readonly connection: Connection) {}
+
+  async collection(spec: CollectionSpec): Promise<Collection> {
+    const table = tableOf(spec);
+    const sequence = await this.connection.transaction(async () => {
+      await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      const existing = await this.keptTable(table);
+      const statements = existing ? upgradeStatements(spec, existing) : creation(spec);
+      for (const statement of statements) await this.schema(spec, statement);
+      await this.connection.rows(
+        `INSERT INTO ${LAYOUTS_TABLE} ("collection", "layout") VALUES ($1, $2) ON CONFLICT ("collection") DO UPDATE SET "layout" = excluded."layout"`,
+        [spec.name, layoutText(spec)],
+      );
+      if (table.key.type !== 'int') return undefined;
+      const rows = await this.connection.rows(`SELECT pg_get_serial_sequence($1, $2)`, [table.name, table.key.rawName]);
+      const name = rows[0]![0] as string | null;
+      // Past the largest stored key (a table filled by another program included).
+      if (name)
+        await this.connection.rows(
+          `SELECT setval($1::regclass, m) FROM (SELECT max(${table.key.name}) AS m FROM ${table.name}) AS stored, ${name} WHERE m >= last_value + is_called::int`,
+          [name],
+        );
+      return name ?? undefined;
+    });
+    const unique = new Map(indexDefinitions(spec).flatMap((i) => (i.unique ? [[i.name, i.unique] as const] : [])));
+    return new PostgresCollection(this.connection, spec, sequence, unique);
+  }
+
+  async schemaPlan(specs: CollectionSpec[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const spec of specs) {
+      const table = tableOf(spec);
+      const existing = await this.existing(table);
+      if (existing && keyTypeChanged(table, existing)) out.push(`DROP TABLE ${table.name}`, ...creation(spec));
+      else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
+    }
+    return out;
+  }
+
+  /** Runs a schema statement; a unique index over values stored rows repeat refuses the start. */
+  private async schema(spec: CollectionSpec, statement: string): Promise<void> {
+    try {
+      await this.connection.rows(statement);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === '23505' || code === '23502' || code === '22P02' || code === '42804')
+        throw new LayoutConflictError(`${spec.name}: ${firstLine(e)} (running: ${statement})`, { cause: e });
+      throw e;
+    }
+  }
+
+  /**
+   * The stored table of a collection, undefined when there is none. One whose key has the other type (the
+   * identifier's type changed) is dropped when it holds nothing, else refused.
+   */
+  private async keptTable(table: Table): Promise<ExistingTable | undefined> {
+    const existing = await this.existing(table);
+    if (!existing || !keyTypeChanged(table, existing)) return existing;
+    const rows = (await this.connection.rows(`SELECT count(*) FROM ${table.name}`))[0]![0] as number;
+    if (rows > 0)
+      throw new LayoutConflictError(
+        `${table.spec.name}: the identifier type changed to ${table.spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`,
+      );
+    await this.connection.rows(`DROP TABLE ${table.name}`);
+    return undefined;
+  }
+
+  /** What the catalogue says of the collection's table, undefined when there is none. */
+  private async existing(table: Table): Promise<ExistingTable | undefined> {
+    const columns = await this.connection.rows(
+      `SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+      [table.name],
+    );
+    if (columns.length === 0) return undefined;
+    const indexes = await this.connection.rows(
+      `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass($1) AND NOT i.indisprimary`,
+      [table.name],
+    );
+    return {
+      columns: new Map(columns.map((r) => [r[0] as string, { type: r[1] as string, notNull: r[2] as boolean }])),
+      indexes: new Set(indexes.map((r) => r[0] as string)),
+    };
+  }
+
+  async inspect(spec: CollectionSpec): Promise<StoredCollection | undefined> {
+    const table = tableOf(spec);
+    const existing = await this.existing(table);
+    if (!existing) return undefined;
+    const layoutRows = await this.connection.rows(`SELECT "layout" FROM ${LAYOUTS_TABLE} WHERE "collection" = $1`, [
+      spec.name,
+    ]);
+    const layout = layoutRows[0]?.[0] as string | undefined;
+    const count = (await this.connection.rows(`SELECT count(*) FROM ${table.name}`))[0]![0] as number;
+    // The columns as they are (a field may have another type now, or none yet), named by the fields they hold.
+    const fieldOf = new Map<string, string>();
+    const recorded = layout ? Object.keys((JSON.parse(layout) as { fields?: object }).fields ?? {}) : [];
+    for (const field of recorded) fieldOf.set(snakeCase(field), field);
+    for (const c of table.columns) fieldOf.set(c.name.slice(1, -1), c.field);
+    const names = [...existing.columns.keys()];
+    const connection = this.connection;
+    async function* items(): AsyncGenerator<Item> {
+      let last: unknown = null;
+      for (;;) {
+        const after = last === null ? '' : ` WHERE ${table.key.name} > $1`;
+        const rows = await connection.rows(
+          `SELECT ${names.map(quoteIdent).join(', ')} FROM ${table.name}${after} ORDER BY ${table.key.name} LIMIT ${STREAM_BATCH}`,
+          last === null ? [] : [last],
+        );
+        for (const row of rows) yield storedItem(table, names, fieldOf, row);
+        if (rows.length < STREAM_BATCH) return;
+        last = rows.at(-1)![names.indexOf(table.key.rawName)];
+      }
+    }
+    return { layout, count, items };
+  }
+
+  async fill(spec: CollectionSpec, field: string, value: unknown): Promise<number> {
+    checkName(field, 'field');
+    const table = tableOf(spec);
+    const column = table.byField.get(field);
+    if (!column || !fits(column.type, value))
+      throw new TypeError(`${spec.name}.${field}: its default cannot be filled into the column`);
+    // A new field has no column yet: it is added (NULL allowed until opening the collection makes it required).
+    const existing = await this.existing(table);
+    if (existing && !existing.columns.has(column.name.slice(1, -1).replace(/""/g, '"')))
+      await this.connection.rows(`ALTER TABLE ${table.name} ADD COLUMN ${column.name} ${SQL_TYPES[column.type]}`);
+    // An explicit null kept among the extra members goes too: it would hide the value filled in.
+    const extra = `CASE WHEN ${table.extra} IS NULL THEN NULL ELSE nullif(${table.extra}::jsonb - $2, '{}')::json END`;
+    return this.connection.changed(
+      `UPDATE ${table.name} SET ${column.name} = $1, ${table.extra} = ${extra} WHERE ${column.name} IS NULL`,
+      [bound(column.type, value), field],
+    );
+  }
+
+  transaction<T>(run: () => Promise<T>): Promise<T> {
+    return this.connection.transaction(run);
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}
+
+/** A stored row read through the table's columns as they are. */
+function storedItem(table: Table, names: string[], fieldOf: Map<string, string>, row: Row): Item {
+  const item: Item = {};
+  names.forEach((name, i) => {
+    const value = row[i];
+    if (name === table.key.rawName) {
+      if (table.spec.identifier) item[table.spec.identifier.field] = value;
+    } else if (name === '_apidsl:extra') {
+      if (value !== null) Object.assign(item, value as Item);
+    } else if (value !== null) item[fieldOf.get(name) ?? name] = value;
+  });
+  return item;
+}
