@@ -1,9 +1,9 @@
 // Compiles the store-neutral Query to one parameterised PostgreSQL statement over a collection's table
-// (table.ts): every condition kind of types.ts, the total order and the `after` cursor of keyset.ts. Values are
-// always bound; only validated names reach the SQL text.
+// (table.ts): every condition kind of types.ts (`refers` as a sub-query), the total order and the `after` cursor
+// of keyset.ts. Values are always bound; only validated names reach the SQL text.
 import { afterCondition, nonNegative, orderTerms, STORE_KEY, type OrderTerm } from '../keyset.js';
 import { FullTextConditionError, type Condition, type FieldType, type Query } from '../types.js';
-import { bound, fits, storableText, type Table } from './table.js';
+import { bound, fits, storableText, tableOf, type Table } from './table.js';
 
 export interface CompiledSql {
   text: string;
@@ -155,6 +155,8 @@ export function condition(table: Table, c: Condition, p: Params): string {
       return exists(target(table, c.field), c.exists);
     case 'text':
       throw new FullTextConditionError(c.field);
+    case 'refers':
+      return refers(table, c, p);
     case 'in': {
       const t = target(table, c.field);
       if (t.type === 'array') return elements(t, c, p);
@@ -189,6 +191,17 @@ export function condition(table: Table, c: Condition, p: Params): string {
     default:
       return compare(comparable(table, c.field), c.op, c.value, p);
   }
+}
+
+/**
+ * A sub-query on the related table: the field holds the reference (`keyPrefix` and key) of one of its rows that
+ * match `where` (row-level scopes through relations, docs/scopes.md).
+ */
+function refers(table: Table, c: Extract<Condition, { op: 'refers' }>, p: Params): string {
+  const related = tableOf(c.target);
+  const inner = c.where.length ? ` WHERE ${c.where.map((w) => condition(related, w, p)).join(' AND ')}` : '';
+  const reference = `${p.add(c.keyPrefix)}::text || ${related.key.name}::text`;
+  return `${textOf(comparable(table, c.field))} IN (SELECT ${reference} FROM ${related.name}${inner})`;
 }
 
 function orderBy(table: Table, terms: OrderTerm[]): string {
