@@ -70,6 +70,7 @@ const NOT_COMPARED: Record<string, string> = {
   throwOnAccessDenied: 'part of securityPostDenormalize, an access rule',
   onDelete: 'applies to deletes, which an import does not make',
   owned: 'attaching an owned item: both roads check it in relations/targets.ts (test/http/owned-items.test.ts)',
+  renamedFrom: 'the name a property had in an earlier version of the file, read by `apidsl diff` only (docs/diff.md)',
 };
 
 const API = `api "Agreement" { version: "1.0.0" }
