@@ -12,6 +12,7 @@ export const OPERATION_EXPRESSIONS: readonly OptionName[] = [
   'security',
   'securityPostDenormalize',
   'securityPostValidation',
+  'scope',
 ];
 
 /** The expression options of a property. */
