@@ -265,6 +265,13 @@ export function describeStoreContract(engine: StoreEngine): void {
     });
 
     describe('insertMany', () => {
+      it('stores nothing for an empty list, and answers an empty list', async () => {
+        const books = await store.collection(BOOK);
+        expect(await books.insertMany([])).to.deep.equal([]);
+        expect(await books.count()).to.equal(0);
+        expect((await books.insert({ title: 'first' })).id).to.equal(1);
+      });
+
       it('inserts in order, assigning ids as insert does, and keeps the count and the sequence', async () => {
         const books = await store.collection(BOOK);
         await books.insert({ title: 'before' });

@@ -177,6 +177,8 @@ export class MongoCollection implements Collection {
   }
 
   async insertMany(items: Item[]): Promise<Item[]> {
+    // The driver refuses an empty batch ("Batch cannot be empty"); nothing to store is nothing stored.
+    if (items.length === 0) return [];
     for (let attempt = 1; ; attempt++) {
       const { keys, assigned } = await this.sequence.keysOf(items);
       const docs = items.map((item, i) => docOf(this.spec, keys[i], item));
