@@ -22,6 +22,7 @@ import {
   type OperationContext,
 } from './load-operation.js';
 import { assertionsOf, fieldRules, fieldType, loadProperty } from './load-property.js';
+import { keepCheckedRequirements } from './stored-requirements.js';
 import { resolveSettings } from './settings.js';
 import type { ApiMetadata, FilterKind, FilterMetadata, PropertyMetadata, ResourceMetadata, Settings } from './types.js';
 import { applyMutators, loadMutators, plainEntries, type Mutators, type Plain } from './written-options.js';
@@ -111,6 +112,7 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
     // One resource without an identifier carries the route that generates IRIs for all of them.
     if (!resource.identifier && !resources.some((r) => !r.identifier)) resource.operations.push(genidRoute(resource));
     resource.storage.indexes = indexes(resource, model);
+    keepCheckedRequirements(resource, settings);
     resources.push(resource);
   }
   const api = A.resources(model.document).length

@@ -115,6 +115,13 @@ export interface Query {
    * with the cursor on every sort field are skipped.
    */
   after?: { values: unknown[] };
+  /**
+   * Read each matching item as it is once a write in flight on it has committed: the PostgreSQL store locks the
+   * rows it reads (`FOR KEY SHARE`), so that a delete not yet committed is waited for rather than read through.
+   * The SQLite store never has two writers at once and MongoDB has no such lock: they read as usual. For the look
+   * a write takes at its related items once it is stored (docs/behaviour.md, "Writes racing a delete").
+   */
+  settled?: boolean;
 }
 
 export interface Collection {

@@ -64,11 +64,15 @@ export interface StoredTarget {
   item: Item;
 }
 
-/** The store itself, one query per IRI (a request's write). */
+/**
+ * The store itself, one query per IRI (a request's write). `settled`: each target read once a write in flight on it
+ * committed (store/types.ts `Query.settled`), for the look a write takes once it is stored.
+ */
 export const storeTargets = (
   iris: IriResolver,
   collectionOf: (resource: ResourceMetadata) => Collection,
-): StoredTargets => ({ itemAt: (iri) => storedItem(iri, iris, collectionOf) });
+  settled = false,
+): StoredTargets => ({ itemAt: (iri) => storedItem(iri, iris, collectionOf, settled) });
 
 /** The 400 detail of an IRI that names no stored item. */
 const notFound = (iri: string): string => `Item not found for "${iri}".`;
@@ -81,6 +85,7 @@ async function storedItem(
   iri: string,
   iris: IriResolver,
   collectionOf: (resource: ResourceMetadata) => Collection,
+  settled = false,
 ): Promise<StoredTarget | undefined> {
   const key = itemKey(iri, iris);
   if (!key) return undefined;
@@ -90,6 +95,7 @@ async function storedItem(
       ...key.also.map(({ field, value }) => ({ op: 'eq' as const, field, value })),
     ],
     limit: 1,
+    ...(settled && { settled }),
   });
   return found && { resource: key.resource, item: found };
 }

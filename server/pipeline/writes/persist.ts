@@ -44,7 +44,8 @@ function storeItem(
  * "Writes racing a delete"); when one is gone, `undo` takes the write back and the answer is the 400 of an unknown
  * IRI. The check before the write (targets.ts) and the store are two steps: a delete may run between them, and its
  * own look for late referrers (referential-actions.ts) may run before this write lands; this look, after it,
- * closes that gap.
+ * closes that gap. It waits for a delete of a target still in flight (`settled`): a delete that already looked for
+ * late referrers but has not committed must not be read through.
  */
 async function confirmTargets(
   state: OperationState,
@@ -54,7 +55,7 @@ async function confirmTargets(
 ): Promise<void> {
   const { api, collectionOf } = state.runtime;
   try {
-    await checkRelations(state.operation.resource, saved, previous, storeTargets(iriResolver(api), collectionOf));
+    await checkRelations(state.operation.resource, saved, previous, storeTargets(iriResolver(api), collectionOf, true));
   } catch (e) {
     if (e instanceof HttpError) await undo();
     throw e;

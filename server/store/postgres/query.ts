@@ -234,7 +234,11 @@ export function compileFind(table: Table, q: Query): CompiledSql {
   const where = whereClause(table, filters(table, q), p);
   const order = orderBy(table, orderTerms(table.spec, q.sort ?? []));
   const page = limitOffset(q, p);
-  return { text: `SELECT ${table.selected} FROM ${table.name}${where} ORDER BY ${order}${page}`, values: p.values };
+  const lock = q.settled ? ' FOR KEY SHARE' : '';
+  return {
+    text: `SELECT ${table.selected} FROM ${table.name}${where} ORDER BY ${order}${page}${lock}`,
+    values: p.values,
+  };
 }
 
 /** Whether a row of `q` exists past its offset (its limit ignored; the sort still checked). */
