@@ -2,7 +2,8 @@
  * The layers of the source tree (docs/architecture.md): every import runs down the layers, never up,
  * and no file reaches itself through its imports (type-only imports included). Also: each stage of the
  * request pipeline lives in server/pipeline/stages/ under its own name, and options are read through
- * server/metadata/options.ts only (the one place that applies their precedence).
+ * server/metadata/options.ts only (the one place that applies their precedence). And no function is over
+ * MAX_FUNCTION_LINES lines.
  */
 import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -89,11 +90,12 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
 
 const SOURCE_ROOTS = ['cli', 'lsp', 'server', 'grammar'];
 
-function sourceFiles(dir: string, out: string[] = []): string[] {
+/** The TypeScript files below `dir`; declaration files (`.d.ts`) only when asked. */
+function sourceFiles(dir: string, declarations = false, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, out);
-    else if (path.endsWith('.ts') && !path.endsWith('.d.ts')) out.push(path);
+    if (statSync(path).isDirectory()) sourceFiles(path, declarations, out);
+    else if (path.endsWith('.ts') && (declarations || !path.endsWith('.d.ts'))) out.push(path);
   }
   return out;
 }
@@ -287,5 +289,61 @@ describe('architecture: option reads', () => {
       directOptionReads('if (op.options.bulk === true || r.options?.input === false) x = o.options[k];'),
     ).to.deep.equal(['.options.bulk', '.options?.input', '.options[']);
     expect(directOptionReads('error.options.violations; client.options.writeConcern')).to.deep.equal([]);
+  });
+});
+
+/** The longest a function, method or arrow function of the source may be, in lines (its comment not counted). */
+const MAX_FUNCTION_LINES = 80;
+const FUNCTION_ROOTS = ['server', 'grammar', 'cli', 'lsp', 'types'];
+
+/** The functions of one file over MAX_FUNCTION_LINES lines, each as `path:line name (n lines)`. */
+function longFunctions(path: string, text: string): string[] {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
+  const lineOf = (pos: number): number => source.getLineAndCharacterOfPosition(pos).line + 1;
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = lineOf(node.getStart(source));
+      const lines = lineOf(node.getEnd()) - first + 1;
+      // An arrow function or function expression is named by what it is assigned to.
+      const { parent } = node;
+      const assigned = ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) ? parent.name : undefined;
+      const named = node.name ?? assigned;
+      if (lines > MAX_FUNCTION_LINES)
+        found.push(`${path}:${first} ${named?.getText(source) ?? '(anonymous)'} (${lines} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('architecture: function length', () => {
+  it(`has no function, method or arrow function over ${MAX_FUNCTION_LINES} lines in ${FUNCTION_ROOTS.join('/, ')}/`, () => {
+    const files = FUNCTION_ROOTS.flatMap((root) => sourceFiles(fromRoot(root), true));
+    expect(files.length).to.be.greaterThan(150);
+    const found = files
+      .filter((file) => !file.endsWith('.test.ts'))
+      .flatMap((file) => longFunctions(relative(repoRoot, file), readFileSync(file, 'utf8')));
+    expect(found).to.deep.equal([]);
+  });
+
+  it('names each function over the limit, of every kind, and passes one at the limit (the check can fail)', () => {
+    const body = (n: number): string => '  void 0;\n'.repeat(n - 2);
+    const text = [
+      `/** Its comment is not counted. */\nfunction atLimit() {\n${body(80)}}`,
+      `function declared() {\n${body(81)}}`,
+      `class C {\n  method() {\n${body(81)}  }\n}`,
+      `const arrow = () => {\n${body(81)}};`,
+      `[1].map(function () {\n${body(81)}});`,
+      `const o = {\n  property: () => {\n${body(81)}  },\n};`,
+    ].join('\n');
+    expect(longFunctions('x.ts', text)).to.deep.equal([
+      'x.ts:82 declared (81 lines)',
+      'x.ts:164 method (81 lines)',
+      'x.ts:246 arrow (81 lines)',
+      'x.ts:327 (anonymous) (81 lines)',
+      'x.ts:409 property (81 lines)',
+    ]);
   });
 });

@@ -153,12 +153,18 @@ async function problemOf(response: Response): Promise<Problem> {
   return { ...body, status: response.status, detail: String(detail) } as Problem;
 }
 
-/** The client of one API: one namespace of calls per resource, and `subscribe`. */
-export function createRuntime(table: ApiTable, options: ClientOptions): Record<string, unknown> {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const fetcher = options.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
+/** Sends a request with the client's headers and token; no answer (network failure, aborted call) is status 0. */
+type Send = (
+  method: string,
+  url: string,
+  body: unknown,
+  type: string,
+  call?: CallOptions,
+) => Promise<Response | Problem<0>>;
 
-  const send = async (method: string, url: string, body: unknown, type: string, call?: CallOptions) => {
+function sender(table: ApiTable, options: ClientOptions, base: string): Send {
+  const fetcher = options.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
+  return async (method, url, body, type, call) => {
     const token = typeof options.token === 'function' ? await options.token() : options.token;
     const headers: Record<string, string> = { accept: table.type, ...options.headers, ...call?.headers };
     if (token) headers.authorization = `Bearer ${token}`;
@@ -170,76 +176,95 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
       return { status: 0, title: 'No answer', detail: String(e) } as Problem<0>;
     }
   };
+}
 
-  const answer = async (response: Response | Problem<0>, collection: boolean): Promise<Answer> => {
-    if (!('headers' in response)) return { error: response };
-    if (!response.ok) return { error: await problemOf(response) };
-    const text = await response.text();
-    const doc: unknown = text === '' ? undefined : JSON.parse(text);
-    return { data: collection && doc !== undefined ? pageOf(doc) : doc };
-  };
+async function answer(response: Response | Problem<0>, collection: boolean): Promise<Answer> {
+  if (!('headers' in response)) return { error: response };
+  if (!response.ok) return { error: await problemOf(response) };
+  const text = await response.text();
+  const doc: unknown = text === '' ? undefined : JSON.parse(text);
+  return { data: collection && doc !== undefined ? pageOf(doc) : doc };
+}
 
-  /** A call's arguments: its URI variables (one value, or an object of several), its body or query, its options. */
-  const operation = ([, method, path, flags]: OperationRow): Call => {
-    const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-    return async (...args) => {
-      const vars: Json = names.length > 1 ? (args.shift() as Json) : {};
-      if (names.length === 1) vars[names[0]] = args.shift();
-      let url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
-      const body = flags & (BODY | QUERY) ? (args.shift() ?? {}) : undefined;
-      if (flags & COLLECTION && !(flags & QUERY)) {
-        const query = queryString(args.shift(), '', new URLSearchParams()).toString();
-        if (query) url += `?${query}`;
-      }
-      let type = table.type;
-      if (flags & PATCH) type = table.patch;
-      else if (flags & QUERY) type = 'application/json';
-      const many = !!(flags & COLLECTION) || Array.isArray(body);
-      return answer(await send(method, url, body, type, args[0] as CallOptions | undefined), many);
-    };
-  };
-
-  /** Every item of every page, following `view.next` (page, partial and cursor pagination alike). */
-  async function* iterate(call: Call, args: unknown[], path: string): AsyncGenerator<unknown> {
-    const options = args[(path.includes('{') ? 1 : 0) + 1] as CallOptions | undefined;
-    let result = await call(...args);
-    for (;;) {
-      if (result.error) throw new ClientProblem(result.error);
-      const page = result.data as Page<unknown>;
-      yield* page.members;
-      if (!page.next || page.members.length === 0) return;
-      result = await answer(await send('GET', page.next, undefined, '', options), true);
+/** A call's arguments: its URI variables (one value, or an object of several), its body or query, its options. */
+function operation(table: ApiTable, send: Send, [, method, path, flags]: OperationRow): Call {
+  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  return async (...args) => {
+    const vars: Json = names.length > 1 ? (args.shift() as Json) : {};
+    if (names.length === 1) vars[names[0]] = args.shift();
+    let url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
+    const body = flags & (BODY | QUERY) ? (args.shift() ?? {}) : undefined;
+    if (flags & COLLECTION && !(flags & QUERY)) {
+      const query = queryString(args.shift(), '', new URLSearchParams()).toString();
+      if (query) url += `?${query}`;
     }
+    let type = table.type;
+    if (flags & PATCH) type = table.patch;
+    else if (flags & QUERY) type = 'application/json';
+    const many = !!(flags & COLLECTION) || Array.isArray(body);
+    return answer(await send(method, url, body, type, args[0] as CallOptions | undefined), many);
+  };
+}
+
+/** Every item of every page, following `view.next` (page, partial and cursor pagination alike). */
+async function* iterate(send: Send, call: Call, args: unknown[], path: string): AsyncGenerator<unknown> {
+  const options = args[(path.includes('{') ? 1 : 0) + 1] as CallOptions | undefined;
+  let result = await call(...args);
+  for (;;) {
+    if (result.error) throw new ClientProblem(result.error);
+    const page = result.data as Page<unknown>;
+    yield* page.members;
+    if (!page.next || page.members.length === 0) return;
+    result = await answer(await send('GET', page.next, undefined, '', options), true);
   }
+}
 
-  const client: Record<string, unknown> = {};
-  for (const [namespace, rows] of Object.entries(table.resources)) {
-    const calls: Record<string, unknown> = {};
-    for (const row of rows) {
-      const call = operation(row);
-      calls[row[0]] =
-        row[3] & COLLECTION ? Object.assign(call, { iterate: (...a: unknown[]) => iterate(call, a, row[2]) }) : call;
-    }
-    const list = calls.list as { iterate?: unknown } | undefined;
-    if (list?.iterate) calls.iterate = list.iterate;
-    calls.subscribe = (topic: string, handler: never, opts?: SubscribeOptions) => subscribe(topic, handler, opts);
-    client[namespace] = calls;
+/**
+ * The hub the API announces (`Link: <hub>; rel="mercure"`) on the topic's answer; for a URI template, on the
+ * answer of its path before the first variable (`/books/{id}`: `/books`); else on the entrypoint's.
+ */
+async function hubOf(send: Send, base: string, topic: string): Promise<string | undefined> {
+  const path = topic.startsWith('/') ? topic.split('{')[0].replace(/\/$/, '') : '';
+  for (const url of path ? [path, '/'] : ['/']) {
+    const response = await send('GET', url, undefined, '');
+    const link = 'headers' in response ? (response.headers.get('link') ?? '') : '';
+    const hub = /<([^>]+)>\s*;\s*rel="?mercure"?/.exec(link)?.[1];
+    if (hub) return new URL(hub, base + '/').href;
   }
+  return undefined;
+}
 
-  /**
-   * The hub the API announces (`Link: <hub>; rel="mercure"`) on the topic's answer; for a URI template, on the
-   * answer of its path before the first variable (`/books/{id}`: `/books`); else on the entrypoint's.
-   */
-  const hubOf = async (topic: string): Promise<string | undefined> => {
-    const path = topic.startsWith('/') ? topic.split('{')[0].replace(/\/$/, '') : '';
-    for (const url of path ? [path, '/'] : ['/']) {
-      const response = await send('GET', url, undefined, '');
-      const link = 'headers' in response ? (response.headers.get('link') ?? '') : '';
-      const hub = /<([^>]+)>\s*;\s*rel="?mercure"?/.exec(link)?.[1];
-      if (hub) return new URL(hub, base + '/').href;
-    }
-    return undefined;
-  };
+/** Opens the hub's event stream on the topic; resolves once the hub holds the subscription. */
+async function listen(
+  Source: EventSourceConstructor,
+  hub: string,
+  topic: string,
+  handler: (data: unknown, event: UpdateEvent) => void,
+  opts: SubscribeOptions,
+): Promise<() => void> {
+  const url = new URL(hub);
+  url.searchParams.append('topic', topic);
+  if (opts.lastEventId) url.searchParams.set('lastEventID', opts.lastEventId);
+  const source = new Source(url.href, { withCredentials: true });
+  source.addEventListener('message', (e) =>
+    handler(JSON.parse(String(e.data)), { id: e.lastEventId ?? '', type: e.type }),
+  );
+  // Resolved once the hub holds the subscription: an update published after that reaches the handler.
+  await new Promise((opened, failed) => {
+    source.addEventListener('open', opened);
+    source.addEventListener('error', () => failed(new Error(`The Mercure hub ${hub} refused the subscription.`)));
+  }).catch((e: unknown) => {
+    source.close();
+    throw e;
+  });
+  if (opts.onError) source.addEventListener('error', opts.onError);
+  return () => source.close();
+}
+
+/** The client of one API: one namespace of calls per resource, and `subscribe`. */
+export function createRuntime(table: ApiTable, options: ClientOptions): Record<string, unknown> {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const send = sender(table, options, base);
 
   /**
    * Listens to a topic (an IRI or a URI template) on the API's Mercure hub; resolves with the unsubscribe function
@@ -254,25 +279,25 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
       options.EventSource ?? (globalThis as unknown as { EventSource?: EventSourceConstructor }).EventSource;
     if (!Source)
       throw new Error('No EventSource: pass one in the client options (the `eventsource` package on Node 20).');
-    const hub = await hubOf(topic);
+    const hub = await hubOf(send, base, topic);
     if (!hub) throw new Error(`The API announces no Mercure hub for ${topic}.`);
-    const url = new URL(hub);
-    url.searchParams.append('topic', topic);
-    if (opts.lastEventId) url.searchParams.set('lastEventID', opts.lastEventId);
-    const source = new Source(url.href, { withCredentials: true });
-    source.addEventListener('message', (e) =>
-      handler(JSON.parse(String(e.data)), { id: e.lastEventId ?? '', type: e.type }),
-    );
-    // Resolved once the hub holds the subscription: an update published after that reaches the handler.
-    await new Promise((opened, failed) => {
-      source.addEventListener('open', opened);
-      source.addEventListener('error', () => failed(new Error(`The Mercure hub ${hub} refused the subscription.`)));
-    }).catch((e: unknown) => {
-      source.close();
-      throw e;
-    });
-    if (opts.onError) source.addEventListener('error', opts.onError);
-    return () => source.close();
+    return listen(Source, hub, topic, handler, opts);
+  }
+
+  const client: Record<string, unknown> = {};
+  for (const [namespace, rows] of Object.entries(table.resources)) {
+    const calls: Record<string, unknown> = {};
+    for (const row of rows) {
+      const call = operation(table, send, row);
+      calls[row[0]] =
+        row[3] & COLLECTION
+          ? Object.assign(call, { iterate: (...a: unknown[]) => iterate(send, call, a, row[2]) })
+          : call;
+    }
+    const list = calls.list as { iterate?: unknown } | undefined;
+    if (list?.iterate) calls.iterate = list.iterate;
+    calls.subscribe = (topic: string, handler: never, opts?: SubscribeOptions) => subscribe(topic, handler, opts);
+    client[namespace] = calls;
   }
   client.subscribe = subscribe;
   return client;

@@ -141,67 +141,74 @@ function propertyDoc(
   return doc;
 }
 
+const visible = (r: ResourceMetadata): OperationMetadata[] => r.operations.filter((o) => !o.hidden);
+
+/** The class `name` of resource `r`: its own, or one of an operation's shortName (what that operation returns). */
+function classDoc(api: ApiMetadata, r: ResourceMetadata, name: string, origin: string): Record<string, unknown> {
+  const cls: Record<string, unknown> = {
+    '@id': `#${name}`,
+    '@type': 'Class',
+    title: name,
+    ...(r.description || hubNote(r, api.settings, origin)
+      ? { description: [r.description, hubNote(r, api.settings, origin)].filter(Boolean).join(' ') }
+      : {}),
+    supportedProperty: r.properties.map((p) => propertyDoc(api, r, name, p)),
+    supportedOperation: visible(r)
+      .filter((o) => o.shortName === name && o.kind !== 'GetCollection')
+      .filter((o) => !(o.method === 'POST' && o.path === r.collectionPath))
+      // The resource's own class holds the operations on its items' IRIs: one show, edit and delete for a
+      // client (named operations at other paths are in OpenAPI).
+      .filter((o) => name !== r.shortName || o.path === r.itemPath)
+      .map((o) => operationDoc(o, api.settings.patchFormats)),
+  };
+  if (resourceOption(r, 'deprecationReason')) cls['owl:deprecated'] = true;
+  return cls;
+}
+
+/** The entrypoint's link to the collection of resource `r` (one that has an entrypoint collection). */
+function entrypointPropertyDoc(api: ApiMetadata, r: ResourceMetadata): Record<string, unknown> {
+  const key = lcfirst(r.shortName);
+  // The collection the entrypoint links to and the POST at its path: one list and one create for a client.
+  const list = entrypointCollection(r)!;
+  const ops = [list, ...visible(r).filter((o) => o.method === 'POST' && o.path === list.path)];
+  const memberClass = `#${list.shortName}`;
+  const doc: Record<string, unknown> = {
+    '@type': 'SupportedProperty',
+    property: {
+      '@id': `#Entrypoint/${key}`,
+      '@type': 'Link',
+      label: key,
+      domain: '#Entrypoint',
+      // The collection's member class, in both forms clients read: OWL's restriction (API Platform 3) and
+      // Hydra's member assertion (API Platform 4); a read-only resource has no POST to tell it otherwise.
+      range: [
+        'hydra:Collection',
+        {
+          'owl:equivalentClass': {
+            'owl:onProperty': { '@id': 'hydra:member' },
+            'owl:allValuesFrom': { '@id': memberClass },
+          },
+        },
+      ],
+      memberAssertion: { property: 'rdf:type', object: { '@id': memberClass } },
+      supportedOperation: ops.map((o) => operationDoc(o, api.settings.patchFormats)),
+    },
+    title: `get${r.shortName}Collection`,
+    readable: true,
+    writeable: false,
+  };
+  if (resourceOption(r, 'deprecationReason')) doc['owl:deprecated'] = true;
+  return doc;
+}
+
 export function hydraDocumentation(api: ApiMetadata, origin: string): Record<string, unknown> {
-  const visible = (r: ResourceMetadata): OperationMetadata[] => r.operations.filter((o) => !o.hidden);
   // One class per resource, and one per operation shortName (the @type of what that operation returns).
   const classes = api.resources.flatMap((r) =>
-    [...new Set([r.shortName, ...visible(r).map((o) => o.shortName)])].map((name) => {
-      const cls: Record<string, unknown> = {
-        '@id': `#${name}`,
-        '@type': 'Class',
-        title: name,
-        ...(r.description || hubNote(r, api.settings, origin)
-          ? { description: [r.description, hubNote(r, api.settings, origin)].filter(Boolean).join(' ') }
-          : {}),
-        supportedProperty: r.properties.map((p) => propertyDoc(api, r, name, p)),
-        supportedOperation: visible(r)
-          .filter((o) => o.shortName === name && o.kind !== 'GetCollection')
-          .filter((o) => !(o.method === 'POST' && o.path === r.collectionPath))
-          // The resource's own class holds the operations on its items' IRIs: one show, edit and delete for a
-          // client (named operations at other paths are in OpenAPI).
-          .filter((o) => name !== r.shortName || o.path === r.itemPath)
-          .map((o) => operationDoc(o, api.settings.patchFormats)),
-      };
-      if (resourceOption(r, 'deprecationReason')) cls['owl:deprecated'] = true;
-      return cls;
-    }),
+    [...new Set([r.shortName, ...visible(r).map((o) => o.shortName)])].map((name) => classDoc(api, r, name, origin)),
   );
   const entrypointProperties = api.resources
     .filter((r) => entrypointCollection(r))
-    .map((r) => {
-      const key = lcfirst(r.shortName);
-      // The collection the entrypoint links to and the POST at its path: one list and one create for a client.
-      const list = entrypointCollection(r)!;
-      const ops = [list, ...visible(r).filter((o) => o.method === 'POST' && o.path === list.path)];
-      const memberClass = `#${list.shortName}`;
-      const doc: Record<string, unknown> = {
-        '@type': 'SupportedProperty',
-        property: {
-          '@id': `#Entrypoint/${key}`,
-          '@type': 'Link',
-          label: key,
-          domain: '#Entrypoint',
-          // The collection's member class, in both forms clients read: OWL's restriction (API Platform 3) and
-          // Hydra's member assertion (API Platform 4); a read-only resource has no POST to tell it otherwise.
-          range: [
-            'hydra:Collection',
-            {
-              'owl:equivalentClass': {
-                'owl:onProperty': { '@id': 'hydra:member' },
-                'owl:allValuesFrom': { '@id': memberClass },
-              },
-            },
-          ],
-          memberAssertion: { property: 'rdf:type', object: { '@id': memberClass } },
-          supportedOperation: ops.map((o) => operationDoc(o, api.settings.patchFormats)),
-        },
-        title: `get${r.shortName}Collection`,
-        readable: true,
-        writeable: false,
-      };
-      if (resourceOption(r, 'deprecationReason')) doc['owl:deprecated'] = true;
-      return doc;
-    });
+    .map((r) => entrypointPropertyDoc(api, r));
   classes.push({
     '@id': '#Entrypoint',
     '@type': 'Class',

@@ -6,8 +6,11 @@ import { resolveMercure, resolveMessenger } from './async-settings.js';
 import { resolveSearchIndex } from './search-index.js';
 import type { Settings } from './types.js';
 
+/** A setting's value in `config { … }`, or the catalogue's default. */
+type Get = <T>(path: string) => T;
+
 export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.ProcessEnv = process.env): Settings {
-  const get = <T>(path: string): T => {
+  const get: Get = <T>(path: string): T => {
     const entry = configEntry(config, path);
     const value = entry?.value ? (A.toPlain(entry.value) as T) : undefined;
     return value ?? (SETTINGS.find((s) => s.path === path)?.default as T);
@@ -46,24 +49,7 @@ export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.P
       keepAliveTimeout: get('server.keep_alive_timeout'),
       maxConnections: get('server.max_connections'),
     },
-    httpCache: {
-      headers: {
-        etag: get('http_cache.etag'),
-        max_age: get('http_cache.max_age'),
-        shared_max_age: get('http_cache.shared_max_age'),
-        vary: get('http_cache.vary'),
-        public: get('http_cache.public'),
-        stale_while_revalidate: get('http_cache.stale_while_revalidate'),
-      },
-      inProcessMaxBytes: get('http_cache.in_process.max_bytes'),
-      invalidation: {
-        enabled: get('http_cache.invalidation.enabled'),
-        urls: get('http_cache.invalidation.urls'),
-        purger: get('http_cache.invalidation.purger'),
-        tagsHeader: get('http_cache.invalidation.tags_header'),
-        timeout: get('http_cache.invalidation.timeout'),
-      },
-    },
+    httpCache: httpCacheSettings(get),
     rateLimit: {
       limit: get('rate_limit.limit'),
       interval: get('rate_limit.interval'),
@@ -86,5 +72,26 @@ export function resolveSettings(config: A.ObjectValue | undefined, env: NodeJS.P
     client: { serve: get('client.serve') },
     admin: { enabled: get('admin.enabled'), path: get('admin.path'), title: get<string | undefined>('admin.title') },
     searchIndex: resolveSearchIndex(config, env),
+  };
+}
+
+function httpCacheSettings(get: Get): Settings['httpCache'] {
+  return {
+    headers: {
+      etag: get('http_cache.etag'),
+      max_age: get('http_cache.max_age'),
+      shared_max_age: get('http_cache.shared_max_age'),
+      vary: get('http_cache.vary'),
+      public: get('http_cache.public'),
+      stale_while_revalidate: get('http_cache.stale_while_revalidate'),
+    },
+    inProcessMaxBytes: get('http_cache.in_process.max_bytes'),
+    invalidation: {
+      enabled: get('http_cache.invalidation.enabled'),
+      urls: get('http_cache.invalidation.urls'),
+      purger: get('http_cache.invalidation.purger'),
+      tagsHeader: get('http_cache.invalidation.tags_header'),
+      timeout: get('http_cache.invalidation.timeout'),
+    },
   };
 }

@@ -93,24 +93,8 @@ export async function planChanges(spec: CollectionSpec, stored: StoredCollection
   const note = (change: Omit<Change, 'affected' | 'resource'>): void =>
     void changes.push({ resource, affected: 0, ...change });
 
-  const idBefore = before ? (before.identifier?.type ?? 'int') : undefined;
-  const idAfter = after.identifier?.type ?? 'int';
-  if (idBefore !== idAfter) {
-    // Without a recorded layout the stored keys themselves tell.
-    const field = after.identifier?.field;
-    const fits = (value: unknown): boolean =>
-      idAfter === 'string' ? typeof value === 'string' : Number.isSafeInteger(value);
-    checks.push({
-      change: {
-        resource,
-        subject: field ?? '(internal key)',
-        kind: 'identifier',
-        detail: `identifier type ${idBefore ?? 'as stored'} → ${idAfter}`,
-      },
-      // Items without an identifier field are keyed by the store's integer key.
-      fails: (item) => (field === undefined ? idAfter !== 'int' : !fits(item[field])),
-    });
-  }
+  const identifier = identifierCheck(resource, before, after);
+  if (identifier) checks.push(identifier);
   for (const [name, field] of Object.entries(after.fields)) {
     const old = before?.fields[name];
     const rules = field.rules ?? {};
@@ -166,6 +150,27 @@ export async function planChanges(spec: CollectionSpec, stored: StoredCollection
     if (before || counts[i]! > 0) changes.push({ ...check.change, affected: counts[i]! });
   });
   return changes;
+}
+
+/** The check of the stored keys when the identifier's type changed (or no layout was recorded). */
+function identifierCheck(resource: string, before: Layout | undefined, after: Layout): Check | undefined {
+  const idBefore = before ? (before.identifier?.type ?? 'int') : undefined;
+  const idAfter = after.identifier?.type ?? 'int';
+  if (idBefore === idAfter) return undefined;
+  // Without a recorded layout the stored keys themselves tell.
+  const field = after.identifier?.field;
+  const fits = (value: unknown): boolean =>
+    idAfter === 'string' ? typeof value === 'string' : Number.isSafeInteger(value);
+  return {
+    change: {
+      resource,
+      subject: field ?? '(internal key)',
+      kind: 'identifier',
+      detail: `identifier type ${idBefore ?? 'as stored'} → ${idAfter}`,
+    },
+    // Items without an identifier field are keyed by the store's integer key.
+    fails: (item) => (field === undefined ? idAfter !== 'int' : !fits(item[field])),
+  };
 }
 
 /**

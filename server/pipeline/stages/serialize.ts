@@ -19,7 +19,7 @@ import { asPage } from '../pages/page.js';
 import { storedMembersArray } from '../representation/rendering.js';
 import { searchTemplate } from '../filters/search-template.js';
 import { relationOutput, styledView, urlStyle, type UrlStyle } from '../representation/url-generation.js';
-import { isItem, type OperationState } from '../state.js';
+import { isItem, type OperationState, type Page } from '../state.js';
 import { factsOf, hiddenPropertiesFor } from '../guards.js';
 import { ReadEmbeddedItems } from '../relations/embedded-items.js';
 import { readableCollectionOf } from '../scopes.js';
@@ -79,22 +79,7 @@ export function serialize(state: OperationState): void | Promise<void> {
       state.body = members;
       return;
     }
-    const keys = operationHydraKeys(op, settings);
-    const head: Record<string, unknown> = {
-      '@context': style(contextIri(op)),
-      '@id': style(state.collectionIri),
-      '@type': keys.collectionType,
-    };
-    if (state.page.total !== undefined) head[keys.totalItems] = state.page.total;
-    const tail: Record<string, unknown> = {};
-    const view = styledView(pageView(state.page, state.path, state.request.query, settings, keys), style);
-    if (view) tail[keys.view] = view;
-    const search = searchTemplate(state.api, op, state.path, keys);
-    if (search) tail[keys.search] = search;
-    state.body =
-      members instanceof JsonText
-        ? spliced(head, keys.member, members, tail)
-        : { ...head, [keys.member]: members, ...tail };
+    state.body = hydraCollection(state, state.page, members, style);
     return;
   }
   if (!isItem(state.data)) {
@@ -109,6 +94,31 @@ export function serialize(state: OperationState): void | Promise<void> {
     member: state.representation.kind === 'batch-member',
     relations: state.embedded?.relationsOf(state.data),
   });
+}
+
+/** The Hydra collection document of a page: its members between the head (`@id`, total) and the view and search. */
+function hydraCollection(
+  state: OperationState,
+  page: Page,
+  members: JsonText | Record<string, unknown>[],
+  style: UrlStyle,
+): unknown {
+  const op = state.operation;
+  const keys = operationHydraKeys(op, state.api.settings);
+  const head: Record<string, unknown> = {
+    '@context': style(contextIri(op)),
+    '@id': style(state.collectionIri),
+    '@type': keys.collectionType,
+  };
+  if (page.total !== undefined) head[keys.totalItems] = page.total;
+  const tail: Record<string, unknown> = {};
+  const view = styledView(pageView(page, state.path, state.request.query, state.api.settings, keys), style);
+  if (view) tail[keys.view] = view;
+  const search = searchTemplate(state.api, op, state.path, keys);
+  if (search) tail[keys.search] = search;
+  return members instanceof JsonText
+    ? spliced(head, keys.member, members, tail)
+    : { ...head, [keys.member]: members, ...tail };
 }
 
 /** Items of a streamed collection whose related items are read together. */
