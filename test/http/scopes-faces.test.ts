@@ -1,0 +1,258 @@
+/**
+ * Row-level scopes fail closed (docs/scopes.md, "When a request value fails"): a scope whose request values cannot
+ * be evaluated for the caller (a claim that is not there, a division by zero, `in` on a string, `user` null for an
+ * anonymous caller) shows that caller nothing and lets it change nothing, on every face: REST, GraphQL and MCP
+ * (fixture scopes-faces.api). Each caller is run through one table of faces; afterwards the stored rows are as
+ * they were, and a caller whose claims evaluate sees its rows.
+ */
+import { expect } from 'chai';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { graphql } from './graphql-helpers.js';
+import { fixture, request, useServer, type HttpResponse } from './harness.js';
+import { call, httpClient } from './mcp-helpers.js';
+import { bearer, token } from './security-helpers.js';
+
+/** A resource of the fixture as each face names it. */
+interface Scoped {
+  path: string;
+  type: string;
+  /** A stored item some failure of the scope would show: its id. */
+  id: number;
+  /** A body the write scope would have to accept. */
+  body: Record<string, unknown>;
+}
+
+const LEDGER: Scoped = { path: '/ledgers', type: 'Ledger', id: 1, body: { owner: 'acme', level: 1 } };
+const NOTICE: Scoped = { path: '/notices', type: 'Notice', id: 1, body: { owner: 'acme', level: 1 } };
+const SHARE: Scoped = { path: '/shares', type: 'Share', id: 1, body: { owner: 'acme', level: 1 } };
+
+/** A caller: its headers, and its MCP client (made once). */
+interface Caller {
+  headers: Record<string, string>;
+  mcp: Client;
+}
+
+const lower = (type: string): string => type[0]!.toLowerCase() + type.slice(1);
+const snake = (type: string): string => type.toLowerCase();
+const ids = (members: unknown): number[] => (members as { id: number }[]).map((m) => m.id);
+const problemStatus = (answer: { errors?: { extensions?: { status?: number } }[] }) =>
+  answer.errors?.[0]?.extensions?.status;
+
+type Face = [name: string, run: (base: string, r: Scoped, who: Caller) => Promise<unknown>, denied: unknown];
+
+/** Every face that reads or writes a scoped resource, with what a caller whose scope fails observes there. */
+const FACES: Face[] = [
+  [
+    'REST GetCollection: an empty page',
+    async (base, r, who) => {
+      const page = await request(base, 'GET', r.path, { headers: who.headers });
+      return { status: page.status, members: ids(page.json.member), totalItems: page.json.totalItems };
+    },
+    { status: 200, members: [], totalItems: 0 },
+  ],
+  [
+    'REST Get: 404, as an unknown identifier',
+    async (base, r, who) => {
+      const hidden = await request(base, 'GET', `${r.path}/${r.id}`, { headers: who.headers });
+      const unknown = await request(base, 'GET', `${r.path}/999`, { headers: who.headers });
+      return { status: hidden.status, asUnknown: hidden.text === unknown.text };
+    },
+    { status: 404, asUnknown: true },
+  ],
+  [
+    'REST PATCH: 404',
+    async (base, r, who) => statusOf(request(base, 'PATCH', `${r.path}/${r.id}`, patchOf(who, { level: 9 }))),
+    404,
+  ],
+  [
+    'REST DELETE: 404',
+    async (base, r, who) => statusOf(request(base, 'DELETE', `${r.path}/${r.id}`, { headers: who.headers })),
+    404,
+  ],
+  [
+    'REST POST: 403 (write scope)',
+    async (base, r, who) => statusOf(request(base, 'POST', r.path, { headers: who.headers, body: r.body })),
+    403,
+  ],
+  [
+    'GraphQL collection: no node, totalCount 0',
+    async (base, r, who) => {
+      const { data } = await graphql(
+        base,
+        `{ ${lower(r.type)}s { totalCount edges { node { id } } } }`,
+        {},
+        who.headers,
+      );
+      const connection = data[`${lower(r.type)}s`];
+      return { totalCount: connection.totalCount, edges: connection.edges };
+    },
+    { totalCount: 0, edges: [] },
+  ],
+  [
+    'GraphQL item: as an unknown one',
+    async (base, r, who) => {
+      const item = (id: string) => graphql(base, `{ ${lower(r.type)}(id: "${id}") { id } }`, {}, who.headers);
+      const hidden = await item(`${r.path}/${r.id}`);
+      const asUnknown = JSON.stringify(hidden) === JSON.stringify(await item(`${r.path}/999`));
+      return { item: hidden.data?.[lower(r.type)], errors: hidden.errors, asUnknown };
+    },
+    { item: null, errors: undefined, asUnknown: true },
+  ],
+  [
+    'GraphQL update: 404',
+    async (base, r, who) =>
+      problemStatus(
+        await graphql(
+          base,
+          `mutation { update${r.type}(input: { id: "${r.path}/${r.id}", level: 9 }) { ${lower(r.type)} { id } } }`,
+          {},
+          who.headers,
+        ),
+      ),
+    404,
+  ],
+  [
+    'GraphQL delete: 404',
+    async (base, r, who) =>
+      problemStatus(
+        await graphql(
+          base,
+          `mutation { delete${r.type}(input: { id: "${r.path}/${r.id}" }) { ${lower(r.type)} { id } } }`,
+          {},
+          who.headers,
+        ),
+      ),
+    404,
+  ],
+  [
+    'GraphQL create: 403 (write scope)',
+    async (base, r, who) =>
+      problemStatus(
+        await graphql(
+          base,
+          `mutation { create${r.type}(input: { owner: "acme", level: 1 }) { ${lower(r.type)} { id } } }`,
+          {},
+          who.headers,
+        ),
+      ),
+    403,
+  ],
+  [
+    'MCP list tool: no member, totalItems 0',
+    async (_, r, who) => {
+      const { isError, doc } = await call(who.mcp, `get_collection_${snake(r.type)}`);
+      return { isError, members: ids(doc.member), totalItems: doc.totalItems };
+    },
+    { isError: false, members: [], totalItems: 0 },
+  ],
+  [
+    'MCP get tool: isError 404',
+    async (_, r, who) => toolStatus(call(who.mcp, `get_${snake(r.type)}`, { id: r.id })),
+    { isError: true, status: 404 },
+  ],
+  [
+    'MCP patch tool: isError 404',
+    async (_, r, who) => toolStatus(call(who.mcp, `patch_${snake(r.type)}`, { id: r.id, body: { level: 9 } })),
+    { isError: true, status: 404 },
+  ],
+  [
+    'MCP delete tool: isError 404',
+    async (_, r, who) => toolStatus(call(who.mcp, `delete_${snake(r.type)}`, { id: r.id })),
+    { isError: true, status: 404 },
+  ],
+  [
+    'MCP post tool: isError 403 (write scope)',
+    async (_, r, who) => toolStatus(call(who.mcp, `post_${snake(r.type)}`, { body: r.body })),
+    { isError: true, status: 403 },
+  ],
+];
+
+const statusOf = async (response: Promise<HttpResponse>): Promise<number> => (await response).status;
+const patchOf = (who: Caller, body: unknown) => ({
+  headers: { ...who.headers, 'Content-Type': 'application/merge-patch+json' },
+  body: JSON.stringify(body),
+});
+const toolStatus = async (result: ReturnType<typeof call>) => {
+  const { isError, doc } = await result;
+  return { isError, status: doc.status };
+};
+
+/** The callers whose scope fails, by resource: what makes it fail, and their claims (undefined: anonymous). */
+const FAILING: [Scoped, string, Record<string, unknown> | undefined][] = [
+  [LEDGER, "no 'tenant' claim (a missing member)", { divisor: 1, flags: [] }],
+  [LEDGER, "'divisor' 0 (division by zero)", { tenant: 'acme', divisor: 0, flags: [] }],
+  [LEDGER, "'divisor' a string ('/' needs numbers)", { tenant: 'acme', divisor: 'one', flags: [] }],
+  [LEDGER, "'flags' a string ('in' needs an array, under not)", { tenant: 'acme', divisor: 1, flags: 'banned' }],
+  [LEDGER, 'anonymous (user null)', undefined],
+  [NOTICE, "no 'blocked' claim (under not in)", {}],
+  [NOTICE, "'blocked' null", { blocked: null }],
+  [NOTICE, "'blocked' a string", { blocked: 'other' }],
+  [NOTICE, 'anonymous (user null)', undefined],
+  [SHARE, "no 'teams' claim (under in)", {}],
+  [SHARE, "'teams' a string", { teams: 'acme' }],
+  [SHARE, 'anonymous (user null)', undefined],
+];
+
+describe('row-level scopes fail closed on every face (fixture scopes-faces.api)', function () {
+  this.timeout(120_000);
+  const server = useServer(fixture('scopes-faces.api'));
+  const clients: Client[] = [];
+  let staff: Record<string, string>;
+
+  const caller = async (claims: Record<string, unknown> | undefined): Promise<Caller> => {
+    const headers = claims === undefined ? {} : bearer(await token({ sub: 'nia', claims }));
+    const mcp = await httpClient(server.url, headers);
+    clients.push(mcp);
+    return { headers, mcp };
+  };
+  /** The rows as staff read them, one by one (a page holds two). */
+  const stored = async (r: Scoped) => {
+    const rows = [1, 2, 3].map((id) => request(server.url, 'GET', `${r.path}/${id}`, { headers: staff }));
+    return (await Promise.all(rows)).map((row) => row.json);
+  };
+
+  before(async () => {
+    staff = bearer(await token({ sub: 'sam', roles: ['ROLE_STAFF'] }));
+    for (const r of [LEDGER, NOTICE, SHARE])
+      for (const body of [
+        { owner: 'acme', level: 5 },
+        { owner: 'acme', level: 20 },
+        { owner: 'other', level: 5 },
+      ]) {
+        const created = await request(server.url, 'POST', r.path, { headers: staff, body });
+        expect(created.status, created.text).to.equal(201);
+      }
+  });
+  after(() => Promise.all(clients.map((c) => c.close())));
+
+  for (const [resource, failure, claims] of FAILING)
+    it(`${resource.type}, caller with ${failure}: denied on each face`, async () => {
+      const before = await stored(resource);
+      const who = await caller(claims);
+      const observed: Record<string, unknown> = {};
+      const expected: Record<string, unknown> = {};
+      for (const [face, run, denied] of FACES) {
+        observed[face] = await run(server.url, resource, who);
+        expected[face] = denied;
+      }
+      expect(observed).to.deep.equal(expected);
+      expect(await stored(resource)).to.deep.equal(before);
+    });
+
+  it('shows a caller whose claims evaluate exactly the items its scope holds', async () => {
+    const ann = await caller({ tenant: 'acme', divisor: 1, flags: [], blocked: ['other'], teams: ['other'] });
+    const listed = async (r: Scoped) =>
+      ids((await request(server.url, 'GET', r.path, { headers: ann.headers })).json.member);
+    expect(await listed(LEDGER)).to.deep.equal([1]); // acme's, level <= 10 / 1
+    expect(await listed(NOTICE)).to.deep.equal([1, 2]); // all but other's
+    expect(await listed(SHARE)).to.deep.equal([3]); // other's only
+    const share = (owner: string) => request(server.url, 'POST', '/shares', { headers: ann.headers, body: { owner } });
+    expect((await share('acme')).status).to.equal(403);
+    expect((await share('other')).status).to.equal(201);
+    const halved = await caller({ tenant: 'acme', divisor: 0.5, flags: [] });
+    const twenty = await request(server.url, 'GET', '/ledgers', { headers: halved.headers });
+    expect(ids(twenty.json.member)).to.deep.equal([1, 2]); // level <= 20
+    const list = await call(ann.mcp, 'get_collection_ledger');
+    expect(ids(list.doc.member)).to.deep.equal([1]);
+  });
+});
