@@ -51,6 +51,22 @@ const FACES: Face[] = [
     { status: 200, members: [], totalItems: 0 },
   ],
   [
+    'REST GetCollection unpaginated: no member',
+    async (base, r, who) => {
+      const all = await request(base, 'GET', `${r.path}/all`, { headers: who.headers });
+      return { status: all.status, members: ids(all.json.member) };
+    },
+    { status: 200, members: [] },
+  ],
+  [
+    'REST QUERY: no member, totalItems 0',
+    async (base, r, who) => {
+      const page = await request(base, 'QUERY', r.path, { headers: who.headers, body: {} });
+      return { status: page.status, members: ids(page.json.member), totalItems: page.json.totalItems };
+    },
+    { status: 200, members: [], totalItems: 0 },
+  ],
+  [
     'REST Get: 404, as an unknown identifier',
     async (base, r, who) => {
       const hidden = await request(base, 'GET', `${r.path}/${r.id}`, { headers: who.headers });
@@ -62,6 +78,12 @@ const FACES: Face[] = [
   [
     'REST PATCH: 404',
     async (base, r, who) => statusOf(request(base, 'PATCH', `${r.path}/${r.id}`, patchOf(who, { level: 9 }))),
+    404,
+  ],
+  [
+    'REST PUT: 404',
+    async (base, r, who) =>
+      statusOf(request(base, 'PUT', `${r.path}/${r.id}`, { headers: who.headers, body: { ...r.body, level: 9 } })),
     404,
   ],
   [
@@ -154,6 +176,19 @@ const FACES: Face[] = [
     'MCP patch tool: isError 404',
     async (_, r, who) => toolStatus(call(who.mcp, `patch_${snake(r.type)}`, { id: r.id, body: { level: 9 } })),
     { isError: true, status: 404 },
+  ],
+  [
+    'MCP put tool: isError 404',
+    async (_, r, who) => toolStatus(call(who.mcp, `put_${snake(r.type)}`, { id: r.id, body: { ...r.body, level: 9 } })),
+    { isError: true, status: 404 },
+  ],
+  [
+    'MCP unpaginated list tool: no member',
+    async (_, r, who) => {
+      const { isError, doc } = await call(who.mcp, `all_${snake(r.type)}s`);
+      return { isError, members: ids(doc.member) };
+    },
+    { isError: false, members: [] },
   ],
   [
     'MCP delete tool: isError 404',
