@@ -25,6 +25,7 @@ interface Scoped {
 const LEDGER: Scoped = { path: '/ledgers', type: 'Ledger', id: 1, body: { owner: 'acme', level: 1 } };
 const NOTICE: Scoped = { path: '/notices', type: 'Notice', id: 1, body: { owner: 'acme', level: 1 } };
 const SHARE: Scoped = { path: '/shares', type: 'Share', id: 1, body: { owner: 'acme', level: 1 } };
+const MEMO: Scoped = { path: '/memos', type: 'Memo', id: 1, body: { owner: 'acme', level: 1 } };
 
 /** A caller: its headers, and its MCP client (made once). */
 interface Caller {
@@ -38,66 +39,83 @@ const ids = (members: unknown): number[] => (members as { id: number }[]).map((m
 const problemStatus = (answer: { errors?: { extensions?: { status?: number } }[] }) =>
   answer.errors?.[0]?.extensions?.status;
 
-type Face = [name: string, run: (base: string, r: Scoped, who: Caller) => Promise<unknown>, denied: unknown];
+/**
+ * A face, and what a caller whose scope fails observes there: on a resource whose read (and so write) scope
+ * fails, and on Memo, whose scope of writes alone fails (its three rows stay readable).
+ */
+type Face = [
+  name: string,
+  run: (base: string, r: Scoped, who: Caller) => Promise<unknown>,
+  readScopeFails: unknown,
+  writeScopeFails: unknown,
+];
 
-/** Every face that reads or writes a scoped resource, with what a caller whose scope fails observes there. */
+/** Every face that reads or writes a scoped resource. */
 const FACES: Face[] = [
   [
-    'REST GetCollection: an empty page',
+    'REST GetCollection',
     async (base, r, who) => {
       const page = await request(base, 'GET', r.path, { headers: who.headers });
       return { status: page.status, members: ids(page.json.member), totalItems: page.json.totalItems };
     },
     { status: 200, members: [], totalItems: 0 },
+    { status: 200, members: [1, 2], totalItems: 3 },
   ],
   [
-    'REST GetCollection unpaginated: no member',
+    'REST GetCollection unpaginated',
     async (base, r, who) => {
       const all = await request(base, 'GET', `${r.path}/all`, { headers: who.headers });
       return { status: all.status, members: ids(all.json.member) };
     },
     { status: 200, members: [] },
+    { status: 200, members: [1, 2, 3] },
   ],
   [
-    'REST QUERY: no member, totalItems 0',
+    'REST QUERY',
     async (base, r, who) => {
       const page = await request(base, 'QUERY', r.path, { headers: who.headers, body: {} });
       return { status: page.status, members: ids(page.json.member), totalItems: page.json.totalItems };
     },
     { status: 200, members: [], totalItems: 0 },
+    { status: 200, members: [1, 2], totalItems: 3 },
   ],
   [
-    'REST Get: 404, as an unknown identifier',
+    'REST Get',
     async (base, r, who) => {
       const hidden = await request(base, 'GET', `${r.path}/${r.id}`, { headers: who.headers });
       const unknown = await request(base, 'GET', `${r.path}/999`, { headers: who.headers });
       return { status: hidden.status, asUnknown: hidden.text === unknown.text };
     },
     { status: 404, asUnknown: true },
+    { status: 200, asUnknown: false },
   ],
   [
-    'REST PATCH: 404',
+    'REST PATCH',
     async (base, r, who) => statusOf(request(base, 'PATCH', `${r.path}/${r.id}`, patchOf(who, { level: 9 }))),
     404,
-  ],
-  [
-    'REST PUT: 404',
-    async (base, r, who) =>
-      statusOf(request(base, 'PUT', `${r.path}/${r.id}`, { headers: who.headers, body: { ...r.body, level: 9 } })),
-    404,
-  ],
-  [
-    'REST DELETE: 404',
-    async (base, r, who) => statusOf(request(base, 'DELETE', `${r.path}/${r.id}`, { headers: who.headers })),
-    404,
-  ],
-  [
-    'REST POST: 403 (write scope)',
-    async (base, r, who) => statusOf(request(base, 'POST', r.path, { headers: who.headers, body: r.body })),
     403,
   ],
   [
-    'GraphQL collection: no node, totalCount 0',
+    'REST PUT',
+    async (base, r, who) =>
+      statusOf(request(base, 'PUT', `${r.path}/${r.id}`, { headers: who.headers, body: { ...r.body, level: 9 } })),
+    404,
+    403,
+  ],
+  [
+    'REST DELETE',
+    async (base, r, who) => statusOf(request(base, 'DELETE', `${r.path}/${r.id}`, { headers: who.headers })),
+    404,
+    403,
+  ],
+  [
+    'REST POST',
+    async (base, r, who) => statusOf(request(base, 'POST', r.path, { headers: who.headers, body: r.body })),
+    403,
+    403,
+  ],
+  [
+    'GraphQL collection',
     async (base, r, who) => {
       const { data } = await graphql(
         base,
@@ -109,9 +127,13 @@ const FACES: Face[] = [
       return { totalCount: connection.totalCount, edges: connection.edges };
     },
     { totalCount: 0, edges: [] },
+    {
+      totalCount: 3,
+      edges: [{ node: { id: '/memos/1' } }, { node: { id: '/memos/2' } }], // two a page, as on REST
+    },
   ],
   [
-    'GraphQL item: as an unknown one',
+    'GraphQL item',
     async (base, r, who) => {
       const item = (id: string) => graphql(base, `{ ${lower(r.type)}(id: "${id}") { id } }`, {}, who.headers);
       const hidden = await item(`${r.path}/${r.id}`);
@@ -119,9 +141,10 @@ const FACES: Face[] = [
       return { item: hidden.data?.[lower(r.type)], errors: hidden.errors, asUnknown };
     },
     { item: null, errors: undefined, asUnknown: true },
+    { item: { id: '/memos/1' }, errors: undefined, asUnknown: false },
   ],
   [
-    'GraphQL update: 404',
+    'GraphQL update',
     async (base, r, who) =>
       problemStatus(
         await graphql(
@@ -132,9 +155,10 @@ const FACES: Face[] = [
         ),
       ),
     404,
+    403,
   ],
   [
-    'GraphQL delete: 404',
+    'GraphQL delete',
     async (base, r, who) =>
       problemStatus(
         await graphql(
@@ -145,9 +169,10 @@ const FACES: Face[] = [
         ),
       ),
     404,
+    403,
   ],
   [
-    'GraphQL create: 403 (write scope)',
+    'GraphQL create',
     async (base, r, who) =>
       problemStatus(
         await graphql(
@@ -158,46 +183,54 @@ const FACES: Face[] = [
         ),
       ),
     403,
+    403,
   ],
   [
-    'MCP list tool: no member, totalItems 0',
+    'MCP list tool',
     async (_, r, who) => {
       const { isError, doc } = await call(who.mcp, `get_collection_${snake(r.type)}`);
       return { isError, members: ids(doc.member), totalItems: doc.totalItems };
     },
     { isError: false, members: [], totalItems: 0 },
+    { isError: false, members: [1, 2], totalItems: 3 },
   ],
   [
-    'MCP get tool: isError 404',
+    'MCP get tool',
     async (_, r, who) => toolStatus(call(who.mcp, `get_${snake(r.type)}`, { id: r.id })),
     { isError: true, status: 404 },
+    { isError: false, status: undefined },
   ],
   [
-    'MCP patch tool: isError 404',
+    'MCP patch tool',
     async (_, r, who) => toolStatus(call(who.mcp, `patch_${snake(r.type)}`, { id: r.id, body: { level: 9 } })),
     { isError: true, status: 404 },
+    { isError: true, status: 403 },
   ],
   [
-    'MCP put tool: isError 404',
+    'MCP put tool',
     async (_, r, who) => toolStatus(call(who.mcp, `put_${snake(r.type)}`, { id: r.id, body: { ...r.body, level: 9 } })),
     { isError: true, status: 404 },
+    { isError: true, status: 403 },
   ],
   [
-    'MCP unpaginated list tool: no member',
+    'MCP unpaginated list tool',
     async (_, r, who) => {
       const { isError, doc } = await call(who.mcp, `all_${snake(r.type)}s`);
       return { isError, members: ids(doc.member) };
     },
     { isError: false, members: [] },
+    { isError: false, members: [1, 2, 3] },
   ],
   [
-    'MCP delete tool: isError 404',
+    'MCP delete tool',
     async (_, r, who) => toolStatus(call(who.mcp, `delete_${snake(r.type)}`, { id: r.id })),
     { isError: true, status: 404 },
+    { isError: true, status: 403 },
   ],
   [
-    'MCP post tool: isError 403 (write scope)',
+    'MCP post tool',
     async (_, r, who) => toolStatus(call(who.mcp, `post_${snake(r.type)}`, { body: r.body })),
+    { isError: true, status: 403 },
     { isError: true, status: 403 },
   ],
 ];
@@ -248,7 +281,7 @@ describe('row-level scopes fail closed on every face (fixture scopes-faces.api)'
 
   before(async () => {
     staff = bearer(await token({ sub: 'sam', roles: ['ROLE_STAFF'] }));
-    for (const r of [LEDGER, NOTICE, SHARE])
+    for (const r of [LEDGER, NOTICE, SHARE, MEMO])
       for (const body of [
         { owner: 'acme', level: 5 },
         { owner: 'acme', level: 20 },
@@ -260,19 +293,29 @@ describe('row-level scopes fail closed on every face (fixture scopes-faces.api)'
   });
   after(() => Promise.all(clients.map((c) => c.close())));
 
+  /** Runs every face as the caller; what it observes must be the table's column, and nothing stored changes. */
+  const everyFace = async (resource: Scoped, claims: Record<string, unknown> | undefined, column: 2 | 3) => {
+    const before = await stored(resource);
+    const who = await caller(claims);
+    const observed: Record<string, unknown> = {};
+    const expected: Record<string, unknown> = {};
+    for (const face of FACES) {
+      observed[face[0]] = await face[1](server.url, resource, who);
+      expected[face[0]] = face[column];
+    }
+    expect(observed).to.deep.equal(expected);
+    expect(await stored(resource)).to.deep.equal(before);
+  };
+
   for (const [resource, failure, claims] of FAILING)
-    it(`${resource.type}, caller with ${failure}: denied on each face`, async () => {
-      const before = await stored(resource);
-      const who = await caller(claims);
-      const observed: Record<string, unknown> = {};
-      const expected: Record<string, unknown> = {};
-      for (const [face, run, denied] of FACES) {
-        observed[face] = await run(server.url, resource, who);
-        expected[face] = denied;
-      }
-      expect(observed).to.deep.equal(expected);
-      expect(await stored(resource)).to.deep.equal(before);
-    });
+    it(`${resource.type}, caller with ${failure}: denied on each face`, () => everyFace(resource, claims, 2));
+
+  for (const [failure, claims] of [
+    ["no 'tenant' claim", {}],
+    ['anonymous (user null)', undefined],
+  ] as const)
+    it(`Memo (a scope of writes alone), caller with ${failure}: reads, and every write refused`, () =>
+      everyFace(MEMO, claims, 3));
 
   it('shows a caller whose claims evaluate exactly the items its scope holds', async () => {
     const ann = await caller({ tenant: 'acme', divisor: 1, flags: [], blocked: ['other'], teams: ['other'] });
