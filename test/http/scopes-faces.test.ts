@@ -36,8 +36,12 @@ interface Caller {
 const lower = (type: string): string => type[0]!.toLowerCase() + type.slice(1);
 const snake = (type: string): string => type.toLowerCase();
 const ids = (members: unknown): number[] => (members as { id: number }[]).map((m) => m.id);
-const problemStatus = (answer: { errors?: { extensions?: { status?: number } }[] }) =>
-  answer.errors?.[0]?.extensions?.status;
+/** The status of the error a mutation of `r` answers (undefined: none). */
+async function mutationStatus(base: string, r: Scoped, who: Caller, kind: string, input: string) {
+  const mutation = `mutation { ${kind}${r.type}(input: { ${input} }) { ${lower(r.type)} { id } } }`;
+  const answer = await graphql(base, mutation, {}, who.headers);
+  return answer.errors?.[0]?.extensions?.status;
+}
 
 /**
  * A face, and what a caller whose scope fails observes there: on a resource whose read (and so write) scope
@@ -145,43 +149,19 @@ const FACES: Face[] = [
   ],
   [
     'GraphQL update',
-    async (base, r, who) =>
-      problemStatus(
-        await graphql(
-          base,
-          `mutation { update${r.type}(input: { id: "${r.path}/${r.id}", level: 9 }) { ${lower(r.type)} { id } } }`,
-          {},
-          who.headers,
-        ),
-      ),
+    async (base, r, who) => mutationStatus(base, r, who, 'update', `id: "${r.path}/${r.id}", level: 9`),
     404,
     403,
   ],
   [
     'GraphQL delete',
-    async (base, r, who) =>
-      problemStatus(
-        await graphql(
-          base,
-          `mutation { delete${r.type}(input: { id: "${r.path}/${r.id}" }) { ${lower(r.type)} { id } } }`,
-          {},
-          who.headers,
-        ),
-      ),
+    async (base, r, who) => mutationStatus(base, r, who, 'delete', `id: "${r.path}/${r.id}"`),
     404,
     403,
   ],
   [
     'GraphQL create',
-    async (base, r, who) =>
-      problemStatus(
-        await graphql(
-          base,
-          `mutation { create${r.type}(input: { owner: "acme", level: 1 }) { ${lower(r.type)} { id } } }`,
-          {},
-          who.headers,
-        ),
-      ),
+    async (base, r, who) => mutationStatus(base, r, who, 'create', `owner: "acme", level: 1`),
     403,
     403,
   ],
