@@ -313,4 +313,26 @@ describe('row-level scopes fail closed on every face (fixture scopes-faces.api)'
     const list = await call(ann.mcp, 'get_collection_ledger');
     expect(ids(list.doc.member)).to.deep.equal([1]);
   });
+
+  it('lets the other parts of an `or` hold where one part fails', async () => {
+    const acme = await caller({ tenant: 'acme' });
+    for (const body of [
+      { owner: 'acme', level: 5 },
+      { owner: 'other', level: 20 },
+    ]) {
+      const created = await request(server.url, 'POST', '/bulletins', { headers: acme.headers, body });
+      expect(created.status, created.text).to.equal(201);
+    }
+    for (const claims of [{}, undefined, { tenant: null }]) {
+      const who = await caller(claims);
+      const page = await request(server.url, 'GET', '/bulletins', { headers: who.headers });
+      expect({ members: ids(page.json.member), totalItems: page.json.totalItems }).to.deep.equal({
+        members: [2],
+        totalItems: 1,
+      });
+    }
+    expect(ids((await request(server.url, 'GET', '/bulletins', { headers: acme.headers })).json.member)).to.deep.equal([
+      1, 2,
+    ]);
+  });
 });
