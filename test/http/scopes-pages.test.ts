@@ -3,7 +3,7 @@
  * fixture scopes-faces.api, Task: each user's tasks, staff see all, two a page): for each caller, following `next`
  * from the first page visits exactly the caller's tasks once, `totalItems` counts them, `last` is their last page,
  * `previous` walks the same pages back, and no link leads to a page past the caller's last task, on page, partial,
- * cursor and partial cursor collections over REST.
+ * cursor and partial cursor collections (either way round) over REST.
  */
 import { expect } from 'chai';
 import { fixture, request, useServer } from './harness.js';
@@ -29,10 +29,34 @@ interface Page {
 
 /** The pagination modes of Task: where each starts, its order, whether it counts and numbers its pages. */
 const MODES = [
-  { name: 'page', path: '/tasks', descending: false, counted: true, numbered: true },
-  { name: 'partial', path: '/tasks/partial', descending: false, counted: false, numbered: false },
-  { name: 'cursor', path: '/tasks/cursor', descending: true, counted: true, numbered: false },
-  { name: 'partial cursor', path: '/tasks/partial-cursor', descending: true, counted: false, numbered: false },
+  { name: 'page', path: '/tasks', descending: false, counted: true, numbered: true, cursor: false },
+  { name: 'partial', path: '/tasks/partial', descending: false, counted: false, numbered: false, cursor: false },
+  { name: 'cursor', path: '/tasks/cursor', descending: true, counted: true, numbered: false, cursor: true },
+  {
+    name: 'partial cursor',
+    path: '/tasks/partial-cursor',
+    descending: true,
+    counted: false,
+    numbered: false,
+    cursor: true,
+  },
+  // The client turns the cursor around: the links probe the other side of the caller's first and last tasks.
+  {
+    name: 'cursor, ascending',
+    path: '/tasks/cursor?order%5Bid%5D=asc',
+    descending: false,
+    counted: true,
+    numbered: false,
+    cursor: true,
+  },
+  {
+    name: 'partial cursor, ascending',
+    path: '/tasks/partial-cursor?order%5Bid%5D=asc',
+    descending: false,
+    counted: false,
+    numbered: false,
+    cursor: true,
+  },
 ];
 
 describe('row-level scopes: totals and links of every pagination mode (fixture scopes-faces.api)', function () {
@@ -84,6 +108,14 @@ describe('row-level scopes: totals and links of every pagination mode (fixture s
           const past = await read(who, `${mode.path}?page=${lastPage + 1}`);
           expect(past.ids).to.deep.equal([]);
           expect(past.totalItems).to.equal(visible.length);
+        }
+        if (mode.cursor && inOrder.length > 0) {
+          // A client's own bound just outside the caller's first task: only other users' tasks lie beyond it.
+          const first = inOrder[0]!;
+          const bound = mode.descending ? `id%5Blt%5D=${first + 1}` : `id%5Bgt%5D=${first - 1}`;
+          const bounded = await follow(who, `${mode.path}${mode.path.includes('?') ? '&' : '?'}${bound}`, 'next');
+          expect(bounded.map((p) => p.ids)).to.deep.equal(chunks(inOrder));
+          expect(bounded[0]!.view?.previous).to.equal(undefined);
         }
         if (pages.length > 1) {
           const back = await follow(who, last.view!['@id'], 'previous');
