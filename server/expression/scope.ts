@@ -109,7 +109,7 @@ class Binder {
       case 'compare':
         return this.comparison(p, positive);
       case 'member':
-        return this.membership(p.path, this.value(p.values), p.negated === positive);
+        return this.membership(p.path, this.value(p.values), p.negated !== positive);
     }
   }
 

@@ -8,30 +8,14 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { fromRoot } from '../support/paths.js';
 import { fixture, get, request, startServer, tempDir, useServer } from './harness.js';
+import { call, httpClient } from './mcp-helpers.js';
 import { bearer, token } from './security-helpers.js';
 import { mercureJwt, subscribe } from './sse-client.js';
 
 const SUBSCRIBER_KEY = 'subscriber-key-for-mcp-tests-0123456789';
-
-async function httpClient(base: string, headers: Record<string, string> = {}, path = '/mcp'): Promise<Client> {
-  const client = new Client({ name: 'apidsl-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`), { requestInit: { headers } }));
-  return client;
-}
-
-/** The call's result: its structured content, which the text content repeats as JSON. */
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const [content] = result.content;
-  expect(content.type).to.equal('text');
-  const structured = result.structuredContent as Record<string, unknown>;
-  expect(JSON.parse((content as { text: string }).text)).to.deep.equal(structured);
-  return { isError: result.isError === true, doc: structured };
-}
 
 describe('MCP over Streamable HTTP (fixture mcp.api)', function () {
   this.timeout(30_000);
