@@ -4,7 +4,14 @@
  * holding what a column cannot keep exactly, which an item reads over its column (store/postgres/table.ts).
  */
 import type { Change } from '../store/layout.js';
-import { creationStatements, fillStatements, indexDefinitions, indexUpgrade, rawOf } from '../store/postgres/schema.js';
+import {
+  creationStatements,
+  fillStatements,
+  indexDefinitions,
+  indexUpgrade,
+  LAYOUTS_TABLE,
+  rawOf,
+} from '../store/postgres/schema.js';
 import { bound, quoteIdent, tableOf } from '../store/postgres/table.js';
 import type { CollectionSpec, FieldType } from '../store/types.js';
 import type { MigrationDialect } from './migration-dialect.js';
@@ -95,8 +102,9 @@ function check(spec: CollectionSpec, c: Change): string[] {
 }
 
 /**
- * Moves a field's values to its new name: its column (or the key) renamed, the indexes named after it with it, and
- * the values its column could not hold, kept among the extra members, moved to the new member.
+ * Moves a field's values to its new name: its column (or the key) renamed, the indexes named after it with it, the
+ * values its column could not hold, kept among the extra members, moved to the new member, and the field renamed
+ * in the collection's recorded layout.
  */
 function renameField(spec: CollectionSpec, from: string, to: string): string[] {
   const [table, after] = [tableOf(spec), tableOf(renamedSpec(spec, new Map([[from, to]]), spec.name))];
@@ -112,8 +120,12 @@ function renameField(spec: CollectionSpec, from: string, to: string): string[] {
     });
   if (isKey) return out;
   const extra = `${table.extra}::jsonb`;
+  const [field, renamedField] = [`'{fields,${from}}'`, `'{fields,${to}}'`];
   out.push(
     `UPDATE ${table.name} SET ${table.extra} = ((${extra} - ${literal(from)}) || jsonb_build_object(${literal(to)}, ${extra} -> ${literal(from)}))::json WHERE ${extra} -> ${literal(from)} IS NOT NULL;`,
+    // The recorded layout names the field as the new file does, so that the store's layout check at the next start
+    // sees the same field (not a new one whose every stored value it checks again).
+    `UPDATE ${LAYOUTS_TABLE} SET "layout" = jsonb_set("layout"::jsonb #- ${field}, ${renamedField}, "layout"::jsonb #> ${field})::text WHERE "collection" = ${literal(spec.name)} AND "layout"::jsonb #> ${field} IS NOT NULL;`,
   );
   return out;
 }

@@ -116,7 +116,7 @@ export function upgradeStatements(spec: CollectionSpec, existing: ExistingTable)
       statements.push(`ALTER TABLE ${table.name} ADD COLUMN ${columnDefinition(table, c)}`);
       continue;
     }
-    if (now.type !== type)
+    if (!sameType(now.type, type))
       statements.push(
         `ALTER TABLE ${table.name} ALTER COLUMN ${c.name} TYPE ${type} USING ${conversion(c.name, now.type, type)}`,
       );
@@ -159,6 +159,11 @@ export function fillStatements(table: Table, column: Column, value: string, fiel
     `UPDATE ${table.name} SET ${column.name} = ${value}, ${table.extra} = ${extra} WHERE ${column.name} IS NULL`,
   ];
 }
+
+/** The SQL types the catalogue (format_type) names otherwise. */
+const CATALOGUE_NAMES: Record<string, string> = { timestamptz: 'timestamp with time zone' };
+/** Whether a column the catalogue lists with `catalogued` has the SQL type `type`. */
+const sameType = (catalogued: string, type: string): boolean => catalogued === (CATALOGUE_NAMES[type] ?? type);
 
 /** How a column's values become the new type's: through their text (the layout check vouched that they fit). */
 function conversion(column: string, from: string, to: string): string {
