@@ -120,6 +120,26 @@ export const PLAN_CASES: PlanCase[] = [
     },
   },
   {
+    pair: 'property-renamed-indexed',
+    // The indexes named after the column are renamed with it: the store finds every index it wants.
+    rows: {
+      Product: [
+        { name: 'lamp', sku: 'L1' },
+        { name: 'desk', sku: 7 },
+        { name: 'odd', sku: null },
+      ],
+    },
+    counts: {},
+    upgrade: [],
+    after: {
+      Product: [
+        { id: 1, name: 'lamp', code: 'L1' },
+        { id: 2, name: 'desk', code: 7 },
+        { id: 3, name: 'odd', code: null },
+      ],
+    },
+  },
+  {
     pair: 'resource-added',
     rows: { Product: [{ name: 'lamp' }] },
     counts: {},
@@ -150,6 +170,23 @@ export const PLAN_CASES: PlanCase[] = [
         { id: 4, name: 'd', sku: null },
         { id: 5, name: 'e', sku: null },
         { id: 6, name: 'f' },
+      ],
+    },
+  },
+  {
+    pair: 'unique-removed',
+    rows: {
+      Product: [
+        { name: 'a', sku: 'A1' },
+        { name: 'b', sku: 'B2' },
+      ],
+    },
+    counts: {},
+    upgrade: [],
+    after: {
+      Product: [
+        { id: 1, name: 'a', sku: 'A1' },
+        { id: 2, name: 'b', sku: 'B2' },
       ],
     },
   },
