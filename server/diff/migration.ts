@@ -1,7 +1,8 @@
 /**
  * What the stores need when the new file replaces the old one: the layout changes `apidsl migrate` plans
  * (store/layout.ts, the old file's layout standing for the recorded one), each with what migrate does about it and
- * the store's own commands: SQL for SQLite, operations for MongoDB (migration-sqlite.ts, migration-mongodb.ts).
+ * the store's own commands: SQL for SQLite and PostgreSQL, operations for MongoDB (migration-sqlite.ts,
+ * migration-postgres.ts, migration-mongodb.ts).
  * Renamed properties and resources are moved first, by hand: migrate never moves stored values.
  */
 import type { ApiMetadata } from '../metadata/types.js';
@@ -9,8 +10,10 @@ import { planChanges, layoutText, type Change } from '../store/layout.js';
 import type { CollectionSpec } from '../store/types.js';
 import type { MigrationDialect } from './migration-dialect.js';
 import { MONGODB } from './migration-mongodb.js';
+import { POSTGRES } from './migration-postgres.js';
 import { SQLITE } from './migration-sqlite.js';
 import { pairProperties, pairResources } from './pairing.js';
+import { renamedSpec } from './renamed-spec.js';
 
 /**
  * What `apidsl migrate` does about a change: applies it whatever is stored, applies it when every stored item fits
@@ -32,8 +35,8 @@ export interface MigrationPlan {
   steps: MigrationStep[];
 }
 
-/** The stores `apidsl diff` plans for; a new store (PostgreSQL: its DDL) is one more dialect here. */
-export const DIALECTS: readonly MigrationDialect[] = [SQLITE, MONGODB];
+/** The stores `apidsl diff` plans for; a new store is one more dialect here. */
+export const DIALECTS: readonly MigrationDialect[] = [SQLITE, MONGODB, POSTGRES];
 
 const NO_ITEMS = { count: 0, items: async function* () {} };
 
@@ -52,22 +55,6 @@ function changeStep(dialect: MigrationDialect, spec: CollectionSpec, c: Change):
       commands: [...commands, ...dialect.fill(spec, c.fill.field, c.fill.value)],
     };
   return { resource: spec.name, action: 'checks', change, commands };
-}
-
-/** The old collection as the new file names it: fields renamed, so that only real layout changes remain. */
-function renamedSpec(before: CollectionSpec, renames: Map<string, string>, name: string): CollectionSpec {
-  const rename = (f: string) => renames.get(f) ?? f;
-  const entries = <T>(r: Record<string, T> | undefined) =>
-    r && Object.fromEntries(Object.entries(r).map(([k, v]) => [rename(k), v]));
-  return {
-    ...before,
-    name,
-    ...(before.identifier ? { identifier: { ...before.identifier, field: rename(before.identifier.field) } } : {}),
-    fields: entries(before.fields)!,
-    ...(before.rules ? { rules: entries(before.rules) } : {}),
-    indexes: before.indexes.map((fields) => fields.map(rename)),
-    ...(before.unique ? { unique: before.unique.map((fields) => fields.map(rename)) } : {}),
-  };
 }
 
 async function collectionSteps(

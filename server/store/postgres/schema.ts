@@ -35,6 +35,12 @@ export function createTable(table: Table): string {
   return `CREATE TABLE ${table.name} (\n  ${columns.join(',\n  ')}\n)`;
 }
 
+/** A new table and its indexes. */
+export const creationStatements = (spec: CollectionSpec): string[] => [
+  createTable(tableOf(spec)),
+  ...indexDefinitions(spec).map((i) => i.create),
+];
+
 export interface IndexDefinition {
   /** Unquoted, as the catalogue lists it. */
   name: string;
@@ -82,7 +88,8 @@ export function indexDefinitions(spec: CollectionSpec): IndexDefinition[] {
   return dedupe(out);
 }
 
-const rawOf = (c: { name: string }): string => c.name.slice(1, -1).replace(/""/g, '"');
+/** A quoted name unquoted, as the catalogue (and `to_jsonb` of a row) names it. */
+export const rawOf = (c: { name: string }): string => c.name.slice(1, -1).replace(/""/g, '"');
 
 function dedupe(indexes: IndexDefinition[]): IndexDefinition[] {
   const seen = new Set<string>();
@@ -109,7 +116,7 @@ export function upgradeStatements(spec: CollectionSpec, existing: ExistingTable)
       statements.push(`ALTER TABLE ${table.name} ADD COLUMN ${columnDefinition(table, c)}`);
       continue;
     }
-    if (now.type !== type)
+    if (!sameType(now.type, type))
       statements.push(
         `ALTER TABLE ${table.name} ALTER COLUMN ${c.name} TYPE ${type} USING ${conversion(c.name, now.type, type)}`,
       );
@@ -122,16 +129,41 @@ export function upgradeStatements(spec: CollectionSpec, existing: ExistingTable)
   for (const [name, column] of existing.columns)
     if (!declared.has(name) && column.notNull)
       statements.push(`ALTER TABLE ${table.name} ALTER COLUMN ${quoteIdent(name)} DROP NOT NULL`);
+  return [...statements, ...indexUpgrade(spec, existing.indexes)];
+}
+
+/** The DROP and CREATE INDEX statements that take a table with the `existing` indexes to the spec's. */
+export function indexUpgrade(spec: CollectionSpec, existing: ReadonlySet<string>): string[] {
+  const table = tableOf(spec);
   const wanted = indexDefinitions(spec);
   const names = new Set(wanted.map((i) => i.name));
   const prefix = `${table.rawName}_`;
+  const statements: string[] = [];
   // Only the indexes this store names (`<table>_…_idx`, `<table>_…_key`): a DBA's own are left alone.
-  for (const name of existing.indexes)
+  for (const name of existing)
     if (!names.has(name) && name.startsWith(prefix) && /_(idx|key)$/.test(name))
       statements.push(`DROP INDEX ${quoteIdent(name)}`);
-  for (const index of wanted) if (!existing.indexes.has(index.name)) statements.push(index.create);
+  for (const index of wanted) if (!existing.has(index.name)) statements.push(index.create);
   return statements;
 }
+
+/**
+ * What fills a field's default into the rows that lack it: its column, added when missing (NULL allowed until
+ * opening the collection makes it required), set where NULL, and an explicit null kept among the extra members
+ * removed (it would hide the value filled in). `value` and `field` are SQL: parameters or literals.
+ */
+export function fillStatements(table: Table, column: Column, value: string, field: string): string[] {
+  const extra = `CASE WHEN ${table.extra} IS NULL THEN NULL ELSE nullif(${table.extra}::jsonb - ${field}, '{}')::json END`;
+  return [
+    `ALTER TABLE ${table.name} ADD COLUMN IF NOT EXISTS ${column.name} ${SQL_TYPES[column.type]}`,
+    `UPDATE ${table.name} SET ${column.name} = ${value}, ${table.extra} = ${extra} WHERE ${column.name} IS NULL`,
+  ];
+}
+
+/** The SQL types the catalogue (format_type) names otherwise. */
+const CATALOGUE_NAMES: Record<string, string> = { timestamptz: 'timestamp with time zone' };
+/** Whether a column the catalogue lists with `catalogued` has the SQL type `type`. */
+const sameType = (catalogued: string, type: string): boolean => catalogued === (CATALOGUE_NAMES[type] ?? type);
 
 /** How a column's values become the new type's: through their text (the layout check vouched that they fit). */
 function conversion(column: string, from: string, to: string): string {

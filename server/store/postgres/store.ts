@@ -11,14 +11,15 @@ import { poolSettings, redactPostgresUrl } from './config.js';
 import { Connection, type Row } from './connection.js';
 import { storeError } from './errors.js';
 import {
-  createTable,
+  creationStatements as creation,
+  fillStatements,
   indexDefinitions,
   LAYOUTS_TABLE,
   layoutsSchema,
   upgradeStatements,
   type ExistingTable,
 } from './schema.js';
-import { bound, fits, quoteIdent, snakeCase, SQL_TYPES, tableOf, type Table } from './table.js';
+import { bound, fits, quoteIdent, snakeCase, tableOf, type Table } from './table.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:5432/dbname?pool_max=10&query_timeout=5000` (or `postgresql://`). */
@@ -48,12 +49,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
   return new PostgresStore(connection);
 }
-
-/** A new table and its indexes. */
-const creation = (spec: CollectionSpec): string[] => [
-  createTable(tableOf(spec)),
-  ...indexDefinitions(spec).map((i) => i.create),
-];
 
 /** Whether the stored table's key has the other type (the identifier's type changed). */
 function keyTypeChanged(table: Table, existing: ExistingTable): boolean {
@@ -186,16 +181,9 @@ class PostgresStore implements Store {
     const column = table.byField.get(field);
     if (!column || !fits(column.type, value))
       throw new TypeError(`${spec.name}.${field}: its default cannot be filled into the column`);
-    // A new field has no column yet: it is added (NULL allowed until opening the collection makes it required).
-    const existing = await this.existing(table);
-    if (existing && !existing.columns.has(column.name.slice(1, -1).replace(/""/g, '"')))
-      await this.connection.rows(`ALTER TABLE ${table.name} ADD COLUMN ${column.name} ${SQL_TYPES[column.type]}`);
-    // An explicit null kept among the extra members goes too: it would hide the value filled in.
-    const extra = `CASE WHEN ${table.extra} IS NULL THEN NULL ELSE nullif(${table.extra}::jsonb - $2, '{}')::json END`;
-    return this.connection.changed(
-      `UPDATE ${table.name} SET ${column.name} = $1, ${table.extra} = ${extra} WHERE ${column.name} IS NULL`,
-      [bound(column.type, value), field],
-    );
+    const [addColumn, update] = fillStatements(table, column, '$1', '$2');
+    await this.connection.rows(addColumn!);
+    return this.connection.changed(update!, [bound(column.type, value), field]);
   }
 
   transaction<T>(run: () => Promise<T>): Promise<T> {

@@ -1,0 +1,144 @@
+/**
+ * The PostgreSQL store's side of a migration plan (migration.ts), in the SQL the store runs itself
+ * (store/postgres/schema.ts): a table per resource, a typed column per field, and the `_apidsl:extra` json column
+ * holding what a column cannot keep exactly, which an item reads over its column (store/postgres/table.ts).
+ */
+import type { Change } from '../store/layout.js';
+import {
+  creationStatements,
+  fillStatements,
+  indexDefinitions,
+  indexUpgrade,
+  LAYOUTS_TABLE,
+  rawOf,
+} from '../store/postgres/schema.js';
+import { bound, quoteIdent, tableOf } from '../store/postgres/table.js';
+import type { CollectionSpec, FieldType } from '../store/types.js';
+import type { MigrationDialect } from './migration-dialect.js';
+import { renamedSpec } from './renamed-spec.js';
+
+const literal = (v: unknown): string => (typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v));
+/** One statement on one line (the table's DDL spans several). */
+const statement = (sql: string): string => `${sql.replace(/\n\s*/g, ' ')};`;
+
+/** The jsonb type (jsonb_typeof) a field's values have; json fields hold anything. */
+const JSONB_TYPES: Partial<Record<FieldType, string>> = {
+  int: 'number',
+  number: 'number',
+  bool: 'boolean',
+  array: 'array',
+  string: 'string',
+  iri: 'string',
+  datetime: 'string',
+  date: 'string',
+};
+
+/**
+ * A field's value in a row `r` as jsonb, as an item reads it: the extra member when there is one, else the column,
+ * read through the row's jsonb (NULL when the column is not made yet, and whatever its type is now).
+ */
+function stored(spec: CollectionSpec, field: string): string {
+  const table = tableOf(spec);
+  const column = (name: string) => `to_jsonb(r.*) -> ${literal(name)}`;
+  if (field === spec.identifier?.field) return column(table.key.rawName);
+  return `coalesce(r.${table.extra}::jsonb -> ${literal(field)}, ${column(rawOf(table.byField.get(field)!))})`;
+}
+
+/** What the value `s.v` is tested with when it is a number (a CASE: a WHERE may test its conditions in any order). */
+const numeric = (test: string): string => `CASE jsonb_typeof(s.v) WHEN 'number' THEN ${test} END`;
+
+/** The condition the stored value `s.v` of an item that contradicts the change meets; undefined when SQL cannot say. */
+function contradicts(spec: CollectionSpec, c: Change): string | undefined {
+  if (c.kind === 'required') return `coalesce(jsonb_typeof(s.v), 'null') = 'null'`;
+  if (c.kind === 'type') {
+    const type = spec.fields[c.subject]!;
+    const allowed = JSONB_TYPES[type];
+    const other = allowed && `jsonb_typeof(s.v) NOT IN ('null', ${literal(allowed)})`;
+    // An int is a number without fraction that a JSON number holds exactly.
+    const inexact = `s.v::numeric % 1 <> 0 OR abs(s.v::numeric) > ${Number.MAX_SAFE_INTEGER}`;
+    return type === 'int' ? `${other} OR ${numeric(inexact)}` : other;
+  }
+  const key = c.detail.split(' ')[0] as keyof NonNullable<CollectionSpec['rules']>[string];
+  const bound = spec.rules?.[c.subject]?.[key];
+  switch (key) {
+    case 'minimum':
+      return numeric(`s.v::numeric < ${literal(bound)}`);
+    case 'maximum':
+      return numeric(`s.v::numeric > ${literal(bound)}`);
+    case 'minLength':
+      return `jsonb_typeof(s.v) = 'string' AND char_length(s.v #>> '{}') < ${literal(bound)}`;
+    case 'maxLength':
+      return `jsonb_typeof(s.v) = 'string' AND char_length(s.v #>> '{}') > ${literal(bound)}`;
+    case 'enum':
+      return `jsonb_typeof(s.v) <> 'null' AND s.v NOT IN (${(bound as unknown[]).map((x) => `${literal(JSON.stringify(x))}::jsonb`).join(', ')})`;
+    default:
+      return undefined; // a pattern: PostgreSQL's regular expressions are not JavaScript's
+  }
+}
+
+function check(spec: CollectionSpec, c: Change): string[] {
+  const table = tableOf(spec);
+  if (c.kind === 'identifier') {
+    const wanted = spec.identifier?.type === 'string' ? 'string' : 'number';
+    return [
+      `SELECT count(*) FROM ${table.name} AS r WHERE jsonb_typeof(to_jsonb(r.*) -> ${literal(table.key.rawName)}) <> '${wanted}';`,
+    ];
+  }
+  if (c.kind === 'unique') {
+    // Every item after the first with the same values (none null) is in the way.
+    const fields = c.subject.split(',');
+    const names = fields.map((_, i) => `v${i + 1}`);
+    const values = names.map((v) => `s.${v}`);
+    const distinct = values.length === 1 ? values[0]! : `(${values.join(', ')})`;
+    return [
+      `SELECT count(*) - count(DISTINCT ${distinct}) FROM ${table.name} AS r CROSS JOIN LATERAL (SELECT ${fields.map((f) => stored(spec, f)).join(', ')}) AS s(${names.join(', ')}) WHERE ${values.map((v) => `jsonb_typeof(${v}) <> 'null'`).join(' AND ')};`,
+    ];
+  }
+  const condition = contradicts(spec, c);
+  if (condition === undefined) return [`-- ${c.detail}: apidsl migrate --dry-run counts the items that do not fit`];
+  return [
+    `SELECT count(*) FROM ${table.name} AS r CROSS JOIN LATERAL (SELECT ${stored(spec, c.subject)}) AS s(v) WHERE ${condition};`,
+  ];
+}
+
+/**
+ * Moves a field's values to its new name: its column (or the key) renamed, the indexes named after it with it, the
+ * values its column could not hold, kept among the extra members, moved to the new member, and the field renamed
+ * in the collection's recorded layout.
+ */
+function renameField(spec: CollectionSpec, from: string, to: string): string[] {
+  const [table, after] = [tableOf(spec), tableOf(renamedSpec(spec, new Map([[from, to]]), spec.name))];
+  const isKey = from === spec.identifier?.field;
+  const was = isKey ? table.key.name : table.byField.get(from)!.name;
+  const now = isKey ? after.key.name : after.byField.get(to)!.name;
+  const out = was === now ? [] : [`ALTER TABLE ${table.name} RENAME COLUMN ${was} TO ${now};`];
+  const [indexes, renamed] = [indexDefinitions(spec), indexDefinitions(after.spec)];
+  if (indexes.length === renamed.length)
+    indexes.forEach(({ name }, i) => {
+      const next = renamed[i]!.name;
+      if (next !== name) out.push(`ALTER INDEX IF EXISTS ${quoteIdent(name)} RENAME TO ${quoteIdent(next)};`);
+    });
+  if (isKey) return out;
+  const extra = `${table.extra}::jsonb`;
+  const [field, renamedField] = [`'{fields,${from}}'`, `'{fields,${to}}'`];
+  out.push(
+    `UPDATE ${table.name} SET ${table.extra} = ((${extra} - ${literal(from)}) || jsonb_build_object(${literal(to)}, ${extra} -> ${literal(from)}))::json WHERE ${extra} -> ${literal(from)} IS NOT NULL;`,
+    // The recorded layout names the field as the new file does, so that the store's layout check at the next start
+    // sees the same field (not a new one whose every stored value it checks again).
+    `UPDATE ${LAYOUTS_TABLE} SET "layout" = jsonb_set("layout"::jsonb #- ${field}, ${renamedField}, "layout"::jsonb #> ${field})::text WHERE "collection" = ${literal(spec.name)} AND "layout"::jsonb #> ${field} IS NOT NULL;`,
+  );
+  return out;
+}
+
+export const POSTGRES: MigrationDialect = {
+  store: 'postgresql',
+  create: (spec) => creationStatements(spec).map(statement),
+  indexes: (before, after) => indexUpgrade(after, new Set(indexDefinitions(before).map((i) => i.name))).map(statement),
+  check,
+  fill(spec, field, value) {
+    const table = tableOf(spec);
+    const column = table.byField.get(field)!;
+    return fillStatements(table, column, literal(bound(column.type, value)), literal(field)).map(statement);
+  },
+  renameField,
+};
