@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fromRoot } from '../support/paths.js';
 import { dropCreatedDatabases, freshDatabaseUri } from '../support/mongodb.js';
 import { dropCreatedPostgresDatabases, freshPostgresUrl } from '../support/postgres.js';
+import { callingTestFile, refuseListedCaller } from './suite-store.js';
 
 /**
  * How long a server may take to print its URL: generous, as a loaded machine can take many seconds; a server that
@@ -56,12 +57,17 @@ const bin = (): string => process.env.APIDSL_TEST_BIN || fromRoot('bin/apidsl.js
  * database per server start takes the place of `--memory` (chosen or implied); `--data DIR` keeps meaning the
  * embedded store.
  */
-async function storageArgs(extraArgs: string[]): Promise<{ storage: string[]; rest: string[] }> {
+async function storageArgs(
+  extraArgs: string[],
+  from: string | undefined,
+): Promise<{ storage: string[]; rest: string[] }> {
   const storageChosen = extraArgs.some(
     (a) => a === '--memory' || a === '--data' || a === '--db' || a.startsWith('--data=') || a.startsWith('--db='),
   );
+  const onSuiteStore = !storageChosen || extraArgs.includes('--memory');
+  if (onSuiteStore) refuseListedCaller(from);
   const shared = process.env.APIDSL_TEST_STORE;
-  if ((shared === 'mongodb' || shared === 'postgres') && (!storageChosen || extraArgs.includes('--memory'))) {
+  if ((shared === 'mongodb' || shared === 'postgres') && onSuiteStore) {
     const db = shared === 'mongodb' ? await freshDatabaseUri() : await freshPostgresUrl('h');
     return { storage: ['--db', db], rest: extraArgs.filter((a) => a !== '--memory') };
   }
@@ -73,16 +79,17 @@ if (process.env.APIDSL_TEST_STORE === 'mongodb' && typeof after === 'function') 
 if (process.env.APIDSL_TEST_STORE === 'postgres' && typeof after === 'function')
   after(() => dropCreatedPostgresDatabases());
 
-async function serveArgs(apiFile: string, extraArgs: string[]): Promise<string[]> {
-  const { storage, rest } = await storageArgs(extraArgs);
+async function serveArgs(apiFile: string, extraArgs: string[], from: string | undefined): Promise<string[]> {
+  const { storage, rest } = await storageArgs(extraArgs, from);
   return [bin(), 'serve', apiFile, ...storage, '--port', '0', '--host', '127.0.0.1', ...rest];
 }
 
 async function spawnServe(
   apiFile: string,
   extraArgs: string[],
+  from: string | undefined,
 ): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, await serveArgs(apiFile, extraArgs), {
+  const child = spawn(process.execPath, await serveArgs(apiFile, extraArgs, from), {
     cwd: fromRoot('.'),
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
@@ -127,14 +134,15 @@ function stopper(child: ChildProcess, exited: Promise<number | null>): () => Pro
 /**
  * Starts `apidsl serve FILE --memory --port 0 --host 127.0.0.1 [extraArgs]` and resolves once the
  * server printed its URL on stdout. Rejects with the captured output as soon as it exits first, or when it prints
- * nothing within STARTUP_TIMEOUT_MS (the child is then killed).
+ * nothing within STARTUP_TIMEOUT_MS (the child is then killed). `from`: the test file starting it (suite-store.ts).
  */
 export async function startServer(
   apiFile: string,
   extraArgs: string[] = [],
   startupTimeoutMs = STARTUP_TIMEOUT_MS,
+  from = callingTestFile(),
 ): Promise<RunningServer> {
-  const { child, output, exited } = await spawnServe(apiFile, extraArgs);
+  const { child, output, exited } = await spawnServe(apiFile, extraArgs, from);
   const stop = stopper(child, exited);
   return new Promise<RunningServer>((resolve, reject) => {
     let settled = false;
@@ -180,7 +188,7 @@ export async function startServer(
  * neither within STARTUP_TIMEOUT_MS, it is killed and `code` is null.
  */
 export async function serveExpectingExit(apiFile: string, extraArgs: string[] = []): Promise<ExitedServer> {
-  const { child, output, exited } = await spawnServe(apiFile, extraArgs);
+  const { child, output, exited } = await spawnServe(apiFile, extraArgs, callingTestFile());
   const stop = stopper(child, exited);
   return new Promise<ExitedServer>((resolve) => {
     let settled = false;
@@ -376,11 +384,13 @@ export function useServer(
     if (!running) throw new Error('useServer(): the server is used before its before() hook ran');
     return running;
   };
+  // The hook runs from mocha, not from the test file: the file is read here, where the file calls.
+  const from = callingTestFile();
   before(async function () {
     this.timeout((options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS) + 10_000);
     const file = typeof apiFile === 'function' ? apiFile() : apiFile;
     const args = typeof extraArgs === 'function' ? extraArgs() : extraArgs;
-    running = await startServer(file, args, options.startupTimeoutMs);
+    running = await startServer(file, args, options.startupTimeoutMs, from);
   });
   after(async () => {
     await running?.stop();

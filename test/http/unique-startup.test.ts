@@ -1,5 +1,5 @@
 /**
- * Unique values over stored data, on both stores (docs/behaviour.md, "Unique values"): a new unique property or
+ * Unique values over stored data, on every store (docs/behaviour.md, "Unique values"): a new unique property or
  * list over items that repeat values refuses the start (exit 1, one line naming the values), nulls do not count;
  * once the data is fixed the index is made and enforced; a list no longer unique and declared again is checked
  * afresh. `apidsl import` refuses a repeating record with the POST's violation and imports the others.
@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../support/cli.js';
 import { freshDatabaseUri, mongoOrSkip } from '../support/mongodb.js';
+import { dropCreatedPostgresDatabases, freshPostgresUrl, postgresOrSkip } from '../support/postgres.js';
 import { post, request, serveExpectingExit, startServer, tempDir } from './harness.js';
 
 /** A Shop resource with these property lines after the identifier, and resource options. */
@@ -18,7 +19,7 @@ const shopApi = (properties: string, options = ''): string =>
 const PLAIN = '    name: string\n    city: string';
 const UNIQUE_NAME = '    name: string { unique: true }\n    city: string';
 
-for (const storeKind of ['sqlite', 'mongodb'] as const) {
+for (const storeKind of ['sqlite', 'mongodb', 'postgres'] as const) {
   describe(`unique values over stored data (${storeKind})`, function () {
     this.timeout(90_000);
     let dir: string;
@@ -30,7 +31,13 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
       if (storeKind === 'mongodb') {
         await mongoOrSkip(this);
         storeArgs = ['--db', await freshDatabaseUri('uniq')];
+      } else if (storeKind === 'postgres') {
+        await postgresOrSkip(this);
+        storeArgs = ['--db', await freshPostgresUrl('uniq')];
       } else storeArgs = ['--data', join(dir, 'data')];
+    });
+    after(async () => {
+      if (storeKind === 'postgres') await dropCreatedPostgresDatabases();
     });
 
     async function serving(text: string, body: (url: string) => Promise<void>): Promise<void> {

@@ -13,9 +13,9 @@ import { freePort } from '../support/mongodb.js';
 import { replaceFile } from '../support/replace-file.js';
 
 const FIXTURE = fixture('http-cache.api');
-const mongodb = process.env.APIDSL_TEST_STORE === 'mongodb';
+const suiteDatabase = ['mongodb', 'postgres'].includes(process.env.APIDSL_TEST_STORE ?? '');
 const STARTUP_MS = 60_000;
-const sharedStore = (): string[] => (mongodb ? [] : ['--data', join(tempDir(), 'data')]);
+const sharedStore = (): string[] => (suiteDatabase ? [] : ['--data', join(tempDir(), 'data')]);
 
 /** Whether a process of this id runs. */
 function alive(pid: number): boolean {

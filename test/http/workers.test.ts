@@ -11,11 +11,11 @@ import { runCli } from '../support/cli.js';
 import { fixture, request, serveExpectingExit, startServer, tempDir, type RunningServer } from './harness.js';
 
 const FIXTURE = fixture('http-cache.api');
-/** A store every worker shares: a --data directory, or the suite's MongoDB database (chosen by the harness). */
-const mongodb = process.env.APIDSL_TEST_STORE === 'mongodb';
+/** A store every worker shares: a --data directory, or the suite's MongoDB or PostgreSQL database (chosen by the harness). */
+const suiteDatabase = ['mongodb', 'postgres'].includes(process.env.APIDSL_TEST_STORE ?? '');
 /** Worker 1 starts alone, then the others: twice a single start, on a machine other jobs may keep busy. */
 const STARTUP_MS = 60_000;
-const sharedStore = (): string[] => (mongodb ? [] : ['--data', join(tempDir(), 'data')]);
+const sharedStore = (): string[] => (suiteDatabase ? [] : ['--data', join(tempDir(), 'data')]);
 
 /** What a page of `perPage` items shows when it is one snapshot: the members `totalItems` leaves for page `page`. */
 function tornPage(doc: Record<string, unknown>, perPage: number, page: number): string | undefined {

@@ -320,6 +320,20 @@ export function describeStoreContract(engine: StoreEngine): void {
         expect(await books.count()).to.equal(1);
       });
 
+      it('goes on after a refused write, inside a transaction where the store has them: that one alone is undone', async () => {
+        const books = await store.collection(BOOK);
+        await books.insert({ id: 5, title: 'stored' });
+        const together = store.transaction?.bind(store) ?? (<T>(run: () => Promise<T>): Promise<T> => run());
+        const refused = await together(async () => {
+          await books.insert({ id: 1, title: 'before' });
+          const error = await rejection(books.insert({ id: 5, title: 'taken' }));
+          await books.insert({ id: 2, title: 'after' });
+          return error;
+        });
+        expect(refused).to.be.instanceOf(StoreConflictError);
+        expect((await books.find({})).map((b) => b.title)).to.deep.equal(['before', 'after', 'stored']);
+      });
+
       it('assigns UUID v7 string ids to the items that lack one', async () => {
         const tags = await store.collection({
           name: 'Tag',

@@ -22,6 +22,23 @@ const TYPES = {
 
 export type Row = unknown[];
 
+/**
+ * A write that may be refused (a taken key, a repeated unique value) inside a transaction, under a savepoint: a
+ * refused statement is undone alone and the transaction goes on, as SQLite's does, where PostgreSQL would refuse
+ * every later statement of it (an import's batch stores the records after a refused one).
+ */
+async function refusable(client: pg.PoolClient, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  await client.query('SAVEPOINT apidsl_write');
+  try {
+    const result = await client.query({ text, values, rowMode: 'array' });
+    await client.query('RELEASE SAVEPOINT apidsl_write');
+    return result;
+  } catch (e) {
+    await client.query('ROLLBACK TO SAVEPOINT apidsl_write').catch(() => undefined);
+    throw e;
+  }
+}
+
 export class Connection {
   readonly pool: pg.Pool;
   private readonly inTransaction = new AsyncLocalStorage<pg.PoolClient>();
@@ -54,8 +71,10 @@ export class Connection {
   }
 
   private async run(text: string, values: unknown[], conflicts?: (e: unknown) => unknown): Promise<pg.QueryResult> {
+    const client = this.inTransaction.getStore();
     try {
-      return await (this.inTransaction.getStore() ?? this.pool).query({ text, values, rowMode: 'array' });
+      if (client && conflicts) return await refusable(client, text, values);
+      return await (client ?? this.pool).query({ text, values, rowMode: 'array' });
     } catch (e) {
       throw conflicts ? conflicts(e) : storeError(e);
     }
