@@ -12,7 +12,6 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/cli.js';
-import { freshDatabaseUri } from '../support/mongodb.js';
 import { fromRoot } from '../support/paths.js';
 import {
   engineEnv,
@@ -23,6 +22,7 @@ import {
   type ZincServer,
 } from '../support/zincsearch.js';
 import { get, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
+import { lastingStore } from './lasting-store.js';
 import { bearer, token } from './security-helpers.js';
 
 let counter = 0;
@@ -39,13 +39,6 @@ function indexedFixture(): { dir: string; file: string; prefix: string } {
   writeFileSync(file, text);
   copyFileSync(fromRoot('test/fixtures/elasticsearch/handlers.mjs'), join(dir, 'handlers.mjs'));
   return { dir, file, prefix };
-}
-
-/** The store arguments of a server whose data a later command (import, reindex) reads too. */
-async function lastingStore(dir: string): Promise<string[]> {
-  return process.env.APIDSL_TEST_STORE === 'mongodb'
-    ? ['--db', await freshDatabaseUri('es')]
-    : ['--data', join(dir, 'data')];
 }
 
 /** What the engine itself holds in an index: the documents' identifiers, in order. */
@@ -362,7 +355,7 @@ describe('HTTP elasticsearch: import, an engine outage and apidsl reindex', func
     engine = await ownZincOrSkip(this);
     fixture = indexedFixture();
     withEngine(engine);
-    storage = await lastingStore(fixture.dir);
+    storage = await lastingStore(fixture.dir, 'es');
     server = await startServer(fixture.file, storage);
   });
 
