@@ -103,4 +103,18 @@ resource Product {
 }`;
     expect(check(text).all.map((d) => d.code)).to.include('scope-without-effect');
   });
+
+  it('warns that `private: false` has no effect on a resource scoped on one of its operations only', () => {
+    const text = `config { security { jwt { secret_env: "S" } }, mercure { hub: "builtin" } }
+resource Note {
+  mercure: { private: false }
+  properties { id: int { identifier: true }, owner: string }
+  operations { GetCollection, Get { scope: "object.owner == user?.identifier" }, Post }
+}`;
+    const warned = check(text).all.filter((d) => d.code === 'scope-without-effect');
+    expect(warned.map((d) => text.slice(d.range.start, d.range.end))).to.deep.equal(['private: false']);
+    expect(
+      check(text.replace('Get { scope: "object.owner == user?.identifier" }', 'Get')).all.map((d) => d.code),
+    ).to.not.include('scope-without-effect');
+  });
 });
