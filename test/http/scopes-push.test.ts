@@ -110,6 +110,16 @@ describe('row-level scopes on pushed updates (fixture scopes-push.api)', functio
       await anonymous.waitFor(1);
       expect(received(anonymous).map((d) => d['@id'])).to.deep.equal([pinged]);
     });
+
+    it('writes a scoped related item as its IRI in a public update, whereas a reader in its scope gets it embedded', async () => {
+      const cards = await listen(['/cards/{id}']);
+      const note = (await send('POST', '/notes', { owner: 'ann', text: 'inside' }, 'ann')).json['@id'];
+      const card = (await send('POST', '/cards', { label: 'c', note }, 'ann')).json['@id'] as string;
+      await cards.waitFor(1);
+      expect(received(cards)[0]).to.include({ '@id': card, note });
+      const read = await request(server.url, 'GET', card, { headers: users.ann });
+      expect(read.json.note).to.include({ '@id': note, text: 'inside' });
+    });
   });
 
   describe('GraphQL subscriptions', () => {
