@@ -24,6 +24,7 @@ import {
 import { get, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
 import { lastingStore } from './lasting-store.js';
 import { bearer, token } from './security-helpers.js';
+import { eventually } from '../support/eventually.js';
 
 let counter = 0;
 
@@ -53,20 +54,6 @@ async function engineIds(engine: ZincServer, index: string): Promise<number[]> {
   });
   const body = (await r.json()) as { hits?: { hits: { _source: { id: number } }[] } };
   return (body.hits?.hits ?? []).map((h) => h._source.id);
-}
-
-/**
- * Asks again until `done` holds of the answer (the index takes a write in a few milliseconds after the write
- * returned; docs/elasticsearch.md), for at most 15 s; returns the last answer, which the caller asserts on.
- */
-async function eventually<T>(ask: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  let value = await ask();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await ask();
-  }
-  return value;
 }
 
 const ids = (r: HttpResponse): number[] => (r.json?.member ?? []).map((m: { id: number }) => m.id);
