@@ -1,0 +1,35 @@
+/**
+ * What every operation can answer before its stages run, from the edge of the request rather than from a stage:
+ * credentials that cannot be verified (http/authentication.ts, on every route), an `Accept` that none of the
+ * formats serves, and a JSON:API client's malformed query (execute.ts `operationState`). The OpenAPI responses
+ * list them with the entry's other answers (openapi/responses.ts).
+ */
+import { authenticates } from '../security/authenticate.js';
+import type { Answers } from './answers.js';
+import { JSONAPI_FORMAT } from './representation/jsonapi.js';
+
+/** Invalid credentials: refused on every route, whatever the operation's rules (security/authenticate.ts). */
+export const credentialAnswers: Answers = (_op, api) =>
+  authenticates(api.security)
+    ? [
+        {
+          status: 401,
+          description: 'The credentials sent cannot be verified (a malformed, expired or badly signed token).',
+          headers: {
+            'WWW-Authenticate': { description: '`Bearer error="invalid_token"`.', schema: { type: 'string' } },
+          },
+        },
+      ]
+    : [];
+
+/** The output format negotiated from `Accept` (protocol/negotiation.ts); JSON:API's query read with it. */
+export const negotiationAnswers: Answers = (_op, api) => {
+  const formats = api.settings.formats;
+  const types = Object.values(formats).flat();
+  return [
+    { status: 406, description: `The Accept header names none of the media types served: ${types.join(', ')}.` },
+    ...(formats[JSONAPI_FORMAT]
+      ? [{ status: 400, description: 'To a JSON:API client: a malformed fields, sort or include parameter.' }]
+      : []),
+  ];
+};
