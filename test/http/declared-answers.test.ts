@@ -6,13 +6,26 @@
 import { expect } from 'chai';
 import { cuttableRelay } from '../support/cuttable-relay.js';
 import { freshPostgresUrl, postgresOrSkip } from '../support/postgres.js';
-import { fixture, type HttpResponse, request, type RunningServer, startServer, useServer } from './harness.js';
+import {
+  fixture,
+  type HttpResponse,
+  rawRequest,
+  request,
+  type RunningServer,
+  startServer,
+  useServer,
+} from './harness.js';
 import './security-helpers.js'; // sets the JWT secret the fixture reads
 
 const FIXTURE = fixture('answers.api');
 
-/** Asserts the answer's status, and that the document lists it for the operation. */
-async function expectDeclared(server: RunningServer, method: string, path: string, answer: HttpResponse) {
+/** Asserts that the document lists the answer's status for the operation; its description. */
+async function expectDeclared(
+  server: RunningServer,
+  method: string,
+  path: string,
+  answer: Pick<HttpResponse, 'status' | 'text'>,
+): Promise<string> {
   const doc = (await request(server.url, 'GET', '/docs.json')).json;
   const responses = doc.paths[path][method.toLowerCase()].responses as Record<string, { description: string }>;
   expect(responses, `${method} ${path} answered ${answer.status}: ${answer.text}`).to.have.property(
@@ -59,6 +72,14 @@ describe('HTTP: every status answered is declared in OpenAPI', () => {
     const r = await request(server.url, 'GET', '/books/7', { headers: { Authorization: 'Bearer not-a-token' } });
     expect(r.status, r.text).to.equal(401);
     expect(await expectDeclared(server, 'GET', '/books/{id}', r)).to.include('cannot be verified');
+  });
+
+  it('400: a Host header that is no host[:port]', async () => {
+    const raw = await rawRequest(server.url, 'GET /books/7 HTTP/1.1\r\nHost: bad host\r\nConnection: close\r\n\r\n');
+    expect(raw.status, raw.text).to.equal(400);
+    expect(await expectDeclared(server, 'GET', '/books/{id}', { status: 400, text: raw.text })).to.include(
+      'Host header',
+    );
   });
 
   it('429 past a rate limit', async () => {

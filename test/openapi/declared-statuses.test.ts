@@ -1,7 +1,7 @@
 /**
  * The statuses the server can answer an operation, from the operation's facts (its options, the settings, the
  * stages it runs), against the responses its OpenAPI document lists, for every operation of every HTTP fixture:
- * the edge's (406, 401 for invalid credentials, 429 and 503 of a rate limit, JSON:API's 400), a body's (400, 413,
+ * the edge's (400 for a refused Host, 406, 401 for invalid credentials, 429 and 503 of a rate limit, JSON:API's 400), a body's (400, 413,
  * 415), a batch's (413, 400), the store's (503) and a restricted delete's (409).
  */
 import { expect } from 'chai';
@@ -28,7 +28,10 @@ type Cause = [status: number, words: string, where: string];
 
 /** The statuses the code can answer the operation with, for each cause. */
 function answerable(op: OperationMetadata, api: ApiMetadata): Cause[] {
-  const causes: Cause[] = [[406, 'Accept header', 'execute.ts, negotiateOutput']];
+  const causes: Cause[] = [
+    [400, 'Host header', 'protocol/host.ts'],
+    [406, 'Accept header', 'execute.ts, negotiateOutput'],
+  ];
   const stages = new Set(stagesOf(op, api.settings).map(({ name }) => name));
   const messenger = optionValue(op, api.settings, 'messenger');
   if (authenticates(api.security)) causes.push([401, 'cannot be verified', 'http/authentication.ts']);

@@ -275,7 +275,7 @@ describe('OpenAPI: request and response schemas', () => {
       anyOf: [{ $ref: '#/components/schemas/Error.jsonld' }, { $ref: '#/components/schemas/Error' }],
     });
     expect(post).to.not.have.property('404');
-    expect(doc.paths['/things/{id}'].get.responses).to.have.keys('200', '404', '406', '503');
+    expect(doc.paths['/things/{id}'].get.responses).to.have.keys('200', '400', '404', '406', '503');
     // validate: false: no 422.
     expect(doc.paths['/notes/{id}'].patch.responses).to.not.have.property('422');
     expect(doc.components.schemas.ConstraintViolation.properties.violations.items.required).to.deep.equal([
