@@ -1,7 +1,9 @@
 /**
  * Every status an operation answers is one its OpenAPI responses list (server/pipeline/answers.ts): each test
- * provokes a status over HTTP, then finds it among the responses `/docs.json` gives that operation. The 503 runs
- * on PostgreSQL behind a relay the test closes (skipped, with a notice, without a PostgreSQL server).
+ * provokes a status over HTTP (a bulk batch too large or empty, a taken identifier, an `Accept` no format serves,
+ * an invalid token or Host header, a write outside the scope, a rate limit), then finds it among the responses
+ * `/docs.json` gives that operation. The 503 runs on PostgreSQL behind a relay the test closes (skipped, with a
+ * notice, without a PostgreSQL server).
  */
 import { expect } from 'chai';
 import { cuttableRelay } from '../support/cuttable-relay.js';
@@ -15,7 +17,7 @@ import {
   startServer,
   useServer,
 } from './harness.js';
-import './security-helpers.js'; // sets the JWT secret the fixture reads
+import { bearer, token } from './security-helpers.js';
 
 const FIXTURE = fixture('answers.api');
 
@@ -80,6 +82,15 @@ describe('HTTP: every status answered is declared in OpenAPI', () => {
     expect(await expectDeclared(server, 'GET', '/books/{id}', { status: 400, text: raw.text })).to.include(
       'Host header',
     );
+  });
+
+  it('403: a write outside the write scope', async () => {
+    const alice = bearer(await token({ sub: 'alice', roles: ['ROLE_USER'] }));
+    const own = await request(server.url, 'POST', '/notes', { body: { owner: 'alice' }, headers: alice });
+    expect(own.status, own.text).to.equal(201);
+    const r = await request(server.url, 'POST', '/notes', { body: { owner: 'bob' }, headers: alice });
+    expect(r.status, r.text).to.equal(403);
+    expect(await expectDeclared(server, 'POST', '/notes', r)).to.include('write scope');
   });
 
   it('429 past a rate limit', async () => {

@@ -2,12 +2,15 @@
  * The statuses the server can answer an operation, from the operation's facts (its options, the settings, the
  * stages it runs), against the responses its OpenAPI document lists, for every operation of every HTTP fixture:
  * the edge's (400 for a refused Host, 406, 401 for invalid credentials, 429 and 503 of a rate limit, JSON:API's 400), a body's (400, 413,
- * 415), a batch's (413, 400), the store's (503) and a restricted delete's (409).
+ * 415), a batch's (413, 400), the store's (503), a write scope's (403), a taken identifier's and a restricted
+ * delete's (409).
  */
 import { expect } from 'chai';
 import { readdirSync } from 'node:fs';
+import { scopeSources } from '../../grammar/scope-plan.js';
 import { optionValue } from '../../server/metadata/options.js';
 import { rateLimitOf } from '../../server/metadata/rate-limit.js';
+import { readsIndex } from '../../server/metadata/search-index.js';
 import type { ApiMetadata, OperationMetadata } from '../../server/metadata/types.js';
 import { loadApi } from '../../server/load-api.js';
 import { openApiDocument } from '../../server/openapi/index.js';
@@ -34,6 +37,7 @@ function answerable(op: OperationMetadata, api: ApiMetadata): Cause[] {
   ];
   const stages = new Set(stagesOf(op, api.settings).map(({ name }) => name));
   const messenger = optionValue(op, api.settings, 'messenger');
+  const dispatchOnly = messenger === true || messenger === 'input';
   if (authenticates(api.security)) causes.push([401, 'cannot be verified', 'http/authentication.ts']);
   if (rateLimitOf(op, api.settings))
     causes.push([429, 'Too many requests', 'rate-limit.ts'], [503, 'rate limit', 'rate-limit.ts']);
@@ -45,9 +49,15 @@ function answerable(op: OperationMetadata, api: ApiMetadata): Cause[] {
       [415, 'Content-Type', 'checkInputType'],
     );
   if (takesBatch(op, api.settings)) causes.push([413, 'bulk_max_items', 'bulk.ts'], [400, 'batch is empty', 'bulk.ts']);
-  if (stages.has('read') || (stages.has('write') && messenger !== true && messenger !== 'input'))
+  const index = readsIndex(op, undefined);
+  if ((stages.has('read') && !index) || (stages.has('write') && !dispatchOnly))
     causes.push([503, 'data store', 'error-response.ts']);
+  if (index) causes.push([503, 'search index', 'search/client.ts']);
   if (messenger && stages.has('write')) causes.push([503, 'message broker', 'writes/dispatch.ts']);
+  const writes = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) && stages.has('write');
+  if (writes && scopeSources(optionValue(op, 'scope')) !== undefined) causes.push([403, 'write scope', 'scopes.ts']);
+  if (op.method === 'POST' && stages.has('write') && !dispatchOnly && op.resource.identifier?.readOnly === false)
+    causes.push([409, 'identifier is already held', 'writes/conflicts.ts']);
   if (op.method === 'DELETE' && stages.has('write') && mayRestrict(api, op.resource))
     causes.push([409, 'onDelete is restrict', 'referential-actions.ts']);
   return causes;
