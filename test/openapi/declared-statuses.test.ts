@@ -50,7 +50,8 @@ function answerable(op: OperationMetadata, api: ApiMetadata): Cause[] {
     );
   if (takesBatch(op, api.settings)) causes.push([413, 'bulk_max_items', 'bulk.ts'], [400, 'batch is empty', 'bulk.ts']);
   const index = readsIndex(op, undefined);
-  if ((stages.has('read') && !index) || (stages.has('write') && !dispatchOnly))
+  const namesRelated = readsBody(op, api.settings) && op.resource.properties.some((p) => p.relation);
+  if ((stages.has('read') && !index) || (stages.has('write') && !dispatchOnly) || namesRelated)
     causes.push([503, 'data store', 'error-response.ts']);
   if (index) causes.push([503, 'search index', 'search/client.ts']);
   if (messenger && stages.has('write')) causes.push([503, 'message broker', 'writes/dispatch.ts']);
