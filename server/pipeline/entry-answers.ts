@@ -18,18 +18,23 @@ export const hostAnswers: Answers = (_op, api) => [
 ];
 
 /** Invalid credentials: refused on every route, whatever the operation's rules (security/authenticate.ts). */
-export const credentialAnswers: Answers = (_op, api) =>
-  authenticates(api.security)
-    ? [
-        {
-          status: 401,
-          description: 'The credentials sent cannot be verified (a malformed, expired or badly signed token).',
-          headers: {
-            'WWW-Authenticate': { description: '`Bearer error="invalid_token"`.', schema: { type: 'string' } },
-          },
-        },
-      ]
-    : [];
+export const credentialAnswers: Answers = (_op, api) => {
+  const { jwt, authenticator } = api.security;
+  if (!authenticates(api.security)) return [];
+  const causes = [
+    jwt && 'a malformed, expired or badly signed token',
+    authenticator && 'credentials the authenticator rejects',
+  ];
+  return [
+    {
+      status: 401,
+      description: `The credentials sent cannot be verified (${causes.filter(Boolean).join(', or ')}).`,
+      headers: {
+        'WWW-Authenticate': { description: '`Bearer error="invalid_token"`.', schema: { type: 'string' } },
+      },
+    },
+  ];
+};
 
 /** The output format negotiated from `Accept` (protocol/negotiation.ts); JSON:API's query read with it. */
 export const negotiationAnswers: Answers = (_op, api) => {
