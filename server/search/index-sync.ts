@@ -49,7 +49,7 @@ interface Waiting {
   sent: () => void;
 }
 
-/** The changes of a `_bulk` request the engine took, those it refused, and how long until the doubted may settle. */
+/** The changes of a `_bulk` request the engine took, those it refused, and how long until the others may settle. */
 interface Judgement {
   accepted: IndexChange[];
   refused: { change: IndexChange; reason: string }[];
@@ -157,12 +157,18 @@ export class IndexWriter {
     const items = (body as { items?: Record<string, BulkItem>[] }).items ?? [];
     const { accepted, refused, wait } = await this.judge(changes, items);
     await this.journal?.settle(accepted);
-    if (refused.length === 0) {
+    if (refused.length === 0 && wait === 0) {
       this.retryDelay = FIRST_RETRY;
-      if (wait > 0) this.retryLater(wait + 10);
-      else if (batch.some((c) => c.reread)) this.retryLater(0); // more may be pending than one round took
+      if (batch.some((c) => c.reread)) this.retryLater(0); // more may be pending than one round took
       return;
     }
+    // Changes not trusted yet are sent again with the backoff too (a delete lands as soon as the engine holds
+    // the document), and settle at the first round after `wait`.
+    if (refused.length > 0) this.logRefusals(refused);
+    this.retryLater();
+  }
+
+  private logRefusals(refused: Judgement['refused']): void {
     this.logger.warn(
       {
         refused: refused.length,
@@ -173,13 +179,12 @@ export class IndexWriter {
         ? 'search index: the engine refused changes; they are kept and retried'
         : 'search index: the engine refused changes; `apidsl reindex` repairs the index',
     );
-    this.retryLater();
   }
 
   /**
    * What became of each change of a `_bulk` request. A change sent less than `QUIET` after a change of the other
-   * kind of its document is not trusted, whatever the engine said (recent-changes.ts): it stays pending, sent
-   * again once `wait` ms passed. A delete the engine turned down settles when the engine does not hold the document.
+   * kind of its document is not trusted, whatever the engine said (recent-changes.ts): it stays pending for `wait`
+   * ms more. A delete the engine turned down settles when the engine does not hold the document.
    */
   private async judge(changes: IndexChange[], items: Record<string, BulkItem>[]): Promise<Judgement> {
     const judgement: Judgement = { accepted: [], refused: [], wait: 0 };
@@ -217,13 +222,10 @@ export class IndexWriter {
     this.retryLater();
   }
 
-  /** Sends the pending changes again after `delay`, by default the current backoff, which doubles. */
-  private retryLater(delay?: number): void {
+  /** Sends the pending changes again after a delay (the current backoff, which doubles). */
+  private retryLater(delay = this.retryDelay): void {
     if (!this.journal || this.closed || this.retryTimer) return;
-    if (delay === undefined) {
-      delay = this.retryDelay;
-      this.retryDelay = Math.min(this.retryDelay * 2, LAST_RETRY);
-    }
+    if (delay > 0) this.retryDelay = Math.min(this.retryDelay * 2, LAST_RETRY);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.replay();
