@@ -5,9 +5,10 @@
  * message handlers, `apidsl import` — hands the index the item as stored once the store committed it. Changes
  * are sent in `_bulk` batches: those that arrive while a batch is under way go together in the next one. A write
  * waits for its batch at most `timeout` milliseconds; an engine that fails or does not answer costs a write no
- * more than that, never its success. A change the engine refuses or does not take is kept in the store and
- * retried with backoff until the engine takes it (pending.ts); without that journal (a command such as `apidsl
- * import`) it is logged, and `apidsl reindex` repairs the index.
+ * more than that, never its success. A change the engine refuses or does not take, or whose acceptance cannot be
+ * trusted yet (recent-changes.ts), is kept in the store and retried with backoff until the engine takes it
+ * (pending.ts); without that journal (a command such as `apidsl import`) it is logged, and `apidsl reindex`
+ * repairs the index.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
@@ -15,6 +16,8 @@ import type { ResourceMetadata } from '../metadata/types.js';
 import { ForwardingCollection } from '../store/forwarding-collection.js';
 import type { Collection, Condition, Id, Item } from '../store/types.js';
 import type { SearchClient } from './client.js';
+import { heldByEngine } from './presence.js';
+import { RecentChanges } from './recent-changes.js';
 
 /**
  * One change of a document: its new state, or none (deleted). A pending change (pending.ts) carries its record;
@@ -46,6 +49,13 @@ interface Waiting {
   sent: () => void;
 }
 
+/** The changes of a `_bulk` request the engine took, those it refused, and how long until the others may settle. */
+interface Judgement {
+  accepted: IndexChange[];
+  refused: { change: IndexChange; reason: string }[];
+  wait: number;
+}
+
 /** What the engine said of one change of a `_bulk` request. */
 interface BulkItem {
   status?: number;
@@ -67,6 +77,8 @@ export class IndexWriter {
     private readonly logger: Logger,
     /** Before the first batch: the indexes exist with their mappings (false: they could not be made). */
     private readonly ready: () => Promise<boolean>,
+    /** When each document's changes were last sent: a change is trusted only once the other kind is quiet. */
+    private readonly recent = new RecentChanges(),
   ) {}
 
   /** From now on, changes are kept in the journal until the engine takes them; those already there are sent. */
@@ -135,22 +147,28 @@ export class IndexWriter {
     }
     await this.journal?.settle(obsolete);
     if (changes.length === 0) return;
-    const { body } = await this.client.bulk({ body: bulkLines(changes) });
+    this.recent.mark(changes);
+    let body: unknown;
+    try {
+      ({ body } = await this.client.bulk({ body: bulkLines(changes) }));
+    } finally {
+      this.recent.mark(changes); // a request given up on may still be applied: from its end, too
+    }
     const items = (body as { items?: Record<string, BulkItem>[] }).items ?? [];
-    const accepted: IndexChange[] = [];
-    const refused: { change: IndexChange; reason: string }[] = [];
-    changes.forEach((change, i) => {
-      const outcome = Object.values(items[i] ?? {})[0];
-      // A delete of a document that is not there (404) leaves the index as wanted.
-      if (outcome && (outcome.error === undefined || outcome.status === 404)) accepted.push(change);
-      else refused.push({ change, reason: reasonOf(outcome) });
-    });
+    const { accepted, refused, wait } = await this.judge(changes, items);
     await this.journal?.settle(accepted);
-    if (refused.length === 0) {
+    if (refused.length === 0 && wait === 0) {
       this.retryDelay = FIRST_RETRY;
       if (batch.some((c) => c.reread)) this.retryLater(0); // more may be pending than one round took
       return;
     }
+    // Changes not trusted yet are sent again with the backoff too (a delete lands as soon as the engine holds
+    // the document), and settle at the first round after `wait`.
+    if (refused.length > 0) this.logRefusals(refused);
+    this.retryLater();
+  }
+
+  private logRefusals(refused: Judgement['refused']): void {
     this.logger.warn(
       {
         refused: refused.length,
@@ -161,7 +179,36 @@ export class IndexWriter {
         ? 'search index: the engine refused changes; they are kept and retried'
         : 'search index: the engine refused changes; `apidsl reindex` repairs the index',
     );
-    this.retryLater();
+  }
+
+  /**
+   * What became of each change of a `_bulk` request. A change sent less than `QUIET` after a change of the other
+   * kind of its document is not trusted, whatever the engine said (recent-changes.ts): it stays pending for `wait`
+   * ms more. A delete the engine turned down settles when the engine does not hold the document.
+   */
+  private async judge(changes: IndexChange[], items: Record<string, BulkItem>[]): Promise<Judgement> {
+    const judgement: Judgement = { accepted: [], refused: [], wait: 0 };
+    const doubted: { change: IndexChange; reason: string }[] = [];
+    changes.forEach((change, i) => {
+      const outcome = Object.values(items[i] ?? {})[0];
+      // A delete of a document that is not there (404) leaves the index as wanted.
+      const took = outcome !== undefined && (outcome.error === undefined || outcome.status === 404);
+      const wait = this.recent.wait(change);
+      judgement.wait = Math.max(judgement.wait, wait);
+      if (took && wait === 0) judgement.accepted.push(change);
+      else if (!took && change.doc) judgement.refused.push({ change, reason: reasonOf(outcome) });
+      else if (!took) doubted.push({ change, reason: reasonOf(outcome) });
+    });
+    if (doubted.length === 0) return judgement;
+    const held = await heldByEngine(
+      this.client,
+      doubted.map((d) => d.change),
+    ).catch(() => undefined);
+    for (const d of doubted) {
+      if (held?.has(`${d.change.index}/${d.change.id}`) !== false) judgement.refused.push(d);
+      else if (this.recent.wait(d.change) === 0) judgement.accepted.push(d.change);
+    }
+    return judgement;
   }
 
   private drop(batch: Waiting[], err?: unknown): void {
