@@ -97,7 +97,9 @@ class RedisLink extends PeerLink {
     void subscriber.subscribe(this.channel, this.own).catch(() => undefined); // resubscribed on every reconnection
     publisher.on('ready', () => this.reconnected());
     publisher.on('close', () => (this.downSince ??= monotonicMs()));
-    subscriber.on('close', () => this.trust.cut());
+    subscriber.on('close', () => {
+      if (!this.closed) this.trust.cut();
+    });
     this.beat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
     this.beat.unref();
     void this.readUpdates();
