@@ -122,6 +122,10 @@ export const DIAGNOSTIC_CODES = {
     severity: 'warning',
     doc: 'A scope on an operation with a custom `provider` (its code decides what it reads), or a scoped resource whose Mercure updates are declared public (`private: false`).',
   },
+  'scope-index-store': {
+    severity: 'warning',
+    doc: "A scope on an operation that reads the search index holds `!=`, `== null`, `??` or `not`, which the engine is not asked (the store's null rules): its reads go to the store, and one with a full-text (match) filter fails.",
+  },
   'object-always-null': {
     severity: 'warning',
     doc: "A Post's `security` reads object or previous_object, which are always null there (nothing is read before a Post).",

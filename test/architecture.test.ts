@@ -57,6 +57,7 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
     name: 'entries',
     paths: [
       'server/pipeline/execute.ts',
+      'server/pipeline/entry-answers.ts',
       'server/pipeline/preconditions.ts',
       'server/pipeline/open-runtime.ts',
       'server/pipeline/import.ts',

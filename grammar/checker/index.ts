@@ -17,6 +17,7 @@ import { checkMcp } from './rules/mcp.js';
 import { checkOperations } from './rules/operations.js';
 import { checkRateLimits } from './rules/rate-limit.js';
 import { checkResources } from './rules/resources.js';
+import { checkScopeIndex } from './rules/scope-index.js';
 import { checkScopes } from './rules/scopes.js';
 import { checkSecurity } from './rules/security.js';
 import { checkSecurityConfig } from './rules/security-config.js';
@@ -38,6 +39,7 @@ const RULES = [
   checkElasticsearch,
   checkRateLimits,
   checkScopes,
+  checkScopeIndex,
   checkSecurity,
 ];
 

@@ -4,7 +4,8 @@
  * with a `mercureUrl` to subscribe to at the hub. Each later committed change of the item publishes there the
  * payload's item field again (`{"book": {…the selected fields…}}`), re-executed as the subscriber: the user who
  * subscribed, so that security and property security apply as they did then. A delete publishes
- * `{"type": "delete", "payload": {"id", "iri", "type"}}` and ends the subscription.
+ * `{"type": "delete", "payload": {"id", "iri", "type"}}` and ends the subscription. A subscriber who no longer sees the
+ * item (it left their scope, docs/scopes.md) is sent nothing, its deletion included, until a change brings it back.
  *
  * Registrations live in this process, per runtime, at most MAX_REGISTRATIONS (the least recently subscribed
  * leaves first); a change is published for the subscriptions of the process whose runtime committed it.
@@ -54,6 +55,11 @@ interface Registration {
   origin: string;
   headers: GraphQlContext['headers'];
   options: MercureOptions;
+  /**
+   * Whether the subscriber saw the item at the last change: one out of their reach (scope, security) is sent
+   * nothing, not even its deletion, until a change brings it back.
+   */
+  sees: boolean;
 }
 
 type RootField = GraphQLFieldConfig<unknown, GraphQlContext>;
@@ -151,6 +157,7 @@ class Registrations {
         origin: ctx.origin,
         headers: { host: ctx.headers.host },
         options,
+        sees: true,
       };
       let ids = this.byIri.get(iri);
       if (!ids) this.byIri.set(iri, (ids = new Set()));
@@ -178,11 +185,13 @@ class Registrations {
       const registration = this.byId.get(id)!;
       if (change.kind === 'removed') {
         this.remove(id);
+        if (!registration.sees) continue;
         const type = registration.resource.shortName;
         const iri = `${change.origin ?? registration.origin}${change.iri}`;
         this.publish(registration, { type: 'delete', payload: { id: change.iri, iri, type } });
       } else {
         const data = await this.rerun(registration);
+        registration.sees = data !== undefined;
         if (data) this.publish(registration, data);
       }
     }

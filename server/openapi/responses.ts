@@ -10,6 +10,7 @@ import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { hubUrl, resourcePublishes } from '../realtime/index.js';
 import type { Answer, AnswerHeader, Answers } from '../pipeline/answers.js';
 import { stagesOf } from '../pipeline/chain.js';
+import { credentialAnswers, hostAnswers, negotiationAnswers } from '../pipeline/entry-answers.js';
 import { preconditionAnswers } from '../pipeline/preconditions.js';
 import { rateLimitAnswers } from '../pipeline/rate-limit.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from '../pipeline/representation/jsonapi.js';
@@ -20,8 +21,14 @@ import type { SchemaRegistry } from './schemas.js';
 
 export type ResponseObject = Record<string, unknown>;
 
-/** What the entry can answer before any stage runs (pipeline/execute.ts). */
-const ENTRY_ANSWERS: readonly Answers[] = [rateLimitAnswers, preconditionAnswers];
+/** What the entry can answer before any stage runs (the HTTP edge: pipeline/entry-answers.ts; pipeline/execute.ts). */
+const ENTRY_ANSWERS: readonly Answers[] = [
+  hostAnswers,
+  credentialAnswers,
+  rateLimitAnswers,
+  negotiationAnswers,
+  preconditionAnswers,
+];
 
 /** Every answer an operation can get besides its success: the entry's, then each stage's in order. */
 export function answersOf(op: OperationMetadata, api: ApiMetadata): Answer[] {

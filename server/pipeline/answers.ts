@@ -29,5 +29,18 @@ export const bodyTooLarge = (api: ApiMetadata): Answer => ({
   description: `The request body is larger than ${api.settings.bodySizeLimit} bytes.`,
 });
 
+/** A service the operation needs did not answer: 503, retried after `Retry-After` seconds. */
+export const unavailable = (description: string): Answer => ({
+  status: 503,
+  description,
+  headers: {
+    'Retry-After': { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer' } },
+  },
+});
+
+/** The store unreachable or too slow (error-response.ts maps `StoreUnavailableError`); never the in-memory store. */
+export const storeUnavailable = (): Answer =>
+  unavailable('The data store (MongoDB or PostgreSQL) cannot be reached or did not answer in time.');
+
 /** The answers a stage can give an operation (none where it cannot refuse it). */
 export type Answers = (op: OperationMetadata, api: ApiMetadata) => readonly Answer[];

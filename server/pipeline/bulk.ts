@@ -10,6 +10,8 @@ import { HttpError, badRequest, type Violation } from '../protocol/errors.js';
 import { operationHydraKeys } from '../protocol/hydra.js';
 import { checkInputType } from '../protocol/negotiation.js';
 import { optionValue } from '../metadata/options.js';
+import type { OperationMetadata, Settings } from '../metadata/types.js';
+import type { Answers } from './answers.js';
 import { applyBody } from './stages/deserialize.js';
 import { parseJsonBody } from './representation/json-body.js';
 import { JSONAPI_FORMAT } from './representation/jsonapi.js';
@@ -28,12 +30,30 @@ export interface ItemStages {
   output: readonly Stage[];
 }
 
-/** Whether the request may carry a batch: a `bulk: true` POST whose body is deserialized. */
-export function acceptsBatch(state: OperationState): boolean {
-  const op = state.operation;
+/** Whether the operation takes a batch: a `bulk: true` POST whose body is deserialized. */
+export function takesBatch(op: OperationMetadata, settings: Settings): boolean {
   if (op.method !== 'POST' || optionValue(op, 'bulk') !== true || optionValue(op, 'input') === false) return false;
-  return optionValue(op, state.api.settings, 'deserialize') !== false;
+  return optionValue(op, settings, 'deserialize') !== false;
 }
+
+/** Whether the request may carry a batch (`takesBatch`). */
+export const acceptsBatch = (state: OperationState): boolean => takesBatch(state.operation, state.api.settings);
+
+/** What a batch is refused with before its items run (`checkBatchSize`, `ndjsonItems`). */
+export const batchAnswers: Answers = (op, api) =>
+  takesBatch(op, api.settings)
+    ? [
+        {
+          status: 413,
+          description: `The batch holds more than ${api.settings.bulkMaxItems} items (setting bulk_max_items).`,
+        },
+        {
+          status: 400,
+          description:
+            'The batch is empty, or a line of an NDJSON batch is empty or not JSON; an item names its index.',
+        },
+      ]
+    : [];
 
 /**
  * The parsed body of a `bulk: true` POST: an array is a batch (NDJSON always is one); anything else is the

@@ -9,7 +9,7 @@
  * request runs only the stages that pass it. Skipping is no shortcut: a skipped stage would have returned
  * without looking at the request (test/http/pipeline-stages.test.ts runs every skipped stage to show it).
  */
-import { acceptsBatch, readBulkBody, runBatch, type ItemStages } from './bulk.js';
+import { acceptsBatch, batchAnswers, readBulkBody, runBatch, type ItemStages } from './bulk.js';
 import { perOperation } from '../metadata/options.js';
 import type { OperationMetadata, Settings } from '../metadata/types.js';
 import { securityReadsObject } from './guards.js';
@@ -74,7 +74,13 @@ export const PIPELINE: readonly PipelineStage[] = [
   },
   { name: 'read', run: read, acts: reads, answers: readAnswers },
   { name: 'security', run: postReadSecurity, acts: securityReadsObject, answers: securityAnswers, checksAccess: true },
-  { name: 'deserialize', run: deserialize, acts: deserializes, answers: deserializeAnswers },
+  {
+    name: 'deserialize',
+    run: deserialize,
+    acts: deserializes,
+    // A bulk POST reads its batch in this stage's place (runPipeline).
+    answers: (op, api) => [...deserializeAnswers(op, api), ...batchAnswers(op, api)],
+  },
   {
     name: 'securityPostDenormalize',
     run: postDenormalizeSecurity,

@@ -57,6 +57,10 @@ export async function startRuntime(api: ApiMetadata, store: Store, options: Runt
   if (writes)
     for (const r of api.resources) collections.set(r.shortName, writes.collection(collections.get(r.shortName)!, r));
   await search?.keepPendingIn(store);
+  search?.readRelatedFrom((target) => {
+    const resource = api.resources.find((r) => r.storage.name === target.name);
+    return resource && collections.get(resource.shortName);
+  });
   const inStore = deleteTransaction(store);
   const transaction: Transaction | undefined = reentrant(
     inStore && writes ? (run) => writes.transaction(() => inStore(run)) : inStore,

@@ -14,7 +14,7 @@ import { clientAddress, trustedProxies, type TrustedProxies } from '../protocol/
 import { HttpError } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
 import type { RateLimitStore, Runtime } from './runtime.js';
-import type { Answers } from './answers.js';
+import { unavailable, type Answers } from './answers.js';
 
 /** Who sends a request, as far as counting goes. */
 export interface RateLimitClient {
@@ -28,7 +28,7 @@ export interface RateLimitClient {
 /** The headers a rate-limited answer may carry, which CORS exposes to pages (http/cors.ts). */
 export const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'Retry-After'];
 
-/** Past the operation's limit: 429 with the headers it carries. */
+/** Past the operation's limit: 429 with the headers it carries; 503 when the count itself fails (`countRequest`). */
 export const rateLimitAnswers: Answers = (op, api) => {
   const limit = rateLimitOf(op, api.settings);
   if (!limit) return [];
@@ -43,6 +43,7 @@ export const rateLimitAnswers: Answers = (op, api) => {
         RateLimit: { description: 'What is left: `"<operation>";r=<remaining>;t=<seconds to reset>`.', schema: text },
       },
     },
+    unavailable('The rate limit of this operation could not be counted (its counter failed).'),
   ];
 };
 

@@ -114,6 +114,22 @@ export function readableCollectionOf(state: OperationState): (resource: Resource
 }
 
 /**
+ * The collections as a pushed update reads them (Mercure: its reader is not known): a resource whose item Get has a
+ * read scope shows no item, so that a related item an update embeds is written as its IRI (fail closed).
+ */
+export function pushedCollectionOf(
+  api: ApiMetadata,
+  collectionOf: (resource: ResourceMetadata) => Collection,
+): (resource: ResourceMetadata) => Collection {
+  return (resource) => {
+    const get = itemOperation(resource);
+    const base = collectionOf(resource);
+    if (!get || !operationScope(get, api)?.read) return base;
+    return new ScopedCollection(base, resource.storage, () => Promise.resolve([{ op: 'or', conditions: [] }]));
+  };
+}
+
+/**
  * Whether a creating PUT names an item the read scope hides: it exists, so creating it would overwrite another
  * user's item. The request answers 404, as for an item it cannot read.
  */

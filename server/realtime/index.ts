@@ -25,9 +25,10 @@ export interface MercureOptions {
 export function mercureOptions(op: OperationMetadata, settings: Settings): MercureOptions | undefined {
   if (!settings.mercure) return undefined;
   const value = optionValue(op, settings, 'mercure');
-  // A scoped resource's updates are private whatever `mercure` says (docs/scopes.md): only subscribers
-  // authorized for the item's topic receive them.
-  const scoped = optionValue(op, settings, 'scope') !== undefined;
+  // A scoped resource's updates are private whatever `mercure` says (docs/scopes.md, "Pushed updates"): only
+  // subscribers authorized for the item's topic receive them. A scope on any of its operations counts (one on the
+  // item Get alone hides items too), whichever operation made the change.
+  const scoped = scopedResource(op, settings);
   if (value === true) return { private: scoped };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const o = value as Record<string, unknown>;
@@ -38,6 +39,10 @@ export function mercureOptions(op: OperationMetadata, settings: Settings): Mercu
     retry: typeof o.retry === 'number' ? o.retry : undefined,
   };
 }
+
+/** Whether the operation, or any operation of its resource, has a scope. */
+const scopedResource = (op: OperationMetadata, settings: Settings): boolean =>
+  [op, ...op.resource.operations].some((o) => optionValue(o, settings, 'scope') !== undefined);
 
 /** Whether responses of this resource announce the hub (some operation of it publishes). */
 export const resourcePublishes = (resource: ResourceMetadata, settings: Settings): boolean =>

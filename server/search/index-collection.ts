@@ -6,6 +6,7 @@
  * (index-sync.ts).
  */
 import type { ResourceMetadata } from '../metadata/types.js';
+import { resolveQuery, type KeyReader } from '../store/references.js';
 import type { Collection, Condition, Id, Item, PageRows, Query } from '../store/types.js';
 import { indexUnavailable, missingIndex, type SearchClient } from './client.js';
 import { QueryTranslator } from './query.js';
@@ -27,6 +28,8 @@ export class IndexCollection implements Collection {
     private readonly client: SearchClient,
     private readonly index: string,
     private readonly resource: ResourceMetadata,
+    /** Reads the keys of related items from the store: a `refers` condition (a scope's path) becomes an `in`. */
+    private readonly readKeys: KeyReader,
   ) {
     this.translator = new QueryTranslator(resource);
   }
@@ -92,7 +95,8 @@ export class IndexCollection implements Collection {
     throw new Error(`the search index of ${this.resource.shortName} is read-only: writes go to the store`);
   }
 
-  private async search(q: Query, total: boolean): Promise<Hits> {
+  private async search(query: Query, total: boolean): Promise<Hits> {
+    const q = await resolveQuery(query, this.readKeys);
     const from = q.offset ?? 0;
     const size = Math.min(q.limit ?? MAX_WINDOW, Math.max(0, MAX_WINDOW - from));
     const body: Record<string, unknown> = { query: this.translator.query(q), from, size };

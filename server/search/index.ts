@@ -6,21 +6,25 @@
 import type { Logger } from 'pino';
 import { indexedResources, indexName } from '../metadata/search-index.js';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
-import type { Collection, Store } from '../store/types.js';
+import { collectionKeys } from '../store/references.js';
+import type { Collection, CollectionSpec, Store } from '../store/types.js';
 import { dialectOf, searchClient, type SearchClient } from './client.js';
 import { IndexCollection } from './index-collection.js';
 import { indexMapping } from './mapping.js';
 import { PendingChanges } from './pending.js';
+import { IndexOrStore } from './store-fallback.js';
 import { heldBack, IndexWriter, SyncingCollection, type IndexChange } from './index-sync.js';
 
 export class SearchIndex {
   readonly client: SearchClient;
   readonly writer: IndexWriter;
   private readonly resources: ResourceMetadata[];
-  private readonly reads = new Map<ResourceMetadata, IndexCollection>();
+  private readonly reads = new Map<ResourceMetadata, Collection>();
   /** By index name: the store's collection of its resource, read again when a pending change is retried. */
   private readonly sources = new Map<string, { collection: Collection; resource: ResourceMetadata }>();
   private made: Promise<boolean> | undefined;
+  /** The store's collection of each resource, by storage name: the index reads related keys there (`refers`). */
+  private storeCollectionOf: (target: CollectionSpec) => Collection | undefined = () => undefined;
 
   constructor(
     private readonly api: ApiMetadata,
@@ -42,11 +46,21 @@ export class SearchIndex {
     return this.resources.includes(resource);
   }
 
-  /** The index of the resource, read as a collection. */
+  /** The index of the resource, read as a collection (the store answers what the engine is not asked). */
   collectionOf(resource: ResourceMetadata): Collection {
     let read = this.reads.get(resource);
-    if (!read) this.reads.set(resource, (read = new IndexCollection(this.client, this.indexOf(resource), resource)));
+    if (!read) {
+      const keys = collectionKeys((target) => this.storeCollectionOf(target));
+      const index = new IndexCollection(this.client, this.indexOf(resource), resource, keys);
+      read = new IndexOrStore(index, () => this.storeCollectionOf(resource.storage));
+      this.reads.set(resource, read);
+    }
     return read;
+  }
+
+  /** The store's collections: where the index reads the related items a condition names, and its fallback. */
+  readRelatedFrom(collectionOf: (target: CollectionSpec) => Collection | undefined): void {
+    this.storeCollectionOf = collectionOf;
   }
 
   /** The store's collection of the resource, its writes sent to the index (unchanged when it is not indexed). */

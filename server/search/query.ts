@@ -4,7 +4,10 @@
  * fields, `limit`/`offset` become `size`/`from`, and a keyset bound (`after`, cursor pagination) the tuple
  * comparison "strictly after these values" as a `bool` of ranges, which every engine answers alike
  * (ZincSearch has no `search_after`). Only the conditions the filters an index read allows make
- * (grammar/catalogue/filters.ts, INDEX_FILTER_KINDS) and the sub-resource links (equality) are translated.
+ * (grammar/catalogue/filters.ts, INDEX_FILTER_KINDS), the sub-resource links (equality), and of a row-level scope
+ * (docs/scopes.md) its `and`, `or`, comparisons and paths through relations (`refers`, resolved to `in` first:
+ * index-collection.ts) are translated. Its `ne` and `exists` are not (ZincSearch has no `exists` query to keep the
+ * store's null rules with): a read holding one is answered by the store (store-fallback.ts).
  */
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Condition, Query, Sort } from '../store/types.js';
@@ -12,10 +15,26 @@ import { exactField, isDate } from './mapping.js';
 
 type Clause = Record<string, unknown>;
 
-/** The condition kinds an index read cannot make: they would be a bug in the checker's rule. */
+const EVERY: Clause = { match_all: {} };
+/** Matches no document (an `or` of nothing: a scope that lets the caller see nothing). */
+const NONE: Clause = { bool: { must_not: [EVERY] } };
+
+/** A condition the engine is not asked: a read holding one goes to the store, unless it is full text too. */
 export class UntranslatableCondition extends Error {
   override readonly name = 'UntranslatableCondition';
 }
+
+const TRANSLATED = new Set<Condition['op']>(['eq', 'in', 'lt', 'lte', 'gt', 'gte', 'text', 'refers']);
+
+/** Whether the conditions, at any depth, are all of kinds the engine is asked (`refers`: once resolved). */
+export const translatable = (conditions: readonly Condition[] | undefined): boolean =>
+  (conditions ?? []).every((c) =>
+    c.op === 'and' || c.op === 'or' ? translatable(c.conditions) : TRANSLATED.has(c.op),
+  );
+
+/** Whether any condition, at any depth, is full text: only the engine answers it. */
+export const hasFullText = (conditions: readonly Condition[] | undefined): boolean =>
+  (conditions ?? []).some((c) => (c.op === 'and' || c.op === 'or' ? hasFullText(c.conditions) : c.op === 'text'));
 
 export class QueryTranslator {
   private readonly props: Map<string, PropertyMetadata>;
@@ -62,8 +81,9 @@ export class QueryTranslator {
       case 'text':
         return { match: { [c.field]: c.value } };
       case 'and':
-        return { bool: { filter: c.conditions.map((x) => this.condition(x)) } };
+        return c.conditions.length === 0 ? EVERY : { bool: { filter: c.conditions.map((x) => this.condition(x)) } };
       case 'or':
+        if (c.conditions.length === 0) return NONE;
         return { bool: { should: c.conditions.map((x) => this.condition(x)), minimum_should_match: 1 } };
       default:
         throw new UntranslatableCondition(`the search index cannot answer a '${c.op}' condition on ${c.field}`);

@@ -1,6 +1,6 @@
 // For stores without sub-queries (MongoDB, the search index): a `refers` condition (types.ts) becomes an `in` of
 // the references of the matching related items, read first. Store-neutral: the store says how it reads keys.
-import type { CollectionSpec, Condition, Id, Query } from './types.js';
+import type { Collection, CollectionSpec, Condition, Id, Query } from './types.js';
 
 /** Reads the keys of the items of `target` matching `where` (which holds no `refers` any more). */
 export type KeyReader = (target: CollectionSpec, where: Condition[]) => Promise<Id[]>;
@@ -31,3 +31,16 @@ async function resolved(c: Condition, read: KeyReader): Promise<Condition> {
 export async function resolveQuery(q: Query, read: KeyReader): Promise<Query> {
   return hasReferences(q.where) ? { ...q, where: await resolveReferences(q.where!, read) } : q;
 }
+
+/**
+ * Reads keys through the collections themselves: the reader of what has no store of its own (the search index,
+ * whose `refers` conditions the store answers). A target without a collection or an identifier names no item.
+ */
+export const collectionKeys =
+  (collectionFor: (target: CollectionSpec) => Collection | undefined): KeyReader =>
+  async (target, where) => {
+    const collection = collectionFor(target);
+    const field = target.identifier?.field;
+    if (!collection || field === undefined) return [];
+    return (await collection.find({ where })).map((item) => item[field] as Id);
+  };

@@ -23,7 +23,7 @@ const VALID = `${PRELUDE}
 export async function use(): Promise<void> {
   const page = await shop.products.list({ name: 'lamp', order: { price: 'desc' }, price: { gte: 10 }, page: 2, itemsPerPage: 5 });
   if (page.error) {
-    const status: 0 | 400 | 500 = page.error.status;
+    const status: 0 | 400 | 401 | 406 | 500 | 503 = page.error.status;
     void status;
     return;
   }

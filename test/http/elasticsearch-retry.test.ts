@@ -9,10 +9,10 @@ import { expect } from 'chai';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freshDatabaseUri } from '../support/mongodb.js';
 import { fromRoot } from '../support/paths.js';
 import { engineEnv, ownZincOrSkip, ZINC_PASSWORD, ZINC_USER, type ZincServer } from '../support/zincsearch.js';
 import { get, request, startServer, type RunningServer } from './harness.js';
+import { lastingStore } from './lasting-store.js';
 import { bearer, token } from './security-helpers.js';
 
 let counter = 0;
@@ -29,13 +29,6 @@ function indexedFixture(): { dir: string; file: string; index: string } {
   writeFileSync(file, text);
   copyFileSync(fromRoot('test/fixtures/elasticsearch/handlers.mjs'), join(dir, 'handlers.mjs'));
   return { dir, file, index: `${prefix}book` };
-}
-
-/** Store arguments that a second `serve` opens again. */
-async function lastingStore(dir: string): Promise<string[]> {
-  return process.env.APIDSL_TEST_STORE === 'mongodb'
-    ? ['--db', await freshDatabaseUri('esretry')]
-    : ['--data', join(dir, 'data')];
 }
 
 /** What the engine itself holds in the index: the documents' identifiers and titles, by identifier. */
@@ -97,7 +90,7 @@ describe('HTTP elasticsearch: every change reaches the index, retried until the 
     engine = await ownZincOrSkip(this);
     Object.assign(process.env, engineEnv(engine));
     fixture = indexedFixture();
-    storage = await lastingStore(fixture.dir);
+    storage = await lastingStore(fixture.dir, 'esretry');
     server = await startServer(fixture.file, storage);
     admin = bearer(await token({ sub: 'admin', roles: ['ROLE_ADMIN'] }));
   });

@@ -12,7 +12,6 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/cli.js';
-import { freshDatabaseUri } from '../support/mongodb.js';
 import { fromRoot } from '../support/paths.js';
 import {
   engineEnv,
@@ -23,7 +22,9 @@ import {
   type ZincServer,
 } from '../support/zincsearch.js';
 import { get, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
+import { lastingStore } from './lasting-store.js';
 import { bearer, token } from './security-helpers.js';
+import { eventually } from '../support/eventually.js';
 
 let counter = 0;
 
@@ -41,13 +42,6 @@ function indexedFixture(): { dir: string; file: string; prefix: string } {
   return { dir, file, prefix };
 }
 
-/** The store arguments of a server whose data a later command (import, reindex) reads too. */
-async function lastingStore(dir: string): Promise<string[]> {
-  return process.env.APIDSL_TEST_STORE === 'mongodb'
-    ? ['--db', await freshDatabaseUri('es')]
-    : ['--data', join(dir, 'data')];
-}
-
 /** What the engine itself holds in an index: the documents' identifiers, in order. */
 async function engineIds(engine: ZincServer, index: string): Promise<number[]> {
   const r = await fetch(`${engine.url}/${index}/_search`, {
@@ -60,20 +54,6 @@ async function engineIds(engine: ZincServer, index: string): Promise<number[]> {
   });
   const body = (await r.json()) as { hits?: { hits: { _source: { id: number } }[] } };
   return (body.hits?.hits ?? []).map((h) => h._source.id);
-}
-
-/**
- * Asks again until `done` holds of the answer (the index takes a write in a few milliseconds after the write
- * returned; docs/elasticsearch.md), for at most 15 s; returns the last answer, which the caller asserts on.
- */
-async function eventually<T>(ask: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  let value = await ask();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await ask();
-  }
-  return value;
 }
 
 const ids = (r: HttpResponse): number[] => (r.json?.member ?? []).map((m: { id: number }) => m.id);
@@ -362,7 +342,7 @@ describe('HTTP elasticsearch: import, an engine outage and apidsl reindex', func
     engine = await ownZincOrSkip(this);
     fixture = indexedFixture();
     withEngine(engine);
-    storage = await lastingStore(fixture.dir);
+    storage = await lastingStore(fixture.dir, 'es');
     server = await startServer(fixture.file, storage);
   });
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findMercure, MERCURE_MISSING, startOfficialHub, type RunningHub } from '../support/mercure-hub.js';
 import { fixture, get, request, useServer, type HttpResponse } from './harness.js';
+import { suiteDatabase } from './lasting-store.js';
 import { startServer, tempDir, type RunningServer } from './harness.js';
 import { bearer, token } from './security-helpers.js';
 import { mercureJwt, sleep, subscribe, type Subscription } from './sse-client.js';
@@ -374,7 +375,7 @@ describe('GraphQL subscriptions: a message handler’s write', function () {
 describe('GraphQL subscriptions with --workers 2', () => {
   it('warns at start that a subscription hears only the writes of the process that registered it', async function () {
     this.timeout(90_000);
-    const store = process.env.APIDSL_TEST_STORE === 'mongodb' ? [] : ['--data', join(tempDir(), 'data')];
+    const store = suiteDatabase() ? [] : ['--data', join(tempDir(), 'data')];
     const server = await startServer(fixture('graphql-subscriptions.api'), [...store, '--workers', '2'], 60_000);
     try {
       const warning = /apidsl serve: warning: GraphQL subscriptions are kept by the process that registered them/;

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../support/cli.js';
-import { freshDatabaseUri } from '../support/mongodb.js';
 import { fixture, request, startServer, tempDir, useServer, type RunningServer } from './harness.js';
+import { lastingStore } from './lasting-store.js';
 
 const FIXTURE = fixture('identifiers.api');
 const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' };
@@ -219,8 +219,8 @@ describe('HTTP identifiers: never reused across restarts, reset and import', fun
   const dir = tempDir('apidsl-ids-');
   let storage: string[];
   before(async () => {
-    // The same data each time: a directory for the embedded store, one database for MongoDB.
-    storage = process.env.APIDSL_TEST_STORE === 'mongodb' ? ['--db', await freshDatabaseUri('ids')] : ['--data', dir];
+    // The same data each time: a directory for the embedded store, one database for MongoDB or PostgreSQL.
+    storage = await lastingStore(dir, 'ids');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,6 @@
 /**
  * Several instances of one service (docs/deployment.md): three `apidsl serve` processes on their own ports, on one
- * store (one `--data` directory, or one MongoDB database under APIDSL_TEST_STORE=mongodb), sharing invalidations
+ * store (one `--data` directory, or one database of the suite's MongoDB or PostgreSQL), sharing invalidations
  * and hub updates through a Redis of the test's own (`cluster.redis`), which is stopped and restarted mid-run.
  */
 import { copyFileSync, writeFileSync } from 'node:fs';
@@ -9,12 +9,12 @@ import { expect } from 'chai';
 import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { cachesSoon as cachesWithin } from './caches-probe.js';
 import { fixture, request, startServer, tempDir, type RunningServer } from './harness.js';
+import { lastingStore } from './lasting-store.js';
 import { startConsumer } from './messenger-fixture.js';
 import { subscribe, sleep, type Subscription } from './sse-client.js';
 import { freshDatabaseUri } from '../support/mongodb.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
-const mongodb = process.env.APIDSL_TEST_STORE === 'mongodb';
 const STARTUP_MS = 60_000;
 
 const service = (redis: string): string => `api "Instances" { version: "1.0.0" }
@@ -78,7 +78,7 @@ describe('several instances through Redis (cluster.redis)', function () {
     writeFileSync(file, service(redis.url));
     const twinFile = join(dir, 'twin.api');
     writeFileSync(twinFile, twinService);
-    const store = mongodb ? ['--db', await freshDatabaseUri()] : ['--data', join(dir, 'data')];
+    const store = await lastingStore(dir);
     instances = [await startServer(file, store, STARTUP_MS)];
     instances.push(...(await Promise.all([1, 2].map(() => startServer(file, store, STARTUP_MS)))));
     twin = await startServer(twinFile, store, STARTUP_MS);

@@ -19,8 +19,8 @@ import {
   type HttpResponse,
   type RunningServer,
 } from './harness.js';
+import { lastingStore, suiteDatabase } from './lasting-store.js';
 import { as, token } from './security-helpers.js';
-import { freshDatabaseUri } from '../support/mongodb.js';
 import { fromRoot } from '../support/paths.js';
 import { startTestRedis } from '../support/redis-server.js';
 import { hyperjump, seriousme } from '../openapi/validators.js';
@@ -198,10 +198,7 @@ describe('HTTP rate limits', () => {
       this.timeout(90_000);
       const redis = await startTestRedis();
       const dir = tempDir();
-      const store =
-        process.env.APIDSL_TEST_STORE === 'mongodb'
-          ? ['--db', await freshDatabaseUri()]
-          : ['--data', join(dir, 'data')];
+      const store = await lastingStore(dir);
       const instances: RunningServer[] = [];
       // `cluster.redis` from the environment, as a deployment may give it; the servers copy it when they start.
       process.env.APIDSL_REDIS_URL = redis.url;
@@ -226,8 +223,7 @@ describe('HTTP rate limits', () => {
   describe('with --workers 2', () => {
     it('shares one count between the workers (kept by the primary)', async function () {
       this.timeout(90_000);
-      const mongodb = process.env.APIDSL_TEST_STORE === 'mongodb';
-      const store = mongodb ? [] : ['--data', join(tempDir(), 'data')];
+      const store = suiteDatabase() ? [] : ['--data', join(tempDir(), 'data')];
       const server = await startServer(LIMITS, [...store, '--workers', '2'], 60_000);
       try {
         // A new connection per request: the kernel spreads connections over the workers.

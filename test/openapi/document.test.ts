@@ -252,8 +252,9 @@ describe('OpenAPI: request and response schemas', () => {
     });
     const bookstore: Any = openApiDocument(await load('examples/bookstore.api'));
     const put = bookstore.paths['/books/{id}'].put.responses;
-    // 404: an identifier no item can have (`/books/0`) creates none; 412: If-Match names another version.
-    expect(put).to.have.keys('200', '201', '400', '404', '412', '413', '415', '422');
+    // 404: an identifier no item can have (`/books/0`) creates none; 412: If-Match names another version; 406: an
+    // Accept no format serves; 503: a store (MongoDB, PostgreSQL) out of reach.
+    expect(put).to.have.keys('200', '201', '400', '404', '412', '413', '415', '422', '406', '503');
     expect(put['201'].headers.Location.schema).to.deep.equal({
       type: 'string',
       format: 'iri-reference',
@@ -274,7 +275,7 @@ describe('OpenAPI: request and response schemas', () => {
       anyOf: [{ $ref: '#/components/schemas/Error.jsonld' }, { $ref: '#/components/schemas/Error' }],
     });
     expect(post).to.not.have.property('404');
-    expect(doc.paths['/things/{id}'].get.responses).to.have.keys('200', '404');
+    expect(doc.paths['/things/{id}'].get.responses).to.have.keys('200', '400', '404', '406', '503');
     // validate: false: no 422.
     expect(doc.paths['/notes/{id}'].patch.responses).to.not.have.property('422');
     expect(doc.components.schemas.ConstraintViolation.properties.violations.items.required).to.deep.equal([

@@ -138,7 +138,7 @@ function warnIgnoredScope(ctx: CheckContext, resource: ModelResource, op: ModelO
 
 /** A scoped resource's updates are private whatever `mercure` says: `private: false` is overruled. */
 function warnPublicUpdates(ctx: CheckContext, resource: ModelResource): void {
-  if (!resource.options.get('scope')) return;
+  if (!resource.options.get('scope') && !resource.operations.some((op) => op.options.get('scope'))) return;
   const mercure = resource.options.get('mercure')?.value;
   const privacy = mercure?.kind === 'object' ? A.entryOf(mercure, 'private') : undefined;
   if (privacy?.value?.kind !== 'bool' || privacy.value.value) return;

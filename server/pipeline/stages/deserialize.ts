@@ -31,7 +31,7 @@ import { factsOf } from '../guards.js';
 import { writesRelativeIris } from '../representation/url-generation.js';
 import { validationFailed } from '../validation/violations.js';
 import { isItem, type OperationState } from '../state.js';
-import { bodyTooLarge, type Answers } from '../answers.js';
+import { bodyTooLarge, storeUnavailable, type Answers } from '../answers.js';
 
 const PATCH_DISABLED =
   'PATCH is not enabled: list its media types in the patch_formats setting of config (e.g. patch_formats: ["application/merge-patch+json"]).';
@@ -46,7 +46,10 @@ export const deserializes = perOperation(
 export const readsBody = (op: OperationMetadata, settings: Settings): boolean =>
   deserializes(op, settings) && !(op.method === 'PATCH' && settings.patchFormats.length === 0);
 
-/** A body of the wrong type, too large or not the item; a PUT's identifier no item can have. */
+/**
+ * A body of the wrong type, too large or not the item; a PUT's identifier no item can have; the store out of reach
+ * when the body names related items.
+ */
 export const deserializeAnswers: Answers = (op, api) => {
   const settings = api.settings;
   if (!deserializes(op, settings)) return [];
@@ -69,6 +72,8 @@ export const deserializeAnswers: Answers = (op, api) => {
     ...(collects
       ? [{ status: 422, description: 'Validation failed (constraint violations).', violations: true as const }]
       : []),
+    // The IRIs of relations name items the store is asked for (relations/targets.ts), even without a write.
+    ...(op.resource.properties.some((p) => p.relation) ? [storeUnavailable()] : []),
   ];
 };
 

@@ -20,7 +20,8 @@ import { cloneJson } from '../representation/json-clone.js';
 import { linkConditions, uriBindings } from '../relations/links.js';
 import { asPage } from '../pages/page.js';
 import { pageRequest, readsPageParameters } from '../pages/pagination.js';
-import type { Answers } from '../answers.js';
+import { storeUnavailable, unavailable, type Answers } from '../answers.js';
+import { readsIndex } from '../../metadata/search-index.js';
 import { readsStoredMembers } from '../representation/rendering.js';
 import { valuesOf, type OperationState, type Page } from '../state.js';
 import { hiddenByScope } from '../scopes.js';
@@ -46,7 +47,10 @@ function notFoundPossible(op: OperationMetadata, settings: Settings): boolean {
   return readsItem(op) && throwsOnNotFound(op);
 }
 
-/** An item that is not there; a page parameter out of range; a filter given too many values or matches. */
+/**
+ * An item that is not there; a page parameter out of range; a filter given too many values or matches; the store
+ * (or the search index it reads instead) out of reach.
+ */
 export const readAnswers: Answers = (op, api) => [
   ...(op.isCollection && op.method !== 'POST' && readsPageParameters(op, api.settings)
     ? [{ status: 400, description: 'Invalid pagination parameter (a page below 1, a negative page size…).' }]
@@ -60,7 +64,11 @@ export const readAnswers: Answers = (op, api) => [
       ]
     : []),
   ...(notFoundPossible(op, api.settings) ? [{ status: 404, description: `${op.shortName} resource not found.` }] : []),
+  ...(op.hidden ? [] : [readsIndex(op, undefined) ? indexUnavailable() : storeUnavailable()]),
 ];
+
+/** search/client.ts's answer to a read the engine did not answer. */
+const indexUnavailable = () => unavailable('The search index (Elasticsearch) cannot be reached or did not answer.');
 
 /** The `read` switch, read once. */
 const readEnabled = perOperation((op, settings): boolean => optionValue(op, settings, 'read') !== false);

@@ -19,9 +19,9 @@ import {
 } from '../writes/persist.js';
 import { asPage } from '../pages/page.js';
 import { mayRestrict } from '../relations/referential-actions.js';
-import type { Answers } from '../answers.js';
+import { storeUnavailable, unavailable, type Answer, type Answers } from '../answers.js';
 import { isItem, type OperationState } from '../state.js';
-import { enforceWriteScope } from '../scopes.js';
+import { enforceWriteScope, operationScope } from '../scopes.js';
 
 /**
  * Whether the stage has anything to do: a controller, else (`write` not false) a processor or the default
@@ -34,9 +34,14 @@ export const writes = perOperation(
       (Boolean(op.processor) || !(op.method === 'GET' || op.method === 'QUERY' || op.method === 'HEAD'))),
 );
 
-/** `NotFoundAction`'s 404, a delete that an `onDelete: restrict` relation refuses. */
+/** The methods whose request changes an item: the write scope holds for them. */
+const WRITING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * `NotFoundAction`'s 404; a write outside the operation's write scope; a chosen identifier in use; a delete that
+ * an `onDelete: restrict` relation refuses; the store or the message broker out of reach.
+ */
 export const writeAnswers: Answers = (op, api) => {
-  const name = op.shortName;
   if (op.controller === 'NotFoundAction')
     return [
       {
@@ -45,17 +50,22 @@ export const writeAnswers: Answers = (op, api) => {
         only: true,
       },
     ];
-  if (op.method !== 'DELETE' || !mayRestrict(api, op.resource)) return [];
-  return [
-    {
+  const messenger = optionValue(op, api.settings, 'messenger');
+  const dispatchOnly = messenger === true || messenger === 'input';
+  const answers: Answer[] = [];
+  if (WRITING.has(op.method) && operationScope(op, api))
+    answers.push({ status: 403, description: 'The item is, or would be, outside the write scope of this operation.' });
+  if (op.method === 'POST' && !dispatchOnly && op.resource.identifier?.readOnly === false)
+    answers.push({ status: 409, description: `The chosen identifier is already held by another ${op.shortName}.` });
+  if (op.method === 'DELETE' && mayRestrict(api, op.resource))
+    answers.push({
       status: 409,
-      description: `The ${name} is referenced by other items through a relation whose onDelete is restrict (perhaps reached by a cascade): nothing was deleted.`,
-    },
-  ];
+      description: `The ${op.shortName} is referenced by other items through a relation whose onDelete is restrict (perhaps reached by a cascade): nothing was deleted.`,
+    });
+  if (!dispatchOnly) answers.push(storeUnavailable());
+  if (messenger) answers.push(unavailable('The message broker cannot take the message (its transport is down).'));
+  return answers;
 };
-
-/** The methods whose request changes an item: the write scope holds for them. */
-const WRITING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export async function write(state: OperationState): Promise<void> {
   const op = state.operation;

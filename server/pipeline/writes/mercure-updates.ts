@@ -11,6 +11,7 @@ import { changeUpdate, mercureOptions, type MercureOptions, type Publisher } fro
 import { evaluateTopics, hasTopicExpression, topicMemberPaths } from '../../realtime/topics.js';
 import { RelationReads, withIri } from '../../security/relation-reads.js';
 import { itemDocument } from '../representation/item-document.js';
+import { pushedCollectionOf } from '../scopes.js';
 import { embeddingPlan, EmbeddingWriter } from '../representation/embedding.js';
 import type { RelationOutput } from '../representation/normalize.js';
 import { relationOutput } from '../representation/url-generation.js';
@@ -126,7 +127,9 @@ function documentAsGet(
     JSON.stringify(itemDocument(api, get, item, { jsonld: true, at, hidden, relations }));
   const plan = embeddingPlan(get, api);
   if (!plan) return document();
-  return new ReadEmbeddedItems().read(runtime, plan, get, [item], everyGuardedHidden).then((read) => {
+  // A related item under a row-level scope is never embedded: who would read it is not known (docs/scopes.md).
+  const reader = { api, collectionOf: pushedCollectionOf(api, runtime.collectionOf) };
+  return new ReadEmbeddedItems().read(reader, plan, get, [item], everyGuardedHidden).then((read) => {
     const writer = new EmbeddingWriter(plan, read, true, at);
     return document(writer.relationsFor(resource, item, hidden, relationOutput(api, resource, at)));
   });

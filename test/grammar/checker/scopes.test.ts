@@ -103,4 +103,45 @@ resource Product {
 }`;
     expect(check(text).all.map((d) => d.code)).to.include('scope-without-effect');
   });
+
+  it('warns that `private: false` has no effect on a resource scoped on one of its operations only', () => {
+    const text = `config { security { jwt { secret_env: "S" } }, mercure { hub: "builtin" } }
+resource Note {
+  mercure: { private: false }
+  properties { id: int { identifier: true }, owner: string }
+  operations { GetCollection, Get { scope: "object.owner == user?.identifier" }, Post }
+}`;
+    const warned = check(text).all.filter((d) => d.code === 'scope-without-effect');
+    expect(warned.map((d) => text.slice(d.range.start, d.range.end))).to.deep.equal(['private: false']);
+    expect(
+      check(text.replace('Get { scope: "object.owner == user?.identifier" }', 'Get')).all.map((d) => d.code),
+    ).to.not.include('scope-without-effect');
+  });
+
+  it('warns when a scope on an index-backed operation holds what the engine is not asked', () => {
+    const codes = (scope: string, elasticsearch = true): string[] =>
+      check(`${HEAD}resource Note {
+  elasticsearch: ${elasticsearch}
+  scope: ${JSON.stringify(scope)}
+  properties { id: int { identifier: true }, owner: string, rank: int }
+}`).all.map((d) => d.code);
+    for (const scope of [
+      "object.owner != 'x'",
+      'not (object.owner == user?.identifier)',
+      'object.owner == null',
+      "(object.owner ?? 'nobody') == user?.identifier",
+      "object.owner not in user.claims['list']",
+      "not (object.owner in user.claims['list'])",
+      'object.rank > 1 or object.owner != user?.identifier',
+    ])
+      expect(codes(scope), scope).to.include('scope-index-store');
+    for (const scope of [
+      'object.owner == user?.identifier',
+      'not (object.rank < 3)',
+      "object.owner in user.claims['list'] or is_granted('ROLE_STAFF')",
+      'not (object.owner != user?.identifier)',
+    ])
+      expect(codes(scope), scope).to.not.include('scope-index-store');
+    expect(codes("object.owner != 'x'", false)).to.not.include('scope-index-store');
+  });
 });

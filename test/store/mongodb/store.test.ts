@@ -280,9 +280,11 @@ describe('MongoDB store', function () {
       const r = runCli(['serve', fromRoot('examples/bookstore.api'), '--port', '0'], { env });
       expect(r.status, r.stderr).to.equal(1);
       expect(r.stderr).to.contain('cannot reach MongoDB');
-      const bad = runCli(['serve', fromRoot('examples/bookstore.api'), '--port', '0', '--db', 'postgres://x']);
+      const bad = runCli(['serve', fromRoot('examples/bookstore.api'), '--port', '0', '--db', 'mysql://x']);
       expect(bad.status).to.equal(1);
-      expect(bad.stderr).to.contain('must be a MongoDB connection string');
+      expect(bad.stderr).to.contain(
+        'must be a MongoDB connection string (mongodb://host:port/name) or a PostgreSQL URL',
+      );
       const both = runCli(['serve', fromRoot('examples/bookstore.api'), '--memory', '--db', 'mongodb://127.0.0.1/x']);
       expect(both.status).to.equal(1);
       expect(both.stderr).to.contain('choose one of');
