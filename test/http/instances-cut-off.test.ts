@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { request, startServer, tempDir, type RunningServer } from './harness.js';
+import { lastingStore } from './lasting-store.js';
 import { cachesSoon as cachesWithin } from './caches-probe.js';
-import { freshDatabaseUri } from '../support/mongodb.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { cuttableRelay, type CuttableRelay } from '../support/tcp-cut.js';
 
@@ -49,8 +49,7 @@ describe('an instance cut off from Redis while the others reach it (cluster.redi
     writeFileSync(files[0]!, service(redis.url));
     writeFileSync(files[1]!, service(`redis://127.0.0.1:${relay.port}`));
     writeFileSync(files[2]!, twinService);
-    const store =
-      process.env.APIDSL_TEST_STORE === 'mongodb' ? ['--db', await freshDatabaseUri()] : ['--data', join(dir, 'data')];
+    const store = await lastingStore(dir);
     direct = await startServer(files[0]!, store, STARTUP_MS);
     [relayed, twin] = await Promise.all([
       startServer(files[1]!, store, STARTUP_MS),
