@@ -78,8 +78,9 @@ class AloneLink extends PeerLink {
 export const aloneLink = (): PeerLink => new AloneLink();
 
 /**
- * Whether a process hears its peers: renewed by each heartbeat it receives (stamped when it was sent). When
- * it lapsed, the next heartbeat first drops every page (`onRegained`): invalidations may have been missed.
+ * Whether a process hears its peers: renewed by each heartbeat it receives (stamped when it was sent), ended at
+ * once when its channel breaks (`cut`). When it lapsed, the next heartbeat first drops every page
+ * (`onRegained`): invalidations may have been missed.
  */
 export class Trust {
   private until = -Infinity;
@@ -105,6 +106,12 @@ export class Trust {
   /** The time the last heartbeat received was sent (−∞ before the first). */
   lastHeard(): number {
     return this.until - TRUST_MS;
+  }
+
+  /** The channel broke (messages sent meanwhile are lost): trust ends now, and the next heartbeat drops every page. */
+  cut(): void {
+    this.until = -Infinity;
+    this.check();
   }
 
   /** Reports a lapse once (called periodically: a lapse is otherwise only noticed when asked). */

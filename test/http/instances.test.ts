@@ -7,6 +7,7 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { HAMMER_MS, hammer } from './cache-staleness.js';
+import { cachesSoon as cachesWithin } from './caches-probe.js';
 import { fixture, request, startServer, tempDir, type RunningServer } from './harness.js';
 import { lastingStore } from './lasting-store.js';
 import { startConsumer } from './messenger-fixture.js';
@@ -15,7 +16,6 @@ import { freshDatabaseUri } from '../support/mongodb.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 const STARTUP_MS = 60_000;
-const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 
 const service = (redis: string): string => `api "Instances" { version: "1.0.0" }
 
@@ -94,34 +94,8 @@ describe('several instances through Redis (cluster.redis)', function () {
     await redis?.stop();
   });
 
-  /** Whether `instance` answers /books/1 from its cache: the twin changes it behind its back first. */
-  async function caches(instance: RunningServer): Promise<boolean> {
-    const title = async (): Promise<string> => (await request(instance.url, 'GET', '/books/1')).json.title;
-    const seen = await title();
-    const patched = await request(twin.url, 'PATCH', '/books/1', {
-      body: JSON.stringify({ title: `${seen}+` }),
-      headers: MERGE,
-    });
-    expect(patched.status).to.equal(200);
-    const again = await title();
-    // Put the title back through the instance, so that every instance drops the page.
-    const back = await request(instance.url, 'PATCH', '/books/1', {
-      body: JSON.stringify({ title: seen }),
-      headers: MERGE,
-    });
-    expect(back.status).to.equal(200);
-    return again === seen;
-  }
-
-  /**
-   * Whether `instance` comes to answer from its cache within a generous time: it caches once it hears itself
-   * through Redis (each try leaves the page as it found it).
-   */
-  async function cachesSoon(instance: RunningServer): Promise<boolean> {
-    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(100))
-      if (await caches(instance)) return true;
-    return false;
-  }
+  /** Whether `instance` comes to answer from its cache within a generous time (each try leaves the page as it was). */
+  const cachesSoon = (instance: RunningServer): Promise<boolean> => cachesWithin(instance, twin, 15_000);
 
   it('each instance caches pages (a change made behind its back is not seen)', async () => {
     for (const instance of instances) expect(await cachesSoon(instance), instance.url).to.equal(true);
