@@ -16,16 +16,9 @@ import type { ResourceMetadata } from '../metadata/types.js';
 import { ForwardingCollection } from '../store/forwarding-collection.js';
 import type { Collection, Condition, Id, Item } from '../store/types.js';
 import type { SearchClient } from './client.js';
+import type { IndexChange } from './index-change.js';
 import { heldByEngine } from './presence.js';
 import { RecentChanges } from './recent-changes.js';
-
-/**
- * One change of a document: its new state, or none (deleted). A pending change (pending.ts) carries its record;
- * `reread` ones take their document from the store just before they are sent (a retry: the newest state wins).
- */
-export type IndexChange = { index: string; id: string; pending?: Item; reread?: boolean } & (
-  { doc: Item } | { doc?: undefined }
-);
 
 /** Where the changes not yet accepted are kept, and how a pending change is brought up to date (index.ts). */
 export interface ChangeJournal {

@@ -13,7 +13,8 @@ import { IndexCollection } from './index-collection.js';
 import { indexMapping } from './mapping.js';
 import { PendingChanges } from './pending.js';
 import { IndexOrStore } from './store-fallback.js';
-import { heldBack, IndexWriter, SyncingCollection, type IndexChange } from './index-sync.js';
+import type { IndexChange } from './index-change.js';
+import { heldBack, IndexWriter, SyncingCollection } from './index-sync.js';
 
 export class SearchIndex {
   readonly client: SearchClient;

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Collection, CollectionSpec, Item, Store } from '../store/types.js';
-import type { IndexChange } from './index-sync.js';
+import type { IndexChange } from './index-change.js';
 
 /** The store collection of pending changes (a name no `.api` resource is expected to take; docs say so). */
 export const PENDING_SPEC: CollectionSpec = {

@@ -4,7 +4,7 @@
  * is as wanted (ZincSearch refuses the delete of a document it does not hold, with an error that says nothing).
  */
 import { missingIndex, type SearchClient } from './client.js';
-import type { IndexChange } from './index-sync.js';
+import type { IndexChange } from './index-change.js';
 
 /** The `index/id` keys of these changes' documents that the engine holds; rejects when it cannot be asked. */
 export async function heldByEngine(client: SearchClient, changes: IndexChange[]): Promise<Set<string>> {

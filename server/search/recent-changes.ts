@@ -8,7 +8,7 @@
  * applied first is undone. So the engine's acceptance of a change is trusted only once no change of the other
  * kind of that document has been sent for `quiet` ms; until then the change stays pending and is sent again.
  */
-import type { IndexChange } from './index-sync.js';
+import type { IndexChange } from './index-change.js';
 
 /** How long after a change was sent the engine is taken to have applied it (milliseconds). */
 export const QUIET = 10_000;

@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { SearchClient } from '../../server/search/client.js';
-import { IndexWriter, type ChangeJournal, type IndexChange } from '../../server/search/index-sync.js';
+import type { IndexChange } from '../../server/search/index-change.js';
+import { IndexWriter, type ChangeJournal } from '../../server/search/index-sync.js';
 import { RecentChanges } from '../../server/search/recent-changes.js';
 import type { Item } from '../../server/store/types.js';
 
