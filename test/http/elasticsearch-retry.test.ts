@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually.js';
 import { fromRoot } from '../support/paths.js';
 import { engineEnv, ownZincOrSkip, ZINC_PASSWORD, ZINC_USER, type ZincServer } from '../support/zincsearch.js';
 import { get, request, startServer, type RunningServer } from './harness.js';
@@ -45,16 +46,9 @@ async function engineDocs(engine: ZincServer, index: string): Promise<string[]> 
   return (body.hits?.hits ?? []).map((h) => `${h._source.id} ${h._source.title}`);
 }
 
-/** Asks again until `done` holds (retries back off up to 5 s between rounds), for at most 60 s. */
-async function eventually<T>(ask: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  let value = await ask();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    value = await ask();
-  }
-  return value;
-}
+/** Asks the engine again until `done` holds (retries back off up to 5 s between rounds), for at most 60 s. */
+const settled = <T>(ask: () => Promise<T>, done: (value: T) => boolean): Promise<T> =>
+  eventually(ask, done, { timeoutMs: 60_000, intervalMs: 200 });
 
 /** The store's books, as `engineDocs` lists the index's. */
 async function storeDocs(server: RunningServer): Promise<string[]> {
@@ -108,7 +102,7 @@ describe('HTTP elasticsearch: every change reaches the index, retried until the 
       expect((await request(server!.url, 'DELETE', `/books/${created.json.id}`)).status).to.equal(204);
     }
     expect(await storeDocs(server!)).to.deep.equal([]);
-    expect(await eventually(() => engineDocs(engine, fixture.index), same([]))).to.deep.equal([]);
+    expect(await settled(() => engineDocs(engine, fixture.index), same([]))).to.deep.equal([]);
     expect((await get(server!.url, '/books')).json.totalItems).to.equal(0);
     // ZincSearch refuses some of these deletes (not all, by timing); each refusal is logged with what it said.
     for (const refusal of loggedRefusals(server!))
@@ -123,14 +117,14 @@ describe('HTTP elasticsearch: every change reaches the index, retried until the 
     expect(created.status, created.text).to.equal(201);
     expect((await request(server!.url, 'DELETE', author.json['@id'])).status).to.equal(204);
     expect(await storeDocs(server!)).to.deep.equal([]);
-    expect(await eventually(() => engineDocs(engine, fixture.index), same([]))).to.deep.equal([]);
+    expect(await settled(() => engineDocs(engine, fixture.index), same([]))).to.deep.equal([]);
   });
 
   it('sends the writes made while the engine was away once it is back', async () => {
     const kept = await request(server!.url, 'POST', '/books', { body: { title: 'Before the outage' } });
     expect(kept.status).to.equal(201);
     const gone = await request(server!.url, 'POST', '/books', { body: { title: 'Deleted during the outage' } });
-    await eventually(
+    await settled(
       () => engineDocs(engine, fixture.index),
       (x) => x.length === 2,
     );
@@ -147,7 +141,7 @@ describe('HTTP elasticsearch: every change reaches the index, retried until the 
     await engine.restart();
     const expected = await storeDocs(server!);
     expect(expected).to.deep.equal([`${kept.json.id} Renamed while away`, `${created.json.id} Written while away`]);
-    expect(await eventually(() => engineDocs(engine, fixture.index), same(expected))).to.deep.equal(expected);
+    expect(await settled(() => engineDocs(engine, fixture.index), same(expected))).to.deep.equal(expected);
     expect(server!.output()).to.contain('they are kept and retried');
   });
 
@@ -162,6 +156,6 @@ describe('HTTP elasticsearch: every change reaches the index, retried until the 
     // Nothing sent it yet: the serve that took the write is gone.
     expect(await engineDocs(engine, fixture.index)).to.not.include(`${created.json.id} Pending across restarts`);
     server = await startServer(fixture.file, storage);
-    expect(await eventually(() => engineDocs(engine, fixture.index), same(before))).to.deep.equal(before);
+    expect(await settled(() => engineDocs(engine, fixture.index), same(before))).to.deep.equal(before);
   });
 });

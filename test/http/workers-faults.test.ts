@@ -8,14 +8,14 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { fixture, request, startServer, tempDir, type RunningServer } from './harness.js';
+import { suiteDatabase } from './lasting-store.js';
 import { sleep } from './sse-client.js';
 import { freePort } from '../support/mongodb.js';
 import { replaceFile } from '../support/replace-file.js';
 
 const FIXTURE = fixture('http-cache.api');
-const suiteDatabase = ['mongodb', 'postgres'].includes(process.env.APIDSL_TEST_STORE ?? '');
 const STARTUP_MS = 60_000;
-const sharedStore = (): string[] => (suiteDatabase ? [] : ['--data', join(tempDir(), 'data')]);
+const sharedStore = (): string[] => (suiteDatabase() ? [] : ['--data', join(tempDir(), 'data')]);
 
 /** Whether a process of this id runs. */
 function alive(pid: number): boolean {

@@ -9,13 +9,13 @@ import { expect } from 'chai';
 import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { runCli } from '../support/cli.js';
 import { fixture, request, serveExpectingExit, startServer, tempDir, type RunningServer } from './harness.js';
+import { suiteDatabase } from './lasting-store.js';
 
 const FIXTURE = fixture('http-cache.api');
 /** A store every worker shares: a --data directory, or the suite's MongoDB or PostgreSQL database (chosen by the harness). */
-const suiteDatabase = ['mongodb', 'postgres'].includes(process.env.APIDSL_TEST_STORE ?? '');
 /** Worker 1 starts alone, then the others: twice a single start, on a machine other jobs may keep busy. */
 const STARTUP_MS = 60_000;
-const sharedStore = (): string[] => (suiteDatabase ? [] : ['--data', join(tempDir(), 'data')]);
+const sharedStore = (): string[] => (suiteDatabase() ? [] : ['--data', join(tempDir(), 'data')]);
 
 /** What a page of `perPage` items shows when it is one snapshot: the members `totalItems` leaves for page `page`. */
 function tornPage(doc: Record<string, unknown>, perPage: number, page: number): string | undefined {
