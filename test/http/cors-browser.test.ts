@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { join } from 'node:path';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
+import { CHROMIUM, CHROMIUM_ARGS, requireOrSkip } from '../support/chromium.js';
 import { cuttableRelay } from '../support/cuttable-relay.js';
 import { bookstore, request, startServer, tempDir, type RunningServer } from './harness.js';
 
@@ -57,15 +57,6 @@ async function callFrom(
   );
 }
 
-/** Chromium, or why not: under CI=true its absence fails the suite, elsewhere it skips it loudly. */
-function requireChromium(suite: Mocha.Context): void {
-  if (existsSync(CHROMIUM)) return;
-  if (process.env.CI === 'true')
-    throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
-  console.error(`\n*** SKIPPED the browser CORS test: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`);
-  suite.skip();
-}
-
 interface BrowserSetup {
   api: RunningServer;
   pages: { server: Server; port: number };
@@ -76,7 +67,7 @@ interface BrowserSetup {
 function useBrowserSetup(start: () => Promise<RunningServer>): () => BrowserSetup {
   const setup: Partial<BrowserSetup> = {};
   before(async function () {
-    requireChromium(this);
+    requireOrSkip(this, existsSync(CHROMIUM), CHROMIUM, 'apt-get install -y chromium');
     setup.api = await start();
     setup.pages = await pageServer();
     setup.browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });

@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { expect } from 'chai';
 import { chromium, type Browser, type Locator } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
+import { CHROMIUM, CHROMIUM_ARGS, requireOrSkip } from '../support/chromium.js';
 import { fromRoot } from '../support/paths.js';
 import { bookstore, get, request, startServer, type RunningServer } from './harness.js';
 import { as, securityFixture, token } from './security-helpers.js';
@@ -24,14 +24,7 @@ describe('HTML API reference in a browser', function () {
   let browser: Browser | undefined;
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI === 'true')
-        throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
-      console.error(
-        `\n*** SKIPPED the browser test of /docs: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`,
-      );
-      this.skip();
-    }
+    requireOrSkip(this, existsSync(CHROMIUM), CHROMIUM, 'apt-get install -y chromium');
     server = await startServer(bookstore());
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   });
@@ -198,14 +191,7 @@ describe('HTML API reference in a browser: Authorize with a Bearer token', funct
   let browser: Browser | undefined;
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI === 'true')
-        throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (see .ci/run)`);
-      console.error(
-        `\n*** SKIPPED the browser test of /docs: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`,
-      );
-      this.skip();
-    }
+    requireOrSkip(this, existsSync(CHROMIUM), CHROMIUM, 'apt-get install -y chromium');
     server = await startServer(securityFixture('books.api'));
     const created = await as(await token({ sub: 'root', roles: ['ROLE_ADMIN'] }), server.url, 'POST', '/secrets', {
       body: { text: 'launch codes' },

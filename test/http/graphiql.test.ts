@@ -12,10 +12,8 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, requireOrSkip } from '../support/chromium.js';
 import { fixture, get, useServer } from './harness.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
 
 /** The files the page loads, from its HTML. */
 const assetPaths = (html: string): string[] =>
@@ -67,14 +65,8 @@ describe('GraphiQL', function () {
   describe('in a browser', () => {
     let browser: Browser | undefined;
     before(async function () {
-      if (!existsSync(CHROMIUM)) {
-        if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium`);
-        console.error(
-          `\n*** SKIPPED the browser tests of GraphiQL: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n`,
-        );
-        this.skip();
-      }
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+      requireOrSkip(this, existsSync(CHROMIUM), CHROMIUM, 'apt-get install -y chromium');
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     });
     after(async () => {
       await browser?.close();
