@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually as askUntil } from '../support/eventually.js';
 import { fromRoot } from '../support/paths.js';
+import { outsideTestBound } from '../support/startup-bound.js';
 import { STARTUP_TIMEOUT_MS, fixture, request } from './harness.js';
 
 /** Children still running, killed when the test process exits (one listener for all). */
@@ -106,8 +107,12 @@ export interface ConsumerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `apidsl consume FILE [args]`; resolves once it says it is consuming. */
+/** Starts `apidsl consume FILE [args]`; resolves once it says it is consuming (outside the test's own bound). */
 export function startConsumer(file: string, args: string[]): Promise<ConsumerProcess> {
+  return outsideTestBound(STARTUP_TIMEOUT_MS + 10_000, () => consumeUntilListening(file, args));
+}
+
+function consumeUntilListening(file: string, args: string[]): Promise<ConsumerProcess> {
   const child = spawn(process.execPath, [fromRoot('bin/apidsl.js'), 'consume', file, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env },
