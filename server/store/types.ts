@@ -40,6 +40,23 @@ export interface CollectionSpec {
    * whether the stored items still satisfy the file (see layout.ts).
    */
   rules?: Record<string, FieldRules>;
+  /**
+   * The 'iri' fields that name items of another stored collection, each the way its values do: `keyPrefix`
+   * followed by the target's key (`/shops/` and 7 in `/shops/7`, the key URI-encoded). A store may keep such a field as
+   * the key with a foreign key of its own (PostgreSQL); items still hold the IRIs, in and out. `onDelete` is the
+   * relation's action when its target is deleted (the pipeline applies it first; the store's foreign key follows it).
+   * Absent: no field is known to name stored items (SQLite and MongoDB ignore it).
+   */
+  relations?: Record<string, Relation>;
+}
+
+/** A relation field of a collection: see `CollectionSpec.relations`. */
+export interface Relation {
+  target: CollectionSpec;
+  keyPrefix: string;
+  /** A list of IRIs ('array' field) rather than one. */
+  many: boolean;
+  onDelete: 'restrict' | 'cascade' | 'setNull';
 }
 
 export interface FieldRules {

@@ -5,6 +5,7 @@ import { StoreConflictError, StoreUnavailableError, UniqueConflictError, type Co
 interface DriverError {
   code?: string;
   constraint?: string;
+  detail?: string;
   message: string;
 }
 
@@ -32,6 +33,11 @@ export function storeError(e: unknown, spec?: CollectionSpec, unique?: Map<strin
     if (fields) return new UniqueConflictError(fields, { cause: e, index });
     return new StoreConflictError(`${spec?.name ?? 'the'} identifier already exists`, { cause: e });
   }
+  // A foreign key (references.ts): a write naming an item that is not stored, or a delete of one still named.
+  if (error?.code === '23503')
+    return new StoreConflictError(`${spec?.name ?? 'the item'}: ${error.message} (${error.detail ?? ''})`, {
+      cause: e,
+    });
   if (error?.code === '2200H')
     return new StoreConflictError(
       `${spec?.name} has no identifier left: the sequence reached ${Number.MAX_SAFE_INTEGER}`,
