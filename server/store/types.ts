@@ -284,6 +284,24 @@ export class UniqueConflictError extends StoreConflictError {
   }
 }
 
+/**
+ * A write names, in a relation field, an item that is not stored: the store's own check (PostgreSQL's foreign key,
+ * `CollectionSpec.relations`), which the pipeline's look at the targets runs before; it meets one only when the
+ * target was deleted meanwhile. `value` is what the item holds there (the IRI).
+ */
+export class MissingReferenceError extends StoreConflictError {
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+    options?: ErrorOptions,
+  ) {
+    super(`${field} names an item that is not stored`, options);
+  }
+}
+
+/** A delete of an item that a relation still names, refused by the store's own check (a foreign key). */
+export class StillReferencedError extends StoreConflictError {}
+
 export interface StoredCollection {
   /** The recorded layout (layout.ts `layoutText`), undefined when none was recorded. */
   layout?: string;

@@ -30,9 +30,13 @@ export function referenceOf(
   return { relation, table: t.rawName, keyColumn: t.key.rawName, keyType: t.key.type };
 }
 
-const INTEGER = /^(0|[1-9][0-9]*)$/;
+const INTEGER = /^[0-9]+$/;
 
-/** The key an IRI names, undefined when it is not of the target's form (`keyPrefix` and the encoded key). */
+/**
+ * The key an IRI names (`/shops/7`, and `/shops/07` as the item route reads it), undefined when it is not of the
+ * target's form (`keyPrefix` and the encoded key). Another spelling than `iriOf`'s is kept as written beside the
+ * key (table.ts), as a datetime in another form is.
+ */
 export function keyOf(ref: Reference, iri: unknown): number | string | undefined {
   if (typeof iri !== 'string' || !iri.startsWith(ref.relation.keyPrefix)) return undefined;
   const rest = iri.slice(ref.relation.keyPrefix.length);
@@ -46,8 +50,8 @@ export function keyOf(ref: Reference, iri: unknown): number | string | undefined
   } catch {
     return undefined;
   }
-  // Only the one spelling the IRIs of stored items have: the IRI read back is the IRI written.
-  return key !== '' && encodeURIComponent(key) === rest && !key.includes('\0') ? key : undefined;
+  // decodeURIComponent gives no lone surrogate; a NUL no text column holds.
+  return key !== '' && !key.includes('\0') ? key : undefined;
 }
 
 /** The IRI of a stored key. */

@@ -212,7 +212,8 @@ export function rowValues(table: Table, item: Item): { values: unknown[]; extra:
     const value = json[c.field];
     if (c.reference) {
       const key = keyOf(c.reference, value);
-      if (key === undefined) {
+      // Of another form, or spelled otherwise than the IRI read back (`/shops/07`): kept as written too.
+      if (key === undefined || iriOf(c.reference, key) !== value) {
         extra[c.field] = value;
         extras++;
       }
