@@ -11,6 +11,7 @@ import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metada
 import { fieldType } from '../metadata/load-property.js';
 import { HttpError } from '../protocol/errors.js';
 import { routeIdentifier } from '../protocol/identifier.js';
+import { itemKeyPrefix } from '../metadata/item-iris.js';
 import { itemOperation } from '../protocol/iri.js';
 import { scopeContext } from '../security/access.js';
 import { matchesAll, type RelatedLookup } from '../store/matching.js';
@@ -72,13 +73,12 @@ function pathResolver(api: ApiMetadata, resource: ResourceMetadata) {
 
 /** The text before the identifier in the IRIs of `target`'s items (`/shops/` of `/shops/{id}`). */
 function keyPrefix(target: ResourceMetadata): string {
-  const path = itemOperation(target)?.path;
-  const placeholder = `{${target.identifier?.name}}`;
-  if (!path || !target.identifier || !path.endsWith(placeholder) || path.indexOf('{') !== path.lastIndexOf('{'))
+  const prefix = itemKeyPrefix(target);
+  if (prefix === undefined)
     throw new Error(
       `a scope reads through relations to ${target.shortName} only when its item IRIs end with its identifier`,
     );
-  return path.slice(0, -placeholder.length);
+  return prefix;
 }
 
 /** The request's values of the scope: who asks, their roles, the URI variables. */

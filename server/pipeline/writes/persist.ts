@@ -8,7 +8,7 @@ import type { Persistence } from '../../messenger/index.js';
 import type { ResourceMetadata } from '../../metadata/types.js';
 import { HttpError, preconditionFailed } from '../../protocol/errors.js';
 import { iriResolver } from '../../protocol/iri.js';
-import { StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
+import { MissingReferenceError, StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
 import { refusingConflicts } from './conflicts.js';
 import { deleteItem } from '../relations/referential-actions.js';
 import { checkRelations, storeTargets } from '../relations/targets.js';
@@ -113,12 +113,18 @@ async function persistConditionally(state: OperationState, item: Item, condition
   const id = idOf(resource, item);
   let saved: Item | null;
   if (condition.absent) {
-    saved = await state.storeCollection.insert(item).catch((e: unknown) => {
-      if (e instanceof StoreConflictError) return null;
-      throw e;
-    });
+    saved = await refusingConflicts(() =>
+      state.storeCollection.insert(item).catch((e: unknown) => {
+        if (e instanceof StoreConflictError && !(e instanceof MissingReferenceError)) return null;
+        throw e;
+      }),
+    );
     if (saved) state.created = true;
-  } else saved = id === undefined ? null : await state.storeCollection.replace(id, item, condition.expected);
+  } else
+    saved =
+      id === undefined
+        ? null
+        : await refusingConflicts(() => state.storeCollection.replace(id, item, condition.expected));
   if (!saved)
     throw preconditionFailed(
       condition.absent
