@@ -21,18 +21,21 @@ import { answerGraphQl, type GraphQlEndpoint, type GraphQlHttpRequest } from './
 import { originOf } from './operation-route.js';
 import { refuseLoneSurrogates } from '../pipeline/representation/json-body.js';
 import { readBody } from './request-body.js';
-import type { newRouter } from './router.js';
+import type { Endpoint, newRouter } from './router.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
 const TOO_DEEP = 'The query is nested too deeply to be read.';
 const BATCH_REFUSED = 'Batched operations are not supported: send one operation per request.';
 
-/** Registers `/graphql` (and GraphiQL) when `graphql.enabled`; otherwise the path stays unrouted (404). */
-export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runtime): void {
+/**
+ * Registers `/graphql` (and GraphiQL) when `graphql.enabled`, and returns the endpoint (for the direct-route
+ * shortcut, get-shortcuts.ts); otherwise the path stays unrouted (404).
+ */
+export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runtime): Endpoint[] {
   const { api } = runtime;
   const settings = api.settings.graphql;
-  if (!settings.enabled) return;
+  if (!settings.enabled) return [];
   const pageSize =
     api.settings.defaults.paginationItemsPerPage ?? (optionByName('paginationItemsPerPage')!.default as number);
   const endpoint: GraphQlEndpoint = {
@@ -45,7 +48,7 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
   const graphiqlPage = settings.graphiql ? registerGraphiql(router, api.title) : undefined;
   const bodyLimit = api.settings.bodySizeLimit;
 
-  router.register(GRAPHQL_PATH, ['GET', 'POST'], async (ctx: Context) => {
+  const handler = async (ctx: Context): Promise<void> => {
     if (graphiqlPage && wantsGraphiql(ctx)) return graphiqlPage(ctx);
     // A body that cannot be read becomes "Unparsable JSON body" in graphql-http's reading of the parameters: a
     // body too large (413) or a batch (an array of operations, 400) is kept to answer with our error document.
@@ -74,7 +77,10 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
     ctx.body = answer.body;
     ctx.status = answer.status;
     if (answer.headers) ctx.set(answer.headers);
-  });
+  };
+  const methods = ['GET', 'POST'];
+  router.register(GRAPHQL_PATH, methods, handler);
+  return [{ path: GRAPHQL_PATH, methods, handler }];
 }
 
 function requestContext(runtime: Runtime, ctx: Context): GraphQlContext {
