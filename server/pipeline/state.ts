@@ -26,6 +26,8 @@ export interface NestedWrite {
   iri?: string;
   /** The `securityPostValidation` of the target's Patch, for a change of an item the parent does not own. */
   postValidation?: () => Promise<void>;
+  /** The write scope of the target's Post or Patch (docs/scopes.md): the item as it is stored must hold to it. */
+  scope?: (item: Item) => Promise<void>;
 }
 
 /** What a JSON:API request asks of the document besides filters, sort and page (representation/jsonapi-query.ts). */

@@ -17,6 +17,7 @@ import { droppedOwned } from '../relations/owned-items.js';
 import { isItem, type OperationState, type WriteCondition } from '../state.js';
 import { type Runtime } from '../runtime.js';
 import { publishChange, publishingOperation } from './mercure-updates.js';
+import { enforceWriteScope } from '../scopes.js';
 import { inCodeTransaction } from './custom-writes.js';
 
 export { refusingConflicts };
@@ -153,6 +154,8 @@ export async function withNestedWrites(state: OperationState, store: (item: Item
   // The nested changes' securityPostValidation (target-access.ts), after validation and before any write.
   for (const w of writes) await w.postValidation?.();
   const storeAll = async (settled: Item): Promise<Item> => {
+    // The item's write scope, held off by the write stage until its relations name the related items stored.
+    if (writes.length) await enforceWriteScope(state, null, settled);
     const saved = await store(settled);
     if (owns) await removeOrphans(state, saved, previous);
     return saved;
