@@ -174,6 +174,23 @@ export async function writeScopeCheck(
   };
 }
 
+/**
+ * The operation whose scope a change made outside a request of its own answers to (an item written through a
+ * nested document, a message handler's write): the resource's Post for a create, its Patch (else Put) for an
+ * update, its Delete for a delete, as if the writer had sent that request; else its item Get, which carries the
+ * resource's scope.
+ */
+export function changingOperation(
+  resource: ResourceMetadata,
+  kind: 'create' | 'update' | 'delete',
+): OperationMetadata | undefined {
+  const item = (method: string) => resource.operations.find((o) => o.method === method && !o.isCollection);
+  let own: OperationMetadata | undefined;
+  if (kind === 'create') own = resource.operations.find((o) => o.method === 'POST');
+  else own = kind === 'update' ? (item('PATCH') ?? item('PUT')) : item('DELETE');
+  return own ?? itemOperation(resource);
+}
+
 /** Reads a related item by the key its reference names, unscoped: a scope's path reads the stored relation. */
 export function relatedLookup(
   api: ApiMetadata,

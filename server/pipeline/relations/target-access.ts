@@ -14,6 +14,7 @@ import type { CompiledExpression } from '../../expression/evaluate.js';
 import { accessDenied, allows, scopeContext, type RequestFacts } from '../../security/access.js';
 import { matchesAll } from '../../store/matching.js';
 import {
+  changingOperation,
   operationScope,
   relatedLookup,
   writeScopeCheck,
@@ -96,16 +97,6 @@ async function inScope(
   return matchesAll(target.storage, item, conditions, lookup);
 }
 
-/**
- * The operation whose scope an item written through a nested document answers to (docs/scopes.md, "Writes"): a
- * new item its resource's Post, a changed one its Patch, as if the writer had sent that request; else its item Get
- * (which carries the resource's scope).
- */
-function nestedOperation(target: ResourceMetadata, create: boolean): OperationMetadata | undefined {
-  const own = create ? target.operations.find((o) => o.method === 'POST') : patchOperation(target);
-  return own ?? itemOperation(target);
-}
-
 /** Whether the stored item a nested document changes is in the read scope of the operation that would change it. */
 export function findableForChange(
   access: TargetAccess,
@@ -113,7 +104,7 @@ export function findableForChange(
   iri: string,
   item: Item,
 ): Promise<boolean> {
-  const op = access.administrator ? undefined : nestedOperation(target, false);
+  const op = access.administrator ? undefined : changingOperation(target, 'update');
   return inScope(access, op && operationScope(op, access.api)?.read, target, iri, item);
 }
 
@@ -126,7 +117,7 @@ export async function nestedWriteScope(
   target: ResourceMetadata,
   iri: string | undefined,
 ): Promise<WriteScopeCheck | undefined> {
-  const op = access.administrator ? undefined : nestedOperation(target, iri === undefined);
+  const op = access.administrator ? undefined : changingOperation(target, iri === undefined ? 'create' : 'update');
   if (!op) return undefined;
   const facts =
     iri === undefined ? { ...access.facts(), resource: target, uriVariables: {} } : targetFacts(access, iri, target);

@@ -18,6 +18,7 @@ import { isItem, type OperationState, type WriteCondition } from '../state.js';
 import { type Runtime } from '../runtime.js';
 import { publishChange, publishingOperation } from './mercure-updates.js';
 import { enforceWriteScope } from '../scopes.js';
+import { messageWriteGuard } from './message-scopes.js';
 import { inCodeTransaction } from './custom-writes.js';
 
 export { refusingConflicts };
@@ -225,6 +226,7 @@ export function storePersistence(runtime: Omit<Runtime, 'bus' | 'close'>): Persi
       for (const write of await deleteItem(runtime, resource, item))
         publish(write.resource, write.kind, write.item, origin);
     },
+    guard: (envelope) => messageWriteGuard(runtime, envelope),
     async withCalls(origin, handler) {
       // Without the store's transaction: a handler may run long (remote calls, retries), and on SQLite an open
       // transaction would hold the database's write lock, for the other processes too. Its writes are undone
