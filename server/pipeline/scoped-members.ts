@@ -88,3 +88,32 @@ export async function keepUnreadableMembers(
     if (kept.length) item[property.name] = [...sent, ...kept.filter((iri) => !sent.includes(iri))];
   }
 }
+
+const reaching = new WeakMap<ResourceMetadata, boolean>();
+
+/**
+ * Whether the items of `resource` lead, through relations at any depth, to a resource whose item Get has a read
+ * scope: what their documents show (members listed, items embedded) may then differ from one reader to the next,
+ * so no shared or in-process cache may keep them (http/cached-route.ts, http/cache-headers.ts). Conservative: a
+ * relation shown as an IRI alone counts too.
+ */
+export function reachesScopedItems(api: ApiMetadata, resource: ResourceMetadata): boolean {
+  let found = reaching.get(resource);
+  if (found === undefined) {
+    const seen = new Set<ResourceMetadata>([resource]);
+    const queue = [resource];
+    found = false;
+    while (queue.length && !found) {
+      for (const property of queue.shift()!.properties) {
+        const target = property.relation === undefined ? undefined : api.resource(property.relation);
+        if (!target || seen.has(target)) continue;
+        const get = itemOperation(target);
+        if (get && operationScope(get, api)?.read) found = true;
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+    reaching.set(resource, found);
+  }
+  return found;
+}

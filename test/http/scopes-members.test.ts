@@ -8,7 +8,9 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { graphql } from './graphql-helpers.js';
-import { fixture, request, useServer, type HttpResponse } from './harness.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fixture, request, tempDir, useServer, type HttpResponse } from './harness.js';
 import { call, httpClient } from './mcp-helpers.js';
 import { bearer, token } from './security-helpers.js';
 
@@ -148,5 +150,49 @@ describe('row-level scopes on the members of to-many relations', function () {
       }
       expect(await storedNotes()).to.deep.equal(['/notes/3']);
     });
+  });
+});
+
+describe('row-level scopes on to-many members and the HTTP cache', function () {
+  this.timeout(60_000);
+  const server = useServer(() => {
+    const file = join(tempDir(), 'tenant-boards.api');
+    writeFileSync(
+      file,
+      `api "Tenant boards" { version: "1.0.0" }
+config { http_cache { public: true, max_age: 60, shared_max_age: 3600, in_process { max_bytes: 1000000 } } }
+resource Note {
+  scope: "object.tenant == request.headers['x-tenant']"
+  properties { id: int { identifier: true }, tenant: string }
+}
+resource Board {
+  properties { id: int { identifier: true }, notes: Note[] }
+}`,
+    );
+    return file;
+  });
+  const as = (tenant: string) => ({ 'X-Tenant': tenant, 'Content-Type': 'application/json' });
+
+  it('keeps no page whose members depend on the reader, and marks it private for shared caches', async () => {
+    for (const tenant of ['a', 'b']) {
+      const r = await request(server.url, 'POST', '/notes', { headers: as(tenant), body: { tenant } });
+      expect(r.status, r.text).to.equal(201);
+    }
+    const board = await request(server.url, 'POST', '/boards', {
+      headers: as('a'),
+      body: { notes: ['/notes/1'] },
+    });
+    expect(board.status, board.text).to.equal(201);
+    // Anonymous GETs of one URL: a cached page of tenant a's would show b a's note.
+    for (let round = 0; round < 2; round++) {
+      for (const [tenant, notes] of [
+        ['a', ['/notes/1']],
+        ['b', []],
+      ] as const) {
+        const page = await request(server.url, 'GET', '/boards', { headers: as(tenant) });
+        expect(page.json.member[0].notes, `${tenant}, round ${round}`).to.deep.equal(notes);
+        expect(page.headers.get('cache-control')).to.equal('private, max-age=60');
+      }
+    }
   });
 });
