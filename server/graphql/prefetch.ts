@@ -61,7 +61,7 @@ export async function readAhead(
   for (const p of properties) {
     if (!p.relation || p.array || !selected.has(p.name)) continue;
     const op = itemQueryOf(p.relation);
-    const plain = op && plainItemValue(op, api.settings);
+    const plain = op && plainItemValue(op, api);
     const id = op?.resource.identifier;
     if (!op || !plain || !id) continue;
     const ids = new Map<string, number | string>();

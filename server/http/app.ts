@@ -37,7 +37,7 @@ export async function createApp(runtime: Runtime, cache: ResponseCache | undefin
   const { api, logger } = runtime;
   const operations = api.resources.flatMap((r) => r.operations);
   const matchers = new Map(operations.map((o) => [o, routeMatcher(o)]));
-  const keyed = keyedHeaders(operations, api.settings);
+  const keyed = keyedHeaders(operations, api);
   const hitsAnsweredFirst = answersHitsFirst(api, cache);
 
   const router = newRouter();
@@ -48,7 +48,7 @@ export async function createApp(runtime: Runtime, cache: ResponseCache | undefin
       matcher: matchers.get(op)!,
       headers: routeHeaders(op, operations, api.settings.formats, api.settings.patchFormats),
       announceHub: hubAnnouncement(runtime, op),
-      cache: cache && cacheableOperation(op, api.settings) ? cache : undefined,
+      cache: cache && cacheableOperation(op, api) ? cache : undefined,
       keyed,
       hitsAnsweredFirst,
       limited: rateLimitOf(op, api.settings) !== undefined,

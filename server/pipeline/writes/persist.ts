@@ -17,6 +17,8 @@ import { droppedOwned } from '../relations/owned-items.js';
 import { isItem, type OperationState, type WriteCondition } from '../state.js';
 import { type Runtime } from '../runtime.js';
 import { publishChange, publishingOperation } from './mercure-updates.js';
+import { enforceWriteScope } from '../scopes.js';
+import { messageWriteGuard } from './message-scopes.js';
 import { inCodeTransaction } from './custom-writes.js';
 
 export { refusingConflicts };
@@ -159,6 +161,8 @@ export async function withNestedWrites(state: OperationState, store: (item: Item
   // The nested changes' securityPostValidation (target-access.ts), after validation and before any write.
   for (const w of writes) await w.postValidation?.();
   const storeAll = async (settled: Item): Promise<Item> => {
+    // The item's write scope, held off by the write stage until its relations name the related items stored.
+    if (writes.length) await enforceWriteScope(state, null, settled);
     const saved = await store(settled);
     if (owns) await removeOrphans(state, saved, previous);
     return saved;
@@ -228,6 +232,7 @@ export function storePersistence(runtime: Omit<Runtime, 'bus' | 'close'>): Persi
       for (const write of await deleteItem(runtime, resource, item))
         publish(write.resource, write.kind, write.item, origin);
     },
+    guard: (envelope) => messageWriteGuard(runtime, envelope),
     async withCalls(origin, handler) {
       // Without the store's transaction: a handler may run long (remote calls, retries), and on SQLite an open
       // transaction would hold the database's write lock, for the other processes too. Its writes are undone
