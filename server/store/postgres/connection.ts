@@ -4,7 +4,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { PoolSettings } from './config.js';
-import { storeError } from './errors.js';
+import { StoreUnavailableError } from '../types.js';
+import { isUnavailable, storeError } from './errors.js';
 import { datetimeText } from './table.js';
 
 const INT8 = 20;
@@ -58,6 +59,10 @@ export class Connection {
     });
     // An idle connection the server closed (a restart): the pool drops it; the next query opens another.
     this.pool.on('error', () => undefined);
+    // A connection lost while checked out (a transaction, a cursor) emits 'error' on its client, which the pool
+    // listens to only while idle: unheard, it would end the process. Its query in flight and every later one fail
+    // (503), and the client is released as broken.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /** The rows of a statement, each an array of its columns; errors as store errors (`conflicts` says how). */
@@ -96,7 +101,10 @@ export class Connection {
       await client.query('COMMIT');
       return result;
     } catch (e) {
-      await client.query('ROLLBACK').catch((lost: unknown) => (broken = lost));
+      // A lost or stuck connection is closed rather than sent a ROLLBACK that would wait its own query timeout
+      // (a frozen server: twice the bound); the server rolls back the transaction of a closed connection.
+      if (e instanceof StoreUnavailableError || isUnavailable(e)) broken = e;
+      else await client.query('ROLLBACK').catch((lost: unknown) => (broken = lost));
       throw storeError(e);
     } finally {
       // A client whose connection failed is not given back to the pool.
