@@ -1,7 +1,8 @@
 /**
  * `apidsl serve --db postgres://…` when PostgreSQL goes away under load and comes back (issue 42): clients keep
  * POSTing (nested writes: transactions) and GETting while the test stops its own server as a crash would (`pg_ctl
- * stop -m immediate`) and starts it again, or freezes it (SIGSTOP) for longer than the bound. Every answer is a 2xx or a 503 problem+json with Retry-After, each within MongoDB's bound (never a 500,
+ * stop -m immediate`) and starts it again, or freezes it (SIGSTOP) for longer than the bound. Every answer is a 2xx
+ * or a 503 problem+json with Retry-After, each within MongoDB's bound (never a 500,
  * never a hang); the service recovers by itself; every POST answered 201 is stored, once. The machine's server is
  * never stopped: the test runs one of its own (test/support/postgres-server.ts).
  */
