@@ -43,6 +43,8 @@ async function refusable(client: pg.PoolClient, text: string, values: unknown[])
 export class Connection {
   readonly pool: pg.Pool;
   private readonly inTransaction = new AsyncLocalStorage<pg.PoolClient>();
+  /** Set inside a transaction that any refused write ends (`allOrNone`): its writes need no savepoint. */
+  private readonly whole = new AsyncLocalStorage<boolean>();
 
   constructor(url: string, settings: PoolSettings) {
     this.pool = new pg.Pool({
@@ -78,7 +80,7 @@ export class Connection {
   private async run(text: string, values: unknown[], conflicts?: (e: unknown) => unknown): Promise<pg.QueryResult> {
     const client = this.inTransaction.getStore();
     try {
-      if (client && conflicts) return await refusable(client, text, values);
+      if (client && conflicts && !this.whole.getStore()) return await refusable(client, text, values);
       return await (client ?? this.pool).query({ text, values, rowMode: 'array' });
     } catch (e) {
       throw conflicts ? conflicts(e) : storeError(e);
@@ -110,6 +112,16 @@ export class Connection {
       // A client whose connection failed is not given back to the pool.
       client.release(broken instanceof Error ? broken : undefined);
     }
+  }
+
+  /**
+   * Runs `run` in a transaction that a refused write rolls back whole (a bulk insert): its writes skip the
+   * savepoint each would take otherwise (three statements less per row). Inside a transaction already open, whose
+   * code may go on after a refused write, the writes keep their savepoints.
+   */
+  allOrNone<T>(run: () => Promise<T>): Promise<T> {
+    if (this.inTransaction.getStore()) return run();
+    return this.transaction(() => this.whole.run(true, run));
   }
 
   /** A client of its own, for a cursor (released by the caller). */
