@@ -263,6 +263,11 @@ export interface Store {
    * Absent: each write applies on its own (MongoDB). `run` must be the only user of the store meanwhile.
    */
   transaction?<T>(run: () => Promise<T>): Promise<T>;
+  /**
+   * Transactions may run side by side, each on a connection of its own (PostgreSQL). Absent: the pipeline queues
+   * them, one at a time (SQLite has one connection).
+   */
+  readonly concurrentTransactions?: boolean;
   /** Flushes and closes; the store is unusable afterwards. */
   close(): Promise<void>;
 }

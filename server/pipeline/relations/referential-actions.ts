@@ -132,9 +132,14 @@ async function restoreRemoved(ctx: DeleteContext, removed: Doomed[]): Promise<vo
   for (const { resource, item, id } of removed) await ctx.collectionOf(resource).upsert(id, item);
 }
 
-/** One transaction at a time on a store (SQLite opens one per connection): the deletes that need one queue. */
+/**
+ * One transaction at a time on a store (SQLite opens one per connection): the deletes that need one queue. A store
+ * whose transactions run side by side (PostgreSQL) is not queued: a transaction stuck on a frozen server would hold
+ * every one behind it past the time limit of a single query.
+ */
 export function deleteTransaction(store: Store): Transaction | undefined {
   if (!store.transaction) return undefined;
+  if (store.concurrentTransactions) return (run) => store.transaction!(run);
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(run: () => Promise<T>): Promise<T> => {
     const result = tail.then(() => store.transaction!(run));

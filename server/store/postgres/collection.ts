@@ -170,7 +170,7 @@ export class PostgresCollection implements Collection {
 
   async insertMany(items: Item[]): Promise<Item[]> {
     // One transaction: all or none; a conflict names the item it stopped at.
-    return this.connection.transaction(async () => {
+    return this.connection.allOrNone(async () => {
       const stored: Item[] = [];
       for (const [i, item] of items.entries()) stored.push(await this.insert(item, i));
       return stored;

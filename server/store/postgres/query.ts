@@ -233,9 +233,15 @@ function refers(table: Table, c: Extract<Condition, { op: 'refers' }>, p: Params
 }
 
 function orderBy(table: Table, terms: OrderTerm[]): string {
-  // Nulls sort as the smallest values (the contract): first ascending, last descending.
+  // Nulls sort as the smallest values (the contract): first ascending, last descending. The key is never NULL, so
+  // it takes PostgreSQL's default (ASC NULLS LAST, DESC NULLS FIRST), the order of the primary key and of the key
+  // ending every index of ours: with NULLS FIRST there, no index could give the order and a page would sort the table.
   return terms
-    .map((t) => `${comparable(table, t.field).expr} ${t.direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`)
+    .map((t) => {
+      const { expr } = comparable(table, t.field);
+      if (expr === table.key.name) return `${expr} ${t.direction === 'desc' ? 'DESC' : 'ASC'}`;
+      return `${expr} ${t.direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`;
+    })
     .join(', ');
 }
 

@@ -224,6 +224,9 @@ class PostgresStore implements Store {
     return this.connection.changed(update!, [column.reference ? key : bound(column.type, value), field]);
   }
 
+  /** Each transaction holds a pooled connection of its own (connection.ts): they need no queue. */
+  readonly concurrentTransactions = true;
+
   transaction<T>(run: () => Promise<T>): Promise<T> {
     return this.connection.transaction(run);
   }

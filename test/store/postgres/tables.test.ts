@@ -5,6 +5,8 @@
  * cannot hold exactly come back as they were written.
  */
 import { expect } from 'chai';
+import { compileFind } from '../../../server/store/postgres/query.js';
+import { tableOf } from '../../../server/store/postgres/table.js';
 import type { CollectionSpec } from '../../../server/store/types.js';
 import { usePostgresStore } from '../../support/postgres.js';
 
@@ -146,5 +148,32 @@ describe('PostgreSQL store: tables a person can read', function () {
     ]);
     const reopened = await db.store.collection({ ...REVIEW, unique: [], rules: {} });
     expect(await reopened.insert({ title: 'kept' })).to.deep.include({ id: 2 });
+  });
+
+  it('reads an ordered page through an index, with no sort: by the key, and by an indexed field then the key', async () => {
+    await db.store.collection(REVIEW);
+    await db.sql.query(
+      `INSERT INTO book_review (title, rating) SELECT 'Review ' || i, i % 100 FROM generate_series(1, 20000) AS i`,
+    );
+    await db.sql.query('ANALYZE book_review');
+    const plan = async (sort: { field: string; direction: 'asc' | 'desc' }[], after?: unknown[]): Promise<string> => {
+      const q = { sort, limit: 30, ...(after ? { after: { values: after } } : {}) };
+      const { text, values } = compileFind(tableOf(REVIEW), q);
+      const rows = (await db.sql.query({ text: `EXPLAIN ${text}`, values })).rows as { 'QUERY PLAN': string }[];
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    for (const direction of ['asc', 'desc'] as const) {
+      const byKey = await plan([{ field: 'id', direction }]);
+      expect(byKey, byKey).to.match(/Index Scan( Backward)? using book_review_pkey/);
+      expect(byKey, byKey).to.not.match(/Sort/);
+      const deep = await plan([{ field: 'id', direction }], [direction === 'asc' ? 15000 : 5000]);
+      expect(deep, deep).to.not.match(/Sort/);
+      const byRating = await plan([
+        { field: 'rating', direction },
+        { field: 'id', direction },
+      ]);
+      expect(byRating, byRating).to.match(/using book_review_rating_idx/);
+      expect(byRating, byRating).to.not.match(/Sort/);
+    }
   });
 });
