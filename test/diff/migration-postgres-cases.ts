@@ -147,6 +147,31 @@ export const PLAN_CASES: PlanCase[] = [
     after: { Product: [{ id: 1, name: 'lamp' }], Coupon: [] },
   },
   {
+    pair: 'relation-resource-added',
+    // Both tables are made before the foreign keys, the one to WishList naming the table made after Wish's.
+    rows: { Product: [{ name: 'lamp' }] },
+    counts: {},
+    upgrade: [],
+    after: { Product: [{ id: 1, name: 'lamp' }], Wish: [], WishList: [] },
+  },
+  {
+    pair: 'relation-made-required-with-default',
+    // The count reads the column's keys as the IRIs the reviews hold; the fill writes the default's key.
+    rows: {
+      Product: [{ name: 'lamp' }, { name: 'desk' }],
+      Review: [{ body: 'a', product: '/products/2' }, { body: 'b' }, { body: 'c', product: null }],
+    },
+    counts: { 'product: now required': 2 },
+    upgrade: ['ALTER TABLE "review" ALTER COLUMN "product" SET NOT NULL'],
+    after: {
+      Review: [
+        { id: 1, body: 'a', product: '/products/2' },
+        { id: 2, body: 'b', product: '/products/1' },
+        { id: 3, body: 'c', product: '/products/1' },
+      ],
+    },
+  },
+  {
     pair: 'unique-added',
     // Nulls and absent values repeat freely; each item after the first with a value is in the way.
     rows: {
