@@ -9,59 +9,18 @@ import { expect } from 'chai';
 import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { cachesSoon as cachesWithin } from './caches-probe.js';
 import { fixture, request, startServer, tempDir, type RunningServer } from './harness.js';
+import { instancesService, twinService } from './instances-service.js';
 import { lastingStore } from './lasting-store.js';
 import { startConsumer } from './messenger-fixture.js';
-import { subscribe, sleep, type Subscription } from './sse-client.js';
+import { receivedTitles, subscribe, sleep, type Subscription } from './sse-client.js';
 import { freshDatabaseUri } from '../support/mongodb.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 const STARTUP_MS = 60_000;
 
-const service = (redis: string): string => `api "Instances" { version: "1.0.0" }
-
-config {
-  patch_formats: ["application/merge-patch+json"]
-  cluster { redis: "${redis}" }
-  http_cache { in_process { max_bytes: 10000000 } }
-  mercure { hub: "builtin", history_size: 1000 }
-}
-
-resource Author {
-  properties { id: int { identifier: true }, name: string }
-  operations { GetCollection, Post, Get, Patch }
-}
-
-resource Book {
-  mercure: true
-  properties { id: int { identifier: true }, title: string, author: Author }
-  operations {
-    GetCollection
-    Post
-    Get
-    Patch
-    GetCollection { uriTemplate: "/authors/{author}/books", links: [{ parameterName: "author", fromClass: "Author", toProperty: "author" }] }
-  }
-}
-`;
-
-/** The same service without Redis or cache: writes behind the instances' backs, to see whether they cache. */
-const twinService = `api "Instances" { version: "1.0.0" }
-config { patch_formats: ["application/merge-patch+json"] }
-resource Author { properties { id: int { identifier: true }, name: string } }
-resource Book { properties { id: int { identifier: true }, title: string, author: Author } }
-`;
-
-/** Resolves once `subscription` received an update of each title after its first `from` events; rejects after `ms`. */
-async function receivedTitles(subscription: Subscription, from: number, titles: string[], ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const seen = new Set(subscription.events.slice(from).map((e) => JSON.parse(e.data).title as string));
-    const missing = titles.filter((t) => !seen.has(t));
-    if (missing.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`not received: ${missing.join(', ')}`);
-    await sleep(100);
-  }
-}
+const service = (redis: string): string => instancesService('Instances', `cluster { redis: "${redis}" }`);
+/** Without Redis nor cache: writes behind the instances' backs, to see whether they cache. */
+const twinText = twinService('Instances');
 
 describe('several instances through Redis (cluster.redis)', function () {
   this.timeout(HAMMER_MS);
@@ -77,7 +36,7 @@ describe('several instances through Redis (cluster.redis)', function () {
     const file = join(dir, 'instances.api');
     writeFileSync(file, service(redis.url));
     const twinFile = join(dir, 'twin.api');
-    writeFileSync(twinFile, twinService);
+    writeFileSync(twinFile, twinText);
     const store = await lastingStore(dir);
     instances = [await startServer(file, store, STARTUP_MS)];
     instances.push(...(await Promise.all([1, 2].map(() => startServer(file, store, STARTUP_MS)))));
