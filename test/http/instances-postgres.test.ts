@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { caches, cachesSoon as cachesWithin } from './caches-probe.js';
-import { instancesService, twinService } from './instances-service.js';
+import { expectConsumerWritesSeen, instancesService, twinService } from './instances-service.js';
 import { request, startServer, tempDir, type RunningServer } from './harness.js';
 import { receivedTitles, sleep, subscribe, type Subscription } from './sse-client.js';
 import { freshPostgresUrl, postgresOrSkip, testPostgresUrl } from '../support/postgres.js';
@@ -106,5 +106,14 @@ describe('several instances on one PostgreSQL database, without Redis (LISTEN/NO
     await Promise.all(subscriptions.map((s, i) => receivedTitles(s, before[i]!, ['cut'], 10_000)));
     expect(relayed.output()).to.contain('cluster: PostgreSQL unreachable');
     expect(relayed.output()).to.contain('not hearing the other instances through PostgreSQL');
+  });
+});
+
+describe('apidsl consume on the same PostgreSQL database, without Redis nor broker', function () {
+  this.timeout(STARTUP_MS * 3);
+
+  it("a consumer process's writes drop the serving instance's cached pages, and its updates reach that hub", async function () {
+    await postgresOrSkip(this);
+    await expectConsumerWritesSeen(tempDir(), '', ['--db', await freshPostgresUrl('consume')]);
   });
 });

@@ -3,15 +3,14 @@
  * store (one `--data` directory, or one database of the suite's MongoDB or PostgreSQL), sharing invalidations
  * and hub updates through a Redis of the test's own (`cluster.redis`), which is stopped and restarted mid-run.
  */
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { cachesSoon as cachesWithin } from './caches-probe.js';
-import { fixture, request, startServer, tempDir, type RunningServer } from './harness.js';
-import { instancesService, twinService } from './instances-service.js';
+import { request, startServer, tempDir, type RunningServer } from './harness.js';
+import { expectConsumerWritesSeen, instancesService, twinService } from './instances-service.js';
 import { lastingStore } from './lasting-store.js';
-import { startConsumer } from './messenger-fixture.js';
 import { receivedTitles, subscribe, sleep, type Subscription } from './sse-client.js';
 import { freshDatabaseUri } from '../support/mongodb.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
@@ -150,51 +149,14 @@ resource Book { properties { id: int { identifier: true }, title: string } }
 });
 
 describe('apidsl consume with cluster.redis', function () {
-  this.timeout(STARTUP_MS);
+  this.timeout(STARTUP_MS * 3);
 
   it("a consumer process's writes drop the serving instance's cached pages, and its updates reach that hub", async () => {
     const redis = await startTestRedis();
-    const dir = tempDir();
-    copyFileSync(fixture('messenger-handlers.mjs'), join(dir, 'handlers.mjs'));
-    const file = join(dir, 'queued.api');
-    writeFileSync(
-      file,
-      `api "Queued" { version: "1" }
-config {
-  cluster { redis: "${redis.url}" }
-  http_cache { in_process { max_bytes: 1000000 } }
-  mercure { hub: "builtin" }
-  messenger { transport: "embedded", handlers { Task: "./handlers.mjs#onTask" } }
-}
-resource Task {
-  mercure: true
-  properties { id: int { identifier: true }, title: string { required: true }, handledBy: string, attempts: int, raw: string }
-  operations { GetCollection {}, Get {}, Post { messenger: true } }
-}
-`,
-    );
-    const data = ['--data', join(dir, 'data')];
-    const server = await startServer(file, data, STARTUP_MS);
-    const consumer = await startConsumer(file, data);
-    const subscription = subscribe(`${server.url}/.well-known/mercure`, ['/tasks/{id}']);
     try {
-      await subscription.opened;
-      await sleep(500); // both hear themselves through Redis
-      expect((await request(server.url, 'GET', '/tasks')).json.totalItems).to.equal(0); // kept in the cache
-      expect((await request(server.url, 'POST', '/tasks', { body: { title: 'queued' } })).status).to.equal(202);
-      const deadline = Date.now() + 15_000;
-      let total = 0;
-      while (total === 0 && Date.now() < deadline) {
-        await sleep(100);
-        total = (await request(server.url, 'GET', '/tasks')).json.totalItems;
-      }
-      expect(total, 'the page the consumer changed is read anew').to.equal(1);
-      const [event] = await subscription.waitFor(1, 10_000);
-      expect(JSON.parse(event!.data)).to.include({ title: 'queued', handledBy: 'embedded' });
+      const dir = tempDir();
+      await expectConsumerWritesSeen(dir, `cluster { redis: "${redis.url}" }`, ['--data', join(dir, 'data')]);
     } finally {
-      subscription.close();
-      await consumer.stop();
-      await server.stop();
       await redis.stop();
     }
   });
