@@ -52,6 +52,7 @@ export class ListenConnection {
   }
 
   private async connect(): Promise<void> {
+    if (this.closed) return;
     const client = new pg.Client({
       connectionString: this.url,
       connectionTimeoutMillis: CONNECT_MS,
