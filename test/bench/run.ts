@@ -6,8 +6,9 @@
  * (bulk.ts), then the cost of a rate limit (rate-limit.ts), then GraphQL against REST (graphql.ts), then embedded
  * relations against IRIs (embedding.ts), then an MCP tool call against REST (mcp.ts), then a page from the search
  * index against the store, and the index's lag (elasticsearch.ts), then how soon the README's serve command
- * answers (start.ts). `npm run bench -- throughput` (or front-end, large, security, scopes, cache, lsp, bulk, rate-limit,
- * graphql, embedding, mcp, elasticsearch, start, several allowed) runs only those parts.
+ * answers (start.ts), then `apidsl import` of 50,000 rows (import.ts). `npm run bench -- throughput` (or front-end,
+ * large, security, scopes, cache, lsp, bulk, rate-limit, graphql, embedding, mcp, elasticsearch, start, import,
+ * several allowed) runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
 import { parse } from '../../grammar/parse.js';
@@ -19,6 +20,7 @@ import { runCacheBench } from './cache.js';
 import { runElasticsearchBench } from './elasticsearch.js';
 import { runEmbeddingBench } from './embedding.js';
 import { runGraphQlBench } from './graphql.js';
+import { runImportBench } from './import.js';
 import { runLspBench } from './lsp.js';
 import { runMcpBench } from './mcp.js';
 import { runPaginationBench, type PaginationPart } from './pagination.js';
@@ -42,6 +44,7 @@ const PARTS = [
   'mcp',
   'elasticsearch',
   'start',
+  'import',
 ] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(PARTS as readonly string[]).includes(a));
@@ -76,6 +79,7 @@ if (parts.has('embedding')) await runEmbeddingBench();
 if (parts.has('mcp')) await runMcpBench();
 if (parts.has('elasticsearch')) await runElasticsearchBench();
 if (parts.has('start')) await runStartBench();
+if (parts.has('import')) await runImportBench();
 
 function runFrontEndBench(): void {
   const text = generateApi(10_000);
