@@ -177,15 +177,11 @@ function watchFile(file: string, service: RunningService): FSWatcher {
 }
 
 /**
- * A MongoDB or PostgreSQL store is often shared by several instances: without `cluster`, their caches would not
- * hear each other.
+ * A MongoDB store is often shared by several instances: without `cluster`, their caches would not hear each other
+ * (on PostgreSQL they hear each other through the database).
  */
 function clusterWarnings(api: ApiMetadata, storage: Storage): string[] {
-  if (
-    (storage.kind !== 'mongodb' && storage.kind !== 'postgres') ||
-    api.settings.cluster.redisUrl ||
-    api.settings.httpCache.inProcessMaxBytes === 0
-  )
+  if (storage.kind !== 'mongodb' || api.settings.cluster.redisUrl || api.settings.httpCache.inProcessMaxBytes === 0)
     return [];
   return [
     'the in-process cache does not see writes made by other instances on this database; with more than one instance, set config { cluster { redis: "redis://…" } } (or APIDSL_REDIS_URL) so that they share invalidations (docs/deployment.md).',

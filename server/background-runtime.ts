@@ -1,8 +1,8 @@
 /**
  * The runtime of a process that writes but serves no HTTP (`apidsl consume`, `apidsl mcp`): the same metadata,
  * store and pipeline as the service. Updates of what it writes go to an external Mercure hub when one is set;
- * with `cluster.redis`, to the built-in hubs of the serving instances, and its writes drop the pages of their
- * in-process caches.
+ * with `cluster.redis` or on a PostgreSQL store, to the built-in hubs of the serving instances, and its writes drop
+ * the pages of their in-process caches.
  */
 import type { Logger } from 'pino';
 import { httpCaching } from './caching/invalidation.js';
@@ -10,7 +10,7 @@ import type { ApiMetadata } from './metadata/types.js';
 import { startRuntime } from './pipeline/open-runtime.js';
 import type { Runtime } from './pipeline/runtime.js';
 import { Publishers } from './realtime/index.js';
-import { openStorage, type Storage } from './storage.js';
+import { openStorage, sharedAcrossInstances, type Storage } from './storage.js';
 
 export interface BackgroundRuntime {
   runtime: Runtime;
@@ -24,7 +24,7 @@ export async function startBackgroundRuntime(
   logger: Logger,
 ): Promise<BackgroundRuntime> {
   const opened = await openStorage(api, storage, logger);
-  const shared = api.settings.cluster.redisUrl !== undefined;
+  const shared = sharedAcrossInstances(api, storage);
   const publishers = new Publishers(logger, opened.link, false);
   let runtime: Runtime | undefined;
   const close = async (): Promise<void> => {
@@ -35,7 +35,7 @@ export async function startBackgroundRuntime(
   try {
     runtime = await startRuntime(api, opened.store, {
       logger,
-      // Without Redis, no process hears what a built-in hub would publish here.
+      // Without Redis or PostgreSQL, no process hears what a built-in hub would publish here.
       publisher: api.settings.mercure?.hub !== 'builtin' || shared ? publishers.of(api) : undefined,
       writes: httpCaching(api, logger, opened.link, false).writes,
     });

@@ -52,14 +52,27 @@ export function channelOf(api: ApiMetadata, storage: Storage): string {
 }
 
 /**
- * How the processes of a service tell each other of writes and updates: Redis, the primary (`given`, a
- * worker's link), or no one.
+ * Whether the processes of a service hear each other whichever machine they run on: through Redis, or through
+ * the PostgreSQL database they store in (LISTEN/NOTIFY).
  */
-function peerLink(api: ApiMetadata, storage: Storage, logger: Logger, given?: PeerLink): PeerLink {
+export const sharedAcrossInstances = (api: ApiMetadata, storage: Storage): boolean =>
+  api.settings.cluster.redisUrl !== undefined || storage.kind === 'postgres';
+
+/**
+ * How the processes of a service tell each other of writes and updates: Redis, the PostgreSQL database of the
+ * store when there is no Redis, the primary (`given`, a worker's link), or no one.
+ */
+async function peerLink(api: ApiMetadata, storage: Storage, logger: Logger, given?: PeerLink): Promise<PeerLink> {
   const url = api.settings.cluster.redisUrl;
-  if (!url) return given ?? aloneLink();
+  if (url) {
+    void given?.close();
+    return redisLink(url, channelOf(api, storage), logger);
+  }
+  if (storage.kind !== 'postgres') return given ?? aloneLink();
   void given?.close();
-  return redisLink(url, channelOf(api, storage), logger);
+  // Loaded on demand, as the store: only a PostgreSQL store loads the driver.
+  const { postgresLink } = await import('./cluster/postgres-link.js');
+  return postgresLink(storage.url, channelOf(api, storage), logger);
 }
 
 /** A process's store and its link to the other processes of the service. */
@@ -87,7 +100,7 @@ export async function openStorage(
     await given.link?.close();
     throw e;
   }
-  const link = peerLink(api, storage, logger, given.link);
+  const link = await peerLink(api, storage, logger, given.link);
   return {
     store,
     link,

@@ -1,48 +1,21 @@
 /**
- * Instances of one service on several machines talk through Redis (`cluster.redis`, docs/deployment.md).
- *
- * Every instance subscribes to the service's channel and to its own, and publishes a heartbeat on the service's
- * channel each `HEARTBEAT_MS`. Hearing its own heartbeat back renews its trust (link.ts), which ends at once
- * when its subscriber's connection closes (messages published until it is subscribed again are lost to it);
- * hearing the others' tells who is there (members.ts), and it vouches for its cache only while it heard every
- * one of them lately. A write publishes its tags on the service's channel; every other instance drops the pages
- * and acknowledges on the writer's channel. The writer waits until it heard its own message back, for every
- * instance it heard lately and for as many acknowledgements as Redis delivered the message to, within
- * `ACK_BOUND_MS`. Redis delivers a subscriber's messages in the order it received them, so a heartbeat an
- * instance hears was published after every invalidation delivered before it.
+ * Instances of one service on several machines talk through Redis (`cluster.redis`, docs/deployment.md), by the
+ * protocol of channel-link.ts over publish/subscribe: a publisher's connection sends, a subscriber's listens
+ * (messages published until it is subscribed again are lost to it). A writer waits until it heard its own
+ * message back, for every instance it heard lately and for as many acknowledgements as Redis delivered the
+ * message to, within `ACK_BOUND_MS`. Redis delivers a subscriber's messages in the order it received them, so a
+ * heartbeat an instance hears was published after every invalidation delivered before it.
  *
  * Updates of the built-in hub go through a Redis stream (`<channel>:updates`, the last `STREAM_LENGTH` kept),
- * which every instance reads from where it stopped: a reconnecting instance misses none of them.
- *
- * Redis down: no instance hears its heartbeats, so none answers from its cache; requests are served from the
- * store. A write that cannot publish waits until every instance has stopped vouching for it (`TRUST_MS` after
- * its connection broke: its last heartbeat reached Redis before that). Updates are kept (up to
- * `QUEUED_UPDATES`) and added to the stream once Redis is back, and an instance whose connection comes back
- * tells every other to drop its cache (invalidations it could not send) before its heartbeats say it is back.
+ * which every instance reads from where it stopped: a reconnecting instance misses none of them. Updates written
+ * while Redis is down are kept (up to `QUEUED_UPDATES`) and added to the stream once it is back.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import {
-  ACK_BOUND_MS,
-  HEARTBEAT_MS,
-  PeerLink,
-  TRUST_MS,
-  Trust,
-  bounded,
-  delay,
-  monotonicMs,
-  type SharedUpdate,
-} from './link.js';
-import { Members } from './members.js';
+import { ChannelLink, type Broadcast, type Direct, type Waiting } from './channel-link.js';
+import { ACK_BOUND_MS, bounded, delay, monotonicMs, type PeerLink, type SharedUpdate } from './link.js';
 import { openRedis } from './redis-client.js';
-
-type Broadcast =
-  | { k: 'invalidate'; from: string; id: number; tags: readonly string[] }
-  | { k: 'drop-all'; from: string }
-  | { k: 'leave'; from: string }
-  | { k: 'heartbeat'; from: string; sentAt: number };
-type Direct = { k: 'ack'; id: number; by: string };
 
 /** Updates kept while Redis cannot be reached, oldest dropped first. */
 const QUEUED_UPDATES = 10_000;
@@ -55,53 +28,30 @@ const READ_BLOCK_MS = 1000;
 export const serviceChannel = (title: string, store: string): string =>
   `apidsl:${createHash('sha256').update(`${title}\n${store}`).digest('hex').slice(0, 16)}`;
 
-interface Waiting {
-  acks: Set<string>;
+interface Counted extends Waiting {
   /** Whether our own subscriber heard the message: Redis's count of receivers then includes us. */
   echoed: boolean;
-  check: () => void;
 }
 
-class RedisLink extends PeerLink {
-  readonly id = randomUUID();
-  private readonly members = new Members();
-  private readonly waiting = new Map<number, Waiting>();
+class RedisLink extends ChannelLink {
+  declare protected readonly waiting: Map<number, Counted>;
   private readonly queued: SharedUpdate[] = [];
-  private nextId = 0;
-  /** Since when the publisher's connection is down (our clock), undefined while it is up. */
-  private downSince: number | undefined = monotonicMs();
-  private readonly beat: NodeJS.Timeout;
-  private readonly trust: Trust;
-
-  private closed = false;
 
   constructor(
     private readonly publisher: Redis,
     private readonly subscriber: Redis,
     private readonly reader: Redis,
-    private readonly channel: string,
-    private readonly logger: Logger,
+    channel: string,
+    logger: Logger,
   ) {
-    super();
-    this.trust = new Trust(
-      () => {
-        this.dropHere('all');
-        this.logger.info('cluster: hearing the other instances through Redis; the in-process cache is on');
-      },
-      () =>
-        this.logger.warn(
-          'cluster: not hearing the other instances through Redis; the in-process cache is off until they are heard',
-        ),
+    super(channel, logger, 'Redis');
+    subscriber.on('messageBuffer', (on: Buffer, message: Buffer) =>
+      this.receive(on.toString(), message.toString('utf8')),
     );
-    subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => this.receive(channel.toString(), message));
-    void subscriber.subscribe(this.channel, this.own).catch(() => undefined); // resubscribed on every reconnection
+    void subscriber.subscribe(this.channel, this.channelOf(this.id)).catch(() => undefined); // resubscribed on every reconnection
     publisher.on('ready', () => this.reconnected());
     publisher.on('close', () => (this.downSince ??= monotonicMs()));
-    subscriber.on('close', () => {
-      if (!this.closed) this.trust.cut();
-    });
-    this.beat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
-    this.beat.unref();
+    subscriber.on('close', () => this.deaf());
     void this.readUpdates();
   }
 
@@ -147,81 +97,33 @@ class RedisLink extends PeerLink {
     );
   }
 
-  private get own(): string {
-    return `${this.channel}:${this.id}`;
+  protected canSend(): boolean {
+    return this.publisher.status === 'ready';
   }
 
-  private heartbeat(): void {
-    this.trust.check();
-    if (this.trust.holds())
-      for (const id of this.members.forget(this.trust.lastHeard()))
-        this.logger.warn({ instance: id }, 'cluster: an instance was not heard for long; it is forgotten');
-    if (this.publisher.status !== 'ready') return;
-    void this.send({ k: 'heartbeat', from: this.id, sentAt: monotonicMs() });
-  }
-
-  /**
-   * The publisher's connection is (again) up: peers drop what this instance may have failed to tell them, before
-   * its heartbeats (sent after this, on the same connection) make it fresh to them again.
-   */
-  private reconnected(): void {
-    this.downSince = undefined;
-    void this.send({ k: 'drop-all', from: this.id });
+  protected override reconnected(): void {
+    super.reconnected();
     for (const update of this.queued.splice(0)) this.share(update);
   }
 
-  private send(message: Broadcast): Promise<number> {
-    return this.publisher.publish(this.channel, JSON.stringify(message)).catch(() => -1);
+  /** Resolves with the number of subscribers Redis delivered the message to, −1 when it was not sent. */
+  protected send(message: Broadcast | Direct, to = this.channel): Promise<number> {
+    return this.publisher.publish(to, JSON.stringify(message)).catch(() => -1);
   }
 
-  private receive(channel: string, raw: Buffer): void {
-    let message: Broadcast | Direct;
-    try {
-      message = JSON.parse(raw.toString('utf8')) as Broadcast | Direct;
-    } catch {
-      return;
-    }
-    if (channel === this.own) {
-      if (message.k !== 'ack') return;
-      const waiting = this.waiting.get(message.id);
-      waiting?.acks.add(message.by);
-      waiting?.check();
-      return;
-    }
-    if (channel !== this.channel || message.k === 'ack') return;
-    if (message.k === 'heartbeat') return this.heard(message.from, message.sentAt);
-    if (message.from === this.id) {
-      const waiting = message.k === 'invalidate' ? this.waiting.get(message.id) : undefined;
-      if (waiting) waiting.echoed = true;
-      return waiting?.check();
-    }
-    if (message.k === 'leave') this.members.left(message.from);
-    else if (message.k === 'invalidate') {
-      this.dropHere(message.tags);
-      const ack: Direct = { k: 'ack', id: message.id, by: this.id };
-      this.publisher.publish(`${this.channel}:${message.from}`, JSON.stringify(ack)).catch(() => undefined);
-    } else if (message.k === 'drop-all') this.dropHere('all');
+  protected echoed(id: number): void {
+    const waiting = this.waiting.get(id);
+    if (waiting) waiting.echoed = true;
+    waiting?.check();
   }
 
-  private heard(from: string, sentAt: number): void {
-    if (from !== this.id) return this.members.heard(from, this.trust.lastHeard(), monotonicMs());
-    const resumed = !this.trust.holds();
-    this.trust.renewed(sentAt);
-    if (resumed) this.members.resumed(sentAt);
-  }
-
-  async invalidate(tags: readonly string[]): Promise<void> {
-    this.dropHere(tags);
-    if (this.downSince !== undefined || this.publisher.status !== 'ready')
-      // Cannot tell the others: wait until none vouches for us any more (our last heartbeat reached Redis before
-      // the connection broke); they drop everything when we are back (`reconnected`).
-      return delay((this.downSince ?? monotonicMs()) + TRUST_MS + HEARTBEAT_MS - monotonicMs());
-    const id = ++this.nextId;
+  /** Waits until it heard its own message back, for every instance heard lately and as many as Redis delivered to. */
+  protected async tell(id: number, tags: readonly string[] | 'all'): Promise<void> {
     const expected = this.members.recent(monotonicMs());
     let delivered = Infinity; // unknown until Redis answers the PUBLISH
     const acks = new Set<string>();
     const done = new Promise<void>((resolve) => {
-      const waiting: Waiting = {
+      const waiting: Counted = {
         acks,
         echoed: false,
         check: () => {
@@ -235,7 +137,6 @@ class RedisLink extends PeerLink {
       });
     });
     await bounded(done, ACK_BOUND_MS);
-    this.waiting.delete(id);
   }
 
   share(update: SharedUpdate): void {
@@ -252,17 +153,8 @@ class RedisLink extends PeerLink {
     }
   }
 
-  vouches(): boolean {
-    return this.trust.holds() && this.members.allFresh(monotonicMs());
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    clearInterval(this.beat);
-    // The others stop waiting for us now rather than after `FORGET_MS`.
-    if (this.publisher.status === 'ready') await bounded(this.send({ k: 'leave', from: this.id }), 500);
-    for (const w of this.waiting.values()) w.check = () => undefined;
-    this.waiting.clear();
+  override async close(): Promise<void> {
+    await super.close();
     this.subscriber.disconnect();
     this.reader.disconnect();
     this.publisher.disconnect();

@@ -91,7 +91,7 @@ export class MessageBus {
       const queue = this.store.messageQueue?.();
       if (!queue)
         throw new MessengerConfigError(
-          'the embedded message transport needs the embedded store (not MongoDB): choose "amqp" or "sync"',
+          'the embedded message transport needs the embedded store or PostgreSQL (not MongoDB): choose "amqp" or "sync"',
         );
       transport = new EmbeddedTransport(queue, settings, this.logger);
     }

@@ -242,7 +242,7 @@ export interface Store {
    * The SQLite store reserves resource names starting with `_apidsl_` (any case).
    */
   collection(spec: CollectionSpec): Promise<Collection>;
-  /** The durable message queue kept in the store's own database (the embedded store only). */
+  /** The durable message queue kept in the store's own database (the embedded store and PostgreSQL). */
   messageQueue?(): MessageQueue;
   /**
    * What the store holds for `spec.name` before `collection(spec)` touches it: the layout recorded when the
@@ -343,23 +343,23 @@ export interface QueuedMessage {
 }
 
 export interface MessageQueue {
-  /** Stored (on disk with the file store) when it returns. */
-  push(queue: string, body: string, delayMs?: number): void;
-  /** Takes the next available message, or undefined. */
-  take(queue: string, redeliverAfterMs: number): QueuedMessage | undefined;
+  /** Stored (on disk with the file store, committed on PostgreSQL) when it resolves. */
+  push(queue: string, body: string, delayMs?: number): Promise<void>;
+  /** Takes the next available message, or undefined; no two consumers take the same one. */
+  take(queue: string, redeliverAfterMs: number): Promise<QueuedMessage | undefined>;
   /** Refreshes the stamp of a message being handled. */
-  keepAlive(id: number): void;
+  keepAlive(id: number): Promise<void>;
   /** Handled: removed. */
-  ack(id: number): void;
+  ack(id: number): Promise<void>;
   /** Put back, available after `delayMs`, its delivery counted. */
-  retry(id: number, delayMs: number): void;
+  retry(id: number, delayMs: number): Promise<void>;
   /** Moved to another queue (the failure queue) with a new body, delivery counted. */
-  move(id: number, queue: string, body: string): void;
+  move(id: number, queue: string, body: string): Promise<void>;
   /** Moved back from the failure queue `from` to `queue`, available now, its retries reset; false if it was gone. */
-  restore(id: number, from: string, queue: string, body: string): boolean;
+  restore(id: number, from: string, queue: string, body: string): Promise<boolean>;
   /** Removed from `queue`; false if it was not there. */
-  remove(id: number, queue: string): boolean;
+  remove(id: number, queue: string): Promise<boolean>;
   /** The messages of a queue (the failure queue), oldest first. */
-  list(queue: string): { id: number; body: string }[];
-  count(queue: string): number;
+  list(queue: string): Promise<{ id: number; body: string }[]>;
+  count(queue: string): Promise<number>;
 }

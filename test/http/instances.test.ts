@@ -3,65 +3,23 @@
  * store (one `--data` directory, or one database of the suite's MongoDB or PostgreSQL), sharing invalidations
  * and hub updates through a Redis of the test's own (`cluster.redis`), which is stopped and restarted mid-run.
  */
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { HAMMER_MS, hammer } from './cache-staleness.js';
 import { cachesSoon as cachesWithin } from './caches-probe.js';
-import { fixture, request, startServer, tempDir, type RunningServer } from './harness.js';
+import { request, startServer, tempDir, type RunningServer } from './harness.js';
+import { expectConsumerWritesSeen, instancesService, twinService } from './instances-service.js';
 import { lastingStore } from './lasting-store.js';
-import { startConsumer } from './messenger-fixture.js';
-import { subscribe, sleep, type Subscription } from './sse-client.js';
+import { receivedTitles, subscribe, sleep, type Subscription } from './sse-client.js';
 import { freshDatabaseUri } from '../support/mongodb.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 
 const STARTUP_MS = 60_000;
 
-const service = (redis: string): string => `api "Instances" { version: "1.0.0" }
-
-config {
-  patch_formats: ["application/merge-patch+json"]
-  cluster { redis: "${redis}" }
-  http_cache { in_process { max_bytes: 10000000 } }
-  mercure { hub: "builtin", history_size: 1000 }
-}
-
-resource Author {
-  properties { id: int { identifier: true }, name: string }
-  operations { GetCollection, Post, Get, Patch }
-}
-
-resource Book {
-  mercure: true
-  properties { id: int { identifier: true }, title: string, author: Author }
-  operations {
-    GetCollection
-    Post
-    Get
-    Patch
-    GetCollection { uriTemplate: "/authors/{author}/books", links: [{ parameterName: "author", fromClass: "Author", toProperty: "author" }] }
-  }
-}
-`;
-
-/** The same service without Redis or cache: writes behind the instances' backs, to see whether they cache. */
-const twinService = `api "Instances" { version: "1.0.0" }
-config { patch_formats: ["application/merge-patch+json"] }
-resource Author { properties { id: int { identifier: true }, name: string } }
-resource Book { properties { id: int { identifier: true }, title: string, author: Author } }
-`;
-
-/** Resolves once `subscription` received an update of each title after its first `from` events; rejects after `ms`. */
-async function receivedTitles(subscription: Subscription, from: number, titles: string[], ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const seen = new Set(subscription.events.slice(from).map((e) => JSON.parse(e.data).title as string));
-    const missing = titles.filter((t) => !seen.has(t));
-    if (missing.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`not received: ${missing.join(', ')}`);
-    await sleep(100);
-  }
-}
+const service = (redis: string): string => instancesService('Instances', `cluster { redis: "${redis}" }`);
+/** Without Redis nor cache: writes behind the instances' backs, to see whether they cache. */
+const twinText = twinService('Instances');
 
 describe('several instances through Redis (cluster.redis)', function () {
   this.timeout(HAMMER_MS);
@@ -77,7 +35,7 @@ describe('several instances through Redis (cluster.redis)', function () {
     const file = join(dir, 'instances.api');
     writeFileSync(file, service(redis.url));
     const twinFile = join(dir, 'twin.api');
-    writeFileSync(twinFile, twinService);
+    writeFileSync(twinFile, twinText);
     const store = await lastingStore(dir);
     instances = [await startServer(file, store, STARTUP_MS)];
     instances.push(...(await Promise.all([1, 2].map(() => startServer(file, store, STARTUP_MS)))));
@@ -191,51 +149,14 @@ resource Book { properties { id: int { identifier: true }, title: string } }
 });
 
 describe('apidsl consume with cluster.redis', function () {
-  this.timeout(STARTUP_MS);
+  this.timeout(STARTUP_MS * 3);
 
   it("a consumer process's writes drop the serving instance's cached pages, and its updates reach that hub", async () => {
     const redis = await startTestRedis();
-    const dir = tempDir();
-    copyFileSync(fixture('messenger-handlers.mjs'), join(dir, 'handlers.mjs'));
-    const file = join(dir, 'queued.api');
-    writeFileSync(
-      file,
-      `api "Queued" { version: "1" }
-config {
-  cluster { redis: "${redis.url}" }
-  http_cache { in_process { max_bytes: 1000000 } }
-  mercure { hub: "builtin" }
-  messenger { transport: "embedded", handlers { Task: "./handlers.mjs#onTask" } }
-}
-resource Task {
-  mercure: true
-  properties { id: int { identifier: true }, title: string { required: true }, handledBy: string, attempts: int, raw: string }
-  operations { GetCollection {}, Get {}, Post { messenger: true } }
-}
-`,
-    );
-    const data = ['--data', join(dir, 'data')];
-    const server = await startServer(file, data, STARTUP_MS);
-    const consumer = await startConsumer(file, data);
-    const subscription = subscribe(`${server.url}/.well-known/mercure`, ['/tasks/{id}']);
     try {
-      await subscription.opened;
-      await sleep(500); // both hear themselves through Redis
-      expect((await request(server.url, 'GET', '/tasks')).json.totalItems).to.equal(0); // kept in the cache
-      expect((await request(server.url, 'POST', '/tasks', { body: { title: 'queued' } })).status).to.equal(202);
-      const deadline = Date.now() + 15_000;
-      let total = 0;
-      while (total === 0 && Date.now() < deadline) {
-        await sleep(100);
-        total = (await request(server.url, 'GET', '/tasks')).json.totalItems;
-      }
-      expect(total, 'the page the consumer changed is read anew').to.equal(1);
-      const [event] = await subscription.waitFor(1, 10_000);
-      expect(JSON.parse(event!.data)).to.include({ title: 'queued', handledBy: 'embedded' });
+      const dir = tempDir();
+      await expectConsumerWritesSeen(dir, `cluster { redis: "${redis.url}" }`, ['--data', join(dir, 'data')]);
     } finally {
-      subscription.close();
-      await consumer.stop();
-      await server.stop();
       await redis.stop();
     }
   });

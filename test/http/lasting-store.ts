@@ -18,3 +18,12 @@ export async function lastingStore(dir: string, label = 'l'): Promise<string[]> 
   if (suite === 'postgres') return ['--db', await freshPostgresUrl(label)];
   return ['--data', join(dir, 'data')];
 }
+
+/**
+ * Like `lastingStore`, for the embedded message queue, which lives in the embedded store or in PostgreSQL: a fresh
+ * database on PostgreSQL's run, else (MongoDB has no such queue) `--data dir/label`.
+ */
+export async function queueStore(dir: string, label = 'data'): Promise<string[]> {
+  if (process.env.APIDSL_TEST_STORE === 'postgres') return ['--db', await freshPostgresUrl('q')];
+  return ['--data', join(dir, label)];
+}

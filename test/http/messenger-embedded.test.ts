@@ -1,12 +1,15 @@
 /**
- * Messenger over the embedded queue (a table in the embedded store's SQLite database), black-box: 202 with
- * the item, handling by `apidsl consume` and by `serve --consume`, retries then the failure queue,
- * at-least-once delivery across a consumer killed mid-handler, `messenger: "input"`, and the sync transport.
+ * Messenger over the embedded queue (a table in the embedded store's SQLite database, or in the PostgreSQL
+ * database on PostgreSQL's run), black-box: 202 with the item, handling by `apidsl consume` and by
+ * `serve --consume`, retries then the failure queue, at-least-once delivery across a consumer killed mid-handler,
+ * `messenger: "input"`, and the sync transport.
  */
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { join } from 'node:path';
+import pg from 'pg';
 import { request, startServer, useServer } from './harness.js';
+import { queueStore } from './lasting-store.js';
 import {
   eventually,
   expectFailedCommands,
@@ -27,18 +30,19 @@ type Collection = {
 describe('Messenger: embedded queue', function () {
   this.timeout(60_000);
   let f: MessengerFixture;
-  let data: string;
-  before(() => {
+  /** `--data DIR` or `--db postgres://…` */
+  let store: string[];
+  before(async () => {
     f = messengerFixture('embedded', 'tasks');
-    data = join(f.dir, 'data');
+    store = await queueStore(f.dir);
   });
   const server = useServer(
     () => f.file,
-    () => ['--data', data],
+    () => store,
   );
   const consume = useConsumers(
     () => f.file,
-    () => ['--data', data],
+    () => store,
   );
   const titles = (): Promise<string[]> => taskTitles(server.url);
 
@@ -91,15 +95,8 @@ describe('Messenger: embedded queue', function () {
       { timeoutMs: 10_000, settleMs: 500 },
     );
     expect(await titles()).to.not.include('fail-embedded');
-    const db = new Database(join(data, 'apidsl.sqlite'), { readonly: true });
-    try {
-      const parked = db.prepare(`SELECT body FROM _apidsl_messages WHERE queue = 'tasks.failed'`).all() as {
-        body: string;
-      }[];
-      expect(parked.map((p) => JSON.parse(p.body).message.title)).to.deep.equal(['fail-embedded']);
-    } finally {
-      db.close();
-    }
+    const parked = await parkedBodies(store);
+    expect(parked.map((body) => JSON.parse(body).message.title)).to.deep.equal(['fail-embedded']);
   });
 
   it('messenger: "input" hands the request body as received to the handler', async () => {
@@ -123,7 +120,7 @@ describe('Messenger: embedded queue', function () {
   });
 
   it('serve --consume handles queued messages in the serving process', async () => {
-    const other = await startServer(f.file, ['--data', join(f.dir, 'data-inprocess'), '--consume']);
+    const other = await startServer(f.file, [...(await queueStore(f.dir, 'data-inprocess')), '--consume']);
     try {
       expect((await request(other.url, 'POST', '/tasks', { body: { title: 'in process' } })).status).to.equal(202);
       const c = await eventually<Collection>(other.url, '/tasks', (x) =>
@@ -136,11 +133,11 @@ describe('Messenger: embedded queue', function () {
   });
 
   it('messages outlive the server: queued while no consumer runs, handled after a restart', async () => {
-    const dir = join(f.dir, 'data-restart');
-    const first = await startServer(f.file, ['--data', dir]);
+    const restarted = await queueStore(f.dir, 'data-restart');
+    const first = await startServer(f.file, restarted);
     expect((await request(first.url, 'POST', '/tasks', { body: { title: 'survivor' } })).status).to.equal(202);
     await first.stop();
-    const second = await startServer(f.file, ['--data', dir, '--consume']);
+    const second = await startServer(f.file, [...restarted, '--consume']);
     try {
       await eventually<Collection>(second.url, '/tasks', (x) => x.member.some((m) => m.title === 'survivor'));
     } finally {
@@ -151,6 +148,26 @@ describe('Messenger: embedded queue', function () {
   it('apidsl messenger failed: lists the failure queue, retries a message (handled again), removes one', async function () {
     // Six `apidsl messenger failed` commands, each a process of its own: a loaded machine takes seconds per start.
     this.timeout(180_000);
-    await expectFailedCommands(server.url, f, consume, ['--data', data], 'embedded');
+    await expectFailedCommands(server.url, f, consume, store, 'embedded');
   });
 });
+
+/** The bodies of the messages in the failure queue, read from the store's own table. */
+async function parkedBodies(store: string[]): Promise<string[]> {
+  const query = `SELECT body FROM _apidsl_messages WHERE queue = 'tasks.failed' ORDER BY id`;
+  if (store[0] === '--db') {
+    const client = new pg.Client({ connectionString: store[1] });
+    await client.connect();
+    try {
+      return (await client.query<{ body: string }>(query)).rows.map((r) => r.body);
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new Database(join(store[1]!, 'apidsl.sqlite'), { readonly: true });
+  try {
+    return (db.prepare(query).all() as { body: string }[]).map((r) => r.body);
+  } finally {
+    db.close();
+  }
+}

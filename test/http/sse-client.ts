@@ -91,3 +91,20 @@ export const mercureJwt = (key: string, claim: { subscribe?: string[]; publish?:
     .sign(new TextEncoder().encode(key));
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `subscription` received an update of each title after its first `from` events; rejects after `ms`. */
+export async function receivedTitles(
+  subscription: Subscription,
+  from: number,
+  titles: readonly string[],
+  ms: number,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const seen = new Set(subscription.events.slice(from).map((e) => JSON.parse(e.data).title as string));
+    const missing = titles.filter((t) => !seen.has(t));
+    if (missing.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`not received: ${missing.join(', ')}`);
+    await sleep(100);
+  }
+}

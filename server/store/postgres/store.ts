@@ -5,11 +5,12 @@
 import { layoutText } from '../layout.js';
 import { checkName } from '../names.js';
 import { LayoutConflictError, StoreUnavailableError } from '../types.js';
-import type { Collection, CollectionSpec, Item, Store, StoredCollection } from '../types.js';
+import type { Collection, CollectionSpec, Item, MessageQueue, Store, StoredCollection } from '../types.js';
 import { PostgresCollection, STREAM_BATCH } from './collection.js';
 import { poolSettings, redactPostgresUrl } from './config.js';
 import { Connection, type Row } from './connection.js';
 import { storeError } from './errors.js';
+import { postgresMessageQueue, QUEUE_SCHEMA } from './queue.js';
 import {
   creationStatements as creation,
   fillStatements,
@@ -64,6 +65,17 @@ const firstLine = (e: unknown): string => String((e as Error)?.message ?? e).spl
 
 class PostgresStore implements Store {
   constructor(private readonly connection: Connection) {}
+
+  private queue?: MessageQueue;
+
+  messageQueue(): MessageQueue {
+    return (this.queue ??= postgresMessageQueue(this.connection, () =>
+      this.connection.transaction(async () => {
+        await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+        for (const statement of QUEUE_SCHEMA.split(';\n')) await this.connection.rows(statement);
+      }),
+    ));
+  }
 
   async collection(spec: CollectionSpec): Promise<Collection> {
     const table = tableOf(spec);

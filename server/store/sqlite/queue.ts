@@ -53,42 +53,42 @@ export function sqliteMessageQueue(db: Database.Database, beforeWrite: () => voi
     return { ...row, redelivered: row.redelivered === 1 };
   });
   return {
-    push(queue, body, delayMs = 0) {
+    async push(queue, body, delayMs = 0) {
       beforeWrite();
       insert.run(queue, body, Date.now() + delayMs);
     },
-    take(queue, redeliverAfterMs) {
+    async take(queue, redeliverAfterMs) {
       beforeWrite();
       return takeTx.immediate(queue, redeliverAfterMs);
     },
-    keepAlive(id) {
+    async keepAlive(id) {
       beforeWrite();
       stamp.run(Date.now(), id);
     },
-    ack(id) {
+    async ack(id) {
       beforeWrite();
       remove.run(id);
     },
-    retry(id, delayMs) {
+    async retry(id, delayMs) {
       beforeWrite();
       putBack.run(Date.now() + delayMs, id);
     },
-    move(id, queue, body) {
+    async move(id, queue, body) {
       beforeWrite();
       moveTo.run(queue, body, Date.now(), id);
     },
-    restore(id, from, queue, body) {
+    async restore(id, from, queue, body) {
       beforeWrite();
       return restoreTo.run(queue, body, Date.now(), id, from).changes > 0;
     },
-    remove(id, queue) {
+    async remove(id, queue) {
       beforeWrite();
       return removeFrom.run(id, queue).changes > 0;
     },
-    list(queue) {
+    async list(queue) {
       return listOf.all(queue) as { id: number; body: string }[];
     },
-    count(queue) {
+    async count(queue) {
       return (count.get(queue) as { n: number }).n;
     },
   };
