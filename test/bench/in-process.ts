@@ -12,12 +12,16 @@ export type Listener = (req: IncomingMessage, res: ServerResponse) => Promise<vo
 
 const socket = new Socket();
 
-/** One GET of `url` through `listener`: the answer's status and body. */
-export async function inject(listener: Listener, url: string): Promise<{ status: number; body: string }> {
+/** One GET of `url` through `listener` (with `headers` besides the defaults): the answer's status and body. */
+export async function inject(
+  listener: Listener,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const req = new IncomingMessage(socket);
   req.method = 'GET';
   req.url = url;
-  req.headers = { host: '127.0.0.1', accept: 'application/ld+json', connection: 'keep-alive' };
+  req.headers = { host: '127.0.0.1', accept: 'application/ld+json', connection: 'keep-alive', ...headers };
   req.push(null);
   const res = new ServerResponse(req);
   await listener(req, res);

@@ -1,16 +1,32 @@
 /**
- * The cost of row-level scopes (part `scopes` of `npm run bench`), on test/fixtures/bench/scopes.api: the
- * throughput of page 2 of a scoped collection (the item's own owner; the owner of the item's shop, one relation
- * away) against the same page of the unscoped one, same process, store and Bearer JWT, under autocannon in a child
- * process; pairs of runs in turns, ratio as the median of the pairs' ratios (as security.ts does). Half the notes
- * (and half the shops) belong to the caller, so each scoped page is a full page of 30 of theirs.
+ * The cost of row-level scopes (part `scopes` of `npm run bench`), on test/fixtures/bench/scopes.api: page 2 of a
+ * scoped collection (the item's own owner; the owner of the item's shop, one relation away) against the same page
+ * of the unscoped one, same process, store and Bearer JWT. Half the notes (and half the shops) belong to the
+ * caller, so each scoped page is a full page of 30 of theirs. Measured twice, pairs in turns (unscoped, own,
+ * relation, then again), cost as the median of the rounds' ratios (as security.ts does):
+ *
+ * - in process (in-process.ts): the server's CPU time per request and the time a request takes, one at a time;
+ * - over HTTP: throughput under autocannon in a child process, and the server's CPU time per request answered.
+ *
+ * The store is SQLite in memory, or the test servers' with `APIDSL_BENCH_STORE=mongodb` (FerretDB or mongod, as
+ * the tests find it) or `APIDSL_BENCH_STORE=postgres` (APIDSL_TEST_POSTGRES_URL): there the database's own CPU is
+ * not the server's, so the time per request is the in-process figure that holds it.
  */
 import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { createApp } from '../../server/http/app.js';
 import { loadApi } from '../../server/load-api.js';
+import { startRuntime } from '../../server/pipeline/open-runtime.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
+import { openMongoStore } from '../../server/store/mongodb/store.js';
+import { openPostgresStore } from '../../server/store/postgres/store.js';
 import { openSqliteStore } from '../../server/store/sqlite/store.js';
-import type { Item } from '../../server/store/types.js';
+import type { Item, Store } from '../../server/store/types.js';
+import { freshDatabaseUri, testMongo } from '../support/mongodb.js';
+import { dropPostgresDatabase, freshPostgresUrl } from '../support/postgres.js';
+import { inject, type Listener } from './in-process.js';
 import { benchService, benchToken, load, median, type Run } from './security.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/bench/scopes.api', import.meta.url));
@@ -18,9 +34,15 @@ const NOTES = 10_000;
 const SHOPS = 100;
 const PAGE = 30;
 const LOAD = { duration: 3, pairs: 7, warmup: 5 };
+const IN_PROCESS = { requests: 1_000, rounds: 9 };
 const SECRET = 'bench-secret-bench-secret-bench-secret-bench-secret';
 const KINDS = ['plain', 'own', 'relation'] as const;
 type Kind = (typeof KINDS)[number];
+const PATHS: Record<Kind, string> = {
+  plain: '/open_notes?page=2',
+  own: '/own_notes?page=2',
+  relation: '/shop_notes?page=2',
+};
 
 const progress = (message: string): void => {
   process.stderr.write(`[bench] ${message}\n`);
@@ -28,9 +50,26 @@ const progress = (message: string): void => {
 
 const owner = (i: number): string => (i % 2 ? 'other' : 'bench');
 
-async function seed(file: string): Promise<Awaited<ReturnType<typeof openSqliteStore>>> {
-  const api = await loadApi(file);
-  const store = await openSqliteStore({ memory: true });
+/** The store the bench runs on (APIDSL_BENCH_STORE), empty, and how to let it go. */
+async function openStore(): Promise<{ name: string; store: Store; drop: () => Promise<void> }> {
+  const kind = process.env.APIDSL_BENCH_STORE ?? 'sqlite';
+  if (kind === 'sqlite')
+    return { name: 'SQLite (memory)', store: await openSqliteStore({ memory: true }), drop: async () => undefined };
+  if (kind === 'mongodb') {
+    const server = await testMongo();
+    if (!server) throw new Error('APIDSL_BENCH_STORE=mongodb, but no MongoDB-wire server was found');
+    const store = await openMongoStore({ uri: await freshDatabaseUri('bench') });
+    return { name: `MongoDB (${server.kind})`, store, drop: async () => undefined };
+  }
+  if (kind === 'postgres') {
+    const url = await freshPostgresUrl('bench');
+    return { name: 'PostgreSQL', store: await openPostgresStore({ url }), drop: () => dropPostgresDatabase(url) };
+  }
+  throw new Error(`APIDSL_BENCH_STORE=${kind}: choose sqlite, mongodb or postgres`);
+}
+
+async function seed(store: Store): Promise<void> {
+  const api = await loadApi(FIXTURE);
   for (const resource of api.resources) {
     const collection = await store.collection(storageSpec(resource));
     const items =
@@ -44,65 +83,145 @@ async function seed(file: string): Promise<Awaited<ReturnType<typeof openSqliteS
           }));
     await collection.insertMany(items);
   }
-  return store;
+}
+
+/** Throws unless each page is 200 with 30 members, all the caller's where scoped. */
+async function checkPages(get: (kind: Kind) => Promise<{ status: number; body: string }>): Promise<void> {
+  for (const kind of KINDS) {
+    const res = await get(kind);
+    const doc = JSON.parse(res.body) as { member?: { owner: string }[]; totalItems?: number };
+    const mine = kind === 'plain' || doc.member?.every((m) => m.owner === 'bench');
+    const total = kind === 'plain' ? NOTES : NOTES / 2;
+    if (res.status !== 200 || doc.member?.length !== PAGE || !mine || doc.totalItems !== total)
+      throw new Error(`GET ${PATHS[kind]} answered ${res.status} with a page that is not the caller's`);
+  }
 }
 
 export async function runScopesBench(): Promise<void> {
   process.env.APIDSL_BENCH_JWT_SECRET = SECRET;
-  progress(`seeding ${NOTES.toLocaleString('en-US')} notes in each resource`);
-  const store = await seed(FIXTURE);
-  const service = await benchService(FIXTURE, store);
+  const { name, store, drop } = await openStore();
+  progress(`scopes on ${name}: seeding ${NOTES.toLocaleString('en-US')} notes in each resource`);
+  await seed(store);
   const token = await benchToken(SECRET, {});
-  const auth = { Authorization: `Bearer ${token}` };
-  const urls: Record<Kind, string> = {
-    plain: `${service.url}/open_notes?page=2`,
-    own: `${service.url}/own_notes?page=2`,
-    relation: `${service.url}/shop_notes?page=2`,
-  };
   try {
-    for (const kind of KINDS) {
-      const res = await fetch(urls[kind], { headers: auth });
-      const doc = (await res.json()) as { member?: { owner: string }[]; totalItems?: number };
-      const mine = kind === 'plain' || doc.member?.every((m) => m.owner === 'bench');
-      if (res.status !== 200 || doc.member?.length !== PAGE || !mine)
-        throw new Error(`GET ${urls[kind]} answered ${res.status} with a page that is not the caller's`);
+    const inProcess = await measureInProcess(store, token);
+    const http = await measureHttp(store, token);
+    report(name, inProcess, http);
+  } finally {
+    await drop();
+  }
+}
+
+/** Per round and kind: the server's CPU µs per request and the µs a request takes, one at a time. */
+interface InProcessRun {
+  cpu: number;
+  wall: number;
+}
+
+async function measureInProcess(store: Store, token: string): Promise<Record<Kind, InProcessRun[]>> {
+  const api = await loadApi(FIXTURE);
+  const runtime = await startRuntime(api, store, { logger: pino({ level: 'silent' }) });
+  const app: Listener = (await createApp(runtime, undefined)).callback();
+  const headers = { authorization: `Bearer ${token}` };
+  const runs: Record<Kind, InProcessRun[]> = { plain: [], own: [], relation: [] };
+  const { requests, rounds } = IN_PROCESS;
+  try {
+    await checkPages((kind) => inject(app, PATHS[kind], headers));
+    progress(`scopes in process: ${rounds} rounds of ${requests} requests of each kind (in turns), after a warm-up`);
+    for (const kind of KINDS) for (let i = 0; i < requests; i++) await inject(app, PATHS[kind], headers);
+    for (let round = 1; round <= rounds; round++) {
+      for (const kind of KINDS) {
+        const [cpu, started] = [process.cpuUsage(), performance.now()];
+        for (let i = 0; i < requests; i++) await inject(app, PATHS[kind], headers);
+        const { user, system } = process.cpuUsage(cpu);
+        runs[kind].push({ cpu: (user + system) / requests, wall: ((performance.now() - started) * 1000) / requests });
+      }
+      progress(
+        `  round ${round}: ${KINDS.map((k) => `${k} ${Math.round(runs[k][round - 1]!.cpu)}`).join(', ')} µs CPU`,
+      );
     }
-    progress(`scopes: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} rounds of ${LOAD.duration} s runs (in turns)`);
-    for (const kind of KINDS) await load(urls[kind], LOAD.warmup, auth);
+    return runs;
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function measureHttp(store: Store, token: string): Promise<Record<Kind, Run[]>> {
+  const service = await benchService(FIXTURE, store);
+  const auth = { Authorization: `Bearer ${token}` };
+  const url = (kind: Kind): string => `${service.url}${PATHS[kind]}`;
+  try {
+    await checkPages(async (kind) => {
+      const res = await fetch(url(kind), { headers: auth });
+      return { status: res.status, body: await res.text() };
+    });
+    progress(`scopes over HTTP: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} rounds of ${LOAD.duration} s runs`);
+    for (const kind of KINDS) await load(url(kind), LOAD.warmup, auth);
     const runs: Record<Kind, Run[]> = { plain: [], own: [], relation: [] };
     for (let round = 1; round <= LOAD.pairs; round++) {
       for (const kind of KINDS) {
         const cpu = process.cpuUsage();
-        const result = await load(urls[kind], LOAD.duration, auth);
+        const result = await load(url(kind), LOAD.duration, auth);
         const { user, system } = process.cpuUsage(cpu);
         if (result.non2xx || result.errors) throw new Error(`scopes ${kind}: ${result.non2xx} non-2xx answers`);
         runs[kind].push({ ...result, cpuPerRequest: (user + system) / result.requests });
       }
       progress(`  round ${round}: ${KINDS.map((k) => `${k} ${Math.round(runs[k][round - 1]!.rps)}`).join(', ')} req/s`);
     }
-    report(runs);
+    return runs;
   } finally {
     await service.close();
   }
 }
 
-function report(runs: Record<Kind, Run[]>): void {
-  const rps = (kind: Kind): string =>
-    `${Math.round(median(runs[kind].map((r) => r.rps))).toLocaleString('en-US')} req/s`;
-  const ratio = (kind: Kind): number => median(runs.plain.map((r, i) => r.rps / runs[kind][i]!.rps));
+/** The median over rounds of `kind`'s cost against the unscoped run of the same round (higher: dearer). */
+function cost<R>(runs: Record<Kind, R[]>, kind: Kind, dearer: (scoped: R, plain: R) => number): number {
+  return median(runs.plain.map((plain, i) => dearer(runs[kind][i]!, plain)));
+}
+
+function report(store: string, inProcess: Record<Kind, InProcessRun[]>, http: Record<Kind, Run[]>): void {
+  const bar = (kind: Kind, ratio: number): string => {
+    const limit = kind === 'own' ? 1.1 : 1.3;
+    return kind === 'plain' ? '1.00×' : `${ratio.toFixed(2)}× (≤ ${limit}×: ${ratio <= limit ? 'met' : 'MISSED'})`;
+  };
+  const µs = (values: number[]): string => `${Math.round(median(values))} µs`;
   console.log(
-    `\nscopes: ${cpus().length} CPUs, node ${process.version}; ${LOAD.pairs} rounds of ${LOAD.duration} s runs in turns after a ` +
-      `${LOAD.warmup} s warm-up each (values: median req/s; cost: median of the rounds' unscoped / scoped req/s)\n`,
+    `\nscopes on ${store}: ${cpus().length} CPUs, node ${process.version}; in process: ${IN_PROCESS.rounds} rounds of ` +
+      `${IN_PROCESS.requests} requests; HTTP: ${LOAD.pairs} rounds of ${LOAD.duration} s runs after a ${LOAD.warmup} s ` +
+      `warm-up each; kinds in turns; values are medians, costs the median of the rounds' scoped / unscoped\n`,
   );
-  console.log('| measurement | value | cost |');
-  console.log('|---|---:|---|');
-  console.log(`| unscoped: GET /open_notes?page=2, ${NOTES.toLocaleString('en-US')} notes | ${rps('plain')} | 1.00× |`);
-  const own = ratio('own');
-  console.log(
-    `| scoped: GET /own_notes?page=2 (object.owner == user?.identifier) | ${rps('own')} | ${own.toFixed(2)}× (bar ≤ 1.1×: ${own <= 1.1 ? 'met' : 'MISSED'}) |`,
-  );
-  const relation = ratio('relation');
-  console.log(
-    `| scoped through one relation: GET /shop_notes?page=2 (object.shop.owner == user?.identifier) | ${rps('relation')} | ${relation.toFixed(2)}× (bar ≤ 1.3×: ${relation <= 1.3 ? 'met' : 'MISSED'}) |`,
-  );
+  console.log('| page | in process: CPU | cost | time | cost | HTTP: req/s | cost | server CPU | cost |');
+  console.log('|---|---:|---|---:|---|---:|---|---:|---|');
+  const label: Record<Kind, string> = {
+    plain: `unscoped: GET ${PATHS.plain}, ${NOTES.toLocaleString('en-US')} notes`,
+    own: `scoped: GET ${PATHS.own} (object.owner == user?.identifier)`,
+    relation: `one relation: GET ${PATHS.relation} (object.shop.owner == user?.identifier)`,
+  };
+  for (const kind of KINDS) {
+    const i = inProcess[kind];
+    const h = http[kind];
+    const cells = [
+      µs(i.map((r) => r.cpu)),
+      bar(
+        kind,
+        cost(inProcess, kind, (s, p) => s.cpu / p.cpu),
+      ),
+      µs(i.map((r) => r.wall)),
+      bar(
+        kind,
+        cost(inProcess, kind, (s, p) => s.wall / p.wall),
+      ),
+      `${Math.round(median(h.map((r) => r.rps))).toLocaleString('en-US')}`,
+      bar(
+        kind,
+        cost(http, kind, (s, p) => p.rps / s.rps),
+      ),
+      µs(h.map((r) => r.cpuPerRequest)),
+      bar(
+        kind,
+        cost(http, kind, (s, p) => s.cpuPerRequest / p.cpuPerRequest),
+      ),
+    ];
+    console.log(`| ${label[kind]} | ${cells.join(' | ')} |`);
+  }
 }
