@@ -5,7 +5,8 @@
  * caller, so each scoped page is a full page of 30 of theirs. Measured twice, pairs in turns (unscoped, own,
  * relation, then again), cost as the median of the rounds' ratios (as security.ts does):
  *
- * - in process (in-process.ts): the server's CPU time per request and the time a request takes, one at a time;
+ * - in process (in-process.ts): the server's CPU time per request and the time a request takes, one at a time
+ *   (runs of a few seconds, as many requests as fit);
  * - over HTTP: throughput under autocannon in a child process, and the server's CPU time per request answered.
  *
  * The store is SQLite in memory, or the test servers' with `APIDSL_BENCH_STORE=mongodb` (FerretDB or mongod, as
@@ -34,7 +35,7 @@ const NOTES = 10_000;
 const SHOPS = 100;
 const PAGE = 30;
 const LOAD = { duration: 3, pairs: 7, warmup: 5 };
-const IN_PROCESS = { requests: 1_000, rounds: 9 };
+const IN_PROCESS = { seconds: 2, rounds: 9, warmup: 3 };
 const SECRET = 'bench-secret-bench-secret-bench-secret-bench-secret';
 const KINDS = ['plain', 'own', 'relation'] as const;
 type Kind = (typeof KINDS)[number];
@@ -58,7 +59,9 @@ async function openStore(): Promise<{ name: string; store: Store; drop: () => Pr
   if (kind === 'mongodb') {
     const server = await testMongo();
     if (!server) throw new Error('APIDSL_BENCH_STORE=mongodb, but no MongoDB-wire server was found');
-    const store = await openMongoStore({ uri: await freshDatabaseUri('bench') });
+    // FerretDB, on a loaded machine, may take longer than the default 5 s to answer a first page.
+    const uri = await freshDatabaseUri('bench');
+    const store = await openMongoStore({ uri: `${uri}${uri.includes('?') ? '&' : '?'}serverSelectionTimeoutMS=60000` });
     return { name: `MongoDB (${server.kind})`, store, drop: async () => undefined };
   }
   if (kind === 'postgres') {
@@ -93,7 +96,7 @@ async function checkPages(get: (kind: Kind) => Promise<{ status: number; body: s
     const mine = kind === 'plain' || doc.member?.every((m) => m.owner === 'bench');
     const total = kind === 'plain' ? NOTES : NOTES / 2;
     if (res.status !== 200 || doc.member?.length !== PAGE || !mine || doc.totalItems !== total)
-      throw new Error(`GET ${PATHS[kind]} answered ${res.status} with a page that is not the caller's`);
+      throw new Error(`GET ${PATHS[kind]} answered ${res.status}, not a page of the caller: ${res.body.slice(0, 300)}`);
   }
 }
 
@@ -124,18 +127,24 @@ async function measureInProcess(store: Store, token: string): Promise<Record<Kin
   const app: Listener = (await createApp(runtime, undefined)).callback();
   const headers = { authorization: `Bearer ${token}` };
   const runs: Record<Kind, InProcessRun[]> = { plain: [], own: [], relation: [] };
-  const { requests, rounds } = IN_PROCESS;
+  const { seconds, rounds, warmup } = IN_PROCESS;
+  /** Requests of `kind`, one at a time, for `seconds`: the CPU and the time each took. */
+  const run = async (kind: Kind, seconds: number): Promise<InProcessRun> => {
+    const [cpu, started] = [process.cpuUsage(), performance.now()];
+    let requests = 0;
+    while (performance.now() - started < seconds * 1000 || requests < 10) {
+      await inject(app, PATHS[kind], headers);
+      requests++;
+    }
+    const { user, system } = process.cpuUsage(cpu);
+    return { cpu: (user + system) / requests, wall: ((performance.now() - started) * 1000) / requests };
+  };
   try {
     await checkPages((kind) => inject(app, PATHS[kind], headers));
-    progress(`scopes in process: ${rounds} rounds of ${requests} requests of each kind (in turns), after a warm-up`);
-    for (const kind of KINDS) for (let i = 0; i < requests; i++) await inject(app, PATHS[kind], headers);
+    progress(`scopes in process: ${warmup} s warm-up each, then ${rounds} rounds of ${seconds} s runs (in turns)`);
+    for (const kind of KINDS) await run(kind, warmup);
     for (let round = 1; round <= rounds; round++) {
-      for (const kind of KINDS) {
-        const [cpu, started] = [process.cpuUsage(), performance.now()];
-        for (let i = 0; i < requests; i++) await inject(app, PATHS[kind], headers);
-        const { user, system } = process.cpuUsage(cpu);
-        runs[kind].push({ cpu: (user + system) / requests, wall: ((performance.now() - started) * 1000) / requests });
-      }
+      for (const kind of KINDS) runs[kind].push(await run(kind, seconds));
       progress(
         `  round ${round}: ${KINDS.map((k) => `${k} ${Math.round(runs[k][round - 1]!.cpu)}`).join(', ')} µs CPU`,
       );
@@ -187,7 +196,7 @@ function report(store: string, inProcess: Record<Kind, InProcessRun[]>, http: Re
   const µs = (values: number[]): string => `${Math.round(median(values))} µs`;
   console.log(
     `\nscopes on ${store}: ${cpus().length} CPUs, node ${process.version}; in process: ${IN_PROCESS.rounds} rounds of ` +
-      `${IN_PROCESS.requests} requests; HTTP: ${LOAD.pairs} rounds of ${LOAD.duration} s runs after a ${LOAD.warmup} s ` +
+      `${IN_PROCESS.seconds} s; HTTP: ${LOAD.pairs} rounds of ${LOAD.duration} s runs after a ${LOAD.warmup} s ` +
       `warm-up each; kinds in turns; values are medians, costs the median of the rounds' scoped / unscoped\n`,
   );
   console.log('| page | in process: CPU | cost | time | cost | HTTP: req/s | cost | server CPU | cost |');
