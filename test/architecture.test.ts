@@ -84,6 +84,7 @@ const PIPELINE_ROOMS: readonly { name: string; paths: readonly string[] }[] = [
       'server/pipeline/runtime.ts',
       'server/pipeline/guards.ts',
       'server/pipeline/scopes.ts',
+      'server/pipeline/scoped-members.ts',
       'server/pipeline/answers.ts',
     ],
   },

@@ -7,10 +7,15 @@ export interface MigrationDialect {
   store: string;
   /** Creates a new collection with its indexes. */
   create(spec: CollectionSpec): string[];
+  /** The constraints of a new collection, run once every new collection is made (PostgreSQL's foreign keys). */
+  constraints?(spec: CollectionSpec): string[];
   /** The index statements that take `before`'s indexes to `after`'s. */
   indexes(before: CollectionSpec, after: CollectionSpec): string[];
-  /** Counts (or lists) the stored items that do not fit a data-dependent change. */
-  check(spec: CollectionSpec, change: Change): string[];
+  /**
+   * Counts (or lists) the stored items that do not fit a data-dependent change; `stored` is the layout they were
+   * stored with (the old file's, renames applied).
+   */
+  check(spec: CollectionSpec, change: Change, stored: CollectionSpec): string[];
   /** Sets a field's default where items lack it. */
   fill(spec: CollectionSpec, field: string, value: unknown): string[];
   /** Moves a field's values to its new name. */

@@ -1,17 +1,20 @@
 /**
  * The PostgreSQL store's side of a migration plan (migration.ts), in the SQL the store runs itself
  * (store/postgres/schema.ts): a table per resource, a typed column per field, and the `_apidsl:extra` json column
- * holding what a column cannot keep exactly, which an item reads over its column (store/postgres/table.ts).
+ * holding what a column cannot keep exactly, which an item reads over its column (store/postgres/table.ts). A to-one
+ * relation's column keeps its target's key, with a foreign key made once every new table is (references.ts).
  */
 import type { Change } from '../store/layout.js';
 import {
   creationStatements,
   fillStatements,
+  foreignKeyStatements,
   indexDefinitions,
   indexUpgrade,
   LAYOUTS_TABLE,
   rawOf,
 } from '../store/postgres/schema.js';
+import { keyOf, type Reference } from '../store/postgres/references.js';
 import { bound, quoteIdent, tableOf } from '../store/postgres/table.js';
 import type { CollectionSpec, FieldType } from '../store/types.js';
 import type { MigrationDialect } from './migration-dialect.js';
@@ -33,15 +36,31 @@ const JSONB_TYPES: Partial<Record<FieldType, string>> = {
   date: 'string',
 };
 
+/** Characters encodeURIComponent leaves as they are. */
+const UNRESERVED = literal("^[A-Za-z0-9_.!~*'()-]$");
+
+/** The IRI of a key (text) as `iriOf` spells it: the prefix and the key, URI-encoded as encodeURIComponent does. */
+function iriSql(ref: Reference, key: string): string {
+  const encoded =
+    ref.keyType === 'int'
+      ? key
+      : `(SELECT string_agg(CASE WHEN t.c ~ ${UNRESERVED} THEN t.c ELSE upper(regexp_replace(encode(convert_to(t.c, 'UTF8'), 'hex'), '(..)', '%\\1', 'g')) END, '' ORDER BY t.i) FROM regexp_split_to_table(${key}, '') WITH ORDINALITY AS t(c, i))`;
+  return `to_jsonb(${literal(ref.relation.keyPrefix)} || ${encoded})`;
+}
+
 /**
  * A field's value in a row `r` as jsonb, as an item reads it: the extra member when there is one, else the column,
- * read through the row's jsonb (NULL when the column is not made yet, and whatever its type is now).
+ * read through the row's jsonb (NULL when the column is not made yet, and whatever its type is now). A relation the
+ * items were stored with as a key (`stored`'s layout) reads as the IRI the item holds.
  */
-function stored(spec: CollectionSpec, field: string): string {
+function stored(spec: CollectionSpec, field: string, storedSpec: CollectionSpec): string {
   const table = tableOf(spec);
-  const column = (name: string) => `to_jsonb(r.*) -> ${literal(name)}`;
-  if (field === spec.identifier?.field) return column(table.key.rawName);
-  return `coalesce(r.${table.extra}::jsonb -> ${literal(field)}, ${column(rawOf(table.byField.get(field)!))})`;
+  const row = `to_jsonb(r.*)`;
+  if (field === spec.identifier?.field) return `${row} -> ${literal(table.key.rawName)}`;
+  const name = literal(rawOf(table.byField.get(field)!));
+  const ref = tableOf(storedSpec).byField.get(field)?.reference;
+  const column = ref ? iriSql(ref, `(${row} ->> ${name})`) : `${row} -> ${name}`;
+  return `coalesce(r.${table.extra}::jsonb -> ${literal(field)}, ${column})`;
 }
 
 /** What the value `s.v` is tested with when it is a number (a CASE: a WHERE may test its conditions in any order). */
@@ -76,7 +95,7 @@ function contradicts(spec: CollectionSpec, c: Change): string | undefined {
   }
 }
 
-function check(spec: CollectionSpec, c: Change): string[] {
+function check(spec: CollectionSpec, c: Change, storedSpec: CollectionSpec): string[] {
   const table = tableOf(spec);
   if (c.kind === 'identifier') {
     const wanted = spec.identifier?.type === 'string' ? 'string' : 'number';
@@ -91,13 +110,13 @@ function check(spec: CollectionSpec, c: Change): string[] {
     const values = names.map((v) => `s.${v}`);
     const distinct = values.length === 1 ? values[0]! : `(${values.join(', ')})`;
     return [
-      `SELECT count(*) - count(DISTINCT ${distinct}) FROM ${table.name} AS r CROSS JOIN LATERAL (SELECT ${fields.map((f) => stored(spec, f)).join(', ')}) AS s(${names.join(', ')}) WHERE ${values.map((v) => `jsonb_typeof(${v}) <> 'null'`).join(' AND ')};`,
+      `SELECT count(*) - count(DISTINCT ${distinct}) FROM ${table.name} AS r CROSS JOIN LATERAL (SELECT ${fields.map((f) => stored(spec, f, storedSpec)).join(', ')}) AS s(${names.join(', ')}) WHERE ${values.map((v) => `jsonb_typeof(${v}) <> 'null'`).join(' AND ')};`,
     ];
   }
   const condition = contradicts(spec, c);
   if (condition === undefined) return [`-- ${c.detail}: apidsl migrate --dry-run counts the items that do not fit`];
   return [
-    `SELECT count(*) FROM ${table.name} AS r CROSS JOIN LATERAL (SELECT ${stored(spec, c.subject)}) AS s(v) WHERE ${condition};`,
+    `SELECT count(*) FROM ${table.name} AS r CROSS JOIN LATERAL (SELECT ${stored(spec, c.subject, storedSpec)}) AS s(v) WHERE ${condition};`,
   ];
 }
 
@@ -133,12 +152,16 @@ function renameField(spec: CollectionSpec, from: string, to: string): string[] {
 export const POSTGRES: MigrationDialect = {
   store: 'postgresql',
   create: (spec) => creationStatements(spec).map(statement),
+  constraints: (spec) => foreignKeyStatements(spec).map(statement),
   indexes: (before, after) => indexUpgrade(after, new Set(indexDefinitions(before).map((i) => i.name))).map(statement),
   check,
   fill(spec, field, value) {
     const table = tableOf(spec);
     const column = table.byField.get(field)!;
-    return fillStatements(table, column, literal(bound(column.type, value)), literal(field)).map(statement);
+    // A relation's column takes the key of the IRI (the store refuses to start on a default of another form).
+    const held = column.reference ? keyOf(column.reference, value) : bound(column.type, value);
+    if (held === undefined) return [`-- ${field}: its default is no IRI of ${column.reference!.relation.keyPrefix}…`];
+    return fillStatements(table, column, literal(held), literal(field)).map(statement);
   },
   renameField,
 };

@@ -41,12 +41,17 @@ export const DIALECTS: readonly MigrationDialect[] = [SQLITE, MONGODB, POSTGRES]
 const NO_ITEMS = { count: 0, items: async function* () {} };
 
 /** A layout change: what migrate does with it, and the commands of the dialect. */
-function changeStep(dialect: MigrationDialect, spec: CollectionSpec, c: Change): MigrationStep | undefined {
+function changeStep(
+  dialect: MigrationDialect,
+  spec: CollectionSpec,
+  stored: CollectionSpec,
+  c: Change,
+): MigrationStep | undefined {
   if (c.kind === 'new-index' || c.kind === 'removed-index') return undefined; // one step for all indexes
   const change = `${c.subject}: ${c.detail}`;
   if (c.kind === 'new-property' || c.kind === 'removed-property')
     return { resource: spec.name, action: 'applies', change, commands: [] };
-  const commands = dialect.check(spec, c);
+  const commands = dialect.check(spec, c, stored);
   if (c.fill)
     return {
       resource: spec.name,
@@ -73,7 +78,7 @@ async function collectionSteps(
     });
   const moved = renamedSpec(before, renames, after.name);
   const changes = await planChanges(after, { layout: layoutText(moved), ...NO_ITEMS });
-  steps.push(...changes.flatMap((c) => changeStep(dialect, after, c) ?? []));
+  steps.push(...changes.flatMap((c) => changeStep(dialect, after, moved, c) ?? []));
   const indexes = dialect.indexes(moved, after);
   if (indexes.length > 0) steps.push({ resource: after.name, action: 'applies', change: 'indexes', commands: indexes });
   return steps;
@@ -95,6 +100,12 @@ async function plan(
       change: 'new collection',
       commands: dialect.create(r.storage),
     });
+  // Once every new table is made: a constraint may name a table made further down.
+  for (const r of resources.added) {
+    const commands = dialect.constraints?.(r.storage) ?? [];
+    if (commands.length > 0)
+      steps.push({ resource: r.storage.name, action: 'applies', change: 'foreign keys', commands });
+  }
   for (const { old, new: now } of resources.pairs) {
     const renames = new Map(
       pairProperties(old.properties, now.properties)

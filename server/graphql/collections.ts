@@ -226,6 +226,18 @@ export function pageInMemory<T>(
   return { members, page: { items: members, total: all.length, request: { ...request, partial: false, offset } } };
 }
 
+/** An edge of a cursor connection: its cursor is encoded when a query reads it. */
+class Edge {
+  constructor(
+    readonly node: unknown,
+    private readonly offset: number,
+  ) {}
+
+  get cursor(): string {
+    return encodeCursor(this.offset);
+  }
+}
+
 /** A collection's values in its GraphQL shape. */
 export function connectionValue(pagination: Pagination, members: unknown[], page: Page | undefined): unknown {
   if (pagination === 'none' || !page) return members;
@@ -245,13 +257,13 @@ export function connectionValue(pagination: Pagination, members: unknown[], page
     };
   }
   const offset = request.offset ?? (request.page - 1) * request.itemsPerPage;
-  const edges = members.map((node, i) => ({ node, cursor: encodeCursor(offset + i) }));
+  const edges = members.map((node, i) => new Edge(node, offset + i));
   const total = page.total;
   return {
     edges,
     pageInfo: {
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      startCursor: members.length ? encodeCursor(offset) : null,
+      endCursor: members.length ? encodeCursor(offset + members.length - 1) : null,
       hasNextPage: total === undefined ? Boolean(page.hasNext) : offset + members.length < total,
       hasPreviousPage: offset > 0,
     },

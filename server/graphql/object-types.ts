@@ -160,6 +160,9 @@ export class ObjectTypes {
     let type: GraphQLOutputType = p.array ? new GraphQLList(scalar) : scalar;
     // Non-null where the value is always there for whoever may read the item: required and not guarded.
     if ((p.required || p.identifier) && !p.security) type = new GraphQLNonNull(type);
+    // The field of the same name reads the value's property without a resolver: graphql-jit then inlines the read
+    // instead of a call, a promise check and an error handler per field and item (`_id` needs the resolver).
+    if (fieldNameOf(p) === p.name) return { type, ...description };
     return { type, ...description, resolve: (value) => value[p.name] };
   }
 

@@ -17,8 +17,23 @@ export const READ_AHEAD = Symbol('related values read ahead');
 
 type Value = Record<PropertyKey, unknown>;
 
+/**
+ * Per field nodes of a document, the names selected at each path: a compiled query hands its resolver the same
+ * field nodes on every run (those of a document parsed once), so a page looks its selection up instead of walking it.
+ */
+const selections = new WeakMap<readonly FieldNode[], Map<string, ReadonlySet<string>>>();
+
 /** The names of the fields selected at `path` under the field being resolved (fragments followed). */
-export function selectedAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
+export function selectedAt(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet<string> {
+  let byPath = selections.get(info.fieldNodes);
+  if (!byPath) selections.set(info.fieldNodes, (byPath = new Map()));
+  const key = path.join('.');
+  let selected = byPath.get(key);
+  if (!selected) byPath.set(key, (selected = namesSelectedAt(info, path)));
+  return selected;
+}
+
+function namesSelectedAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
   let sets: SelectionSetNode[] = info.fieldNodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
   const fieldsOf = (set: SelectionSetNode): FieldNode[] =>
     set.selections.flatMap((s) => {
@@ -46,7 +61,7 @@ export async function readAhead(
   for (const p of properties) {
     if (!p.relation || p.array || !selected.has(p.name)) continue;
     const op = itemQueryOf(p.relation);
-    const plain = op && plainItemValue(op, api.settings);
+    const plain = op && plainItemValue(op, api);
     const id = op?.resource.identifier;
     if (!op || !plain || !id) continue;
     const ids = new Map<string, number | string>();

@@ -24,7 +24,7 @@ export async function relationItem(
   const match = iriResolver(api).match(iri);
   const op = query.operation;
   if (!match || match.resource !== op.resource) return null;
-  const plain = plainItemValue(op, api.settings);
+  const plain = plainItemValue(op, api);
   if (!plain) return runOrNull(ctx, op, { uriVariables: match.variables });
   // Nothing but a read and its showing: the batched read (one store query for the page's relations) and the value.
   const id = routeIdentifier(op.resource, match.variables[op.resource.identifier!.name] ?? '');

@@ -62,11 +62,17 @@ function batchedReads(collection: Collection, resource: ResourceMetadata): Colle
     { cacheKeyFn: String, batchScheduleFn: (run) => setImmediate(run), cache: false },
   );
   const get = (id: number | string) => loader.load(id);
+  // The collection's methods bound once each, not at every access (the pipeline reads several per operation).
+  const bound = new Map<PropertyKey, unknown>([['get', get]]);
   return new Proxy(collection, {
     get(target, name) {
-      if (name === 'get') return get;
+      const known = bound.get(name);
+      if (known !== undefined) return known;
       const value: unknown = Reflect.get(target, name, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      const method = (value as (...a: unknown[]) => unknown).bind(target);
+      bound.set(name, method);
+      return method;
     },
   });
 }

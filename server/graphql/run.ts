@@ -41,17 +41,25 @@ export async function runOrNull(ctx: GraphQlContext, op: OperationMetadata, call
   return result.body ?? null;
 }
 
-function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall): Promise<OperationResult> {
-  const hasBody = call.body !== undefined;
-  const headers: OperationRequest['headers'] = { ...ctx.headers, accept: 'application/ld+json' };
-  delete headers['content-length'];
-  // Conditions come from the mutation's own `ifMatch`, never from the HTTP request that carried the document.
-  delete headers['if-match'];
-  delete headers['if-none-match'];
+/**
+ * The HTTP request's headers an operation inherits: not those of its body, nor its conditions (an operation's come
+ * from the mutation's own `ifMatch`, never from the HTTP request that carried the document), nor `accept`.
+ */
+const NOT_INHERITED = new Set(['accept', 'content-length', 'content-type', 'if-match', 'if-none-match']);
+
+/** An operation's headers, built without `delete` (which would leave V8 a slow dictionary object). */
+function headersOf(ctx: GraphQlContext, call: GraphQlCall): OperationRequest['headers'] {
+  const headers: OperationRequest['headers'] = { accept: 'application/ld+json' };
+  for (const name in ctx.headers) if (!NOT_INHERITED.has(name)) headers[name] = ctx.headers[name];
   if (call.ifMatch !== undefined) headers['if-match'] = call.ifMatch;
   // A PATCH merges whatever its media type (the deserialize stage reads values' bodies so).
-  if (hasBody) headers['content-type'] = 'application/ld+json';
-  else delete headers['content-type'];
+  if (call.body !== undefined) headers['content-type'] = 'application/ld+json';
+  return headers;
+}
+
+function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall): Promise<OperationResult> {
+  const hasBody = call.body !== undefined;
+  const headers = headersOf(ctx, call);
   return executeOperation(ctx.batched, op, {
     method: op.method,
     query: call.query ?? {},

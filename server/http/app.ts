@@ -22,14 +22,22 @@ import { operationRoute } from './operation-route.js';
 import { requestLog } from './request-log.js';
 import { routeHeaders } from './respond.js';
 import type { ResponseCache } from '../caching/response-cache.js';
-import { newRouter, routeMatcher, routeOrder, routerPath, routeTemplates, staticGetRoutes } from './router.js';
+import {
+  directTable,
+  newRouter,
+  routeMatcher,
+  routeOrder,
+  routerPath,
+  routeTemplates,
+  type Endpoint,
+} from './router.js';
 import { unrouted } from './unrouted.js';
 
 export async function createApp(runtime: Runtime, cache: ResponseCache | undefined): Promise<Koa> {
   const { api, logger } = runtime;
   const operations = api.resources.flatMap((r) => r.operations);
   const matchers = new Map(operations.map((o) => [o, routeMatcher(o)]));
-  const keyed = keyedHeaders(operations, api.settings);
+  const keyed = keyedHeaders(operations, api);
   const hitsAnsweredFirst = answersHitsFirst(api, cache);
 
   const router = newRouter();
@@ -40,7 +48,7 @@ export async function createApp(runtime: Runtime, cache: ResponseCache | undefin
       matcher: matchers.get(op)!,
       headers: routeHeaders(op, operations, api.settings.formats, api.settings.patchFormats),
       announceHub: hubAnnouncement(runtime, op),
-      cache: cache && cacheableOperation(op, api.settings) ? cache : undefined,
+      cache: cache && cacheableOperation(op, api) ? cache : undefined,
       keyed,
       hitsAnsweredFirst,
       limited: rateLimitOf(op, api.settings) !== undefined,
@@ -53,7 +61,9 @@ export async function createApp(runtime: Runtime, cache: ResponseCache | undefin
   mountAdmin(router, api);
   // Imported only for a file that enables them: their libraries (graphql, the MCP SDK) would make up a good part
   // of every start.
-  if (api.settings.graphql.enabled) (await import('./graphql-route.js')).mountGraphQl(router, runtime);
+  const endpoints: Endpoint[] = [];
+  if (api.settings.graphql.enabled)
+    endpoints.push(...(await import('./graphql-route.js')).mountGraphQl(router, runtime));
   if (api.settings.mcp.enabled) (await import('./mcp-route.js')).mountMcp(router, runtime);
   if (api.settings.client.serve) mountSdk(router, api);
 
@@ -66,7 +76,7 @@ export async function createApp(runtime: Runtime, cache: ResponseCache | undefin
     requestLog(logger),
     cacheFirst(api, cache, keyed),
     everyResponse(api, logger, runtime.debug),
-    directRoutes(api, staticGetRoutes(router, handlers), cors !== undefined),
+    directRoutes(api, directTable(router, handlers, endpoints), cors !== undefined),
     cors,
     authentication(api, logger),
     router.routes() as Middleware,

@@ -4,7 +4,8 @@
  * `s-maxage` is left out when the response is private, as API Platform does; a scoped operation's always is.
  */
 import { optionValue, perOperation } from '../metadata/options.js';
-import type { CacheHeaders } from '../metadata/types.js';
+import type { ApiMetadata, CacheHeaders } from '../metadata/types.js';
+import { reachesScopedItems } from '../pipeline/scoped-members.js';
 
 export interface ResolvedCacheHeaders {
   /** The Cache-Control value; undefined when nothing is configured. */
@@ -19,13 +20,15 @@ export interface ResolvedCacheHeaders {
   etag: boolean;
 }
 
-export const cacheHeadersOf = perOperation((op, settings): ResolvedCacheHeaders => {
+export const cacheHeadersOf = perOperation((op, api: ApiMetadata): ResolvedCacheHeaders => {
   const own: CacheHeaders = optionValue(op, 'cacheHeaders') ?? {};
-  const defaults = settings.httpCache.headers;
+  const defaults = api.settings.httpCache.headers;
   const field = <K extends keyof CacheHeaders>(name: K): CacheHeaders[K] => own[name] ?? defaults[name] ?? undefined;
   const directives: string[] = [];
-  // A scoped operation's page differs from one user to the next: no shared cache may keep it (docs/scopes.md).
-  const isPublic = optionValue(op, 'scope') !== undefined ? false : field('public');
+  // A scoped operation's page, or one showing related items read through a scope, differs from one user to the
+  // next: no shared cache may keep it (docs/scopes.md).
+  const scoped = optionValue(op, 'scope') !== undefined || reachesScopedItems(api, op.resource);
+  const isPublic = scoped ? false : field('public');
   if (isPublic !== undefined) directives.push(isPublic ? 'public' : 'private');
   const maxAge = field('max_age');
   if (maxAge !== undefined) directives.push(`max-age=${maxAge}`);

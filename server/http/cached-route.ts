@@ -15,9 +15,10 @@
 import type { Context } from 'koa';
 import { OPTIONS } from '../../grammar/catalogue/index.js';
 import { perOperation, writtenOption } from '../metadata/options.js';
-import type { OperationMetadata, Settings } from '../metadata/types.js';
+import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { readsIndex } from '../metadata/search-index.js';
 import { cacheHeadersOf } from './cache-headers.js';
+import { reachesScopedItems } from '../pipeline/scoped-members.js';
 import type { CachedResponse } from '../caching/response-cache.js';
 import { matchesEtag } from './respond.js';
 
@@ -25,7 +26,7 @@ import { matchesEtag } from './respond.js';
 const SECURITY_OPTIONS = OPTIONS.filter((o) => o.name.startsWith('security')).map((o) => o.name);
 
 export const cacheableOperation = perOperation(
-  (op: OperationMetadata): boolean =>
+  (op: OperationMetadata, api: ApiMetadata): boolean =>
     op.method === 'GET' &&
     !op.provider &&
     !op.processor &&
@@ -34,14 +35,16 @@ export const cacheableOperation = perOperation(
     !SECURITY_OPTIONS.some((name) => writtenOption(op, name) !== undefined) &&
     // A scope may read any request value (a header too), which no key holds: its pages are never kept.
     writtenOption(op, 'scope') === undefined &&
+    // Nor those whose related items (listed, embedded) are read through a scope (docs/scopes.md).
+    !reachesScopedItems(api, op.resource) &&
     !op.resource.properties.some((p) => p.security || p.securityPostDenormalize),
 );
 
 /** The request headers every key holds: the ones any cacheable operation varies on, besides Accept and Origin. */
-export function keyedHeaders(operations: OperationMetadata[], settings: Settings): string[] {
+export function keyedHeaders(operations: OperationMetadata[], api: ApiMetadata): string[] {
   const names = operations
-    .filter((op) => cacheableOperation(op, settings))
-    .flatMap((op) => cacheHeadersOf(op, settings).vary.map((name) => name.toLowerCase()));
+    .filter((op) => cacheableOperation(op, api))
+    .flatMap((op) => cacheHeadersOf(op, api).vary.map((name) => name.toLowerCase()));
   return [...new Set(names)].filter((name) => name !== 'accept' && name !== 'origin');
 }
 

@@ -4,10 +4,10 @@
  * - cache first: a hit of the in-process cache, before CORS, authentication and routing, where a request
  *   without `Authorization` or `Cookie` is surely anonymous (no custom authenticator, which may read any header);
  *   not the hits of a rate-limited operation, which its route counts before it answers them;
- * - direct routes: a GET of a path without placeholders, handed to the route the router would pick for it, where
- *   nothing authenticates (every request is anonymous) and for a request without `Origin` (CORS would add
- *   `Vary: Origin` and nothing else; both are done here). The route's own checks (`host`, `schemes`) still
- *   run: a request they refuse goes down the chain, which routes it as always.
+ * - direct routes: a GET of a path without placeholders, or a GET or POST of the GraphQL endpoint, handed to the
+ *   route the router would pick for it, where nothing authenticates (every request is anonymous) and for a request
+ *   without `Origin` (CORS would add `Vary: Origin` and nothing else; both are done here). The route's own checks
+ *   (`host`, `schemes`) still run: a request they refuse goes down the chain, which routes it as always.
  */
 import type { Context, Middleware, Next } from 'koa';
 import type { ApiMetadata } from '../metadata/types.js';
@@ -37,15 +37,15 @@ export function cacheFirst(
   };
 }
 
-/** The direct-route middleware over `table` (router.ts `staticGetRoutes`), or undefined where it would not be safe. */
+/** The direct-route middleware over `table` (router.ts `directTable`), or undefined where it would not be safe. */
 export function directRoutes(
   api: ApiMetadata,
-  table: Map<string, Middleware>,
+  table: Map<string, Map<string, Middleware>>,
   corsOn: boolean,
 ): Middleware | undefined {
   if (authenticates(api.security)) return undefined;
   return (ctx: Context, next: Next): Promise<void> => {
-    const handler = ctx.method === 'GET' ? table.get(ctx.path) : undefined;
+    const handler = table.get(ctx.method)?.get(ctx.path);
     if (handler === undefined || (corsOn && ctx.req.headers.origin !== undefined)) return next();
     if (corsOn) ctx.vary('Origin');
     ctx.state.principal = ANONYMOUS;

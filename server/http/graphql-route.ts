@@ -1,82 +1,59 @@
 /**
- * The GraphQL endpoint `/graphql` (docs/graphql.md, "Transport and limits"): GraphQL over HTTP by graphql-http's
- * generic handler (its Koa adapter reads the body without a limit), mounted on the router after authentication,
- * so each request's context carries the principal. `POST` with `application/json`, `GET ?query=` for queries
- * only; the answer is `application/graphql-response+json` when the client asks for it. The body is read within
- * `body_size_limit`, the query parsed within a bound on its tokens, and the limits (server/graphql/query-limits.ts)
- * checked before anything runs. A request graphql-http refuses without a GraphQL answer (405, 406, 415) gets our
- * error document; `GET /graphql` asked for HTML shows GraphiQL when it is on. graphql-http refuses subscriptions:
- * its `onSubscribe` hook answers them, after the same validation (docs/graphql.md, "Subscriptions").
+ * The GraphQL endpoint `/graphql` (docs/graphql.md, "Transport and limits"), mounted on the router after
+ * authentication, so each request's context carries the principal: GraphQL over HTTP (graphql-over-http.ts), `POST`
+ * with `application/json`, `GET ?query=` for queries only; the answer is `application/graphql-response+json` when
+ * the client asks for it. The body is read within `body_size_limit`, the query parsed within a bound on its tokens,
+ * and the limits (server/graphql/query-limits.ts) checked before anything runs. A request refused without a GraphQL
+ * answer (406, 415) gets our error document; `GET /graphql` asked for HTML shows GraphiQL when it is on.
  */
-import { execute, getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
-import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
+import { GraphQLError } from 'graphql';
 import type { Context } from 'koa';
 import { optionByName } from '../../grammar/catalogue/index.js';
 import { graphQlContext, type GraphQlContext } from '../graphql/request-context.js';
-import { executeCompiled } from '../graphql/compiled.js';
-import { limitsFor, preparedDocuments, type PreparedDocuments } from '../graphql/documents.js';
+import { limitsFor, preparedDocuments } from '../graphql/documents.js';
 import { limitRules } from '../graphql/query-limits.js';
 import { graphQlSchema } from '../graphql/schema.js';
 import type { Runtime } from '../pipeline/runtime.js';
 import { HttpError, badRequest } from '../protocol/errors.js';
 import type { Principal } from '../security/access.js';
 import { registerGraphiql, wantsGraphiql } from './graphiql.js';
+import { answerGraphQl, type GraphQlEndpoint, type GraphQlHttpRequest } from './graphql-over-http.js';
 import { originOf } from './operation-route.js';
 import { refuseLoneSurrogates } from '../pipeline/representation/json-body.js';
 import { readBody } from './request-body.js';
-import type { newRouter } from './router.js';
+import type { Endpoint, newRouter } from './router.js';
 
 export const GRAPHQL_PATH = '/graphql';
 
 const TOO_DEEP = 'The query is nested too deeply to be read.';
 const BATCH_REFUSED = 'Batched operations are not supported: send one operation per request.';
 
-/** Registers `/graphql` (and GraphiQL) when `graphql.enabled`; otherwise the path stays unrouted (404). */
-export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runtime): void {
+/**
+ * Registers `/graphql` (and GraphiQL) when `graphql.enabled`, and returns the endpoint (for the direct-route
+ * shortcut, get-shortcuts.ts); otherwise the path stays unrouted (404).
+ */
+export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runtime): Endpoint[] {
   const { api } = runtime;
   const settings = api.settings.graphql;
-  if (!settings.enabled) return;
+  if (!settings.enabled) return [];
   const pageSize =
     api.settings.defaults.paginationItemsPerPage ?? (optionByName('paginationItemsPerPage')!.default as number);
-  // A query of the most costly fields allowed, with arguments, fits: a longer token stream is refused by the parser.
-  const documents = preparedDocuments(Math.max(10_000, 20 * settings.maxQueryComplexity));
-  const schema = graphQlSchema(api);
-  const limits = (request: { variables?: Readonly<Record<string, unknown>> | null; operationName?: string | null }) =>
-    limitsFor(limitRules(settings, pageSize, request), request);
-  const handle = createHandler<Context, Context, GraphQlContext & Record<PropertyKey, unknown>>({
-    schema,
-    parse: documents.parse,
-    execute: executeCompiled,
-    validate: documents.validate,
-    // graphql-js's specified rules run in `documents.validate`, once per document.
-    validationRules: (_req, args) => limits({ variables: args.variableValues, operationName: args.operationName }),
-    context: (req) => requestContext(runtime, req.context) as GraphQlContext & Record<PropertyKey, unknown>,
-    // A subscription runs here, checked as a query is (server/graphql/subscriptions.ts); anything else goes on.
-    onSubscribe: async (req, params) => {
-      const document = subscriptionDocument(documents, params);
-      if (!document) return undefined;
-      if (req.method === 'GET') return SUBSCRIPTION_OVER_GET;
-      const invalid = documents.validate(schema, document, limits(params));
-      if (invalid.length) return [...invalid];
-      return execute({
-        schema,
-        document,
-        variableValues: params.variables,
-        operationName: params.operationName,
-        contextValue: requestContext(runtime, req.context),
-      });
-    },
+  const endpoint: GraphQlEndpoint = {
+    schema: graphQlSchema(api),
+    // A query of the most costly fields allowed, with arguments, fits: a longer token stream is refused by the parser.
+    documents: preparedDocuments(Math.max(10_000, 20 * settings.maxQueryComplexity)),
+    limits: (params) => limitsFor(limitRules(settings, pageSize, params), params),
     formatError: errorFormatter(runtime),
-  });
+  };
   const graphiqlPage = settings.graphiql ? registerGraphiql(router, api.title) : undefined;
   const bodyLimit = api.settings.bodySizeLimit;
 
-  router.register(GRAPHQL_PATH, ['GET', 'POST'], async (ctx: Context) => {
+  const handler = async (ctx: Context): Promise<void> => {
     if (graphiqlPage && wantsGraphiql(ctx)) return graphiqlPage(ctx);
-    // graphql-http turns a body that cannot be read into "Unparsable JSON body": a body too large (413) or a
-    // batch (an array of operations, 400) is kept to answer with our error document instead.
+    // A body that cannot be read becomes "Unparsable JSON body" in graphql-http's reading of the parameters: a
+    // body too large (413) or a batch (an array of operations, 400) is kept to answer with our error document.
     let unreadable: unknown;
-    const request: Request<Context, Context> = {
+    const request: GraphQlHttpRequest = {
       method: ctx.method,
       url: ctx.url,
       headers: ctx.headers,
@@ -84,45 +61,26 @@ export function mountGraphQl(router: ReturnType<typeof newRouter>, runtime: Runt
         readBody(ctx, bodyLimit)
           .then((text) => {
             if (text.trimStart().startsWith('[')) throw badRequest(BATCH_REFUSED);
-            refuseLoneSurrogates(text, parsedJson(text)); // in the variables, as in a REST body: 400
-            return text;
+            const value = parsedJson(text);
+            refuseLoneSurrogates(text, value); // in the variables, as in a REST body: 400
+            // Parsed once; a text that is not a JSON object is graphql-http's to refuse, with its words.
+            return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : text;
           })
           .catch((e: unknown) => {
             unreadable = e;
             throw e;
           }),
-      raw: ctx,
-      context: ctx,
     };
-    const [body, init] = await handle(request);
+    const answer = await answerGraphQl(endpoint, request, () => requestContext(runtime, ctx));
     if (unreadable) throw unreadable;
-    if (body === null && init.status >= 400)
-      throw new HttpError(init.status, init.statusText, { headers: init.headers });
-    ctx.body = body;
-    ctx.status = init.status;
-    if (init.headers) ctx.set(init.headers);
-  });
-}
-
-/** A subscription sent by GET answers as a mutation does: 405, `Allow: POST`. */
-const SUBSCRIPTION_OVER_GET: Response = [
-  JSON.stringify({ errors: [{ message: 'Cannot perform subscriptions over GET' }] }),
-  { status: 405, statusText: 'Method Not Allowed', headers: { allow: 'POST' } },
-];
-
-/**
- * The request's document when the operation it runs is a subscription; anything else is left to graphql-http (a
- * text that does not name one is not parsed here, nor is one that does not parse: graphql-http answers that).
- */
-function subscriptionDocument(documents: PreparedDocuments, params: RequestParams): DocumentNode | undefined {
-  if (!params.query.includes('subscription')) return undefined;
-  let document: DocumentNode;
-  try {
-    document = documents.parse(params.query);
-  } catch {
-    return undefined;
-  }
-  return getOperationAST(document, params.operationName)?.operation === 'subscription' ? document : undefined;
+    if (answer.body === null) throw new HttpError(answer.status, answer.statusText, { headers: answer.headers });
+    ctx.body = answer.body;
+    ctx.status = answer.status;
+    if (answer.headers) ctx.set(answer.headers);
+  };
+  const methods = ['GET', 'POST'];
+  router.register(GRAPHQL_PATH, methods, handler);
+  return [{ path: GRAPHQL_PATH, methods, handler }];
 }
 
 function requestContext(runtime: Runtime, ctx: Context): GraphQlContext {

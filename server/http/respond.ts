@@ -90,7 +90,7 @@ export function sendError(ctx: Context, status: number, headers: Record<string, 
  * returns whether the response gets an ETag.
  */
 function cachingHeaders(ctx: Context, state: OperationState): boolean {
-  const headers = cacheHeadersOf(state.operation, state.api.settings);
+  const headers = cacheHeadersOf(state.operation, state.api);
   if (headers.cacheControl) ctx.set('Cache-Control', headers.cacheControl);
   if (headers.vary.length) addVary(ctx, headers);
   const invalidation = state.api.settings.httpCache.invalidation;

@@ -103,14 +103,45 @@ export function newRouter(): Router {
  * on, with that operation's handler, where the router would run that handler first for the path. A path whose
  * first route is another's (one with placeholders and a higher `priority`, a documentation route) is left out.
  */
-export function staticGetRoutes(router: Router, handlers: Map<Middleware, OperationMetadata>): Map<string, Middleware> {
+function staticGetRoutes(router: Router, handlers: Map<Middleware, OperationMetadata>): Map<string, Middleware> {
   const table = new Map<string, Middleware>();
   for (const [handler, op] of handlers) {
     if (op.method !== 'GET') continue;
     for (const template of routeTemplates(op)) {
       if (template.includes('{') || table.has(template)) continue;
-      if (router.match(template, 'GET').pathAndMethod[0]?.stack.includes(handler)) table.set(template, handler);
+      if (routedFirst(router, template, 'GET', handler)) table.set(template, handler);
     }
   }
   return table;
 }
+
+/** A route that is no operation's and may be answered directly (the GraphQL endpoint). */
+export interface Endpoint {
+  path: string;
+  methods: readonly string[];
+  handler: Middleware;
+}
+
+/**
+ * The routes the direct-route shortcut (get-shortcuts.ts) hands requests to, by method and path: the operations'
+ * static GET routes, and `endpoints` for the methods where the router would run them first.
+ */
+export function directTable(
+  router: Router,
+  handlers: Map<Middleware, OperationMetadata>,
+  endpoints: readonly Endpoint[],
+): Map<string, Map<string, Middleware>> {
+  const table = new Map([['GET', staticGetRoutes(router, handlers)]]);
+  for (const { path, methods, handler } of endpoints)
+    for (const method of methods) {
+      if (!routedFirst(router, path, method, handler)) continue;
+      if (!table.has(method)) table.set(method, new Map());
+      const routes = table.get(method)!;
+      if (!routes.has(path)) routes.set(path, handler);
+    }
+  return table;
+}
+
+/** Whether the router runs `handler` first for a request of `method` to `path`. */
+export const routedFirst = (router: Router, path: string, method: string, handler: Middleware): boolean =>
+  router.match(path, method).pathAndMethod[0]?.stack.includes(handler) ?? false;

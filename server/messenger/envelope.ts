@@ -4,6 +4,7 @@
  * Transports carry envelopes as JSON text.
  */
 import { v7 as uuidv7 } from 'uuid';
+import type { SecurityUser } from '../expression/evaluate.js';
 
 export interface Envelope {
   id: string;
@@ -15,6 +16,12 @@ export interface Envelope {
     method?: string;
     /** `http://host:port` of the request that dispatched it (for absolute IRIs). */
     origin?: string;
+    /**
+     * Who dispatched it (null: an anonymous caller), and the URI variables of their request: the handler's writes
+     * are checked against the scopes as that user (docs/scopes.md, "Messages").
+     */
+    user?: SecurityUser | null;
+    uriVariables?: Record<string, string>;
     dispatchedAt: string;
     /** Set on a message in the failure queue: why its last delivery failed, when, on which transport. */
     failure?: Failure;

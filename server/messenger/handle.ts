@@ -16,6 +16,19 @@ export interface Persistence {
    * when it throws (no store transaction: a handler may run long); the changes published once it succeeded.
    */
   withCalls<T>(origin: string | undefined, handler: (calls: ResourceCalls) => Promise<T>): Promise<T>;
+  /**
+   * What the handler's writes of `envelope` must hold to: the row-level scopes, as the user who dispatched it.
+   * Throws, and the message fails, when it carries no user (or one that cannot be rebuilt) and needs one.
+   */
+  guard(envelope: Envelope): Promise<WriteGuard>;
+}
+
+/** The checks of a handler's writes (pipeline/writes/message-scopes.ts): each throws to refuse the write. */
+export interface WriteGuard {
+  /** Before an item is stored: the stored one it replaces (if any) and itself. */
+  saving(messageClass: string, item: Item): Promise<void>;
+  /** Before a stored item (given, or named by its identifier) is removed or changed in place. */
+  stored(messageClass: string, item: Item | Id, kind: 'update' | 'delete'): Promise<void>;
 }
 
 /** The calls a handler makes on any resource (as processors': docs/custom-code.md). */
@@ -55,6 +68,7 @@ export function messageHandler(handlers: Map<string, CodeFunction>, persistence:
     const handler = handlers.get(envelope.class);
     if (!handler) throw new NoHandlerError(`no handler for messages of class ${envelope.class}`);
     const origin = envelope.headers.origin;
+    const guard = await persistence.guard(envelope);
     return persistence.withCalls(origin, async (calls) => {
       const ctx: HandlerContext = {
         class: envelope.class,
@@ -62,17 +76,32 @@ export function messageHandler(handlers: Map<string, CodeFunction>, persistence:
         headers: envelope.headers,
         attempt,
         transport,
-        persist: (item, resource) =>
-          typeof item === 'string'
-            ? calls.persist(item, resource as Item)
-            : persistence.persist((resource as string | undefined) ?? envelope.class, item, origin),
-        remove: (item, resource) =>
-          typeof item === 'string'
-            ? calls.remove(item, resource as Id)
-            : persistence.remove((resource as string | undefined) ?? envelope.class, item, origin),
+        persist: async (item, resource) => {
+          if (typeof item === 'string') {
+            await guard.saving(item, resource as Item);
+            return calls.persist(item, resource as Item);
+          }
+          const messageClass = (resource as string | undefined) ?? envelope.class;
+          await guard.saving(messageClass, item);
+          return persistence.persist(messageClass, item, origin);
+        },
+        remove: async (item, resource) => {
+          if (typeof item === 'string') {
+            await guard.stored(item, resource as Id, 'delete');
+            return calls.remove(item, resource as Id);
+          }
+          const messageClass = (resource as string | undefined) ?? envelope.class;
+          await guard.stored(messageClass, item, 'delete');
+          return persistence.remove(messageClass, item, origin);
+        },
         get: calls.get,
         find: calls.find,
-        increment: calls.increment,
+        increment: async (resource, id, property, delta, options) => {
+          await guard.stored(resource, id, 'update');
+          const saved = await calls.increment(resource, id, property, delta, options);
+          await guard.saving(resource, saved); // a refusal undoes the increment with the handler's other writes
+          return saved;
+        },
         violation: calls.violation,
       };
       return handler(envelope.message, ctx);

@@ -21,6 +21,7 @@ import {
   notExposedRoute,
   type OperationContext,
 } from './load-operation.js';
+import { storedRelations } from './item-iris.js';
 import { assertionsOf, fieldRules, fieldType, loadProperty } from './load-property.js';
 import { keepCheckedRequirements } from './stored-requirements.js';
 import { resolveSettings } from './settings.js';
@@ -143,6 +144,11 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
   const apiFields = plainEntries(api?.body?.entries);
   indexScopeTargets(resources);
   const byName = new Map(resources.map((r) => [r.shortName, r]));
+  const resource = (name: string): ResourceMetadata | undefined => byName.get(name);
+  for (const r of resources) {
+    const relations = storedRelations({ resource }, r);
+    if (Object.keys(relations).length > 0) r.storage.relations = relations;
+  }
   return {
     filters: loadFilters(model),
     title: api?.title?.value ?? 'API',
@@ -152,7 +158,7 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
     security,
     resources,
     messageHandlers: await loadHandlers(model.config, options.baseDir),
-    resource: (name) => byName.get(name),
+    resource,
   };
 }
 

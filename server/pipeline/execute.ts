@@ -6,6 +6,7 @@
  */
 import { scopeSources } from '../../grammar/scope-plan.js';
 import { scopedCollection } from './scopes.js';
+import { scopedMemberRelations } from './scoped-members.js';
 import type { OperationMetadata } from '../metadata/types.js';
 import { optionValue, perOperation } from '../metadata/options.js';
 import { answersWithBody, successStatus } from '../metadata/operation-facts.js';
@@ -251,11 +252,14 @@ const READ_AND_SHOW = new Set(['read', 'publish', 'include', 'serialize']);
  * Undefined where the pipeline must run for each item.
  */
 export const plainItemValue = perOperation(
-  (op, settings): ((api: ApiMetadata, item: Item, origin: string) => Record<string, unknown>) | undefined => {
+  (op, api: ApiMetadata): ((api: ApiMetadata, item: Item, origin: string) => Record<string, unknown>) | undefined => {
+    const { settings } = api;
     if (op.isCollection || op.method !== 'GET' || op.hidden || op.provider || rateLimitOf(op, settings))
       return undefined;
-    // A read scope is part of the read: such an item runs the pipeline (docs/scopes.md).
+    // A read scope is part of the read, and so is one on the members of its to-many relations: such an item
+    // runs the pipeline (docs/scopes.md).
     if (scopeSources(optionValue(op, 'scope'))?.read !== undefined) return undefined;
+    if (scopedMemberRelations(api, op.resource).length) return undefined;
     const byIdentifierOnly = op.uriVariables.length === 1 && op.uriVariables[0] === op.resource.identifier?.name;
     const stages = stagesOf(op, settings).map(({ name }) => name);
     if (!byIdentifierOnly || !stages.includes('read') || !stages.includes('serialize')) return undefined;

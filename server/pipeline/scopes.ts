@@ -11,6 +11,7 @@ import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metada
 import { fieldType } from '../metadata/load-property.js';
 import { HttpError } from '../protocol/errors.js';
 import { routeIdentifier } from '../protocol/identifier.js';
+import { itemKeyPrefix } from '../metadata/item-iris.js';
 import { itemOperation } from '../protocol/iri.js';
 import { scopeContext } from '../security/access.js';
 import { matchesAll, type RelatedLookup } from '../store/matching.js';
@@ -72,13 +73,12 @@ function pathResolver(api: ApiMetadata, resource: ResourceMetadata) {
 
 /** The text before the identifier in the IRIs of `target`'s items (`/shops/` of `/shops/{id}`). */
 function keyPrefix(target: ResourceMetadata): string {
-  const path = itemOperation(target)?.path;
-  const placeholder = `{${target.identifier?.name}}`;
-  if (!path || !target.identifier || !path.endsWith(placeholder) || path.indexOf('{') !== path.lastIndexOf('{'))
+  const prefix = itemKeyPrefix(target);
+  if (prefix === undefined)
     throw new Error(
       `a scope reads through relations to ${target.shortName} only when its item IRIs end with its identifier`,
     );
-  return path.slice(0, -placeholder.length);
+  return prefix;
 }
 
 /** The request's values of the scope: who asks, their roles, the URI variables. */
@@ -145,15 +145,50 @@ export async function hiddenByScope(state: OperationState, rawId: string | undef
  * null for a delete): a 403 with `scopeMessage` when either leaves it.
  */
 export async function enforceWriteScope(state: OperationState, previous: unknown, next: unknown): Promise<void> {
-  const scope = operationScope(state.operation, state.api);
-  if (!scope) return;
-  const conditions = await scope.write.conditions(contextOf(state));
-  const { storage } = state.operation.resource;
-  const lookup = relatedLookup(state.api, state.runtime.collectionOf);
-  for (const item of [previous, next]) {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
-    if (!(await matchesAll(storage, item as Item, conditions, lookup))) throw new HttpError(403, scope.message);
-  }
+  const check = await writeScopeCheck(state.operation, state.api, contextOf(state), state.runtime.collectionOf);
+  if (!check) return;
+  for (const item of [previous, next]) await check(item);
+}
+
+/** Throws the 403 of a write scope for an item outside it; anything but an item passes (nothing to store). */
+export type WriteScopeCheck = (item: unknown) => Promise<void>;
+
+/**
+ * The write scope of `op` bound to a request's values, as a check of items; undefined when the operation has no
+ * scope. Its relation paths read the related items as stored, inside the write's transaction when it has begun.
+ */
+export async function writeScopeCheck(
+  op: OperationMetadata,
+  api: ApiMetadata,
+  context: SecurityContext,
+  collectionOf: (resource: ResourceMetadata) => Collection,
+): Promise<WriteScopeCheck | undefined> {
+  const scope = operationScope(op, api);
+  if (!scope) return undefined;
+  const conditions = await scope.write.conditions(context);
+  const lookup = relatedLookup(api, collectionOf);
+  return async (item) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return;
+    if (!(await matchesAll(op.resource.storage, item as Item, conditions, lookup)))
+      throw new HttpError(403, scope.message);
+  };
+}
+
+/**
+ * The operation whose scope a change made outside a request of its own answers to (an item written through a
+ * nested document, a message handler's write): the resource's Post for a create, its Patch (else Put) for an
+ * update, its Delete for a delete, as if the writer had sent that request; else its item Get, which carries the
+ * resource's scope.
+ */
+export function changingOperation(
+  resource: ResourceMetadata,
+  kind: 'create' | 'update' | 'delete',
+): OperationMetadata | undefined {
+  const item = (method: string) => resource.operations.find((o) => o.method === method && !o.isCollection);
+  let own: OperationMetadata | undefined;
+  if (kind === 'create') own = resource.operations.find((o) => o.method === 'POST');
+  else own = kind === 'update' ? (item('PATCH') ?? item('PUT')) : item('DELETE');
+  return own ?? itemOperation(resource);
 }
 
 /** Reads a related item by the key its reference names, unscoped: a scope's path reads the stored relation. */

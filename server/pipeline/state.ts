@@ -26,6 +26,8 @@ export interface NestedWrite {
   iri?: string;
   /** The `securityPostValidation` of the target's Patch, for a change of an item the parent does not own. */
   postValidation?: () => Promise<void>;
+  /** The write scope of the target's Post or Patch (docs/scopes.md): the item as it is stored must hold to it. */
+  scope?: (item: Item) => Promise<void>;
 }
 
 /** What a JSON:API request asks of the document besides filters, sort and page (representation/jsonapi-query.ts). */
@@ -122,6 +124,8 @@ export interface OperationState {
   included?: IncludedItem[];
   /** Per item shown, the properties whose `security` denies that user (left out of the output). */
   hiddenProperties?: WeakMap<Item, ReadonlySet<string>>;
+  /** The IRIs of to-many members the response leaves out: outside the reader's read scope (pipeline/scopes.ts). */
+  hiddenMembers?: Set<string>;
   /** The related items the response embeds, read by the serialize stage (representation/embedding.ts). */
   embedded?: EmbeddedOutput;
   /** What the response is written as: the negotiated format's document, an adapter's values, a batch's member. */

@@ -9,18 +9,9 @@ import { GENID_PATH } from '../metadata/load-operation.js';
 import type { ApiMetadata, OperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Item } from '../store/types.js';
 import { routeIdentifier } from './identifier.js';
+import { itemOperation } from '../metadata/item-iris.js';
 
-const itemOperations = new WeakMap<ResourceMetadata, OperationMetadata | null>();
-
-/** The operation whose route builds a resource's item IRIs (the first item Get). */
-export function itemOperation(resource: ResourceMetadata): OperationMetadata | undefined {
-  let op = itemOperations.get(resource);
-  if (op === undefined) {
-    op = resource.operations.find((o) => o.method === 'GET' && !o.isCollection && o.path !== GENID_PATH) ?? null;
-    itemOperations.set(resource, op);
-  }
-  return op ?? undefined;
-}
+export { itemOperation };
 
 type Part = string | { name: string };
 

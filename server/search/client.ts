@@ -5,16 +5,25 @@
  * lines); nothing here writes a query string by hand. No retries: a request that fails or passes the timeout is
  * given up at once (docs/elasticsearch.md says what follows).
  */
-import { Client } from '@opensearch-project/opensearch';
+import { createRequire } from 'node:module';
+import type * as OpenSearch from '@opensearch-project/opensearch';
 import type { SearchIndexSettings } from '../metadata/types.js';
 import { HttpError } from '../protocol/errors.js';
 import type { Dialect } from './mapping.js';
 
-export type SearchClient = Client;
+export type SearchClient = OpenSearch.Client;
+
+/**
+ * The client's package, loaded with the first client: it costs some 170 ms of CPU, which every command of an API
+ * without a search index (most) would pay at start-up for nothing.
+ */
+const openSearch = (): typeof OpenSearch =>
+  createRequire(import.meta.url)('@opensearch-project/opensearch') as typeof OpenSearch;
 
 export function searchClient(settings: SearchIndexSettings): SearchClient {
   const auth =
     settings.username !== undefined ? { username: settings.username, password: settings.password ?? '' } : undefined;
+  const { Client } = openSearch();
   return new Client({ nodes: settings.hosts, auth, requestTimeout: settings.timeout, maxRetries: 0 });
 }
 

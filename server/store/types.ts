@@ -40,6 +40,23 @@ export interface CollectionSpec {
    * whether the stored items still satisfy the file (see layout.ts).
    */
   rules?: Record<string, FieldRules>;
+  /**
+   * The 'iri' fields that name items of another stored collection, each the way its values do: `keyPrefix`
+   * followed by the target's key (`/shops/` and 7 in `/shops/7`, the key URI-encoded). A store may keep such a field as
+   * the key with a foreign key of its own (PostgreSQL); items still hold the IRIs, in and out. `onDelete` is the
+   * relation's action when its target is deleted (the pipeline applies it first; the store's foreign key follows it).
+   * Absent: no field is known to name stored items (SQLite and MongoDB ignore it).
+   */
+  relations?: Record<string, Relation>;
+}
+
+/** A relation field of a collection: see `CollectionSpec.relations`. */
+export interface Relation {
+  target: CollectionSpec;
+  keyPrefix: string;
+  /** A list of IRIs ('array' field) rather than one. */
+  many: boolean;
+  onDelete: 'restrict' | 'cascade' | 'setNull';
 }
 
 export interface FieldRules {
@@ -246,6 +263,11 @@ export interface Store {
    * Absent: each write applies on its own (MongoDB). `run` must be the only user of the store meanwhile.
    */
   transaction?<T>(run: () => Promise<T>): Promise<T>;
+  /**
+   * Transactions may run side by side, each on a connection of its own (PostgreSQL). Absent: the pipeline queues
+   * them, one at a time (SQLite has one connection).
+   */
+  readonly concurrentTransactions?: boolean;
   /** Flushes and closes; the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -266,6 +288,24 @@ export class UniqueConflictError extends StoreConflictError {
     if (options?.index !== undefined) this.index = options.index;
   }
 }
+
+/**
+ * A write names, in a relation field, an item that is not stored: the store's own check (PostgreSQL's foreign key,
+ * `CollectionSpec.relations`), which the pipeline's look at the targets runs before; it meets one only when the
+ * target was deleted meanwhile. `value` is what the item holds there (the IRI).
+ */
+export class MissingReferenceError extends StoreConflictError {
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+    options?: ErrorOptions,
+  ) {
+    super(`${field} names an item that is not stored`, options);
+  }
+}
+
+/** A delete of an item that a relation still names, refused by the store's own check (a foreign key). */
+export class StillReferencedError extends StoreConflictError {}
 
 export interface StoredCollection {
   /** The recorded layout (layout.ts `layoutText`), undefined when none was recorded. */

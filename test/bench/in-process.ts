@@ -12,16 +12,21 @@ export type Listener = (req: IncomingMessage, res: ServerResponse) => Promise<vo
 
 const socket = new Socket();
 
-/** One GET of `url` through `listener` (with `headers` besides the defaults): the answer's status and body. */
-export async function inject(
-  listener: Listener,
-  url: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: string }> {
+/** A request to inject: a URL (a GET of JSON-LD), or a method, headers and body besides. */
+export type Injected = string | { url: string; method: 'GET' | 'POST'; headers: Record<string, string>; body?: string };
+
+/** One request through `listener`: the answer's status and body. */
+export async function inject(listener: Listener, target: Injected): Promise<{ status: number; body: string }> {
+  const { url, method, headers, body } =
+    typeof target === 'string' ? { url: target, method: 'GET', headers: { accept: 'application/ld+json' } } : target;
   const req = new IncomingMessage(socket);
-  req.method = 'GET';
+  req.method = method;
   req.url = url;
-  req.headers = { host: '127.0.0.1', accept: 'application/ld+json', connection: 'keep-alive', ...headers };
+  req.headers = { host: '127.0.0.1', connection: 'keep-alive', ...headers };
+  if (body !== undefined) {
+    req.headers['content-length'] = String(Buffer.byteLength(body));
+    req.push(body);
+  }
   req.push(null);
   const res = new ServerResponse(req);
   await listener(req, res);
@@ -32,15 +37,28 @@ export async function inject(
 }
 
 /** Median over `runs` runs of the CPU microseconds (user + system) one request takes, after a warm-up. */
-export async function cpuPerRequest(listener: Listener, url: string, requests = 20_000, runs = 5): Promise<number> {
-  for (let i = 0; i < requests / 4; i++) await inject(listener, url);
-  const figures: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    const before = process.cpuUsage();
-    for (let i = 0; i < requests; i++) await inject(listener, url);
-    const spent = process.cpuUsage(before);
-    figures.push((spent.user + spent.system) / requests);
-  }
-  figures.sort((a, b) => a - b);
-  return figures[Math.floor(runs / 2)];
+export async function cpuPerRequest(listener: Listener, url: Injected, requests = 20_000, runs = 5): Promise<number> {
+  return (await cpuPerRequestInTurns(listener, [url], requests, runs))[0];
+}
+
+/**
+ * `cpuPerRequest` of several requests, in turns (run 1 of each, then run 2 of each…), so that a busy spell of the
+ * machine weighs on all of them: the medians, in the order of `targets`.
+ */
+export async function cpuPerRequestInTurns(
+  listener: Listener,
+  targets: readonly Injected[],
+  requests = 20_000,
+  runs = 5,
+): Promise<number[]> {
+  for (const target of targets) for (let i = 0; i < requests / 4; i++) await inject(listener, target);
+  const figures = targets.map((): number[] => []);
+  for (let run = 0; run < runs; run++)
+    for (const [k, target] of targets.entries()) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < requests; i++) await inject(listener, target);
+      const spent = process.cpuUsage(before);
+      figures[k].push((spent.user + spent.system) / requests);
+    }
+  return figures.map((f) => f.sort((a, b) => a - b)[Math.floor(runs / 2)]);
 }

@@ -6,8 +6,10 @@
  * (bulk.ts), then the cost of a rate limit (rate-limit.ts), then GraphQL against REST (graphql.ts), then embedded
  * relations against IRIs (embedding.ts), then an MCP tool call against REST (mcp.ts), then a page from the search
  * index against the store, and the index's lag (elasticsearch.ts), then how soon the README's serve command
- * answers (start.ts). `npm run bench -- throughput` (or front-end, large, security, scopes, cache, lsp, bulk, rate-limit,
- * graphql, embedding, mcp, elasticsearch, start, several allowed) runs only those parts.
+ * answers (start.ts), then `apidsl import` of 50,000 rows (import.ts), then the PostgreSQL store against a bare
+ * handler and at 1,000,000 rows (postgres.ts). `npm run bench -- throughput` (or front-end, large, security, scopes,
+ * cache, lsp, bulk, rate-limit, graphql, embedding, mcp, elasticsearch, start, import, postgres, several allowed)
+ * runs only those parts.
  */
 import { performance } from 'node:perf_hooks';
 import { parse } from '../../grammar/parse.js';
@@ -19,9 +21,11 @@ import { runCacheBench } from './cache.js';
 import { runElasticsearchBench } from './elasticsearch.js';
 import { runEmbeddingBench } from './embedding.js';
 import { runGraphQlBench } from './graphql.js';
+import { runImportBench } from './import.js';
 import { runLspBench } from './lsp.js';
 import { runMcpBench } from './mcp.js';
 import { runPaginationBench, type PaginationPart } from './pagination.js';
+import { runPostgresBench } from './postgres.js';
 import { runRateLimitBench } from './rate-limit.js';
 import { runScopesBench } from './scopes.js';
 import { runSecurityBench } from './security.js';
@@ -42,6 +46,8 @@ const PARTS = [
   'mcp',
   'elasticsearch',
   'start',
+  'import',
+  'postgres',
 ] as const;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(PARTS as readonly string[]).includes(a));
@@ -76,6 +82,8 @@ if (parts.has('embedding')) await runEmbeddingBench();
 if (parts.has('mcp')) await runMcpBench();
 if (parts.has('elasticsearch')) await runElasticsearchBench();
 if (parts.has('start')) await runStartBench();
+if (parts.has('import')) await runImportBench();
+if (parts.has('postgres')) await runPostgresBench();
 
 function runFrontEndBench(): void {
   const text = generateApi(10_000);

@@ -28,7 +28,7 @@ import { openSqliteStore } from '../../server/store/sqlite/store.js';
 import type { Item, Store } from '../../server/store/types.js';
 import { freshDatabaseUri, testMongo } from '../support/mongodb.js';
 import { dropPostgresDatabase, freshPostgresUrl } from '../support/postgres.js';
-import { inject, type Listener } from './in-process.js';
+import { inject, type Injected, type Listener } from './in-process.js';
 import { benchService, benchToken, load, median, type Run } from './security.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/bench/scopes.api', import.meta.url));
@@ -126,7 +126,8 @@ async function measureInProcess(store: Store, token: string): Promise<Record<Kin
   const api = await loadApi(FIXTURE);
   const runtime = await startRuntime(api, store, { logger: pino({ level: 'silent' }) });
   const app: Listener = (await createApp(runtime, undefined)).callback();
-  const headers = { authorization: `Bearer ${token}` };
+  const headers = { accept: 'application/ld+json', authorization: `Bearer ${token}` };
+  const request = (kind: Kind): Injected => ({ url: PATHS[kind], method: 'GET', headers });
   const runs: Record<Kind, InProcessRun[]> = { plain: [], own: [], relation: [] };
   const { seconds, rounds, warmup } = IN_PROCESS;
   /** Requests of `kind`, one at a time, for `seconds`: the CPU and the time each took. */
@@ -134,14 +135,14 @@ async function measureInProcess(store: Store, token: string): Promise<Record<Kin
     const [cpu, started] = [process.cpuUsage(), performance.now()];
     let requests = 0;
     while (performance.now() - started < seconds * 1000 || requests < 10) {
-      await inject(app, PATHS[kind], headers);
+      await inject(app, request(kind));
       requests++;
     }
     const { user, system } = process.cpuUsage(cpu);
     return { cpu: (user + system) / requests, wall: ((performance.now() - started) * 1000) / requests };
   };
   try {
-    await checkPages((kind) => inject(app, PATHS[kind], headers));
+    await checkPages((kind) => inject(app, request(kind)));
     progress(`scopes in process: ${warmup} s warm-up each, then ${rounds} rounds of ${seconds} s runs (in turns)`);
     for (const kind of KINDS) await run(kind, warmup);
     for (let round = 1; round <= rounds; round++) {

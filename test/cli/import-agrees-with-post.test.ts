@@ -55,6 +55,8 @@ const WRITE_RULES: Record<string, Rule> = {
   assert: { property: 'score', valid: [1, ABSENT], invalid: [13] },
   // A relation's value: an IRI naming a stored item of its resource (not a catalogue option: every relation).
   relation: { property: 'author', valid: ['/authors/1', '/authors/2'], invalid: ['/authors/9', '/books/1', 5, ABSENT] },
+  // An item a folder owns (`owned: true` on Folder.notes) is reached through its folder only: no book may name it.
+  owned: { property: 'note', valid: ['/notes/1', ABSENT], invalid: ['/notes/2'] },
   // Server-set values (`default: now`): filled when absent; a given one a POST ignores and an import keeps.
   serverDefault: { property: 'createdAt', valid: [ABSENT, TIME], invalid: [] },
 };
@@ -69,7 +71,6 @@ const NOT_COMPARED: Record<string, string> = {
   securityPostDenormalize: 'an access rule: the administrator’s import evaluates none (docs/data.md)',
   throwOnAccessDenied: 'part of securityPostDenormalize, an access rule',
   onDelete: 'applies to deletes, which an import does not make',
-  owned: 'attaching an owned item: both roads check it in relations/targets.ts (test/http/owned-items.test.ts)',
   renamedFrom: 'the name a property had in an earlier version of the file, read by `apidsl diff` only (docs/diff.md)',
 };
 
@@ -81,6 +82,22 @@ resource Author {
     name: string { required: true }
   }
   operations { GetCollection, Post, Get }
+}
+
+resource Note {
+  properties {
+    id: int { identifier: true }
+    text: string
+  }
+  operations { Post, Get }
+}
+
+resource Folder {
+  properties {
+    id: int { identifier: true }
+    notes: Note[] { owned: true }
+  }
+  operations { Post, Get }
 }
 
 resource Book {
@@ -102,12 +119,20 @@ resource Book {
     isbn: string { unique: true }
     score: int { assert: { expression: "value != 13", message: "Unlucky." } }
     author: Author { required: true }
+    note: Note
   }
   operations { GetCollection, Post, Get }
 }
 `;
 
 type Row = Record<string, unknown>;
+
+/** The other items both roads hold before the books, in order: note 1 free, note 2 owned by a folder. */
+const RELATED: [string, Row][] = [
+  ['/notes', { text: 'free' }],
+  ['/notes', { text: 'filed' }],
+  ['/folders', { notes: ['/notes/2'] }],
+];
 
 /** The choices of each property: its rules' values, the valid ones four times as likely. */
 function rowArbitrary(): fc.Arbitrary<Row> {
@@ -194,6 +219,7 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
       const server = await startServer(api, posted);
       try {
         for (const author of authors) expect((await post(server.url, '/authors', author)).status).to.equal(201);
+        for (const [path, body] of RELATED) expect((await post(server.url, path, body)).status).to.equal(201);
         for (const row of rows) {
           const answer = await post(server.url, '/books', row);
           const json = answer.json as { detail?: string; violations?: { propertyPath: string; message: string }[] };
@@ -214,6 +240,12 @@ for (const storeKind of ['sqlite', 'mongodb'] as const) {
       writeFileSync(join(dir, 'files', 'books.ndjson'), ndjson(rows));
       const a = runCli(['import', api, 'Author', join(dir, 'files', 'authors.ndjson'), ...imported]);
       expect(a.status, a.stderr).to.equal(0);
+      for (const [path, body] of RELATED) {
+        const resource = path === '/notes' ? 'Note' : 'Folder';
+        writeFileSync(join(dir, 'files', `${resource}.ndjson`), ndjson([body]));
+        const n = runCli(['import', api, resource, join(dir, 'files', `${resource}.ndjson`), ...imported]);
+        expect(n.status, n.stderr).to.equal(0);
+      }
       const r = runCli(['import', api, 'Book', join(dir, 'files', 'books.ndjson'), ...imported]);
       const lines = new Map([...r.stderr.matchAll(/:line (\d+): (.*)$/gm)].map((m) => [Number(m[1]) - 1, m[2]]));
       rows.forEach((row, i) => expect(lines.get(i), `line ${i + 1}: ${JSON.stringify(row)}`).to.equal(refusals[i]));

@@ -147,6 +147,59 @@ export const PLAN_CASES: PlanCase[] = [
     after: { Product: [{ id: 1, name: 'lamp' }], Coupon: [] },
   },
   {
+    pair: 'relation-resource-added',
+    // Both tables are made before the foreign keys, the one to WishList naming the table made after Wish's.
+    rows: { Product: [{ name: 'lamp' }] },
+    counts: {},
+    upgrade: [],
+    after: { Product: [{ id: 1, name: 'lamp' }], Wish: [], WishList: [] },
+  },
+  {
+    pair: 'relation-made-required-with-default',
+    // The count reads the column's keys as the IRIs the reviews hold; the fill writes the default's key.
+    rows: {
+      Product: [{ name: 'lamp' }, { name: 'desk' }],
+      Review: [{ body: 'a', product: '/products/2' }, { body: 'b' }, { body: 'c', product: null }],
+    },
+    counts: { 'product: now required': 2 },
+    upgrade: ['ALTER TABLE "review" ALTER COLUMN "product" SET NOT NULL'],
+    after: {
+      Review: [
+        { id: 1, body: 'a', product: '/products/2' },
+        { id: 2, body: 'b', product: '/products/1' },
+        { id: 3, body: 'c', product: '/products/1' },
+      ],
+    },
+  },
+  {
+    pair: 'relation-unique-added',
+    // The count reads a text key as the IRI encodeURIComponent spells ('%zz' as '/shelves/%25zz'), which differs
+    // from '/shelves/%zz', no key's IRI, kept as written among the extra members; 'é/1' is referred to twice.
+    rows: {
+      Shelf: [{ id: '%zz' }, { id: 'é/1' }, { id: 'x' }],
+      Book: [
+        { title: 'a', shelf: '/shelves/%25zz' },
+        { title: 'b', shelf: '/shelves/%zz' },
+        { title: 'c', shelf: '/shelves/%C3%A9%2F1' },
+        { title: 'd', shelf: '/shelves/%C3%A9%2F1' },
+        { title: 'e', shelf: '/shelves/x' },
+        { title: 'f' },
+      ],
+    },
+    counts: { 'shelf: now unique': 1 },
+    remove: { Book: [4] },
+    upgrade: [],
+    after: {
+      Book: [
+        { id: 1, title: 'a', shelf: '/shelves/%25zz' },
+        { id: 2, title: 'b', shelf: '/shelves/%zz' },
+        { id: 3, title: 'c', shelf: '/shelves/%C3%A9%2F1' },
+        { id: 5, title: 'e', shelf: '/shelves/x' },
+        { id: 6, title: 'f' },
+      ],
+    },
+  },
+  {
     pair: 'unique-added',
     // Nulls and absent values repeat freely; each item after the first with a value is in the way.
     rows: {

@@ -1,8 +1,8 @@
 /**
- * Static GET paths of a service that authenticates nobody are answered by their route directly, without CORS,
- * authentication and the router (server/http/app.ts, docs/architecture.md). Access must be exactly what the
- * chain would give: every request anonymous, credentials or not; an operation's `security` denies, an
- * expression that fails at run time denies (never 2xx or 5xx), and a guarded property stays hidden.
+ * Static GET paths of a service that authenticates nobody, and its GraphQL endpoint, are answered by their route
+ * directly, without CORS, authentication and the router (server/http/app.ts, docs/architecture.md). Access must be
+ * exactly what the chain would give: every request anonymous, credentials or not; an operation's `security`
+ * denies, an expression that fails at run time denies (never 2xx or 5xx), and a guarded property stays hidden.
  */
 import { expect } from 'chai';
 import { fixture, request, useServer } from './harness.js';
@@ -39,6 +39,21 @@ describe('HTTP direct routes: access on a service without authentication', funct
       expect(r.status, r.text).to.equal(200);
       expect(r.json.member.map((m: { label: string }) => m.label)).to.deep.equal(['first']);
       expect(r.json.member[0]).to.not.have.property('secret');
+    });
+
+    it(`${who}: a guarded property stays hidden in GraphQL, by POST and by GET`, async () => {
+      const query = '{ vaults { edges { node { label secret } } } }';
+      const posted = await request(server.url, 'POST', '/graphql', {
+        headers: { ...headers(), 'Content-Type': 'application/json' },
+        body: { query },
+      });
+      const got = await request(server.url, 'GET', `/graphql?query=${encodeURIComponent(query)}`, {
+        headers: headers(),
+      });
+      for (const r of [posted, got]) {
+        expect(r.status, r.text).to.equal(200);
+        expect(r.json).to.deep.equal({ data: { vaults: { edges: [{ node: { label: 'first', secret: null } }] } } });
+      }
     });
   }
 

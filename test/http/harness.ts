@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromRoot } from '../support/paths.js';
+import { outsideTestBound } from '../support/startup-bound.js';
 import { dropCreatedDatabases, freshDatabaseUri } from '../support/mongodb.js';
 import { dropCreatedPostgresDatabases, freshPostgresUrl } from '../support/postgres.js';
 import { callingTestFile, refuseListedCaller } from './suite-store.js';
@@ -136,11 +137,22 @@ function stopper(child: ChildProcess, exited: Promise<number | null>): () => Pro
  * server printed its URL on stdout. Rejects with the captured output as soon as it exits first, or when it prints
  * nothing within STARTUP_TIMEOUT_MS (the child is then killed). `from`: the test file starting it (suite-store.ts).
  */
-export async function startServer(
+export function startServer(
   apiFile: string,
   extraArgs: string[] = [],
   startupTimeoutMs = STARTUP_TIMEOUT_MS,
   from = callingTestFile(),
+): Promise<RunningServer> {
+  return outsideTestBound(startupTimeoutMs + 10_000, () =>
+    serveUntilListening(apiFile, extraArgs, startupTimeoutMs, from),
+  );
+}
+
+async function serveUntilListening(
+  apiFile: string,
+  extraArgs: string[],
+  startupTimeoutMs: number,
+  from: string | undefined,
 ): Promise<RunningServer> {
   const { child, output, exited } = await spawnServe(apiFile, extraArgs, from);
   const stop = stopper(child, exited);
@@ -187,8 +199,13 @@ export async function startServer(
  * the process exits. If it prints a URL instead, it is stopped and the URL is reported; if it does
  * neither within STARTUP_TIMEOUT_MS, it is killed and `code` is null.
  */
-export async function serveExpectingExit(apiFile: string, extraArgs: string[] = []): Promise<ExitedServer> {
-  const { child, output, exited } = await spawnServe(apiFile, extraArgs, callingTestFile());
+export function serveExpectingExit(apiFile: string, extraArgs: string[] = []): Promise<ExitedServer> {
+  const from = callingTestFile();
+  return outsideTestBound(STARTUP_TIMEOUT_MS + 10_000, () => serveUntilExit(apiFile, extraArgs, from));
+}
+
+async function serveUntilExit(apiFile: string, extraArgs: string[], from: string | undefined): Promise<ExitedServer> {
+  const { child, output, exited } = await spawnServe(apiFile, extraArgs, from);
   const stop = stopper(child, exited);
   return new Promise<ExitedServer>((resolve) => {
     let settled = false;

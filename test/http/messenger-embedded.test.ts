@@ -148,7 +148,9 @@ describe('Messenger: embedded queue', function () {
     }
   });
 
-  it('apidsl messenger failed: lists the failure queue, retries a message (handled again), removes one', async () => {
+  it('apidsl messenger failed: lists the failure queue, retries a message (handled again), removes one', async function () {
+    // Six `apidsl messenger failed` commands, each a process of its own: a loaded machine takes seconds per start.
+    this.timeout(180_000);
     await expectFailedCommands(server.url, f, consume, ['--data', data], 'embedded');
   });
 });

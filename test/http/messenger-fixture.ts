@@ -8,8 +8,10 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually as askUntil } from '../support/eventually.js';
 import { fromRoot } from '../support/paths.js';
-import { fixture, request } from './harness.js';
+import { outsideTestBound } from '../support/startup-bound.js';
+import { STARTUP_TIMEOUT_MS, fixture, request } from './harness.js';
 
 /** Children still running, killed when the test process exits (one listener for all). */
 const live = new Set<ChildProcess>();
@@ -105,8 +107,12 @@ export interface ConsumerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `apidsl consume FILE [args]`; resolves once it says it is consuming. */
+/** Starts `apidsl consume FILE [args]`; resolves once it says it is consuming (outside the test's own bound). */
 export function startConsumer(file: string, args: string[]): Promise<ConsumerProcess> {
+  return outsideTestBound(STARTUP_TIMEOUT_MS + 10_000, () => consumeUntilListening(file, args));
+}
+
+function consumeUntilListening(file: string, args: string[]): Promise<ConsumerProcess> {
   const child = spawn(process.execPath, [fromRoot('bin/apidsl.js'), 'consume', file, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env },
@@ -126,7 +132,11 @@ export function startConsumer(file: string, args: string[]): Promise<ConsumerPro
     },
   };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`consumer did not start: ${out}`)), 15_000);
+    // The harness's start-up bound: a loaded machine can take many seconds; a consumer that exits fails at once.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`consumer did not start within ${STARTUP_TIMEOUT_MS / 1000} s: ${out}`));
+    }, STARTUP_TIMEOUT_MS);
     child.stdout!.on('data', () => {
       if (out.includes('apidsl consuming')) {
         clearTimeout(timer);
@@ -147,15 +157,10 @@ export async function eventually<T>(
   accept: (json: T) => boolean,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < until) {
-    const r = await request(base, 'GET', path);
-    last = r.json as T;
-    if (r.status === 200 && accept(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`GET ${path} never satisfied the condition; last: ${JSON.stringify(last)}`);
+  const holds = (r: { status: number; json: unknown }): boolean => r.status === 200 && accept(r.json as T);
+  const last = await askUntil(() => request(base, 'GET', path), holds, { timeoutMs, intervalMs: 100 });
+  if (holds(last)) return last.json as T;
+  throw new Error(`GET ${path} never satisfied the condition; last: ${JSON.stringify(last.json)}`);
 }
 
 export async function waitForFile(path: string, timeoutMs = 10_000): Promise<void> {
@@ -181,14 +186,9 @@ export async function taskTitles(base: string): Promise<string[]> {
 
 /** Waits until the tasks `titles` are all stored. */
 export async function tasksStored(base: string, titles: string[], timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  let stored: string[] = [];
-  while (Date.now() < until) {
-    stored = await taskTitles(base);
-    if (titles.every((t) => stored.includes(t))) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`never stored: ${titles.filter((t) => !stored.includes(t)).join(', ')}`);
+  const all = (stored: string[]): boolean => titles.every((t) => stored.includes(t));
+  const stored = await askUntil(() => taskTitles(base), all, { timeoutMs, intervalMs: 100 });
+  if (!all(stored)) throw new Error(`never stored: ${titles.filter((t) => !stored.includes(t)).join(', ')}`);
 }
 
 /** Waits until the task `title` is stored. */

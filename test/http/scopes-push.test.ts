@@ -120,6 +120,16 @@ describe('row-level scopes on pushed updates (fixture scopes-push.api)', functio
       const read = await request(server.url, 'GET', card, { headers: users.ann });
       expect(read.json.note).to.include({ '@id': note, text: 'inside' });
     });
+
+    it('lists no scoped member of a to-many relation in a public update, whereas a reader sees those in scope', async () => {
+      const decks = await listen(['/decks/{id}']);
+      const note = (await send('POST', '/notes', { owner: 'ann', text: 'listed' }, 'ann')).json['@id'];
+      const deck = (await send('POST', '/decks', { label: 'd', notes: [note] }, 'ann')).json['@id'] as string;
+      await decks.waitFor(1);
+      expect(received(decks)[0]).to.deep.include({ '@id': deck, notes: [] });
+      expect((await request(server.url, 'GET', deck, { headers: users.ann })).json.notes).to.deep.equal([note]);
+      expect((await request(server.url, 'GET', deck, { headers: users.bob })).json.notes).to.deep.equal([]);
+    });
   });
 
   describe('GraphQL subscriptions', () => {

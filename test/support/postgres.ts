@@ -5,6 +5,8 @@
  * waits for a checkpoint).
  */
 import pg from 'pg';
+import { openPostgresStore } from '../../server/store/postgres/store.js';
+import type { Store } from '../../server/store/types.js';
 
 export const HOW_TO_ENABLE_POSTGRES =
   'start PostgreSQL 15 on 127.0.0.1:5432 (pg_ctlcluster --skip-systemctl-redirect 15 main start) or set APIDSL_TEST_POSTGRES_URL';
@@ -70,4 +72,32 @@ export async function postgresOrSkip(ctx: Mocha.Context): Promise<void> {
     );
   }
   ctx.skip();
+}
+
+/** What `usePostgresStore` gives each test: the store on a fresh database, and a plain client on it. */
+export interface FreshPostgresStore {
+  store: Store;
+  sql: pg.Client;
+}
+
+/**
+ * Per test of the suite it is called in: a fresh database, the store opened on it and a plain client (`sql`) to
+ * read what the store made; all closed and dropped afterwards. Skips as `postgresOrSkip` does.
+ */
+export function usePostgresStore(label: string): FreshPostgresStore {
+  const fresh = {} as FreshPostgresStore;
+  let url: string | undefined;
+  beforeEach(async function () {
+    await postgresOrSkip(this);
+    url = await freshPostgresUrl(label);
+    fresh.store = await openPostgresStore({ url });
+    fresh.sql = new pg.Client({ connectionString: url });
+    await fresh.sql.connect();
+  });
+  afterEach(async () => {
+    await fresh.sql?.end();
+    await fresh.store?.close();
+    if (url) await dropPostgresDatabase(url);
+  });
+  return fresh;
 }

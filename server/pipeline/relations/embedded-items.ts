@@ -17,6 +17,7 @@ export class ReadEmbeddedItems implements EmbeddedItems {
   /** By IRI as stored: the item, or null when the IRI names none. */
   private readonly byIri = new Map<string, Item | null>();
   private readonly hiddenOf = new WeakMap<Item, ReadonlySet<string>>();
+  private readonly byResource = new Map<ResourceMetadata, Item[]>();
 
   item(iri: string): Item | null | undefined {
     return this.byIri.get(iri);
@@ -24,6 +25,11 @@ export class ReadEmbeddedItems implements EmbeddedItems {
 
   hidden(item: Item): ReadonlySet<string> | undefined {
     return this.hiddenOf.get(item);
+  }
+
+  /** The items read, by resource. */
+  itemsByResource(): ReadonlyMap<ResourceMetadata, readonly Item[]> {
+    return this.byResource;
   }
 
   /** Every IRI looked up, found or not (a response's cache tags: creating a missing item changes it too). */
@@ -91,6 +97,7 @@ export class ReadEmbeddedItems implements EmbeddedItems {
       if (guarded) this.hiddenOf.set(item, await hiddenOf(target, item));
       read.push(item);
     }
+    if (read.length) this.byResource.set(target, [...(this.byResource.get(target) ?? []), ...read]);
     return read;
   }
 }

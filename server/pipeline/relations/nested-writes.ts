@@ -34,7 +34,13 @@ import { setServerValues } from '../representation/server-values.js';
 import { checkRelations, storeTargets } from './targets.js';
 import { compensate } from './compensation.js';
 import { listedIris, ownedElsewhere } from './owned-items.js';
-import { nestedUpdateGuards, type NestedUpdateGuards, type TargetAccess } from './target-access.js';
+import {
+  findableForChange,
+  nestedUpdateGuards,
+  nestedWriteScope,
+  type NestedUpdateGuards,
+  type TargetAccess,
+} from './target-access.js';
 
 /** How many levels of nested documents a body may hold (`talk.speaker.organisation` is two). */
 export const MAX_NESTING = 5;
@@ -158,8 +164,12 @@ export class NestedDocuments {
     if (collected) ctx.collected!.push(...collected.map((v) => nestedViolation(found.path, v)));
     await this.applyWriteRules(found, item, previous);
     await guards?.postDenormalize(item);
+    // The item's own write scope (its resource's Post or Patch): the stored item now, the new one when written.
+    const scope = await nestedWriteScope(ctx.access, found.target, stored?.iri);
+    await scope?.(previous);
     this.writes.push({
       ...(guards && { postValidation: () => guards.postValidation(item) }),
+      ...(scope && { scope }),
       resource: found.target,
       item,
       previous,
@@ -192,8 +202,11 @@ export class NestedDocuments {
       return this.refuse(found, `Invalid IRI "${shown}".`);
     }
     const item = id === undefined ? null : await ctx.collectionOf(target).get(id);
-    if (!item) return this.refuse(found, `Item not found for "${String(name)}".`);
-    return { item, iri: itemIri(target, item), name: String(name) };
+    const iri = item && itemIri(target, item);
+    // An item outside the read scope of the request that would change it is not there for this writer.
+    if (!item || !(await findableForChange(ctx.access, target, iri!, item)))
+      return this.refuse(found, `Item not found for "${String(name)}".`);
+    return { item, iri: iri!, name: String(name) };
   }
 
   /**
@@ -278,6 +291,7 @@ export async function writeNested<T>(
       for (const w of reached(writes, parent, parentResource)) {
         const collection = runtime.collectionOf(w.resource);
         const item = settled(w.resource, w.item, iris);
+        await w.scope?.(item); // with the IRIs of the items stored before it, in the transaction
         if (w.previous === null) {
           const stored = await collection.insert(item);
           iris.set(w.token, itemIri(w.resource, stored));

@@ -17,7 +17,7 @@ import { HttpError, preconditionFailed } from '../../protocol/errors.js';
 import { itemIri } from '../../protocol/iri.js';
 import { GENID_PATH } from '../../metadata/load-operation.js';
 import type { ApiMetadata, PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
-import type { Condition, Id, Item, Store } from '../../store/types.js';
+import { StillReferencedError, type Condition, type Id, type Item, type Store } from '../../store/types.js';
 import type { Runtime, Transaction } from '../runtime.js';
 import { ownedItems } from './owned-items.js';
 
@@ -57,6 +57,21 @@ const CONFLICTS_SHOWN = 5;
  * is also checked before any of them).
  */
 export async function deleteItem(
+  ctx: DeleteContext,
+  resource: ResourceMetadata,
+  item: Item,
+  expected?: Item,
+): Promise<ReferentialWrite[]> {
+  try {
+    return await deleteWithActions(ctx, resource, item, expected);
+  } catch (e) {
+    // The store's own check (a foreign key): a referrer stored since the plan read them, whose relation restricts.
+    if (e instanceof StillReferencedError) throw new HttpError(409, e.message);
+    throw e;
+  }
+}
+
+async function deleteWithActions(
   ctx: DeleteContext,
   resource: ResourceMetadata,
   item: Item,
@@ -117,9 +132,14 @@ async function restoreRemoved(ctx: DeleteContext, removed: Doomed[]): Promise<vo
   for (const { resource, item, id } of removed) await ctx.collectionOf(resource).upsert(id, item);
 }
 
-/** One transaction at a time on a store (SQLite opens one per connection): the deletes that need one queue. */
+/**
+ * One transaction at a time on a store (SQLite opens one per connection): the deletes that need one queue. A store
+ * whose transactions run side by side (PostgreSQL) is not queued: a transaction stuck on a frozen server would hold
+ * every one behind it past the time limit of a single query.
+ */
 export function deleteTransaction(store: Store): Transaction | undefined {
   if (!store.transaction) return undefined;
+  if (store.concurrentTransactions) return (run) => store.transaction!(run);
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(run: () => Promise<T>): Promise<T> => {
     const result = tail.then(() => store.transaction!(run));

@@ -13,7 +13,14 @@ import { compileGuard } from '../../expression/guard.js';
 import type { CompiledExpression } from '../../expression/evaluate.js';
 import { accessDenied, allows, scopeContext, type RequestFacts } from '../../security/access.js';
 import { matchesAll } from '../../store/matching.js';
-import { operationScope, relatedLookup } from '../scopes.js';
+import {
+  changingOperation,
+  operationScope,
+  relatedLookup,
+  writeScopeCheck,
+  type OperationScope,
+  type WriteScopeCheck,
+} from '../scopes.js';
 import type { Collection, Item } from '../../store/types.js';
 import { guardsOf, type Guard } from '../guards.js';
 import { ownedElsewhere, ownershipsOf, type OwnerItem } from './owned-items.js';
@@ -74,12 +81,47 @@ function readScopeOf(access: TargetAccess, target: ResourceMetadata) {
 }
 
 /** Whether the item is in the read scope of the target's item Get (docs/scopes.md), for this writer. */
-async function inReadScope(access: TargetAccess, target: ResourceMetadata, iri: string, item: Item): Promise<boolean> {
-  const read = readScopeOf(access, target);
+const inReadScope = (access: TargetAccess, target: ResourceMetadata, iri: string, item: Item): Promise<boolean> =>
+  inScope(access, readScopeOf(access, target), target, iri, item);
+
+async function inScope(
+  access: TargetAccess,
+  read: OperationScope['read'],
+  target: ResourceMetadata,
+  iri: string,
+  item: Item,
+): Promise<boolean> {
   if (!read) return true;
   const conditions = await read.conditions(scopeContext(targetFacts(access, iri, target)));
   const lookup = relatedLookup(access.api, access.collectionOf);
   return matchesAll(target.storage, item, conditions, lookup);
+}
+
+/** Whether the stored item a nested document changes is in the read scope of the operation that would change it. */
+export function findableForChange(
+  access: TargetAccess,
+  target: ResourceMetadata,
+  iri: string,
+  item: Item,
+): Promise<boolean> {
+  const op = access.administrator ? undefined : changingOperation(target, 'update');
+  return inScope(access, op && operationScope(op, access.api)?.read, target, iri, item);
+}
+
+/**
+ * The write scope an item written through a nested document holds to, bound to this request (undefined: none):
+ * `iri` names the stored item changed, undefined for a new one (whose scope sees no URI variable).
+ */
+export async function nestedWriteScope(
+  access: TargetAccess,
+  target: ResourceMetadata,
+  iri: string | undefined,
+): Promise<WriteScopeCheck | undefined> {
+  const op = access.administrator ? undefined : changingOperation(target, iri === undefined ? 'create' : 'update');
+  if (!op) return undefined;
+  const facts =
+    iri === undefined ? { ...access.facts(), resource: target, uriVariables: {} } : targetFacts(access, iri, target);
+  return writeScopeCheck(op, access.api, scopeContext(facts), access.collectionOf);
 }
 
 const resourceGuards = new WeakMap<ResourceMetadata, CompiledExpression | null>();

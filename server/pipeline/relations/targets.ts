@@ -75,7 +75,7 @@ export const storeTargets = (
 ): StoredTargets => ({ itemAt: (iri) => storedItem(iri, iris, collectionOf, settled) });
 
 /** The 400 detail of an IRI that names no stored item. */
-const notFound = (iri: string): string => `Item not found for "${iri}".`;
+export const notFound = (iri: string): string => `Item not found for "${iri}".`;
 
 const iriList = (value: unknown): string[] =>
   (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');

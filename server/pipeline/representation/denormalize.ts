@@ -326,11 +326,19 @@ const DATE_TIME =
 
 /** `YYYY-MM-DD` names a day of the calendar (no February 30th). */
 function validDate(text: string): boolean {
-  const [year, month, day] = text.slice(0, 10).split('-').map(Number);
+  return validDay(Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10)));
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function validDay(year: number, month: number, day: number): boolean {
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  const days = month === 2 && leap ? 29 : MONTH_DAYS[month - 1];
   return days !== undefined && day >= 1 && day <= days;
 }
+
+/** A group of a match as a number, 0 when absent (each body's datetimes pass here: no array per call). */
+const part = (match: RegExpExecArray, i: number): number => (match[i] === undefined ? 0 : Number(match[i]));
 
 /**
  * The one form datetimes are stored and output in: UTC, API Platform's `Y-m-d\TH:i:sP`
@@ -339,8 +347,12 @@ function validDate(text: string): boolean {
  */
 export function normalizeDateTime(text: string): string | undefined {
   const match = DATE_TIME.exec(text);
-  if (match === null || !validDate(text)) return undefined;
-  const [hour, minute, second, offsetHours, offsetMinutes] = [4, 5, 6, 10, 11].map((i) => Number(match[i] ?? 0));
+  if (match === null || !validDay(Number(match[1]), Number(match[2]), Number(match[3]))) return undefined;
+  const hour = part(match, 4);
+  const minute = part(match, 5);
+  const second = part(match, 6);
+  const offsetHours = part(match, 10);
+  const offsetMinutes = part(match, 11);
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
   const millis = Number((match[7] ?? '').padEnd(3, '0').slice(0, 3));
   const offset = (match[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);

@@ -126,6 +126,8 @@ export class EmbeddingWriter {
     private readonly items: EmbeddedItems,
     private readonly jsonld: boolean,
     private readonly at: RequestPlace,
+    /** The IRIs of to-many members the reader may not see (pipeline/scoped-members.ts): left out. */
+    private readonly hiddenMembers?: ReadonlySet<string>,
   ) {}
 
   /**
@@ -152,8 +154,13 @@ export class EmbeddingWriter {
   ): RelationOutput {
     const embedded = this.plan.relationsOf(resource);
     const { reached, depthsBelow } = this.maxDepths(resource, place.depths, hidden);
-    return (property, value) => {
+    const hiddenMembers = this.hiddenMembers;
+    return (property, stored) => {
       if (reached?.has(property.name)) return undefined;
+      const value =
+        hiddenMembers?.size && Array.isArray(stored)
+          ? stored.filter((v) => typeof v !== 'string' || !hiddenMembers.has(v))
+          : stored;
       const relation = embedded.get(property.name);
       const plain = (v: unknown) => (fallback ? fallback(property, v) : v);
       if (!relation || place.iris.length > EMBEDDING_LEVELS) return plain(value);

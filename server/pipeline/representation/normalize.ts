@@ -32,6 +32,21 @@ function routeOfItems(op: OperationMetadata): OperationMetadata | undefined {
 export type RelationOutput = (property: PropertyMetadata, value: unknown) => unknown;
 
 /**
+ * `relation` (undefined: the stored value) with the members of to-many relations that the reader may not see left
+ * out (docs/scopes.md, "To-many members"); `relation` itself when none is hidden.
+ */
+export function hidingMembers(
+  relation: RelationOutput | undefined,
+  hidden: ReadonlySet<string> | undefined,
+): RelationOutput | undefined {
+  if (!hidden?.size) return relation;
+  return (property, value) => {
+    const shown = Array.isArray(value) ? value.filter((v) => typeof v !== 'string' || !hidden.has(v)) : value;
+    return relation ? relation(property, shown) : shown;
+  };
+}
+
+/**
  * `shown`: the properties the operation shows (property-access.ts); default all but the write-only ones.
  * `hidden`: those of them this user may not see (their `security` denies). `type`: the `@type`, the shortName
  * of the operation that returns the item.

@@ -22,6 +22,7 @@ import { JSONAPI_FORMAT } from './jsonapi.js';
 import { iriOperation, normalizeItem } from './normalize.js';
 import { showsPathsOnly } from './url-generation.js';
 import { securityReadsObject } from '../guards.js';
+import { scopedMemberRelations } from '../scoped-members.js';
 
 /**
  * Part of every rendering version, with the package's: bump it when normalizeItem or itemIri change what
@@ -72,6 +73,8 @@ export const servesStoredMembers = perOperation(
     // What a member shows (or whether the page is shown) may depend on the user.
     !op.resource.properties.some((p) => p.security) &&
     !securityReadsObject(op, api.settings) &&
+    // The stored texts list every member of a to-many relation; a scope on the target hides some of them.
+    scopedMemberRelations(api, op.resource).length === 0 &&
     // The stored texts hold IRIs as paths: the operation and its relations must show them so.
     showsPathsOnly(op, api),
 );
@@ -92,6 +95,7 @@ export const servesStoredItems = perOperation(
     op.resource.identifier?.writeOnly === false &&
     !op.resource.properties.some((p) => p.security) &&
     !securityReadsObject(op, api.settings) &&
+    scopedMemberRelations(api, op.resource).length === 0 &&
     showsPathsOnly(op, api),
 );
 

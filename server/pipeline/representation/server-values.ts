@@ -10,7 +10,7 @@ import type { CompiledExpression } from '../../expression/evaluate.js';
 import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
 import { cloneJson } from './json-clone.js';
-import { conformingValue, normalizeDateTime, type IriResolver } from './denormalize.js';
+import { conformingValue, type IriResolver } from './denormalize.js';
 
 /**
  * `create`: a new item (POST, a PUT that creates, a bulk item); `update`: a stored item replaced or patched;
@@ -44,7 +44,9 @@ export async function setServerValues(
 /** The write's time in the property's stored form: a datetime as bodies' are normalised, a date as UTC's day. */
 function timeOf(p: PropertyMetadata, now: Date): string {
   const iso = now.toISOString();
-  return p.type === 'date' ? iso.slice(0, 10) : normalizeDateTime(iso)!;
+  if (p.type === 'date') return iso.slice(0, 10);
+  // `YYYY-MM-DDTHH:mm:ss.sssZ` in the form normalizeDateTime gives (milliseconds only when not zero), unparsed.
+  return `${iso.slice(0, iso.endsWith('.000Z') ? 19 : 23)}+00:00`;
 }
 
 async function computed(

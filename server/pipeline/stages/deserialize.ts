@@ -32,6 +32,8 @@ import { writesRelativeIris } from '../representation/url-generation.js';
 import { validationFailed } from '../validation/violations.js';
 import { isItem, type OperationState } from '../state.js';
 import { bodyTooLarge, storeUnavailable, type Answers } from '../answers.js';
+import { keepUnreadableMembers } from '../scoped-members.js';
+import { readableCollectionOf } from '../scopes.js';
 
 const PATCH_DISABLED =
   'PATCH is not enabled: list its media types in the patch_formats setting of config (e.g. patch_formats: ["application/merge-patch+json"]).';
@@ -132,6 +134,8 @@ export async function applyBody(state: OperationState, received: unknown, option
     },
   });
   if (restored) restoreValues(item, restored, iris);
+  // A to-many list sent back keeps the members its writer cannot see (docs/scopes.md, "To-many members").
+  else if (previous) await keepUnreadableMembers(state.api, readableCollectionOf(state), op.resource, item, previous);
   await setServerValues(op.resource, item, serverValueMode(previous, restored), () => factsOf(state), iris, now);
   if (restored) restoreIdentifier(op.resource, item, restored);
   if (nested?.found) {

@@ -13,7 +13,8 @@ import { isGuarded } from '../guards.js';
 import { isItem, type IncludedItem, type OperationState } from '../state.js';
 import type { OperationMetadata, ResourceMetadata, Settings } from '../../metadata/types.js';
 import { JSONAPI_FORMAT } from '../representation/jsonapi.js';
-import type { Item } from '../../store/types.js';
+import type { Collection, Item } from '../../store/types.js';
+import { readableCollectionOf } from '../scopes.js';
 
 /** Whether the stage may have anything to do: only a JSON:API request asks for `include`. */
 export const mayInclude = (_op: OperationMetadata, settings: Settings): boolean =>
@@ -40,6 +41,8 @@ export async function loadIncluded(state: OperationState): Promise<void> {
   const primary = op.isCollection ? (state.page?.items ?? []).filter(isItem) : [state.data].filter(isItem);
   // Every item read once, by IRI, whichever paths reach it; `included` keeps the order they were reached in.
   const read = new Map<string, IncludedItem | null>();
+  // Through the read scope of each target's item Get: an item outside it is not included (docs/scopes.md).
+  const collectionOf = readableCollectionOf(state);
   for (const path of paths) {
     let resource = op.resource;
     let items: Iterable<Item> = primary;
@@ -59,7 +62,7 @@ export async function loadIncluded(state: OperationState): Promise<void> {
         const value = item[name];
         for (const iri of (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string')) {
           if (!read.has(iri)) {
-            const found = await readByIri(state, target, iri);
+            const found = await readByIri(state, collectionOf(target), target, iri);
             read.set(iri, found && { resource: target, via, item: found, iri });
           }
           const included = read.get(iri);
@@ -73,7 +76,12 @@ export async function loadIncluded(state: OperationState): Promise<void> {
   state.included = [...read.values()].filter((i): i is IncludedItem => i !== null);
 }
 
-async function readByIri(state: OperationState, target: ResourceMetadata, iri: string): Promise<Item | null> {
+async function readByIri(
+  state: OperationState,
+  collection: Collection,
+  target: ResourceMetadata,
+  iri: string,
+): Promise<Item | null> {
   const value = iriResolver(state.api).identifierOf(target, iri);
-  return value === undefined ? null : state.runtime.collectionOf(target).get(value);
+  return value === undefined ? null : collection.get(value);
 }

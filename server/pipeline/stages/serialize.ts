@@ -8,12 +8,12 @@ import { operationHydraKeys } from '../../protocol/hydra.js';
 import { itemIri } from '../../protocol/iri.js';
 import { answersWithBody } from '../../metadata/operation-facts.js';
 import { shownProperties } from '../../metadata/property-access.js';
-import type { PropertyMetadata } from '../../metadata/types.js';
+import type { PropertyMetadata, ResourceMetadata } from '../../metadata/types.js';
 import type { Item } from '../../store/types.js';
 import { JsonText, spliced } from '../representation/json-text.js';
 import { collectionEnvelope, JSONAPI_FORMAT, JSONAPI_VIEW_KEYS, resourceObject } from '../representation/jsonapi.js';
 import { contextIri, itemDocument } from '../representation/item-document.js';
-import { iriOperation, normalizeItem, type RelationOutput } from '../representation/normalize.js';
+import { hidingMembers, iriOperation, normalizeItem, type RelationOutput } from '../representation/normalize.js';
 import { pageView } from '../pages/pagination.js';
 import { asPage } from '../pages/page.js';
 import { storedMembersArray } from '../representation/rendering.js';
@@ -23,6 +23,7 @@ import { isItem, type OperationState, type Page } from '../state.js';
 import { factsOf, hiddenPropertiesFor } from '../guards.js';
 import { ReadEmbeddedItems } from '../relations/embedded-items.js';
 import { readableCollectionOf } from '../scopes.js';
+import { scopedMemberRelations, unreadableMembers } from '../scoped-members.js';
 import { embeddingPlan, EmbeddingWriter, type EmbeddingPlan } from '../representation/embedding.js';
 
 export function serialize(state: OperationState): void | Promise<void> {
@@ -33,12 +34,14 @@ export function serialize(state: OperationState): void | Promise<void> {
   // urlGenerationStrategy: the operation's for its own links, the item Get's for item IRIs, the targets' for relations.
   const style = urlStyle(op, settings, state);
   const itemUrl = urlStyle(via, settings, state);
-  const relation = relationOutput(state.api, resource, state);
   const iriOf = (item: Item) => (): string => itemUrl(itemIri(resource, item, via, state.uriVariables));
   // The item's IRI (for Location and Content-Location), also when there is no body.
   const subject = [state.data, state.previousData].find(isItem);
   if (subject && !op.isCollection && resource.identifier) state.iri = iriOf(subject)();
   if (!answersWithBody(op, settings)) return;
+  // To-many members outside the reader's read scope are left out: found first (docs/scopes.md).
+  if (!state.hiddenMembers && listsScopedMembers(state)) return findHiddenMembers(state).then(() => serialize(state));
+  const relation = hidingMembers(relationOutput(state.api, resource, state), state.hiddenMembers);
   const jsonld = state.output.name === 'jsonld';
   const shown = shownProperties(op, settings);
   const hidden = state.hiddenProperties;
@@ -92,7 +95,7 @@ export function serialize(state: OperationState): void | Promise<void> {
     iri: state.iri ?? iriOf(state.data)(),
     hidden: hidden?.get(state.data),
     member: state.representation.kind === 'batch-member',
-    relations: state.embedded?.relationsOf(state.data),
+    relations: state.embedded?.relationsOf(state.data) ?? relation,
   });
 }
 
@@ -135,7 +138,11 @@ async function readEmbedded(state: OperationState, plan: EmbeddingPlan): Promise
     // Related items are read through their own resource's read scope: one outside it stays an IRI.
     const reader = { api, collectionOf: readableCollectionOf(state) };
     const read = await new ReadEmbeddedItems().read(reader, plan, op, items, hiddenOf);
-    return { read, writer: new EmbeddingWriter(plan, read, state.output.name === 'jsonld', state) };
+    // The to-many members of the embedded items, as the response's own (docs/scopes.md, "To-many members").
+    const hidden = (state.hiddenMembers ??= new Set());
+    for (const [resource, embedded] of read.itemsByResource())
+      await unreadableMembers(api, reader.collectionOf, resource, embedded, hidden);
+    return { read, writer: new EmbeddingWriter(plan, read, state.output.name === 'jsonld', state, hidden) };
   };
   const fallback = relationOutput(api, op.resource, state);
   const hidden = state.hiddenProperties;
@@ -158,6 +165,35 @@ async function readEmbedded(state: OperationState, plan: EmbeddingPlan): Promise
     iris: new Set(read.iris()),
   };
 }
+
+/**
+ * The to-many members of the response's items that the reader may not see (scoped-members.ts), into
+ * `state.hiddenMembers`; a streamed collection's batch by batch as it is written.
+ */
+async function findHiddenMembers(state: OperationState): Promise<void> {
+  const { api, operation: op } = state;
+  const hidden = (state.hiddenMembers = new Set());
+  const collectionOf = readableCollectionOf(state);
+  const find = (items: unknown[]) => unreadableMembers(api, collectionOf, op.resource, items.filter(isItem), hidden);
+  if (op.isCollection && !state.page && state.data != null) state.page = asPage(state.data, state);
+  const page = state.page;
+  if (page?.stream) {
+    page.stream = inBatches(page.stream, STREAM_BATCH, async (batch) => void (await find(batch)));
+    return;
+  }
+  await find(page ? page.items : [state.data]);
+  // JSON:API's included items (stages/include.ts) show their relations too.
+  const included = new Map<ResourceMetadata, Item[]>();
+  for (const { resource, item } of state.included ?? [])
+    included.set(resource, [...(included.get(resource) ?? []), item]);
+  for (const [resource, items] of included) await unreadableMembers(api, collectionOf, resource, items, hidden);
+}
+
+/** Whether the response's items or its JSON:API included items have to-many relations read through a scope. */
+const listsScopedMembers = (state: OperationState): boolean =>
+  [state.operation.resource, ...(state.included ?? []).map((i) => i.resource)].some(
+    (resource) => scopedMemberRelations(state.api, resource).length > 0,
+  );
 
 /** `source`'s values, `onBatch` awaited before each batch of `size` of them is handed on. */
 async function* inBatches(
@@ -271,7 +307,7 @@ function serializeJsonApi(
           item,
           urlStyle(via, api.settings, state)(iri),
           fieldsOf(resource.shortName, shownProperties(via, api.settings)),
-          relationOutput(api, resource, state),
+          hidingMembers(relationOutput(api, resource, state), state.hiddenMembers),
         ),
       )
       .filter((o) => !primary.has(`${o.type} ${o.id}`));

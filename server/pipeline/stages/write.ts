@@ -68,9 +68,24 @@ export const writeAnswers: Answers = (op, api) => {
 };
 
 export async function write(state: OperationState): Promise<void> {
+  await holdToWriteScope(state);
+  return writeInScope(state);
+}
+
+/**
+ * The write scope for the stored item and the item to store; a body with nested documents has its item checked
+ * as it is stored, its relations naming the related items then (writes/persist.ts `withNestedWrites`).
+ */
+async function holdToWriteScope(state: OperationState): Promise<void> {
+  const { method } = state.operation;
+  if (!WRITING.has(method)) return;
+  const next = method === 'DELETE' || state.nestedWrites?.length ? null : state.data;
+  await enforceWriteScope(state, state.previousData, next);
+}
+
+/** The write of an item whose write scope holds. */
+async function writeInScope(state: OperationState): Promise<void> {
   const op = state.operation;
-  if (WRITING.has(op.method))
-    await enforceWriteScope(state, state.previousData, op.method === 'DELETE' ? null : state.data);
   if (op.controller) return runController(state);
   if (optionValue(op, state.api.settings, 'write') === false) return;
   if (op.processor) {
@@ -99,13 +114,13 @@ export async function writeBatch(state: OperationState, items: OperationState[])
   const op = state.operation;
   if (optionValue(op, state.api.settings, 'write') === false) return;
   const messenger = optionValue(op, state.api.settings, 'messenger');
+  // Each item holds to the write scope, or none is written.
+  for (const item of items) await holdToWriteScope(item);
   if (op.controller || op.processor || (messenger && messenger !== 'persist') || state.previousData) {
-    for (const item of items) await write(item);
+    for (const item of items) await writeInScope(item);
     state.dispatched = items.some((item) => item.dispatched);
     return;
   }
-  // Each new item holds to the write scope, or none is stored.
-  for (const item of items) await enforceWriteScope(item, null, item.data);
   const saved = await refusingConflicts(() => state.storeCollection.insertMany(items.map((item) => item.data as Item)));
   items.forEach((item, i) => {
     item.data = saved[i];

@@ -17,6 +17,9 @@ export async function dispatchData(state: OperationState, input: boolean): Promi
     operation: op.name,
     method: op.method,
     origin: requestOrigin(state.request.headers),
+    // Its handler writes as this user (docs/scopes.md, "Messages").
+    user: state.principal.user,
+    uriVariables: state.uriVariables,
   });
   try {
     await bus.dispatch(envelope);

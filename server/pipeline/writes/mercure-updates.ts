@@ -12,8 +12,9 @@ import { evaluateTopics, hasTopicExpression, topicMemberPaths } from '../../real
 import { RelationReads, withIri } from '../../security/relation-reads.js';
 import { itemDocument } from '../representation/item-document.js';
 import { pushedCollectionOf } from '../scopes.js';
+import { scopedMemberRelations, unreadableMembers } from '../scoped-members.js';
 import { embeddingPlan, EmbeddingWriter } from '../representation/embedding.js';
-import type { RelationOutput } from '../representation/normalize.js';
+import { hidingMembers, type RelationOutput } from '../representation/normalize.js';
 import { relationOutput } from '../representation/url-generation.js';
 import { everyGuardedHidden, ReadEmbeddedItems } from '../relations/embedded-items.js';
 import type { Item } from '../../store/types.js';
@@ -126,11 +127,17 @@ function documentAsGet(
   const document = (relations?: RelationOutput) =>
     JSON.stringify(itemDocument(api, get, item, { jsonld: true, at, hidden, relations }));
   const plan = embeddingPlan(get, api);
-  if (!plan) return document();
-  // A related item under a row-level scope is never embedded: who would read it is not known (docs/scopes.md).
+  if (!plan && !scopedMemberRelations(api, resource).length) return document();
+  // A related item under a row-level scope is never embedded, nor listed among the members of a to-many relation:
+  // who would read it is not known (docs/scopes.md).
   const reader = { api, collectionOf: pushedCollectionOf(api, runtime.collectionOf) };
-  return new ReadEmbeddedItems().read(reader, plan, get, [item], everyGuardedHidden).then((read) => {
-    const writer = new EmbeddingWriter(plan, read, true, at);
+  return (async () => {
+    const members = await unreadableMembers(api, reader.collectionOf, resource, [item]);
+    if (!plan) return document(hidingMembers(relationOutput(api, resource, at), members));
+    const read = await new ReadEmbeddedItems().read(reader, plan, get, [item], everyGuardedHidden);
+    for (const [target, items] of read.itemsByResource())
+      await unreadableMembers(api, reader.collectionOf, target, items, members);
+    const writer = new EmbeddingWriter(plan, read, true, at, members);
     return document(writer.relationsFor(resource, item, hidden, relationOutput(api, resource, at)));
-  });
+  })();
 }

@@ -8,7 +8,7 @@ import type { Persistence } from '../../messenger/index.js';
 import type { ResourceMetadata } from '../../metadata/types.js';
 import { HttpError, preconditionFailed } from '../../protocol/errors.js';
 import { iriResolver } from '../../protocol/iri.js';
-import { StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
+import { MissingReferenceError, StoreConflictError, type Collection, type Id, type Item } from '../../store/types.js';
 import { refusingConflicts } from './conflicts.js';
 import { deleteItem } from '../relations/referential-actions.js';
 import { checkRelations, storeTargets } from '../relations/targets.js';
@@ -17,6 +17,8 @@ import { droppedOwned } from '../relations/owned-items.js';
 import { isItem, type OperationState, type WriteCondition } from '../state.js';
 import { type Runtime } from '../runtime.js';
 import { publishChange, publishingOperation } from './mercure-updates.js';
+import { enforceWriteScope } from '../scopes.js';
+import { messageWriteGuard } from './message-scopes.js';
 import { inCodeTransaction } from './custom-writes.js';
 
 export { refusingConflicts };
@@ -113,12 +115,18 @@ async function persistConditionally(state: OperationState, item: Item, condition
   const id = idOf(resource, item);
   let saved: Item | null;
   if (condition.absent) {
-    saved = await state.storeCollection.insert(item).catch((e: unknown) => {
-      if (e instanceof StoreConflictError) return null;
-      throw e;
-    });
+    saved = await refusingConflicts(() =>
+      state.storeCollection.insert(item).catch((e: unknown) => {
+        if (e instanceof StoreConflictError && !(e instanceof MissingReferenceError)) return null;
+        throw e;
+      }),
+    );
     if (saved) state.created = true;
-  } else saved = id === undefined ? null : await state.storeCollection.replace(id, item, condition.expected);
+  } else
+    saved =
+      id === undefined
+        ? null
+        : await refusingConflicts(() => state.storeCollection.replace(id, item, condition.expected));
   if (!saved)
     throw preconditionFailed(
       condition.absent
@@ -153,6 +161,8 @@ export async function withNestedWrites(state: OperationState, store: (item: Item
   // The nested changes' securityPostValidation (target-access.ts), after validation and before any write.
   for (const w of writes) await w.postValidation?.();
   const storeAll = async (settled: Item): Promise<Item> => {
+    // The item's write scope, held off by the write stage until its relations name the related items stored.
+    if (writes.length) await enforceWriteScope(state, null, settled);
     const saved = await store(settled);
     if (owns) await removeOrphans(state, saved, previous);
     return saved;
@@ -222,6 +232,7 @@ export function storePersistence(runtime: Omit<Runtime, 'bus' | 'close'>): Persi
       for (const write of await deleteItem(runtime, resource, item))
         publish(write.resource, write.kind, write.item, origin);
     },
+    guard: (envelope) => messageWriteGuard(runtime, envelope),
     async withCalls(origin, handler) {
       // Without the store's transaction: a handler may run long (remote calls, retries), and on SQLite an open
       // transaction would hold the database's write lock, for the other processes too. Its writes are undone

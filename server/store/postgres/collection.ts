@@ -8,6 +8,7 @@ import { StoreConflictError, UniqueConflictError } from '../types.js';
 import type { Collection, CollectionSpec, Condition, Id, Item, PageRows, Query } from '../types.js';
 import type { Connection, Row } from './connection.js';
 import { storeError } from './errors.js';
+import { foreignKeys } from './schema.js';
 import { compileConditions, compileCount, compileExists, compileFind, Params } from './query.js';
 import { rowItem, rowValues, tableOf, type Table } from './table.js';
 
@@ -18,6 +19,8 @@ const ASSIGN_ATTEMPTS = 20;
 
 export class PostgresCollection implements Collection {
   private readonly table: Table;
+  /** The foreign keys' fields, by constraint name (a violation names the relation). */
+  private readonly references: Map<string, string>;
   private readonly sql: {
     get: string;
     getMany: string;
@@ -38,6 +41,7 @@ export class PostgresCollection implements Collection {
     private readonly unique: Map<string, string[]>,
   ) {
     const t = (this.table = tableOf(spec));
+    this.references = new Map(foreignKeys(spec).map((fk) => [fk.name, fk.column.field]));
     const names = [...t.columns.map((c) => c.name), t.extra];
     const placeholders = (from: number): string => names.map((_, i) => `$${i + from}`).join(', ');
     const keyType = t.key.type === 'int' ? 'bigint' : 'text';
@@ -55,8 +59,8 @@ export class PostgresCollection implements Collection {
     };
   }
 
-  private conflicts(index?: number): (e: unknown) => unknown {
-    return (e) => storeError(e, this.spec, this.unique, index);
+  private conflicts(item: Item, index?: number): (e: unknown) => unknown {
+    return (e) => storeError(e, this.spec, { unique: this.unique, references: this.references, index, item });
   }
 
   private toItem = (row: Row): Item => rowItem(this.table, row);
@@ -134,13 +138,17 @@ export class PostgresCollection implements Collection {
     const { values, extra } = rowValues(this.table, item);
     const key = givenKey(this.spec, item) ?? (this.sequence ? null : stringKey());
     if (key !== null) {
-      await this.connection.changed(this.sql.insertKeyed, [key, ...values, extra], this.conflicts(index));
+      await this.connection.changed(this.sql.insertKeyed, [key, ...values, extra], this.conflicts(item, index));
       if (typeof key === 'number') await this.raise(key);
       return this.keyed(key, item);
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        const rows = await this.connection.rows(this.sql.insertAssigned, [...values, extra], this.conflicts(index));
+        const rows = await this.connection.rows(
+          this.sql.insertAssigned,
+          [...values, extra],
+          this.conflicts(item, index),
+        );
         return this.keyed(rows[0]![0] as number, item);
       } catch (e) {
         if (!(e instanceof StoreConflictError) || e instanceof UniqueConflictError || attempt >= ASSIGN_ATTEMPTS)
@@ -162,7 +170,7 @@ export class PostgresCollection implements Collection {
 
   async insertMany(items: Item[]): Promise<Item[]> {
     // One transaction: all or none; a conflict names the item it stopped at.
-    return this.connection.transaction(async () => {
+    return this.connection.allOrNone(async () => {
       const stored: Item[] = [];
       for (const [i, item] of items.entries()) stored.push(await this.insert(item, i));
       return stored;
@@ -173,7 +181,7 @@ export class PostgresCollection implements Collection {
     if (!isKey(this.spec, id)) return null;
     const { values, extra } = rowValues(this.table, item);
     const write = async (): Promise<Item | null> => {
-      const n = await this.connection.changed(this.sql.update, [id, ...values, extra], this.conflicts());
+      const n = await this.connection.changed(this.sql.update, [id, ...values, extra], this.conflicts(item));
       return n > 0 ? this.keyed(id, item) : null;
     };
     if (!expected) return write();
@@ -189,7 +197,7 @@ export class PostgresCollection implements Collection {
   async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
     const key = checkKey(this.spec, id);
     const { values, extra } = rowValues(this.table, item);
-    const rows = await this.connection.rows(this.sql.upsert, [key, ...values, extra], this.conflicts());
+    const rows = await this.connection.rows(this.sql.upsert, [key, ...values, extra], this.conflicts(item));
     const created = rows[0]![0] === true;
     if (created && typeof key === 'number' && this.sequence) await this.raise(key);
     return { item: this.keyed(key, item), created };
@@ -200,7 +208,8 @@ export class PostgresCollection implements Collection {
     const p = new Params();
     p.add(id);
     const text = where?.length ? `${this.sql.delete} AND ${compileConditions(this.table, where, p)}` : this.sql.delete;
-    const remove = async (): Promise<boolean> => (await this.connection.changed(text, p.values)) > 0;
+    const refused = (e: unknown): unknown => storeError(e, this.spec); // a foreign key: still referenced
+    const remove = async (): Promise<boolean> => (await this.connection.changed(text, p.values, refused)) > 0;
     if (!expected) return remove();
     return this.connection.transaction(async () => (await this.stillEqual(id, expected)) && remove());
   }

@@ -1,10 +1,19 @@
 // The driver's errors as store errors: unreachable or too slow (StoreUnavailableError: the service answers 503), a
 // taken key or a repeated unique value (StoreConflictError, UniqueConflictError), the key sequence exhausted.
-import { StoreConflictError, StoreUnavailableError, UniqueConflictError, type CollectionSpec } from '../types.js';
+import {
+  MissingReferenceError,
+  StillReferencedError,
+  StoreConflictError,
+  StoreUnavailableError,
+  UniqueConflictError,
+  type CollectionSpec,
+  type Item,
+} from '../types.js';
 
 interface DriverError {
   code?: string;
   constraint?: string;
+  detail?: string;
   message: string;
 }
 
@@ -23,14 +32,34 @@ export function isUnavailable(e: unknown): boolean {
   );
 }
 
-/** Driver errors as store errors; anything else unchanged. `unique` names the fields of each unique index. */
-export function storeError(e: unknown, spec?: CollectionSpec, unique?: Map<string, string[]>, index?: number): unknown {
+/** What a write's errors are read with: the fields of each unique index and foreign key (by name), the item. */
+export interface WriteContext {
+  unique: Map<string, string[]>;
+  references: Map<string, string>;
+  index?: number;
+  item?: Item;
+}
+
+/** Driver errors as store errors; anything else unchanged. `write` names the constraints a write may meet. */
+export function storeError(e: unknown, spec?: CollectionSpec, write?: WriteContext): unknown {
+  const { unique, references, index, item } = write ?? {};
   if (e instanceof StoreUnavailableError || e instanceof StoreConflictError) return e;
   const error = e as DriverError;
   if (error?.code === '23505') {
     const fields = error.constraint ? unique?.get(error.constraint) : undefined;
     if (fields) return new UniqueConflictError(fields, { cause: e, index });
     return new StoreConflictError(`${spec?.name ?? 'the'} identifier already exists`, { cause: e });
+  }
+  // A foreign key (references.ts): a write naming an item that is not stored, or a delete of one still named.
+  if (error?.code === '23503') {
+    const field = error.constraint ? references?.get(error.constraint) : undefined;
+    if (field && item) return new MissingReferenceError(field, item[field], { cause: e });
+    return new StillReferencedError(
+      `${spec?.name ?? 'The item'} is still referenced: ${error.detail ?? error.message}`,
+      {
+        cause: e,
+      },
+    );
   }
   if (error?.code === '2200H')
     return new StoreConflictError(

@@ -3,6 +3,7 @@
 // of keyset.ts. Values are always bound; only validated names reach the SQL text.
 import { afterCondition, nonNegative, orderTerms, STORE_KEY, type OrderTerm } from '../keyset.js';
 import { FullTextConditionError, type Condition, type FieldType, type Query } from '../types.js';
+import { keyOf, type Reference } from './references.js';
 import { bound, fits, storableText, tableOf, type Table } from './table.js';
 
 export interface CompiledSql {
@@ -24,6 +25,8 @@ interface Target {
   type: FieldType;
   /** The key or identifier: never null. */
   key: boolean;
+  /** A relation kept as its target's key (references.ts): `expr` is the IRI it holds, `column` the key. */
+  reference?: { column: string; ref: Reference };
 }
 
 function target(table: Table, field: string): Target {
@@ -31,7 +34,23 @@ function target(table: Table, field: string): Target {
     return { expr: table.key.name, type: table.key.type, key: true };
   const column = table.byField.get(field);
   if (!column) throw new TypeError(`unknown field ${table.spec.name}.${field}`);
+  if (column.reference) {
+    // Compared and ordered as the IRI text the item holds, as the other stores do.
+    const prefix = `'${column.reference.relation.keyPrefix.replace(/'/g, "''")}'`;
+    const expr = `(${prefix} || ${column.name}::text)`;
+    return { expr, type: column.type, key: false, reference: { column: column.name, ref: column.reference } };
+  }
   return { expr: column.name, type: column.type, key: false };
+}
+
+/** `eq` or `in` on a relation kept as a key: the keys the IRIs name (an IRI of another form names none). */
+function namesKey(t: Target, values: unknown[], p: Params): string {
+  values.forEach(checkValue);
+  const { column, ref } = t.reference!;
+  const keys = [...new Set(values.map((v) => keyOf(ref, v)).filter((k) => k !== undefined))];
+  if (keys.length === 0) return 'FALSE';
+  if (keys.length === 1) return `${column} = ${p.add(keys[0])}`;
+  return `${column} = ANY(${p.add(keys)}::${ref.keyType === 'int' ? 'bigint' : 'text'}[])`;
 }
 
 const opaque = (t: Target): boolean => t.type === 'json' || t.type === 'array';
@@ -151,8 +170,10 @@ export function condition(table: Table, c: Condition, p: Params): string {
       return c.conditions.length === 0 ? 'TRUE' : `(${c.conditions.map((x) => condition(table, x, p)).join(' AND ')})`;
     case 'or':
       return c.conditions.length === 0 ? 'FALSE' : `(${c.conditions.map((x) => condition(table, x, p)).join(' OR ')})`;
-    case 'exists':
-      return exists(target(table, c.field), c.exists);
+    case 'exists': {
+      const t = target(table, c.field);
+      return exists(t.reference ? { ...t, expr: t.reference.column } : t, c.exists);
+    }
     case 'text':
       throw new FullTextConditionError(c.field);
     case 'refers':
@@ -160,6 +181,7 @@ export function condition(table: Table, c: Condition, p: Params): string {
     case 'in': {
       const t = target(table, c.field);
       if (t.type === 'array') return elements(t, c, p);
+      if (t.reference) return namesKey(t, c.values, p);
       if (c.values.length === 0) return 'FALSE';
       c.values.forEach(checkValue);
       const fitting = c.values.filter((v) => fits(t.type, v));
@@ -186,6 +208,7 @@ export function condition(table: Table, c: Condition, p: Params): string {
     case 'eq': {
       const t = target(table, c.field);
       if (t.type === 'array') return elements(t, c, p);
+      if (t.reference) return namesKey(t, [c.value], p);
       return compare(comparable(table, c.field), c.op, c.value, p);
     }
     default:
@@ -200,14 +223,25 @@ export function condition(table: Table, c: Condition, p: Params): string {
 function refers(table: Table, c: Extract<Condition, { op: 'refers' }>, p: Params): string {
   const related = tableOf(c.target);
   const inner = c.where.length ? ` WHERE ${c.where.map((w) => condition(related, w, p)).join(' AND ')}` : '';
+  const t = comparable(table, c.field);
+  // A relation kept as the key of this very table: compared as keys (the foreign key's index).
+  const ref = t.reference?.ref;
+  if (ref && ref.table === related.rawName && ref.relation.keyPrefix === c.keyPrefix)
+    return `${t.reference!.column} IN (SELECT ${related.key.name} FROM ${related.name}${inner})`;
   const reference = `${p.add(c.keyPrefix)}::text || ${related.key.name}::text`;
-  return `${textOf(comparable(table, c.field))} IN (SELECT ${reference} FROM ${related.name}${inner})`;
+  return `${textOf(t)} IN (SELECT ${reference} FROM ${related.name}${inner})`;
 }
 
 function orderBy(table: Table, terms: OrderTerm[]): string {
-  // Nulls sort as the smallest values (the contract): first ascending, last descending.
+  // Nulls sort as the smallest values (the contract): first ascending, last descending. The key is never NULL, so
+  // it takes PostgreSQL's default (ASC NULLS LAST, DESC NULLS FIRST), the order of the primary key and of the key
+  // ending every index of ours: with NULLS FIRST there, no index could give the order and a page would sort the table.
   return terms
-    .map((t) => `${comparable(table, t.field).expr} ${t.direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`)
+    .map((t) => {
+      const { expr } = comparable(table, t.field);
+      if (expr === table.key.name) return `${expr} ${t.direction === 'desc' ? 'DESC' : 'ASC'}`;
+      return `${expr} ${t.direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`;
+    })
     .join(', ');
 }
 

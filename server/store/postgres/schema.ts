@@ -4,7 +4,8 @@
 // left to the layout check (store/layout.ts), which refuses it before anything is changed.
 import type { CollectionSpec } from '../types.js';
 import { uniqueSets } from '../unique.js';
-import { quoteIdent, shortName, SQL_TYPES, tableOf, type Column, type Table } from './table.js';
+import { ACTION_CODES, foreignKeyClause } from './references.js';
+import { columnType, quoteIdent, shortName, tableOf, type Column, type Table } from './table.js';
 
 /** Each collection's layout as last opened (store/layout.ts), keyed by resource name. */
 export const LAYOUTS_TABLE = '"_apidsl_layouts"';
@@ -16,7 +17,7 @@ const MAX_KEY = Number.MAX_SAFE_INTEGER;
 const required = (spec: CollectionSpec, field: string): boolean => spec.rules?.[field]?.required === true;
 
 function columnDefinition(table: Table, c: Column): string {
-  return `${c.name} ${SQL_TYPES[c.type]}${required(table.spec, c.field) ? ' NOT NULL' : ''}`;
+  return `${c.name} ${columnType(c)}${required(table.spec, c.field) ? ' NOT NULL' : ''}`;
 }
 
 /** The key column: an identity column for integer keys (the sequence never hands a key out twice), else text. */
@@ -35,11 +36,56 @@ export function createTable(table: Table): string {
   return `CREATE TABLE ${table.name} (\n  ${columns.join(',\n  ')}\n)`;
 }
 
-/** A new table and its indexes. */
+/** A new table and its indexes (its foreign keys come after every table is made: `foreignKeyStatements`). */
 export const creationStatements = (spec: CollectionSpec): string[] => [
   createTable(tableOf(spec)),
   ...indexDefinitions(spec).map((i) => i.create),
 ];
+
+export interface ForeignKey {
+  /** Unquoted, as the catalogue lists it. */
+  name: string;
+  column: Column & { reference: NonNullable<Column['reference']> };
+  create: string;
+}
+
+/** The foreign keys of the relations kept as keys (references.ts), named `<table>_<column>_fkey`. */
+export function foreignKeys(spec: CollectionSpec): ForeignKey[] {
+  const table = tableOf(spec);
+  return table.columns.flatMap((c) => {
+    if (!c.reference) return [];
+    const name = shortName(`${table.rawName}_${rawOf(c)}_fkey`);
+    const clause = foreignKeyClause(c.name, c.reference, quoteIdent);
+    const column = c as ForeignKey['column'];
+    return [{ name, column, create: `ALTER TABLE ${table.name} ADD CONSTRAINT ${quoteIdent(name)} ${clause}` }];
+  });
+}
+
+/**
+ * The statements that give a table the foreign keys of its spec: those missing added, ours (`<table>_…_fkey`) no
+ * longer wanted or with another target or action dropped; a DBA's own are left alone. Run once the tables they
+ * reference exist.
+ */
+export function foreignKeyStatements(spec: CollectionSpec, existing?: ExistingTable): string[] {
+  const table = tableOf(spec);
+  const wanted = foreignKeys(spec);
+  const kept = (name: string): boolean => {
+    const now = existing?.foreignKeys.get(name);
+    const fk = wanted.find((w) => w.name === name);
+    return (
+      !!now &&
+      !!fk &&
+      now.target === fk.column.reference.table &&
+      now.action === ACTION_CODES[fk.column.reference.relation.onDelete]
+    );
+  };
+  const statements: string[] = [];
+  for (const name of existing?.foreignKeys.keys() ?? [])
+    if (name.startsWith(`${table.rawName}_`) && name.endsWith('_fkey') && !kept(name))
+      statements.push(`ALTER TABLE ${table.name} DROP CONSTRAINT ${quoteIdent(name)}`);
+  for (const fk of wanted) if (!kept(fk.name)) statements.push(fk.create);
+  return statements;
+}
 
 export interface IndexDefinition {
   /** Unquoted, as the catalogue lists it. */
@@ -102,6 +148,8 @@ export interface ExistingTable {
   columns: Map<string, { type: string; notNull: boolean }>;
   /** Index names on the table, without the primary key's. */
   indexes: Set<string>;
+  /** Foreign keys by name: the table they reference (unquoted) and their ON DELETE (pg_constraint.confdeltype). */
+  foreignKeys: Map<string, { target: string; action: string }>;
 }
 
 /** The statements that bring an existing table to the spec's layout (none when it already has it). */
@@ -111,12 +159,14 @@ export function upgradeStatements(spec: CollectionSpec, existing: ExistingTable)
   for (const c of table.columns) {
     const raw = rawOf(c);
     const now = existing.columns.get(raw);
-    const type = SQL_TYPES[c.type];
+    const type = columnType(c);
     if (!now) {
       statements.push(`ALTER TABLE ${table.name} ADD COLUMN ${columnDefinition(table, c)}`);
       continue;
     }
-    if (!sameType(now.type, type))
+    const keyed = foreignKeys(spec).some((fk) => fk.column === c && existing.foreignKeys.has(fk.name));
+    if (c.reference && !keyed && now.type === 'text') statements.push(keysFromIris(table, c, type));
+    else if (!sameType(now.type, type))
       statements.push(
         `ALTER TABLE ${table.name} ALTER COLUMN ${c.name} TYPE ${type} USING ${conversion(c.name, now.type, type)}`,
       );
@@ -155,9 +205,21 @@ export function indexUpgrade(spec: CollectionSpec, existing: ReadonlySet<string>
 export function fillStatements(table: Table, column: Column, value: string, field: string): string[] {
   const extra = `CASE WHEN ${table.extra} IS NULL THEN NULL ELSE nullif(${table.extra}::jsonb - ${field}, '{}')::json END`;
   return [
-    `ALTER TABLE ${table.name} ADD COLUMN IF NOT EXISTS ${column.name} ${SQL_TYPES[column.type]}`,
+    `ALTER TABLE ${table.name} ADD COLUMN IF NOT EXISTS ${column.name} ${columnType(column)}`,
     `UPDATE ${table.name} SET ${column.name} = ${value}, ${table.extra} = ${extra} WHERE ${column.name} IS NULL`,
   ];
+}
+
+/**
+ * A relation column without its foreign key yet holds IRIs (a database from before relations were keys): each
+ * becomes the key it names, the IRIs of another form left as they are, so that the cast or the foreign key made
+ * next refuses them (the layout conflict shows this SQL) rather than losing them.
+ */
+function keysFromIris(table: Table, c: Column, to: string): string {
+  const prefix = `'${c.reference!.relation.keyPrefix.replace(/'/g, "''")}'`;
+  const key = `CASE WHEN starts_with(${c.name}, ${prefix}) THEN substr(${c.name}, char_length(${prefix}) + 1) ELSE ${c.name} END`;
+  if (to === 'text') return `UPDATE ${table.name} SET ${c.name} = ${key} WHERE starts_with(${c.name}, ${prefix})`;
+  return `ALTER TABLE ${table.name} ALTER COLUMN ${c.name} TYPE ${to} USING (${key})::${to}`;
 }
 
 /** The SQL types the catalogue (format_type) names otherwise. */

@@ -13,12 +13,16 @@ import { storeError } from './errors.js';
 import {
   creationStatements as creation,
   fillStatements,
+  foreignKeys,
+  foreignKeyStatements,
   indexDefinitions,
   LAYOUTS_TABLE,
   layoutsSchema,
+  rawOf,
   upgradeStatements,
   type ExistingTable,
 } from './schema.js';
+import { iriOf, keyOf, type Reference } from './references.js';
 import { bound, fits, quoteIdent, snakeCase, tableOf, type Table } from './table.js';
 
 export interface PostgresStoreOptions {
@@ -68,6 +72,7 @@ class PostgresStore implements Store {
       const existing = await this.keptTable(table);
       const statements = existing ? upgradeStatements(spec, existing) : creation(spec);
       for (const statement of statements) await this.schema(spec, statement);
+      await this.relate(spec, existing);
       await this.connection.rows(
         `INSERT INTO ${LAYOUTS_TABLE} ("collection", "layout") VALUES ($1, $2) ON CONFLICT ("collection") DO UPDATE SET "layout" = excluded."layout"`,
         [spec.name, layoutText(spec)],
@@ -87,15 +92,35 @@ class PostgresStore implements Store {
     return new PostgresCollection(this.connection, spec, sequence, unique);
   }
 
+  /**
+   * Gives the collection's table the foreign keys of its relations (references.ts). A target's table not made yet
+   * is made first (its collection, opened later, finds it), so the order resources open in, self-references and
+   * cycles between resources do not matter.
+   */
+  private async relate(spec: CollectionSpec, existing: ExistingTable | undefined): Promise<void> {
+    const keys = foreignKeys(spec);
+    for (const { column } of keys) {
+      const target = column.reference.relation.target;
+      if (!(await this.existing(tableOf(target))))
+        for (const statement of creation(target)) await this.schema(target, statement);
+    }
+    for (const statement of foreignKeyStatements(spec, existing)) await this.schema(spec, statement);
+  }
+
   async schemaPlan(specs: CollectionSpec[]): Promise<string[]> {
     const out: string[] = [];
+    const constraints: string[] = [];
     for (const spec of specs) {
       const table = tableOf(spec);
-      const existing = await this.existing(table);
-      if (existing && keyTypeChanged(table, existing)) out.push(`DROP TABLE ${table.name}`, ...creation(spec));
-      else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
+      let existing = await this.existing(table);
+      if (existing && keyTypeChanged(table, existing)) {
+        out.push(`DROP TABLE ${table.name} CASCADE`, ...creation(spec));
+        existing = undefined;
+      } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
+      // After every table: a foreign key may name a table made further down.
+      constraints.push(...foreignKeyStatements(spec, existing));
     }
-    return out;
+    return [...out, ...constraints];
   }
 
   /** Runs a schema statement; a unique index over values stored rows repeat refuses the start. */
@@ -104,7 +129,7 @@ class PostgresStore implements Store {
       await this.connection.rows(statement);
     } catch (e) {
       const code = (e as { code?: string }).code;
-      if (code === '23505' || code === '23502' || code === '22P02' || code === '42804')
+      if (code === '23505' || code === '23502' || code === '22P02' || code === '42804' || code === '23503')
         throw new LayoutConflictError(`${spec.name}: ${firstLine(e)} (running: ${statement})`, { cause: e });
       throw e;
     }
@@ -122,7 +147,8 @@ class PostgresStore implements Store {
       throw new LayoutConflictError(
         `${table.spec.name}: the identifier type changed to ${table.spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`,
       );
-    await this.connection.rows(`DROP TABLE ${table.name}`);
+    // CASCADE: the foreign keys naming it go too; each referrer's collection makes its own again when opened.
+    await this.connection.rows(`DROP TABLE ${table.name} CASCADE`);
     return undefined;
   }
 
@@ -137,9 +163,14 @@ class PostgresStore implements Store {
       `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass($1) AND NOT i.indisprimary`,
       [table.name],
     );
+    const keys = await this.connection.rows(
+      `SELECT c.conname, t.relname, c.confdeltype FROM pg_constraint c JOIN pg_class t ON t.oid = c.confrelid WHERE c.conrelid = to_regclass($1) AND c.contype = 'f'`,
+      [table.name],
+    );
     return {
       columns: new Map(columns.map((r) => [r[0] as string, { type: r[1] as string, notNull: r[2] as boolean }])),
       indexes: new Set(indexes.map((r) => r[0] as string)),
+      foreignKeys: new Map(keys.map((r) => [r[0] as string, { target: r[1] as string, action: r[2] as string }])),
     };
   }
 
@@ -158,6 +189,12 @@ class PostgresStore implements Store {
     for (const field of recorded) fieldOf.set(snakeCase(field), field);
     for (const c of table.columns) fieldOf.set(c.name.slice(1, -1), c.field);
     const names = [...existing.columns.keys()];
+    // Relation columns holding keys (their foreign key made): read as the IRIs the items hold.
+    const keyed = new Map(
+      foreignKeys(spec).flatMap((fk) =>
+        existing.foreignKeys.has(fk.name) ? [[rawOf(fk.column), fk.column.reference]] : [],
+      ),
+    );
     const connection = this.connection;
     async function* items(): AsyncGenerator<Item> {
       let last: unknown = null;
@@ -167,7 +204,7 @@ class PostgresStore implements Store {
           `SELECT ${names.map(quoteIdent).join(', ')} FROM ${table.name}${after} ORDER BY ${table.key.name} LIMIT ${STREAM_BATCH}`,
           last === null ? [] : [last],
         );
-        for (const row of rows) yield storedItem(table, names, fieldOf, row);
+        for (const row of rows) yield storedItem(table, names, fieldOf, row, keyed);
         if (rows.length < STREAM_BATCH) return;
         last = rows.at(-1)![names.indexOf(table.key.rawName)];
       }
@@ -179,12 +216,16 @@ class PostgresStore implements Store {
     checkName(field, 'field');
     const table = tableOf(spec);
     const column = table.byField.get(field);
-    if (!column || !fits(column.type, value))
+    const key = column?.reference ? keyOf(column.reference, value) : undefined;
+    if (!column || (column.reference ? key === undefined : !fits(column.type, value)))
       throw new TypeError(`${spec.name}.${field}: its default cannot be filled into the column`);
     const [addColumn, update] = fillStatements(table, column, '$1', '$2');
     await this.connection.rows(addColumn!);
-    return this.connection.changed(update!, [bound(column.type, value), field]);
+    return this.connection.changed(update!, [column.reference ? key : bound(column.type, value), field]);
   }
+
+  /** Each transaction holds a pooled connection of its own (connection.ts): they need no queue. */
+  readonly concurrentTransactions = true;
 
   transaction<T>(run: () => Promise<T>): Promise<T> {
     return this.connection.transaction(run);
@@ -196,10 +237,17 @@ class PostgresStore implements Store {
 }
 
 /** A stored row read through the table's columns as they are. */
-function storedItem(table: Table, names: string[], fieldOf: Map<string, string>, row: Row): Item {
+function storedItem(
+  table: Table,
+  names: string[],
+  fieldOf: Map<string, string>,
+  row: Row,
+  keyed: Map<string, Reference>,
+): Item {
   const item: Item = {};
   names.forEach((name, i) => {
-    const value = row[i];
+    const reference = keyed.get(name);
+    const value = reference && row[i] !== null ? iriOf(reference, row[i]) : row[i];
     if (name === table.key.rawName) {
       if (table.spec.identifier) item[table.spec.identifier.field] = value;
     } else if (name === '_apidsl:extra') {

@@ -6,6 +6,7 @@
 // as the same JSON objects they were stored as.
 import { checkNames } from '../names.js';
 import type { CollectionSpec, FieldType, Id, Item } from '../types.js';
+import { iriOf, keyOf, referenceOf, type Reference } from './references.js';
 
 export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
@@ -38,11 +39,19 @@ export const SQL_TYPES: Record<FieldType, string> = {
   iri: 'text',
 };
 
+const KEY_FIELD_TYPES = { int: 'int', string: 'string' } as const;
+
+/** A column's SQL type: its field type's, or the target key's for a relation kept as a key. */
+export const columnType = (c: { type: FieldType; reference?: Reference }): string =>
+  SQL_TYPES[c.reference ? KEY_FIELD_TYPES[c.reference.keyType] : c.type];
+
 export interface Column {
   field: string;
   /** The column's name, quoted. */
   name: string;
   type: FieldType;
+  /** A relation kept as its target's key (references.ts). */
+  reference?: Reference;
 }
 
 /** The key of a resource without an identifier, and the column of what the typed ones cannot hold. */
@@ -75,19 +84,41 @@ export function tableOf(spec: CollectionSpec): Table {
 /** The table name of a resource: `spec.table` when given, else the resource name in snake case. */
 export const tableName = (spec: CollectionSpec): string => shortName(spec.table ?? snakeCase(spec.name));
 
+/** The column name of each field: snake case unless two names meet there (`fooBar` and `foo_bar`). */
+function columnNamer(spec: CollectionSpec): (field: string) => string {
+  const snake = new Map<string, number>();
+  for (const f of Object.keys(spec.fields)) snake.set(snakeCase(f), (snake.get(snakeCase(f)) ?? 0) + 1);
+  if (spec.identifier && !Object.hasOwn(spec.fields, spec.identifier.field))
+    snake.set(snakeCase(spec.identifier.field), (snake.get(snakeCase(spec.identifier.field)) ?? 0) + 1);
+  return (f) => shortName(snake.get(snakeCase(f))! > 1 ? f : snakeCase(f));
+}
+
+/** A table's name and key column, without the rest of it (a relation's target: maybe the table being made). */
+const keyOfTable = (spec: CollectionSpec): { rawName: string; key: { rawName: string; type: 'int' | 'string' } } => ({
+  rawName: tableName(spec),
+  key: {
+    rawName: spec.identifier ? columnNamer(spec)(spec.identifier.field) : INTERNAL_KEY,
+    type: spec.identifier?.type ?? 'int',
+  },
+});
+
 function makeTable(spec: CollectionSpec): Table {
   checkNames(spec);
   const id = spec.identifier?.field;
   const fields = Object.keys(spec.fields).filter((f) => f !== id);
-  // Snake case unless two names meet there (`fooBar` and `foo_bar`): those keep their own spelling.
-  const snake = new Map<string, number>();
-  for (const f of [...fields, ...(id ? [id] : [])]) snake.set(snakeCase(f), (snake.get(snakeCase(f)) ?? 0) + 1);
-  const columnName = (f: string): string => shortName(snake.get(snakeCase(f))! > 1 ? f : snakeCase(f));
-  const columns = fields.map((field) => ({ field, name: quoteIdent(columnName(field)), type: spec.fields[field]! }));
-  const keyRaw = id ? columnName(id) : INTERNAL_KEY;
-  const key = { name: quoteIdent(keyRaw), rawName: keyRaw, type: spec.identifier?.type ?? ('int' as const) };
+  const columnName = columnNamer(spec);
+  const columns = fields.map((field): Column => {
+    const reference = referenceOf(spec, field, keyOfTable);
+    return {
+      field,
+      name: quoteIdent(columnName(field)),
+      type: spec.fields[field]!,
+      ...(reference ? { reference } : {}),
+    };
+  });
+  const { rawName, key: k } = keyOfTable(spec);
+  const key = { name: quoteIdent(k.rawName), ...k };
   const extra = quoteIdent(EXTRA);
-  const rawName = tableName(spec);
   return {
     spec,
     rawName,
@@ -179,6 +210,15 @@ export function rowValues(table: Table, item: Item): { values: unknown[]; extra:
   const values = table.columns.map((c) => {
     if (!Object.hasOwn(json, c.field)) return null;
     const value = json[c.field];
+    if (c.reference) {
+      const key = keyOf(c.reference, value);
+      // Of another form, or spelled otherwise than the IRI read back (`/shops/07`): kept as written too.
+      if (key === undefined || iriOf(c.reference, key) !== value) {
+        extra[c.field] = value;
+        extras++;
+      }
+      return key ?? null;
+    }
     const held = value !== null && fits(c.type, value);
     if (!held || !exact(c.type, value)) {
       extra[c.field] = value;
@@ -202,7 +242,7 @@ export function rowItem(table: Table, row: Row): Item {
   if (id) item[id] = row[0] as Id;
   table.columns.forEach((c, i) => {
     const value = row[i + 1];
-    if (value !== null) item[c.field] = value;
+    if (value !== null) item[c.field] = c.reference ? iriOf(c.reference, value) : value;
   });
   const extra = row[table.columns.length + 1];
   if (extra !== null) Object.assign(item, extra as Item);

@@ -40,6 +40,8 @@ export class SqliteCollection implements Collection {
 
   private readonly db: Database.Database;
   private readonly prepare: (sql: string) => Database.Statement;
+  /** `insertKeyed` in a transaction of its own, made once (better-sqlite3 builds a transaction function slowly). */
+  private readonly insertTransaction: Database.Transaction<(item: Item, given: Id | null) => Item>;
 
   constructor(
     private readonly connection: Connection,
@@ -59,6 +61,7 @@ export class SqliteCollection implements Collection {
       clear: `DELETE FROM ${table}`,
     };
     this.sequence = spec.identifier?.type === 'string' ? undefined : sequenceSchema(spec);
+    this.insertTransaction = this.db.transaction((item: Item, given: Id | null) => this.insertKeyed(item, given));
   }
 
   async find(q: Query): Promise<Item[]> {
@@ -169,15 +172,19 @@ export class SqliteCollection implements Collection {
 
   async insert(item: Item): Promise<Item> {
     this.connection.quiesce();
+    const given = givenKey(this.spec, item);
+    // Inside the caller's transaction (an import's batch) a row with its own key needs no savepoint: an INSERT that
+    // fails undoes itself (SQLite's ABORT), and the sequence is raised only once the row is stored.
+    if (given !== null && this.db.inTransaction) return this.insertKeyed(item, given);
     // IMMEDIATE: the key taken from (or raised in) the sequence and the row are written together.
-    return this.db
-      .transaction(() => {
-        const given = givenKey(this.spec, item);
-        const stored = this.insertRow(item, given ?? (this.sequence ? this.nextKey() : stringKey()));
-        if (typeof given === 'number') this.raiseSequence(given);
-        return stored;
-      })
-      .immediate();
+    return this.insertTransaction.immediate(item, given);
+  }
+
+  /** Inserts the row with its given key, or the next one (inside a transaction). */
+  private insertKeyed(item: Item, given: Id | null): Item {
+    const stored = this.insertRow(item, given ?? (this.sequence ? this.nextKey() : stringKey()));
+    if (typeof given === 'number') this.raiseSequence(given);
+    return stored;
   }
 
   async insertMany(items: Item[]): Promise<Item[]> {

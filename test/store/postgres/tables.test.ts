@@ -5,10 +5,10 @@
  * cannot hold exactly come back as they were written.
  */
 import { expect } from 'chai';
-import pg from 'pg';
-import { openPostgresStore } from '../../../server/store/postgres/store.js';
-import type { CollectionSpec, Store } from '../../../server/store/types.js';
-import { dropPostgresDatabase, freshPostgresUrl, postgresOrSkip } from '../../support/postgres.js';
+import { compileFind } from '../../../server/store/postgres/query.js';
+import { tableOf } from '../../../server/store/postgres/table.js';
+import type { CollectionSpec } from '../../../server/store/types.js';
+import { usePostgresStore } from '../../support/postgres.js';
 
 const REVIEW: CollectionSpec = {
   name: 'BookReview',
@@ -31,26 +31,11 @@ const REVIEW: CollectionSpec = {
 
 describe('PostgreSQL store: tables a person can read', function () {
   this.timeout(60_000);
-  let url: string;
-  let store: Store;
-  let sql: pg.Client;
-
-  beforeEach(async function () {
-    await postgresOrSkip(this);
-    url = await freshPostgresUrl('tables');
-    store = await openPostgresStore({ url });
-    sql = new pg.Client({ connectionString: url });
-    await sql.connect();
-  });
-  afterEach(async () => {
-    await sql?.end();
-    await store?.close();
-    if (url) await dropPostgresDatabase(url);
-  });
+  const db = usePostgresStore('tables');
 
   const columns = async (table: string): Promise<string[]> =>
     (
-      await sql.query<{ c: string }>(
+      await db.sql.query<{ c: string }>(
         `SELECT column_name || ' ' || data_type || ' ' || is_nullable || ' ' || is_identity AS c FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`,
         [table],
       )
@@ -58,13 +43,14 @@ describe('PostgreSQL store: tables a person can read', function () {
 
   const indexes = async (table: string): Promise<string[]> =>
     (
-      await sql.query<{ d: string }>(`SELECT indexdef AS d FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [
-        table,
-      ])
+      await db.sql.query<{ d: string }>(
+        `SELECT indexdef AS d FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`,
+        [table],
+      )
     ).rows.map((r) => r.d.replace(/ ON public\.\S+/, ''));
 
   it('one table per resource in snake case, a typed column per field, NOT NULL for required, an identity key', async () => {
-    await store.collection(REVIEW);
+    await db.store.collection(REVIEW);
     expect(await columns('book_review')).to.deep.equal([
       'id bigint NO YES',
       'title text NO NO',
@@ -87,7 +73,7 @@ describe('PostgreSQL store: tables a person can read', function () {
   });
 
   it('stores each value in its column, typed, and reads the item back as written', async () => {
-    const reviews = await store.collection(REVIEW);
+    const reviews = await db.store.collection(REVIEW);
     const item = {
       title: 'Fine',
       rating: 4.5,
@@ -100,7 +86,7 @@ describe('PostgreSQL store: tables a person can read', function () {
     };
     const stored = await reviews.insert(item);
     expect(stored).to.deep.equal({ id: 1, ...item });
-    const row = (await sql.query(`SELECT *, published_at::text AS at, day::text AS day_text FROM book_review`))
+    const row = (await db.sql.query(`SELECT *, published_at::text AS at, day::text AS day_text FROM book_review`))
       .rows[0] as Record<string, unknown>;
     expect(row).to.deep.include({
       id: '1',
@@ -117,7 +103,7 @@ describe('PostgreSQL store: tables a person can read', function () {
   });
 
   it('keeps what the typed columns cannot hold exactly in the extra column: the item reads back the same', async () => {
-    const reviews = await store.collection(REVIEW);
+    const reviews = await db.store.collection(REVIEW);
     const odd = { title: 'Odd', rating: 'high', publishedAt: '2024-05-06T07:08:09.000Z', day: null, note: 'kept' };
     await reviews.insert(odd);
     expect(await reviews.get(1)).to.deep.equal({ id: 1, ...odd });
@@ -126,7 +112,7 @@ describe('PostgreSQL store: tables a person can read', function () {
       where: [{ op: 'gt', field: 'publishedAt', value: '2024-05-06T07:00:00+00:00' }],
     });
     expect(found.map((r) => r.title)).to.deep.equal(['Odd']);
-    const row = (await sql.query(`SELECT rating, "_apidsl:extra" AS extra FROM book_review`)).rows[0] as Record<
+    const row = (await db.sql.query(`SELECT rating, "_apidsl:extra" AS extra FROM book_review`)).rows[0] as Record<
       string,
       unknown
     >;
@@ -140,15 +126,15 @@ describe('PostgreSQL store: tables a person can read', function () {
   });
 
   it('names the table after `table` when the spec gives one', async () => {
-    await store.collection({ ...REVIEW, table: 'reviews' });
+    await db.store.collection({ ...REVIEW, table: 'reviews' });
     expect(await columns('reviews')).to.have.length(10);
     expect(await columns('book_review')).to.deep.equal([]);
   });
 
   it('brings a stored table to a later layout: new columns and indexes, NOT NULL relaxed, stale indexes dropped', async () => {
-    const reviews = await store.collection(REVIEW);
+    const reviews = await db.store.collection(REVIEW);
     await reviews.insert({ title: 'kept' });
-    await store.collection({
+    await db.store.collection({
       ...REVIEW,
       fields: { ...REVIEW.fields, pages: 'int' },
       indexes: [['pages']],
@@ -160,7 +146,34 @@ describe('PostgreSQL store: tables a person can read', function () {
       'CREATE INDEX book_review_pages_idx USING btree (pages NULLS FIRST, id)',
       'CREATE UNIQUE INDEX book_review_pkey USING btree (id)',
     ]);
-    const reopened = await store.collection({ ...REVIEW, unique: [], rules: {} });
+    const reopened = await db.store.collection({ ...REVIEW, unique: [], rules: {} });
     expect(await reopened.insert({ title: 'kept' })).to.deep.include({ id: 2 });
+  });
+
+  it('reads an ordered page through an index, with no sort: by the key, and by an indexed field then the key', async () => {
+    await db.store.collection(REVIEW);
+    await db.sql.query(
+      `INSERT INTO book_review (title, rating) SELECT 'Review ' || i, i % 100 FROM generate_series(1, 20000) AS i`,
+    );
+    await db.sql.query('ANALYZE book_review');
+    const plan = async (sort: { field: string; direction: 'asc' | 'desc' }[], after?: unknown[]): Promise<string> => {
+      const q = { sort, limit: 30, ...(after ? { after: { values: after } } : {}) };
+      const { text, values } = compileFind(tableOf(REVIEW), q);
+      const rows = (await db.sql.query({ text: `EXPLAIN ${text}`, values })).rows as { 'QUERY PLAN': string }[];
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    for (const direction of ['asc', 'desc'] as const) {
+      const byKey = await plan([{ field: 'id', direction }]);
+      expect(byKey, byKey).to.match(/Index Scan( Backward)? using book_review_pkey/);
+      expect(byKey, byKey).to.not.match(/Sort/);
+      const deep = await plan([{ field: 'id', direction }], [direction === 'asc' ? 15000 : 5000]);
+      expect(deep, deep).to.not.match(/Sort/);
+      const byRating = await plan([
+        { field: 'rating', direction },
+        { field: 'id', direction },
+      ]);
+      expect(byRating, byRating).to.match(/using book_review_rating_idx/);
+      expect(byRating, byRating).to.not.match(/Sort/);
+    }
   });
 });

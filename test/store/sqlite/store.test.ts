@@ -9,7 +9,12 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { openSqliteStore } from '../../../server/store/sqlite/store.js';
 import { compileFind } from '../../../server/store/sqlite/query.js';
-import type { CollectionSpec, Query } from '../../../server/store/types.js';
+import {
+  StoreConflictError,
+  UniqueConflictError,
+  type CollectionSpec,
+  type Query,
+} from '../../../server/store/types.js';
 import { BOOK } from '../../support/store-contract.js';
 
 describe('SQLite file store', () => {
@@ -230,6 +235,34 @@ describe('SQLite store transactions', () => {
         (e: Error) => expect(e.name).to.equal('StoreConflictError'),
       );
       expect((await books.find({})).map((b) => b.title)).to.deep.equal(['a', 'b']);
+      expect(await books.count()).to.equal(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('goes on past an insert it refused: nothing of that insert stays, its key raises no sequence', async () => {
+    // An import's batch: rows with their own keys, one refused, in one transaction (no savepoint per row).
+    const store = await openSqliteStore({ memory: true });
+    try {
+      const books = await store.collection({ ...BOOK, unique: [['title']] });
+      const refused = (insert: Promise<unknown>, kind: new (...args: never[]) => Error): Promise<void> =>
+        insert.then(
+          () => expect.fail(`the insert should have been refused (${kind.name})`),
+          (e: Error) => {
+            expect(e).to.be.instanceOf(kind);
+          },
+        );
+      await store.transaction!(async () => {
+        await books.insert({ id: 5, title: 'five' });
+        await refused(books.insert({ id: 5, title: 'again' }), StoreConflictError);
+        await refused(books.insert({ id: 9, title: 'five' }), UniqueConflictError);
+        await books.insert({ title: 'next' });
+      });
+      expect((await books.find({})).map((b) => [b.id, b.title])).to.deep.equal([
+        [5, 'five'],
+        [6, 'next'],
+      ]);
       expect(await books.count()).to.equal(2);
     } finally {
       await store.close();
