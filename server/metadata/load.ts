@@ -55,12 +55,7 @@ function uniqueLists(properties: PropertyMetadata[], resourceOption: unknown): s
 function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
   const id = resource.identifier?.name;
   const out: string[][] = [];
-  const add = (fields: string[]): void => {
-    const valid = fields.filter((f) =>
-      resource.properties.some((p) => p.name === f && !p.array && fieldType(p) !== 'json'),
-    );
-    if (valid.length && !out.some((x) => x.join() === valid.join())) out.push(valid);
-  };
+  const add = (fields: string[]): void => addIndex(resource, out, fields);
   for (const p of resource.properties) {
     if (p.relation && p.array) out.push([p.name]);
     else if (p.relation) add([p.name]);
@@ -85,6 +80,33 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
     for (const names of scopePropertyPaths(op.options.scope)) if (names.length === 1) add(names);
   }
   return out;
+}
+
+/** Adds an index on `fields` (those a store can index) to `out` unless it holds it already. */
+function addIndex(resource: ResourceMetadata, out: string[][], fields: string[]): void {
+  const valid = fields.filter((f) =>
+    resource.properties.some((p) => p.name === f && !p.array && fieldType(p) !== 'json'),
+  );
+  if (valid.length && !out.some((x) => x.join() === valid.join())) out.push(valid);
+}
+
+/**
+ * A scope's path through relations (`object.shop.owner`) reads the related items by the property it ends on: the
+ * sub-query (or first read) of the matching shops is an index search rather than a scan of every shop. Run once
+ * every resource is loaded (a path may lead to one loaded after the scoped one).
+ */
+function indexScopeTargets(resources: ResourceMetadata[]): void {
+  const byName = new Map(resources.map((r) => [r.shortName, r]));
+  for (const resource of resources)
+    for (const op of resource.operations)
+      for (const names of scopePropertyPaths(op.options.scope)) {
+        let at: ResourceMetadata | undefined = resource;
+        for (const name of names.slice(0, -1)) {
+          const relation: string | undefined = at?.properties.find((p) => p.name === name && !p.array)?.relation;
+          at = relation === undefined ? undefined : byName.get(relation);
+        }
+        if (at && at !== resource) addIndex(at, at.storage.indexes, names.slice(-1));
+      }
 }
 
 /** The paths of the item a `scope` option's expressions read (`[['owner'], ['shop', 'owner']]`). */
@@ -120,6 +142,7 @@ export async function loadMetadata(model: ApiModel, options: LoadOptions): Promi
     ? model.document.declarations.find((d): d is A.ApiDecl => d.kind === 'api')
     : undefined;
   const apiFields = plainEntries(api?.body?.entries);
+  indexScopeTargets(resources);
   const byName = new Map(resources.map((r) => [r.shortName, r]));
   const resource = (name: string): ResourceMetadata | undefined => byName.get(name);
   for (const r of resources) {

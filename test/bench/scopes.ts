@@ -1,26 +1,51 @@
 /**
- * The cost of row-level scopes (part `scopes` of `npm run bench`), on test/fixtures/bench/scopes.api: the
- * throughput of page 2 of a scoped collection (the item's own owner; the owner of the item's shop, one relation
- * away) against the same page of the unscoped one, same process, store and Bearer JWT, under autocannon in a child
- * process; pairs of runs in turns, ratio as the median of the pairs' ratios (as security.ts does). Half the notes
- * (and half the shops) belong to the caller, so each scoped page is a full page of 30 of theirs.
+ * The cost of row-level scopes (part `scopes` of `npm run bench`), on test/fixtures/bench/scopes.api: page 2 of a
+ * scoped collection (the item's own owner; the owner of the item's shop, one relation away) against the same page
+ * of the unscoped one, same process, store and Bearer JWT. Half the notes (and half the shops) belong to the
+ * caller, so each scoped page is a full page of 30 of theirs. Measured twice, pairs in turns (unscoped, own,
+ * relation, then again), cost as the median of the rounds' ratios (as security.ts does):
+ *
+ * - in process (in-process.ts): the server's CPU time per request and the time a request takes, one at a time
+ *   (runs of a few seconds, as many requests as fit);
+ * - over HTTP: throughput under autocannon in a child process, and the server's CPU time per request answered.
+ *
+ * The store is SQLite in memory, or the test servers' with `APIDSL_BENCH_STORE=mongodb` (FerretDB or mongod, as
+ * the tests find it) or `APIDSL_BENCH_STORE=postgres` (APIDSL_TEST_POSTGRES_URL): there the database's own CPU is
+ * not the server's, so the time per request is the in-process figure that holds it. `APIDSL_BENCH_NOTES` sets the
+ * number of notes (10,000).
  */
 import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { createApp } from '../../server/http/app.js';
 import { loadApi } from '../../server/load-api.js';
+import { startRuntime } from '../../server/pipeline/open-runtime.js';
 import { storageSpec } from '../../server/pipeline/representation/rendering.js';
+import { openMongoStore } from '../../server/store/mongodb/store.js';
+import { openPostgresStore } from '../../server/store/postgres/store.js';
 import { openSqliteStore } from '../../server/store/sqlite/store.js';
-import type { Item } from '../../server/store/types.js';
+import type { Item, Store } from '../../server/store/types.js';
+import { freshDatabaseUri, testMongo } from '../support/mongodb.js';
+import { dropPostgresDatabase, freshPostgresUrl } from '../support/postgres.js';
+import { inject, type Injected, type Listener } from './in-process.js';
 import { benchService, benchToken, load, median, type Run } from './security.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/bench/scopes.api', import.meta.url));
-const NOTES = 10_000;
+/** FerretDB sorts and filters in its own process, seconds a page of 10,000 on a loaded machine: fewer there. */
+const NOTES = Number(process.env.APIDSL_BENCH_NOTES ?? 10_000);
 const SHOPS = 100;
 const PAGE = 30;
 const LOAD = { duration: 3, pairs: 7, warmup: 5 };
+const IN_PROCESS = { seconds: 2, rounds: 9, warmup: 3 };
 const SECRET = 'bench-secret-bench-secret-bench-secret-bench-secret';
 const KINDS = ['plain', 'own', 'relation'] as const;
 type Kind = (typeof KINDS)[number];
+const PATHS: Record<Kind, string> = {
+  plain: '/open_notes?page=2',
+  own: '/own_notes?page=2',
+  relation: '/shop_notes?page=2',
+};
 
 const progress = (message: string): void => {
   process.stderr.write(`[bench] ${message}\n`);
@@ -28,9 +53,28 @@ const progress = (message: string): void => {
 
 const owner = (i: number): string => (i % 2 ? 'other' : 'bench');
 
-async function seed(file: string): Promise<Awaited<ReturnType<typeof openSqliteStore>>> {
-  const api = await loadApi(file);
-  const store = await openSqliteStore({ memory: true });
+/** The store the bench runs on (APIDSL_BENCH_STORE), empty, and how to let it go. */
+async function openStore(): Promise<{ name: string; store: Store; drop: () => Promise<void> }> {
+  const kind = process.env.APIDSL_BENCH_STORE ?? 'sqlite';
+  if (kind === 'sqlite')
+    return { name: 'SQLite (memory)', store: await openSqliteStore({ memory: true }), drop: async () => undefined };
+  if (kind === 'mongodb') {
+    const server = await testMongo();
+    if (!server) throw new Error('APIDSL_BENCH_STORE=mongodb, but no MongoDB-wire server was found');
+    // FerretDB, on a loaded machine, may take longer than the default 5 s to answer a first page.
+    const uri = await freshDatabaseUri('bench');
+    const store = await openMongoStore({ uri: `${uri}${uri.includes('?') ? '&' : '?'}serverSelectionTimeoutMS=60000` });
+    return { name: `MongoDB (${server.kind})`, store, drop: async () => undefined };
+  }
+  if (kind === 'postgres') {
+    const url = await freshPostgresUrl('bench');
+    return { name: 'PostgreSQL', store: await openPostgresStore({ url }), drop: () => dropPostgresDatabase(url) };
+  }
+  throw new Error(`APIDSL_BENCH_STORE=${kind}: choose sqlite, mongodb or postgres`);
+}
+
+async function seed(store: Store): Promise<void> {
+  const api = await loadApi(FIXTURE);
   for (const resource of api.resources) {
     const collection = await store.collection(storageSpec(resource));
     const items =
@@ -44,65 +88,156 @@ async function seed(file: string): Promise<Awaited<ReturnType<typeof openSqliteS
           }));
     await collection.insertMany(items);
   }
-  return store;
+}
+
+/** Throws unless each page is 200 with 30 members, all the caller's where scoped. */
+async function checkPages(get: (kind: Kind) => Promise<{ status: number; body: string }>): Promise<void> {
+  for (const kind of KINDS) {
+    const res = await get(kind);
+    const doc = JSON.parse(res.body) as { member?: { owner: string }[]; totalItems?: number };
+    const mine = kind === 'plain' || doc.member?.every((m) => m.owner === 'bench');
+    const total = kind === 'plain' ? NOTES : NOTES / 2;
+    if (res.status !== 200 || doc.member?.length !== PAGE || !mine || doc.totalItems !== total)
+      throw new Error(`GET ${PATHS[kind]} answered ${res.status}, not a page of the caller: ${res.body.slice(0, 300)}`);
+  }
 }
 
 export async function runScopesBench(): Promise<void> {
   process.env.APIDSL_BENCH_JWT_SECRET = SECRET;
-  progress(`seeding ${NOTES.toLocaleString('en-US')} notes in each resource`);
-  const store = await seed(FIXTURE);
-  const service = await benchService(FIXTURE, store);
+  const { name, store, drop } = await openStore();
+  progress(`scopes on ${name}: seeding ${NOTES.toLocaleString('en-US')} notes in each resource`);
+  await seed(store);
   const token = await benchToken(SECRET, {});
-  const auth = { Authorization: `Bearer ${token}` };
-  const urls: Record<Kind, string> = {
-    plain: `${service.url}/open_notes?page=2`,
-    own: `${service.url}/own_notes?page=2`,
-    relation: `${service.url}/shop_notes?page=2`,
+  try {
+    reportInProcess(name, await measureInProcess(store, token));
+    reportHttp(name, await measureHttp(store, token));
+  } finally {
+    await drop();
+  }
+}
+
+/** Per round and kind: the server's CPU µs per request and the µs a request takes, one at a time. */
+interface InProcessRun {
+  cpu: number;
+  wall: number;
+}
+
+async function measureInProcess(store: Store, token: string): Promise<Record<Kind, InProcessRun[]>> {
+  const api = await loadApi(FIXTURE);
+  const runtime = await startRuntime(api, store, { logger: pino({ level: 'silent' }) });
+  const app: Listener = (await createApp(runtime, undefined)).callback();
+  const headers = { accept: 'application/ld+json', authorization: `Bearer ${token}` };
+  const request = (kind: Kind): Injected => ({ url: PATHS[kind], method: 'GET', headers });
+  const runs: Record<Kind, InProcessRun[]> = { plain: [], own: [], relation: [] };
+  const { seconds, rounds, warmup } = IN_PROCESS;
+  /** Requests of `kind`, one at a time, for `seconds`: the CPU and the time each took. */
+  const run = async (kind: Kind, seconds: number): Promise<InProcessRun> => {
+    const [cpu, started] = [process.cpuUsage(), performance.now()];
+    let requests = 0;
+    while (performance.now() - started < seconds * 1000 || requests < 10) {
+      await inject(app, request(kind));
+      requests++;
+    }
+    const { user, system } = process.cpuUsage(cpu);
+    return { cpu: (user + system) / requests, wall: ((performance.now() - started) * 1000) / requests };
   };
   try {
-    for (const kind of KINDS) {
-      const res = await fetch(urls[kind], { headers: auth });
-      const doc = (await res.json()) as { member?: { owner: string }[]; totalItems?: number };
-      const mine = kind === 'plain' || doc.member?.every((m) => m.owner === 'bench');
-      if (res.status !== 200 || doc.member?.length !== PAGE || !mine)
-        throw new Error(`GET ${urls[kind]} answered ${res.status} with a page that is not the caller's`);
+    await checkPages((kind) => inject(app, request(kind)));
+    progress(`scopes in process: ${warmup} s warm-up each, then ${rounds} rounds of ${seconds} s runs (in turns)`);
+    for (const kind of KINDS) await run(kind, warmup);
+    for (let round = 1; round <= rounds; round++) {
+      for (const kind of KINDS) runs[kind].push(await run(kind, seconds));
+      progress(
+        `  round ${round}: ${KINDS.map((k) => `${k} ${Math.round(runs[k][round - 1]!.cpu)}`).join(', ')} µs CPU`,
+      );
     }
-    progress(`scopes: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} rounds of ${LOAD.duration} s runs (in turns)`);
-    for (const kind of KINDS) await load(urls[kind], LOAD.warmup, auth);
+    return runs;
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function measureHttp(store: Store, token: string): Promise<Record<Kind, Run[]>> {
+  const service = await benchService(FIXTURE, store);
+  const auth = { Authorization: `Bearer ${token}` };
+  const url = (kind: Kind): string => `${service.url}${PATHS[kind]}`;
+  try {
+    await checkPages(async (kind) => {
+      const res = await fetch(url(kind), { headers: auth });
+      return { status: res.status, body: await res.text() };
+    });
+    progress(`scopes over HTTP: ${LOAD.warmup} s warm-up each, then ${LOAD.pairs} rounds of ${LOAD.duration} s runs`);
+    for (const kind of KINDS) await load(url(kind), LOAD.warmup, auth);
     const runs: Record<Kind, Run[]> = { plain: [], own: [], relation: [] };
     for (let round = 1; round <= LOAD.pairs; round++) {
       for (const kind of KINDS) {
         const cpu = process.cpuUsage();
-        const result = await load(urls[kind], LOAD.duration, auth);
+        const result = await load(url(kind), LOAD.duration, auth);
         const { user, system } = process.cpuUsage(cpu);
-        if (result.non2xx || result.errors) throw new Error(`scopes ${kind}: ${result.non2xx} non-2xx answers`);
+        if (result.non2xx || result.errors || !result.requests)
+          throw new Error(
+            `scopes ${kind}: ${result.requests} answers, ${result.non2xx} non-2xx, ${result.errors} errors`,
+          );
         runs[kind].push({ ...result, cpuPerRequest: (user + system) / result.requests });
       }
       progress(`  round ${round}: ${KINDS.map((k) => `${k} ${Math.round(runs[k][round - 1]!.rps)}`).join(', ')} req/s`);
     }
-    report(runs);
+    return runs;
   } finally {
     await service.close();
   }
 }
 
-function report(runs: Record<Kind, Run[]>): void {
-  const rps = (kind: Kind): string =>
-    `${Math.round(median(runs[kind].map((r) => r.rps))).toLocaleString('en-US')} req/s`;
-  const ratio = (kind: Kind): number => median(runs.plain.map((r, i) => r.rps / runs[kind][i]!.rps));
+/** The median over rounds of `kind`'s cost against the unscoped run of the same round (higher: dearer). */
+function cost<R>(runs: Record<Kind, R[]>, kind: Kind, dearer: (scoped: R, plain: R) => number): number {
+  return median(runs.plain.map((plain, i) => dearer(runs[kind][i]!, plain)));
+}
+
+const bar = (kind: Kind, ratio: number): string => {
+  const limit = kind === 'own' ? 1.1 : 1.3;
+  return kind === 'plain' ? '1.00×' : `${ratio.toFixed(3)}× (≤ ${limit}×: ${ratio <= limit ? 'met' : 'MISSED'})`;
+};
+const µs = (values: number[]): string => `${Math.round(median(values))} µs`;
+const LABELS: Record<Kind, string> = {
+  plain: `unscoped: GET ${PATHS.plain}, ${NOTES.toLocaleString('en-US')} notes`,
+  own: `scoped: GET ${PATHS.own} (object.owner == user?.identifier)`,
+  relation: `one relation: GET ${PATHS.relation} (object.shop.owner == user?.identifier)`,
+};
+
+/** The in-process table (printed before the HTTP runs: a store too slow for them still has its figures). */
+function reportInProcess(store: string, runs: Record<Kind, InProcessRun[]>): void {
   console.log(
-    `\nscopes: ${cpus().length} CPUs, node ${process.version}; ${LOAD.pairs} rounds of ${LOAD.duration} s runs in turns after a ` +
-      `${LOAD.warmup} s warm-up each (values: median req/s; cost: median of the rounds' unscoped / scoped req/s)\n`,
+    `\nscopes on ${store}, in process: ${cpus().length} CPUs, node ${process.version}; ${IN_PROCESS.rounds} rounds of ` +
+      `${IN_PROCESS.seconds} s runs, kinds in turns, after a ${IN_PROCESS.warmup} s warm-up each; values are medians, ` +
+      `costs the median of the rounds' scoped / unscoped\n`,
   );
-  console.log('| measurement | value | cost |');
-  console.log('|---|---:|---|');
-  console.log(`| unscoped: GET /open_notes?page=2, ${NOTES.toLocaleString('en-US')} notes | ${rps('plain')} | 1.00× |`);
-  const own = ratio('own');
+  console.log('| page | server CPU per request | cost | time per request | cost |');
+  console.log('|---|---:|---|---:|---|');
+  for (const kind of KINDS) {
+    const cpu = cost(runs, kind, (s, p) => s.cpu / p.cpu);
+    const wall = cost(runs, kind, (s, p) => s.wall / p.wall);
+    const cells = [
+      µs(runs[kind].map((r) => r.cpu)),
+      bar(kind, cpu),
+      µs(runs[kind].map((r) => r.wall)),
+      bar(kind, wall),
+    ];
+    console.log(`| ${LABELS[kind]} | ${cells.join(' | ')} |`);
+  }
+}
+
+function reportHttp(store: string, runs: Record<Kind, Run[]>): void {
   console.log(
-    `| scoped: GET /own_notes?page=2 (object.owner == user?.identifier) | ${rps('own')} | ${own.toFixed(2)}× (bar ≤ 1.1×: ${own <= 1.1 ? 'met' : 'MISSED'}) |`,
+    `\nscopes on ${store}, over HTTP: ${LOAD.pairs} rounds of ${LOAD.duration} s runs (10 connections), kinds in ` +
+      `turns, after a ${LOAD.warmup} s warm-up each; values are medians, costs the median of the rounds' ratios\n`,
   );
-  const relation = ratio('relation');
-  console.log(
-    `| scoped through one relation: GET /shop_notes?page=2 (object.shop.owner == user?.identifier) | ${rps('relation')} | ${relation.toFixed(2)}× (bar ≤ 1.3×: ${relation <= 1.3 ? 'met' : 'MISSED'}) |`,
-  );
+  console.log('| page | req/s | cost | server CPU per request | cost |');
+  console.log('|---|---:|---|---:|---|');
+  for (const kind of KINDS) {
+    const rps = cost(runs, kind, (s, p) => p.rps / s.rps);
+    const cpu = cost(runs, kind, (s, p) => s.cpuPerRequest / p.cpuPerRequest);
+    const served = Math.round(median(runs[kind].map((r) => r.rps))).toLocaleString('en-US');
+    const cells = [served, bar(kind, rps), µs(runs[kind].map((r) => r.cpuPerRequest)), bar(kind, cpu)];
+    console.log(`| ${LABELS[kind]} | ${cells.join(' | ')} |`);
+  }
 }

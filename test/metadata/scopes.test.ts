@@ -1,5 +1,6 @@
 /**
- * Row-level scopes at load (docs/scopes.md): the properties a scope reads on the item are indexed, and a scoped
+ * Row-level scopes at load (docs/scopes.md): the properties a scope reads are indexed (on the item, and on the
+ * related resource a path through relations ends on), and a scoped
  * resource's Mercure updates are private even where `mercure: true` says nothing more.
  */
 import { expect } from 'chai';
@@ -18,6 +19,24 @@ describe('metadata: row-level scopes', () => {
     expect(api.resource('Order')!.storage.indexes).to.deep.include.members([['buyer'], ['product']]);
     expect(api.resource('Product')!.storage.indexes).to.deep.include.members([['published'], ['shop']]);
     expect(api.resource('Shop')!.storage.indexes).to.deep.include(['owner']);
+  });
+
+  it('indexes the property a path through relations ends on, on the related resource', async () => {
+    const file = join(tempDir(), 'paths.api');
+    writeFileSync(
+      file,
+      `api "Paths" { version: "1" }
+resource Owner { properties { id: int { identifier: true }, name: string, team: string } }
+resource Shop { properties { id: int { identifier: true }, owner: Owner, city: string } }
+resource Note {
+  scope: "object.shop.city == 'Lyon' or object.shop.owner.team == user?.identifier"
+  properties { id: int { identifier: true }, shop: Shop }
+}`,
+    );
+    const api = await loadApi(file);
+    expect(api.resource('Shop')!.storage.indexes).to.deep.equal([['owner'], ['city']]);
+    expect(api.resource('Owner')!.storage.indexes).to.deep.equal([['team']]);
+    expect(api.resource('Note')!.storage.indexes).to.deep.equal([['shop']]);
   });
 
   it('publishes the updates of a scoped resource as private ones', async () => {

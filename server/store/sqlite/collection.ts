@@ -4,6 +4,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type Database from 'better-sqlite3';
 import { checkKey, givenKey, isKey, sequenceKey, stringKey } from '../keys.js';
+import { hasReferences } from '../references.js';
 import type { Collection, CollectionSpec, Condition, Id, Item, PageRows, Query, Rendering } from '../types.js';
 import { rowItem, type Connection, type Row } from './connection.js';
 import { conflictsOf } from './errors.js';
@@ -15,7 +16,9 @@ import {
   compileTotal,
   DOC_COLUMN,
   KEY_COLUMN,
+  keyOrdered,
   quoteIdent,
+  type FindPlan,
   RENDERED_COLUMN,
 } from './query.js';
 import { sequenceSchema, type SequenceSchema } from './schema.js';
@@ -71,17 +74,31 @@ export class SqliteCollection implements Collection {
 
   async findPage(q: Query, options?: { rendered?: boolean }): Promise<PageRows> {
     const read = (): PageRows => {
-      const texts = options?.rendered ? this.texts(q) : undefined;
       const total = this.total(q.where);
-      return texts ? { texts, total } : { items: this.items(q), total };
+      const plan = this.pagePlan(q, total);
+      const texts = options?.rendered ? this.texts(q, plan) : undefined;
+      return texts ? { texts, total } : { items: this.items(q, plan), total };
     };
     // An open stream cursor keeps the connection's read transaction open (SQLite ends an implicit one when its
     // last statement finishes), and better-sqlite3 refuses BEGIN meanwhile: both reads are already in it.
     return this.connection.cursors.size > 0 ? read() : this.connection.readTogether(read);
   }
 
-  private items(q: Query): Item[] {
-    const { sql, params } = compileFind(this.spec, q);
+  /**
+   * A page with a `refers` condition (a scope through a relation) in key order is read along that order when this
+   * reads fewer rows than the relation's index would: about (offset + limit) × rows / matches rows, against every
+   * one of the `matches`, then sorted. A scope that keeps most rows reads its first pages in order; one that keeps
+   * few (a seller's one shop among many) reads its rows by the index.
+   */
+  private pagePlan(q: Query, matches: number): FindPlan | undefined {
+    if (!hasReferences(q.where) || !keyOrdered(this.spec, q)) return undefined;
+    const rows = this.total(undefined);
+    const wanted = (q.offset ?? 0) + (q.limit ?? rows);
+    return { inOrder: wanted * rows < matches * matches };
+  }
+
+  private items(q: Query, plan?: FindPlan): Item[] {
+    const { sql, params } = compileFind(this.spec, q, undefined, plan);
     return this.decoded(this.prepare(sql), params);
   }
 
@@ -104,9 +121,9 @@ export class SqliteCollection implements Collection {
     return items;
   }
 
-  private texts(q: Query): string[] | undefined {
+  private texts(q: Query, plan?: FindPlan): string[] | undefined {
     if (!this.rendering) return undefined;
-    const { sql, params } = compileFind(this.spec, q, [RENDERED_COLUMN]);
+    const { sql, params } = compileFind(this.spec, q, [RENDERED_COLUMN], plan);
     // One column, plucked: better-sqlite3 builds no row object, the cheapest read it has.
     const texts = this.prepare(sql)
       .pluck()
@@ -135,8 +152,11 @@ export class SqliteCollection implements Collection {
       if (row) return row.n;
       // The counts row is created with the collection; only a hand-edited file lacks it. Scan rather than fail.
     }
-    const { sql, params } = compileCount(this.spec, where);
-    return (this.prepare(sql).get(...params) as { n: number }).n;
+    const counting = compileCount(this.spec, where);
+    return this.connection.counts.count(
+      counting,
+      () => (this.prepare(counting.sql).get(...counting.params) as { n: number }).n,
+    );
   }
 
   async get(id: Id): Promise<Item | null> {

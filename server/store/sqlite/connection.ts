@@ -2,6 +2,7 @@
 // that must close before a write, reads of one snapshot, and the item a row holds.
 import type Database from 'better-sqlite3';
 import type { CollectionSpec, Id, Item } from '../types.js';
+import { CountCache } from './count-cache.js';
 
 const STATEMENT_CACHE_SIZE = 256;
 
@@ -25,6 +26,8 @@ export interface Connection {
    * is taken at its first read, whatever other connections commit meanwhile.
    */
   readTogether<T>(read: () => T): T;
+  /** Filtered counts, kept until the database changes. */
+  counts: CountCache;
   /** Forgets the cached statements (before closing). */
   forget(): void;
 }
@@ -33,6 +36,17 @@ export function connectionOf(db: Database.Database): Connection {
   const cursors = new Set<() => void>();
   const together = db.transaction((read: () => unknown) => read());
   const statements = statementCache(db);
+  // Inside readTogether's own transaction (not one it joined): nothing this connection wrote is uncommitted.
+  let reading = false;
+  const readInSnapshot = <T>(read: () => T): T => {
+    if (db.inTransaction) return together.deferred(read) as T;
+    reading = true;
+    try {
+      return together.deferred(read) as T;
+    } finally {
+      reading = false;
+    }
+  };
   return {
     db,
     prepare: statements.prepare,
@@ -43,7 +57,8 @@ export function connectionOf(db: Database.Database): Connection {
     cursors,
     // An in-memory database has no other connection, and the reads run in one synchronous call: nothing can
     // commit between them, and BEGIN and COMMIT would be two statements more for nothing.
-    readTogether: db.memory ? <T>(read: () => T) => read() : <T>(read: () => T) => together.deferred(read) as T,
+    readTogether: db.memory ? <T>(read: () => T) => read() : readInSnapshot,
+    counts: new CountCache(db, () => !db.inTransaction || reading),
     forget: statements.forget,
   };
 }

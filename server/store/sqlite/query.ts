@@ -130,12 +130,21 @@ function comparable(spec: CollectionSpec, field: string): Column {
 
 const COMPARISON = { ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
 
-function condition(spec: CollectionSpec, c: Condition): Sql {
+/**
+ * How a page reads its `refers` conditions: through the index of the relation's field (the rows of every matching
+ * related item, then sorted: the default), or `inOrder`, along the page's order, testing each row (findPage
+ * chooses, knowing how many rows match; the planner cannot know how many related items the sub-query selects).
+ */
+export interface FindPlan {
+  inOrder?: boolean;
+}
+
+function condition(spec: CollectionSpec, c: Condition, plan: FindPlan = {}): Sql {
   switch (c.op) {
     case 'and':
-      return all(c.conditions.map((inner) => condition(spec, inner)));
+      return all(c.conditions.map((inner) => condition(spec, inner, plan)));
     case 'or':
-      return any(c.conditions.map((inner) => condition(spec, inner)));
+      return any(c.conditions.map((inner) => condition(spec, inner, plan)));
     case 'exists':
       return exists(fieldColumn(spec, c.field), c.exists);
     case 'in':
@@ -151,7 +160,7 @@ function condition(spec: CollectionSpec, c: Condition): Sql {
     case 'text':
       throw new FullTextConditionError(c.field);
     case 'refers':
-      return refers(spec, c);
+      return refers(spec, c, plan);
     case 'eq':
       return (
         elements(spec, c.field, '= ?', [bindable(c.value)]) ??
@@ -162,11 +171,15 @@ function condition(spec: CollectionSpec, c: Condition): Sql {
   }
 }
 
-/** A sub-query on the related table: its rows' references (`keyPrefix || key`) that match `where`. */
-function refers(spec: CollectionSpec, c: Extract<Condition, { op: 'refers' }>): Sql {
+/**
+ * A sub-query on the related table: its rows' references (`keyPrefix || key`) that match `where`. In order, the
+ * field is written `+field`, which SQLite's planner takes as no index's: it reads the rows along the ORDER BY.
+ */
+function refers(spec: CollectionSpec, c: Extract<Condition, { op: 'refers' }>, plan: FindPlan): Sql {
   const inner = whereClause(c.where.map((w) => condition(c.target, w)));
+  const field = `${plan.inOrder ? '+' : ''}${comparable(spec, c.field).expr}`;
   return {
-    sql: `${comparable(spec, c.field).expr} IN (SELECT ? || ${KEY_COLUMN} FROM ${table(c.target)}${inner.sql})`,
+    sql: `${field} IN (SELECT ? || ${KEY_COLUMN} FROM ${table(c.target)}${inner.sql})`,
     params: [c.keyPrefix, ...inner.params],
   };
 }
@@ -255,9 +268,14 @@ function table(spec: CollectionSpec): string {
 }
 
 /** The query's own conditions: `where` and the `after` cursor. */
-function filters(spec: CollectionSpec, q: Query): Sql[] {
+function filters(spec: CollectionSpec, q: Query, plan?: FindPlan): Sql[] {
   const after = afterCondition(spec, q);
-  return [...(q.where ?? []), ...(after ? [after] : [])].map((c) => condition(spec, c));
+  return [...(q.where ?? []), ...(after ? [after] : [])].map((c) => condition(spec, c, plan));
+}
+
+/** Whether `q`'s order is the key's alone, which SQLite reads from the table itself, in order. */
+export function keyOrdered(spec: CollectionSpec, q: Query): boolean {
+  return orderTerms(spec, q.sort ?? []).every((t) => fieldColumn(spec, t.field).expr === KEY_COLUMN);
 }
 
 /**
@@ -269,8 +287,13 @@ function limitOffset(limit: number | undefined, offset: number | undefined): Sql
 }
 
 /** The rows `q` selects, in order: by default their key and document, or the `columns` given. */
-export function compileFind(spec: CollectionSpec, q: Query, columns: string[] = [KEY_COLUMN, DOC_COLUMN]): CompiledSql {
-  const where = whereClause(filters(spec, q));
+export function compileFind(
+  spec: CollectionSpec,
+  q: Query,
+  columns: string[] = [KEY_COLUMN, DOC_COLUMN],
+  plan?: FindPlan,
+): CompiledSql {
+  const where = whereClause(filters(spec, q, plan));
   const limit = nonNegative(q.limit, 'limit');
   const offset = nonNegative(q.offset, 'offset');
   const page = limitOffset(limit, offset);
