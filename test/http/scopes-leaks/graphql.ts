@@ -105,40 +105,96 @@ async function collection(face: Face, schema: Schema, g: GraphQlOperationMetadat
   const { sight } = face;
   const field = schema.queries.get(g.fieldName);
   if (!field) return;
-  const connection = schema.types.get(named(field.type).name!) ?? [];
+  const fields = schema.types.get(named(field.type).name!) ?? [];
   const visible = (await sight.visible(g.operation)).map((r) => r.iri);
-  const node = named(connection.find((f) => f.name === 'edges')?.type ?? field.type).name!;
-  const nodeType = (schema.types.get(node) ?? []).find((f) => f.name === 'node');
-  const select = selection(schema, nodeType ? named(nodeType.type).name! : node);
-  const iris: string[] = [];
   const where = `GraphQL ${g.fieldName}`;
-  if (!connection.some((f) => f.name === 'edges')) {
-    const answer = await ask(face, `{ ${g.fieldName} { ${select} } }`);
+  const shape = [CURSOR, PAGE].find((s) => fields.some((f) => f.name === s.members)) ?? LIST;
+  const select = selection(schema, shape.nodeType(schema, fields, named(field.type).name!));
+  const iris: string[] = [];
+  let position: unknown = shape.first;
+  for (let pages = 0; pages <= visible.length + 1; pages++) {
+    const answer = await ask(face, shape.query(g.fieldName, select), { position });
     sight.check(answer.text, where);
-    const list = answer.data?.[g.fieldName];
-    if (Array.isArray(list)) iris.push(...list.map((n: { id: string }) => n.id));
-    else return sight.expect(false, () => `${where} answers ${answer.text.slice(0, 200)}`);
-  } else {
-    for (let after: string | null = null, pages = 0; pages <= visible.length + 1; pages++) {
-      const answer: Answer = await ask(
-        face,
-        `query($after: String) { ${g.fieldName}(after: $after) { totalCount edges { node { ${select} } } pageInfo { hasNextPage endCursor } } }`,
-        { after },
-      );
-      sight.check(answer.text, where);
-      const page = answer.data?.[g.fieldName];
-      if (!page) return sight.expect(false, () => `${where} answers ${answer.text.slice(0, 200)}`);
-      iris.push(...page.edges.map((e: { node: { id: string } }) => e.node.id));
-      sight.expect(
-        page.totalCount === visible.length,
-        () => `${where}: totalCount ${page.totalCount}, not ${visible.length}`,
-      );
-      if (!page.pageInfo.hasNextPage) break;
-      after = page.pageInfo.endCursor;
-    }
+    const page = answer.data?.[g.fieldName];
+    if (!page) return sight.expect(false, () => `${where} answers ${answer.text.slice(0, 200)}`);
+    iris.push(...shape.nodes(page).map((n) => n.id));
+    const total = shape.total(page);
+    sight.expect(
+      total === undefined || total === visible.length,
+      () => `${where}: totalCount ${total}, not ${visible.length}`,
+    );
+    position = shape.next(page, position);
+    if (position === undefined) break;
   }
   sight.expect(same(iris, visible), () => `${where} lists ${iris.join(' ')}, not ${visible.join(' ')}`);
+  if (shape === CURSOR) await fromTheEnd(face, g.fieldName, select, visible);
 }
+
+/** `last: 1`: the last node in scope, the count of a read of its own (the offset is counted from the end). */
+async function fromTheEnd(face: Face, field: string, select: string, visible: string[]): Promise<void> {
+  const { sight } = face;
+  const answer = await ask(face, `{ ${field}(last: 1) { totalCount edges { node { ${select} } } } }`);
+  const where = `GraphQL ${field}(last: 1)`;
+  sight.check(answer.text, where);
+  const page = answer.data?.[field];
+  if (!page) return sight.expect(false, () => `${where} answers ${answer.text.slice(0, 200)}`);
+  sight.expect(
+    page.totalCount === visible.length,
+    () => `${where}: totalCount ${page.totalCount}, not ${visible.length}`,
+  );
+  // The offset from the end is counted in scope: one node when the caller has any, one of theirs.
+  const nodes = CURSOR.nodes(page).map((n) => n.id);
+  sight.expect(
+    nodes.length === Math.min(1, visible.length) && nodes.every((iri) => visible.includes(iri)),
+    () => `${where} lists ${nodes.join(' ')}`,
+  );
+}
+
+/** How a collection query pages: a cursor connection, a page connection, a plain list. */
+interface Shape {
+  /** The field of the connection that holds its members. */
+  members?: string;
+  first: unknown;
+  query(field: string, select: string): string;
+  nodeType(schema: Schema, fields: Field[], type: string): string;
+  nodes(page: any): { id: string }[];
+  total(page: any): number | undefined;
+  /** The next page's position, undefined after the last. */
+  next(page: any, position: unknown): unknown;
+}
+
+const typeOf = (fields: Field[], name: string): string => named(fields.find((f) => f.name === name)!.type).name!;
+
+const CURSOR: Shape = {
+  members: 'edges',
+  first: null,
+  query: (field, select) =>
+    `query($position: String) { ${field}(after: $position) { totalCount edges { node { ${select} } } pageInfo { hasNextPage endCursor } } }`,
+  nodeType: (schema, fields) => typeOf(schema.types.get(typeOf(fields, 'edges')) ?? [], 'node'),
+  nodes: (page) => page.edges.map((e: { node: { id: string } }) => e.node),
+  total: (page) => page.totalCount,
+  next: (page) => (page.pageInfo.hasNextPage ? page.pageInfo.endCursor : undefined),
+};
+
+const PAGE: Shape = {
+  members: 'collection',
+  first: 1,
+  query: (field, select) =>
+    `query($position: Int) { ${field}(page: $position) { collection { ${select} } paginationInfo { totalCount hasNextPage } } }`,
+  nodeType: (_schema, fields) => typeOf(fields, 'collection'),
+  nodes: (page) => page.collection,
+  total: (page) => page.paginationInfo.totalCount,
+  next: (page, position) => (page.paginationInfo.hasNextPage ? (position as number) + 1 : undefined),
+};
+
+const LIST: Shape = {
+  first: null,
+  query: (field, select) => `{ ${field} { ${select} } }`,
+  nodeType: (_schema, _fields, type) => type,
+  nodes: (page) => page,
+  total: () => undefined,
+  next: () => undefined,
+};
 
 /** The item query and `node` for every row: null outside the scope, answered exactly as an unknown IRI. */
 async function items(face: Face, schema: Schema, g: GraphQlOperationMetadata): Promise<void> {

@@ -64,7 +64,7 @@ async function list(face: Face, client: Client, tool: McpTool): Promise<void> {
   for (const total of all.totals) sight.expect(total === visible.length, () => `${where}: totalItems ${total}`);
   const params = tool.queryArguments.filter((a) => !PAGING.has(a));
   const param = params[face.pick(params.length)];
-  const value = param === undefined ? undefined : parameterValue(face, tool.operation, param);
+  const value = param === undefined ? undefined : parameterValue(face, sight.world.of(tool.operation.resource), param);
   if (param === undefined || value === undefined) return;
   const probed = await walk(tool.bodyType ? { [param]: value } : typed(tool, { [param]: value }), [value]);
   const outside = probed?.iris.filter((iri) => !visible.includes(iri)) ?? [];

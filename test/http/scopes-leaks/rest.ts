@@ -31,7 +31,7 @@ export const walkable = (op: OperationMetadata): boolean =>
 
 export async function restFaces(face: Face): Promise<void> {
   const { leak } = face.sight;
-  const params = new Map(mcpTools(leak.api).map((t) => [t.operation, t.queryArguments.filter((a) => !PAGING.has(a))]));
+  const params = new Map(mcpTools(leak.api).map((t) => [t.operation, t.queryArguments]));
   for (const op of leak.api.resources.flatMap((r) => r.operations).filter(walkable)) {
     if (op.isCollection) await collectionFaces(face, op, params.get(op) ?? []);
     else if (op.kind === 'Get') await itemFaces(face, op);
@@ -89,6 +89,8 @@ async function collectionFaces(face: Face, op: OperationMetadata, params: string
   const body = op.method === 'QUERY' ? {} : undefined;
   const all = await walk(face, op, op.path, body, []);
   const where = `${op.method} ${op.path}`;
+  // An operation's `security` may refuse the caller altogether (401, 403): then nothing is listed to compare.
+  if (refused(op, all.status)) return;
   sight.expect(all.status === 200, () => `${where} answers ${all.status}`);
   sight.expect(same(all.iris, visible), () => `${where} lists ${all.iris.join(' ')}, not ${visible.join(' ')}`);
   for (const total of all.totals)
@@ -106,32 +108,55 @@ async function collectionFaces(face: Face, op: OperationMetadata, params: string
     if (Array.isArray(members))
       sight.expect(members.length <= visible.length, () => `${where} as ${types[0]}: ${members.length} members`);
   }
-  for (const param of params) await probe(face, op, param, visible);
+  // Each parameter twice: with a value of a row the caller reads, and of one they do not (another user's).
+  const rows = face.sight.world.of(op.resource);
+  const hidden = rows.filter((r) => !visible.includes(r.iri));
+  for (const param of params.filter((p) => !PAGING.has(p)))
+    for (const among of [rows.filter((r) => visible.includes(r.iri)), hidden])
+      await probe(face, op, param, visible, parameterValue(face, among, param));
+  if (params.includes('itemsPerPage')) await countOnly(face, op, visible);
   if (op.method === 'QUERY') await queryBodies(face, op, visible);
 }
 
 /** One declared parameter with a value drawn from any row (another caller's too): never more than the scope. */
-async function probe(face: Face, op: OperationMetadata, param: string, visible: string[]): Promise<void> {
-  const value = parameterValue(face, op, param);
+async function probe(
+  face: Face,
+  op: OperationMetadata,
+  param: string,
+  visible: string[],
+  value: string | undefined,
+): Promise<void> {
   if (value === undefined) return;
   const query = new URLSearchParams({ [param]: value }).toString();
   const walked = await walk(face, op, `${op.path}?${query}`, op.method === 'QUERY' ? {} : undefined, [value]);
   filtered(face, `${op.method} ${op.path}?${query}`, walked, visible, {
     everyItem: param.startsWith('order['),
     indexed: optionValue(op, 'elasticsearch') === true,
+    cursor: cursorParameters(op).includes(param),
   });
+}
+
+/** `itemsPerPage=0`: no member, and the count alone (a count of its own, not a page's), of the caller's rows. */
+async function countOnly(face: Face, op: OperationMetadata, visible: string[]): Promise<void> {
+  const path = `${op.path}?itemsPerPage=0`;
+  const walked = await walk(face, op, path, op.method === 'QUERY' ? {} : undefined, []);
+  if (walked.status !== 200) return face.sight.expect(false, () => `GET ${path} answers ${walked.status}`);
+  face.sight.expect(walked.iris.length === 0, () => `GET ${path} lists ${walked.iris.join(' ')}`);
+  for (const total of walked.totals)
+    face.sight.expect(total === visible.length, () => `GET ${path}: totalItems ${total}, not ${visible.length}`);
 }
 
 /** A QUERY body naming each of the operation's declared parameters, values drawn from any row. */
 async function queryBodies(face: Face, op: OperationMetadata, visible: string[]): Promise<void> {
   const declared = Object.keys((op.options.parameters ?? {}) as Record<string, unknown>);
   for (const name of declared) {
-    const value = parameterValue(face, op, name);
+    const value = parameterValue(face, face.sight.world.of(op.resource), name);
     if (value === undefined) continue;
     const walked = await walk(face, op, op.path, { [name]: value }, [value]);
     filtered(face, `QUERY ${op.path} {${name}: ${value}}`, walked, visible, {
       everyItem: false,
       indexed: optionValue(op, 'elasticsearch') === true,
+      cursor: false,
     });
   }
 }
@@ -141,7 +166,7 @@ function filtered(
   where: string,
   walked: Walked,
   visible: string[],
-  { everyItem, indexed }: { everyItem: boolean; indexed: boolean },
+  { everyItem, indexed, cursor }: { everyItem: boolean; indexed: boolean; cursor: boolean },
 ): void {
   const { sight } = face;
   // A parameter on a property the caller may not read answers 400 (secure by default): nothing to compare. A
@@ -151,20 +176,24 @@ function filtered(
   const outside = walked.iris.filter((iri) => !visible.includes(iri));
   sight.expect(outside.length === 0, () => `${where} lists ${outside.join(' ')}, outside the scope`);
   if (everyItem) sight.expect(same(walked.iris, visible), () => `${where} lists ${walked.iris.join(' ')}`);
-  // A cursor collection's `id[lt]` is its cursor, not a filter of its totalItems: a count never exceeds the scope.
+  // A cursor collection's own parameters (`id[lt]`) are its cursor, not a filter of its totalItems: then the count
+  // lies between what is listed and the caller's rows; else it is what is listed.
   for (const total of walked.totals)
     sight.expect(
-      typeof total === 'number' && total >= walked.iris.length && total <= visible.length,
+      typeof total === 'number' &&
+        (cursor ? total >= walked.iris.length && total <= visible.length : total === walked.iris.length),
       () => `${where}: totalItems ${total}, ${walked.iris.length} listed, ${visible.length} in scope`,
     );
 }
 
-/** A value for a query parameter: `order[x]` a direction, `exists[x]` a boolean, else a value of a row's property. */
-export function parameterValue(face: Face, op: OperationMetadata, param: string): string | undefined {
+/**
+ * A value for a query parameter: `order[x]` a direction, `exists[x]` a boolean, else the value of the property (a
+ * path through relations too) in one of `rows`, drawn at random.
+ */
+export function parameterValue(face: Face, rows: readonly Row[], param: string): string | undefined {
   if (param.startsWith('order[')) return face.pick(2) ? 'asc' : 'desc';
   if (param.startsWith('exists[')) return face.pick(2) ? 'true' : 'false';
   const path = param.replace(/\[.*$/, '').split('.');
-  const rows = face.sight.world.of(op.resource);
   let value: unknown = rows[face.pick(rows.length)]?.values[path[0]!];
   for (const name of path.slice(1))
     value = typeof value === 'string' ? face.sight.world.byIri.get(value)?.values[name] : undefined;
@@ -184,7 +213,7 @@ async function itemFaces(face: Face, op: OperationMetadata): Promise<void> {
     const r = await send(face, 'GET', path, { Accept: JSON_LD });
     sight.check(r.text, `GET ${path}`, [path]);
     if (await sight.holds(op, row, 'read')) {
-      sight.expect(r.status === 200, () => `GET ${path} answers ${r.status}, in scope`);
+      sight.expect(r.status === 200 || refused(op, r.status), () => `GET ${path} answers ${r.status}, in scope`);
       continue;
     }
     sight.expect(
@@ -193,6 +222,17 @@ async function itemFaces(face: Face, op: OperationMetadata): Promise<void> {
     );
   }
 }
+
+/** The parameters a cursor collection pages with: `field[lt]`, `field[gt]` of each of its cursor's fields. */
+function cursorParameters(op: OperationMetadata): string[] {
+  const fields = optionValue(op, 'paginationViaCursor');
+  if (!Array.isArray(fields)) return [];
+  return fields.flatMap((f: { field?: string }) => (f.field ? [`${f.field}[lt]`, `${f.field}[gt]`] : []));
+}
+
+/** Whether the operation's `security` refused the caller (its scope alone never answers 401 or 403 on a read). */
+const refused = (op: OperationMetadata, status: number): boolean =>
+  (status === 401 || status === 403) && optionValue(op, 'security') !== undefined;
 
 const itemPath = (op: OperationMetadata, id: number | string): string =>
   op.path.replace(/\{[^}]+\}/, encodeURIComponent(String(id)));
