@@ -65,6 +65,8 @@ async function freshStorage(): Promise<{ storage: Storage; args: string[] }> {
 }
 
 let runs = 0;
+/** The variable that gives the search index's prefix over the file's `index_prefix` (docs/elasticsearch.md). */
+const INDEX_PREFIX = 'APIDSL_ELASTICSEARCH_INDEX_PREFIX';
 
 /**
  * One run: seed, serve, every caller on every face, writes last, then the store compared with the seeded one. An
@@ -73,7 +75,7 @@ let runs = 0;
 async function run(loaded: LeakApi, shapes: Shapes, picks: fc.Stream<number>): Promise<void> {
   let leak = loaded;
   if (leak.indexed) {
-    process.env.APIDSL_ELASTICSEARCH_INDEX_PREFIX = `leaks${process.pid}_${++runs}_`;
+    process.env[INDEX_PREFIX] = `leaks${process.pid}_${++runs}_`;
     leak = await LeakApi.load(leak.file);
   }
   const world = materialize(leak, shapes);
@@ -150,13 +152,22 @@ describe('row-level scopes leak nothing, on any face (every scoped example and f
     it(relative(fromRoot('.'), file), async function () {
       const leak = await LeakApi.load(file);
       expect(leak.scoped, 'a scope the loaded API holds').to.equal(true);
-      if (leak.indexed) Object.assign(process.env, engineEnv(await zincOrSkip(this)));
-      await fc.assert(
-        fc.asyncProperty(worldArbitrary(leak), fc.infiniteStream(fc.nat()), (shapes, picks) =>
-          run(leak, shapes, picks),
-        ),
-        { numRuns: RUNS, endOnFailure: true },
-      );
+      const engine = leak.indexed ? engineEnv(await zincOrSkip(this)) : {};
+      const saved = Object.fromEntries([...Object.keys(engine), INDEX_PREFIX].map((n) => [n, process.env[n]]));
+      Object.assign(process.env, engine);
+      try {
+        await fc.assert(
+          fc.asyncProperty(worldArbitrary(leak), fc.infiniteStream(fc.nat()), (shapes, picks) =>
+            run(leak, shapes, picks),
+          ),
+          { numRuns: RUNS, endOnFailure: true },
+        );
+      } finally {
+        // The suites after this one in the process keep their own engine and index prefix.
+        for (const [name, value] of Object.entries(saved))
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+      }
     });
   }
 });

@@ -27,7 +27,7 @@ import { openStore, type Storage } from '../../../server/storage.js';
 import type { Item } from '../../../server/store/types.js';
 import { oracleScope, type OracleItem, type OracleScope } from './oracle.js';
 
-/** The HS256 secret every JWT of the leak test is signed with (set in each fixture's `secret_env`). */
+/** The HS256 secret the leak test's JWTs are signed with where a fixture's `secret_env` is not set already. */
 export const LEAK_SECRET = 'the-leak-test-secret-long-enough-for-any-hs-algorithm-0123456789abcdef';
 
 export interface OperationScopes {
@@ -50,12 +50,22 @@ export class LeakApi {
     for (const op of this.operations()) this.scopes.set(op, this.compile(op));
   }
 
+  /**
+   * Loads the file. The JWT secret is the one its `secret_env` names when the environment has it (other suites of
+   * the same process sign with theirs), else LEAK_SECRET, set there for the server started later to inherit.
+   */
   static async load(file: string): Promise<LeakApi> {
     const api = await loadApi(file);
     const secretEnv = api.security.jwt?.secretEnv;
-    if (secretEnv === undefined || process.env[secretEnv] === LEAK_SECRET) return new LeakApi(file, api);
-    process.env[secretEnv] = LEAK_SECRET; // the server started later inherits it
+    if (secretEnv === undefined || process.env[secretEnv]) return new LeakApi(file, api);
+    process.env[secretEnv] = LEAK_SECRET;
     return LeakApi.load(file);
+  }
+
+  /** The secret the API verifies HS256 tokens with. */
+  get secret(): string {
+    const env = this.api.security.jwt?.secretEnv;
+    return (env && process.env[env]) || LEAK_SECRET;
   }
 
   /** Every operation, REST and GraphQL, of every resource. */
@@ -147,7 +157,7 @@ export async function callers(leak: LeakApi): Promise<Caller[]> {
     const signed = new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h');
     if (jwt.issuer) signed.setIssuer(jwt.issuer);
     if (jwt.audience) signed.setAudience(jwt.audience);
-    const token = await signed.sign(new TextEncoder().encode(LEAK_SECRET));
+    const token = await signed.sign(new TextEncoder().encode(leak.secret));
     const claims = await jwt.verify(token);
     made.push({ name, token, context: context(leak, { identifier: name, roles, claims }) });
   }
