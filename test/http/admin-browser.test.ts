@@ -361,7 +361,8 @@ describe('the admin of a secured API in a browser', function () {
       headers: { Authorization: `Bearer ${tokens.admin}` },
     });
     expect(stored.status).to.equal(200);
-    // Refused, not signed out: a 403 keeps the token.
+    // Refused with the server's message, and not signed out: a 403 keeps the token.
+    await page.getByText('Access Denied.').waitFor({ timeout: 30_000 });
     expect(await page.evaluate('sessionStorage.length')).to.equal(1);
     expectClean(admin, 403);
     await page.close();
