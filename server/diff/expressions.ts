@@ -1,45 +1,76 @@
 /**
- * The access expressions a diff compares: one row per option. An expression added narrows who may call (breaking
- * for the callers it now refuses), one removed widens it, one changed may do either: a person reviews it.
+ * The access expressions a diff compares: one row per option. An expression added, or the old one with more
+ * conditions (`A` → `A and B`), narrows who may call or which items they reach (breaking for those it now refuses);
+ * one removed, or the old one with alternatives (`A` → `A or B`), widens it; one changed otherwise may do either: a
+ * person reviews it. A scope's read and write expressions are compared each on its own (docs/scopes.md).
  */
+import { scopeSources } from '../../grammar/scope-plan.js';
 import { writtenOption } from '../metadata/options.js';
 import type { OperationMetadata, PropertyMetadata } from '../metadata/types.js';
-import type { OptionName } from '../../grammar/catalogue/index.js';
-import { finding, type Finding } from './findings.js';
+import { compareExpressions } from './expression-order.js';
+import { finding, type Finding, type FindingKind } from './findings.js';
 
-/** The expression options of an operation (written on it or on its resource); a new one is one more name here. */
-export const OPERATION_EXPRESSIONS: readonly OptionName[] = [
-  'security',
-  'securityPostDenormalize',
-  'securityPostValidation',
-  'scope',
+/** The expressions of an operation (written on it or on its resource), by name; a new option is one more row here. */
+const OPERATION_EXPRESSIONS: readonly { option: string; read(op: OperationMetadata): string | undefined }[] = [
+  { option: 'security', read: (op) => text(writtenOption(op, 'security')) },
+  { option: 'securityPostDenormalize', read: (op) => text(writtenOption(op, 'securityPostDenormalize')) },
+  { option: 'securityPostValidation', read: (op) => text(writtenOption(op, 'securityPostValidation')) },
 ];
 
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
 /** The expression options of a property. */
-export const PROPERTY_EXPRESSIONS: readonly { option: string; read(p: PropertyMetadata): string | undefined }[] = [
+const PROPERTY_EXPRESSIONS: readonly { option: string; read(p: PropertyMetadata): string | undefined }[] = [
   { option: 'security', read: (p) => p.security?.source },
   { option: 'securityPostDenormalize', read: (p) => p.securityPostDenormalize?.source },
 ];
 
-/** An expression's text without the spacing that does not change it; an object form (`{ read, write }`) as JSON. */
-function normalized(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value.replace(/\s+/g, ' ').trim();
-  return JSON.stringify(value);
-}
+/** An expression's text without the spacing that does not change it. */
+const spaced = (source: string): string => source.replace(/\s+/g, ' ').trim();
+
+const KIND_OF_ORDER: Record<'narrowed' | 'widened' | 'changed', FindingKind> = {
+  narrowed: 'security-narrowed',
+  widened: 'security-widened',
+  changed: 'security-changed',
+};
 
 function compared(
   subject: string,
   option: string,
-  before: unknown,
-  after: unknown,
+  before: string | undefined,
+  after: string | undefined,
   routes: readonly string[],
 ): Finding | undefined {
-  const [was, is] = [normalized(before), normalized(after)];
-  if (was === is) return undefined;
-  if (was === undefined) return finding('security-added', subject, `${option} added: ${is}`, routes);
-  if (is === undefined) return finding('security-removed', subject, `${option} removed (was ${was})`, routes);
-  return finding('security-changed', subject, `${option} ${was} → ${is}`, routes);
+  if (before === undefined && after === undefined) return undefined;
+  if (before === undefined) return finding('security-added', subject, `${option} added: ${spaced(after!)}`, routes);
+  if (after === undefined)
+    return finding('security-removed', subject, `${option} removed (was ${spaced(before)})`, routes);
+  const order = compareExpressions(before, after);
+  if (order === 'same') return undefined;
+  return finding(KIND_OF_ORDER[order], subject, `${option} ${spaced(before)} → ${spaced(after)}`, routes);
+}
+
+/**
+ * A scope (docs/scopes.md): one expression when both files give the same to reads and writes (`scope: "…"`), else its
+ * read and its write expressions (`scope { read, write }`, write defaulting to read), each compared on its own.
+ */
+function scopeFindings(
+  subject: string,
+  before: OperationMetadata,
+  after: OperationMetadata,
+  routes: readonly string[],
+) {
+  const [was, is] = [scopeSources(writtenOption(before, 'scope')), scopeSources(writtenOption(after, 'scope'))];
+  const single = (s: typeof was) => s === undefined || s.read === s.write;
+  if (single(was) && single(is)) return [compared(subject, 'scope', was?.write, is?.write, routes) ?? []].flat();
+  // A read finds its items through the read scope; a write its target (POST has none), then stores through the write one.
+  const writes = WRITES.has(after.method);
+  return [
+    after.method === 'POST' ? [] : (compared(subject, 'scope read', was?.read, is?.read, routes) ?? []),
+    writes ? (compared(subject, 'scope write', was?.write, is?.write, routes) ?? []) : [],
+  ].flat();
 }
 
 export function operationExpressionFindings(
@@ -48,9 +79,12 @@ export function operationExpressionFindings(
   after: OperationMetadata,
   routes: readonly string[],
 ): Finding[] {
-  return OPERATION_EXPRESSIONS.flatMap(
-    (option) => compared(subject, option, writtenOption(before, option), writtenOption(after, option), routes) ?? [],
-  );
+  return [
+    ...OPERATION_EXPRESSIONS.flatMap(
+      ({ option, read }) => compared(subject, option, read(before), read(after), routes) ?? [],
+    ),
+    ...scopeFindings(subject, before, after, routes),
+  ];
 }
 
 export function propertyExpressionFindings(

@@ -54,6 +54,10 @@ export const FINDING_KINDS = {
   'default-changed': warning(...INPUT),
   'unique-added': breaking('json', 'storage'),
   'unique-removed': info(),
+  // A relation's onDelete became restrict: deleting a target that is referred to now answers 409.
+  'on-delete-restricted': breaking('json', 'storage'),
+  // Deleting a target now deletes (cascade) or detaches (setNull) its referrers, or does the other.
+  'on-delete-changed': warning('json', 'storage'),
   'property-no-longer-readable': breaking(...API),
   'property-now-readable': info(),
   'property-no-longer-writable': breaking(...INPUT),
@@ -73,6 +77,10 @@ export const FINDING_KINDS = {
   'client-switch-removed': breaking(...INPUT),
   'client-switch-added': info(),
   'security-added': breaking('security', 'json'),
+  // The old expression and more conditions (`A` → `A and B`): callers or items it now refuses.
+  'security-narrowed': breaking('security', 'json'),
+  // The old expression or more (`A` → `A or B`): more callers or items, for a security review.
+  'security-widened': warning('security'),
   'security-changed': warning('security'),
   'security-removed': warning('security'),
   'rate-limit-lowered': warning(...INPUT),

@@ -18,6 +18,17 @@ export interface MigrationDialect {
   check(spec: CollectionSpec, change: Change, stored: CollectionSpec): string[];
   /** Sets a field's default where items lack it. */
   fill(spec: CollectionSpec, field: string, value: unknown): string[];
+  /**
+   * The steps a store needs for the relations of a collection both files have (`before`'s fields renamed by
+   * `renames` first): PostgreSQL's relation columns that keep keys and their foreign keys.
+   */
+  relations?(
+    before: CollectionSpec,
+    after: CollectionSpec,
+    renames: ReadonlyMap<string, string>,
+  ): { action: 'applies' | 'by-hand'; change: string; commands: string[] }[];
+  /** Counts the stored items that hold a value (not null) for `field`. */
+  holding(spec: CollectionSpec, field: string): string[];
   /** Moves a field's values to its new name. */
   renameField(spec: CollectionSpec, from: string, to: string): string[];
 }

@@ -100,6 +100,9 @@ export const MONGODB: MigrationDialect = {
     const path = fieldOf(spec, field).path;
     return [`${collection(spec)}.updateMany(${json({ [path]: null })}, ${json({ $set: { [path]: value } })})`];
   },
+  holding: (spec, field) => [
+    `${collection(spec)}.countDocuments(${json({ [fieldOf(spec, field).path]: { $ne: null } })})`,
+  ],
   renameField: (spec, from, to) => [
     `${collection(spec)}.updateMany(${json({ [storedName(from)]: { $exists: true } })}, ${json({ $rename: { [storedName(from)]: storedName(to) } })})`,
   ],

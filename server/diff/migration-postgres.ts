@@ -14,10 +14,12 @@ import {
   LAYOUTS_TABLE,
   rawOf,
 } from '../store/postgres/schema.js';
-import { keyOf, type Reference } from '../store/postgres/references.js';
+import { keyOf } from '../store/postgres/references.js';
 import { bound, quoteIdent, tableOf } from '../store/postgres/table.js';
 import type { CollectionSpec, FieldType } from '../store/types.js';
 import type { MigrationDialect } from './migration-dialect.js';
+import { relationSteps, sameKeys } from './migration-postgres-relations.js';
+import { iriText } from './postgres-iri.js';
 import { renamedSpec } from './renamed-spec.js';
 
 const literal = (v: unknown): string => (typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v));
@@ -36,18 +38,6 @@ const JSONB_TYPES: Partial<Record<FieldType, string>> = {
   date: 'string',
 };
 
-/** Characters encodeURIComponent leaves as they are. */
-const UNRESERVED = literal("^[A-Za-z0-9_.!~*'()-]$");
-
-/** The IRI of a key (text) as `iriOf` spells it: the prefix and the key, URI-encoded as encodeURIComponent does. */
-function iriSql(ref: Reference, key: string): string {
-  const encoded =
-    ref.keyType === 'int'
-      ? key
-      : `(SELECT string_agg(CASE WHEN t.c ~ ${UNRESERVED} THEN t.c ELSE upper(regexp_replace(encode(convert_to(t.c, 'UTF8'), 'hex'), '(..)', '%\\1', 'g')) END, '' ORDER BY t.i) FROM regexp_split_to_table(${key}, '') WITH ORDINALITY AS t(c, i))`;
-  return `to_jsonb(${literal(ref.relation.keyPrefix)} || ${encoded})`;
-}
-
 /**
  * A field's value in a row `r` as jsonb, as an item reads it: the extra member when there is one, else the column,
  * read through the row's jsonb (NULL when the column is not made yet, and whatever its type is now). A relation the
@@ -58,8 +48,10 @@ function stored(spec: CollectionSpec, field: string, storedSpec: CollectionSpec)
   const row = `to_jsonb(r.*)`;
   if (field === spec.identifier?.field) return `${row} -> ${literal(table.key.rawName)}`;
   const name = literal(rawOf(table.byField.get(field)!));
-  const ref = tableOf(storedSpec).byField.get(field)?.reference;
-  const column = ref ? iriSql(ref, `(${row} ->> ${name})`) : `${row} -> ${name}`;
+  // Keys the plan turned back into IRIs (migration-postgres-relations.ts) read as they are.
+  const was = tableOf(storedSpec).byField.get(field)?.reference;
+  const ref = sameKeys(was, table.byField.get(field)?.reference) ? was : undefined;
+  const column = ref ? `to_jsonb(${iriText(ref, `(${row} ->> ${name})`)})` : `${row} -> ${name}`;
   return `coalesce(r.${table.extra}::jsonb -> ${literal(field)}, ${column})`;
 }
 
@@ -149,11 +141,24 @@ function renameField(spec: CollectionSpec, from: string, to: string): string[] {
   return out;
 }
 
+/**
+ * Whether an index statement names a column the old table lacks: the store makes that index with the column, when
+ * the new file opens it (the plan's statements run before, on the old table).
+ */
+function onNewColumn(before: CollectionSpec, after: CollectionSpec, sql: string): boolean {
+  const had = new Set(tableOf(before).columns.map((c) => c.name));
+  const columns = sql.slice(sql.indexOf(' ON ') + 4);
+  return tableOf(after).columns.some((c) => !had.has(c.name) && columns.includes(c.name));
+}
+
 export const POSTGRES: MigrationDialect = {
   store: 'postgresql',
   create: (spec) => creationStatements(spec).map(statement),
   constraints: (spec) => foreignKeyStatements(spec).map(statement),
-  indexes: (before, after) => indexUpgrade(after, new Set(indexDefinitions(before).map((i) => i.name))).map(statement),
+  indexes: (before, after) =>
+    indexUpgrade(after, new Set(indexDefinitions(before).map((i) => i.name)))
+      .filter((s) => !onNewColumn(before, after, s))
+      .map(statement),
   check,
   fill(spec, field, value) {
     const table = tableOf(spec);
@@ -163,5 +168,11 @@ export const POSTGRES: MigrationDialect = {
     if (held === undefined) return [`-- ${field}: its default is no IRI of ${column.reference!.relation.keyPrefix}…`];
     return fillStatements(table, column, literal(held), literal(field)).map(statement);
   },
+  holding(spec, field) {
+    const table = tableOf(spec);
+    const value = `coalesce(r.${table.extra}::jsonb -> ${literal(field)}, to_jsonb(r.*) -> ${literal(rawOf(table.byField.get(field)!))}, 'null')`;
+    return [`SELECT count(*) FROM ${table.name} AS r WHERE ${value} <> 'null'::jsonb;`];
+  },
   renameField,
+  relations: relationSteps,
 };

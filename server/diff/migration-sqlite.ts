@@ -102,6 +102,9 @@ export const SQLITE: MigrationDialect = {
     `UPDATE ${quoteIdent(spec.name)} SET ${DOC_COLUMN} = json_set(${DOC_COLUMN}, ${path(field)}, json(${literal(JSON.stringify(value))})) WHERE ${fieldColumn(spec, field).expr} IS NULL;`,
     rerender(spec),
   ],
+  holding: (spec, field) => [
+    `SELECT count(*) FROM ${quoteIdent(spec.name)} WHERE ${fieldColumn(spec, field).expr} IS NOT NULL;`,
+  ],
   renameField: (spec, from, to) => [
     `UPDATE ${quoteIdent(spec.name)} SET ${DOC_COLUMN} = json_remove(json_set(${DOC_COLUMN}, ${path(to)}, json_extract(${DOC_COLUMN}, ${path(from)})), ${path(from)}) WHERE json_type(${DOC_COLUMN}, ${path(from)}) IS NOT NULL;`,
     rerender(spec),

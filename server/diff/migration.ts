@@ -62,6 +62,19 @@ function changeStep(
   return { resource: spec.name, action: 'checks', change, commands };
 }
 
+/**
+ * The relations that name another resource than before: their stored values still name items of the old one, which
+ * no layout check sees (both are IRIs); a person points them at items of the new one, or clears them.
+ */
+function retargeted(dialect: MigrationDialect, moved: CollectionSpec, after: CollectionSpec): MigrationStep[] {
+  return Object.entries(after.relations ?? {}).flatMap(([field, relation]) => {
+    const was = moved.relations?.[field]?.target.name;
+    if (was === undefined || was === relation.target.name) return [];
+    const change = `${field}: its stored values name ${was} items, not ${relation.target.name} items`;
+    return [{ resource: after.name, action: 'by-hand' as const, change, commands: dialect.holding(after, field) }];
+  });
+}
+
 async function collectionSteps(
   dialect: MigrationDialect,
   before: CollectionSpec,
@@ -77,10 +90,13 @@ async function collectionSteps(
       commands: dialect.renameField(before, from, to),
     });
   const moved = renamedSpec(before, renames, after.name);
+  const relations = (dialect.relations?.(before, after, renames) ?? []).map((s) => ({ resource: after.name, ...s }));
+  steps.push(...relations.filter((s) => s.action === 'by-hand'), ...retargeted(dialect, moved, after));
   const changes = await planChanges(after, { layout: layoutText(moved), ...NO_ITEMS });
   steps.push(...changes.flatMap((c) => changeStep(dialect, after, moved, c) ?? []));
   const indexes = dialect.indexes(moved, after);
   if (indexes.length > 0) steps.push({ resource: after.name, action: 'applies', change: 'indexes', commands: indexes });
+  steps.push(...relations.filter((s) => s.action !== 'by-hand'));
   return steps;
 }
 

@@ -118,6 +118,12 @@ function flagFindings({ subject, before, after, reads, writes }: Compared) {
     add('default-changed', `default ${show(before.default)} → ${show(after.default)}`, writes);
   if (!before.unique && after.unique) add('unique-added', 'now unique', writes);
   if (before.unique && !after.unique) add('unique-removed', 'no longer unique');
+  const onDelete = (p: PropertyMetadata) => p.onDelete ?? 'restrict';
+  if (before.relation && after.relation && onDelete(before) !== onDelete(after))
+    add(
+      onDelete(after) === 'restrict' ? 'on-delete-restricted' : 'on-delete-changed',
+      `onDelete ${onDelete(before)} → ${onDelete(after)}`,
+    );
   return out;
 }
 

@@ -18,5 +18,6 @@ export function renamedSpec(
     ...(before.rules ? { rules: entries(before.rules) } : {}),
     indexes: before.indexes.map((fields) => fields.map(rename)),
     ...(before.unique ? { unique: before.unique.map((fields) => fields.map(rename)) } : {}),
+    ...(before.relations ? { relations: entries(before.relations) } : {}),
   };
 }

@@ -65,7 +65,7 @@ function execute(ctx: GraphQlContext, op: OperationMetadata, call: GraphQlCall):
     query: call.query ?? {},
     uriVariables: call.uriVariables ?? {},
     headers,
-    ...(hasBody ? { body: JSON.stringify(call.body) } : {}),
+    ...(hasBody ? { body: { value: call.body } } : {}),
     principal: ctx.principal,
     origin: ctx.origin,
     ...(ctx.peer ? { peer: ctx.peer } : {}),

@@ -59,7 +59,7 @@ export async function callTool(
     query: queryOf(queryParameters(tool.queryArguments, args)),
     uriVariables,
     headers,
-    ...(sendsBody ? { body: JSON.stringify(body) } : {}),
+    ...(sendsBody ? { body: { value: body } } : {}),
     principal,
     origin: caller.origin,
     ...(caller.peer ? { peer: caller.peer } : {}),

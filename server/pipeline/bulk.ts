@@ -63,9 +63,8 @@ export async function readBulkBody(state: OperationState): Promise<unknown> {
   const settings = state.api.settings;
   const ndjson = state.contentType?.split(';')[0].trim().toLowerCase() === NDJSON_MEDIA_TYPE;
   if (!ndjson) checkInputType(state.contentType, Object.values(settings.formats).flat());
-  const text = await state.readBody();
-  if (ndjson) return ndjsonItems(text, settings.bulkMaxItems);
-  const body = parseJsonBody(text, 'Syntax error');
+  if (ndjson) return ndjsonItems(await state.readBody(), settings.bulkMaxItems);
+  const body = await state.readJsonBody('Syntax error');
   if (Array.isArray(body)) checkBatchSize(body.length, settings.bulkMaxItems);
   return body;
 }
@@ -144,6 +143,7 @@ export const itemState = (state: OperationState): OperationState => ({
   storeCollection: state.storeCollection,
   request: { ...state.request },
   readBody: state.readBody,
+  readJsonBody: state.readJsonBody,
   contentType: state.contentType,
   criteria: state.criteria,
   uriVariables: state.uriVariables,

@@ -21,6 +21,7 @@ import { runPipeline, stagesOf } from './chain.js';
 import { failureResponse } from './error-response.js';
 import { writeCondition } from './preconditions.js';
 import { countRequest } from './rate-limit.js';
+import { checkedJsonValue, parseJsonBody } from './representation/json-body.js';
 import { jsonApiQuery } from './representation/jsonapi-query.js';
 import { JSONAPI_FORMAT, JSONAPI_MEDIA_TYPE } from './representation/jsonapi.js';
 import { SERVABLE_FORMATS } from './representation/servable-formats.js';
@@ -50,8 +51,11 @@ export interface OperationRequest {
   extension?: string;
   /** Lower-case names. `accept` picks the output format, `content-type` the input's. */
   headers: Record<string, string | string[] | undefined>;
-  /** The body's text, or its reader (which enforces the size limit); none: an empty body. */
-  body?: string | (() => Promise<string>);
+  /**
+   * The body's text, or its reader (which enforces the size limit), or the value an adapter without bodies of text
+   * hands (GraphQL's input, MCP's arguments: `{ value }`, checked as a parsed text is); none: an empty body.
+   */
+  body?: string | (() => Promise<string>) | BodyValue;
   /** Who sends it (an adapter authenticates before it calls the pipeline). */
   principal: Principal;
   /** `scheme://host[:port]` the request was sent to, for absolute URLs. */
@@ -178,7 +182,6 @@ export function operationState(runtime: Runtime, op: OperationMetadata, request:
   }
   const jsonApi = output.name === JSONAPI_FORMAT ? jsonApiQuery(api, op, request.query) : undefined;
   const query = jsonApi?.query ?? request.query;
-  const body = request.body;
   return {
     jsonApi: jsonApi?.request,
     api,
@@ -197,7 +200,7 @@ export function operationState(runtime: Runtime, op: OperationMetadata, request:
       body: undefined,
       attributes: new Map(),
     },
-    readBody: typeof body === 'function' ? body : () => Promise.resolve(body ?? ''),
+    ...bodyReaders(request.body),
     contentType: headerValue(request.headers['content-type']),
     uriVariables,
     output,
@@ -268,3 +271,25 @@ export const plainItemValue = perOperation(
       itemDocument(api, op, item, { jsonld: true, at: { origin, path: op.path }, member: true });
   },
 );
+
+/** A request body given as a value rather than as text. */
+export interface BodyValue {
+  value: unknown;
+}
+
+/**
+ * The state's two ways to read the body: as text (a QUERY's form, an NDJSON batch) and as a JSON value. A text is
+ * parsed with its checks (representation/json-body.ts); a value gets the same checks on a copy, without the round
+ * trip through text.
+ */
+function bodyReaders(body: OperationRequest['body']): Pick<OperationState, 'readBody' | 'readJsonBody'> {
+  if (typeof body === 'object') {
+    const { value } = body;
+    return {
+      readBody: () => Promise.resolve(JSON.stringify(value) ?? ''),
+      readJsonBody: () => Promise.resolve(checkedJsonValue(value)),
+    };
+  }
+  const readBody = typeof body === 'function' ? body : () => Promise.resolve(body ?? '');
+  return { readBody, readJsonBody: async (syntaxDetail) => parseJsonBody(await readBody(), syntaxDetail) };
+}

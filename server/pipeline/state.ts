@@ -87,6 +87,8 @@ export interface OperationState {
   request: PublicRequest;
   /** Raw body reader (enforces the size limit). */
   readBody(): Promise<string>;
+  /** The body as a JSON value, checked (json-body.ts): 400 with `syntaxDetail` when its text is not JSON. */
+  readJsonBody(syntaxDetail: string): Promise<unknown>;
   contentType: string | undefined;
   /** Filter criteria: the URL's query, or the body of a QUERY request. */
   criteria: QueryParams;

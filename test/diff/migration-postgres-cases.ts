@@ -284,4 +284,85 @@ export const PLAN_CASES: PlanCase[] = [
     remove: { Review: [1, 2] },
     after: { Review: [] },
   },
+  {
+    pair: 'relation-target-changed',
+    // The relation becomes a string: the plan turns the keys back into the IRIs the reviews hold, which the text
+    // column then keeps (without it, the store's own type change would leave the bare key '2').
+    rows: {
+      Product: [{ name: 'lamp' }, { name: 'desk' }],
+      Review: [{ body: 'a', product: '/products/2' }, { body: 'b' }],
+    },
+    counts: { 'product: type iri → string': 0 },
+    upgrade: [],
+    after: {
+      Review: [
+        { id: 1, body: 'a', product: '/products/2' },
+        { id: 2, body: 'b' },
+      ],
+    },
+  },
+  {
+    pair: 'relation-retargeted',
+    // The review naming a product is the one a person must point at a shop; once it is gone the column keeps shop keys.
+    rows: {
+      Product: [{ name: 'lamp' }, { name: 'desk' }],
+      Shop: [{ name: 'corner' }],
+      Review: [{ body: 'a', product: '/products/2' }, { body: 'b' }],
+    },
+    counts: {},
+    remove: { Review: [1] },
+    upgrade: [
+      'ALTER TABLE "review" ALTER COLUMN "product" TYPE bigint USING (CASE WHEN starts_with("product", \'/shops/\') THEN substr("product", char_length(\'/shops/\') + 1) ELSE "product" END)::bigint',
+      'ALTER TABLE "review" ADD CONSTRAINT "review_product_fkey" FOREIGN KEY ("product") REFERENCES "shop" ("id") ON DELETE RESTRICT',
+    ],
+    after: { Review: [{ id: 2, body: 'b' }] },
+  },
+  {
+    pair: 'on-delete-cascade',
+    // The foreign key is made anew with its new action: nothing left for the store to change.
+    rows: { Product: [{ name: 'lamp' }], Review: [{ body: 'a', product: '/products/1' }] },
+    counts: {},
+    upgrade: [],
+    after: { Review: [{ id: 1, body: 'a', product: '/products/1' }] },
+  },
+  {
+    pair: 'relation-added',
+    // The store makes the column and its foreign key when the new file opens it.
+    rows: { Product: [{ name: 'lamp' }], Review: [{ body: 'a' }] },
+    counts: { 'product: values must be iri': 0 },
+    upgrade: [
+      'ALTER TABLE "review" ADD COLUMN "product" bigint',
+      'CREATE INDEX "review_product_idx" ON "review" ("product" NULLS FIRST, "id")',
+      'ALTER TABLE "review" ADD CONSTRAINT "review_product_fkey" FOREIGN KEY ("product") REFERENCES "product" ("id") ON DELETE RESTRICT',
+    ],
+    after: { Review: [{ id: 1, body: 'a' }] },
+  },
+  {
+    pair: 'relation-removed',
+    rows: { Product: [{ name: 'lamp' }], Review: [{ body: 'a', product: '/products/1' }] },
+    counts: {},
+    upgrade: [],
+    after: { Review: [{ id: 1, body: 'a' }] },
+  },
+  {
+    pair: 'scope-added',
+    // The scope reads the product's status: indexed on the products' table.
+    rows: { Product: [{ name: 'lamp', status: 'published' }], Review: [{ body: 'a', product: '/products/1' }] },
+    counts: {},
+    upgrade: [],
+    after: { Review: [{ id: 1, body: 'a', product: '/products/1' }] },
+  },
+  {
+    pair: 'relation-renamed',
+    // The column keeps its keys under the new name; its foreign key is made again under the new column's name.
+    rows: { Product: [{ name: 'lamp' }], Review: [{ body: 'a', product: '/products/1' }, { body: 'b' }] },
+    counts: {},
+    upgrade: [],
+    after: {
+      Review: [
+        { id: 1, body: 'a', item: '/products/1' },
+        { id: 2, body: 'b' },
+      ],
+    },
+  },
 ];

@@ -15,7 +15,7 @@ import { specsOf } from '../../server/storage.js';
 import { planStore, refuseUnsafeChanges } from '../../server/store/layout.js';
 import { openPostgresStore } from '../../server/store/postgres/store.js';
 import { tableOf } from '../../server/store/postgres/table.js';
-import type { Item, Store } from '../../server/store/types.js';
+import { LayoutConflictError, type Item, type Store } from '../../server/store/types.js';
 import { pairFile } from '../support/diff-pairs.js';
 import { dropPostgresDatabase, freshPostgresUrl, postgresOrSkip } from '../support/postgres.js';
 import { PLAN_CASES, type PlanCase } from './migration-postgres-cases.js';
@@ -91,6 +91,28 @@ describe('apidsl diff: the PostgreSQL migration plan on a real server', function
     await sql?.end();
     if (url) await dropPostgresDatabase(url);
     [url, sql] = [undefined, undefined];
+  });
+
+  it("relation-retargeted: without the plan, the new file's store refuses to start while rows hold keys of the old target", async () => {
+    const pair = 'relation-retargeted';
+    const [before, after] = [await loadApi(pairFile(pair, 'old.api')), await loadApi(pairFile(pair, 'new.api'))];
+    // Product 2 and Shop 2 both exist: taken as a shop key, the review's key would silently name the shop.
+    const products = [{ name: 'lamp' }, { name: 'desk' }];
+    await storeRows(url!, before, {
+      Product: products,
+      Shop: products,
+      Review: [{ body: 'a', product: '/products/2' }],
+    });
+    const refused = await readBack(url!, after, ['Review']).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).to.be.instanceOf(LayoutConflictError);
+    expect(String(refused)).to.include('Review.product: now a relation to Shop, but 1 stored rows hold keys');
+    // Nothing changed: the old file's store reads the review as it was.
+    expect(await readBack(url!, before, ['Review'])).to.deep.equal({
+      Review: [{ id: 1, body: 'a', product: '/products/2' }],
+    });
   });
 
   for (const c of PLAN_CASES) {

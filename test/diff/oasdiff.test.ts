@@ -37,6 +37,8 @@ const BEYOND_OPENAPI: Partial<Record<FindingKind, string>> = {
   'pagination-changed': 'the shape of the Hydra view (totalItems, next), which the schema does not pin',
   'client-switch-removed': 'oasdiff reports a removed query parameter as a warning',
   'security-added': 'security expressions are not part of OpenAPI',
+  'security-narrowed': 'security expressions and row-level scopes are not part of OpenAPI',
+  'on-delete-restricted': "a relation's referential action on delete is not part of OpenAPI",
   'graphql-operation-removed': 'GraphQL is not part of OpenAPI',
   'mcp-tool-removed': 'MCP tools are not part of OpenAPI',
   'identifier-changed': 'the storage keys; oasdiff sees the type change of the id parameter and property',

@@ -155,6 +155,7 @@ describe('the admin in a browser', function () {
     expect(await transferred(admin)).to.be.below(700_000);
     expect(await page.locator('.RaMenuItemLink-root').allTextContents()).to.deep.equal(['Categories', 'Products']);
     expect(await rows(page).count()).to.equal(5);
+    // A reference's label comes from a second request, after the rows are drawn (columnReads waits for it).
     await columnReads(page, 'category', ['Books', 'Books', 'Books', 'Books', 'Books']);
     await page.getByText('1-5 of 7').waitFor();
     // The server's own page size: the admin shows no page-size menu where the client may not choose one.

@@ -90,6 +90,20 @@ describe('lsp features', () => {
         .to.include('filter kind')
         .and.include('strategy');
     });
+    it('documents renamedFrom on a resource and on a property (apidsl diff reads it)', async () => {
+      const text =
+        'resource Opinion {\n  renamedFrom: "Review"\n  properties {\n    id: int { identifier: true }\n' +
+        '    stars: int { renamedFrom: "rating" }\n  }\n}\n';
+      const doc = freshUri('renamed-from-hover');
+      await client.open(doc, text);
+      expect(await hoverText(at(text, 'renamedFrom', 0, 2), doc))
+        .to.include('**renamedFrom**')
+        .and.include('previous version')
+        .and.include('docs/diff.md');
+      expect(await hoverText(at(text, 'renamedFrom', 1, 2), doc))
+        .to.include('**renamedFrom**')
+        .and.include('apidsl diff');
+    });
     it('documents a field of a typed value', async () => {
       expect(await hoverText(at(source, 'filter: "bookSearch"')))
         .to.include('**filter** (required)')

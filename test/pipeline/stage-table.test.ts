@@ -65,7 +65,13 @@ function watched(fields: Record<string, unknown>): { state: OperationState; touc
   };
   const state = new Proxy(base, {
     get(target, key) {
-      if (key === 'readBody' || key === 'storeCollection' || key === 'collectionOf' || key === 'transaction')
+      if (
+        key === 'readBody' ||
+        key === 'readJsonBody' ||
+        key === 'storeCollection' ||
+        key === 'collectionOf' ||
+        key === 'transaction'
+      )
         touched.push(`read ${String(key)}`);
       return target[key as string];
     },

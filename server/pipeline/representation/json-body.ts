@@ -10,9 +10,7 @@ export const MAX_JSON_DEPTH = 128;
 
 /** The parsed body; 400 with `syntaxDetail` when it is not JSON, 400 when it nests too deeply. */
 export function parseJsonBody(text: string, syntaxDetail: string): unknown {
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-    throw badRequest(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
-  }
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw tooDeep();
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -21,6 +19,45 @@ export function parseJsonBody(text: string, syntaxDetail: string): unknown {
   }
   refuseLoneSurrogates(text, value);
   return value;
+}
+
+const LONE_SURROGATE_DETAIL = 'The JSON body holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape out of a pair).';
+const tooDeep = () => badRequest(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+
+/**
+ * A body an adapter hands as a value (GraphQL's input, MCP's arguments), checked as a parsed text is (depth, lone
+ * surrogates) and copied as JSON would copy it, so that the pipeline may change it without touching what the
+ * adapter holds (one GraphQL request may pass the same variable to several mutations). The recursion stops at
+ * MAX_JSON_DEPTH, so the stack stays bounded.
+ */
+export function checkedJsonValue(value: unknown): unknown {
+  return jsonCopy(value, 0);
+}
+
+function jsonCopy(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') {
+    if (!isWellFormed(value)) throw badRequest(LONE_SURROGATE_DETAIL);
+    return value;
+  }
+  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : null; // JSON has no -0 and no NaN
+  if (typeof value !== 'object' || value === null) return value;
+  const json = value as { toJSON?: () => unknown };
+  if (typeof json.toJSON === 'function') return jsonCopy(json.toJSON(), depth);
+  if (depth === MAX_JSON_DEPTH) throw tooDeep();
+  if (Array.isArray(value)) return value.map((v) => jsonCopy(v ?? null, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (v === undefined || typeof v === 'function') continue;
+    if (!isWellFormed(key)) throw badRequest(LONE_SURROGATE_DETAIL);
+    // A key "__proto__" is an own property, as JSON.parse makes it, never the copy's prototype.
+    Object.defineProperty(copy, key, {
+      value: jsonCopy(v, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
 }
 
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
@@ -35,8 +72,7 @@ const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text);
  * escape can bring one: bodies without such an escape are not walked.
  */
 export function refuseLoneSurrogates(text: string, value: unknown): void {
-  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value))
-    throw badRequest('The JSON body holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape out of a pair).');
+  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value)) throw badRequest(LONE_SURROGATE_DETAIL);
 }
 
 function wellFormed(value: unknown): boolean {

@@ -13,7 +13,6 @@ import type { OperationMetadata, Settings } from '../../metadata/types.js';
 import { optionValue, perOperation } from '../../metadata/options.js';
 import { acceptedProperties, allowsExtraAttributes, denormalizationGroups } from '../../metadata/property-access.js';
 import { denormalize, type DenormalizeMode } from '../representation/denormalize.js';
-import { parseJsonBody } from '../representation/json-body.js';
 import { iriOperation } from '../representation/normalize.js';
 import { JSONAPI_MEDIA_TYPE, requestBody as jsonApiRequestBody } from '../representation/jsonapi.js';
 import { setServerValues, type ServerValueMode } from '../representation/server-values.js';
@@ -88,7 +87,7 @@ export async function deserialize(state: OperationState): Promise<void> {
   if (op.method === 'PATCH' && state.representation.kind !== 'values')
     checkInputType(state.contentType, settings.patchFormats, PATCH_DISABLED);
   else checkInputType(state.contentType, Object.values(settings.formats).flat());
-  await applyBody(state, parseJsonBody(await state.readBody(), 'Syntax error'));
+  await applyBody(state, await state.readJsonBody('Syntax error'));
 }
 
 /** How `applyBody` takes a body besides a request's: an imported record (pipeline/import.ts). */

@@ -68,6 +68,8 @@ export const writeAnswers: Answers = (op, api) => {
 };
 
 export async function write(state: OperationState): Promise<void> {
+  // `write: false` stores nothing, so there is no change for the write scope to judge.
+  if (!writes(state.operation, state.api.settings)) return;
   await holdToWriteScope(state);
   return writeInScope(state);
 }

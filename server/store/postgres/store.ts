@@ -116,7 +116,30 @@ class PostgresStore implements Store {
       if (!(await this.existing(tableOf(target))))
         for (const statement of creation(target)) await this.schema(target, statement);
     }
+    await this.refuseRetargeted(spec, existing);
     for (const statement of foreignKeyStatements(spec, existing)) await this.schema(spec, statement);
+  }
+
+  /**
+   * A relation column whose foreign key names another table than the file's relation now does (the relation pointed
+   * at another resource) holds keys of the old target: made a key of the new one, each would name another item, or
+   * none. Refused while a row holds one (the transaction undoes the rest); `apidsl diff` gives the step that turns
+   * them back into IRIs, which a person then points at the new target (docs/postgresql.md).
+   */
+  private async refuseRetargeted(spec: CollectionSpec, existing: ExistingTable | undefined): Promise<void> {
+    const table = tableOf(spec);
+    for (const { name, column } of foreignKeys(spec)) {
+      const was = existing?.foreignKeys.get(name)?.target;
+      if (was === undefined || was === column.reference.table) continue;
+      const [row] = await this.connection.rows(`SELECT count(*) FROM ${table.name} WHERE ${column.name} IS NOT NULL`);
+      const count = Number(row![0]);
+      if (count > 0)
+        throw new LayoutConflictError(
+          `${spec.name}.${column.field}: now a relation to ${column.reference.relation.target.name}, but ${count} ` +
+            `stored rows hold keys of the table ${was} (apidsl diff OLD.api NEW.api gives the step that turns them ` +
+            'back into IRIs)',
+        );
+    }
   }
 
   async schemaPlan(specs: CollectionSpec[]): Promise<string[]> {
