@@ -2,9 +2,11 @@
  * The admin in headless Chromium (docs/admin.md), on the store the harness selects: the menu, a list at the
  * server's page size with its pagination, sorting on an order filter's column, a search filter, show, create (a
  * reference chosen by its label, an enum choice, a list, a datetime), edit, delete, a 422 shown on its field; on a
- * secured API, the sign-in page taking what `apidsl token` prints, the token sent on every request, a 401 returning
- * to the sign-in page, and nothing the token lacks shown. Every other host is blocked and counted, and the pages
- * may log no error. Under CI=true a missing Chromium or admin build fails the suite.
+ * secured API, the sign-in page taking what `apidsl token` prints, the token kept for the tab's session and sent on
+ * every request, a 401 returning to the sign-in page, and nothing the token lacks shown or granted; on an API with
+ * row-level scopes (examples/marketplace.api), a seller seeing and changing only what its scopes allow. Every other
+ * host is blocked and counted, and the pages may log no error. Under CI=true a missing Chromium or admin build fails
+ * the suite.
  */
 import { expect } from 'chai';
 import { mkdirSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { SECRET } from './security-helpers.js';
 
 const ARTIFACTS = fromRoot('test-artifacts');
 const SECURED = fromRoot('test/fixtures/admin/secured.api');
+const MARKETPLACE = fromRoot('examples/marketplace.api');
 
 /** A page of the admin that records what the tests check after each step: other hosts, errors, API requests. */
 interface AdminPage {
@@ -92,6 +95,33 @@ const nameShown = (page: Page, name: string) =>
     timeout: 60_000,
   });
 const decodedRequests = (admin: AdminPage): string[] => admin.requests.map((r) => decodeURIComponent(r.line));
+/**
+ * Waits until a column of the list reads `values`, row by row: a reference's labels are fetched after the rows, so
+ * a column read at once may still show the references' ids or nothing.
+ */
+const columnReads = async (page: Page, column: string, values: string[]): Promise<void> => {
+  const expected = JSON.stringify(values);
+  const read = `JSON.stringify([...document.querySelectorAll("tbody .RaDatagrid-row td.column-${column}")].map((td) => td.textContent))`;
+  await page
+    .waitForFunction(`${read} === ${JSON.stringify(expected)}`, undefined, { timeout: 30_000 })
+    .catch(() => undefined);
+  expect(await columnOf(page, column)).to.deep.equal(values);
+};
+
+/** Signs in on a secured API's sign-in page with a bearer token. */
+const signIn = async (admin: AdminPage, token: string): Promise<void> => {
+  const field = admin.page.getByLabel('Bearer token');
+  await field.waitFor({ timeout: 60_000 });
+  await field.fill(token);
+  await admin.page.getByRole('button', { name: 'Sign in' }).click();
+};
+
+/** What `apidsl token` prints for `file` and `args` in the environment `env` (the signing secret). */
+const mint = (file: string, args: string[], env: NodeJS.ProcessEnv): string => {
+  const r = runCli(['token', file, ...args], { env });
+  expect(r.status, r.stderr).to.equal(0);
+  return r.stdout.trim();
+};
 
 describe('the admin in a browser', function () {
   this.timeout(180_000);
@@ -106,7 +136,8 @@ describe('the admin in a browser', function () {
       expect((await post(server.url, '/categories', { name })).status).to.equal(201);
     const names = ['Kiwi', 'Apple', 'Mango', 'Banana', 'Cherry', 'Lemon', 'Grape'];
     for (const [i, name] of names.entries()) {
-      const body = { name, price: i + 0.5, status: 'draft', tags: ['fruit'], category: '/categories/1' };
+      const releasedAt = '2026-03-01T09:00:00+00:00';
+      const body = { name, price: i + 0.5, status: 'draft', tags: ['fruit'], category: '/categories/1', releasedAt };
       expect((await post(server.url, '/products', body)).status).to.equal(201);
     }
   });
@@ -124,13 +155,8 @@ describe('the admin in a browser', function () {
     expect(await transferred(admin)).to.be.below(700_000);
     expect(await page.locator('.RaMenuItemLink-root').allTextContents()).to.deep.equal(['Categories', 'Products']);
     expect(await rows(page).count()).to.equal(5);
-    // A reference's label comes from a second request, after the rows are drawn.
-    await page.waitForFunction(
-      `[...document.querySelectorAll("tbody .RaDatagrid-row td.column-category")].every((c) => c.textContent !== "")`,
-      undefined,
-      { timeout: 30_000 },
-    );
-    expect(await columnOf(page, 'category')).to.deep.equal(['Books', 'Books', 'Books', 'Books', 'Books']);
+    // A reference's label comes from a second request, after the rows are drawn (columnReads waits for it).
+    await columnReads(page, 'category', ['Books', 'Books', 'Books', 'Books', 'Books']);
     await page.getByText('1-5 of 7').waitFor();
     // The server's own page size: the admin shows no page-size menu where the client may not choose one.
     expect(await page.locator('.MuiTablePagination-selectLabel').count()).to.equal(0);
@@ -212,6 +238,11 @@ describe('the admin in a browser', function () {
     const admin = await openAdmin(browser!, server!.url, '/products/create');
     const { page } = admin;
     await page.locator('input[name="name"]').waitFor({ timeout: 60_000 });
+    // Required fields are checked before anything is sent (the Save button waits for a change).
+    await page.locator('input[name="price"]').fill('1');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('.ra-input-name .MuiFormHelperText-root').getByText('Required').waitFor({ timeout: 30_000 });
+    expect(admin.requests.filter((r) => r.line.startsWith('POST '))).to.deep.equal([]);
     await page.locator('input[name="name"]').fill('x'.repeat(50));
     await page.getByRole('combobox', { name: 'Status' }).click();
     await page.getByRole('option', { name: 'draft' }).click();
@@ -233,15 +264,19 @@ describe('the admin in a browser', function () {
     const price = page.locator('input[name="price"]');
     await nameShown(page, 'Apple');
     await price.fill('42');
+    // A nullable datetime cleared is sent and stored as null.
+    await page.locator('input[name="releasedAt"]').fill('');
     const patched = page.waitForResponse((r) => r.request().method() === 'PATCH', { timeout: 60_000 });
     await page.getByRole('button', { name: 'Save' }).click();
     const response = await patched;
     expect(response.status()).to.equal(200);
     // Only what a client may write: not the identifier (read-only here), nor the admin's own bookkeeping.
     const sent = response.request().postDataJSON() as Record<string, unknown>;
-    expect(sent).to.include({ price: 42 });
+    expect(sent).to.include({ price: 42, releasedAt: null });
     expect(sent).to.not.have.any.keys('id', 'originId');
-    expect((await get(server!.url, '/products/2')).json).to.include({ name: 'Apple', price: 42 });
+    const stored = (await get(server!.url, '/products/2')).json;
+    expect(stored).to.include({ name: 'Apple', price: 42 });
+    expect(stored.releasedAt ?? null).to.equal(null);
 
     await page.goto(`${server!.url}/admin#/products/${encodeURIComponent('/products/3')}`);
     await nameShown(page, 'Mango');
@@ -261,18 +296,14 @@ describe('the admin of a secured API in a browser', function () {
   let browser: Browser | undefined;
   const tokens: Record<string, string> = {};
   /** What `apidsl token` prints for the fixture. */
-  const mint = (args: string[], secret = SECRET): string => {
-    const r = runCli(['token', SECURED, ...args], { env: { APIDSL_TEST_JWT_SECRET: secret } });
-    expect(r.status, r.stderr).to.equal(0);
-    return r.stdout.trim();
-  };
+  const mintFor = (args: string[], secret = SECRET): string => mint(SECURED, args, { APIDSL_TEST_JWT_SECRET: secret });
 
   before(async function () {
     requireAdminBuild(this);
     browser = await launchChromium(this);
-    tokens.user = mint(['--sub', 'alice', '--roles', 'ROLE_USER']);
-    tokens.admin = mint(['--sub', 'root', '--roles', 'ROLE_ADMIN,ROLE_USER']);
-    tokens.forged = mint(
+    tokens.user = mintFor(['--sub', 'alice', '--roles', 'ROLE_USER']);
+    tokens.admin = mintFor(['--sub', 'root', '--roles', 'ROLE_ADMIN,ROLE_USER']);
+    tokens.forged = mintFor(
       ['--sub', 'root', '--roles', 'ROLE_ADMIN'],
       'another-secret-another-secret-another-secret-0123',
     );
@@ -288,13 +319,6 @@ describe('the admin of a secured API in a browser', function () {
     await server?.stop();
   });
 
-  const signIn = async (admin: AdminPage, token: string): Promise<void> => {
-    const field = admin.page.getByLabel('Bearer token');
-    await field.waitFor({ timeout: 60_000 });
-    await field.fill(token);
-    await admin.page.getByRole('button', { name: 'Sign in' }).click();
-  };
-
   it('asks for a bearer token first, then sends it on every request; the token shows only what it may see', async () => {
     const admin = await openAdmin(browser!, server!.url, '/orders');
     const { page } = admin;
@@ -308,7 +332,40 @@ describe('the admin of a secured API in a browser', function () {
     expect(new Set(toOrders.map((r) => r.authorization))).to.deep.equal(new Set([`Bearer ${tokens.user}`]));
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: `${ARTIFACTS}/admin-secured.png` });
+
+    // Kept for the browser session: a reload and another page of the admin ask for no token again.
+    const before = admin.requests.length;
+    await page.reload();
+    await rows(page).first().waitFor({ timeout: 60_000 });
+    await page.goto(`${server!.url}/admin#/orders/${encodeURIComponent('/orders/1')}/show`);
+    await page.locator('.RaShow-main').getByText('A-1').waitFor({ timeout: 60_000 });
+    expect(await page.getByLabel('Bearer token').count()).to.equal(0);
+    const after = admin.requests.slice(before);
+    expect(after.map((r) => r.line)).to.include.members(['GET /orders/1']);
+    expect(new Set(after.map((r) => r.authorization))).to.deep.equal(new Set([`Bearer ${tokens.user}`]));
     expectClean(admin);
+    await page.close();
+  });
+
+  it('grants nothing the token lacks: a user deleting an order is refused (403) and nothing is deleted', async () => {
+    const admin = await openAdmin(browser!, server!.url, `/orders/${encodeURIComponent('/orders/1')}`);
+    const { page } = admin;
+    await signIn(admin, tokens.user!);
+    await page.waitForFunction(`document.querySelector('input[name="reference"]')?.value === 'A-1'`, undefined, {
+      timeout: 60_000,
+    });
+    const refused = page.waitForResponse((r) => r.request().method() === 'DELETE', { timeout: 60_000 });
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    expect((await refused).status()).to.equal(403);
+    const stored = await request(server!.url, 'GET', '/orders/1', {
+      headers: { Authorization: `Bearer ${tokens.admin}` },
+    });
+    expect(stored.status).to.equal(200);
+    // Refused with the server's message, and not signed out: a 403 keeps the token.
+    await page.getByText('Access Denied.').waitFor({ timeout: 30_000 });
+    expect(await page.evaluate('sessionStorage.length')).to.equal(1);
+    expectClean(admin, 403);
     await page.close();
   });
 
@@ -330,6 +387,81 @@ describe('the admin of a secured API in a browser', function () {
     expect(await page.evaluate('sessionStorage.length')).to.equal(0);
     expect(await rows(page).count()).to.equal(0);
     expectClean(admin, 401);
+    await page.close();
+  });
+});
+
+describe('the admin of an API with row-level scopes in a browser (examples/marketplace.api)', function () {
+  this.timeout(180_000);
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  let ann = '';
+  let bob = '';
+  const as = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+  const write = async (token: string, path: string, body: unknown): Promise<void> => {
+    const r = await request(server!.url, 'POST', path, { ...as(token), body });
+    expect(r.status, r.text).to.equal(201);
+  };
+
+  before(async function () {
+    requireAdminBuild(this);
+    browser = await launchChromium(this);
+    // The secret the example reads; the same value as the scopes suite's (scopes.test.ts).
+    process.env.APIDSL_JWT_SECRET = SECRET;
+    ann = mint(MARKETPLACE, ['--sub', 'ann'], {});
+    bob = mint(MARKETPLACE, ['--sub', 'bob'], {});
+    server = await startServer(MARKETPLACE);
+    await write(ann, '/shops', { name: 'Lamps' }); // shop 1
+    await write(bob, '/shops', { name: 'Chairs' }); // shop 2
+    await write(ann, '/products', { name: 'Draft lamp', price: 10, shop: '/shops/1' }); // 1, a draft
+    await write(ann, '/products', { name: 'Lamp', price: 20, shop: '/shops/1', published: true }); // 2
+    await write(bob, '/products', { name: 'Draft chair', price: 30, shop: '/shops/2' }); // 3, Bob's draft
+    await write(bob, '/products', { name: 'Chair', price: 40, shop: '/shops/2', published: true }); // 4
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('a seller sees only the products of its read scope, counted as such, and not another seller’s draft', async () => {
+    const admin = await openAdmin(browser!, server!.url, '/products');
+    const { page } = admin;
+    await signIn(admin, ann);
+    await rowCount(page, 3);
+    await columnReads(page, 'name', ['Draft lamp', 'Lamp', 'Chair']);
+    await columnReads(page, 'shop', ['Lamps', 'Lamps', 'Chairs']);
+    await page.getByText('1-3 of 3').waitFor();
+    // Bob's draft, asked for by its address, is not there for Ann (404, as an unknown item).
+    const missing = page.waitForResponse((r) => r.url().endsWith('/products/3'), { timeout: 60_000 });
+    await page.goto(`${server!.url}/admin#/products/${encodeURIComponent('/products/3')}/show`);
+    expect((await missing).status()).to.equal(404);
+    await rows(page).first().waitFor({ timeout: 60_000 });
+    expect(await page.getByText('Draft chair').count()).to.equal(0);
+    expectClean(admin, 404);
+    await page.close();
+  });
+
+  it('a seller edits its own product, and is refused (403, nothing stored) on another seller’s', async () => {
+    const admin = await openAdmin(browser!, server!.url, `/products/${encodeURIComponent('/products/1')}`);
+    const { page } = admin;
+    await signIn(admin, ann);
+    await nameShown(page, 'Draft lamp');
+    await page.locator('input[name="price"]').fill('12');
+    const saved = page.waitForResponse((r) => r.request().method() === 'PATCH', { timeout: 60_000 });
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect((await saved).status()).to.equal(200);
+    expect((await request(server!.url, 'GET', '/products/1', as(ann))).json).to.include({ price: 12 });
+
+    // Bob's published chair: Ann reads it (the read scope) but may not change it (the write scope).
+    await page.goto(`${server!.url}/admin#/products/${encodeURIComponent('/products/4')}`);
+    await nameShown(page, 'Chair');
+    await page.locator('input[name="price"]').fill('1');
+    const refused = page.waitForResponse((r) => r.request().method() === 'PATCH', { timeout: 60_000 });
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect((await refused).status()).to.equal(403);
+    await page.getByText("Only the shop's owner changes its products.").waitFor({ timeout: 30_000 });
+    expect((await request(server!.url, 'GET', '/products/4', as(bob))).json).to.include({ price: 40 });
+    expectClean(admin, 403);
     await page.close();
   });
 });
