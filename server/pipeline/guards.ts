@@ -65,13 +65,13 @@ export const isGuarded = (op: OperationMetadata, settings: Settings): boolean =>
 export const securityReadsObject = (op: OperationMetadata, settings: Settings): boolean =>
   guardsOf(op, settings).security?.expression.usesObject === true;
 
-/** Each request's reads of related items, kept for all its stages (one read of a shop per request). */
-const relationReads = new WeakMap<OperationState, RelationReads>();
-
+/**
+ * Each request's reads of related items, kept for all its stages (one read of a shop per request), on the state
+ * itself: an entry per request in a WeakMap keyed by the state, whose value refers back to it, cost a scoped page
+ * about a third of its CPU in process (docs/performance.md, "Row-level scopes").
+ */
 function relationReadsOf(state: OperationState): RelationReads {
-  let reads = relationReads.get(state);
-  if (!reads) relationReads.set(state, (reads = new RelationReads(state.api, (r) => state.runtime.collectionOf(r))));
-  return reads;
+  return (state.relationReads ??= new RelationReads(state.api, (r) => state.runtime.collectionOf(r)));
 }
 
 export function factsOf(state: OperationState): RequestFacts {

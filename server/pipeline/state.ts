@@ -7,6 +7,7 @@ import type { QueryParams } from '../protocol/query.js';
 import type { ApiMetadata, OperationMetadata, PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Collection, Item } from '../store/types.js';
 import type { Principal } from '../security/access.js';
+import type { RelationReads } from '../security/relation-reads.js';
 import type { ChangeKind, Runtime } from './runtime.js';
 
 /**
@@ -126,6 +127,8 @@ export interface OperationState {
   included?: IncludedItem[];
   /** Per item shown, the properties whose `security` denies that user (left out of the output). */
   hiddenProperties?: WeakMap<Item, ReadonlySet<string>>;
+  /** The related items the request's expressions read through (pipeline/guards.ts), read once per request. */
+  relationReads?: RelationReads;
   /** The IRIs of to-many members the response leaves out: outside the reader's read scope (pipeline/scopes.ts). */
   hiddenMembers?: Set<string>;
   /** The related items the response embeds, read by the serialize stage (representation/embedding.ts). */
