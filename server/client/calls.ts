@@ -27,13 +27,14 @@ function bodyOf(op: OperationMetadata): 'patch' | 'input' | 'criteria' | undefin
   return op.method === 'PATCH' ? 'patch' : 'input';
 }
 
-export function operationRow(op: OperationMetadata, name: string): OperationRow {
+export function operationRow(api: ApiMetadata, op: OperationMetadata, name: string): OperationRow {
   const body = bodyOf(op);
   let flags = op.isCollection ? COLLECTION : 0;
   if (body === 'input' || body === 'patch') flags |= BODY;
   if (body === 'patch') flags |= PATCH;
-  if (body === 'criteria') flags |= QUERY;
-  return [name, op.method, op.path, flags];
+  if (body !== 'criteria') return [name, op.method, op.path, flags];
+  // The server reads a QUERY's pagination from its URL only: the runtime moves these keys there.
+  return [name, op.method, op.path, flags | QUERY, paginationParameters(api, op).map((p) => p.name)];
 }
 
 /** Whether the operation's collection documents hold `totalItems`: always, never, or as the client asks. */
@@ -103,9 +104,8 @@ export class CallSignatures {
   private query(op: OperationMetadata, name: string): string {
     const { schema } = queryBodySchema(this.api, op);
     const properties = { ...(schema.properties as object) };
-    if (op.method !== 'QUERY')
-      for (const p of paginationParameters(this.api, op))
-        (properties as Record<string, unknown>)[p.name] = { ...p.schema, description: p.description };
+    for (const p of paginationParameters(this.api, op))
+      (properties as Record<string, unknown>)[p.name] = { ...p.schema, description: p.description };
     this.declarations.push(`export type ${name} = ${objectType({ ...schema, properties })};\n`);
     return name;
   }

@@ -107,7 +107,7 @@ class ClientDeclarations {
       const rows: OperationRow[] = [];
       const lines: string[] = [];
       for (const [op, call] of names) {
-        rows.push(operationRow(op, call));
+        rows.push(operationRow(api, op, call));
         lines.push(...signatures.signature(op, call, namespace));
       }
       const list = [...names].find(([op, call]) => call === 'list' && op.isCollection);

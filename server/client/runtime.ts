@@ -2,7 +2,7 @@
  * The runtime of a generated client (docs/client.md): shipped as it compiles, `runtime.js` beside
  * `runtime.d.ts`, in every package `apidsl client` writes. It imports nothing, not even from this
  * repository, and uses only `fetch` and `EventSource`, so that it runs in browsers, Node 20+, Bun and Deno;
- * its gzipped size is held under 5 kB by test/client/runtime-size.test.ts. The generated `index.js` hands it
+ * its gzipped size is held under 5 kB by test/client/package.test.ts. The generated `index.js` hands it
  * the API's operation table; the generated `index.d.ts` types what it returns.
  */
 
@@ -106,8 +106,11 @@ export const BODY = 2;
 export const PATCH = 4;
 export const QUERY = 8;
 
-/** One operation: [function name, method, path template, flags]. */
-export type OperationRow = [string, string, string, number];
+/**
+ * One operation: [function name, method, path template, flags, and for a QUERY the criteria sent in its URL
+ * rather than its body: the pagination parameters, which the server reads from the URL only].
+ */
+export type OperationRow = [string, string, string, number, string[]?];
 
 /** The API: its formats' media types and, per resource namespace, its operations. */
 export interface ApiTable {
@@ -119,7 +122,6 @@ export interface ApiTable {
 
 type Json = Record<string, unknown>;
 type Answer = Result<unknown, Problem>;
-type Call = (...args: unknown[]) => Promise<Answer>;
 
 const hydra = (doc: Json, key: string): unknown => doc[key] ?? doc[`hydra:${key}`];
 
@@ -186,36 +188,51 @@ async function answer(response: Response | Problem<0>, collection: boolean): Pro
   return { data: collection && doc !== undefined ? pageOf(doc) : doc };
 }
 
-/** A call's arguments: its URI variables (one value, or an object of several), its body or query, its options. */
-function operation(table: ApiTable, send: Send, [, method, path, flags]: OperationRow): Call {
-  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-  return async (...args) => {
-    const vars: Json = names.length > 1 ? (args.shift() as Json) : {};
-    if (names.length === 1) vars[names[0]] = args.shift();
-    let url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
-    const body = flags & (BODY | QUERY) ? (args.shift() ?? {}) : undefined;
-    if (flags & COLLECTION && !(flags & QUERY)) {
-      const query = queryString(args.shift(), '', new URLSearchParams()).toString();
-      if (query) url += `?${query}`;
-    }
-    let type = table.type;
-    if (flags & PATCH) type = table.patch;
-    else if (flags & QUERY) type = 'application/json';
-    const many = !!(flags & COLLECTION) || Array.isArray(body);
-    return answer(await send(method, url, body, type, args[0] as CallOptions | undefined), many);
-  };
+/** A request a call sends: `iterate()` sends it again for each next page (a QUERY keeps its method and body). */
+interface Request {
+  method: string;
+  url: string;
+  body: unknown;
+  type: string;
+  options?: CallOptions;
 }
 
+/** A call's arguments: its URI variables (one value, or an object of several), its body or query, its options. */
+function request(table: ApiTable, [, method, path, flags, inUrl = []]: OperationRow, args: unknown[]): Request {
+  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const vars: Json = names.length > 1 ? (args.shift() as Json) : {};
+  if (names.length === 1) vars[names[0]] = args.shift();
+  let url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
+  let body = flags & (BODY | QUERY) ? (args.shift() ?? {}) : undefined;
+  let query: unknown = flags & COLLECTION && !(flags & QUERY) ? args.shift() : undefined;
+  if (flags & QUERY) {
+    const criteria = { ...(body as Json) };
+    query = Object.fromEntries(inUrl.filter((k) => k in criteria).map((k) => [k, criteria[k]]));
+    for (const k of inUrl) delete criteria[k];
+    body = criteria;
+  }
+  const search = queryString(query, '', new URLSearchParams()).toString();
+  if (search) url += `?${search}`;
+  let type = table.type;
+  if (flags & PATCH) type = table.patch;
+  else if (flags & QUERY) type = 'application/json';
+  return { method, url, body, type, options: args[0] as CallOptions | undefined };
+}
+
+const sendRequest = async (send: Send, r: Request, many: boolean): Promise<Answer> =>
+  answer(await send(r.method, r.url, r.body, r.type, r.options), many);
+
 /** Every item of every page, following `view.next` (page, partial and cursor pagination alike). */
-async function* iterate(send: Send, call: Call, args: unknown[], path: string): AsyncGenerator<unknown> {
-  const options = args[(path.includes('{') ? 1 : 0) + 1] as CallOptions | undefined;
-  let result = await call(...args);
+async function* iterate(send: Send, first: Request): AsyncGenerator<unknown> {
+  // A QUERY's next page is the same query on the next page's URL; any other next page is a GET.
+  const next = first.method === 'QUERY' ? first : { ...first, method: 'GET', body: undefined };
+  let result = await sendRequest(send, first, true);
   for (;;) {
     if (result.error) throw new ClientProblem(result.error);
     const page = result.data as Page<unknown>;
     yield* page.members;
     if (!page.next || page.members.length === 0) return;
-    result = await answer(await send('GET', page.next, undefined, '', options), true);
+    result = await sendRequest(send, { ...next, url: page.next }, true);
   }
 }
 
@@ -288,10 +305,13 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
   for (const [namespace, rows] of Object.entries(table.resources)) {
     const calls: Record<string, unknown> = {};
     for (const row of rows) {
-      const call = operation(table, send, row);
+      const call = (...a: unknown[]) => {
+        const r = request(table, row, a);
+        return sendRequest(send, r, !!(row[3] & COLLECTION) || Array.isArray(r.body));
+      };
       calls[row[0]] =
         row[3] & COLLECTION
-          ? Object.assign(call, { iterate: (...a: unknown[]) => iterate(send, call, a, row[2]) })
+          ? Object.assign(call, { iterate: (...a: unknown[]) => iterate(send, request(table, row, a)) })
           : call;
     }
     const list = calls.list as { iterate?: unknown } | undefined;
