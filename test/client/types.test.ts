@@ -84,6 +84,14 @@ const MISTAKES: Record<string, { code: number; source: string }> = {
     source: `shop.products.list({ order: { name: 'asc' } });`,
   },
   'a page number under cursor pagination': { code: 2353, source: `shop.events.list({ page: 2 });` },
+  'a page size where the client may not choose it': {
+    code: 2353,
+    source: `shop.reviews.list({ itemsPerPage: 5 });`,
+  },
+  'a wrong type for an output field': {
+    code: 2322,
+    source: `shop.products.get(1).then((r) => { const n: number | undefined = r.data?.name; return n; });`,
+  },
   'an IRI of another resource': { code: 2322, source: `shop.reviews.create({ rating: 1, product: categoryIri });` },
   'a field the output does not have': {
     code: 2339,
