@@ -155,7 +155,10 @@ async function problemOf(response: Response): Promise<Problem> {
   return { ...body, status: response.status, detail: String(detail) } as Problem;
 }
 
-/** Sends a request with the client's headers and token; no answer (network failure, aborted call) is status 0. */
+/**
+ * Sends a request to an absolute URL with the client's headers and token; no answer (network failure, aborted
+ * call) is status 0.
+ */
 type Send = (
   method: string,
   url: string,
@@ -164,7 +167,7 @@ type Send = (
   call?: CallOptions,
 ) => Promise<Response | Problem<0>>;
 
-function sender(table: ApiTable, options: ClientOptions, base: string): Send {
+function sender(table: ApiTable, options: ClientOptions): Send {
   const fetcher = options.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
   return async (method, url, body, type, call) => {
     const token = typeof options.token === 'function' ? await options.token() : options.token;
@@ -173,7 +176,7 @@ function sender(table: ApiTable, options: ClientOptions, base: string): Send {
     if (body !== undefined) headers['content-type'] = type;
     try {
       const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-      return await fetcher(url.startsWith('/') ? base + url : url, { ...init, signal: call?.signal });
+      return await fetcher(url, { ...init, signal: call?.signal });
     } catch (e) {
       return { status: 0, title: 'No answer', detail: String(e) } as Problem<0>;
     }
@@ -198,11 +201,16 @@ interface Request {
 }
 
 /** A call's arguments: its URI variables (one value, or an object of several), its body or query, its options. */
-function request(table: ApiTable, [, method, path, flags, inUrl = []]: OperationRow, args: unknown[]): Request {
+function request(
+  table: ApiTable,
+  base: string,
+  [, method, path, flags, inUrl = []]: OperationRow,
+  args: unknown[],
+): Request {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   const vars: Json = names.length > 1 ? (args.shift() as Json) : {};
   if (names.length === 1) vars[names[0]] = args.shift();
-  let url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
+  let url = base + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
   let body = flags & (BODY | QUERY) ? (args.shift() ?? {}) : undefined;
   let query: unknown = flags & COLLECTION && !(flags & QUERY) ? args.shift() : undefined;
   if (flags & QUERY) {
@@ -222,17 +230,26 @@ function request(table: ApiTable, [, method, path, flags, inUrl = []]: Operation
 const sendRequest = async (send: Send, r: Request, many: boolean): Promise<Answer> =>
   answer(await send(r.method, r.url, r.body, r.type, r.options), many);
 
+/**
+ * A link of a document read from `from`: an absolute path is under the base URL, as the calls' paths are; a
+ * network path (`//host/books`), an absolute URL or a relative path (`books?page=2`: urlGenerationStrategy) is
+ * resolved against the document's own URL.
+ */
+const resolve = (link: string, base: string, from: string): string =>
+  /^\/(?!\/)/.test(link) ? base + link : new URL(link, from).href;
+
 /** Every item of every page, following `view.next` (page, partial and cursor pagination alike). */
-async function* iterate(send: Send, first: Request): AsyncGenerator<unknown> {
+async function* iterate(send: Send, base: string, first: Request): AsyncGenerator<unknown> {
   // A QUERY's next page is the same query on the next page's URL; any other next page is a GET.
-  const next = first.method === 'QUERY' ? first : { ...first, method: 'GET', body: undefined };
+  const next = first.method === 'QUERY' ? { ...first } : { ...first, method: 'GET', body: undefined };
   let result = await sendRequest(send, first, true);
   for (;;) {
     if (result.error) throw new ClientProblem(result.error);
     const page = result.data as Page<unknown>;
     yield* page.members;
     if (!page.next || page.members.length === 0) return;
-    result = await sendRequest(send, { ...next, url: page.next }, true);
+    next.url = resolve(page.next, base, next.url);
+    result = await sendRequest(send, next, true);
   }
 }
 
@@ -243,7 +260,7 @@ async function* iterate(send: Send, first: Request): AsyncGenerator<unknown> {
 async function hubOf(send: Send, base: string, topic: string): Promise<string | undefined> {
   const path = topic.startsWith('/') ? topic.split('{')[0].replace(/\/$/, '') : '';
   for (const url of path ? [path, '/'] : ['/']) {
-    const response = await send('GET', url, undefined, '');
+    const response = await send('GET', base + url, undefined, '');
     const link = 'headers' in response ? (response.headers.get('link') ?? '') : '';
     const hub = /<([^>]+)>\s*;\s*rel="?mercure"?/.exec(link)?.[1];
     if (hub) return new URL(hub, base + '/').href;
@@ -281,7 +298,7 @@ async function listen(
 /** The client of one API: one namespace of calls per resource, and `subscribe`. */
 export function createRuntime(table: ApiTable, options: ClientOptions): Record<string, unknown> {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const send = sender(table, options, base);
+  const send = sender(table, options);
 
   /**
    * Listens to a topic (an IRI or a URI template) on the API's Mercure hub; resolves with the unsubscribe function
@@ -306,12 +323,12 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
     const calls: Record<string, unknown> = {};
     for (const row of rows) {
       const call = (...a: unknown[]) => {
-        const r = request(table, row, a);
+        const r = request(table, base, row, a);
         return sendRequest(send, r, !!(row[3] & COLLECTION) || Array.isArray(r.body));
       };
       calls[row[0]] =
         row[3] & COLLECTION
-          ? Object.assign(call, { iterate: (...a: unknown[]) => iterate(send, request(table, row, a)) })
+          ? Object.assign(call, { iterate: (...a: unknown[]) => iterate(send, base, request(table, base, row, a)) })
           : call;
     }
     const list = calls.list as { iterate?: unknown } | undefined;
