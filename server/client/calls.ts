@@ -11,7 +11,7 @@ import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { paginationParameters, pathParameters, queryBodySchema } from '../openapi/parameters.js';
 import { answersOf } from '../openapi/responses.js';
-import { BODY, COLLECTION, PATCH, QUERY, type OperationRow } from './runtime.js';
+import { BODY, COLLECTION, COUNTED, PATCH, QUERY, type OperationRow } from './runtime.js';
 import { doc, type ItemTypes } from './item-types.js';
 import { objectType, schemaType } from './schema-types.js';
 import { typeName } from './names.js';
@@ -32,13 +32,28 @@ export function operationRow(api: ApiMetadata, op: OperationMetadata, name: stri
   let flags = op.isCollection ? COLLECTION : 0;
   if (body === 'input' || body === 'patch') flags |= BODY;
   if (body === 'patch') flags |= PATCH;
+  if (op.isCollection && countedPages(api, op)) flags |= COUNTED;
   if (body !== 'criteria') return [name, op.method, op.path, flags];
   // The server reads a QUERY's pagination from its URL only: the runtime moves these keys there.
   return [name, op.method, op.path, flags | QUERY, paginationParameters(api, op).map((p) => p.name)];
 }
 
+/** Whether the API answers collections in plain JSON only: a bare array of the page, no total, no links. */
+const plainJson = (api: ApiMetadata): boolean => api.settings.formats.jsonld === undefined;
+
+/**
+ * Whether `iterate()` walks a plain JSON collection by page number: only where every answer is a page (the page
+ * parameter read, not cursors, and pagination not switched off by the client, which would repeat every item).
+ */
+function countedPages(api: ApiMetadata, op: OperationMetadata): boolean {
+  const names = paginationParameters(api, op).map((p) => p.name);
+  const s = api.settings;
+  return plainJson(api) && names.includes(s.pageParameter) && !names.includes(s.enabledParameter);
+}
+
 /** Whether the operation's collection documents hold `totalItems`: always, never, or as the client asks. */
 function totalItems(api: ApiMetadata, op: OperationMetadata): 'always' | 'never' | 'maybe' {
+  if (plainJson(api)) return 'never';
   if (optionValue(op, api.settings, 'paginationClientPartial') === true) return 'maybe';
   return optionValue(op, api.settings, 'paginationPartial') === true ? 'never' : 'always';
 }

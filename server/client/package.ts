@@ -98,7 +98,8 @@ class ClientDeclarations {
     const formats = api.settings.formats;
     const type = (formats.jsonld ?? formats.json ?? ['application/json'])[0];
     this.types = new ItemTypes(api, formats.jsonld !== undefined);
-    this.table = { type, patch: api.settings.patchFormats[0] ?? 'application/merge-patch+json', resources: {} };
+    const patch = api.settings.patchFormats[0] ?? 'application/merge-patch+json';
+    this.table = { type, patch, page: api.settings.pageParameter, resources: {} };
     const signatures = new CallSignatures(api, this.types, this.queries);
     for (const resource of api.resources) {
       const names = callNames(resource);

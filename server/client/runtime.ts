@@ -100,11 +100,15 @@ export class ClientProblem extends Error {
   }
 }
 
-/** Operation flags of the table (`index.js`): a collection, a body sent, a merge patch, a QUERY body. */
+/**
+ * Operation flags of the table (`index.js`): a collection, a body sent, a merge patch, a QUERY body, a collection
+ * whose pages `iterate()` counts (plain JSON pages carry no `next` link).
+ */
 export const COLLECTION = 1;
 export const BODY = 2;
 export const PATCH = 4;
 export const QUERY = 8;
+export const COUNTED = 16;
 
 /**
  * One operation: [function name, method, path template, flags, and for a QUERY the criteria sent in its URL
@@ -117,6 +121,8 @@ export interface ApiTable {
   /** The media type asked for and sent (JSON-LD, or plain JSON where the API does not serve JSON-LD). */
   type: string;
   patch: string;
+  /** The page parameter `iterate()` counts with on COUNTED operations. */
+  page: string;
   resources: Record<string, OperationRow[]>;
 }
 
@@ -239,7 +245,7 @@ const resolve = (link: string, base: string, from: string): string =>
   /^\/(?!\/)/.test(link) ? base + link : new URL(link, from).href;
 
 /** Every item of every page, following `view.next` (page, partial and cursor pagination alike). */
-async function* iterate(send: Send, base: string, first: Request): AsyncGenerator<unknown> {
+async function* iterate(send: Send, base: string, first: Request, counted?: string): AsyncGenerator<unknown> {
   // A QUERY's next page is the same query on the next page's URL; any other next page is a GET.
   const next = first.method === 'QUERY' ? { ...first } : { ...first, method: 'GET', body: undefined };
   let result = await sendRequest(send, first, true);
@@ -247,8 +253,14 @@ async function* iterate(send: Send, base: string, first: Request): AsyncGenerato
     if (result.error) throw new ClientProblem(result.error);
     const page = result.data as Page<unknown>;
     yield* page.members;
-    if (!page.next || page.members.length === 0) return;
-    next.url = resolve(page.next, base, next.url);
+    if (page.members.length === 0) return;
+    if (page.next) next.url = resolve(page.next, base, next.url);
+    else if (counted) {
+      // A plain JSON page is a bare array: the next one is the page number after this one, until one is empty.
+      const url = new URL(next.url);
+      url.searchParams.set(counted, String(Number(url.searchParams.get(counted) ?? 1) + 1));
+      next.url = url.href;
+    } else return;
     result = await sendRequest(send, next, true);
   }
 }
@@ -328,7 +340,10 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
       };
       calls[row[0]] =
         row[3] & COLLECTION
-          ? Object.assign(call, { iterate: (...a: unknown[]) => iterate(send, base, request(table, base, row, a)) })
+          ? Object.assign(call, {
+              iterate: (...a: unknown[]) =>
+                iterate(send, base, request(table, base, row, a), row[3] & COUNTED ? table.page : undefined),
+            })
           : call;
     }
     const list = calls.list as { iterate?: unknown } | undefined;

@@ -1,8 +1,8 @@
 /**
- * `iterate()` follows `view.next` however the API writes its links (urlGenerationStrategy, fixture http/urls.api):
- * absolute URLs, network paths (`//host/books?page=2`) and paths relative to the page (`topics?page=2`), on the
- * suite's store. A TypeScript program using the generated client, compiled under `strict`, walks each collection
- * one item per page.
+ * `iterate()` walks every page however the API writes it, on the suite's store: `view.next` in each
+ * urlGenerationStrategy of fixture http/urls.api (absolute URLs, network paths `//host/books?page=2`, paths relative
+ * to the page `topics?page=2`), and the bare arrays of an API serving plain JSON only (fixture client/plain.api),
+ * by page number. A TypeScript program using the generated clients, compiled under `strict`, walks each collection.
  */
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -15,40 +15,81 @@ import { useServer } from '../http/harness.js';
 import { fromRoot } from '../support/paths.js';
 import { compile } from '../support/typescript.js';
 
-const FIXTURE = fromRoot('test/fixtures/http/urls.api');
+const URLS = fromRoot('test/fixtures/http/urls.api');
+const PLAIN = fromRoot('test/fixtures/client/plain.api');
 
-const PROGRAM = `import { createClient } from './sdk/index.js';
+const PROGRAM = `import { createClient } from './urls/index.js';
+import { createClient as createPlain } from './plain/index.js';
 
-export async function walk(baseUrl: string) {
+const sorted = async (items: AsyncIterable<{ name?: string; title?: string }>) => {
+  const names: (string | undefined)[] = [];
+  for await (const item of items) names.push(item.name ?? item.title);
+  return names.sort();
+};
+
+export async function links(baseUrl: string) {
   const api = createClient({ baseUrl });
   for (const name of ['a', 'b', 'c']) {
     await api.authors.create({ name });
     await api.books.create({ title: name });
     await api.topics.create({ name });
   }
-  const seen = async (items: AsyncIterable<{ name?: string; title?: string }>) => {
-    const names: (string | undefined)[] = [];
-    for await (const item of items) names.push(item.name ?? item.title);
-    return names.sort();
+  return { authors: await sorted(api.authors.iterate()), books: await sorted(api.books.iterate()), topics: await sorted(api.topics.iterate()) };
+}
+
+export async function plain(baseUrl: string) {
+  const api = createPlain({ baseUrl });
+  for (const title of ['a', 'b', 'c', 'd', 'e']) await api.books.create({ title });
+  const first = await api.books.list();
+  return {
+    size: first.data?.members.length,
+    total: first.data !== undefined && 'totalItems' in first.data,
+    all: await sorted(api.books.iterate()),
+    fromPage2: await sorted(api.books.iterate({ page: 2 })),
   };
-  return { authors: await seen(api.authors.iterate()), books: await seen(api.books.iterate()), topics: await seen(api.topics.iterate()) };
 }
 `;
 
-describe('apidsl client: iterate() follows next links in every URL style (fixture http/urls.api)', function () {
-  this.timeout(300_000);
-  const server = useServer(FIXTURE);
+interface Program {
+  links(baseUrl: string): Promise<Record<string, string[]>>;
+  plain(baseUrl: string): Promise<Record<string, unknown>>;
+}
 
-  it('walks absolute URLs, network paths and relative paths to every item', async () => {
+describe('apidsl client: iterate() walks every page however the API writes it', function () {
+  this.timeout(300_000);
+  let program: Program;
+
+  before(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'apidsl-client-links-'));
-    mkdirSync(join(dir, 'sdk'));
-    for (const { path, text } of clientPackage(await loadApi(FIXTURE))) writeFileSync(join(dir, 'sdk', path), text);
+    for (const [name, file] of [
+      ['urls', URLS],
+      ['plain', PLAIN],
+    ]) {
+      mkdirSync(join(dir, name));
+      for (const { path, text } of clientPackage(await loadApi(file))) writeFileSync(join(dir, name, path), text);
+    }
     writeFileSync(join(dir, 'program.ts'), PROGRAM);
     expect(compile([join(dir, 'program.ts')], dir).all).to.deep.equal([]);
-    const program = (await import(pathToFileURL(join(dir, 'program.js')).href)) as {
-      walk(baseUrl: string): Promise<Record<string, string[]>>;
-    };
-    const all = ['a', 'b', 'c'];
-    expect(await program.walk(server.url)).to.deep.equal({ authors: all, books: all, topics: all });
+    program = (await import(pathToFileURL(join(dir, 'program.js')).href)) as Program;
+  });
+
+  describe('links in every URL style (fixture http/urls.api)', () => {
+    const server = useServer(URLS);
+    it('follows absolute URLs, network paths and relative paths to every item', async () => {
+      const all = ['a', 'b', 'c'];
+      expect(await program.links(server.url)).to.deep.equal({ authors: all, books: all, topics: all });
+    });
+  });
+
+  describe('plain JSON pages, which carry no link (fixture client/plain.api)', () => {
+    const server = useServer(PLAIN);
+    it('reads a page without a total and walks the pages by number to every item', async () => {
+      expect(await program.plain(server.url)).to.deep.equal({
+        size: 2,
+        total: false,
+        all: ['a', 'b', 'c', 'd', 'e'],
+        fromPage2: ['c', 'd', 'e'],
+      });
+    });
   });
 });

@@ -14,7 +14,9 @@ import { compile, type Compiled } from '../support/typescript.js';
 
 const PRELUDE = `import { createClient, type Iri } from './sdk/index.js';
 import { createClient as createScoped } from './scoped/index.js';
+import { createClient as createPlain } from './plain/index.js';
 const scoped = createScoped({ baseUrl: 'http://localhost' });
+const plain = createPlain({ baseUrl: 'http://localhost' });
 const shop = createClient({ baseUrl: 'http://localhost', token: async () => 'a-token' });
 declare const productIri: Iri<'Product'>;
 declare const categoryIri: Iri<'Category'>;
@@ -119,13 +121,17 @@ const MISTAKES: Record<string, { code: number; source: string }> = {
     code: 2769,
     source: `shop.products.bulk([{ name: 'a' }, { price: 1 }]);`,
   },
+  'a total from the page of an API serving plain JSON only': {
+    code: 2339,
+    source: `plain.books.list().then((r) => r.data?.totalItems);`,
+  },
   'a 403 from a read scope alone': {
     code: 2367,
     source: `scoped.notes.get(1).then((r) => r.error?.status === 403);`,
   },
 };
 
-describe('apidsl client: the types (fixtures client/shop.api, http/scopes-writes.api)', function () {
+describe('apidsl client: the types (fixtures client/shop.api, client/plain.api, http/scopes-writes.api)', function () {
   this.timeout(300_000);
   const dir = mkdtempSync(join(tmpdir(), 'apidsl-client-types-'));
   let compiled: Compiled;
@@ -135,10 +141,14 @@ describe('apidsl client: the types (fixtures client/shop.api, http/scopes-writes
     mkdirSync(sdk);
     for (const { path, text } of clientPackage(await loadApi(fromRoot('test/fixtures/client/shop.api'))))
       writeFileSync(join(sdk, path), text);
-    const scoped = join(dir, 'scoped');
-    mkdirSync(scoped);
-    for (const { path, text } of clientPackage(await loadApi(fromRoot('test/fixtures/http/scopes-writes.api'))))
-      writeFileSync(join(scoped, path), text);
+    for (const [name, fixture] of [
+      ['scoped', 'http/scopes-writes.api'],
+      ['plain', 'client/plain.api'],
+    ]) {
+      mkdirSync(join(dir, name));
+      for (const { path, text } of clientPackage(await loadApi(fromRoot(`test/fixtures/${fixture}`))))
+        writeFileSync(join(dir, name, path), text);
+    }
     writeFileSync(join(dir, 'valid.ts'), VALID);
     const roots = [join(dir, 'valid.ts')];
     Object.values(MISTAKES).forEach(({ source }, i) => {
