@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import { itemOperation } from '../protocol/iri.js';
-import { resourcePublishes } from '../realtime/index.js';
+import { mercureOptions, resourcePublishes } from '../realtime/index.js';
 import { CallSignatures, operationRow } from './calls.js';
 import { ItemTypes, iriType } from './item-types.js';
 import { callNames, camelName, namespaceOf, typeName } from './names.js';
@@ -99,7 +99,7 @@ class ClientDeclarations {
     const type = (formats.jsonld ?? formats.json ?? ['application/json'])[0];
     this.types = new ItemTypes(api, formats.jsonld !== undefined);
     const patch = api.settings.patchFormats[0] ?? 'application/merge-patch+json';
-    this.table = { type, patch, page: api.settings.pageParameter, resources: {} };
+    this.table = { type, patch, page: api.settings.pageParameter, events: {}, resources: {} };
     const signatures = new CallSignatures(api, this.types, this.queries);
     for (const resource of api.resources) {
       const names = callNames(resource);
@@ -114,6 +114,8 @@ class ClientDeclarations {
       const list = [...names].find(([op, call]) => call === 'list' && op.isCollection);
       if (list) lines.push(`  iterate: ${typeName(namespace)}Api['list']['iterate'];`);
       if (resourcePublishes(resource, api.settings)) lines.push(this.subscribe(resource));
+      const event = resource.operations.map((o) => mercureOptions(o, api.settings)?.type).find((t) => t);
+      if (event) this.table.events[namespace] = event;
       this.table.resources[namespace] = rows;
       this.namespaces.push(namespace);
       const apiName = `${typeName(namespace)}Api`;

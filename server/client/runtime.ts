@@ -90,6 +90,13 @@ export interface CallOptions {
 export interface SubscribeOptions {
   /** Resume after this event (the hub replays what it still holds): Mercure's `lastEventID`. */
   lastEventId?: string;
+  /**
+   * A subscriber JWT, for private updates (or a function that gives one): sent as the hub's `authorization` query
+   * parameter, since an EventSource sends no header.
+   */
+  token?: string | (() => string | undefined | Promise<string | undefined>);
+  /** The SSE event type the updates come as (`mercure: { type }`); a resource's `subscribe` knows its own. */
+  type?: string;
   onError?: (event: unknown) => void;
 }
 
@@ -123,6 +130,8 @@ export interface ApiTable {
   patch: string;
   /** The page parameter `iterate()` counts with on COUNTED operations. */
   page: string;
+  /** The SSE event type of the updates of each resource namespace that sets one. */
+  events: Record<string, string>;
   resources: Record<string, OperationRow[]>;
 }
 
@@ -291,8 +300,10 @@ async function listen(
   const url = new URL(hub);
   url.searchParams.append('topic', topic);
   if (opts.lastEventId) url.searchParams.set('lastEventID', opts.lastEventId);
+  const token = typeof opts.token === 'function' ? await opts.token() : opts.token;
+  if (token) url.searchParams.set('authorization', token);
   const source = new Source(url.href, { withCredentials: true });
-  source.addEventListener('message', (e) =>
+  source.addEventListener(opts.type ?? 'message', (e) =>
     handler(JSON.parse(String(e.data)), { id: e.lastEventId ?? '', type: e.type }),
   );
   // Resolved once the hub holds the subscription: an update published after that reaches the handler.
@@ -348,7 +359,8 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
     }
     const list = calls.list as { iterate?: unknown } | undefined;
     if (list?.iterate) calls.iterate = list.iterate;
-    calls.subscribe = (topic: string, handler: never, opts?: SubscribeOptions) => subscribe(topic, handler, opts);
+    calls.subscribe = (topic: string, handler: never, opts?: SubscribeOptions) =>
+      subscribe(topic, handler, { type: table.events[namespace], ...opts });
     client[namespace] = calls;
   }
   client.subscribe = subscribe;
