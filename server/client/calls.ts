@@ -11,7 +11,7 @@ import { optionValue } from '../metadata/options.js';
 import type { ApiMetadata, OperationMetadata } from '../metadata/types.js';
 import { paginationParameters, pathParameters, queryBodySchema } from '../openapi/parameters.js';
 import { answersOf } from '../openapi/responses.js';
-import { BODY, COLLECTION, PATCH, QUERY, type OperationRow } from './runtime.js';
+import { BODY, COLLECTION, COUNTED, PATCH, QUERY, type OperationRow } from './runtime.js';
 import { doc, type ItemTypes } from './item-types.js';
 import { objectType, schemaType } from './schema-types.js';
 import { typeName } from './names.js';
@@ -27,17 +27,33 @@ function bodyOf(op: OperationMetadata): 'patch' | 'input' | 'criteria' | undefin
   return op.method === 'PATCH' ? 'patch' : 'input';
 }
 
-export function operationRow(op: OperationMetadata, name: string): OperationRow {
+export function operationRow(api: ApiMetadata, op: OperationMetadata, name: string): OperationRow {
   const body = bodyOf(op);
   let flags = op.isCollection ? COLLECTION : 0;
   if (body === 'input' || body === 'patch') flags |= BODY;
   if (body === 'patch') flags |= PATCH;
-  if (body === 'criteria') flags |= QUERY;
-  return [name, op.method, op.path, flags];
+  if (op.isCollection && countedPages(api, op)) flags |= COUNTED;
+  if (body !== 'criteria') return [name, op.method, op.path, flags];
+  // The server reads a QUERY's pagination from its URL only: the runtime moves these keys there.
+  return [name, op.method, op.path, flags | QUERY, paginationParameters(api, op).map((p) => p.name)];
+}
+
+/** Whether the API answers collections in plain JSON only: a bare array of the page, no total, no links. */
+const plainJson = (api: ApiMetadata): boolean => api.settings.formats.jsonld === undefined;
+
+/**
+ * Whether `iterate()` walks a plain JSON collection by page number: only where every answer is a page (the page
+ * parameter read, not cursors, and pagination not switched off by the client, which would repeat every item).
+ */
+function countedPages(api: ApiMetadata, op: OperationMetadata): boolean {
+  const names = paginationParameters(api, op).map((p) => p.name);
+  const s = api.settings;
+  return plainJson(api) && names.includes(s.pageParameter) && !names.includes(s.enabledParameter);
 }
 
 /** Whether the operation's collection documents hold `totalItems`: always, never, or as the client asks. */
 function totalItems(api: ApiMetadata, op: OperationMetadata): 'always' | 'never' | 'maybe' {
+  if (plainJson(api)) return 'never';
   if (optionValue(op, api.settings, 'paginationClientPartial') === true) return 'maybe';
   return optionValue(op, api.settings, 'paginationPartial') === true ? 'never' : 'always';
 }
@@ -103,9 +119,8 @@ export class CallSignatures {
   private query(op: OperationMetadata, name: string): string {
     const { schema } = queryBodySchema(this.api, op);
     const properties = { ...(schema.properties as object) };
-    if (op.method !== 'QUERY')
-      for (const p of paginationParameters(this.api, op))
-        (properties as Record<string, unknown>)[p.name] = { ...p.schema, description: p.description };
+    for (const p of paginationParameters(this.api, op))
+      (properties as Record<string, unknown>)[p.name] = { ...p.schema, description: p.description };
     this.declarations.push(`export type ${name} = ${objectType({ ...schema, properties })};\n`);
     return name;
   }

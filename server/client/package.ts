@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
 import { itemOperation } from '../protocol/iri.js';
-import { resourcePublishes } from '../realtime/index.js';
+import { mercureOptions, resourcePublishes } from '../realtime/index.js';
 import { CallSignatures, operationRow } from './calls.js';
 import { ItemTypes, iriType } from './item-types.js';
 import { callNames, camelName, namespaceOf, typeName } from './names.js';
@@ -98,7 +98,8 @@ class ClientDeclarations {
     const formats = api.settings.formats;
     const type = (formats.jsonld ?? formats.json ?? ['application/json'])[0];
     this.types = new ItemTypes(api, formats.jsonld !== undefined);
-    this.table = { type, patch: api.settings.patchFormats[0] ?? 'application/merge-patch+json', resources: {} };
+    const patch = api.settings.patchFormats[0] ?? 'application/merge-patch+json';
+    this.table = { type, patch, page: api.settings.pageParameter, events: {}, resources: {} };
     const signatures = new CallSignatures(api, this.types, this.queries);
     for (const resource of api.resources) {
       const names = callNames(resource);
@@ -107,12 +108,14 @@ class ClientDeclarations {
       const rows: OperationRow[] = [];
       const lines: string[] = [];
       for (const [op, call] of names) {
-        rows.push(operationRow(op, call));
+        rows.push(operationRow(api, op, call));
         lines.push(...signatures.signature(op, call, namespace));
       }
       const list = [...names].find(([op, call]) => call === 'list' && op.isCollection);
       if (list) lines.push(`  iterate: ${typeName(namespace)}Api['list']['iterate'];`);
       if (resourcePublishes(resource, api.settings)) lines.push(this.subscribe(resource));
+      const event = resource.operations.map((o) => mercureOptions(o, api.settings)?.type).find((t) => t);
+      if (event) this.table.events[namespace] = event;
       this.table.resources[namespace] = rows;
       this.namespaces.push(namespace);
       const apiName = `${typeName(namespace)}Api`;

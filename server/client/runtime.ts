@@ -2,7 +2,7 @@
  * The runtime of a generated client (docs/client.md): shipped as it compiles, `runtime.js` beside
  * `runtime.d.ts`, in every package `apidsl client` writes. It imports nothing, not even from this
  * repository, and uses only `fetch` and `EventSource`, so that it runs in browsers, Node 20+, Bun and Deno;
- * its gzipped size is held under 5 kB by test/client/runtime-size.test.ts. The generated `index.js` hands it
+ * its gzipped size is held under 5 kB by test/client/package.test.ts. The generated `index.js` hands it
  * the API's operation table; the generated `index.d.ts` types what it returns.
  */
 
@@ -90,6 +90,13 @@ export interface CallOptions {
 export interface SubscribeOptions {
   /** Resume after this event (the hub replays what it still holds): Mercure's `lastEventID`. */
   lastEventId?: string;
+  /**
+   * A subscriber JWT, for private updates (or a function that gives one): sent as the hub's `authorization` query
+   * parameter, since an EventSource sends no header.
+   */
+  token?: string | (() => string | undefined | Promise<string | undefined>);
+  /** The SSE event type the updates come as (`mercure: { type }`); a resource's `subscribe` knows its own. */
+  type?: string;
   onError?: (event: unknown) => void;
 }
 
@@ -100,26 +107,36 @@ export class ClientProblem extends Error {
   }
 }
 
-/** Operation flags of the table (`index.js`): a collection, a body sent, a merge patch, a QUERY body. */
+/**
+ * Operation flags of the table (`index.js`): a collection, a body sent, a merge patch, a QUERY body, a collection
+ * whose pages `iterate()` counts (plain JSON pages carry no `next` link).
+ */
 export const COLLECTION = 1;
 export const BODY = 2;
 export const PATCH = 4;
 export const QUERY = 8;
+export const COUNTED = 16;
 
-/** One operation: [function name, method, path template, flags]. */
-export type OperationRow = [string, string, string, number];
+/**
+ * One operation: [function name, method, path template, flags, and for a QUERY the criteria sent in its URL
+ * rather than its body: the pagination parameters, which the server reads from the URL only].
+ */
+export type OperationRow = [string, string, string, number, string[]?];
 
 /** The API: its formats' media types and, per resource namespace, its operations. */
 export interface ApiTable {
   /** The media type asked for and sent (JSON-LD, or plain JSON where the API does not serve JSON-LD). */
   type: string;
   patch: string;
+  /** The page parameter `iterate()` counts with on COUNTED operations. */
+  page: string;
+  /** The SSE event type of the updates of each resource namespace that sets one. */
+  events: Record<string, string>;
   resources: Record<string, OperationRow[]>;
 }
 
 type Json = Record<string, unknown>;
 type Answer = Result<unknown, Problem>;
-type Call = (...args: unknown[]) => Promise<Answer>;
 
 const hydra = (doc: Json, key: string): unknown => doc[key] ?? doc[`hydra:${key}`];
 
@@ -153,7 +170,10 @@ async function problemOf(response: Response): Promise<Problem> {
   return { ...body, status: response.status, detail: String(detail) } as Problem;
 }
 
-/** Sends a request with the client's headers and token; no answer (network failure, aborted call) is status 0. */
+/**
+ * Sends a request to an absolute URL with the client's headers and token; no answer (network failure, aborted
+ * call) is status 0.
+ */
 type Send = (
   method: string,
   url: string,
@@ -162,7 +182,7 @@ type Send = (
   call?: CallOptions,
 ) => Promise<Response | Problem<0>>;
 
-function sender(table: ApiTable, options: ClientOptions, base: string): Send {
+function sender(table: ApiTable, options: ClientOptions): Send {
   const fetcher = options.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
   return async (method, url, body, type, call) => {
     const token = typeof options.token === 'function' ? await options.token() : options.token;
@@ -171,7 +191,7 @@ function sender(table: ApiTable, options: ClientOptions, base: string): Send {
     if (body !== undefined) headers['content-type'] = type;
     try {
       const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-      return await fetcher(url.startsWith('/') ? base + url : url, { ...init, signal: call?.signal });
+      return await fetcher(url, { ...init, signal: call?.signal });
     } catch (e) {
       return { status: 0, title: 'No answer', detail: String(e) } as Problem<0>;
     }
@@ -186,36 +206,71 @@ async function answer(response: Response | Problem<0>, collection: boolean): Pro
   return { data: collection && doc !== undefined ? pageOf(doc) : doc };
 }
 
-/** A call's arguments: its URI variables (one value, or an object of several), its body or query, its options. */
-function operation(table: ApiTable, send: Send, [, method, path, flags]: OperationRow): Call {
-  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-  return async (...args) => {
-    const vars: Json = names.length > 1 ? (args.shift() as Json) : {};
-    if (names.length === 1) vars[names[0]] = args.shift();
-    let url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
-    const body = flags & (BODY | QUERY) ? (args.shift() ?? {}) : undefined;
-    if (flags & COLLECTION && !(flags & QUERY)) {
-      const query = queryString(args.shift(), '', new URLSearchParams()).toString();
-      if (query) url += `?${query}`;
-    }
-    let type = table.type;
-    if (flags & PATCH) type = table.patch;
-    else if (flags & QUERY) type = 'application/json';
-    const many = !!(flags & COLLECTION) || Array.isArray(body);
-    return answer(await send(method, url, body, type, args[0] as CallOptions | undefined), many);
-  };
+/** A request a call sends: `iterate()` sends it again for each next page (a QUERY keeps its method and body). */
+interface Request {
+  method: string;
+  url: string;
+  body: unknown;
+  type: string;
+  options?: CallOptions;
 }
 
+/** A call's arguments: its URI variables (one value, or an object of several), its body or query, its options. */
+function request(
+  table: ApiTable,
+  base: string,
+  [, method, path, flags, inUrl = []]: OperationRow,
+  args: unknown[],
+): Request {
+  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const vars: Json = names.length > 1 ? (args.shift() as Json) : {};
+  if (names.length === 1) vars[names[0]] = args.shift();
+  let url = base + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
+  let body = flags & (BODY | QUERY) ? (args.shift() ?? {}) : undefined;
+  let query: unknown = flags & COLLECTION && !(flags & QUERY) ? args.shift() : undefined;
+  if (flags & QUERY) {
+    const criteria = { ...(body as Json) };
+    query = Object.fromEntries(inUrl.filter((k) => k in criteria).map((k) => [k, criteria[k]]));
+    for (const k of inUrl) delete criteria[k];
+    body = criteria;
+  }
+  const search = queryString(query, '', new URLSearchParams()).toString();
+  if (search) url += `?${search}`;
+  let type = table.type;
+  if (flags & PATCH) type = table.patch;
+  else if (flags & QUERY) type = 'application/json';
+  return { method, url, body, type, options: args[0] as CallOptions | undefined };
+}
+
+const sendRequest = async (send: Send, r: Request, many: boolean): Promise<Answer> =>
+  answer(await send(r.method, r.url, r.body, r.type, r.options), many);
+
+/**
+ * A link of a document read from `from`: an absolute path is under the base URL, as the calls' paths are; a
+ * network path (`//host/books`), an absolute URL or a relative path (`books?page=2`: urlGenerationStrategy) is
+ * resolved against the document's own URL.
+ */
+const resolve = (link: string, base: string, from: string): string =>
+  /^\/(?!\/)/.test(link) ? base + link : new URL(link, from).href;
+
 /** Every item of every page, following `view.next` (page, partial and cursor pagination alike). */
-async function* iterate(send: Send, call: Call, args: unknown[], path: string): AsyncGenerator<unknown> {
-  const options = args[(path.includes('{') ? 1 : 0) + 1] as CallOptions | undefined;
-  let result = await call(...args);
+async function* iterate(send: Send, base: string, first: Request, counted?: string): AsyncGenerator<unknown> {
+  // A QUERY's next page is the same query on the next page's URL; any other next page is a GET.
+  const next = first.method === 'QUERY' ? { ...first } : { ...first, method: 'GET', body: undefined };
+  let result = await sendRequest(send, first, true);
   for (;;) {
     if (result.error) throw new ClientProblem(result.error);
     const page = result.data as Page<unknown>;
     yield* page.members;
-    if (!page.next || page.members.length === 0) return;
-    result = await answer(await send('GET', page.next, undefined, '', options), true);
+    if (page.members.length === 0) return;
+    if (page.next) next.url = resolve(page.next, base, next.url);
+    else if (counted) {
+      // A plain JSON page is a bare array: the next one is the page number after this one, until one is empty.
+      const url = new URL(next.url);
+      url.searchParams.set(counted, String(Number(url.searchParams.get(counted) ?? 1) + 1));
+      next.url = url.href;
+    } else return;
+    result = await sendRequest(send, next, true);
   }
 }
 
@@ -226,7 +281,7 @@ async function* iterate(send: Send, call: Call, args: unknown[], path: string): 
 async function hubOf(send: Send, base: string, topic: string): Promise<string | undefined> {
   const path = topic.startsWith('/') ? topic.split('{')[0].replace(/\/$/, '') : '';
   for (const url of path ? [path, '/'] : ['/']) {
-    const response = await send('GET', url, undefined, '');
+    const response = await send('GET', base + url, undefined, '');
     const link = 'headers' in response ? (response.headers.get('link') ?? '') : '';
     const hub = /<([^>]+)>\s*;\s*rel="?mercure"?/.exec(link)?.[1];
     if (hub) return new URL(hub, base + '/').href;
@@ -245,8 +300,10 @@ async function listen(
   const url = new URL(hub);
   url.searchParams.append('topic', topic);
   if (opts.lastEventId) url.searchParams.set('lastEventID', opts.lastEventId);
+  const token = typeof opts.token === 'function' ? await opts.token() : opts.token;
+  if (token) url.searchParams.set('authorization', token);
   const source = new Source(url.href, { withCredentials: true });
-  source.addEventListener('message', (e) =>
+  source.addEventListener(opts.type ?? 'message', (e) =>
     handler(JSON.parse(String(e.data)), { id: e.lastEventId ?? '', type: e.type }),
   );
   // Resolved once the hub holds the subscription: an update published after that reaches the handler.
@@ -264,7 +321,7 @@ async function listen(
 /** The client of one API: one namespace of calls per resource, and `subscribe`. */
 export function createRuntime(table: ApiTable, options: ClientOptions): Record<string, unknown> {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const send = sender(table, options, base);
+  const send = sender(table, options);
 
   /**
    * Listens to a topic (an IRI or a URI template) on the API's Mercure hub; resolves with the unsubscribe function
@@ -288,15 +345,22 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
   for (const [namespace, rows] of Object.entries(table.resources)) {
     const calls: Record<string, unknown> = {};
     for (const row of rows) {
-      const call = operation(table, send, row);
+      const call = (...a: unknown[]) => {
+        const r = request(table, base, row, a);
+        return sendRequest(send, r, !!(row[3] & COLLECTION) || Array.isArray(r.body));
+      };
       calls[row[0]] =
         row[3] & COLLECTION
-          ? Object.assign(call, { iterate: (...a: unknown[]) => iterate(send, call, a, row[2]) })
+          ? Object.assign(call, {
+              iterate: (...a: unknown[]) =>
+                iterate(send, base, request(table, base, row, a), row[3] & COUNTED ? table.page : undefined),
+            })
           : call;
     }
     const list = calls.list as { iterate?: unknown } | undefined;
     if (list?.iterate) calls.iterate = list.iterate;
-    calls.subscribe = (topic: string, handler: never, opts?: SubscribeOptions) => subscribe(topic, handler, opts);
+    calls.subscribe = (topic: string, handler: never, opts?: SubscribeOptions) =>
+      subscribe(topic, handler, { type: table.events[namespace], ...opts });
     client[namespace] = calls;
   }
   client.subscribe = subscribe;

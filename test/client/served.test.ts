@@ -98,6 +98,67 @@ export async function update(baseUrl: string, source: ClientOptions['EventSource
   stop();
   return seen;
 }
+
+export async function queryAndBulk(baseUrl: string) {
+  const shop = client(baseUrl);
+  const made = await shop.products.bulk([{ name: 'q-one', price: 1 }, { name: 'q-two', price: 2 }, { name: 'q-three' }]);
+  if (made.error) throw new Error(made.error.detail);
+  const first = await shop.products.query({ name: 'q-', itemsPerPage: 2 });
+  const all: string[] = [];
+  for await (const p of shop.products.query.iterate({ name: 'q-', itemsPerPage: 1 })) all.push(p.name);
+  const bad = await shop.products.bulk([{ name: 'fine' }, { name: 'x'.repeat(41) }]);
+  const paths: (\`[\${number}]\` | \`[\${number}].\${'name' | 'price' | 'status' | 'category'}\` | '')[] =
+    bad.error?.status === 422 ? bad.error.violations.map((v) => v.propertyPath) : [];
+  return {
+    created: made.data.members.map((p) => p.name),
+    page: { size: first.data?.members.length, total: first.data?.totalItems, next: first.data?.next !== undefined },
+    all: all.sort(),
+    status: bad.error?.status,
+    paths,
+  };
+}
+
+export async function stringToken(baseUrl: string, admin: string) {
+  const created = await client(baseUrl).products.create({ name: 'Doomed lamp' });
+  if (created.error) throw new Error(created.error.detail);
+  const forged = await createClient({ baseUrl, token: 'not-a-jwt' }).products.delete(created.data.id);
+  const deleted = await createClient({ baseUrl, token: admin }).products.delete(created.data.id);
+  return { forged: forged.error?.status, deleted: deleted.error === undefined };
+}
+
+/** The updates of products, from the subscription's start (or after \`lastEventId\`), one at a time. */
+function feed(shop: ReturnType<typeof client>, lastEventId?: string) {
+  const queue: { name?: string; id: string }[] = [];
+  let wake = () => {};
+  const started = shop.products.subscribe(
+    '/products/{id}',
+    (data, event) => {
+      queue.push({ name: 'name' in data ? data.name : undefined, id: event.id });
+      wake();
+    },
+    { lastEventId },
+  );
+  const next = async () => {
+    while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+    return queue.shift()!;
+  };
+  return { started, next };
+}
+
+export async function resume(baseUrl: string, source: ClientOptions['EventSource']) {
+  const shop = client(baseUrl, undefined, source);
+  const live = feed(shop);
+  const stop = await live.started;
+  await shop.products.create({ name: 'Seen lamp' });
+  const seen = await live.next();
+  stop();
+  await shop.products.create({ name: 'Missed lamp' });
+  const resumed = feed(shop, seen.id);
+  const stopResumed = await resumed.started;
+  const missed = await resumed.next();
+  stopResumed();
+  return { seen: seen.name, missed: missed.name };
+}
 `;
 
 interface Program {
@@ -105,6 +166,9 @@ interface Program {
   invalid(baseUrl: string): Promise<Record<string, unknown>>;
   pages(baseUrl: string): Promise<Record<string, unknown>>;
   update(baseUrl: string, source: unknown): Promise<{ name?: string; id: string }>;
+  queryAndBulk(baseUrl: string): Promise<Record<string, unknown>>;
+  stringToken(baseUrl: string, admin: string): Promise<Record<string, unknown>>;
+  resume(baseUrl: string, source: unknown): Promise<Record<string, unknown>>;
 }
 
 describe('apidsl client: a TypeScript program against a served API (fixture client/shop.api)', function () {
@@ -153,5 +217,22 @@ describe('apidsl client: a TypeScript program against a served API (fixture clie
     const r = await program.update(server.url, EventSource);
     expect(r.name).to.equal('Live lamp');
     expect(r.id).to.be.a('string').and.not.equal('');
+  });
+
+  it('creates a list in one bulk POST, reads a QUERY page and iterates every page of it, and reads a bulk 422', async () => {
+    const r = await program.queryAndBulk(server.url);
+    expect(r.created).to.deep.equal(['q-one', 'q-two', 'q-three']);
+    expect(r.page).to.deep.equal({ size: 2, total: 3, next: true });
+    expect(r.all).to.deep.equal(['q-one', 'q-three', 'q-two']);
+    expect(r).to.deep.include({ status: 422, paths: ['[1].name'] });
+  });
+
+  it('sends a token given as a string: a forged one is a 401, an admin deletes', async () => {
+    const admin = await token({ sub: 'ada', roles: ['ROLE_ADMIN'] });
+    expect(await program.stringToken(server.url, admin)).to.deep.equal({ forged: 401, deleted: true });
+  });
+
+  it('resumes a subscription after the last event seen, receiving the update it missed', async () => {
+    expect(await program.resume(server.url, EventSource)).to.deep.equal({ seen: 'Seen lamp', missed: 'Missed lamp' });
   });
 });

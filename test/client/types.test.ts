@@ -1,7 +1,7 @@
 /**
- * The types of a generated client, proved by the TypeScript compiler: a program using the shop's client as
- * intended compiles under `strict`, and each mistake below is a compile error of its own file, with the code
- * TypeScript gives that mistake.
+ * The types of a generated client, proved by the TypeScript compiler: a program using the shop's client (and a
+ * client of an API under row-level scopes) as intended compiles under `strict`, and each mistake below is a compile
+ * error of its own file, with the code TypeScript gives that mistake.
  */
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,10 @@ import { fromRoot } from '../support/paths.js';
 import { compile, type Compiled } from '../support/typescript.js';
 
 const PRELUDE = `import { createClient, type Iri } from './sdk/index.js';
+import { createClient as createScoped } from './scoped/index.js';
+import { createClient as createPlain } from './plain/index.js';
+const scoped = createScoped({ baseUrl: 'http://localhost' });
+const plain = createPlain({ baseUrl: 'http://localhost' });
 const shop = createClient({ baseUrl: 'http://localhost', token: async () => 'a-token' });
 declare const productIri: Iri<'Product'>;
 declare const categoryIri: Iri<'Category'>;
@@ -40,6 +44,25 @@ export async function use(): Promise<void> {
     if (typeof category === 'object') void category.name;
   }
   await shop.products.update(1, { price: null });
+  await shop.products.update(1, {});
+  const queried = await shop.products.query({ name: ['lamp', 'desk'], itemsPerPage: 2 });
+  if (queried.data) void queried.data.totalItems;
+  const bulk = await shop.products.bulk([{ name: 'a' }, { name: 'b', status: 'draft' }]);
+  if (bulk.data) for (const p of bulk.data.members) void p.id;
+  if (bulk.error?.status === 422)
+    for (const v of bulk.error.violations) {
+      const path: \`[\${number}]\` | \`[\${number}].\${'name' | 'price' | 'status' | 'category'}\` | '' = v.propertyPath;
+      void path;
+    }
+  // Row-level scopes: a write outside the write scope is a 403, an item outside the read scope a 404.
+  const note = await scoped.notes.create({ title: 'mine' });
+  if (note.error?.status === 403) void note.error.detail;
+  const read = await scoped.notes.get(1);
+  if (read.error?.status === 404) void read.error.detail;
+  const patched = await scoped.notes.update(1, { title: 'changed' });
+  if (patched.error?.status === 404 || patched.error?.status === 403) void patched.error.detail;
+  const notes = await scoped.notes.list();
+  if (notes.data) void notes.data.totalItems;
   const removed = await shop.products.delete(1);
   if (removed.error?.status === 401 || removed.error?.status === 403) void removed.error.detail;
   const reviews = await shop.reviews.list({ page: 1 });
@@ -63,6 +86,14 @@ const MISTAKES: Record<string, { code: number; source: string }> = {
     source: `shop.products.list({ order: { name: 'asc' } });`,
   },
   'a page number under cursor pagination': { code: 2353, source: `shop.events.list({ page: 2 });` },
+  'a page size where the client may not choose it': {
+    code: 2353,
+    source: `shop.reviews.list({ itemsPerPage: 5 });`,
+  },
+  'a wrong type for an output field': {
+    code: 2322,
+    source: `shop.products.get(1).then((r) => { const n: number | undefined = r.data?.name; return n; });`,
+  },
   'an IRI of another resource': { code: 2322, source: `shop.reviews.create({ rating: 1, product: categoryIri });` },
   'a field the output does not have': {
     code: 2339,
@@ -81,9 +112,26 @@ const MISTAKES: Record<string, { code: number; source: string }> = {
     code: 2367,
     source: `shop.products.get(1).then((r) => r.error?.status === 422);`,
   },
+  'a read-only property in a patch': { code: 2353, source: `shop.products.update(1, { createdAt: 'now' });` },
+  'a QUERY criterion the operation does not declare': {
+    code: 2353,
+    source: `shop.products.query({ price: { gte: 1 } });`,
+  },
+  'a required input left out of a bulk list': {
+    code: 2769,
+    source: `shop.products.bulk([{ name: 'a' }, { price: 1 }]);`,
+  },
+  'a total from the page of an API serving plain JSON only': {
+    code: 2339,
+    source: `plain.books.list().then((r) => r.data?.totalItems);`,
+  },
+  'a 403 from a read scope alone': {
+    code: 2367,
+    source: `scoped.notes.get(1).then((r) => r.error?.status === 403);`,
+  },
 };
 
-describe('apidsl client: the types (fixture client/shop.api)', function () {
+describe('apidsl client: the types (fixtures client/shop.api, client/plain.api, http/scopes-writes.api)', function () {
   this.timeout(300_000);
   const dir = mkdtempSync(join(tmpdir(), 'apidsl-client-types-'));
   let compiled: Compiled;
@@ -93,6 +141,14 @@ describe('apidsl client: the types (fixture client/shop.api)', function () {
     mkdirSync(sdk);
     for (const { path, text } of clientPackage(await loadApi(fromRoot('test/fixtures/client/shop.api'))))
       writeFileSync(join(sdk, path), text);
+    for (const [name, fixture] of [
+      ['scoped', 'http/scopes-writes.api'],
+      ['plain', 'client/plain.api'],
+    ]) {
+      mkdirSync(join(dir, name));
+      for (const { path, text } of clientPackage(await loadApi(fromRoot(`test/fixtures/${fixture}`))))
+        writeFileSync(join(dir, name, path), text);
+    }
     writeFileSync(join(dir, 'valid.ts'), VALID);
     const roots = [join(dir, 'valid.ts')];
     Object.values(MISTAKES).forEach(({ source }, i) => {
