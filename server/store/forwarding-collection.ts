@@ -6,9 +6,11 @@ import type { Collection, Condition, Id, Item, PageRows, Query } from './types.j
  */
 export class ForwardingCollection implements Collection {
   readonly findRendered?: (q: Query) => Promise<string[] | undefined>;
+  readonly findAndProbe?: Collection['findAndProbe'];
 
   constructor(protected readonly inner: Collection) {
     if (inner.findRendered) this.findRendered = (q) => inner.findRendered!(q);
+    if (inner.findAndProbe) this.findAndProbe = (q, probe) => inner.findAndProbe!(q, probe);
   }
 
   find(q: Query): Promise<Item[]> {

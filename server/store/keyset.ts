@@ -44,7 +44,10 @@ export function orderTerms(spec: CollectionSpec, sort: Sort = []): OrderTerm[] {
   return terms;
 }
 
-/** The condition of `q.after`: items strictly after its values in `q.sort` order; undefined without a cursor. */
+/**
+ * The condition of `q.after`: items strictly after its values in `q.sort` order (with `inclusive`, the items equal
+ * to them too); undefined without a cursor.
+ */
 export function afterCondition(spec: CollectionSpec, q: Query): Condition | undefined {
   if (!q.after) return undefined;
   const sort = q.sort ?? [];
@@ -52,37 +55,41 @@ export function afterCondition(spec: CollectionSpec, q: Query): Condition | unde
   if (sort.length === 0 || values.length !== sort.length) {
     throw new TypeError(`'after' needs one value per sort field (${sort.length}), got ${values.length}`);
   }
-  return tupleAfter(spec, sortTerms(spec, sort), values);
+  return tupleAfter(spec, sortTerms(spec, sort), values, q.after.inclusive === true);
 }
 
 /**
- * Items strictly after `values` in the order of `terms`, as a tuple comparison expanded field by field:
- * OR over i of (f1 = v1 AND … AND f(i-1) = v(i-1) AND fi beyond vi), where "beyond" is `gt` for asc and `lt`
- * for desc. Nulls sort smallest, so they are beyond every value in desc and behind every value in asc. Stores
- * cannot seek on an OR, so a redundant bound on the first field (`gte` for asc, `lte` for desc) is ANDed in
- * front; a desc cursor on a field that may be null gets none (nulls follow every value), so its index is read
- * from the top. Only the store's key is known never to be null.
+ * Items beyond `value` on one field in `direction` (with `orEqual`, or equal to it); undefined when none is. Nulls
+ * sort smallest: beyond every value in desc, behind every value in asc.
  */
-export function tupleAfter(spec: CollectionSpec, terms: OrderTerm[], values: unknown[]): Condition {
+function beyondOf(spec: CollectionSpec, term: OrderTerm, value: unknown, orEqual: boolean): Condition | undefined {
+  const { field, direction } = term;
+  if (direction === 'asc') {
+    if (value === null) return orEqual ? { op: 'and', conditions: [] } : { op: 'exists', field, exists: true };
+    return { op: orEqual ? 'gte' : 'gt', field, value };
+  }
+  if (value === null) return orEqual ? { op: 'exists', field, exists: false } : undefined;
+  const below: Condition = { op: orEqual ? 'lte' : 'lt', field, value };
+  return isStoreKey(spec, field) ? below : { op: 'or', conditions: [below, { op: 'exists', field, exists: false }] };
+}
+
+/**
+ * Items strictly after `values` in the order of `terms` (with `inclusive`, or equal to them), as a tuple
+ * comparison expanded field by field: OR over i of (f1 = v1 AND … AND f(i-1) = v(i-1) AND fi beyond vi), where
+ * "beyond" is `gt` for asc and `lt` for desc (`gte` and `lte` on the last field when inclusive). Stores cannot
+ * seek on an OR, so a redundant bound on the first field (`gte` for asc, `lte` for desc) is ANDed in front; a
+ * desc cursor on a field that may be null gets none (nulls follow every value), so its index is read from the
+ * top. Only the store's key is known never to be null.
+ */
+export function tupleAfter(spec: CollectionSpec, terms: OrderTerm[], values: unknown[], inclusive = false): Condition {
   const equal = (i: number): Condition =>
     values[i] === null
       ? { op: 'exists', field: terms[i]!.field, exists: false }
       : { op: 'eq', field: terms[i]!.field, value: values[i] };
   const disjuncts: Condition[] = [];
-  terms.forEach(({ field, direction }, i) => {
-    const value = values[i];
-    let beyond: Condition;
-    if (direction === 'asc') {
-      beyond = value === null ? { op: 'exists', field, exists: true } : { op: 'gt', field, value };
-    } else if (value === null) {
-      return; // nothing sorts after null in desc order
-    } else {
-      const below: Condition = { op: 'lt', field, value };
-      beyond = isStoreKey(spec, field)
-        ? below
-        : { op: 'or', conditions: [below, { op: 'exists', field, exists: false }] };
-    }
-    disjuncts.push({ op: 'and', conditions: [...terms.slice(0, i).map((_, j) => equal(j)), beyond] });
+  terms.forEach((term, i) => {
+    const beyond = beyondOf(spec, term, values[i], inclusive && i === terms.length - 1);
+    if (beyond) disjuncts.push({ op: 'and', conditions: [...terms.slice(0, i).map((_, j) => equal(j)), beyond] });
   });
   const after: Condition = { op: 'or', conditions: disjuncts };
   const first = terms[0]!;

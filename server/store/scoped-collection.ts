@@ -17,6 +17,9 @@ export class ScopedCollection extends ForwardingCollection {
     if (inner.findRendered)
       (this as { findRendered?: Collection['findRendered'] }).findRendered = async (q) =>
         inner.findRendered!(await this.scoped(q));
+    if (inner.findAndProbe)
+      (this as { findAndProbe?: Collection['findAndProbe'] }).findAndProbe = async (q, probe) =>
+        inner.findAndProbe!(await this.scoped(q), await this.scoped(probe));
   }
 
   /** The unscoped collection (what the scope hides still exists: a creating PUT must not overwrite it). */

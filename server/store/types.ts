@@ -129,9 +129,10 @@ export interface Query {
   /**
    * Keyset: only items strictly after this tuple in the sort order; `values` holds one value per sort field
    * (null allowed). The caller makes the sort total (ending with the identifier); otherwise items that tie
-   * with the cursor on every sort field are skipped.
+   * with the cursor on every sort field are skipped. With `inclusive`, the items equal to the tuple too (at or
+   * after it: the probe for "is there a row before this page" made from the page's own cursor).
    */
-  after?: { values: unknown[] };
+  after?: { values: unknown[]; inclusive?: boolean };
   /**
    * Read each matching item as it is once a write in flight on it has committed: the PostgreSQL store locks the
    * rows it reads (`FOR KEY SHARE`), so that a delete not yet committed is waited for rather than read through.
@@ -173,6 +174,12 @@ export interface Collection {
    * snapshot session where the deployment has snapshot reads, else each on its own (docs/behaviour.md, "MongoDB").
    */
   findPage(q: Query, options?: { rendered?: boolean }): Promise<PageRows>;
+  /**
+   * `find(q)` and, when it finds items, `exists(probe)` (else false), read together: a cursor page and whether a
+   * row lies before it (its `previous` link), in one statement where the store can (PostgreSQL). Optional: without
+   * it the caller asks both.
+   */
+  findAndProbe?(q: Query, probe: Query): Promise<{ items: Item[]; probed: boolean }>;
   /**
    * Whether `find({ ...q, limit: 1 })` would return an item: `q.limit` is ignored, `offset` and `after` apply.
    * The probe for "is there a next page" in keyset pagination, without reading or decoding the item.

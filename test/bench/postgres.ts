@@ -12,6 +12,9 @@
  *   indexed column, a page with `totalItems` against the same page without (partial pagination), each request
  *   alone, the pair's two requests in turns.
  *
+ * - in process: page 2 and a single POST injected into the store's app and the bare handler's (in-process.ts), the
+ *   CPU time per request of each, in turns.
+ *
  * Each figure is a median over the rounds; a ratio is the median of the rounds' ratios. Beside requests per second,
  * CPU per request: this process's CPU time (the servers run in it, the load generator in a child) over the
  * requests answered, which a loaded machine moves less than wall-clock rates. Tables to stdout, progress to stderr.
@@ -22,9 +25,14 @@ import type { Server } from 'node:http';
 import Koa from 'koa';
 import pg from 'pg';
 import { pino } from 'pino';
+import { createApp } from '../../server/http/app.js';
+import { loadApi } from '../../server/load-api.js';
+import { startRuntime } from '../../server/pipeline/open-runtime.js';
 import { startService, type RunningService } from '../../server/serve.js';
+import { openPostgresStore } from '../../server/store/postgres/store.js';
 import type { Storage } from '../../server/storage.js';
 import { dropPostgresDatabase, freshPostgresUrl } from '../support/postgres.js';
+import { cpuPerRequestInTurns, inject, type Listener } from './in-process.js';
 import { load, type LoadRequest } from './load-process.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/bench/postgres.api', import.meta.url));
@@ -35,6 +43,8 @@ const PAGE_LOAD = { connections: 10, duration: 3 };
 const SINGLE = { connections: 16, amount: 2_000 };
 const BULK = { connections: 2, amount: 10, batch: 1_000 };
 const RUNS = 9;
+/** Requests per run of the in-process figures (5 runs, in turns). */
+const INJECTED = 2_000;
 
 const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 const median = (values: number[]): number => {
@@ -333,7 +343,53 @@ async function atScale(): Promise<void> {
   }
 }
 
+/**
+ * Page 2 and a single POST in process (in-process.ts: each request injected into the app, one at a time, the
+ * CPU time of this process per request), the store's app against the bare handler, in turns: no load generator
+ * shares the CPU, so the figure moves less with the machine's load than the rates do.
+ */
+async function inProcessAgainstBare(): Promise<void> {
+  const database = await freshPostgresUrl('bench');
+  const store = await openPostgresStore({ url: database });
+  const runtime = await startRuntime(await loadApi(FIXTURE), store, { logger: pino({ level: 'silent' }) });
+  const apidsl: Listener = (await createApp(runtime, undefined)).callback();
+  const pool = new pg.Pool({ connectionString: database, max: 10 });
+  try {
+    for (let from = 0; from < BOOKS; from += 1_000) {
+      const batch = Array.from({ length: 1_000 }, (_, i) => book(from + i));
+      await inject(apidsl, { url: '/books', method: 'POST', headers: JSONLD, body: JSON.stringify(batch) });
+    }
+    const post = { url: '/books', method: 'POST' as const, headers: JSONLD, body: JSON.stringify(book(1)) };
+    const [page] = await recordedSql(() => inject(apidsl, '/books?page=2'));
+    const [insert] = await recordedSql(() => inject(apidsl, post));
+    if (!page || !insert) throw new Error('the store sent no SQL through its pool');
+    const bare = bareHandler(pool, page, insert).callback();
+    // One listener for both, told apart by a path prefix, for cpuPerRequestInTurns.
+    const both: Listener = (req, res) => {
+      if (!req.url!.startsWith('/bare/')) return apidsl(req, res);
+      req.url = req.url!.slice('/bare'.length);
+      return bare(req, res);
+    };
+    progress(`in process: page 2 and single POSTs, ${INJECTED} requests a run (load ${load1()})`);
+    const [get, bareGet] = await cpuPerRequestInTurns(both, ['/books?page=2', '/bare/books?page=2'], INJECTED);
+    const [single, bareSingle] = await cpuPerRequestInTurns(both, [post, { ...post, url: '/bare/books' }], INJECTED);
+    console.log(`\nIn process, CPU per request (median of 5 runs in turns; load average ${load1()})\n`);
+    console.log('| | apidsl | bare | bare / apidsl |\n|---|---:|---:|---:|');
+    for (const [label, a, b] of [
+      ['GET /books?page=2', get!, bareGet!],
+      ['single POST', single!, bareSingle!],
+    ] as const)
+      console.log(`| ${label} | ${a.toFixed(0)} µs | ${b.toFixed(0)} µs | ${(b / a).toFixed(2)}x |`);
+  } finally {
+    await pool.end();
+    await runtime.bus.close();
+    await store.close();
+    await dropPostgresDatabase(database);
+  }
+}
+
 export async function runPostgresBench(): Promise<void> {
+  await inProcessAgainstBare();
   await againstBare();
   await atScale();
 }

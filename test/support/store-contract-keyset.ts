@@ -126,6 +126,61 @@ export function describeKeysetContract(engine: StoreEngine): void {
       expect(page.map((p) => p.id)).to.deep.equal(expected.map((p) => p.id));
     });
 
+    it('with `inclusive`, takes the items equal to the cursor too, a null value among them', async () => {
+      const sort: Sort = [
+        { field: 'price', direction: 'desc' },
+        { field: 'id', direction: 'asc' },
+      ];
+      const all = await products.find({ sort });
+      const page = await products.find({ sort, after: { values: [10, 5], inclusive: true } });
+      const expected = all.filter(
+        (p) => p.price === undefined || (p.price as number) < 10 || (p.price === 10 && (p.id as number) >= 5),
+      );
+      expect(page.map((p) => p.id)).to.deep.equal(expected.map((p) => p.id));
+      const nullFirst = all.find((p) => p.price === undefined)!;
+      const asc: Sort = [
+        { field: 'price', direction: 'asc' },
+        { field: 'id', direction: 'asc' },
+      ];
+      const fromNull = await products.find({ sort: asc, after: { values: [null, nullFirst.id], inclusive: true } });
+      const ascending = (await products.find({ sort: asc })).filter(
+        (p) => p.price !== undefined || (p.id as number) >= (nullFirst.id as number),
+      );
+      expect(fromNull.map((p) => p.id)).to.deep.equal(ascending.map((p) => p.id));
+      const upToNull = await products.find({ sort, after: { values: [null, nullFirst.id], inclusive: true } });
+      expect(upToNull.map((p) => p.id)).to.deep.equal(
+        all.filter((p) => p.price === undefined && (p.id as number) >= (nullFirst.id as number)).map((p) => p.id),
+      );
+    });
+
+    it('answers find and an existence probe together where the store reads them at once', async () => {
+      if (!products.findAndProbe) return;
+      const sort: Sort = [{ field: 'id', direction: 'asc' }];
+      const before: Sort = [{ field: 'id', direction: 'desc' }];
+      const cases: [Query, Query][] = [
+        [
+          { sort, limit: 3, after: { values: [40] } },
+          { sort: before, after: { values: [40], inclusive: true } },
+        ],
+        [
+          { sort, limit: 3 },
+          { sort: before, after: { values: [0], inclusive: true } },
+        ],
+        [
+          { sort, limit: 3, after: { values: [1e9] } },
+          { sort: before, after: { values: [1e9], inclusive: true } },
+        ],
+        [{ where: [{ op: 'eq', field: 'category', value: 'dvd' }], sort, limit: 0 }, { sort }],
+      ];
+      for (const [q, probe] of cases) {
+        const items = await products.find(q);
+        expect(await products.findAndProbe(q, probe), JSON.stringify([q, probe])).to.deep.equal({
+          items,
+          probed: items.length > 0 && (await products.exists(probe)),
+        });
+      }
+    });
+
     it('rejects a cursor whose length differs from the sort', async () => {
       const sort: Sort = [
         { field: 'price', direction: 'asc' },

@@ -120,39 +120,46 @@ export async function readCursorPage(
   const sort: Sort = fields.map((f) => ({ field: f.field, direction: f.direction }));
   const n = request.itemsPerPage;
   const store = state.storeCollection;
-  /** The rows of `q` and, for a full paginator, the total of the same moment (Collection.findPage). */
-  const read = async (q: Query): Promise<{ rows: Item[]; total?: number }> => {
-    if (n === 0) return { rows: [], total: request.partial ? undefined : await store.count(where) };
-    if (request.partial) return { rows: await store.find(q) };
-    const page = await store.findPage(q);
-    return { rows: page.items!, total: page.total };
+  /**
+   * The rows of `q`, for a full paginator the total of the same moment (Collection.findPage), and whether `probe`
+   * finds a row (when the rows are not empty): in one statement where the store reads both at once.
+   */
+  const read = async (
+    q: Query,
+    probe: Query | undefined,
+  ): Promise<{ rows: Item[]; total?: number; probed: boolean }> => {
+    if (n === 0) return { rows: [], total: request.partial ? undefined : await store.count(where), probed: false };
+    if (probe && request.partial && store.findAndProbe) {
+      const { items: rows, probed } = await store.findAndProbe(q, probe);
+      return { rows, probed };
+    }
+    const { items: rows, total } = request.partial
+      ? { items: await store.find(q), total: undefined }
+      : await store.findPage(q);
+    return { rows: rows!, total, probed: probe !== undefined && rows!.length > 0 && (await store.exists(probe)) };
   };
+  // The probe for the link the other way: a row at or before the bound (in the page's order) lies before the
+  // page's first row, there being none between the bound and it; so it needs no row of the page.
+  const probe = (order: Sort): Query | undefined =>
+    bound && { where, sort: order, after: { values: bound.values, inclusive: true } };
   let items: Item[];
   let hasNext: boolean;
   let hasPrevious: boolean;
   let total: number | undefined;
   if (!bound || !bound.backward) {
-    let rows: Item[];
-    ({ rows, total } = await read({
-      where,
-      sort,
-      limit: n + 1,
-      ...(bound ? { after: { values: bound.values } } : {}),
-    }));
+    const after = bound ? { after: { values: bound.values } } : {};
+    const { rows, total: all, probed } = await read({ where, sort, limit: n + 1, ...after }, probe(reversed(sort)));
     hasNext = rows.length > n;
     items = rows.slice(0, n);
-    hasPrevious =
-      bound !== undefined &&
-      items.length > 0 &&
-      (await store.exists({ where, sort: reversed(sort), after: { values: tuple(items[0], fields) } }));
+    hasPrevious = items.length > 0 && probed;
+    total = all;
   } else {
-    let rows: Item[];
-    ({ rows, total } = await read({ where, sort: reversed(sort), limit: n + 1, after: { values: bound.values } }));
+    const q = { where, sort: reversed(sort), limit: n + 1, after: { values: bound.values } };
+    const { rows, total: all, probed } = await read(q, probe(sort));
     hasPrevious = rows.length > n;
     items = rows.slice(0, n).reverse();
-    hasNext =
-      items.length > 0 &&
-      (await store.exists({ where, sort, after: { values: tuple(items[items.length - 1], fields) } }));
+    hasNext = items.length > 0 && probed;
+    total = all;
   }
   const links: CursorLinks = {};
   if (hasNext) links.next = cursorLink(state, fields, tuple(items[items.length - 1], fields), false);

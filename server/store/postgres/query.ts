@@ -262,27 +262,34 @@ function limitOffset(q: Query, p: Params): string {
   return `${limit !== undefined ? ` LIMIT ${p.add(limit)}` : ''}${offset ? ` OFFSET ${p.add(offset)}` : ''}`;
 }
 
-/** The rows `q` selects, in order, as the table's selected columns. */
-export function compileFind(table: Table, q: Query): CompiledSql {
+/**
+ * The rows `q` selects, in order, as the table's selected columns; with `column`, one more column after them (its
+ * values bound after the page's).
+ */
+export function compileFind(table: Table, q: Query, column?: (p: Params) => string): CompiledSql {
   const p = new Params();
   const where = whereClause(table, filters(table, q), p);
   const order = orderBy(table, orderTerms(table.spec, q.sort ?? []));
   const page = limitOffset(q, p);
   const lock = q.settled ? ' FOR KEY SHARE' : '';
+  const more = column ? `, ${column(p)}` : '';
   return {
-    text: `SELECT ${table.selected} FROM ${table.name}${where} ORDER BY ${order}${page}${lock}`,
+    text: `SELECT ${table.selected}${more} FROM ${table.name}${where} ORDER BY ${order}${page}${lock}`,
     values: p.values,
   };
 }
 
-/** Whether a row of `q` exists past its offset (its limit ignored; the sort still checked). */
-export function compileExists(table: Table, q: Query): CompiledSql {
-  orderTerms(table.spec, q.sort ?? []);
-  const p = new Params();
+/**
+ * Whether a row of `q` exists past its offset (its limit ignored), as a statement giving 1 or no row. Read in its
+ * order: a keyset probe (the only caller) then reads the order's index from its cursor, one entry, where an
+ * unordered LIMIT 1 might scan the table.
+ */
+export function compileExists(table: Table, q: Query, p = new Params()): CompiledSql {
+  const order = orderBy(table, orderTerms(table.spec, q.sort ?? []));
   const where = whereClause(table, filters(table, q), p);
   const offset = nonNegative(q.offset, 'offset');
   return {
-    text: `SELECT 1 FROM ${table.name}${where} LIMIT 1${offset ? ` OFFSET ${p.add(offset)}` : ''}`,
+    text: `SELECT 1 FROM ${table.name}${where} ORDER BY ${order} LIMIT 1${offset ? ` OFFSET ${p.add(offset)}` : ''}`,
     values: p.values,
   };
 }

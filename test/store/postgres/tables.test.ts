@@ -5,6 +5,7 @@
  * cannot hold exactly come back as they were written.
  */
 import { expect } from 'chai';
+import pg from 'pg';
 import { compileFind } from '../../../server/store/postgres/query.js';
 import { tableOf } from '../../../server/store/postgres/table.js';
 import type { CollectionSpec } from '../../../server/store/types.js';
@@ -175,5 +176,33 @@ describe('PostgreSQL store: tables a person can read', function () {
       expect(byRating, byRating).to.match(/using book_review_rating_idx/);
       expect(byRating, byRating).to.not.match(/Sort/);
     }
+  });
+
+  it('reads a deep cursor page and whether a row lies before it in one statement, both through the key', async () => {
+    const reviews = await db.store.collection(REVIEW);
+    await db.sql.query(`INSERT INTO book_review (title) SELECT 'Review ' || i FROM generate_series(1, 20000) AS i`);
+    await db.sql.query('ANALYZE book_review');
+    const sent: { text: string; values: unknown[] }[] = [];
+    const query = pg.Pool.prototype.query;
+    pg.Pool.prototype.query = function (this: pg.Pool, config: unknown, ...rest: unknown[]) {
+      sent.push(config as { text: string; values: unknown[] });
+      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+    } as typeof query;
+    let page: Awaited<ReturnType<NonNullable<typeof reviews.findAndProbe>>>;
+    try {
+      page = await reviews.findAndProbe!(
+        { sort: [{ field: 'id', direction: 'asc' }], limit: 3, after: { values: [18000] } },
+        { sort: [{ field: 'id', direction: 'desc' }], after: { values: [18000], inclusive: true } },
+      );
+    } finally {
+      pg.Pool.prototype.query = query;
+    }
+    expect(page.items.map((r) => r.id)).to.deep.equal([18001, 18002, 18003]);
+    expect(page.probed).to.equal(true);
+    expect(sent).to.have.length(1);
+    const rows = (await db.sql.query({ text: `EXPLAIN ${sent[0]!.text}`, values: sent[0]!.values })).rows;
+    const plan = (rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan, plan).to.not.match(/Seq Scan|Sort/);
+    expect(plan.match(/Index (Only )?Scan( Backward)? using book_review_pkey/g), plan).to.have.length(2);
   });
 });
