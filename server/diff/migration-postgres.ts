@@ -11,10 +11,12 @@ import {
   foreignKeyStatements,
   indexDefinitions,
   indexUpgrade,
+  joinTableUpgrade,
   LAYOUTS_TABLE,
   rawOf,
 } from '../store/postgres/schema.js';
-import { keyOf } from '../store/postgres/references.js';
+import { memberActionCode, type JoinList } from '../store/postgres/join-tables.js';
+import { keyOf, type Reference } from '../store/postgres/references.js';
 import { bound, quoteIdent, tableOf } from '../store/postgres/table.js';
 import type { CollectionSpec, FieldType } from '../store/types.js';
 import type { MigrationDialect } from './migration-dialect.js';
@@ -47,13 +49,23 @@ function stored(spec: CollectionSpec, field: string, storedSpec: CollectionSpec)
   const table = tableOf(spec);
   const row = `to_jsonb(r.*)`;
   if (field === spec.identifier?.field) return `${row} -> ${literal(table.key.rawName)}`;
-  const name = literal(rawOf(table.byField.get(field)!));
+  const list = tableOf(storedSpec).byList.get(field);
+  if (list) return `coalesce(r.${table.extra}::jsonb -> ${literal(field)}, ${members(list, `r.${table.key.name}`)})`;
+  // A to-many relation not kept in a join table yet: among the extra members, or in a jsonb column from before.
+  const name = literal(table.byList.get(field)?.legacyColumn ?? rawOf(table.byField.get(field)!));
   // Keys the plan turned back into IRIs (migration-postgres-relations.ts) read as they are.
   const was = tableOf(storedSpec).byField.get(field)?.reference;
   const ref = sameKeys(was, table.byField.get(field)?.reference) ? was : undefined;
-  const column = ref ? `to_jsonb(${iriText(ref, `(${row} ->> ${name})`)})` : `${row} -> ${name}`;
+  const column = ref ? iriSql(ref, `(${row} ->> ${name})`) : `${row} -> ${name}`;
   return `coalesce(r.${table.extra}::jsonb -> ${literal(field)}, ${column})`;
 }
+
+/** The IRI of a key (SQL text) as jsonb. */
+const iriSql = (ref: Reference, key: string): string => `to_jsonb(${iriText(ref, key)})`;
+
+/** The list of IRIs a join table holds for the owner `owner` (SQL), as jsonb (NULL when none). */
+const members = (list: JoinList, owner: string): string =>
+  `(SELECT jsonb_agg(${iriSql(list.reference, `m.${list.member}::text`)} ORDER BY m.${list.position}) FROM ${list.name} AS m WHERE m.${list.owner} = ${owner})`;
 
 /** What the value `s.v` is tested with when it is a number (a CASE: a WHERE may test its conditions in any order). */
 const numeric = (test: string): string => `CASE jsonb_typeof(s.v) WHEN 'number' THEN ${test} END`;
@@ -120,9 +132,14 @@ function check(spec: CollectionSpec, c: Change, storedSpec: CollectionSpec): str
 function renameField(spec: CollectionSpec, from: string, to: string): string[] {
   const [table, after] = [tableOf(spec), tableOf(renamedSpec(spec, new Map([[from, to]]), spec.name))];
   const isKey = from === spec.identifier?.field;
-  const was = isKey ? table.key.name : table.byField.get(from)!.name;
-  const now = isKey ? after.key.name : after.byField.get(to)!.name;
-  const out = was === now ? [] : [`ALTER TABLE ${table.name} RENAME COLUMN ${was} TO ${now};`];
+  const list = table.byList.get(from);
+  let out: string[];
+  if (list) out = renameJoinTable(list, after.byList.get(to)!);
+  else {
+    const was = isKey ? table.key.name : table.byField.get(from)!.name;
+    const now = isKey ? after.key.name : after.byField.get(to)!.name;
+    out = was === now ? [] : [`ALTER TABLE ${table.name} RENAME COLUMN ${was} TO ${now};`];
+  }
   const [indexes, renamed] = [indexDefinitions(spec), indexDefinitions(after.spec)];
   if (indexes.length === renamed.length)
     indexes.forEach(({ name }, i) => {
@@ -151,18 +168,44 @@ function onNewColumn(before: CollectionSpec, after: CollectionSpec, sql: string)
   return tableOf(after).columns.some((c) => !had.has(c.name) && columns.includes(c.name));
 }
 
+/** A join table named after its relation's new name: the table, its member column and its constraints' names. */
+function renameJoinTable(list: JoinList, next: JoinList): string[] {
+  if (list.rawName === next.rawName) return [];
+  const out = [`ALTER TABLE ${list.name} RENAME TO ${next.name};`];
+  if (list.member !== next.member) out.push(`ALTER TABLE ${next.name} RENAME COLUMN ${list.member} TO ${next.member};`);
+  const constraints: [string, string][] = [
+    [`${list.rawName}_pkey`, `${next.rawName}_pkey`],
+    [list.ownerForeignKey, next.ownerForeignKey],
+    [list.memberForeignKey, next.memberForeignKey],
+  ];
+  for (const [was, now] of constraints)
+    if (was !== now) out.push(`ALTER TABLE ${next.name} RENAME CONSTRAINT ${quoteIdent(was)} TO ${quoteIdent(now)};`);
+  if (list.memberIndex !== next.memberIndex)
+    out.push(`ALTER INDEX ${quoteIdent(list.memberIndex)} RENAME TO ${quoteIdent(next.memberIndex)};`);
+  return out;
+}
+
+/** The join tables of the to-many relations `after` adds (or whose member foreign key's action changes). */
+function joinTables(before: CollectionSpec, after: CollectionSpec): string[] {
+  const made = new Map(tableOf(before).lists.map((l) => [l.rawName, { memberAction: memberActionCode(l) }]));
+  return joinTableUpgrade(after, made).map(statement);
+}
+
 export const POSTGRES: MigrationDialect = {
   store: 'postgresql',
   create: (spec) => creationStatements(spec).map(statement),
-  constraints: (spec) => foreignKeyStatements(spec).map(statement),
-  indexes: (before, after) =>
-    indexUpgrade(after, new Set(indexDefinitions(before).map((i) => i.name)))
+  constraints: (spec) => [...foreignKeyStatements(spec), ...joinTableUpgrade(spec, new Map())].map(statement),
+  indexes: (before, after) => [
+    ...indexUpgrade(after, new Set(indexDefinitions(before).map((i) => i.name)))
       .filter((s) => !onNewColumn(before, after, s))
       .map(statement),
+    ...joinTables(before, after),
+  ],
   check,
   fill(spec, field, value) {
     const table = tableOf(spec);
-    const column = table.byField.get(field)!;
+    const column = table.byField.get(field);
+    if (!column) return [`-- ${field}: a to-many relation's default is not filled in (its join table stays as it is)`];
     // A relation's column takes the key of the IRI (the store refuses to start on a default of another form).
     const held = column.reference ? keyOf(column.reference, value) : bound(column.type, value);
     if (held === undefined) return [`-- ${field}: its default is no IRI of ${column.reference!.relation.keyPrefix}…`];

@@ -16,6 +16,7 @@ export function renamedSpec(
     ...(before.identifier ? { identifier: { ...before.identifier, field: rename(before.identifier.field) } } : {}),
     fields: entries(before.fields)!,
     ...(before.rules ? { rules: entries(before.rules) } : {}),
+    ...(before.relations ? { relations: entries(before.relations) } : {}),
     indexes: before.indexes.map((fields) => fields.map(rename)),
     ...(before.unique ? { unique: before.unique.map((fields) => fields.map(rename)) } : {}),
     ...(before.relations ? { relations: entries(before.relations) } : {}),

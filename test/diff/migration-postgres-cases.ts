@@ -155,6 +155,15 @@ export const PLAN_CASES: PlanCase[] = [
     after: { Product: [{ id: 1, name: 'lamp' }], Wish: [], WishList: [] },
   },
   {
+    pair: 'relation-list-added',
+    // The plan makes the join table of the new to-many relation as the store would: nothing is left to it.
+    rows: { Product: [{ name: 'lamp' }], Review: [{ body: 'a', product: '/products/1' }, { alsoAbout: 'x' }] },
+    counts: { 'alsoAbout: values must be array': 1 },
+    remove: { Review: [2] },
+    upgrade: [],
+    after: { Review: [{ id: 1, body: 'a', product: '/products/1' }] },
+  },
+  {
     pair: 'relation-made-required-with-default',
     // The count reads the column's keys as the IRIs the reviews hold; the fill writes the default's key.
     rows: {

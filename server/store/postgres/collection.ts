@@ -4,13 +4,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import Cursor from 'pg-cursor';
 import { checkKey, givenKey, isKey, stringKey } from '../keys.js';
-import { StoreConflictError, UniqueConflictError } from '../types.js';
+import { MissingReferenceError, StoreConflictError, UniqueConflictError } from '../types.js';
 import type { Collection, CollectionSpec, Condition, Id, Item, PageRows, Query } from '../types.js';
 import type { Connection, Row } from './connection.js';
 import { storeError } from './errors.js';
+import { refusedMember, writeStatements, type JoinList } from './join-tables.js';
 import { foreignKeys } from './schema.js';
 import { compileConditions, compileCount, compileExists, compileFind, Params } from './query.js';
-import { rowItem, rowValues, tableOf, type Table } from './table.js';
+import { rowItem, rowValues, tableOf, type RowValues, type Table } from './table.js';
 
 /** Rows a stream reads per round trip. */
 export const STREAM_BATCH = 500;
@@ -31,6 +32,8 @@ export class PostgresCollection implements Collection {
     lock: string;
     delete: string;
   };
+  /** The statements writing each list's members (`table.lists` order). */
+  private readonly listSql: ReturnType<typeof writeStatements>[];
 
   constructor(
     private readonly connection: Connection,
@@ -42,6 +45,7 @@ export class PostgresCollection implements Collection {
   ) {
     const t = (this.table = tableOf(spec));
     this.references = new Map(foreignKeys(spec).map((fk) => [fk.name, fk.column.field]));
+    this.listSql = t.lists.map(writeStatements);
     const names = [...t.columns.map((c) => c.name), t.extra];
     const placeholders = (from: number): string => names.map((_, i) => `$${i + from}`).join(', ');
     const keyType = t.key.type === 'int' ? 'bigint' : 'text';
@@ -144,12 +148,21 @@ export class PostgresCollection implements Collection {
   }
 
   async insert(item: Item, index?: number): Promise<Item> {
-    const { values, extra } = rowValues(this.table, item);
+    const row = rowValues(this.table, item);
+    return this.withLists(async () => {
+      const key = await this.insertRow(row, item, index);
+      await this.writeMembers(key, row.members, item, true, index);
+      return this.keyed(key, item);
+    });
+  }
+
+  /** Inserts the item's row; its key. */
+  private async insertRow({ values, extra }: RowValues, item: Item, index?: number): Promise<Id> {
     const key = givenKey(this.spec, item) ?? (this.sequence ? null : stringKey());
     if (key !== null) {
       await this.connection.changed(this.sql.insertKeyed, [key, ...values, extra], this.conflicts(item, index));
       if (typeof key === 'number') await this.raise(key);
-      return this.keyed(key, item);
+      return key;
     }
     for (let attempt = 1; ; attempt++) {
       try {
@@ -158,7 +171,7 @@ export class PostgresCollection implements Collection {
           [...values, extra],
           this.conflicts(item, index),
         );
-        return this.keyed(rows[0]![0] as number, item);
+        return rows[0]![0] as number;
       } catch (e) {
         if (!(e instanceof StoreConflictError) || e instanceof UniqueConflictError || attempt >= ASSIGN_ATTEMPTS)
           throw e;
@@ -167,6 +180,45 @@ export class PostgresCollection implements Collection {
         await this.raisePastStored();
       }
     }
+  }
+
+  /** Runs a write as one when the item's lists are rows of join tables, written after its own row. */
+  private withLists<T>(run: () => Promise<T>): Promise<T> {
+    return this.table.lists.length > 0 ? this.connection.atomic(run) : run();
+  }
+
+  /** Writes the members of the item's lists under `key`, once its row is written; `fresh`: none stored yet. */
+  private async writeMembers(
+    key: Id,
+    members: RowValues['members'],
+    item: Item,
+    fresh: boolean,
+    index?: number,
+  ): Promise<void> {
+    for (const [i, list] of this.table.lists.entries()) {
+      const sql = this.listSql[i]!;
+      if (!fresh) await this.connection.changed(sql.clear, [key]);
+      const keys = members[i];
+      if (!keys?.length) continue;
+      const restricts = list.reference.relation.onDelete === 'restrict';
+      if (restricts) await this.connection.rows(sql.check);
+      try {
+        await this.connection.changed(sql.insert, [key, keys], this.memberConflicts(list, item, index));
+      } finally {
+        // Not after a refused insert in a transaction it ended (a bulk POST's): its error is the one to tell.
+        if (restricts) await this.connection.rows(sql.defer).catch(() => undefined);
+      }
+    }
+  }
+
+  /** A member naming no stored item (its foreign key): the member is named, as for a to-one relation. */
+  private memberConflicts(list: JoinList, item: Item, index?: number): (e: unknown) => unknown {
+    return (e) => {
+      const error = e as { code?: string; detail?: string };
+      if (error?.code !== '23503')
+        return storeError(e, this.spec, { unique: this.unique, references: this.references, index, item });
+      return new MissingReferenceError(list.field, refusedMember(list, item[list.field], error.detail), { cause: e });
+    };
   }
 
   /** The item as stored under `key`: a plain JSON copy, its identifier set. */
@@ -188,13 +240,17 @@ export class PostgresCollection implements Collection {
 
   async replace(id: Id, item: Item, expected?: Item): Promise<Item | null> {
     if (!isKey(this.spec, id)) return null;
-    const { values, extra } = rowValues(this.table, item);
+    const row = rowValues(this.table, item);
     const write = async (): Promise<Item | null> => {
-      const n = await this.connection.changed(this.sql.update, [id, ...values, extra], this.conflicts(item));
-      return n > 0 ? this.keyed(id, item) : null;
+      const n = await this.connection.changed(this.sql.update, [id, ...row.values, row.extra], this.conflicts(item));
+      if (n === 0) return null;
+      await this.writeMembers(id, row.members, item, false);
+      return this.keyed(id, item);
     };
-    if (!expected) return write();
-    return this.connection.transaction(async () => ((await this.stillEqual(id, expected)) ? write() : null));
+    if (!expected) return this.withLists(write);
+    return this.connection.transaction(async () =>
+      (await this.stillEqual(id, expected)) ? this.withLists(write) : null,
+    );
   }
 
   /** Locks the stored item and tells whether it still equals `expected` (the compare of a compare-and-set). */
@@ -205,11 +261,14 @@ export class PostgresCollection implements Collection {
 
   async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
     const key = checkKey(this.spec, id);
-    const { values, extra } = rowValues(this.table, item);
-    const rows = await this.connection.rows(this.sql.upsert, [key, ...values, extra], this.conflicts(item));
-    const created = rows[0]![0] === true;
-    if (created && typeof key === 'number' && this.sequence) await this.raise(key);
-    return { item: this.keyed(key, item), created };
+    const row = rowValues(this.table, item);
+    return this.withLists(async () => {
+      const rows = await this.connection.rows(this.sql.upsert, [key, ...row.values, row.extra], this.conflicts(item));
+      const created = rows[0]![0] === true;
+      await this.writeMembers(key, row.members, item, created);
+      if (created && typeof key === 'number' && this.sequence) await this.raise(key);
+      return { item: this.keyed(key, item), created };
+    });
   }
 
   async delete(id: Id, expected?: Item, where?: Condition[]): Promise<boolean> {

@@ -124,6 +124,30 @@ export class Connection {
     return this.transaction(() => this.whole.run(true, run));
   }
 
+  /**
+   * Runs `run`, a write of several statements, as one: in a transaction of its own, or in the one open around it
+   * under a savepoint, so that a write refused part way is undone whole while that transaction goes on (as
+   * `refusable` does for one statement). In a transaction that a refused write ends (`allOrNone`), it is just run.
+   */
+  async atomic<T>(run: () => Promise<T>): Promise<T> {
+    const client = this.inTransaction.getStore();
+    if (!client) return this.transaction(run);
+    if (this.whole.getStore()) return run();
+    try {
+      await client.query('SAVEPOINT apidsl_item');
+    } catch (e) {
+      throw storeError(e);
+    }
+    try {
+      const result = await run();
+      await client.query('RELEASE SAVEPOINT apidsl_item');
+      return result;
+    } catch (e) {
+      await client.query('ROLLBACK TO SAVEPOINT apidsl_item').catch(() => undefined);
+      throw storeError(e);
+    }
+  }
+
   /** A client of its own, for a cursor (released by the caller). */
   async client(): Promise<pg.PoolClient> {
     try {

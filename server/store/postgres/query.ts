@@ -3,6 +3,7 @@
 // of keyset.ts. Values are always bound; only validated names reach the SQL text.
 import { afterCondition, nonNegative, orderTerms, STORE_KEY, type OrderTerm } from '../keyset.js';
 import { FullTextConditionError, type Condition, type FieldType, type Query } from '../types.js';
+import { anyMember, someMember, type JoinList } from './join-tables.js';
 import { keyOf, type Reference } from './references.js';
 import { bound, fits, storableText, tableOf, type Table } from './table.js';
 
@@ -27,11 +28,15 @@ interface Target {
   key: boolean;
   /** A relation kept as its target's key (references.ts): `expr` is the IRI it holds, `column` the key. */
   reference?: { column: string; ref: Reference };
+  /** A to-many relation kept in a join table (join-tables.ts); `expr` is the owner's key. */
+  list?: JoinList;
 }
 
 function target(table: Table, field: string): Target {
   if (field === STORE_KEY || field === table.spec.identifier?.field)
     return { expr: table.key.name, type: table.key.type, key: true };
+  const list = table.byList.get(field);
+  if (list) return { expr: `${table.name}.${table.key.name}`, type: 'array', key: false, list };
   const column = table.byField.get(field);
   if (!column) throw new TypeError(`unknown field ${table.spec.name}.${field}`);
   if (column.reference) {
@@ -43,10 +48,9 @@ function target(table: Table, field: string): Target {
   return { expr: column.name, type: column.type, key: false };
 }
 
-/** `eq` or `in` on a relation kept as a key: the keys the IRIs name (an IRI of another form names none). */
-function namesKey(t: Target, values: unknown[], p: Params): string {
+/** `eq` or `in` on the key `column` of a relation: the keys the IRIs name (an IRI of another form names none). */
+function namesKey(column: string, ref: Reference, values: unknown[], p: Params): string {
   values.forEach(checkValue);
-  const { column, ref } = t.reference!;
   const keys = [...new Set(values.map((v) => keyOf(ref, v)).filter((k) => k !== undefined))];
   if (keys.length === 0) return 'FALSE';
   if (keys.length === 1) return `${column} = ${p.add(keys[0])}`;
@@ -119,6 +123,7 @@ function textOf(t: Target): string {
 const list = (t: Target): string => `CASE jsonb_typeof(${t.expr}) WHEN 'array' THEN ${t.expr} END`;
 
 function exists(t: Target, wanted: boolean): string {
+  if (t.list) return `${wanted ? '' : 'NOT '}${anyMember(t.list, t.expr)}`;
   if (t.type !== 'array') return `${t.expr} IS ${wanted ? 'NOT ' : ''}NULL`;
   // An empty list counts as absent (the contract's `exists` on an 'array' field).
   return wanted ? `jsonb_array_length(${list(t)}) > 0` : `coalesce(jsonb_array_length(${list(t)}), 0) = 0`;
@@ -145,8 +150,26 @@ function match(x: string, c: Extract<Condition, { op: 'match' }>, p: Params): st
   }
 }
 
+/** The tests of a to-many relation's members, as IRIs: some member of the join table passes. */
+function members(list: JoinList, owner: string, c: Condition, p: Params): string {
+  switch (c.op) {
+    case 'eq':
+    case 'in': {
+      const values = c.op === 'in' ? c.values : [c.value];
+      return someMember(list, owner, (m) => namesKey(m, list.reference, values, p));
+    }
+    case 'match': {
+      const prefix = `'${list.reference.relation.keyPrefix.replace(/'/g, "''")}'`;
+      return someMember(list, owner, (m) => match(`(${prefix} || ${m}::text)`, c, p));
+    }
+    default:
+      throw new TypeError(`${c.op} does not apply to a list`);
+  }
+}
+
 /** The element-wise tests of an 'array' field: some scalar element passes. */
 function elements(t: Target, c: Condition, p: Params): string {
+  if (t.list) return members(t.list, t.expr, c, p);
   switch (c.op) {
     case 'eq':
       checkValue(c.value);
@@ -181,7 +204,7 @@ export function condition(table: Table, c: Condition, p: Params): string {
     case 'in': {
       const t = target(table, c.field);
       if (t.type === 'array') return elements(t, c, p);
-      if (t.reference) return namesKey(t, c.values, p);
+      if (t.reference) return namesKey(t.reference.column, t.reference.ref, c.values, p);
       if (c.values.length === 0) return 'FALSE';
       c.values.forEach(checkValue);
       const fitting = c.values.filter((v) => fits(t.type, v));
@@ -208,7 +231,7 @@ export function condition(table: Table, c: Condition, p: Params): string {
     case 'eq': {
       const t = target(table, c.field);
       if (t.type === 'array') return elements(t, c, p);
-      if (t.reference) return namesKey(t, [c.value], p);
+      if (t.reference) return namesKey(t.reference.column, t.reference.ref, [c.value], p);
       return compare(comparable(table, c.field), c.op, c.value, p);
     }
     default:

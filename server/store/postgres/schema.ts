@@ -4,6 +4,13 @@
 // left to the layout check (store/layout.ts), which refuses it before anything is changed.
 import type { CollectionSpec } from '../types.js';
 import { uniqueSets } from '../unique.js';
+import {
+  convertStatements,
+  joinTableStatements,
+  memberActionCode,
+  memberForeignKey,
+  type JoinList,
+} from './join-tables.js';
 import { ACTION_CODES, foreignKeyClause } from './references.js';
 import { columnType, quoteIdent, shortName, tableOf, type Column, type Table } from './table.js';
 
@@ -85,6 +92,36 @@ export function foreignKeyStatements(spec: CollectionSpec, existing?: ExistingTa
       statements.push(`ALTER TABLE ${table.name} DROP CONSTRAINT ${quoteIdent(name)}`);
   for (const fk of wanted) if (!kept(fk.name)) statements.push(fk.create);
   return statements;
+}
+
+/** What the catalogue says of a join table: its member foreign key's ON DELETE, undefined without one. */
+export interface ExistingJoinTable {
+  memberAction?: string;
+}
+
+/**
+ * The statements that give a collection the join tables of its to-many relations (join-tables.ts), run once the
+ * tables they reference exist: those missing made, their lists moved out of the owner's jsonb column when it has
+ * one (`owner`: its table as it is), and a member foreign key with another action made again.
+ */
+export function joinTableUpgrade(
+  spec: CollectionSpec,
+  joins: ReadonlyMap<string, ExistingJoinTable>,
+  owner?: ExistingTable,
+): string[] {
+  const table = tableOf(spec);
+  return table.lists.flatMap((list: JoinList) => {
+    const existing = joins.get(list.rawName);
+    if (!existing) {
+      const legacy = owner?.columns.get(list.legacyColumn)?.type === 'jsonb';
+      return [...joinTableStatements(table, list), ...(legacy ? convertStatements(table, list) : [])];
+    }
+    if (existing.memberAction === memberActionCode(list)) return [];
+    const drop = existing.memberAction
+      ? [`ALTER TABLE ${list.name} DROP CONSTRAINT ${quoteIdent(list.memberForeignKey)}`]
+      : [];
+    return [...drop, `ALTER TABLE ${list.name} ADD ${memberForeignKey(list)}`];
+  });
 }
 
 export interface IndexDefinition {

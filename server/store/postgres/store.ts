@@ -17,14 +17,17 @@ import {
   foreignKeys,
   foreignKeyStatements,
   indexDefinitions,
+  joinTableUpgrade,
   LAYOUTS_TABLE,
   layoutsSchema,
   rawOf,
   upgradeStatements,
+  type ExistingJoinTable,
   type ExistingTable,
 } from './schema.js';
+import { aggregate, irisOf, type JoinList } from './join-tables.js';
 import { iriOf, keyOf, type Reference } from './references.js';
-import { bound, fits, quoteIdent, snakeCase, tableOf, type Table } from './table.js';
+import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Table } from './table.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:5432/dbname?pool_max=10&query_timeout=5000` (or `postgresql://`). */
@@ -110,14 +113,31 @@ class PostgresStore implements Store {
    * cycles between resources do not matter.
    */
   private async relate(spec: CollectionSpec, existing: ExistingTable | undefined): Promise<void> {
-    const keys = foreignKeys(spec);
-    for (const { column } of keys) {
-      const target = column.reference.relation.target;
+    const targets = [
+      ...foreignKeys(spec).map((fk) => fk.column.reference.relation.target),
+      ...tableOf(spec).lists.map((l) => l.reference.relation.target),
+    ];
+    for (const target of targets)
       if (!(await this.existing(tableOf(target))))
         for (const statement of creation(target)) await this.schema(target, statement);
-    }
     await this.refuseRetargeted(spec, existing);
     for (const statement of foreignKeyStatements(spec, existing)) await this.schema(spec, statement);
+    const joins = await this.joinTables(tableOf(spec).lists);
+    for (const statement of joinTableUpgrade(spec, joins, existing)) await this.schema(spec, statement);
+  }
+
+  /** What the catalogue says of each list's join table made (by name). */
+  private async joinTables(lists: JoinList[]): Promise<Map<string, ExistingJoinTable>> {
+    const out = new Map<string, ExistingJoinTable>();
+    for (const list of lists) {
+      const rows = await this.connection.rows(
+        `SELECT to_regclass($1) IS NOT NULL, (SELECT c.confdeltype FROM pg_constraint c WHERE c.conrelid = to_regclass($1) AND c.conname = $2)`,
+        [list.name, list.memberForeignKey],
+      );
+      const [made, action] = rows[0]! as [boolean, string | null];
+      if (made) out.set(list.rawName, action ? { memberAction: action } : {});
+    }
+    return out;
   }
 
   /**
@@ -149,11 +169,14 @@ class PostgresStore implements Store {
       const table = tableOf(spec);
       let existing = await this.existing(table);
       if (existing && keyTypeChanged(table, existing)) {
-        out.push(`DROP TABLE ${table.name} CASCADE`, ...creation(spec));
+        const lists = table.lists.map((l) => `DROP TABLE IF EXISTS ${l.name}`);
+        out.push(...lists, `DROP TABLE ${table.name} CASCADE`, ...creation(spec));
         existing = undefined;
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
       constraints.push(...foreignKeyStatements(spec, existing));
+      const joins = await this.joinTables(table.lists);
+      constraints.push(...joinTableUpgrade(spec, existing ? joins : new Map(), existing));
     }
     return [...out, ...constraints];
   }
@@ -182,7 +205,9 @@ class PostgresStore implements Store {
       throw new LayoutConflictError(
         `${table.spec.name}: the identifier type changed to ${table.spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`,
       );
-    // CASCADE: the foreign keys naming it go too; each referrer's collection makes its own again when opened.
+    // CASCADE: the foreign keys naming it go too; each referrer's collection makes its own again when opened. Its
+    // join tables (empty, as it is) go with it: their owner column has the old key's type.
+    for (const list of table.lists) await this.connection.rows(`DROP TABLE IF EXISTS ${list.name}`);
     await this.connection.rows(`DROP TABLE ${table.name} CASCADE`);
     return undefined;
   }
@@ -230,16 +255,23 @@ class PostgresStore implements Store {
         existing.foreignKeys.has(fk.name) ? [[rawOf(fk.column), fk.column.reference]] : [],
       ),
     );
+    // Lists in join tables made: read as the lists of IRIs the items hold.
+    const joins = await this.joinTables(table.lists);
+    const lists = table.lists.filter((l) => joins.has(l.rawName));
+    const selected = [...names.map(quoteIdent), ...lists.map((l) => aggregate(l, `${table.name}.${table.key.name}`))];
     const connection = this.connection;
     async function* items(): AsyncGenerator<Item> {
       let last: unknown = null;
       for (;;) {
         const after = last === null ? '' : ` WHERE ${table.key.name} > $1`;
         const rows = await connection.rows(
-          `SELECT ${names.map(quoteIdent).join(', ')} FROM ${table.name}${after} ORDER BY ${table.key.name} LIMIT ${STREAM_BATCH}`,
+          `SELECT ${selected.join(', ')} FROM ${table.name}${after} ORDER BY ${table.key.name} LIMIT ${STREAM_BATCH}`,
           last === null ? [] : [last],
         );
-        for (const row of rows) yield storedItem(table, names, fieldOf, row, keyed);
+        for (const row of rows) {
+          const extra = row[names.indexOf(EXTRA)] ?? null;
+          yield withLists(storedItem(table, names, fieldOf, row, keyed), lists, row.slice(names.length), extra);
+        }
         if (rows.length < STREAM_BATCH) return;
         last = rows.at(-1)![names.indexOf(table.key.rawName)];
       }
@@ -269,6 +301,15 @@ class PostgresStore implements Store {
   async close(): Promise<void> {
     await this.connection.close();
   }
+}
+
+/** The item with the lists its join tables hold (`keys`, in `lists` order), unless it keeps one as written. */
+function withLists(item: Item, lists: JoinList[], keys: unknown[], extra: unknown): Item {
+  lists.forEach((l, i) => {
+    const kept = extra !== null && typeof extra === 'object' && Object.hasOwn(extra, l.field);
+    if (keys[i] !== null && !kept) item[l.field] = irisOf(l, keys[i] as unknown[]);
+  });
+  return item;
 }
 
 /** A stored row read through the table's columns as they are. */

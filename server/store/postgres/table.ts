@@ -1,11 +1,12 @@
 // How a collection is kept as a PostgreSQL table a person can read: the table named by the resource in snake case
-// (`BookReview` → `book_review`), one typed column per field (`publishedAt` → `published_at timestamptz`), the
-// identifier as primary key (or an internal key for a resource without one), and one `_apidsl:extra` json column
-// for what the typed columns cannot hold exactly: members the spec does not list, explicit nulls (a NULL column
-// reads as absent), and values that do not fit their column's type (an int field holding "x"). Items come back
-// as the same JSON objects they were stored as.
+// (`BookReview` → `book_review`), one typed column per field (`publishedAt` → `published_at timestamptz`; a to-many
+// relation has a join table instead: join-tables.ts), the identifier as primary key (or an internal key for a
+// resource without one), and one `_apidsl:extra` json column for what the typed columns cannot hold exactly: members
+// the spec does not list, explicit nulls (a NULL column reads as absent), and values that do not fit their column's
+// type (an int field holding "x"). Items come back as the same JSON objects they were stored as.
 import { checkNames } from '../names.js';
 import type { CollectionSpec, FieldType, Id, Item } from '../types.js';
+import { aggregate, irisOf, joinListOf, membersOf, type JoinList } from './join-tables.js';
 import { iriOf, keyOf, referenceOf, type Reference } from './references.js';
 
 export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
@@ -64,11 +65,17 @@ export interface Table {
   rawName: string;
   name: string;
   key: { name: string; rawName: string; type: 'int' | 'string' };
-  /** The non-identifier fields, in the spec's order. */
+  /** The non-identifier fields kept in the table, in the spec's order. */
   columns: Column[];
   byField: Map<string, Column>;
   extra: string;
-  /** What every read selects: the key, each column, the extra members (rows in array mode, in this order). */
+  /** The to-many relations kept in join tables (join-tables.ts), in the spec's order. */
+  lists: JoinList[];
+  byList: Map<string, JoinList>;
+  /**
+   * What every read selects: the key, each column, the extra members, each list's keys (rows in array mode, in
+   * this order).
+   */
   selected: string;
 }
 
@@ -107,27 +114,37 @@ function makeTable(spec: CollectionSpec): Table {
   const id = spec.identifier?.field;
   const fields = Object.keys(spec.fields).filter((f) => f !== id);
   const columnName = columnNamer(spec);
-  const columns = fields.map((field): Column => {
-    const reference = referenceOf(spec, field, keyOfTable);
-    return {
-      field,
-      name: quoteIdent(columnName(field)),
-      type: spec.fields[field]!,
-      ...(reference ? { reference } : {}),
-    };
-  });
-  const { rawName, key: k } = keyOfTable(spec);
+  const owner = keyOfTable(spec);
+  const names = { short: shortName, quote: quoteIdent };
+  const lists = fields.flatMap((f) => joinListOf(spec, f, owner, columnName(f), keyOfTable, names) ?? []);
+  const byList = new Map(lists.map((l) => [l.field, l]));
+  const columns = fields
+    .filter((f) => !byList.has(f))
+    .map((field): Column => {
+      const reference = referenceOf(spec, field, keyOfTable);
+      return {
+        field,
+        name: quoteIdent(columnName(field)),
+        type: spec.fields[field]!,
+        ...(reference ? { reference } : {}),
+      };
+    });
+  const { rawName, key: k } = owner;
   const key = { name: quoteIdent(k.rawName), ...k };
   const extra = quoteIdent(EXTRA);
+  const name = quoteIdent(rawName);
+  const aggregates = lists.map((l) => aggregate(l, `${name}.${key.name}`));
   return {
     spec,
     rawName,
-    name: quoteIdent(rawName),
+    name,
     key,
     columns,
     byField: new Map(columns.map((c) => [c.field, c])),
     extra,
-    selected: [key.name, ...columns.map((c) => c.name), extra].join(', '),
+    lists,
+    byList,
+    selected: [key.name, ...columns.map((c) => c.name), extra, ...aggregates].join(', '),
   };
 }
 
@@ -201,8 +218,15 @@ export const bound = (type: FieldType, value: unknown): unknown =>
 
 export type Row = unknown[];
 
-/** The column values of an item (in `columns` order) and its extra members as json text (null when none). */
-export function rowValues(table: Table, item: Item): { values: unknown[]; extra: string | null } {
+/** What a row keeps of an item: the column values (in `columns` order), the extra members as json text (null when none), each list's member keys (in `lists` order; undefined: the item has no such member). */
+export interface RowValues {
+  values: unknown[];
+  extra: string | null;
+  members: ((number | string)[] | undefined)[];
+}
+
+/** The row of an item. */
+export function rowValues(table: Table, item: Item): RowValues {
   // A plain JSON copy, as the other stores keep it: undefined members dropped, dates as strings.
   const json = JSON.parse(JSON.stringify(item)) as Item;
   const extra: Item = {};
@@ -226,13 +250,22 @@ export function rowValues(table: Table, item: Item): { values: unknown[]; extra:
     }
     return held ? bound(c.type, value) : null;
   });
+  const members = table.lists.map((l) => {
+    if (!Object.hasOwn(json, l.field)) return undefined;
+    const { keys, exact } = membersOf(l, json[l.field]);
+    if (!exact) {
+      extra[l.field] = json[l.field];
+      extras++;
+    }
+    return keys;
+  });
   const id = table.spec.identifier?.field;
   for (const [name, value] of Object.entries(json)) {
-    if (name === id || table.byField.has(name)) continue;
+    if (name === id || table.byField.has(name) || table.byList.has(name)) continue;
     extra[name] = value;
     extras++;
   }
-  return { values, extra: extras > 0 ? JSON.stringify(extra) : null };
+  return { values, extra: extras > 0 ? JSON.stringify(extra) : null, members };
 }
 
 /** The item a row (in `selected` order) holds. */
@@ -244,6 +277,12 @@ export function rowItem(table: Table, row: Row): Item {
     const value = row[i + 1];
     if (value !== null) item[c.field] = c.reference ? iriOf(c.reference, value) : value;
   });
+  const at = table.columns.length + 2;
+  table.lists.forEach((l, i) => {
+    const keys = row[at + i];
+    if (keys !== null) item[l.field] = irisOf(l, keys as unknown[]);
+  });
+  // Last: a value kept as written among the extra members is read over the column's or the list's.
   const extra = row[table.columns.length + 1];
   if (extra !== null) Object.assign(item, extra as Item);
   return item;
