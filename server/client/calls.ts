@@ -38,22 +38,22 @@ export function operationRow(api: ApiMetadata, op: OperationMetadata, name: stri
   return [name, op.method, op.path, flags | QUERY, paginationParameters(api, op).map((p) => p.name)];
 }
 
-/** Whether the API answers collections in plain JSON only: a bare array of the page, no total, no links. */
-const plainJson = (api: ApiMetadata): boolean => api.settings.formats.jsonld === undefined;
-
 /**
- * Whether `iterate()` walks a plain JSON collection by page number: only where every answer is a page (the page
- * parameter read, not cursors, and pagination not switched off by the client, which would repeat every item).
+ * Whether `iterate()` may walk a plain JSON collection (a bare array: no total, no links) by page number: only
+ * where every answer is a page (the page parameter read, not cursors, and pagination not switched off by the
+ * client, which would repeat every item).
  */
 function countedPages(api: ApiMetadata, op: OperationMetadata): boolean {
   const names = paginationParameters(api, op).map((p) => p.name);
   const s = api.settings;
-  return plainJson(api) && names.includes(s.pageParameter) && !names.includes(s.enabledParameter);
+  return names.includes(s.pageParameter) && !names.includes(s.enabledParameter);
 }
 
-/** Whether the operation's collection documents hold `totalItems`: always, never, or as the client asks. */
+/**
+ * Whether the operation's collection documents (JSON-LD, JSON:API) hold `totalItems`: always, never, or as the
+ * client asks.
+ */
 function totalItems(api: ApiMetadata, op: OperationMetadata): 'always' | 'never' | 'maybe' {
-  if (plainJson(api)) return 'never';
   if (optionValue(op, api.settings, 'paginationClientPartial') === true) return 'maybe';
   return optionValue(op, api.settings, 'paginationPartial') === true ? 'never' : 'always';
 }
@@ -106,13 +106,11 @@ export class CallSignatures {
   private data(op: OperationMetadata): string {
     const status = successStatus(op, { dispatched: dispatchesOnly(op) });
     if (status === 204 || status === 202 || !answersWithBody(op, this.api.settings)) return 'undefined';
-    return this.types.output(op);
+    return `R.As<F, ${this.types.output(op)}>`;
   }
 
   private page(op: OperationMetadata, data: string): string {
-    const total = totalItems(this.api, op);
-    if (total === 'always') return `R.Page<${data}> & { totalItems: number }`;
-    return total === 'never' ? `Omit<R.Page<${data}>, 'totalItems'>` : `R.Page<${data}>`;
+    return `R.Paged<F, ${data}, '${totalItems(this.api, op)}'>`;
   }
 
   /** The criteria of a collection operation (its filters and named parameters) and its pagination parameters. */

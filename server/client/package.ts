@@ -11,7 +11,7 @@ import { mercureOptions, resourcePublishes } from '../realtime/index.js';
 import { CallSignatures, operationRow } from './calls.js';
 import { ItemTypes, iriType } from './item-types.js';
 import { callNames, camelName, namespaceOf, typeName } from './names.js';
-import type { ApiTable, OperationRow } from './runtime.js';
+import type { ApiTable, Format, JsonApiTypes, OperationRow } from './runtime.js';
 
 /** A file of the package: its path inside the package and its text. */
 export interface PackageFile {
@@ -76,6 +76,37 @@ export function clientPackage(api: ApiMetadata, options: ClientPackageOptions = 
   ];
 }
 
+/**
+ * The formats of the API the client speaks, each with the media type it asks for and sends: JSON-LD first where
+ * served (the client's default), then the others as `formats` lists them; plain JSON where none is served.
+ */
+function spokenFormats(api: ApiMetadata): ApiTable['formats'] {
+  const spoken = Object.entries(api.settings.formats).filter(
+    ([name, types]) => ['jsonld', 'json', 'jsonapi'].includes(name) && types.length > 0,
+  );
+  spoken.sort(([a], [b]) => Number(b === 'jsonld') - Number(a === 'jsonld'));
+  const formats = Object.fromEntries(spoken.map(([name, types]) => [name as Format, types[0]]));
+  return spoken.length ? formats : { json: 'application/json' };
+}
+
+/** Per resource namespace, what a JSON:API client needs: its type, identifier, and its relations' types. */
+function jsonApiTypes(api: ApiMetadata): JsonApiTypes {
+  const types: JsonApiTypes = {};
+  for (const resource of api.resources.filter((r) => callNames(r).size > 0)) {
+    const id = resource.identifier;
+    const relations = resource.properties
+      .filter((p) => p.relation !== undefined)
+      .map((p) => [p.name, api.resource(p.relation!)?.shortName ?? p.relation!]);
+    types[namespaceOf(resource)] = [
+      resource.shortName,
+      id?.name ?? '',
+      id && ['int', 'number'].includes(id.type) ? 1 : 0,
+      Object.fromEntries(relations),
+    ];
+  }
+  return types;
+}
+
 function indexJs(table: ApiTable): string {
   return [
     `import { createRuntime } from './runtime.js';`,
@@ -95,11 +126,11 @@ class ClientDeclarations {
   private readonly namespaces: string[] = [];
 
   constructor(api: ApiMetadata) {
-    const formats = api.settings.formats;
-    const type = (formats.jsonld ?? formats.json ?? ['application/json'])[0];
-    this.types = new ItemTypes(api, formats.jsonld !== undefined);
-    const patch = api.settings.patchFormats[0] ?? 'application/merge-patch+json';
-    this.table = { type, patch, page: api.settings.pageParameter, events: {}, resources: {} };
+    const formats = spokenFormats(api);
+    this.types = new ItemTypes(api, formats.jsonld !== undefined || formats.jsonapi !== undefined);
+    const patch = api.settings.patchFormats.length ? api.settings.patchFormats : ['application/merge-patch+json'];
+    this.table = { formats, patch, page: api.settings.pageParameter, events: {}, resources: {} };
+    if (formats.jsonapi) this.table.jsonapi = jsonApiTypes(api);
     const signatures = new CallSignatures(api, this.types, this.queries);
     for (const resource of api.resources) {
       const names = callNames(resource);
@@ -112,7 +143,7 @@ class ClientDeclarations {
         lines.push(...signatures.signature(op, call, namespace));
       }
       const list = [...names].find(([op, call]) => call === 'list' && op.isCollection);
-      if (list) lines.push(`  iterate: ${typeName(namespace)}Api['list']['iterate'];`);
+      if (list) lines.push(`  iterate: ${typeName(namespace)}Api<F>['list']['iterate'];`);
       if (resourcePublishes(resource, api.settings)) lines.push(this.subscribe(resource));
       const event = resource.operations.map((o) => mercureOptions(o, api.settings)?.type).find((t) => t);
       if (event) this.table.events[namespace] = event;
@@ -120,7 +151,7 @@ class ClientDeclarations {
       this.namespaces.push(namespace);
       const apiName = `${typeName(namespace)}Api`;
       this.queries.push(
-        `/** The calls of ${resource.shortName}. */\nexport interface ${apiName} {\n${lines.join('\n')}\n}\n`,
+        `/** The calls of ${resource.shortName}, in format F. */\nexport interface ${apiName}<F extends ApiFormat = ${this.defaultFormat}> {\n${lines.join('\n')}\n}\n`,
       );
     }
   }
@@ -135,10 +166,16 @@ class ClientDeclarations {
     );
   }
 
+  /** The format a client speaks unless told: JSON-LD where served, else the first the API serves. */
+  private get defaultFormat(): string {
+    return JSON.stringify(Object.keys(this.table.formats)[0]);
+  }
+
   get text(): string {
     const own = new Set([...this.types.text.matchAll(/export (?:interface|type) (\w+)/g)].map((m) => m[1]));
     const reexported = RUNTIME_TYPES.filter((t) => !own.has(t));
-    const client = this.namespaces.map((n) => `  ${n}: ${typeName(n)}Api;`);
+    const client = this.namespaces.map((n) => `  ${n}: ${typeName(n)}Api<F>;`);
+    const format = `F extends ApiFormat = ${this.defaultFormat}`;
     return [
       `import type * as R from './runtime.js';`,
       `export type { ${reexported.join(', ')} } from './runtime.js';`,
@@ -146,10 +183,15 @@ class ClientDeclarations {
       '',
       this.types.text,
       ...this.queries,
-      `/** The client: one namespace of calls per resource, and \`subscribe\` to any topic. */`,
-      `export interface ApiClient {\n${client.join('\n')}\n  subscribe(topic: string, handler: (data: unknown, event: R.UpdateEvent) => void, options?: R.SubscribeOptions): Promise<() => void>;\n}`,
+      `/** The formats this API serves that the client speaks (\`createClient({ format })\`). */`,
+      `export type ApiFormat = ${Object.keys(this.table.formats)
+        .map((f) => JSON.stringify(f))
+        .join(' | ')};`,
       '',
-      `export declare function createClient(options: R.ClientOptions): ApiClient;`,
+      `/** The client: one namespace of calls per resource, and \`subscribe\` to any topic. */`,
+      `export interface ApiClient<${format}> {\n${client.join('\n')}\n  subscribe(topic: string, handler: (data: unknown, event: R.UpdateEvent) => void, options?: R.SubscribeOptions): Promise<() => void>;\n}`,
+      '',
+      `export declare function createClient<${format}>(options: Omit<R.ClientOptions, 'format'> & { format?: F }): ApiClient<F>;`,
       '',
     ].join('\n');
   }

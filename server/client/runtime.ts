@@ -54,6 +54,26 @@ export interface Page<T> {
   next?: string;
 }
 
+/** An item as format `F` gives it: plain JSON items, and the items they embed, have no `@id` nor `@type`. */
+export type As<F, T> = F extends 'json' ? Plain<T> : T;
+type Plain<T> = T extends string | number | boolean | null | undefined
+  ? T
+  : T extends readonly (infer U)[]
+    ? Plain<U>[]
+    : { [K in keyof T as K extends '@id' | '@type' ? never : K]: Plain<T[K]> };
+
+/**
+ * A page in format `F` of an operation whose pages always, never or maybe (as the client asks) count their items;
+ * a plain JSON page is a bare array: it holds no total.
+ */
+export type Paged<F, T, N extends 'always' | 'never' | 'maybe'> = F extends 'json'
+  ? Omit<Page<T>, 'totalItems'>
+  : N extends 'always'
+    ? Page<T> & { totalItems: number }
+    : N extends 'never'
+      ? Omit<Page<T>, 'totalItems'>
+      : Page<T>;
+
 /** An update of a subscribed topic: the item's document, or only its `@id` when it was deleted. */
 export interface UpdateEvent {
   /** The event's id: pass it as `lastEventId` to resume after it. */
@@ -71,9 +91,14 @@ export interface EventSourceLike {
 }
 export type EventSourceConstructor = new (url: string, init?: { withCredentials?: boolean }) => EventSourceLike;
 
+/** The formats a client can speak: JSON-LD (Hydra pages), plain JSON (bare arrays), JSON:API. */
+export type Format = 'jsonld' | 'json' | 'jsonapi';
+
 export interface ClientOptions {
   /** Where the API is served: `https://api.example.com` (IRIs are resolved against it). */
   baseUrl: string;
+  /** The format asked for and sent (one the API serves): JSON-LD where served, else the first the API serves. */
+  format?: Format;
   /** A bearer token, or a function that gives one (called before every request; undefined sends none). */
   token?: string | (() => string | undefined | Promise<string | undefined>);
   headers?: Record<string, string>;
@@ -109,7 +134,7 @@ export class ClientProblem extends Error {
 
 /**
  * Operation flags of the table (`index.js`): a collection, a body sent, a merge patch, a QUERY body, a collection
- * whose pages `iterate()` counts (plain JSON pages carry no `next` link).
+ * whose pages `iterate()` may count in plain JSON (whose pages carry no `next` link).
  */
 export const COLLECTION = 1;
 export const BODY = 2;
@@ -123,16 +148,24 @@ export const COUNTED = 16;
  */
 export type OperationRow = [string, string, string, number, string[]?];
 
+/**
+ * For JSON:API, per resource namespace: its type, its identifier and whether it is a number (read back from the
+ * resource object's `id`, the IRI), and the type of each relation (sent as a relationship).
+ */
+export type JsonApiTypes = Record<string, [string, string, number, Record<string, string>]>;
+
 /** The API: its formats' media types and, per resource namespace, its operations. */
 export interface ApiTable {
-  /** The media type asked for and sent (JSON-LD, or plain JSON where the API does not serve JSON-LD). */
-  type: string;
-  patch: string;
+  /** The media type of each format the API serves that the client speaks, the default first. */
+  formats: Partial<Record<Format, string>>;
+  /** The PATCH media types the API takes (`patch_formats`), the one sent first. */
+  patch: string[];
   /** The page parameter `iterate()` counts with on COUNTED operations. */
   page: string;
   /** The SSE event type of the updates of each resource namespace that sets one. */
   events: Record<string, string>;
   resources: Record<string, OperationRow[]>;
+  jsonapi?: JsonApiTypes;
 }
 
 type Json = Record<string, unknown>;
@@ -147,6 +180,26 @@ function queryString(value: unknown, prefix: string, out: URLSearchParams): URLS
     for (const [k, v] of Object.entries(value)) queryString(v, prefix ? `${prefix}[${k}]` : k, out);
   else if (value !== undefined) out.append(prefix, String(value));
   return out;
+}
+
+/** A JSON:API resource object as the others' item: `@id`, `@type`, the identifier (from the IRI), relations' IRIs. */
+function fromJsonApi(types: JsonApiTypes, o: Json): Json {
+  const item: Json = { '@id': o.id, '@type': o.type, ...(o.attributes as Json) };
+  const [, id, numeric] = Object.values(types).find((t) => t[0] === o.type) ?? [];
+  if (id) {
+    const last = decodeURIComponent(String(o.id).split(/[?#]/)[0].split('/').pop()!);
+    item[id] = numeric ? Number(last) : last;
+  }
+  for (const [k, r] of Object.entries((o.relationships ?? {}) as Record<string, { data: Json | Json[] | null }>))
+    if (r.data) item[k] = Array.isArray(r.data) ? r.data.map((d) => d.id) : r.data.id;
+  return item;
+}
+
+/** A JSON:API document's item, or page (read as a Hydra one: `meta.totalItems`, `links`). */
+function fromJsonApiDocument(types: JsonApiTypes, { data, links, meta }: Json & { links?: Json }): unknown {
+  if (!Array.isArray(data)) return fromJsonApi(types, data as Json);
+  const member = data.map((o: Json) => fromJsonApi(types, o));
+  return pageOf({ ...(meta as Json), member, view: { ...links, previous: links?.prev } });
 }
 
 /** The page a collection document holds (a plain JSON array: its items, nothing else known). */
@@ -164,8 +217,30 @@ function pageOf(doc: unknown): Page<unknown> {
   return page;
 }
 
+/** `/data/attributes/tags/0/name` → `tags[0].name` (`/data`: the whole item, `''`). */
+const pathOf = (pointer = ''): string =>
+  pointer
+    .replace(/^\/data(\/(attributes|relationships))?\/?/, '')
+    .replace(/\/(\d+)(?=\/|$)/g, '[$1]')
+    .replace(/\//g, '.')
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
+
+/** A JSON:API error document as a problem (a 422's errors as violations). */
+function jsonApiProblem(status: number, errors: Json[]): Problem {
+  const problem = { status, title: errors[0]?.title, detail: String(errors[0]?.detail ?? '') } as Json;
+  if (status === 422)
+    problem.violations = errors.map((e) => ({
+      propertyPath: pathOf((e.source as Json | undefined)?.pointer as string | undefined),
+      message: e.detail,
+      code: e.code,
+    }));
+  return problem as unknown as Problem;
+}
+
 async function problemOf(response: Response): Promise<Problem> {
   const body = ((await response.json().catch(() => ({}))) ?? {}) as Json;
+  if (Array.isArray(body.errors)) return jsonApiProblem(response.status, body.errors as Json[]);
   const detail = body.detail ?? hydra(body, 'description') ?? response.statusText;
   return { ...body, status: response.status, detail: String(detail) } as Problem;
 }
@@ -182,11 +257,11 @@ type Send = (
   call?: CallOptions,
 ) => Promise<Response | Problem<0>>;
 
-function sender(table: ApiTable, options: ClientOptions): Send {
+function sender(accept: string, options: ClientOptions): Send {
   const fetcher = options.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
   return async (method, url, body, type, call) => {
     const token = typeof options.token === 'function' ? await options.token() : options.token;
-    const headers: Record<string, string> = { accept: table.type, ...options.headers, ...call?.headers };
+    const headers: Record<string, string> = { accept, ...options.headers, ...call?.headers };
     if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = type;
     try {
@@ -198,12 +273,36 @@ function sender(table: ApiTable, options: ClientOptions): Send {
   };
 }
 
-async function answer(response: Response | Problem<0>, collection: boolean): Promise<Answer> {
+async function answer(response: Response | Problem<0>, collection: boolean, types?: JsonApiTypes): Promise<Answer> {
   if (!('headers' in response)) return { error: response };
   if (!response.ok) return { error: await problemOf(response) };
   const text = await response.text();
   const doc: unknown = text === '' ? undefined : JSON.parse(text);
-  return { data: collection && doc !== undefined ? pageOf(doc) : doc };
+  if (doc === undefined) return { data: doc };
+  if (types && /vnd\.api\+json/.test(response.headers.get('content-type') ?? ''))
+    return { data: fromJsonApiDocument(types, doc as Json) };
+  return { data: collection ? pageOf(doc) : doc };
+}
+
+/** A body in JSON:API: a relation given as IRIs (or null) is a relationship, anything else an attribute. */
+function toJsonApi([type, , , relations]: JsonApiTypes[string], body: Json): Json {
+  const attributes: Json = {};
+  const relationships: Json = {};
+  for (const [k, v] of Object.entries(body)) {
+    const to = relations[k];
+    if (to && [v].flat().every((i) => i === null || typeof i === 'string'))
+      relationships[k] = { data: Array.isArray(v) ? v.map((id) => ({ type: to, id })) : v && { type: to, id: v } };
+    else attributes[k] = v;
+  }
+  return { data: { type, attributes, relationships } };
+}
+
+/** The format a client speaks, its media type, and what JSON:API needs. */
+interface Speaking {
+  format: Format;
+  media: string;
+  patch: string[];
+  jsonapi?: JsonApiTypes;
 }
 
 /** A request a call sends: `iterate()` sends it again for each next page (a QUERY keeps its method and body). */
@@ -217,8 +316,9 @@ interface Request {
 
 /** A call's arguments: its URI variables (one value, or an object of several), its body or query, its options. */
 function request(
-  table: ApiTable,
+  speaking: Speaking,
   base: string,
+  namespace: string,
   [, method, path, flags, inUrl = []]: OperationRow,
   args: unknown[],
 ): Request {
@@ -236,14 +336,15 @@ function request(
   }
   const search = queryString(query, '', new URLSearchParams()).toString();
   if (search) url += `?${search}`;
-  let type = table.type;
-  if (flags & PATCH) type = table.patch;
+  const { format, media, patch, jsonapi } = speaking;
+  let type = media;
+  if (flags & PATCH) type = format === 'jsonapi' && patch.includes(media) ? media : patch[0];
   else if (flags & QUERY) type = 'application/json';
+  if (jsonapi && type === media && body && !Array.isArray(body)) body = toJsonApi(jsonapi[namespace], body as Json);
   return { method, url, body, type, options: args[0] as CallOptions | undefined };
 }
 
-const sendRequest = async (send: Send, r: Request, many: boolean): Promise<Answer> =>
-  answer(await send(r.method, r.url, r.body, r.type, r.options), many);
+type Run = (r: Request, many: boolean) => Promise<Answer>;
 
 /**
  * A link of a document read from `from`: an absolute path is under the base URL, as the calls' paths are; a
@@ -254,10 +355,10 @@ const resolve = (link: string, base: string, from: string): string =>
   /^\/(?!\/)/.test(link) ? base + link : new URL(link, from).href;
 
 /** Every item of every page, following `view.next` (page, partial and cursor pagination alike). */
-async function* iterate(send: Send, base: string, first: Request, counted?: string): AsyncGenerator<unknown> {
+async function* iterate(run: Run, base: string, first: Request, counted?: string): AsyncGenerator<unknown> {
   // A QUERY's next page is the same query on the next page's URL; any other next page is a GET.
   const next = first.method === 'QUERY' ? { ...first } : { ...first, method: 'GET', body: undefined };
-  let result = await sendRequest(send, first, true);
+  let result = await run(first, true);
   for (;;) {
     if (result.error) throw new ClientProblem(result.error);
     const page = result.data as Page<unknown>;
@@ -270,7 +371,7 @@ async function* iterate(send: Send, base: string, first: Request, counted?: stri
       url.searchParams.set(counted, String(Number(url.searchParams.get(counted) ?? 1) + 1));
       next.url = url.href;
     } else return;
-    result = await sendRequest(send, next, true);
+    result = await run(next, true);
   }
 }
 
@@ -321,7 +422,13 @@ async function listen(
 /** The client of one API: one namespace of calls per resource, and `subscribe`. */
 export function createRuntime(table: ApiTable, options: ClientOptions): Record<string, unknown> {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const send = sender(table, options);
+  const format = options.format ?? (Object.keys(table.formats)[0] as Format);
+  const speaking: Speaking = { format, media: table.formats[format]!, patch: table.patch };
+  if (format === 'jsonapi') speaking.jsonapi = table.jsonapi;
+  const send = sender(speaking.media, options);
+  const run: Run = async (r, many) =>
+    answer(await send(r.method, r.url, r.body, r.type, r.options), many, speaking.jsonapi);
+  const counted = format === 'json' ? table.page : undefined;
 
   /**
    * Listens to a topic (an IRI or a URI template) on the API's Mercure hub; resolves with the unsubscribe function
@@ -346,14 +453,14 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
     const calls: Record<string, unknown> = {};
     for (const row of rows) {
       const call = (...a: unknown[]) => {
-        const r = request(table, base, row, a);
-        return sendRequest(send, r, !!(row[3] & COLLECTION) || Array.isArray(r.body));
+        const r = request(speaking, base, namespace, row, a);
+        return run(r, !!(row[3] & COLLECTION) || Array.isArray(r.body));
       };
       calls[row[0]] =
         row[3] & COLLECTION
           ? Object.assign(call, {
               iterate: (...a: unknown[]) =>
-                iterate(send, base, request(table, base, row, a), row[3] & COUNTED ? table.page : undefined),
+                iterate(run, base, request(speaking, base, namespace, row, a), row[3] & COUNTED ? counted : undefined),
             })
           : call;
     }

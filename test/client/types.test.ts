@@ -15,6 +15,8 @@ import { compile, type Compiled } from '../support/typescript.js';
 const PRELUDE = `import { createClient, type Iri } from './sdk/index.js';
 import { createClient as createScoped } from './scoped/index.js';
 import { createClient as createPlain } from './plain/index.js';
+import { createClient as createCatalog } from './catalog/index.js';
+import { createClient as createFormats } from './formats/index.js';
 const scoped = createScoped({ baseUrl: 'http://localhost' });
 const plain = createPlain({ baseUrl: 'http://localhost' });
 const shop = createClient({ baseUrl: 'http://localhost', token: async () => 'a-token' });
@@ -71,6 +73,13 @@ export async function use(): Promise<void> {
   await shop.reviews.create({ rating: 5, product: productIri });
   const stop = await shop.products.subscribe('/products/{id}', (data) => void data['@id']);
   stop();
+  // Formats: JSON:API items as the other formats type them; plain JSON items without \`@id\`, pages without a total.
+  const jsonApi = await createFormats({ baseUrl: 'http://localhost', format: 'jsonapi' }).items.list();
+  if (jsonApi.data) void [jsonApi.data.totalItems, jsonApi.data.members[0]['@id'], jsonApi.data.members[0].id];
+  const catalog = await createCatalog({ baseUrl: 'http://localhost' }).items.get(1);
+  if (catalog.data) void [catalog.data['@id'], catalog.data.category];
+  const plainItems = await createFormats({ baseUrl: 'http://localhost', format: 'json' }).items.list();
+  if (plainItems.data) for (const item of plainItems.data.members) void [item.id, item.name];
 }
 `;
 
@@ -125,13 +134,25 @@ const MISTAKES: Record<string, { code: number; source: string }> = {
     code: 2339,
     source: `plain.books.list().then((r) => r.data?.totalItems);`,
   },
+  'a format the API does not serve': {
+    code: 2322,
+    source: `createCatalog({ baseUrl: 'http://localhost', format: 'jsonld' });`,
+  },
+  'an @id on an item read in plain JSON': {
+    code: 7053,
+    source: `createFormats({ baseUrl: 'http://localhost', format: 'json' }).items.get(1).then((r) => r.data?.['@id']);`,
+  },
+  'a total from a plain JSON page of an API that also serves JSON-LD': {
+    code: 2339,
+    source: `createFormats({ baseUrl: 'http://localhost', format: 'json' }).items.list().then((r) => r.data?.totalItems);`,
+  },
   'a 403 from a read scope alone': {
     code: 2367,
     source: `scoped.notes.get(1).then((r) => r.error?.status === 403);`,
   },
 };
 
-describe('apidsl client: the types (fixtures client/shop.api, client/plain.api, http/scopes-writes.api)', function () {
+describe('apidsl client: the types (fixtures client/shop.api, plain.api, jsonapi.api, formats.api, http/scopes-writes.api)', function () {
   this.timeout(300_000);
   const dir = mkdtempSync(join(tmpdir(), 'apidsl-client-types-'));
   let compiled: Compiled;
@@ -144,6 +165,8 @@ describe('apidsl client: the types (fixtures client/shop.api, client/plain.api, 
     for (const [name, fixture] of [
       ['scoped', 'http/scopes-writes.api'],
       ['plain', 'client/plain.api'],
+      ['catalog', 'client/jsonapi.api'],
+      ['formats', 'client/formats.api'],
     ]) {
       mkdirSync(join(dir, name));
       for (const { path, text } of clientPackage(await loadApi(fromRoot(`test/fixtures/${fixture}`))))
