@@ -674,6 +674,41 @@ export function describeStoreContract(engine: StoreEngine): void {
         });
       });
 
+      it('takes the cursor tuple itself with an inclusive after; findAndProbe, where the store has it, answers find and exists together', async () => {
+        const books = await store.collection(BOOK);
+        for (let i = 1; i <= 7; i++) await books.insert({ title: `b${i}`, price: i % 3 });
+        const sort: Sort = [
+          { field: 'price', direction: 'desc' },
+          { field: 'id', direction: 'asc' },
+        ];
+        const order = (await books.find({ sort })).map((b) => b.id);
+        const fromFourth = order.slice(3);
+        const tuple = (await books.find({ sort, offset: 3, limit: 1 }))[0]!;
+        const at = { values: [tuple.price, tuple.id] };
+        expect((await books.find({ sort, after: { ...at, inclusive: true } })).map((b) => b.id)).to.deep.equal(
+          fromFourth,
+        );
+        expect((await books.find({ sort, after: at })).map((b) => b.id)).to.deep.equal(fromFourth.slice(1));
+        if (!books.findAndProbe) return;
+        const backwards: Sort = sort.map((s) => ({ ...s, direction: s.direction === 'asc' ? 'desc' : 'asc' }));
+        const cases: [Query, Query][] = [
+          [
+            { sort, after: at, limit: 2 },
+            { sort: backwards, after: { ...at, inclusive: true } },
+          ],
+          [
+            { sort, limit: 2 },
+            { sort: backwards, where: [{ op: 'eq', field: 'price', value: 99 }] },
+          ],
+          [{ sort, after: at, limit: 2, where: [{ op: 'eq', field: 'price', value: 99 }] }, { sort }],
+        ];
+        for (const [q, probe] of cases)
+          expect(await books.findAndProbe(q, probe), JSON.stringify([q, probe])).to.deep.equal({
+            items: await books.find(q),
+            probed: (await books.find(q)).length > 0 && (await books.exists(probe)),
+          });
+      });
+
       it('answers the rendered texts where the store keeps them, else the items', async () => {
         const spec: CollectionSpec = { ...BOOK, rendering: { version: 'v1', render: (item) => `<${item.title}>` } };
         const books = await store.collection(spec);
