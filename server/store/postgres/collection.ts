@@ -119,8 +119,8 @@ export class PostgresCollection implements Collection {
   async findAndProbe(q: Query, probe: Query): Promise<{ items: Item[]; probed: boolean }> {
     // One statement: the probe a scalar sub-query in one more column (1 or NULL on every row, evaluated once), read
     // through the index of its order from its cursor, as the page is through the page's.
-    const c = compileFind(this.table, q, (p) => `(${compileExists(this.table, probe, p).text})`);
     if (q.limit === 0) return { items: [], probed: false };
+    const c = compileFind(this.table, q, (p) => `(${compileExists(this.table, probe, p).text})`);
     const rows = await this.connection.rows(c.text, c.values);
     return { items: rows.map(this.toItem), probed: rows.length > 0 && rows[0]!.at(-1) !== null };
   }
