@@ -1,8 +1,10 @@
 'use strict';
 // Mocha's spec reporter, plus, at the end, the ten test files that took longest (where a run's time goes: CI
 // prints it for each of its runs) and one closing line in the plain form CI tools read:
-// "N passed, N failed, N skipped".
+// "N passed, N failed, N skipped". With APIDSL_TEST_TIMES=FILE, every file's time is also written to FILE
+// (seconds and path, one per line, slowest first), to compare two runs.
 const Mocha = require('mocha');
+const fs = require('fs');
 const path = require('path');
 
 const { EVENT_HOOK_END, EVENT_RUN_END, EVENT_TEST_END } = Mocha.Runner.constants;
@@ -23,7 +25,12 @@ class SpecWithSummary extends Mocha.reporters.Spec {
     runner.on(EVENT_TEST_END, charge);
     runner.on(EVENT_HOOK_END, charge);
     runner.once(EVENT_RUN_END, () => {
-      const slowest = [...byFile].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN);
+      const byTime = [...byFile].sort((a, b) => b[1] - a[1]);
+      if (process.env.APIDSL_TEST_TIMES) {
+        const lines = byTime.map(([file, ms]) => `${(ms / 1000).toFixed(1)}\t${file}\n`);
+        fs.writeFileSync(process.env.APIDSL_TEST_TIMES, lines.join(''));
+      }
+      const slowest = byTime.slice(0, SLOWEST_SHOWN);
       if (slowest.length) {
         process.stdout.write('\nslowest files:\n');
         for (const [file, ms] of slowest) process.stdout.write(`  ${(ms / 1000).toFixed(0).padStart(5)} s  ${file}\n`);
