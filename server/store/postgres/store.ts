@@ -19,15 +19,16 @@ import {
   indexDefinitions,
   joinTableUpgrade,
   LAYOUTS_TABLE,
+  listUpgrade,
   layoutsSchema,
   rawOf,
   upgradeStatements,
   type ExistingJoinTable,
   type ExistingTable,
 } from './schema.js';
-import { aggregate, irisOf, type JoinList } from './join-tables.js';
+import { aggregate, fillListStatement, irisOf, membersOf, type JoinList } from './join-tables.js';
 import { iriOf, keyOf, type Reference } from './references.js';
-import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Table } from './table.js';
+import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Column, type Table } from './table.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:5432/dbname?pool_max=10&query_timeout=5000` (or `postgresql://`). */
@@ -281,14 +282,67 @@ class PostgresStore implements Store {
 
   async fill(spec: CollectionSpec, field: string, value: unknown): Promise<number> {
     checkName(field, 'field');
-    const table = tableOf(spec);
-    const column = table.byField.get(field);
-    const key = column?.reference ? keyOf(column.reference, value) : undefined;
-    if (!column || (column.reference ? key === undefined : !fits(column.type, value)))
-      throw new TypeError(`${spec.name}.${field}: its default cannot be filled into the column`);
+    const list = tableOf(spec).byList.get(field);
+    if (list) return this.fillList(spec, list, value);
+    const { table, column, stored } = scalarFill(spec, field, value);
     const [addColumn, update] = fillStatements(table, column, '$1', '$2');
     await this.connection.rows(addColumn!);
-    return this.connection.changed(update!, [column.reference ? key : bound(column.type, value), field]);
+    return this.connection.changed(update!, [stored, field]);
+  }
+
+  /**
+   * A to-many relation's default filled into the owners lacking the list, its join table made first when missing
+   * (as opening the collection makes it, a list kept in a jsonb column moved into it), in one transaction. A
+   * default naming an item not stored refuses, and changes nothing.
+   */
+  private async fillList(spec: CollectionSpec, list: JoinList, value: unknown): Promise<number> {
+    const { keys, exact } = membersOf(list, value);
+    const statement = fillListStatement(tableOf(spec), list, { keys: '$1', field: '$2::text', kept: '$3::jsonb' });
+    return this.connection.transaction(async () => {
+      await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      for (const sql of await this.joinTableMaking(spec, list)) await this.schema(spec, sql);
+      // A restricting relation's member key is checked at commit: here, at the statement, to be told.
+      await this.connection.rows(`SET CONSTRAINTS ${quoteIdent(list.memberForeignKey)} IMMEDIATE`);
+      const refused = (e: unknown): unknown =>
+        (e as { code?: string }).code === '23503'
+          ? new LayoutConflictError(
+              `${spec.name}.${list.field}: its default ${JSON.stringify(value)} names an item that is not stored: ${(e as { detail?: string }).detail ?? firstLine(e)}`,
+              { cause: e },
+            )
+          : storeError(e);
+      const rows = await this.connection.rows(
+        statement,
+        [keys, list.field, exact ? null : JSON.stringify(value)],
+        refused,
+      );
+      return Number(rows[0]![0]);
+    });
+  }
+
+  /** What makes a list's join table when it is missing: its target's table first, when missing too. */
+  private async joinTableMaking(spec: CollectionSpec, list: JoinList): Promise<string[]> {
+    const table = tableOf(spec);
+    const target = list.reference.relation.target;
+    const joins = await this.joinTables([list]);
+    const owner = await this.existing(table);
+    const made = (await this.existing(tableOf(target))) ? [] : creation(target);
+    return [...made, ...listUpgrade(table, list, joins.get(list.rawName), owner)];
+  }
+
+  async fillPlan(spec: CollectionSpec, field: string, value: unknown): Promise<string[]> {
+    checkName(field, 'field');
+    const list = tableOf(spec).byList.get(field);
+    if (list) {
+      const { keys, exact } = membersOf(list, value);
+      const sql = {
+        keys: `ARRAY[${keys.map(sqlValue).join(', ')}]`,
+        field: `${sqlValue(field)}::text`,
+        kept: exact ? 'NULL::jsonb' : `${sqlValue(JSON.stringify(value))}::jsonb`,
+      };
+      return [...(await this.joinTableMaking(spec, list)), fillListStatement(tableOf(spec), list, sql)];
+    }
+    const { table, column, stored } = scalarFill(spec, field, value);
+    return fillStatements(table, column, sqlValue(stored), sqlValue(field));
   }
 
   /** Each transaction holds a pooled connection of its own (connection.ts): they need no queue. */
@@ -302,6 +356,24 @@ class PostgresStore implements Store {
     await this.connection.close();
   }
 }
+
+/** The column a scalar default is filled into, and the value it holds there; refused when it cannot hold it. */
+function scalarFill(
+  spec: CollectionSpec,
+  field: string,
+  value: unknown,
+): { table: Table; column: Column; stored: unknown } {
+  const table = tableOf(spec);
+  const column = table.byField.get(field);
+  const key = column?.reference ? keyOf(column.reference, value) : undefined;
+  if (!column || (column.reference ? key === undefined : !fits(column.type, value)))
+    throw new TypeError(`${spec.name}.${field}: its default cannot be filled into the column`);
+  return { table, column, stored: column.reference ? key : bound(column.type, value) };
+}
+
+/** A value as a SQL literal (what `apidsl migrate` shows of a statement it runs with parameters). */
+const sqlValue = (v: unknown): string =>
+  typeof v === 'number' || typeof v === 'boolean' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
 
 /** The item with the lists its join tables hold (`keys`, in `lists` order), unless it keeps one as written. */
 function withLists(item: Item, lists: JoinList[], keys: unknown[], extra: unknown): Item {
