@@ -6,6 +6,7 @@ import { layoutText } from '../layout.js';
 import { checkName } from '../names.js';
 import { LayoutConflictError, StoreUnavailableError } from '../types.js';
 import type { Collection, CollectionSpec, Item, MessageQueue, Store, StoredCollection } from '../types.js';
+import { notJoinTable, TableClaims } from './claims.js';
 import { PostgresCollection, STREAM_BATCH } from './collection.js';
 import { poolSettings, redactPostgresUrl } from './config.js';
 import { Connection, type Row } from './connection.js';
@@ -81,7 +82,11 @@ class PostgresStore implements Store {
     ));
   }
 
+  /** Which collection each table is for: a name two would share refuses the second (claims.ts). */
+  private readonly claims = new TableClaims();
+
   async collection(spec: CollectionSpec): Promise<Collection> {
+    this.claims.claim(spec);
     const table = tableOf(spec);
     const sequence = await this.connection.transaction(async () => {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
@@ -123,19 +128,24 @@ class PostgresStore implements Store {
         for (const statement of creation(target)) await this.schema(target, statement);
     await this.refuseRetargeted(spec, existing);
     for (const statement of foreignKeyStatements(spec, existing)) await this.schema(spec, statement);
-    const joins = await this.joinTables(tableOf(spec).lists);
+    const joins = await this.joinTables(spec);
     for (const statement of joinTableUpgrade(spec, joins, existing)) await this.schema(spec, statement);
   }
 
-  /** What the catalogue says of each list's join table made (by name). */
-  private async joinTables(lists: JoinList[]): Promise<Map<string, ExistingJoinTable>> {
+  /**
+   * What the catalogue says of each list's join table made (by name). A table of that name without a join table's
+   * columns is another's (a resource's the file no longer has, a DBA's): refused, rather than written into.
+   */
+  private async joinTables(spec: CollectionSpec, lists = tableOf(spec).lists): Promise<Map<string, ExistingJoinTable>> {
     const out = new Map<string, ExistingJoinTable>();
     for (const list of lists) {
+      const columns = [list.owner, list.position, list.member].map((name) => rawOf({ name }));
       const rows = await this.connection.rows(
-        `SELECT to_regclass($1) IS NOT NULL, (SELECT c.confdeltype FROM pg_constraint c WHERE c.conrelid = to_regclass($1) AND c.conname = $2)`,
-        [list.name, list.memberForeignKey],
+        `SELECT to_regclass($1) IS NOT NULL, (SELECT c.confdeltype FROM pg_constraint c WHERE c.conrelid = to_regclass($1) AND c.conname = $2), (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attname = ANY($3) AND NOT a.attisdropped)`,
+        [list.name, list.memberForeignKey, columns],
       );
-      const [made, action] = rows[0]! as [boolean, string | null];
+      const [made, action, found] = rows[0]! as [boolean, string | null, number];
+      if (made && found < columns.length) throw notJoinTable(spec, list, columns);
       if (made) out.set(list.rawName, action ? { memberAction: action } : {});
     }
     return out;
@@ -164,6 +174,8 @@ class PostgresStore implements Store {
   }
 
   async schemaPlan(specs: CollectionSpec[]): Promise<string[]> {
+    const claims = new TableClaims(); // the clash opening them would meet, told before anything runs
+    for (const spec of specs) claims.claim(spec);
     const out: string[] = [];
     const constraints: string[] = [];
     for (const spec of specs) {
@@ -176,7 +188,7 @@ class PostgresStore implements Store {
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
       constraints.push(...foreignKeyStatements(spec, existing));
-      const joins = await this.joinTables(table.lists);
+      const joins = await this.joinTables(spec);
       constraints.push(...joinTableUpgrade(spec, existing ? joins : new Map(), existing));
     }
     return [...out, ...constraints];
@@ -236,6 +248,7 @@ class PostgresStore implements Store {
   }
 
   async inspect(spec: CollectionSpec): Promise<StoredCollection | undefined> {
+    this.claims.claim(spec); // commands inspect every collection before opening any: a clash refuses sooner
     const table = tableOf(spec);
     const existing = await this.existing(table);
     if (!existing) return undefined;
@@ -257,7 +270,7 @@ class PostgresStore implements Store {
       ),
     );
     // Lists in join tables made: read as the lists of IRIs the items hold.
-    const joins = await this.joinTables(table.lists);
+    const joins = await this.joinTables(spec);
     const lists = table.lists.filter((l) => joins.has(l.rawName));
     const selected = [...names.map(quoteIdent), ...lists.map((l) => aggregate(l, `${table.name}.${table.key.name}`))];
     const connection = this.connection;
@@ -323,7 +336,7 @@ class PostgresStore implements Store {
   private async joinTableMaking(spec: CollectionSpec, list: JoinList): Promise<string[]> {
     const table = tableOf(spec);
     const target = list.reference.relation.target;
-    const joins = await this.joinTables([list]);
+    const joins = await this.joinTables(spec, [list]);
     const owner = await this.existing(table);
     const made = (await this.existing(tableOf(target))) ? [] : creation(target);
     return [...made, ...listUpgrade(table, list, joins.get(list.rawName), owner)];
