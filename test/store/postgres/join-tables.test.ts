@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import pg from 'pg';
 import { POSTGRES } from '../../../server/diff/migration-postgres.js';
 import { renamedSpec } from '../../../server/diff/renamed-spec.js';
 import { loadApi } from '../../../server/load-api.js';
@@ -173,6 +174,35 @@ describe('PostgreSQL store: to-many relations as join tables', function () {
     let refused: unknown;
     await db.sql.query(`INSERT INTO book_tags VALUES (1, 1, 'a')`).catch((e: unknown) => (refused = e));
     expect((refused as { code?: string })?.code).to.equal('23503');
+  });
+
+  it('inserts an item without members in one statement, without a transaction; one with members in one', async () => {
+    await open();
+    await tags.insert({ code: 'a' });
+    // What the store sends the server, read where the driver sends it.
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string };
+      sent.push(typeof first === 'string' ? first : (first?.text ?? ''));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    let plain: string[], listed: string[], empty: string[];
+    try {
+      await books.insert({ title: 'plain' });
+      plain = sent.splice(0);
+      await books.insert({ title: 'empty', tags: [] });
+      empty = sent.splice(0);
+      await books.insert({ title: 'listed', tags: ['/tags/a'] });
+      listed = sent.splice(0);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    expect(plain.map((t) => t.split(' ')[0])).to.deep.equal(['INSERT']);
+    expect(empty.map((t) => t.split(' ')[0])).to.deep.equal(['INSERT']);
+    expect(listed[0]).to.match(/^BEGIN/);
+    expect(listed.at(-1)).to.equal('COMMIT');
+    expect((await books.find({})).map((b) => b.tags)).to.deep.equal([undefined, [], ['/tags/a']]);
   });
 
   it('filters on members through the join table: eq, in, exists, match; another form matches nothing', async () => {
