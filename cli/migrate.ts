@@ -8,7 +8,7 @@ import { openCollections } from '../server/pipeline/open-runtime.js';
 import { loadApi } from '../server/load-api.js';
 import { openStore, specsOf } from '../server/storage.js';
 import { describeChange, isSafe, planStore, type Change } from '../server/store/layout.js';
-import type { Store } from '../server/store/types.js';
+import type { CollectionSpec, Store } from '../server/store/types.js';
 import { startFailure } from './start-failure.js';
 import { storageFor } from './store-flags.js';
 
@@ -24,6 +24,21 @@ function status(c: Change): string {
   return c.fill ? 'fill     ' : 'unsafe   ';
 }
 
+/**
+ * The statements a relational store runs to apply the changes, in order (shown too when they are refused): those
+ * filling defaults first, then the rest of the schema's (a statement both would run is shown once).
+ */
+async function printStatements(store: Store, specs: CollectionSpec[], changes: Change[]): Promise<void> {
+  const statements: string[] = [];
+  for (const c of changes) {
+    if (isSafe(c) || !c.fill) continue;
+    const spec = specs.find((s) => s.name === c.resource)!;
+    statements.push(...((await store.fillPlan?.(spec, c.fill.field, c.fill.value)) ?? []));
+  }
+  statements.push(...((await store.schemaPlan?.(specs)) ?? []));
+  for (const statement of new Set(statements)) process.stdout.write(`sql      ${statement.replace(/\n\s*/g, ' ')};\n`);
+}
+
 export async function runMigrate(file: string, opts: MigrateCliOptions): Promise<number> {
   const storage = storageFor('migrate', file, opts);
   if (!storage) return 1;
@@ -36,9 +51,7 @@ export async function runMigrate(file: string, opts: MigrateCliOptions): Promise
     if (changes.length === 0)
       process.stdout.write(`${file}: the stored data already has this layout; nothing to change.\n`);
     for (const c of changes) process.stdout.write(`${status(c)}${describeChange(c)}\n`);
-    // The statements a relational store runs to apply them (shown too when they are refused).
-    for (const statement of (await store.schemaPlan?.(specs)) ?? [])
-      process.stdout.write(`sql      ${statement.replace(/\n\s*/g, ' ')};\n`);
+    await printStatements(store, specs, changes);
     const refused = changes.filter((c) => !isSafe(c) && !c.fill);
     if (refused.length > 0) {
       process.stderr.write(

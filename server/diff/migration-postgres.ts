@@ -205,7 +205,8 @@ export const POSTGRES: MigrationDialect = {
   fill(spec, field, value) {
     const table = tableOf(spec);
     const column = table.byField.get(field);
-    if (!column) return [`-- ${field}: a to-many relation's default is not filled in (its join table stays as it is)`];
+    // A to-many relation's join table may be made by a later step (indexes): migrate fills it once it is.
+    if (!column) return [`-- ${field}: apidsl migrate fills a row per member of its default for each owner with none`];
     // A relation's column takes the key of the IRI (the store refuses to start on a default of another form).
     const held = column.reference ? keyOf(column.reference, value) : bound(column.type, value);
     if (held === undefined) return [`-- ${field}: its default is no IRI of ${column.reference!.relation.keyPrefix}…`];

@@ -265,6 +265,8 @@ export interface Store {
   schemaPlan?(specs: CollectionSpec[]): Promise<string[]>;
   /** Sets `field` to `value` in every stored item where it is absent or null; returns how many changed. */
   fill(spec: CollectionSpec, field: string, value: unknown): Promise<number>;
+  /** The schema statements `fill` would run, for `apidsl migrate` to show (PostgreSQL). */
+  fillPlan?(spec: CollectionSpec, field: string, value: unknown): Promise<string[]>;
   /**
    * Runs `run`'s writes as one transaction: all of them or none, when the store has transactions (SQLite).
    * Absent: each write applies on its own (MongoDB). `run` must be the only user of the store meanwhile.

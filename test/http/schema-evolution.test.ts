@@ -158,6 +158,42 @@ for (const storeKind of ['sqlite', 'mongodb', 'postgres'] as const) {
       expect(migrate().stdout).to.contain('nothing to change');
     });
 
+    it('adds a to-many relation over stored items (absent on them); made required, migrate fills its default', async () => {
+      const tag = 'resource Tag {\n  properties { code: string { identifier: true } }\n  operations { Post, Get }\n}';
+      await serving(bookApi(`${ID_INT}\n${TITLE}`, tag), async (url) => {
+        expect((await post(url, '/tags', { code: 'sf' })).status).to.equal(201);
+        for (const title of ['Dune', 'Emma']) expect((await post(url, '/books', { title })).status).to.equal(201);
+      });
+      const listed = bookApi(`${ID_INT}\n${TITLE}\n    tags: Tag[]`, tag);
+      writeFileSync(file(), listed);
+      const dry = migrate('--dry-run');
+      expect(dry.status, dry.stderr).to.equal(0);
+      expect(dry.stdout).to.match(/safe +Book\.tags: new property \(array\)/);
+      await serving(listed, async (url) => {
+        expect((await get(url, '/books/1')).json).to.not.have.property('tags');
+        const created = await post(url, '/books', { title: 'Ubik', tags: ['/tags/sf'] });
+        expect(created.status, created.text).to.equal(201);
+      });
+
+      const required = bookApi(`${ID_INT}\n${TITLE}\n    tags: Tag[] { required: true, default: ["/tags/sf"] }`, tag);
+      expect(await refused(required)).to.contain(
+        'Book.tags: now required: 2 stored items lack it (apidsl migrate fills its default ["/tags/sf"])',
+      );
+      const plan = migrate('--dry-run');
+      expect(plan.status, plan.stderr).to.equal(0);
+      expect(plan.stdout).to.match(/fill +Book\.tags: now required: 2 stored items/);
+      // PostgreSQL shows the statement that fills the join table.
+      if (storeKind === 'postgres') expect(plan.stdout).to.match(/sql +WITH lacking .*INSERT INTO "book_tags"/);
+      const applied = migrate();
+      expect(applied.status, applied.stderr).to.equal(0);
+      expect(applied.stdout).to.contain('filled Book.tags with ["/tags/sf"] in 2 stored items');
+      await serving(required, async (url) => {
+        const page = (await get(url, '/books')).json as { member: { tags: string[] }[] };
+        expect(page.member.map((b) => b.tags)).to.deep.equal([['/tags/sf'], ['/tags/sf'], ['/tags/sf']]);
+      });
+      expect(migrate().stdout).to.contain('nothing to change');
+    });
+
     it('refuses a type change the stored values do not fit, and applies one they fit', async () => {
       await seedBooks(`${ID_INT}\n${TITLE}\n    code: string\n    pages: int`, [
         { title: 'Dune', code: 'A1', pages: 412 },

@@ -78,6 +78,8 @@ export async function postgresOrSkip(ctx: Mocha.Context): Promise<void> {
 export interface FreshPostgresStore {
   store: Store;
   sql: pg.Client;
+  /** The fresh database's URL (for another store on it). */
+  url: string;
 }
 
 /**
@@ -89,7 +91,7 @@ export function usePostgresStore(label: string): FreshPostgresStore {
   let url: string | undefined;
   beforeEach(async function () {
     await postgresOrSkip(this);
-    url = await freshPostgresUrl(label);
+    url = fresh.url = await freshPostgresUrl(label);
     fresh.store = await openPostgresStore({ url });
     fresh.sql = new pg.Client({ connectionString: url });
     await fresh.sql.connect();

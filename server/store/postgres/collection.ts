@@ -149,7 +149,9 @@ export class PostgresCollection implements Collection {
 
   async insert(item: Item, index?: number): Promise<Item> {
     const row = rowValues(this.table, item);
-    return this.withLists(async () => {
+    // An item without members writes no join table row: its one statement needs no transaction around it.
+    const members = row.members.some((keys) => keys !== undefined && keys.length > 0);
+    return this.withLists(members, async () => {
       const key = await this.insertRow(row, item, index);
       await this.writeMembers(key, row.members, item, true, index);
       return this.keyed(key, item);
@@ -182,9 +184,9 @@ export class PostgresCollection implements Collection {
     }
   }
 
-  /** Runs a write as one when the item's lists are rows of join tables, written after its own row. */
-  private withLists<T>(run: () => Promise<T>): Promise<T> {
-    return this.table.lists.length > 0 ? this.connection.atomic(run) : run();
+  /** Runs a write as one when it writes rows of join tables too (`lists`), after the item's own row. */
+  private withLists<T>(lists: boolean, run: () => Promise<T>): Promise<T> {
+    return lists ? this.connection.atomic(run) : run();
   }
 
   /** Writes the members of the item's lists under `key`, once its row is written; `fresh`: none stored yet. */
@@ -247,9 +249,9 @@ export class PostgresCollection implements Collection {
       await this.writeMembers(id, row.members, item, false);
       return this.keyed(id, item);
     };
-    if (!expected) return this.withLists(write);
+    if (!expected) return this.withLists(this.table.lists.length > 0, write);
     return this.connection.transaction(async () =>
-      (await this.stillEqual(id, expected)) ? this.withLists(write) : null,
+      (await this.stillEqual(id, expected)) ? this.withLists(this.table.lists.length > 0, write) : null,
     );
   }
 
@@ -262,7 +264,8 @@ export class PostgresCollection implements Collection {
   async upsert(id: Id, item: Item): Promise<{ item: Item; created: boolean }> {
     const key = checkKey(this.spec, id);
     const row = rowValues(this.table, item);
-    return this.withLists(async () => {
+    // A stored item's rows are replaced (cleared at least): always with its own row.
+    return this.withLists(this.table.lists.length > 0, async () => {
       const rows = await this.connection.rows(this.sql.upsert, [key, ...row.values, row.extra], this.conflicts(item));
       const created = rows[0]![0] === true;
       await this.writeMembers(key, row.members, item, created);

@@ -174,3 +174,26 @@ export function refusedMember(list: JoinList, value: unknown, detail: string | u
   if (!Array.isArray(value) || key === undefined) return value;
   return value.find((v) => String(keyOf(list.reference, v)) === key) ?? value;
 }
+
+/**
+ * The statement that fills a to-many relation's default into the owners lacking the list (no row, and no value kept
+ * among their extra members, or a null one), answering how many it filled: a row per member of the default for
+ * each, and the default kept among the extra members when the rows cannot give it back exactly (`kept`: jsonb,
+ * NULL otherwise; see `membersOf`). `keys` (an array), `field` (text) and `kept` are SQL: parameters or literals.
+ */
+export function fillListStatement(
+  ownerTable: { name: string; key: { name: string }; extra: string },
+  list: JoinList,
+  sql: { keys: string; field: string; kept: string },
+): string {
+  const { name: owner, extra } = ownerTable;
+  const key = ownerTable.key.name;
+  const { keys, field, kept } = sql;
+  const merged = `(coalesce(o.${extra}::jsonb, '{}') - ${field}) || CASE WHEN ${kept} IS NULL THEN '{}' ELSE jsonb_build_object(${field}, ${kept}) END`;
+  return (
+    `WITH lacking AS (SELECT o.${key} AS key FROM ${owner} AS o WHERE NOT EXISTS (SELECT 1 FROM ${list.name} AS m WHERE m.${list.owner} = o.${key}) AND coalesce(o.${extra}::jsonb -> ${field}, 'null') = 'null'), ` +
+    `members AS (INSERT INTO ${list.name} (${list.owner}, ${list.position}, ${list.member}) SELECT l.key, d.ord, d.key FROM lacking AS l, unnest(${keys}::${sqlType(list.reference.keyType)}[]) WITH ORDINALITY AS d(key, ord)), ` +
+    `kept AS (UPDATE ${owner} AS o SET ${extra} = nullif(${merged}, '{}')::json FROM lacking AS l WHERE o.${key} = l.key AND (o.${extra} IS NOT NULL OR ${kept} IS NOT NULL)) ` +
+    `SELECT count(*) FROM lacking`
+  );
+}

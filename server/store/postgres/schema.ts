@@ -110,18 +110,25 @@ export function joinTableUpgrade(
   owner?: ExistingTable,
 ): string[] {
   const table = tableOf(spec);
-  return table.lists.flatMap((list: JoinList) => {
-    const existing = joins.get(list.rawName);
-    if (!existing) {
-      const legacy = owner?.columns.get(list.legacyColumn)?.type === 'jsonb';
-      return [...joinTableStatements(table, list), ...(legacy ? convertStatements(table, list) : [])];
-    }
-    if (existing.memberAction === memberActionCode(list)) return [];
-    const drop = existing.memberAction
-      ? [`ALTER TABLE ${list.name} DROP CONSTRAINT ${quoteIdent(list.memberForeignKey)}`]
-      : [];
-    return [...drop, `ALTER TABLE ${list.name} ADD ${memberForeignKey(list)}`];
-  });
+  return table.lists.flatMap((list) => listUpgrade(table, list, joins.get(list.rawName), owner));
+}
+
+/** The statements of `joinTableUpgrade` for one list (`existing`: its join table as it is, undefined if none). */
+export function listUpgrade(
+  table: Table,
+  list: JoinList,
+  existing: ExistingJoinTable | undefined,
+  owner: ExistingTable | undefined,
+): string[] {
+  if (!existing) {
+    const legacy = owner?.columns.get(list.legacyColumn)?.type === 'jsonb';
+    return [...joinTableStatements(table, list), ...(legacy ? convertStatements(table, list) : [])];
+  }
+  if (existing.memberAction === memberActionCode(list)) return [];
+  const drop = existing.memberAction
+    ? [`ALTER TABLE ${list.name} DROP CONSTRAINT ${quoteIdent(list.memberForeignKey)}`]
+    : [];
+  return [...drop, `ALTER TABLE ${list.name} ADD ${memberForeignKey(list)}`];
 }
 
 export interface IndexDefinition {

@@ -6,6 +6,7 @@ import { layoutText } from '../layout.js';
 import { checkName } from '../names.js';
 import { LayoutConflictError, StoreUnavailableError } from '../types.js';
 import type { Collection, CollectionSpec, Item, MessageQueue, Store, StoredCollection } from '../types.js';
+import { notJoinTable, TableClaims } from './claims.js';
 import { PostgresCollection, STREAM_BATCH } from './collection.js';
 import { poolSettings, redactPostgresUrl } from './config.js';
 import { Connection, type Row } from './connection.js';
@@ -19,15 +20,16 @@ import {
   indexDefinitions,
   joinTableUpgrade,
   LAYOUTS_TABLE,
+  listUpgrade,
   layoutsSchema,
   rawOf,
   upgradeStatements,
   type ExistingJoinTable,
   type ExistingTable,
 } from './schema.js';
-import { aggregate, irisOf, type JoinList } from './join-tables.js';
+import { aggregate, fillListStatement, irisOf, membersOf, type JoinList } from './join-tables.js';
 import { iriOf, keyOf, type Reference } from './references.js';
-import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Table } from './table.js';
+import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Column, type Table } from './table.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:5432/dbname?pool_max=10&query_timeout=5000` (or `postgresql://`). */
@@ -80,7 +82,11 @@ class PostgresStore implements Store {
     ));
   }
 
+  /** Which collection each table is for: a name two would share refuses the second (claims.ts). */
+  private readonly claims = new TableClaims();
+
   async collection(spec: CollectionSpec): Promise<Collection> {
+    this.claims.claim(spec);
     const table = tableOf(spec);
     const sequence = await this.connection.transaction(async () => {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
@@ -122,19 +128,24 @@ class PostgresStore implements Store {
         for (const statement of creation(target)) await this.schema(target, statement);
     await this.refuseRetargeted(spec, existing);
     for (const statement of foreignKeyStatements(spec, existing)) await this.schema(spec, statement);
-    const joins = await this.joinTables(tableOf(spec).lists);
+    const joins = await this.joinTables(spec);
     for (const statement of joinTableUpgrade(spec, joins, existing)) await this.schema(spec, statement);
   }
 
-  /** What the catalogue says of each list's join table made (by name). */
-  private async joinTables(lists: JoinList[]): Promise<Map<string, ExistingJoinTable>> {
+  /**
+   * What the catalogue says of each list's join table made (by name). A table of that name without a join table's
+   * columns is another's (a resource's the file no longer has, a DBA's): refused, rather than written into.
+   */
+  private async joinTables(spec: CollectionSpec, lists = tableOf(spec).lists): Promise<Map<string, ExistingJoinTable>> {
     const out = new Map<string, ExistingJoinTable>();
     for (const list of lists) {
+      const columns = [list.owner, list.position, list.member].map((name) => rawOf({ name }));
       const rows = await this.connection.rows(
-        `SELECT to_regclass($1) IS NOT NULL, (SELECT c.confdeltype FROM pg_constraint c WHERE c.conrelid = to_regclass($1) AND c.conname = $2)`,
-        [list.name, list.memberForeignKey],
+        `SELECT to_regclass($1) IS NOT NULL, (SELECT c.confdeltype FROM pg_constraint c WHERE c.conrelid = to_regclass($1) AND c.conname = $2), (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attname = ANY($3) AND NOT a.attisdropped)`,
+        [list.name, list.memberForeignKey, columns],
       );
-      const [made, action] = rows[0]! as [boolean, string | null];
+      const [made, action, found] = rows[0]! as [boolean, string | null, number];
+      if (made && found < columns.length) throw notJoinTable(spec, list, columns);
       if (made) out.set(list.rawName, action ? { memberAction: action } : {});
     }
     return out;
@@ -163,6 +174,8 @@ class PostgresStore implements Store {
   }
 
   async schemaPlan(specs: CollectionSpec[]): Promise<string[]> {
+    const claims = new TableClaims(); // the clash opening them would meet, told before anything runs
+    for (const spec of specs) claims.claim(spec);
     const out: string[] = [];
     const constraints: string[] = [];
     for (const spec of specs) {
@@ -175,7 +188,7 @@ class PostgresStore implements Store {
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
       constraints.push(...foreignKeyStatements(spec, existing));
-      const joins = await this.joinTables(table.lists);
+      const joins = await this.joinTables(spec);
       constraints.push(...joinTableUpgrade(spec, existing ? joins : new Map(), existing));
     }
     return [...out, ...constraints];
@@ -235,6 +248,7 @@ class PostgresStore implements Store {
   }
 
   async inspect(spec: CollectionSpec): Promise<StoredCollection | undefined> {
+    this.claims.claim(spec); // commands inspect every collection before opening any: a clash refuses sooner
     const table = tableOf(spec);
     const existing = await this.existing(table);
     if (!existing) return undefined;
@@ -256,7 +270,7 @@ class PostgresStore implements Store {
       ),
     );
     // Lists in join tables made: read as the lists of IRIs the items hold.
-    const joins = await this.joinTables(table.lists);
+    const joins = await this.joinTables(spec);
     const lists = table.lists.filter((l) => joins.has(l.rawName));
     const selected = [...names.map(quoteIdent), ...lists.map((l) => aggregate(l, `${table.name}.${table.key.name}`))];
     const connection = this.connection;
@@ -281,14 +295,67 @@ class PostgresStore implements Store {
 
   async fill(spec: CollectionSpec, field: string, value: unknown): Promise<number> {
     checkName(field, 'field');
-    const table = tableOf(spec);
-    const column = table.byField.get(field);
-    const key = column?.reference ? keyOf(column.reference, value) : undefined;
-    if (!column || (column.reference ? key === undefined : !fits(column.type, value)))
-      throw new TypeError(`${spec.name}.${field}: its default cannot be filled into the column`);
+    const list = tableOf(spec).byList.get(field);
+    if (list) return this.fillList(spec, list, value);
+    const { table, column, stored } = scalarFill(spec, field, value);
     const [addColumn, update] = fillStatements(table, column, '$1', '$2');
     await this.connection.rows(addColumn!);
-    return this.connection.changed(update!, [column.reference ? key : bound(column.type, value), field]);
+    return this.connection.changed(update!, [stored, field]);
+  }
+
+  /**
+   * A to-many relation's default filled into the owners lacking the list, its join table made first when missing
+   * (as opening the collection makes it, a list kept in a jsonb column moved into it), in one transaction. A
+   * default naming an item not stored refuses, and changes nothing.
+   */
+  private async fillList(spec: CollectionSpec, list: JoinList, value: unknown): Promise<number> {
+    const { keys, exact } = membersOf(list, value);
+    const statement = fillListStatement(tableOf(spec), list, { keys: '$1', field: '$2::text', kept: '$3::jsonb' });
+    return this.connection.transaction(async () => {
+      await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      for (const sql of await this.joinTableMaking(spec, list)) await this.schema(spec, sql);
+      // A restricting relation's member key is checked at commit: here, at the statement, to be told.
+      await this.connection.rows(`SET CONSTRAINTS ${quoteIdent(list.memberForeignKey)} IMMEDIATE`);
+      const refused = (e: unknown): unknown =>
+        (e as { code?: string }).code === '23503'
+          ? new LayoutConflictError(
+              `${spec.name}.${list.field}: its default ${JSON.stringify(value)} names an item that is not stored: ${(e as { detail?: string }).detail ?? firstLine(e)}`,
+              { cause: e },
+            )
+          : storeError(e);
+      const rows = await this.connection.rows(
+        statement,
+        [keys, list.field, exact ? null : JSON.stringify(value)],
+        refused,
+      );
+      return Number(rows[0]![0]);
+    });
+  }
+
+  /** What makes a list's join table when it is missing: its target's table first, when missing too. */
+  private async joinTableMaking(spec: CollectionSpec, list: JoinList): Promise<string[]> {
+    const table = tableOf(spec);
+    const target = list.reference.relation.target;
+    const joins = await this.joinTables(spec, [list]);
+    const owner = await this.existing(table);
+    const made = (await this.existing(tableOf(target))) ? [] : creation(target);
+    return [...made, ...listUpgrade(table, list, joins.get(list.rawName), owner)];
+  }
+
+  async fillPlan(spec: CollectionSpec, field: string, value: unknown): Promise<string[]> {
+    checkName(field, 'field');
+    const list = tableOf(spec).byList.get(field);
+    if (list) {
+      const { keys, exact } = membersOf(list, value);
+      const sql = {
+        keys: `ARRAY[${keys.map(sqlValue).join(', ')}]`,
+        field: `${sqlValue(field)}::text`,
+        kept: exact ? 'NULL::jsonb' : `${sqlValue(JSON.stringify(value))}::jsonb`,
+      };
+      return [...(await this.joinTableMaking(spec, list)), fillListStatement(tableOf(spec), list, sql)];
+    }
+    const { table, column, stored } = scalarFill(spec, field, value);
+    return fillStatements(table, column, sqlValue(stored), sqlValue(field));
   }
 
   /** Each transaction holds a pooled connection of its own (connection.ts): they need no queue. */
@@ -302,6 +369,24 @@ class PostgresStore implements Store {
     await this.connection.close();
   }
 }
+
+/** The column a scalar default is filled into, and the value it holds there; refused when it cannot hold it. */
+function scalarFill(
+  spec: CollectionSpec,
+  field: string,
+  value: unknown,
+): { table: Table; column: Column; stored: unknown } {
+  const table = tableOf(spec);
+  const column = table.byField.get(field);
+  const key = column?.reference ? keyOf(column.reference, value) : undefined;
+  if (!column || (column.reference ? key === undefined : !fits(column.type, value)))
+    throw new TypeError(`${spec.name}.${field}: its default cannot be filled into the column`);
+  return { table, column, stored: column.reference ? key : bound(column.type, value) };
+}
+
+/** A value as a SQL literal (what `apidsl migrate` shows of a statement it runs with parameters). */
+const sqlValue = (v: unknown): string =>
+  typeof v === 'number' || typeof v === 'boolean' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
 
 /** The item with the lists its join tables hold (`keys`, in `lists` order), unless it keeps one as written. */
 function withLists(item: Item, lists: JoinList[], keys: unknown[], extra: unknown): Item {

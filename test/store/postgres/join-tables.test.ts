@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import pg from 'pg';
 import { POSTGRES } from '../../../server/diff/migration-postgres.js';
 import { renamedSpec } from '../../../server/diff/renamed-spec.js';
 import { loadApi } from '../../../server/load-api.js';
@@ -20,6 +21,8 @@ import {
   type CollectionSpec,
   type Query,
 } from '../../../server/store/types.js';
+import { Refusal } from '../../../server/refusal.js';
+import { openPostgresStore } from '../../../server/store/postgres/store.js';
 import { postgresOrSkip, usePostgresStore } from '../../support/postgres.js';
 
 // Book is declared (and opened) before Tag and Shop, which its lists name; Book.related names Book itself.
@@ -173,6 +176,35 @@ describe('PostgreSQL store: to-many relations as join tables', function () {
     expect((refused as { code?: string })?.code).to.equal('23503');
   });
 
+  it('inserts an item without members in one statement, without a transaction; one with members in one', async () => {
+    await open();
+    await tags.insert({ code: 'a' });
+    // What the store sends the server, read where the driver sends it.
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string };
+      sent.push(typeof first === 'string' ? first : (first?.text ?? ''));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    let plain: string[], listed: string[], empty: string[];
+    try {
+      await books.insert({ title: 'plain' });
+      plain = sent.splice(0);
+      await books.insert({ title: 'empty', tags: [] });
+      empty = sent.splice(0);
+      await books.insert({ title: 'listed', tags: ['/tags/a'] });
+      listed = sent.splice(0);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    expect(plain.map((t) => t.split(' ')[0])).to.deep.equal(['INSERT']);
+    expect(empty.map((t) => t.split(' ')[0])).to.deep.equal(['INSERT']);
+    expect(listed[0]).to.match(/^BEGIN/);
+    expect(listed.at(-1)).to.equal('COMMIT');
+    expect((await books.find({})).map((b) => b.tags)).to.deep.equal([undefined, [], ['/tags/a']]);
+  });
+
   it('filters on members through the join table: eq, in, exists, match; another form matches nothing', async () => {
     await open();
     for (const code of ['a', 'b', 'c']) await tags.insert({ code });
@@ -269,5 +301,78 @@ describe('PostgreSQL store: to-many relations as join tables', function () {
     const labelled = await db.store.collection(renamed);
     expect(await labelled.get(1)).to.deep.equal({ id: 1, title: 'T', labels: ['/tags/a'] });
     expect(await rows(`SELECT to_regclass('book_tags') AS t`)).to.deep.equal([{ t: null }]);
+  });
+
+  it("refuses a join table named as another table (a resource's, or another join table), whichever opens first", async () => {
+    // Book.tags and the resource BookTags are both `book_tags`; Book.shelfTags and Shelf.tags (its table named
+    // `book_shelf`) both `book_shelf_tags`.
+    const clashing = `api "Clash" { version: "1" }
+resource Book { properties { id: int { identifier: true }, tags: Tag[], shelfTags: Tag[] } }
+resource Tag { properties { code: string { identifier: true } } }
+resource BookTags {
+  properties { id: int { identifier: true }, note: string }
+}
+resource Shelf {
+  stateOptions: { table: "book_shelf" }
+  properties { id: int { identifier: true }, tags: Tag[] }
+}
+`;
+    writeFileSync(join(dir, 'clash.api'), clashing);
+    const all = specsOf(await loadApi(join(dir, 'clash.api')));
+    const named = (n: string): CollectionSpec => all.find((s) => s.name === n)!;
+    const refusal = async (opening: Promise<unknown>): Promise<string> => {
+      const error = await opening.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(Refusal);
+      return (error as Error).message;
+    };
+    const tagsClash =
+      'PostgreSQL cannot keep the join table of Book.tags and the table of resource BookTags in one table "book_tags"';
+    expect(await refusal(db.store.schemaPlan!(all))).to.include(tagsClash);
+    // Nothing is made for the collection refused; either order is refused.
+    await db.store.collection(named('Tag'));
+    const reversed = await refusal(
+      db.store.collection(named('BookTags')).then(() => db.store.collection(named('Book'))),
+    );
+    expect(reversed).to.include(
+      'cannot keep the table of resource BookTags and the join table of Book.tags in one table "book_tags"',
+    );
+    expect(await rows(`SELECT to_regclass('book') AS t`)).to.deep.equal([{ t: null }]);
+    // Another process, whose file no longer has BookTags: its table is no join table, and is left alone.
+    const reopened = await openPostgresStore({ url: db.url });
+    try {
+      await reopened.collection(named('Tag'));
+      expect(await refusal(reopened.collection(named('Book')))).to.equal(
+        'PostgreSQL cannot keep the join table of Book.tags in the table "book_tags": it is another table (it lacks ' +
+          'the columns "book_id", "position", "tag_code"); rename the property or the resource, or name the ' +
+          'resource\'s table (stateOptions: { table: "…" })',
+      );
+      expect(await refusal(reopened.schemaPlan!([named('Book'), named('Shelf'), named('Tag')]))).to.equal(
+        'PostgreSQL cannot keep the join table of Book.shelfTags and the join table of Shelf.tags in one table ' +
+          '"book_shelf_tags": rename the property or the resource, or name the resource\'s table (stateOptions: { table: "…" })',
+      );
+      expect(await rows(`SELECT to_regclass('book') AS b, to_regclass('book_shelf') AS s`)).to.deep.equal([
+        { b: null, s: null },
+      ]);
+    } finally {
+      await reopened.close();
+    }
+    // Named apart (the table BookTags had made dropped: the name is Book.tags' now), they open.
+    await db.sql.query('DROP TABLE book_tags');
+    const apart = clashing.replace(
+      'resource BookTags {',
+      'resource BookTags {\n  stateOptions: { table: "book_tag_notes" }\n',
+    );
+    writeFileSync(join(dir, 'apart.api'), apart.replace('shelfTags: Tag[]', 'shelvedTags: Tag[]'));
+    const fine = specsOf(await loadApi(join(dir, 'apart.api')));
+    const store = await openPostgresStore({ url: db.url });
+    try {
+      for (const s of fine) await store.collection(s);
+      expect(await store.schemaPlan!(fine)).to.deep.equal([]);
+    } finally {
+      await store.close();
+    }
   });
 });
