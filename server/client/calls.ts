@@ -13,6 +13,7 @@ import { paginationParameters, pathParameters, queryBodySchema } from '../openap
 import { answersOf } from '../openapi/responses.js';
 import { BODY, COLLECTION, COUNTED, PATCH, QUERY, type OperationRow } from './runtime.js';
 import { doc, type ItemTypes } from './item-types.js';
+import type { ReadShapes } from './read-shapes.js';
 import { objectType, schemaType } from './schema-types.js';
 import { typeName } from './names.js';
 
@@ -64,30 +65,40 @@ export class CallSignatures {
     private readonly types: ItemTypes,
     /** Declarations the signatures name (the query types), added as they are written. */
     private readonly declarations: string[],
+    /** Where the API serves JSON:API: the shapes its reads take `include` and `fields` by. */
+    private readonly shapes?: ReadShapes,
   ) {}
 
   /** The signature lines of one operation's function (two for a bulk POST: one item, or a list). */
   signature(op: OperationMetadata, name: string, namespace: string): string[] {
     const params = this.variables(op);
     const body = bodyOf(op);
-    const data = this.data(op);
+    let data = this.data(op);
     let input: string | undefined;
     if (body === 'input') input = this.types.input(op);
     if (body === 'patch') input = this.types.patch(op);
     const errors = (paths: string) => this.errors(op, paths);
     const result = (value: string, paths: string) => `Promise<R.Result<${value}, ${errors(paths)}>>`;
-    const opts = 'options?: R.CallOptions';
+    let opts = 'options?: R.CallOptions';
+    // A JSON:API read is generic over its options: `include` and `fields` shape what it answers.
+    let generic = '';
+    const shape = this.shapes && data !== 'undefined' && ['GET', 'QUERY'].includes(op.method) && this.shapes.of(op);
+    if (shape) {
+      generic = `<O extends R.Reading<F, ${shape}> = {}>`;
+      opts = 'options?: O';
+      data = `R.As<F, R.Read<${shape}, O>>`;
+    }
     const describe = doc(optionValue(op, 'description') ?? `${op.method} ${op.path}`, '  ');
     if (op.isCollection) {
       const query = this.query(op, typeName(namespace, name, 'Query'));
       const all = [...params, `${body === 'criteria' ? 'criteria' : 'query'}?: ${query}`, opts].join(', ');
       const page = this.page(op, data);
       return [
-        `${describe}  ${name}: ((${all}) => ${result(page, 'never')}) & {\n    iterate(${all}): AsyncGenerator<${data}>;\n  };`,
+        `${describe}  ${name}: (${generic}(${all}) => ${result(page, 'never')}) & {\n    iterate${generic}(${all}): AsyncGenerator<${data}>;\n  };`,
       ];
     }
     const paths = input ? `R.Paths<${input}>` : 'never';
-    const one = `${describe}  ${name}(${[...params, ...(input ? [`input: ${input}`] : []), opts].join(', ')}): ${result(data, paths)};`;
+    const one = `${describe}  ${name}${generic}(${[...params, ...(input ? [`input: ${input}`] : []), opts].join(', ')}): ${result(data, paths)};`;
     if (body !== 'input' || optionValue(op, 'bulk') !== true) return [one];
     const each = `\`[\${number}]\` | \`[\${number}].\${${paths}}\``;
     const list = [...params, `inputs: ${input}[]`, opts].join(', ');

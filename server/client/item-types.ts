@@ -60,7 +60,8 @@ export class ItemTypes {
     return [...this.declared.values()].join('\n');
   }
 
-  private declare(name: string, build: () => string): string {
+  /** Declares a type once, under its name (also the JSON:API read shapes: read-shapes.ts). */
+  declare(name: string, build: () => string): string {
     if (!this.declared.has(name)) {
       this.declared.set(name, ''); // reserved first: a recursive relation refers to it
       this.declared.set(name, build());

@@ -10,6 +10,7 @@ import { itemOperation } from '../protocol/iri.js';
 import { mercureOptions, resourcePublishes } from '../realtime/index.js';
 import { CallSignatures, operationRow } from './calls.js';
 import { ItemTypes, iriType } from './item-types.js';
+import { ReadShapes } from './read-shapes.js';
 import { callNames, camelName, namespaceOf, typeName } from './names.js';
 import type { ApiTable, Format, JsonApiTypes, OperationRow } from './runtime.js';
 
@@ -38,6 +39,7 @@ const RUNTIME_TYPES = [
   'Paths',
   'ClientOptions',
   'CallOptions',
+  'ReadOptions',
   'SubscribeOptions',
   'UpdateEvent',
 ];
@@ -122,6 +124,7 @@ function indexJs(table: ApiTable): string {
 class ClientDeclarations {
   readonly table: ApiTable;
   private readonly types: ItemTypes;
+  private readonly shapes?: ReadShapes;
   private readonly queries: string[] = [];
   private readonly namespaces: string[] = [];
 
@@ -130,8 +133,11 @@ class ClientDeclarations {
     this.types = new ItemTypes(api, formats.jsonld !== undefined || formats.jsonapi !== undefined);
     const patch = api.settings.patchFormats.length ? api.settings.patchFormats : ['application/merge-patch+json'];
     this.table = { formats, patch, page: api.settings.pageParameter, events: {}, resources: {} };
-    if (formats.jsonapi) this.table.jsonapi = jsonApiTypes(api);
-    const signatures = new CallSignatures(api, this.types, this.queries);
+    if (formats.jsonapi) {
+      this.table.jsonapi = jsonApiTypes(api);
+      this.shapes = new ReadShapes(api, this.types);
+    }
+    const signatures = new CallSignatures(api, this.types, this.queries, this.shapes);
     for (const resource of api.resources) {
       const names = callNames(resource);
       if (names.size === 0) continue;

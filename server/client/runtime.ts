@@ -1,9 +1,6 @@
 /**
- * The runtime of a generated client (docs/client.md): shipped as it compiles, `runtime.js` beside
- * `runtime.d.ts`, in every package `apidsl client` writes. It imports nothing, not even from this
- * repository, and uses only `fetch` and `EventSource`, so that it runs in browsers, Node 20+, Bun and Deno;
- * its gzipped size is held under 5 kB by test/client/package.test.ts. The generated `index.js` hands it
- * the API's operation table; the generated `index.d.ts` types what it returns.
+ * The runtime of a generated client (docs/client.md), shipped as it compiles in every package: it imports nothing
+ * and uses only `fetch` and `EventSource` (browsers, Node 20+, Bun, Deno); under 5 kB gzipped (package.test.ts).
  */
 
 /** The IRI of an item of resource `R` (`/books/1`). A plain string is accepted; another resource's IRI is not. */
@@ -112,6 +109,71 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * The options of a read in JSON:API: the relationship paths whose items the answer includes (`author`,
+ * `author.publisher`), and per type the members its objects keep (sparse fieldsets, `{ Book: ['title'] }`).
+ */
+export interface ReadOptions<I extends string = string, T = Record<string, string>> extends CallOptions {
+  include?: I[];
+  fields?: { [N in keyof T]?: T[N][] };
+}
+
+/**
+ * What a JSON:API read of one output type may ask for (the package declares one per output type read): the type's
+ * name, its identifier, its items, and per relation whose items `include` may add, the shape of those items.
+ */
+export interface Shape {
+  type: string;
+  id: string;
+  item: unknown;
+  relations: { [name: string]: Shape };
+}
+
+type Rel<S extends Shape> = Extract<keyof S['relations'], string>;
+
+/** The relationship paths a read of shape `S` may include (`author`, `author.publisher`), three levels deep. */
+export type IncludePaths<S extends Shape, D extends 0[] = []> = D['length'] extends 3
+  ? never
+  : { [K in Rel<S>]: K | `${K}.${IncludePaths<S['relations'][K], [...D, 0]>}` }[Rel<S>];
+
+type Reached<S extends Shape, D extends 0[] = []> = D['length'] extends 4
+  ? never
+  : S | { [K in Rel<S>]: Reached<S['relations'][K], [...D, 0]> }[Rel<S>];
+type Members<S> = S extends Shape ? Exclude<Extract<keyof S['item'], string>, '@id' | '@type' | S['id']> : never;
+
+/** Per type a read of shape `S` (and what it includes) can show: the members `fields` may keep. */
+export type FieldNames<S extends Shape> = { [N in Reached<S>['type']]: Members<Extract<Reached<S>, { type: N }>> };
+
+/** The options of a read in format `F`: `include` and `fields` in JSON:API only. */
+export type Reading<F, S extends Shape> = F extends 'jsonapi'
+  ? ReadOptions<IncludePaths<S>, FieldNames<S>>
+  : CallOptions & { include?: never; fields?: never };
+
+type Head<P> = P extends `${infer H}.${string}` ? H : P;
+type Tail<P, K> = K extends string ? (P extends `${K}.${infer R}` ? R : never) : never;
+type Kept<S extends Shape, O> = O extends { fields: { [N in S['type']]: (infer P)[] } }
+  ? P | '@id' | '@type' | S['id']
+  : PropertyKey;
+/** A relation's value with its items included: each item, or its IRI where not included (absent stays absent). */
+type Swap<V, X> = V extends readonly (infer U)[]
+  ? (X | Extract<U, string>)[]
+  : V extends string | object
+    ? X | Extract<V, string>
+    : V;
+type Sparse<S extends Shape, O, P> = {
+  [K in keyof S['item'] as K extends Kept<S, O> ? K : never]: K extends Head<P> & Rel<S>
+    ? Swap<S['item'][K], Sparse<S['relations'][K], O, Tail<P, K>>>
+    : S['item'][K];
+};
+
+/**
+ * An item read with options `O`: under `fields`, only the members kept (and `@id`, `@type`, the identifier); each
+ * relation `include` names, its item read the same way, or its IRI (an item the reader may not see is not included).
+ */
+export type Read<S extends Shape, O> = O extends { include?: undefined; fields?: undefined }
+  ? S['item']
+  : Sparse<S, O, O extends { include: (infer P)[] } ? P : never>;
+
 export interface SubscribeOptions {
   /** Resume after this event (the hub replays what it still holds): Mercure's `lastEventID`. */
   lastEventId?: string;
@@ -182,23 +244,31 @@ function queryString(value: unknown, prefix: string, out: URLSearchParams): URLS
   return out;
 }
 
-/** A JSON:API resource object as the others' item: `@id`, `@type`, the identifier (from the IRI), relations' IRIs. */
-function fromJsonApi(types: JsonApiTypes, o: Json): Json {
+/**
+ * A JSON:API resource object as the others' item: `@id`, `@type`, the identifier (from the IRI), each relation its
+ * included item, else its IRI (also an item met again below itself).
+ */
+function fromJsonApi(types: JsonApiTypes, o: Json, included: Record<string, Json>, above: unknown[] = []): Json {
+  const seen = [...above, o.id];
   const item: Json = { '@id': o.id, '@type': o.type, ...(o.attributes as Json) };
   const [, id, numeric] = Object.values(types).find((t) => t[0] === o.type) ?? [];
   if (id) {
     const last = decodeURIComponent(String(o.id).split(/[?#]/)[0].split('/').pop()!);
     item[id] = numeric ? Number(last) : last;
   }
+  const to = ({ id }: Json) =>
+    included[id as string] && !seen.includes(id) ? fromJsonApi(types, included[id as string], included, seen) : id;
   for (const [k, r] of Object.entries((o.relationships ?? {}) as Record<string, { data: Json | Json[] | null }>))
-    if (r.data) item[k] = Array.isArray(r.data) ? r.data.map((d) => d.id) : r.data.id;
+    if (r.data) item[k] = Array.isArray(r.data) ? r.data.map(to) : to(r.data);
   return item;
 }
 
-/** A JSON:API document's item, or page (read as a Hydra one: `meta.totalItems`, `links`). */
-function fromJsonApiDocument(types: JsonApiTypes, { data, links, meta }: Json & { links?: Json }): unknown {
-  if (!Array.isArray(data)) return fromJsonApi(types, data as Json);
-  const member = data.map((o: Json) => fromJsonApi(types, o));
+/** A JSON:API document's item, or page (read as a Hydra one: `meta.totalItems`, `links`), and what it includes. */
+function fromJsonApiDocument(types: JsonApiTypes, doc: Json & { links?: Json }): unknown {
+  const { data, links, meta } = doc;
+  const included = Object.fromEntries(((doc.included ?? []) as Json[]).map((o) => [o.id, o]));
+  if (!Array.isArray(data)) return fromJsonApi(types, data as Json, included);
+  const member = data.map((o: Json) => fromJsonApi(types, o, included));
   return pageOf({ ...(meta as Json), member, view: { ...links, previous: links?.prev } });
 }
 
@@ -265,8 +335,12 @@ function sender(accept: string, options: ClientOptions): Send {
     if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = type;
     try {
-      const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-      return await fetcher(url, { ...init, signal: call?.signal });
+      return await fetcher(url, {
+        method,
+        headers,
+        body: (body && JSON.stringify(body)) as string,
+        signal: call?.signal,
+      });
     } catch (e) {
       return { status: 0, title: 'No answer', detail: String(e) } as Problem<0>;
     }
@@ -277,8 +351,8 @@ async function answer(response: Response | Problem<0>, collection: boolean, type
   if (!('headers' in response)) return { error: response };
   if (!response.ok) return { error: await problemOf(response) };
   const text = await response.text();
-  const doc: unknown = text === '' ? undefined : JSON.parse(text);
-  if (doc === undefined) return { data: doc };
+  if (!text) return { data: undefined };
+  const doc: unknown = JSON.parse(text);
   if (types && /vnd\.api\+json/.test(response.headers.get('content-type') ?? ''))
     return { data: fromJsonApiDocument(types, doc as Json) };
   return { data: collection ? pageOf(doc) : doc };
@@ -327,30 +401,32 @@ function request(
   if (names.length === 1) vars[names[0]] = args.shift();
   let url = base + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(vars[name])));
   let body = flags & (BODY | QUERY) ? (args.shift() ?? {}) : undefined;
-  let query: unknown = flags & COLLECTION && !(flags & QUERY) ? args.shift() : undefined;
+  let query = (flags & COLLECTION && !(flags & QUERY) ? args.shift() : {}) as Json;
   if (flags & QUERY) {
     const criteria = { ...(body as Json) };
     query = Object.fromEntries(inUrl.filter((k) => k in criteria).map((k) => [k, criteria[k]]));
     for (const k of inUrl) delete criteria[k];
     body = criteria;
   }
+  // JSON:API's read options, comma-separated lists: `include=author,tags`, `fields[Book]=title,author`.
+  const { include, fields = {} } = (args[0] ?? {}) as ReadOptions;
+  query = { ...query, include: include?.join() };
+  for (const k in fields) query[`fields[${k}]`] = fields[k]!.join();
   const search = queryString(query, '', new URLSearchParams()).toString();
   if (search) url += `?${search}`;
   const { format, media, patch, jsonapi } = speaking;
   let type = media;
   if (flags & PATCH) type = format === 'jsonapi' && patch.includes(media) ? media : patch[0];
   else if (flags & QUERY) type = 'application/json';
-  if (jsonapi && type === media && body && !Array.isArray(body)) body = toJsonApi(jsonapi[namespace], body as Json);
+  // A bulk POST's list is a list of JSON:API documents: the server reads each item as a single POST's body.
+  const document = (b: Json) => toJsonApi(jsonapi![namespace], b);
+  if (jsonapi && type === media && body) body = Array.isArray(body) ? body.map(document) : document(body as Json);
   return { method, url, body, type, options: args[0] as CallOptions | undefined };
 }
 
 type Run = (r: Request, many: boolean) => Promise<Answer>;
 
-/**
- * A link of a document read from `from`: an absolute path is under the base URL, as the calls' paths are; a
- * network path (`//host/books`), an absolute URL or a relative path (`books?page=2`: urlGenerationStrategy) is
- * resolved against the document's own URL.
- */
+/** A link read at `from`: an absolute path is under the base URL (as calls' paths), any other resolved against `from`. */
 const resolve = (link: string, base: string, from: string): string =>
   /^\/(?!\/)/.test(link) ? base + link : new URL(link, from).href;
 
@@ -375,10 +451,7 @@ async function* iterate(run: Run, base: string, first: Request, counted?: string
   }
 }
 
-/**
- * The hub the API announces (`Link: <hub>; rel="mercure"`) on the topic's answer; for a URI template, on the
- * answer of its path before the first variable (`/books/{id}`: `/books`); else on the entrypoint's.
- */
+/** The hub announced (`Link: <hub>; rel="mercure"`) on the topic's path before any variable, else on the entrypoint. */
 async function hubOf(send: Send, base: string, topic: string): Promise<string | undefined> {
   const path = topic.startsWith('/') ? topic.split('{')[0].replace(/\/$/, '') : '';
   for (const url of path ? [path, '/'] : ['/']) {
@@ -430,10 +503,7 @@ export function createRuntime(table: ApiTable, options: ClientOptions): Record<s
     answer(await send(r.method, r.url, r.body, r.type, r.options), many, speaking.jsonapi);
   const counted = format === 'json' ? table.page : undefined;
 
-  /**
-   * Listens to a topic (an IRI or a URI template) on the API's Mercure hub; resolves with the unsubscribe function
-   * once the hub holds the subscription.
-   */
+  /** Listens to a topic (an IRI or a URI template) on the API's hub; resolves with the function that stops it. */
   async function subscribe(
     topic: string,
     handler: (data: unknown, event: UpdateEvent) => void,

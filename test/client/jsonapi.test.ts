@@ -3,7 +3,8 @@
  * (on the suite's store): an API serving JSON:API only (client/jsonapi.api) and one serving JSON-LD, plain JSON
  * and JSON:API (client/formats.api) whose client is told `format: 'jsonapi'`. Each runs CRUD (a relation and a
  * to-many relation as IRIs, PATCH in JSON:API), a 422 read as typed violations and a page walk with `iterate()`;
- * the second API is also read in its default JSON-LD and in plain JSON.
+ * the second API is also read in its default JSON-LD and in plain JSON. The first also takes a bulk list (as
+ * JSON:API documents), a QUERY (its criteria as JSON) and reads with `include` and `fields`.
  */
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -31,11 +32,18 @@ const recording: typeof fetch = async (url, init) => {
   return response;
 };
 
-/** A JSON:API client: of the API serving only JSON:API (its default), or of the other one, told so. */
+/**
+ * A JSON:API client: of the API serving only JSON:API (its default), or of the other one, told so. The catalog's
+ * calls are a superset of the others', but each package declares its own generic reads: the scenarios below use the
+ * calls both have, typed as the catalog's.
+ */
 const jsonApi = (api: 'catalog' | 'formats', baseUrl: string): ApiClient =>
-  api === 'catalog' ? catalog({ baseUrl, fetch: recording }) : formats({ baseUrl, format: 'jsonapi', fetch: recording });
+  api === 'catalog'
+    ? catalog({ baseUrl, fetch: recording })
+    : (formats({ baseUrl, format: 'jsonapi', fetch: recording }) as unknown as ApiClient);
 
 export async function crud(api: 'catalog' | 'formats', baseUrl: string) {
+  seen.clear();
   const shop = jsonApi(api, baseUrl);
   const category = await shop.categories.create({ name: 'Lamps' });
   if (category.error) throw new Error(category.error.detail);
@@ -85,6 +93,40 @@ export async function pages(api: 'catalog' | 'formats', baseUrl: string) {
   };
 }
 
+/** The API serving JSON:API only: a bulk list, a QUERY, and reads with \`include\` and \`fields\`. */
+export async function reads(baseUrl: string) {
+  const shop = catalog({ baseUrl, fetch: recording });
+  const category = await shop.categories.create({ name: 'Lamps' });
+  if (category.error) throw new Error(category.error.detail);
+  const iri = category.data['@id'];
+  const bulk = await shop.items.bulk([{ name: 'b1', price: 3, category: iri, also: [iri] }, { name: 'b2', price: 4 }]);
+  if (bulk.error) throw new Error(JSON.stringify(bulk.error));
+  const refused = await shop.items.bulk([{ name: 'ok' }, { name: 'x'.repeat(41) }]);
+  const violations = refused.error?.status === 422 ? refused.error.violations.map((v) => v.propertyPath) : [];
+  const queried = await shop.items.query({ name: 'b1' });
+  const id = bulk.data.members[0].id;
+  const got = await shop.items.get(id, { include: ['category'], fields: { Item: ['name', 'category'], Category: ['name'] } });
+  if (got.error) throw new Error(got.error.detail);
+  const included = got.data.category;
+  const listed = await shop.items.list({ order: { id: 'desc' } }, { include: ['also'], fields: { Category: ['name'] } });
+  const also = listed.data?.members.map((m) => m.also?.map((c) => (typeof c === 'string' ? c : c.name)) ?? []);
+  const byQuery = await shop.items.query({ name: 'b1' }, { include: ['category'] });
+  const viaQuery = byQuery.data?.members.map((m) => (typeof m.category === 'object' ? m.category.name : m.category));
+  const walked: string[] = [];
+  for await (const item of shop.items.iterate({ order: { id: 'asc' } }, { fields: { Item: ['name'] } }))
+    if (/^b\\d/.test(item.name)) walked.push(\`\${item.name} \${Object.keys(item).sort().join(',')}\`);
+  return {
+    created: bulk.data.members.map((m) => [m.name, m.price, m.category === iri]),
+    violations,
+    queried: queried.data?.members.map((m) => m.name),
+    got: Object.keys(got.data).sort(),
+    included: typeof included === 'object' ? [included['@id'] === iri, Object.keys(included).sort()] : included,
+    also,
+    viaQuery,
+    walked,
+  };
+}
+
 /** The API serving every format, read in its default JSON-LD and in plain JSON. */
 export async function otherFormats(baseUrl: string) {
   const ld = formats({ baseUrl });
@@ -112,6 +154,7 @@ interface Program {
   invalid(api: Api, baseUrl: string): Promise<Record<string, unknown>>;
   pages(api: Api, baseUrl: string): Promise<Record<string, unknown>>;
   otherFormats(baseUrl: string): Promise<Record<string, unknown>>;
+  reads(baseUrl: string): Promise<Record<string, unknown>>;
 }
 
 let program: Program;
@@ -156,6 +199,28 @@ for (const api of ['catalog', 'formats'] as const) {
       const r = await program.pages(api, server.url);
       expect(r).to.deep.equal({ size: 2, total: 5, first: 'e', next: true, names: ['a', 'b', 'c', 'd', 'e'] });
     });
+
+    if (api === 'catalog')
+      it('posts a bulk list as JSON:API documents, a QUERY as JSON, and reads with include and fields', async () => {
+        const r = await program.reads(server.url);
+        expect(r.created).to.deep.equal([
+          ['b1', 3, true],
+          ['b2', 4, false],
+        ]);
+        expect(r.violations).to.deep.equal(['[1].name']);
+        expect(r.queried).to.deep.equal(['b1']);
+        // fields[Item]=name,category: the other members are left out; the category is its included item.
+        expect(r.got).to.deep.equal(['@id', '@type', 'category', 'id', 'name']);
+        expect(r.included).to.deep.equal([true, ['@id', '@type', 'id', 'name']]);
+        // The newest first: b2 has no `also`, b1's is its included category, with fields[Category]=name.
+        expect(r.also).to.deep.equal([[], ['Lamps']]);
+        expect(r.viaQuery).to.deep.equal(['Lamps']);
+        expect(r.walked).to.deep.equal(['b1 @id,@type,id,name', 'b2 @id,@type,id,name']);
+        expect([...program.seen]).to.include.members([
+          'application/json > application/vnd.api+json',
+          'application/vnd.api+json > application/vnd.api+json',
+        ]);
+      });
 
     if (api === 'formats')
       it('speaks JSON-LD unless told, and plain JSON when told (pages walked by number)', async () => {

@@ -78,6 +78,22 @@ export async function use(): Promise<void> {
   if (jsonApi.data) void [jsonApi.data.totalItems, jsonApi.data.members[0]['@id'], jsonApi.data.members[0].id];
   const catalog = await createCatalog({ baseUrl: 'http://localhost' }).items.get(1);
   if (catalog.data) void [catalog.data['@id'], catalog.data.category];
+  // JSON:API reads: \`include\` swaps a relation's IRI for its item (or keeps the IRI), \`fields\` keeps named members.
+  const catalogClient = createCatalog({ baseUrl: 'http://localhost' });
+  const sparse = await catalogClient.items.get(1, { include: ['category'], fields: { Item: ['name', 'category'], Category: ['name'] } });
+  if (sparse.data) {
+    const name: string = sparse.data.name;
+    const id: number = sparse.data.id;
+    const category = sparse.data.category;
+    const categoryName: string | undefined = typeof category === 'object' ? category.name : undefined;
+    void [name, id, categoryName, sparse.data['@id']];
+  }
+  const withAlso = await catalogClient.items.query({ name: 'lamp' }, { include: ['also'], signal: undefined });
+  if (withAlso.data)
+    for (const item of withAlso.data.members) for (const c of item.also ?? []) void (typeof c === 'string' ? c : c.name);
+  for await (const item of catalogClient.items.iterate({}, { fields: { Item: ['name'] } })) void item.name;
+  const told = await createFormats({ baseUrl: 'http://localhost', format: 'jsonapi' }).items.list({}, { include: ['also'] });
+  if (told.data) void told.data.members[0].also;
   const plainItems = await createFormats({ baseUrl: 'http://localhost', format: 'json' }).items.list();
   if (plainItems.data) for (const item of plainItems.data.members) void [item.id, item.name];
 }
@@ -145,6 +161,26 @@ const MISTAKES: Record<string, { code: number; source: string }> = {
   'a total from a plain JSON page of an API that also serves JSON-LD': {
     code: 2339,
     source: `createFormats({ baseUrl: 'http://localhost', format: 'json' }).items.list().then((r) => r.data?.totalItems);`,
+  },
+  'an include path that is no relation the operation shows': {
+    code: 2322,
+    source: `createCatalog({ baseUrl: 'http://localhost' }).items.get(1, { include: ['tags'] });`,
+  },
+  'a field the type does not show': {
+    code: 2322,
+    source: `createCatalog({ baseUrl: 'http://localhost' }).items.list({}, { fields: { Item: ['colour'] } });`,
+  },
+  'a field of a type the read cannot reach': {
+    code: 2353,
+    source: `createCatalog({ baseUrl: 'http://localhost' }).categories.get(1, { fields: { Item: ['name'] } });`,
+  },
+  'a member fields left out': {
+    code: 2339,
+    source: `createCatalog({ baseUrl: 'http://localhost' }).items.get(1, { fields: { Item: ['name'] } }).then((r) => r.data?.price);`,
+  },
+  'include in a format other than JSON:API': {
+    code: 2322,
+    source: `createFormats({ baseUrl: 'http://localhost' }).items.get(1, { include: ['category'] });`,
   },
   'a 403 from a read scope alone': {
     code: 2367,
