@@ -30,7 +30,8 @@ import {
 import type { GraphQlOperationMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { PublishedChange, Runtime } from '../pipeline/runtime.js';
 import { iriResolver } from '../protocol/iri.js';
-import { hubUrl, mercureOptions, type MercureOptions } from '../realtime/index.js';
+import { hubUrl, mercureOptions, scopedResource, type MercureOptions } from '../realtime/index.js';
+import { rawUrlEncode } from '../realtime/topics.js';
 import type { Principal } from '../security/access.js';
 import type { Item } from '../store/types.js';
 import { graphQlContext, type GraphQlContext } from './request-context.js';
@@ -97,12 +98,35 @@ export function subscriptionField(types: ObjectTypes, gop: GraphQlOperationMetad
       if (!ctx.internal && options && hub && ctx.runtime.publisher) {
         // Registered under the item's own IRI, the one its changes are published with.
         const iri = typeof item['@id'] === 'string' ? item['@id'] : id;
-        const { topic } = registrationsOf(ctx.runtime).add(ctx, info, resource, iri, key, options);
+        const scoped = scopedResource(op, ctx.runtime.api.settings);
+        const { topic } = registrationsOf(ctx.runtime).add(ctx, info, { resource, iri, key, options, scoped });
         mercureUrl = `${hub}?topic=${encodeURIComponent(topic)}`;
       }
       return { [key]: item, clientSubscriptionId: clientSubscriptionId ?? null, mercureUrl };
     },
   };
+}
+
+/** What a subscription is to: the item, the payload's item field, and how its resource publishes. */
+interface Subscribed {
+  resource: ResourceMetadata;
+  iri: string;
+  key: string;
+  options: MercureOptions;
+  /** Whether the resource has a row-level scope (docs/scopes.md): its updates differ per reader. */
+  scoped: boolean;
+}
+
+/**
+ * `<origin>/subscriptions/<id>`, API Platform's topic. A scoped resource's is under its subscriber's own path,
+ * `<origin>/users/<identifier>/subscriptions/<id>`, so that a JWT allowing a user's subscriptions
+ * (`…/users/ann/subscriptions/{id}`) names no other user's, and one allowing `…/subscriptions/{id}` matches only
+ * anonymous subscribers' (which hold what any anonymous caller reads).
+ */
+function subscriptionTopic(ctx: GraphQlContext, id: string, scoped: boolean): string {
+  const user = ctx.principal.user;
+  if (!scoped || !user) return `${ctx.origin}/subscriptions/${id}`;
+  return `${ctx.origin}/users/${rawUrlEncode(user.identifier)}/subscriptions/${id}`;
 }
 
 const registries = new WeakMap<Runtime, Registrations>();
@@ -128,14 +152,8 @@ class Registrations {
     });
   }
 
-  add(
-    ctx: GraphQlContext,
-    info: GraphQLResolveInfo,
-    resource: ResourceMetadata,
-    iri: string,
-    key: string,
-    options: MercureOptions,
-  ): Registration {
+  add(ctx: GraphQlContext, info: GraphQLResolveInfo, subscribed: Subscribed): Registration {
+    const { resource, iri, key, options } = subscribed;
     const document = rerunDocument(info, iri, key);
     const variables = info.variableValues;
     const who = ctx.principal.user ? [ctx.principal.user.identifier, ...ctx.principal.roles] : [];
@@ -147,7 +165,7 @@ class Registrations {
     else {
       registration = {
         id,
-        topic: `${ctx.origin}/subscriptions/${id}`,
+        topic: subscriptionTopic(ctx, id, subscribed.scoped),
         iri,
         resource,
         document,

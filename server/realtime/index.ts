@@ -41,7 +41,7 @@ export function mercureOptions(op: OperationMetadata, settings: Settings): Mercu
 }
 
 /** Whether the operation, or any operation of its resource, has a scope. */
-const scopedResource = (op: OperationMetadata, settings: Settings): boolean =>
+export const scopedResource = (op: OperationMetadata, settings: Settings): boolean =>
   [op, ...op.resource.operations].some((o) => optionValue(o, settings, 'scope') !== undefined);
 
 /** Whether responses of this resource announce the hub (some operation of it publishes). */

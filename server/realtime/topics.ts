@@ -39,7 +39,7 @@ export function topicMemberPaths(written: readonly string[]): MemberPaths['objec
 }
 
 /** PHP's rawurlencode: every byte but letters, digits and `-_.~` percent-encoded. */
-const rawUrlEncode = (text: string): string =>
+export const rawUrlEncode = (text: string): string =>
   encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**

@@ -19,6 +19,15 @@ const EVERY: Clause = { match_all: {} };
 /** Matches no document (an `or` of nothing: a scope that lets the caller see nothing). */
 const NONE: Clause = { bool: { must_not: [EVERY] } };
 
+/**
+ * The documents that match at least one of `clauses`, written as "not (none of them)". A `bool` of `should` clauses
+ * would rely on `minimum_should_match`, which engines read differently: Elasticsearch's default, and an explicit 0,
+ * let a document that matches none through in a filter context, whereas ZincSearch ignores it (always at least one).
+ * A scope's `or` written so can never be widened by it: fail closed on every engine.
+ */
+const anyOf = (clauses: Clause[]): Clause =>
+  clauses.length === 0 ? NONE : { bool: { must_not: [{ bool: { must_not: clauses } }] } };
+
 /** A condition the engine is not asked: a read holding one goes to the store, unless it is full text too. */
 export class UntranslatableCondition extends Error {
   override readonly name = 'UntranslatableCondition';
@@ -70,8 +79,7 @@ export class QueryTranslator {
       case 'eq':
         return this.equal(c.field, c.value);
       case 'in':
-        if (isDate(this.props.get(c.field)))
-          return { bool: { should: c.values.map((v) => this.equal(c.field, v)), minimum_should_match: 1 } };
+        if (isDate(this.props.get(c.field))) return anyOf(c.values.map((v) => this.equal(c.field, v)));
         return { terms: { [this.field(c.field)]: c.values } };
       case 'lt':
       case 'lte':
@@ -83,8 +91,7 @@ export class QueryTranslator {
       case 'and':
         return c.conditions.length === 0 ? EVERY : { bool: { filter: c.conditions.map((x) => this.condition(x)) } };
       case 'or':
-        if (c.conditions.length === 0) return NONE;
-        return { bool: { should: c.conditions.map((x) => this.condition(x)), minimum_should_match: 1 } };
+        return anyOf(c.conditions.map((x) => this.condition(x)));
       default:
         throw new UntranslatableCondition(`the search index cannot answer a '${c.op}' condition on ${c.field}`);
     }
@@ -104,6 +111,6 @@ export class QueryTranslator {
       };
       alternatives.push({ bool: { filter: [...ties, beyond] } });
     }
-    return { bool: { should: alternatives, minimum_should_match: 1 } };
+    return anyOf(alternatives);
   }
 }

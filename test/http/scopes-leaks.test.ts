@@ -4,17 +4,21 @@
  * are written into a fresh store, the API is served on it, and each caller (two users, staff, anonymous) walks every
  * face the loaded API has: REST collections in every format with their pages, `totalItems` and `last`, every
  * declared filter and order parameter and QUERY body with values drawn from any row, item reads (404 identical to
- * an unknown identifier), GraphQL connections, items, `node` and relation fields, the MCP tools; then every write
- * outside the caller's scopes (REST, GraphQL mutations, MCP tools). Nothing outside a caller's scope may show (no
- * token and no IRI of a row they may not read, counts equal to their rows) and nothing may change: the store read
- * back after the server stopped equals the store as seeded. The faces are derived from the API's metadata, so a new
- * scoped fixture is covered by adding nothing. The oracle (scopes-leaks/oracle.ts) evaluates each scope on each row
- * with SQL's three-valued logic, independently of the store conditions the server compiles.
+ * an unknown identifier), JSON:API documents (members, `meta`, `included`, relationships), GraphQL connections,
+ * items, `node` and relation fields, the MCP tools over HTTP and (in a file's first run) over stdio; then every
+ * write outside the caller's scopes (REST, GraphQL mutations, MCP tools); then, where the API publishes to its
+ * built-in Mercure hub, each caller's EventSource following every topic receives, once every row a caller may
+ * change was written unchanged, only the updates of rows they may read. Nothing outside a caller's scope may show
+ * (no token and no IRI of a row they may not read, counts equal to their rows) and nothing may change: the store
+ * read back after the server stopped equals the store as seeded. The faces are derived from the API's metadata, so
+ * a new scoped fixture is covered by adding nothing. The oracle (scopes-leaks/oracle.ts) evaluates each scope on
+ * each row with SQL's three-valued logic, independently of the store conditions the server compiles.
  *
  * APIDSL_LEAK_RUNS (default 2): fast-check runs per file, each on a world of its own.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Storage } from '../../server/storage.js';
@@ -27,7 +31,9 @@ import { engineEnv, zincOrSkip } from '../support/zincsearch.js';
 import { request, startServer, tempDir } from './harness.js';
 import { bearer } from './security-helpers.js';
 import { graphQlFaces, graphQlWrites } from './scopes-leaks/graphql.js';
-import { mcpFaces } from './scopes-leaks/mcp.js';
+import { jsonApiFaces } from './scopes-leaks/jsonapi.js';
+import { mcpFaces, mcpHttpClient, mcpStdioClient } from './scopes-leaks/mcp.js';
+import { LEAK_SUBSCRIBER_KEY, MercureFace, subscriberKeyEnv } from './scopes-leaks/mercure.js';
 import { restFaces, restWrites, type Face } from './scopes-leaks/rest.js';
 import { Findings, Sight } from './scopes-leaks/sight.js';
 import { callers, LeakApi, materialize, seed, storedItems, worldArbitrary, type Shapes } from './scopes-leaks/world.js';
@@ -71,8 +77,9 @@ const INDEX_PREFIX = 'APIDSL_ELASTICSEARCH_INDEX_PREFIX';
 /**
  * One run: seed, serve, every caller on every face, writes last, then the store compared with the seeded one. An
  * API reading the search index gets indexes of the run's own (the prefix from the environment, loaded again).
+ * `withStdio`: the MCP tools are walked over stdio too.
  */
-async function run(loaded: LeakApi, shapes: Shapes, picks: fc.Stream<number>): Promise<void> {
+async function run(loaded: LeakApi, shapes: Shapes, picks: fc.Stream<number>, withStdio: boolean): Promise<void> {
   let leak = loaded;
   if (leak.indexed) {
     process.env[INDEX_PREFIX] = `leaks${process.pid}_${++runs}_`;
@@ -84,6 +91,7 @@ async function run(loaded: LeakApi, shapes: Shapes, picks: fc.Stream<number>): P
   const seeded = await storedItems(leak, storage);
   const findings = new Findings();
   const server = await startServer(leak.file, args);
+  const clients: McpClients[] = [];
   try {
     const faces: Face[] = [];
     for (const caller of await callers(leak)) {
@@ -93,20 +101,21 @@ async function run(loaded: LeakApi, shapes: Shapes, picks: fc.Stream<number>): P
       const pick = (n: number): number => (n <= 1 ? 0 : own[next++ % own.length]! % n);
       faces.push({ url: server.url, sight: await Sight.of(leak, world, caller, findings), pick });
     }
+    // The stdio processes start at once (a Node start each, the longest part of that face).
+    const stdio = withStdio ? await Promise.all(faces.map((face) => mcpStdioClient(face, args))) : [];
+    for (const [i, face] of faces.entries()) clients.push({ http: await mcpHttpClient(face), stdio: stdio[i] });
     if (leak.indexed) await indexed(faces);
-    await Promise.all(
-      faces.map(async (face) => {
-        await restFaces(face);
-        await graphQlFaces(face);
-        await mcpFaces(face, 'reads');
-      }),
-    );
-    for (const face of faces) {
-      await restWrites(face);
-      await graphQlWrites(face);
-      await mcpFaces(face, 'writes');
-    }
+    await Promise.all(faces.map((face, i) => reads(face, clients[i]!)));
+    // Subscribed before the writes: a refused write publishes nothing, the unchanged writes after them publish.
+    const mercure = await MercureFace.open(faces);
+    for (const [i, face] of faces.entries()) await writes(face, clients[i]!);
+    await mercure?.publish();
+    await mercure?.check();
   } finally {
+    for (const { http, stdio } of clients) {
+      await http?.close();
+      await stdio?.close();
+    }
     await server.stop();
   }
   const after = await storedItems(leak, storage);
@@ -114,6 +123,28 @@ async function run(loaded: LeakApi, shapes: Shapes, picks: fc.Stream<number>): P
     if (JSON.stringify(after[resource]) !== JSON.stringify(items))
       findings.add(`the store's ${resource} items changed: ${JSON.stringify(after[resource])}`);
   findings.throwIfAny();
+}
+
+/** A caller's MCP clients, over HTTP and over stdio (none: the API has no MCP endpoint). */
+interface McpClients {
+  http?: Client;
+  stdio?: Client;
+}
+
+async function reads(face: Face, clients: McpClients): Promise<void> {
+  await restFaces(face);
+  await jsonApiFaces(face);
+  await graphQlFaces(face);
+  if (clients.http) await mcpFaces(face, 'reads', clients.http, 'HTTP');
+  if (clients.stdio) await mcpFaces(face, 'reads', clients.stdio, 'stdio');
+}
+
+/** Writes come after every read, so that a write wrongly let through shows in the store's comparison alone. */
+async function writes(face: Face, clients: McpClients): Promise<void> {
+  await restWrites(face);
+  await graphQlWrites(face);
+  if (clients.http) await mcpFaces(face, 'writes', clients.http, 'HTTP');
+  if (clients.stdio) await mcpFaces(face, 'writes', clients.stdio, 'stdio');
 }
 
 /**
@@ -152,14 +183,21 @@ describe('row-level scopes leak nothing, on any face (every scoped example and f
     it(relative(fromRoot('.'), file), async function () {
       const leak = await LeakApi.load(file);
       expect(leak.scoped, 'a scope the loaded API holds').to.equal(true);
-      const engine = leak.indexed ? engineEnv(await zincOrSkip(this)) : {};
+      const engine: Record<string, string> = leak.indexed ? engineEnv(await zincOrSkip(this)) : {};
+      // The built-in hub's subscriber key, where the environment holds none (other suites set theirs).
+      const hubKey = subscriberKeyEnv(leak);
+      if (hubKey && !process.env[hubKey]) engine[hubKey] = LEAK_SUBSCRIBER_KEY;
       const saved = Object.fromEntries([...Object.keys(engine), INDEX_PREFIX].map((n) => [n, process.env[n]]));
       Object.assign(process.env, engine);
+      let first = true;
       try {
         await fc.assert(
-          fc.asyncProperty(worldArbitrary(leak), fc.infiniteStream(fc.nat()), (shapes, picks) =>
-            run(leak, shapes, picks),
-          ),
+          fc.asyncProperty(worldArbitrary(leak), fc.infiniteStream(fc.nat()), (shapes, picks) => {
+            // MCP over stdio differs from HTTP only in how the caller is known: walked in the first run alone.
+            const withStdio = first;
+            first = false;
+            return run(leak, shapes, picks, withStdio);
+          }),
           { numRuns: RUNS, endOnFailure: true },
         );
       } finally {

@@ -170,6 +170,31 @@ describe('row-level scopes on pushed updates (fixture scopes-push.api)', functio
       expect(received(bob)).to.deep.equal([{ task: { title: 'b2', owner: 'bob' } }]);
     });
 
+    it("publishes under each subscriber's own path: a user's JWT, or API Platform's template, gets no other user's", async () => {
+      const [annTask, bobTask] = [await task('ann', 'a'), await task('bob', 'b')];
+      const [annTopic, bobTopic] = [
+        (await subscribeTo(annTask, 'ann')).topic!,
+        (await subscribeTo(bobTask, 'bob')).topic!,
+      ];
+      const own = (who: string) => `${server.url}/users/${who}/subscriptions/{id}`;
+      expect([annTopic, bobTopic].map((t) => new URL(t).pathname.split('/').slice(0, 4).join('/'))).to.deep.equal([
+        '/users/ann/subscriptions',
+        '/users/bob/subscriptions',
+      ]);
+      // Both follow every topic (`*`): what they receive is what their JWT allows.
+      const ann = await listen(['*'], [own('ann')]);
+      const template = await listen(['*'], [`${server.url}/subscriptions/{id}`]);
+      await send('PATCH', bobTask, { title: 'b2' }, 'sam');
+      await send('PATCH', annTask, { title: 'a2' }, 'sam');
+      await ann.waitFor(1);
+      const pinged = await ping();
+      await Promise.all([template.waitFor(1), ann.waitFor(2)]);
+      await sleep(300);
+      expect(received(ann)).to.deep.equal([{ task: { title: 'a2', owner: 'ann' } }, received(ann)[1]]);
+      expect(received(ann)[1]!['@id']).to.equal(pinged);
+      expect(received(template).map((d) => d['@id'])).to.deep.equal([pinged]);
+    });
+
     it('sends nothing about a task once it left the subscriber’s scope, its deletion neither, until it comes back', async () => {
       const [moving, staying] = [await task('ann', 'moving'), await task('ann', 'staying')];
       const topics = [(await subscribeTo(moving, 'ann')).topic!, (await subscribeTo(staying, 'ann')).topic!];

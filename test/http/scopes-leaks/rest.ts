@@ -231,10 +231,10 @@ function cursorParameters(op: OperationMetadata): string[] {
 }
 
 /** Whether the operation's `security` refused the caller (its scope alone never answers 401 or 403 on a read). */
-const refused = (op: OperationMetadata, status: number): boolean =>
+export const refused = (op: OperationMetadata, status: number): boolean =>
   (status === 401 || status === 403) && optionValue(op, 'security') !== undefined;
 
-const itemPath = (op: OperationMetadata, id: number | string): string =>
+export const itemPath = (op: OperationMetadata, id: number | string): string =>
   op.path.replace(/\{[^}]+\}/, encodeURIComponent(String(id)));
 
 /** A PUT, PATCH or DELETE of each row outside the read scope (404) or the write scope (403). */

@@ -195,7 +195,10 @@ export interface World {
   unknownId(resource: ResourceMetadata): number | string;
 }
 
-/** A row as fast-check draws it: for a relation, the rank of its target (or null); TOKEN where a token goes. */
+/**
+ * A row as fast-check draws it: for a to-one relation, the rank of its target (or null), for a to-many one, ranks;
+ * TOKEN where a token goes.
+ */
 type Shape = Record<string, unknown>;
 /** A world as fast-check draws it: the shapes of each resource's rows. */
 export type Shapes = Record<string, Shape[]>;
@@ -238,8 +241,9 @@ function propertyArbitrary(p: PropertyMetadata, literals: Set<unknown> | undefin
   // the import has no user to compute one with.
   const optional = !p.required && p.nullable && p.serverDefault === undefined;
   const orNull = (pool: unknown[]): unknown[] => (optional ? [...pool, null] : pool);
-  // A to-many relation stays empty: its members are listed as stored, IRIs out of scope included (docs/scopes.md).
-  if (p.relation && p.array) return fc.constant([]);
+  // A to-many relation lists up to three rows of its target, any user's: a reader sees the members in their scope
+  // only (docs/scopes.md, "To-many members").
+  if (p.relation && p.array) return fc.uniqueArray(fc.nat(99), { maxLength: 3 });
   if (p.relation) return p.required ? fc.nat(99) : fc.option(fc.nat(99), { nil: null });
   if (p.serverDefault === 'now' || p.onUpdate || p.type === 'json') return undefined;
   if (p.enum) return fc.constantFrom(...orNull(p.enum));
@@ -300,7 +304,14 @@ export function materialize(leak: LeakApi, shapes: Shapes): World {
           row.tokens.push(t);
           return t;
         };
-        if (p.relation && !p.array) {
+        if (p.relation && p.array) {
+          // Rows of a target imported after this resource (a cycle) cannot be listed yet: none then.
+          const targets = byResource.get(p.relation) ?? [];
+          const drawnRanks = Array.isArray(drawn) ? (drawn as number[]) : [];
+          row.values[name] = targets.length
+            ? [...new Set(drawnRanks.map((n) => targets[n % targets.length]!.iri))]
+            : [];
+        } else if (p.relation) {
           const targets = byResource.get(p.relation) ?? [];
           row.values[name] = typeof drawn === 'number' && targets.length ? targets[drawn % targets.length]!.iri : null;
           if (row.values[name] === null && p.required) throw new Error(`${resource.name}.${name}: no row to relate to`);

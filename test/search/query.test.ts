@@ -1,0 +1,108 @@
+/**
+ * The search index's query (server/search/query.ts) fails closed on disjunctions: a scope's `or`, an `in` on a
+ * date and a keyset bound are written without `should` clauses, so that no engine's reading of
+ * `minimum_should_match` (Elasticsearch lets a document matching none through when it is 0, or absent beside a
+ * filter; ZincSearch takes 0 as 1) can widen a scope. Each translated query is asked of a real ZincSearch and must
+ * answer what the conditions, evaluated here, select.
+ */
+import { expect } from 'chai';
+import { loadApi } from '../../server/load-api.js';
+import { indexMapping } from '../../server/search/mapping.js';
+import { QueryTranslator } from '../../server/search/query.js';
+import type { Condition } from '../../server/store/types.js';
+import { eventually } from '../support/eventually.js';
+import { fromRoot } from '../support/paths.js';
+import { ZINC_PASSWORD, ZINC_USER, zincOrSkip, type ZincServer } from '../support/zincsearch.js';
+
+type Doc = { id: number; owner: string; title: string; status: string | null; shop: string | null };
+
+const DOCS: Doc[] = [
+  { id: 1, owner: 'ann', title: 'one', status: 'open', shop: '/shops/1' },
+  { id: 2, owner: 'bob', title: 'two', status: 'hidden', shop: '/shops/2' },
+  { id: 3, owner: 'carl', title: 'three', status: null, shop: null },
+  { id: 4, owner: 'ann', title: 'four', status: 'hidden', shop: '/shops/2' },
+];
+
+const eq = (field: keyof Doc, value: unknown): Condition => ({ op: 'eq', field, value });
+const or = (...conditions: Condition[]): Condition => ({ op: 'or', conditions });
+const and = (...conditions: Condition[]): Condition => ({ op: 'and', conditions });
+
+/** The conditions' meaning on a document (eq, in, lt, gt, and, or), as the store answers them. */
+function holds(c: Condition, d: Doc): boolean {
+  switch (c.op) {
+    case 'eq':
+      return d[c.field as keyof Doc] === c.value;
+    case 'in':
+      return c.values.includes(d[c.field as keyof Doc]);
+    case 'gt':
+      return (d[c.field as keyof Doc] as number) > (c.value as number);
+    case 'and':
+      return c.conditions.every((x) => holds(x, d));
+    case 'or':
+      return c.conditions.some((x) => holds(x, d));
+    default:
+      throw new Error(`not in this test: ${c.op}`);
+  }
+}
+
+/** Whether a clause, at any depth, holds a `should` (and so depends on `minimum_should_match`). */
+const hasShould = (clause: unknown): boolean =>
+  typeof clause === 'object' &&
+  clause !== null &&
+  Object.entries(clause).some(([key, value]) => key === 'should' || hasShould(value));
+
+describe('the search index query fails closed on disjunctions (ZincSearch)', function () {
+  this.timeout(120_000);
+  let engine: ZincServer;
+  let translator: QueryTranslator;
+  const index = `query_test_${process.pid}`;
+  const auth = `Basic ${Buffer.from(`${ZINC_USER}:${ZINC_PASSWORD}`).toString('base64')}`;
+  const send = async (method: string, path: string, body: unknown): Promise<any> => {
+    const r = await fetch(`${engine.url}${path}`, {
+      method,
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return r.json();
+  };
+  const search = async (where: Condition[]): Promise<number[]> => {
+    const answer = await send('POST', `/${index}/_search`, { query: translator.query({ where }), size: 100 });
+    return (answer.hits.hits as { _source: Doc }[]).map((h) => h._source.id).sort();
+  };
+
+  before(async function () {
+    engine = await zincOrSkip(this);
+    const api = await loadApi(fromRoot('test/fixtures/elasticsearch/scoped-notes.api'));
+    const note = api.resource('Note')!;
+    translator = new QueryTranslator(note);
+    await send('PUT', `/${index}`, { mappings: indexMapping(note, 'zincsearch') });
+    for (const d of DOCS) await send('PUT', `/${index}/_doc/${d.id}`, d);
+    await eventually(
+      () => search([]),
+      (ids) => ids.length === DOCS.length,
+    );
+  });
+
+  const cases: [string, Condition[]][] = [
+    ['an or of two owners', [or(eq('owner', 'ann'), eq('owner', 'carl'))]],
+    ['an or beside another filter', [eq('status', 'hidden'), or(eq('owner', 'ann'), eq('shop', '/shops/1'))]],
+    ['an or inside an and inside an or', [or(and(eq('owner', 'bob'), eq('status', 'hidden')), eq('title', 'three'))]],
+    ['an or of nothing', [or()]],
+    ['an or that matches nothing', [or(eq('owner', 'dan'), eq('owner', 'eve'))]],
+    ['an in', [{ op: 'in', field: 'owner', values: ['bob', 'carl'] }]],
+  ];
+  for (const [name, where] of cases)
+    it(`${name}: no should clause, and the engine answers what the conditions select`, async () => {
+      expect(hasShould(translator.query({ where })), JSON.stringify(translator.query({ where }))).to.equal(false);
+      const expected = DOCS.filter((d) => where.every((c) => holds(c, d))).map((d) => d.id);
+      expect(await search(where)).to.deep.equal(expected);
+    });
+
+  it('a keyset bound (cursor pages) has no should clause, and pages past the tuple', async () => {
+    // ZincSearch ranges numbers and times only: the cursor is on the identifier.
+    const query = translator.query({ where: [], sort: [{ field: 'id', direction: 'asc' }], after: { values: [2] } });
+    expect(hasShould(query)).to.equal(false);
+    const answer = await send('POST', `/${index}/_search`, { query, size: 100 });
+    expect((answer.hits.hits as { _source: Doc }[]).map((h) => h._source.id).sort()).to.deep.equal([3, 4]);
+  });
+});
