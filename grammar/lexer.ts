@@ -3,7 +3,7 @@
  * need them, and the one rule that depends on line breaks (two members on one line need a
  * comma) is checked from token positions by the AST builder.
  */
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { createToken, Lexer, type TokenType } from '#chevrotain';
 
 export const WhiteSpace = createToken({
   name: 'WhiteSpace',

@@ -3,7 +3,7 @@
  * with lexing and parsing errors placed where the defect is. Tokens inserted by Chevrotain's
  * recovery have no position; they are never used for a range.
  */
-import type { IToken } from 'chevrotain';
+import type { IToken } from '#chevrotain';
 import type * as A from './ast.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { UnterminatedComment } from './lexer.js';

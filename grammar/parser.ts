@@ -13,7 +13,7 @@ import {
   type IParserErrorMessageProvider,
   type IToken,
   type TokenType,
-} from 'chevrotain';
+} from '#chevrotain';
 import type * as A from './ast.js';
 import { enumScalarOf } from './ast.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';

@@ -5,7 +5,7 @@
  * over random edits); whenever that cannot be guaranteed cheaply (see split-points.ts, and the checks
  * below), `reparse` answers undefined and the caller parses the whole text.
  */
-import type { TokenType } from 'chevrotain';
+import type { TokenType } from '#chevrotain';
 import type * as A from './ast.js';
 import { buildParts, type ParseResult } from './parse.js';
 import type { Diagnostic } from './diagnostics.js';

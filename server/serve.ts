@@ -67,7 +67,7 @@ async function rateLimitCounts(
 ): Promise<{ store: RateLimitStore; close(): void }> {
   const url = api.settings.cluster.redisUrl;
   if (!url) return { store: processStore(logger), close: () => undefined };
-  const client = openRedis(url, logger, 'rate limits');
+  const client = await openRedis(url, logger, 'rate limits');
   await new Promise<void>((ready) => {
     const timer = setTimeout(ready, 2000);
     client.once('ready', () => {

@@ -7,7 +7,7 @@
  * blocks into a scope with the catalogue, and splits the member under the cursor into key
  * and value.
  */
-import type { IToken } from 'chevrotain';
+import type { IToken } from '#chevrotain';
 import {
   constraintByName,
   filterKind,

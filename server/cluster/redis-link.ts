@@ -162,11 +162,11 @@ class RedisLink extends ChannelLink {
 }
 
 /** The link of an instance through the Redis at `url`, on the channel of its service. */
-export function redisLink(url: string, channel: string, logger: Logger): PeerLink {
+export async function redisLink(url: string, channel: string, logger: Logger): Promise<PeerLink> {
   return new RedisLink(
-    openRedis(url, logger, 'publisher'),
-    openRedis(url, logger, 'subscriber'),
-    openRedis(url, logger, 'reader'),
+    await openRedis(url, logger, 'publisher'),
+    await openRedis(url, logger, 'subscriber'),
+    await openRedis(url, logger, 'reader'),
     channel,
     logger,
   );

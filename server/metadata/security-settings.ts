@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 // jose is held at 5.x: its Node build verifies with node:crypto (about 10 µs per HS256 token here), where
 // 6.x has only the Web Crypto path (50–80 µs), which halved the throughput of a guarded page (npm run bench).
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+// It is loaded only for a file with `security.jwt`: loading it costs every other start about 0.15 s of CPU.
+import type * as Jose from 'jose';
 import * as A from '../../grammar/ast.js';
 import {
   EC_ALGORITHMS,
@@ -47,7 +48,7 @@ export async function resolveSecurity(config: A.ObjectValue | undefined, baseDir
   const voters: CodeFunction[] = [];
   for (const ref of get<string[]>('voters') ?? []) voters.push(await loadCode(ref, baseDir, 'security voter'));
   return {
-    jwt: configEntry(config, 'security.jwt') ? jwtVerifier(get, baseDir) : undefined,
+    jwt: configEntry(config, 'security.jwt') ? jwtVerifier(get, baseDir, await import('jose')) : undefined,
     authenticator: authenticatorRef ? await loadCode(authenticatorRef, baseDir, 'security authenticator') : undefined,
     roleHierarchy: transitiveRoles(get<Record<string, string[]>>('role_hierarchy') ?? {}),
     voters,
@@ -77,13 +78,13 @@ type Getter = <T>(path: string) => T | undefined;
 
 /** The key tokens are verified with, the algorithms it allows, and why it cannot be used (a secret not set). */
 interface VerificationKey {
-  key: Uint8Array | KeyObject | ReturnType<typeof createLocalJWKSet>;
+  key: Uint8Array | KeyObject | ReturnType<typeof Jose.createLocalJWKSet>;
   allowed: readonly string[];
   unusable?: string;
 }
 
 /** The key of `security.jwt`'s one key source: a shared secret's variable, a PEM public key or a JWKS file. */
-function verificationKey(get: Getter, baseDir: string): VerificationKey {
+function verificationKey(get: Getter, baseDir: string, jose: typeof Jose): VerificationKey {
   const secretEnv = get<string>('jwt.secret_env');
   const publicKey = get<string>('jwt.public_key');
   const jwks = get<string>('jwt.jwks');
@@ -120,17 +121,17 @@ function verificationKey(get: Getter, baseDir: string): VerificationKey {
   }
   const file = fileOf(jwks!);
   try {
-    const set = JSON.parse(readFileSync(file, 'utf8')) as JSONWebKeySet;
+    const set = JSON.parse(readFileSync(file, 'utf8')) as Jose.JSONWebKeySet;
     // Symmetric keys have no place in a published key set: only signatures by private keys count.
-    return { key: createLocalJWKSet(set), allowed: ASYMMETRIC };
+    return { key: jose.createLocalJWKSet(set), allowed: ASYMMETRIC };
   } catch (e) {
     throw new SecurityConfigError(`security.jwt.jwks: cannot read a JWKS from ${file}: ${(e as Error).message}`);
   }
 }
 
-function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
+function jwtVerifier(get: Getter, baseDir: string, jose: typeof Jose): JwtMetadata {
   const secretEnv = get<string>('jwt.secret_env');
-  const { key, allowed, unusable } = verificationKey(get, baseDir);
+  const { key, allowed, unusable } = verificationKey(get, baseDir, jose);
   const configured = get<string[]>('jwt.algorithms');
   const algorithms = configured ? configured.filter((a) => allowed.includes(a)) : [...allowed];
   if (algorithms.length === 0) {
@@ -156,7 +157,9 @@ function jwtVerifier(get: Getter, baseDir: string): JwtMetadata {
       const known = verified.payloadOf(token);
       if (known) return known;
       const { payload } =
-        typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+        typeof key === 'function'
+          ? await jose.jwtVerify(token, key, options)
+          : await jose.jwtVerify(token, key, options);
       verified.remember(token, payload);
       return payload as Record<string, unknown>;
     },
