@@ -76,8 +76,12 @@ function indexes(resource: ResourceMetadata, model: ApiModel): string[][] {
     }
     const cursor = op.options.paginationViaCursor as { field?: string }[] | undefined;
     if (Array.isArray(cursor)) add([...cursor.map((c) => String(c.field)), ...(id ? [id] : [])]);
-    // Every read of a scoped operation filters on its scope's own properties (docs/scopes.md).
-    for (const names of scopePropertyPaths(op.options.scope)) if (names.length === 1) add(names);
+    // Every read of a scoped operation filters on its scope's own properties (docs/scopes.md); a path through a
+    // relation, on the relation, which the identifier's index with it lets a page in key order test without
+    // reading each item (the SQLite store reads that index; PostgreSQL's ends with the key anyway).
+    for (const names of scopePropertyPaths(op.options.scope))
+      if (names.length === 1) add(names);
+      else if (id) add([id, names[0]!]);
   }
   return out;
 }

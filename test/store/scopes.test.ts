@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { SecurityContext } from '../../server/expression/evaluate.js';
 import { compileScope, type ResolvedScopePath } from '../../server/expression/scope.js';
 import { matchesAll } from '../../server/store/matching.js';
-import type { CollectionSpec, Item, Store } from '../../server/store/types.js';
+import type { Collection, CollectionSpec, Condition, Item, Store } from '../../server/store/types.js';
 import { STORE_ENGINES } from '../support/store-engines.js';
 
 const SHOP: CollectionSpec = {
@@ -22,7 +22,8 @@ const PRODUCT: CollectionSpec = {
   name: 'Product',
   identifier: { field: 'id', type: 'int' },
   fields: { shop: 'iri', published: 'bool', price: 'number' },
-  indexes: [['shop']],
+  // The SQLite store reads a page in key order through ['id', 'shop'] where the scope's relation test is top-level.
+  indexes: [['shop'], ['id', 'shop']],
 };
 
 const SCOPE =
@@ -55,6 +56,11 @@ const context = (caller: Caller): SecurityContext => ({
 function oracle(product: Item, shops: Map<number, Item>, caller: Caller): boolean {
   if (caller.staff || product.published === true) return true;
   if (typeof product.price === 'number' && product.price >= 100) return true;
+  return ownsShopOf(product, shops, caller);
+}
+
+/** `object.shop.owner == user?.identifier` by hand. */
+function ownsShopOf(product: Item, shops: Map<number, Item>, caller: Caller): boolean {
   const shop = typeof product.shop === 'string' ? shops.get(Number(product.shop.slice('/shops/'.length))) : undefined;
   return caller.name !== null && shop?.owner === caller.name;
 }
@@ -76,6 +82,8 @@ const worldArb = fc
   );
 
 const scope = compileScope(SCOPE, [], resolve);
+/** The relation alone, a top-level `refers`: the SQLite store reads its first pages through ['id', 'shop']. */
+const owned = compileScope('object.shop.owner == user?.identifier', [], resolve);
 
 for (const engine of STORE_ENGINES) {
   describe(`row-level scopes in the ${engine.name} store (property-based)`, function () {
@@ -112,16 +120,28 @@ async function check(store: Store, world: { shops: Item[]; products: Item[] }): 
     const found = (await products.find({ where, sort: [{ field: 'id', direction: 'asc' }] })).map((p) => p.id);
     expect(found, `${caller.name ?? 'anonymous'} reads`).to.deep.equal(expected);
     expect(await products.count(where), `${caller.name ?? 'anonymous'} counts`).to.equal(expected.length);
-    // Pages at each offset (the SQLite store reads some along the order and some by the relation's index).
-    for (let offset = 0; offset <= expected.length; offset += 2) {
-      const page = await products.findPage({ where, sort: [{ field: 'id', direction: 'asc' }], limit: 2, offset });
-      expect(page.total).to.equal(expected.length);
-      const ids = (page.items ?? []).map((p) => p.id);
-      expect(ids, `${caller.name ?? 'anonymous'} page at ${offset}`).to.deep.equal(expected.slice(offset, offset + 2));
-    }
+    await checkPages(products, where, expected, caller);
+    const ownedWhere = await owned.conditions(context(caller));
+    const mine = stored.filter((p) => ownsShopOf(p, byId, caller)).map((p) => p.id);
+    await checkPages(products, ownedWhere, mine, caller);
     for (const p of stored)
       expect(await matchesAll(PRODUCT, p, where, lookup), `matcher on ${JSON.stringify(p)}`).to.equal(
         expected.includes(p.id),
       );
+  }
+}
+
+/** Pages at each offset (the SQLite store reads some along the order and some by the relation's index). */
+async function checkPages(
+  products: Collection,
+  where: Condition[],
+  expected: unknown[],
+  caller: Caller,
+): Promise<void> {
+  for (let offset = 0; offset <= expected.length; offset += 2) {
+    const page = await products.findPage({ where, sort: [{ field: 'id', direction: 'asc' }], limit: 2, offset });
+    expect(page.total).to.equal(expected.length);
+    const ids = (page.items ?? []).map((p) => p.id);
+    expect(ids, `${caller.name ?? 'anonymous'} page at ${offset}`).to.deep.equal(expected.slice(offset, offset + 2));
   }
 }

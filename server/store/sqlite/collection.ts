@@ -21,7 +21,7 @@ import {
   type FindPlan,
   RENDERED_COLUMN,
 } from './query.js';
-import { sequenceSchema, type SequenceSchema } from './schema.js';
+import { keyOrderIndex, sequenceSchema, type SequenceSchema } from './schema.js';
 import { streamItems } from './stream.js';
 
 export class SqliteCollection implements Collection {
@@ -87,14 +87,16 @@ export class SqliteCollection implements Collection {
   /**
    * A page with a `refers` condition (a scope through a relation) in key order is read along that order when this
    * reads fewer rows than the relation's index would: about (offset + limit) × rows / matches rows, against every
-   * one of the `matches`, then sorted. A scope that keeps most rows reads its first pages in order; one that keeps
-   * few (a seller's one shop among many) reads its rows by the index.
+   * one of the `matches`, then sorted. A scope that keeps most rows reads its first pages in order (through the
+   * index on the key and the relation where there is one: schema.ts, keyOrderIndex); one that keeps few (a
+   * seller's one shop among many) reads its rows by the relation's index.
    */
   private pagePlan(q: Query, matches: number): FindPlan | undefined {
     if (!hasReferences(q.where) || !keyOrdered(this.spec, q)) return undefined;
     const rows = this.total(undefined);
     const wanted = (q.offset ?? 0) + (q.limit ?? rows);
-    return { inOrder: wanted * rows < matches * matches };
+    if (wanted * rows >= matches * matches) return { inOrder: false };
+    return { inOrder: true, index: keyOrderIndex(this.spec, q.where) };
   }
 
   private items(q: Query, plan?: FindPlan): Item[] {

@@ -2,7 +2,7 @@
 // item as JSON and the item's rendered text, expression indexes on the same JSON paths the query compiler
 // emits, and the triggers that keep its row count in the counts table.
 import { checkName, checkNames } from '../names.js';
-import type { CollectionSpec } from '../types.js';
+import type { CollectionSpec, Condition } from '../types.js';
 import { uniqueSets } from '../unique.js';
 import {
   elementFields,
@@ -88,6 +88,22 @@ export function elementSchema(spec: CollectionSpec, field: string): ElementSchem
 
 /** The name of the index on `fields`: a layout that no longer lists them drops it by that name. */
 export const indexName = (spec: CollectionSpec, fields: string[]): string => `${spec.name}(${fields.join(',')})`;
+
+/**
+ * The index a page read along the key order tests a relation from: the spec's index on the identifier then a field
+ * of a top-level `refers` condition (metadata/load.ts makes one for each relation a scope's path goes through), which
+ * holds that field's value in key order. Undefined when the spec has none.
+ */
+export function keyOrderIndex(spec: CollectionSpec, where: readonly Condition[] | undefined): string | undefined {
+  const key = spec.identifier?.field;
+  if (key === undefined) return undefined;
+  for (const c of where ?? []) {
+    if (c.op !== 'refers') continue;
+    const fields = spec.indexes.find((f) => f.length === 2 && f[0] === key && f[1] === c.field);
+    if (fields) return indexName(spec, fields);
+  }
+  return undefined;
+}
 
 /** Each collection's layout as last opened (store/layout.ts). */
 export const LAYOUTS_TABLE = '"_apidsl_layouts"';

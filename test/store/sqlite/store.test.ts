@@ -13,6 +13,7 @@ import {
   StoreConflictError,
   UniqueConflictError,
   type CollectionSpec,
+  type Condition,
   type Query,
 } from '../../../server/store/types.js';
 import { BOOK } from '../../support/store-contract.js';
@@ -212,6 +213,62 @@ describe('SQLite file store', () => {
         expect(after.prepare(`SELECT name FROM sqlite_schema WHERE name LIKE '%elements%'`).all()).to.deep.equal([]);
       } finally {
         after.close();
+      }
+    });
+
+    it('reads a page scoped through a relation along the key through the index on the key and the relation', async () => {
+      const file = join(dir, 'relation.sqlite');
+      const shop: CollectionSpec = {
+        name: 'Shop',
+        identifier: { field: 'id', type: 'int' },
+        fields: { owner: 'string' },
+        indexes: [['owner']],
+      };
+      const note: CollectionSpec = {
+        name: 'Note',
+        identifier: { field: 'id', type: 'int' },
+        fields: { shop: 'iri' },
+        indexes: [['shop'], ['id', 'shop']],
+      };
+      const store = await openSqliteStore({ file });
+      const ran: string[] = [];
+      const prepare = Database.prototype.prepare;
+      try {
+        await (await store.collection(shop)).insertMany([{ owner: 'ann' }, { owner: 'bob' }]);
+        const notes = await store.collection(note);
+        await notes.insertMany(Array.from({ length: 200 }, (_, i) => ({ shop: `/shops/${(i % 2) + 1}` })));
+        // Ann's shop holds half the notes: the first pages are read along the key order (collection.ts, pagePlan).
+        const where: Condition[] = [
+          {
+            op: 'refers',
+            field: 'shop',
+            target: shop,
+            keyPrefix: '/shops/',
+            where: [{ op: 'eq', field: 'owner', value: 'ann' }],
+          },
+        ];
+        Database.prototype.prepare = function (this: Database.Database, sql: string) {
+          ran.push(sql);
+          return prepare.call(this, sql);
+        } as typeof prepare;
+        const page = await notes.findPage({ where, sort: [{ field: 'id', direction: 'asc' }], limit: 5, offset: 5 });
+        expect(page.items?.map((n) => n.id)).to.deep.equal([11, 13, 15, 17, 19]);
+        expect(page.total).to.equal(100);
+      } finally {
+        Database.prototype.prepare = prepare;
+        await store.close();
+      }
+      const read = ran.find((sql) => sql.startsWith('SELECT "key", "doc" FROM "Note"'));
+      expect(read).to.contain('INDEXED BY "Note(id,shop)"');
+      const db = new Database(file, { readonly: true });
+      try {
+        const detail = (db.prepare(`EXPLAIN QUERY PLAN ${read!}`).all('/shops/', 'ann', 5, 5) as { detail: string }[])
+          .map((r) => r.detail)
+          .join('\n');
+        expect(detail).to.match(/SCAN Note USING INDEX "?Note\(id,shop\)"?/);
+        expect(detail).not.to.contain('TEMP B-TREE');
+      } finally {
+        db.close();
       }
     });
   });
