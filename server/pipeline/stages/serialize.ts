@@ -25,6 +25,7 @@ import { ReadEmbeddedItems } from '../relations/embedded-items.js';
 import { readableCollectionOf } from '../scopes.js';
 import { scopedMemberRelations, unreadableMembers } from '../scoped-members.js';
 import { embeddingPlan, EmbeddingWriter, type EmbeddingPlan } from '../representation/embedding.js';
+import { memberTexts } from '../representation/member-text.js';
 
 export function serialize(state: OperationState): void | Promise<void> {
   const op = state.operation;
@@ -56,28 +57,20 @@ export function serialize(state: OperationState): void | Promise<void> {
   if (plan) return readEmbedded(state, plan).then(() => serialize(state));
   const relationsOf = state.embedded ? state.embedded.relationsOf : () => relation;
   if (op.isCollection && state.page) {
+    const normalize = (item: Item) =>
+      normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relationsOf(item), op.shortName);
     if (state.page.stream) {
-      state.body = streamedCollection(state, state.page.stream, (item) =>
-        normalizeItem(resource, item, jsonld, iriOf(item), shown, hidden?.get(item), relationsOf(item), op.shortName),
-      );
+      state.body = streamedCollection(state, state.page.stream, normalize);
       return;
     }
+    const written = memberTexts(op, settings)?.[jsonld ? 'jsonld' : 'json'];
     const members = state.page.rendered
       ? storedMembersArray(state.page.items as string[], resource, jsonld)
-      : state.page.items
-          .filter(isItem)
-          .map((item) =>
-            normalizeItem(
-              resource,
-              item,
-              jsonld,
-              iriOf(item),
-              shown,
-              hidden?.get(item),
-              relationsOf(item),
-              op.shortName,
-            ),
-          );
+      : pageMembers(
+          state.page.items,
+          normalize,
+          written && ((item) => written(item, iriOf(item)(), hidden?.get(item), relationsOf(item))),
+        );
     if (!jsonld) {
       state.body = members;
       return;
@@ -97,6 +90,21 @@ export function serialize(state: OperationState): void | Promise<void> {
     member: state.representation.kind === 'batch-member',
     relations: state.embedded?.relationsOf(state.data) ?? relation,
   });
+}
+
+/**
+ * A page's items (anything else it holds left out) as its members: the JSON array of their texts where the
+ * operation has a member writer (member-text.ts), else their normalized objects.
+ */
+function pageMembers(
+  items: unknown[],
+  normalize: (item: Item) => Record<string, unknown>,
+  written: ((item: Item) => string) | undefined,
+): JsonText | Record<string, unknown>[] {
+  if (!written) return items.filter(isItem).map(normalize);
+  let array = '[';
+  for (const item of items) if (isItem(item)) array += array === '[' ? written(item) : `,${written(item)}`;
+  return new JsonText(`${array}]`);
 }
 
 /** The Hydra collection document of a page: its members between the head (`@id`, total) and the view and search. */
