@@ -19,9 +19,10 @@ export async function claimedSelectors(
   claim: 'subscribe' | 'publish',
 ): Promise<string[]> {
   if (!secret) throw new InvalidToken('no key is configured to verify this token');
-  const { jwtVerify } = await loadJose();
   let payload: Record<string, unknown>;
   try {
+    // Inside the try: a library that cannot load is a refusal too, like any other failure to verify.
+    const { jwtVerify } = await loadJose();
     ({ payload } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ALGORITHMS }));
   } catch (e) {
     throw new InvalidToken((e as Error).message);

@@ -80,6 +80,9 @@ describe(`apidsl client under Bun and Deno: a program against a served API (fixt
     it(`runs under ${name}: CRUD, a page and every page, a 422 as violations`, function () {
       if (!existsSync(binary)) {
         if (process.env.CI === 'true') expect.fail(`${name} is not installed at ${binary} (.ci/run installs it)`);
+        console.error(
+          `\n*** SKIPPED the ${name} run: ${name} is not installed at ${binary} (.ci/run installs it) ***\n`,
+        );
         this.skip();
       }
       // The API's URL, as a module of its own: the program reads no environment (Deno would ask for the right).
