@@ -44,6 +44,16 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-expressions': 'off',
       'no-control-regex': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
+      // A hook at a file's top level is a root hook: it runs once when the whole run starts (before every file's
+      // tests, tokens signed an hour before they are used) and for runs that leave the file's tests out.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'Program > ExpressionStatement > CallExpression[callee.name=/^(before|after|beforeEach|afterEach)$/]',
+          message: 'A hook at the top level runs for the whole run: put it inside the describe it serves.',
+        },
+      ],
     },
   },
 );

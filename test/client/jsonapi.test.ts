@@ -159,73 +159,75 @@ interface Program {
 
 let program: Program;
 
-before(async function () {
-  this.timeout(300_000);
-  const dir = mkdtempSync(join(tmpdir(), 'apidsl-client-jsonapi-'));
-  for (const [name, fixture] of Object.entries(FIXTURES)) {
-    mkdirSync(join(dir, name));
-    for (const { path, text } of clientPackage(await loadApi(fromRoot(fixture))))
-      writeFileSync(join(dir, name, path), text);
-  }
-  writeFileSync(join(dir, 'program.ts'), PROGRAM);
-  expect(compile([join(dir, 'program.ts')], dir).all).to.deep.equal([]);
-  program = (await import(pathToFileURL(join(dir, 'program.js')).href)) as Program;
-});
-
-for (const api of ['catalog', 'formats'] as const) {
-  describe(`apidsl client in JSON:API: a TypeScript program against a served API (fixture ${FIXTURES[api]})`, function () {
+describe('apidsl client in JSON:API', function () {
+  before(async function () {
     this.timeout(300_000);
-    const server = useServer(fromRoot(FIXTURES[api]));
+    const dir = mkdtempSync(join(tmpdir(), 'apidsl-client-jsonapi-'));
+    for (const [name, fixture] of Object.entries(FIXTURES)) {
+      mkdirSync(join(dir, name));
+      for (const { path, text } of clientPackage(await loadApi(fromRoot(fixture))))
+        writeFileSync(join(dir, name, path), text);
+    }
+    writeFileSync(join(dir, 'program.ts'), PROGRAM);
+    expect(compile([join(dir, 'program.ts')], dir).all).to.deep.equal([]);
+    program = (await import(pathToFileURL(join(dir, 'program.js')).href)) as Program;
+  });
 
-    it('creates, reads (relations as IRIs, the identifier from the IRI), patches and deletes', async () => {
-      const r = await program.crud(api, server.url);
-      expect(r).to.deep.include({ type: 'Item', id: true, name: 'Desk lamp', category: true, also: true });
-      expect(r).to.deep.include({ tags: ['a'], updated: [25, ['b', 'c'], undefined], deleted: true, gone: 404 });
-      expect(r.iri).to.match(/^\/items\/\d+$/);
-      // Every body sent and read was JSON:API (a DELETE sends none and reads none).
-      expect([...program.seen].sort()).to.deep.equal([
-        '- > application/vnd.api+json',
-        '- > null',
-        'application/vnd.api+json > application/vnd.api+json',
-      ]);
-    });
+  for (const api of ['catalog', 'formats'] as const) {
+    describe(`apidsl client in JSON:API: a TypeScript program against a served API (fixture ${FIXTURES[api]})`, function () {
+      this.timeout(300_000);
+      const server = useServer(fromRoot(FIXTURES[api]));
 
-    it('reads a JSON:API error document of a 422 as violations whose paths are the input keys', async () => {
-      const r = await program.invalid(api, server.url);
-      expect(r).to.deep.equal({ status: 422, paths: ['name', 'price', 'tags'], detail: 'string' });
-    });
-
-    it('reads a page (its total and next link) and iterates every item of every page', async () => {
-      const r = await program.pages(api, server.url);
-      expect(r).to.deep.equal({ size: 2, total: 5, first: 'e', next: true, names: ['a', 'b', 'c', 'd', 'e'] });
-    });
-
-    if (api === 'catalog')
-      it('posts a bulk list as JSON:API documents, a QUERY as JSON, and reads with include and fields', async () => {
-        const r = await program.reads(server.url);
-        expect(r.created).to.deep.equal([
-          ['b1', 3, true],
-          ['b2', 4, false],
-        ]);
-        expect(r.violations).to.deep.equal(['[1].name']);
-        expect(r.queried).to.deep.equal(['b1']);
-        // fields[Item]=name,category: the other members are left out; the category is its included item.
-        expect(r.got).to.deep.equal(['@id', '@type', 'category', 'id', 'name']);
-        expect(r.included).to.deep.equal([true, ['@id', '@type', 'id', 'name']]);
-        // The newest first: b2 has no `also`, b1's is its included category, with fields[Category]=name.
-        expect(r.also).to.deep.equal([[], ['Lamps']]);
-        expect(r.viaQuery).to.deep.equal(['Lamps']);
-        expect(r.walked).to.deep.equal(['b1 @id,@type,id,name', 'b2 @id,@type,id,name']);
-        expect([...program.seen]).to.include.members([
-          'application/json > application/vnd.api+json',
+      it('creates, reads (relations as IRIs, the identifier from the IRI), patches and deletes', async () => {
+        const r = await program.crud(api, server.url);
+        expect(r).to.deep.include({ type: 'Item', id: true, name: 'Desk lamp', category: true, also: true });
+        expect(r).to.deep.include({ tags: ['a'], updated: [25, ['b', 'c'], undefined], deleted: true, gone: 404 });
+        expect(r.iri).to.match(/^\/items\/\d+$/);
+        // Every body sent and read was JSON:API (a DELETE sends none and reads none).
+        expect([...program.seen].sort()).to.deep.equal([
+          '- > application/vnd.api+json',
+          '- > null',
           'application/vnd.api+json > application/vnd.api+json',
         ]);
       });
 
-    if (api === 'formats')
-      it('speaks JSON-LD unless told, and plain JSON when told (pages walked by number)', async () => {
-        const r = await program.otherFormats(server.url);
-        expect(r).to.deep.equal({ ld: true, json: true, plainPage: 2, walked: 7, total: 7 });
+      it('reads a JSON:API error document of a 422 as violations whose paths are the input keys', async () => {
+        const r = await program.invalid(api, server.url);
+        expect(r).to.deep.equal({ status: 422, paths: ['name', 'price', 'tags'], detail: 'string' });
       });
-  });
-}
+
+      it('reads a page (its total and next link) and iterates every item of every page', async () => {
+        const r = await program.pages(api, server.url);
+        expect(r).to.deep.equal({ size: 2, total: 5, first: 'e', next: true, names: ['a', 'b', 'c', 'd', 'e'] });
+      });
+
+      if (api === 'catalog')
+        it('posts a bulk list as JSON:API documents, a QUERY as JSON, and reads with include and fields', async () => {
+          const r = await program.reads(server.url);
+          expect(r.created).to.deep.equal([
+            ['b1', 3, true],
+            ['b2', 4, false],
+          ]);
+          expect(r.violations).to.deep.equal(['[1].name']);
+          expect(r.queried).to.deep.equal(['b1']);
+          // fields[Item]=name,category: the other members are left out; the category is its included item.
+          expect(r.got).to.deep.equal(['@id', '@type', 'category', 'id', 'name']);
+          expect(r.included).to.deep.equal([true, ['@id', '@type', 'id', 'name']]);
+          // The newest first: b2 has no `also`, b1's is its included category, with fields[Category]=name.
+          expect(r.also).to.deep.equal([[], ['Lamps']]);
+          expect(r.viaQuery).to.deep.equal(['Lamps']);
+          expect(r.walked).to.deep.equal(['b1 @id,@type,id,name', 'b2 @id,@type,id,name']);
+          expect([...program.seen]).to.include.members([
+            'application/json > application/vnd.api+json',
+            'application/vnd.api+json > application/vnd.api+json',
+          ]);
+        });
+
+      if (api === 'formats')
+        it('speaks JSON-LD unless told, and plain JSON when told (pages walked by number)', async () => {
+          const r = await program.otherFormats(server.url);
+          expect(r).to.deep.equal({ ld: true, json: true, plainPage: 2, walked: 7, total: 7 });
+        });
+    });
+  }
+});

@@ -15,11 +15,15 @@ import { bearer, token } from './security-helpers.js';
 import { eventually } from '../support/eventually.js';
 
 const users: Record<string, Record<string, string>> = {};
-before(async () => {
+/**
+ * Signs the three users' tokens. Each describe calls it in its own hook: a hook at the file's top level would run
+ * when the whole run starts, and an hour-long run outlives the tokens.
+ */
+const signUsers = async (): Promise<void> => {
   users.ann = bearer(await token({ sub: 'ann' }));
   users.bob = bearer(await token({ sub: 'bob' }));
   users.sam = bearer(await token({ sub: 'sam', roles: ['ROLE_STAFF'] }));
-});
+};
 
 const post = (base: string, who: string, body: Record<string, unknown>): Promise<HttpResponse> =>
   request(base, 'POST', '/tasks', { headers: users[who], body });
@@ -31,6 +35,7 @@ const stored = async (base: string): Promise<string[]> =>
 
 describe('row-level scopes on Messenger-dispatched writes: the sync transport', function () {
   this.timeout(60_000);
+  before(signUsers);
   const server = useServer(fixture('scopes-messages.api'));
 
   it('runs the handler as the dispatching user: a write outside their scope is refused, nothing stored', async () => {
@@ -46,6 +51,7 @@ describe('row-level scopes on Messenger-dispatched writes: the sync transport', 
 
 describe('row-level scopes on Messenger-dispatched writes: the embedded queue and a consumer', function () {
   this.timeout(60_000);
+  before(signUsers);
   const dir = tempDir('apidsl-scoped-messages-');
   const file = join(dir, 'scoped-messages.api');
   const data = join(dir, 'data');
