@@ -6,12 +6,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../server/package-folder.js';
 
 /** The starter .api file ships in the package (cli/starter/, beside the compiled dist/). */
-const STARTER = new URL('../../cli/starter/todos.api', import.meta.url);
+const STARTER = packageFile('cli', 'starter', 'todos.api');
 /** The VS Code extension, in the package (`npm pack` builds it; in a clone, `npm run --prefix vscode-extension package`). */
-const VSIX = fileURLToPath(new URL('../../vscode-extension/apidsl.vsix', import.meta.url));
+const VSIX = packageFile('vscode-extension', 'apidsl.vsix');
 
 const FILES: Record<string, () => string> = {
   'todos.api': () => readFileSync(STARTER, 'utf8'),

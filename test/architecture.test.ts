@@ -44,7 +44,14 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'expression', paths: ['server/expression/'] },
   {
     name: 'language and store',
-    paths: ['grammar/', 'server/store/', 'server/paginators.ts', 'server/version.ts', 'server/refusal.ts'],
+    paths: [
+      'grammar/',
+      'server/store/',
+      'server/paginators.ts',
+      'server/version.ts',
+      'server/refusal.ts',
+      'server/package-folder.ts',
+    ],
   },
 ];
 

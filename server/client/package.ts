@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ApiMetadata, ResourceMetadata } from '../metadata/types.js';
+import { packageFile } from '../package-folder.js';
 import { itemOperation } from '../protocol/iri.js';
 import { mercureOptions, resourcePublishes } from '../realtime/index.js';
 import { CallSignatures, operationRow } from './calls.js';
@@ -44,9 +45,9 @@ const RUNTIME_TYPES = [
   'UpdateEvent',
 ];
 
-/** The compiled runtime beside this module, without its source map comment. */
+/** The compiled runtime (dist/server/client/, as tsc wrote it), without its source map comment. */
 const runtimeFile = (name: string): string =>
-  readFileSync(new URL(name, import.meta.url), 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n');
+  readFileSync(packageFile('dist', 'server', 'client', name), 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n');
 
 export const defaultPackageName = (api: ApiMetadata): string =>
   `${camelName(api.title)

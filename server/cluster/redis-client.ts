@@ -23,8 +23,10 @@ export function redactRedisUrl(url: string): string {
 // ioredis is loaded by the first connection: loading it costs every start about 0.15 s of CPU, and most files
 // have no `cluster.redis`.
 export async function openRedis(url: string, logger: Logger, role: string): Promise<Redis> {
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url, {
+  // Through the default export (module.exports), which is all a CommonJS package loaded on demand gives in the bundle
+  // (scripts/bundle-cli.mjs); under Node it is the same object.
+  const { Redis: RedisClient } = (await import('ioredis')).default;
+  const redis = new RedisClient(url, {
     // The subscriber's SUBSCRIBE waits for the first connection; everything else fails at once while down.
     enableOfflineQueue: role === 'subscriber',
     maxRetriesPerRequest: 0,

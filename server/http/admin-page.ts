@@ -8,10 +8,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
 import type { ApiMetadata } from '../metadata/types.js';
 import { defaultPageSize } from '../pipeline/pages/pagination.js';
+import { packageFile } from '../package-folder.js';
 import { notFound } from '../protocol/errors.js';
 import { authenticates } from '../security/authenticate.js';
 import { entrypointCollection } from './documents.js';
@@ -20,9 +20,9 @@ import type { newRouter } from './router.js';
 /** What `npm run build:admin` downloads into admin/node_modules (measured with `du -sh admin/node_modules`). */
 export const ADMIN_INSTALL_SIZE = 'about 350 MB';
 
-/** The built admin's folder: APIDSL_ADMIN_DIR, else `dist/admin/` of this package (this module is in dist/server/http/). */
+/** The built admin's folder: APIDSL_ADMIN_DIR, else `dist/admin/` of this package. */
 export const adminFolder = (env: NodeJS.ProcessEnv = process.env): string =>
-  env.APIDSL_ADMIN_DIR || fileURLToPath(new URL('../../admin/', import.meta.url));
+  env.APIDSL_ADMIN_DIR || packageFile('dist', 'admin');
 
 interface Manifest {
   script: string;

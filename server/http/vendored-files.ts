@@ -3,7 +3,7 @@
  * GraphiQL and React for the GraphiQL page): `npm run build` copies them into `dist/vendor/<folder>/` (scripts/vendor-files.mjs), which
  * the npm package ships, so an installed apidsl serves them without those packages and without a CDN.
  */
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-folder.js';
 
 export interface VendoredFile {
   /** The package that ships the file, and the file's path inside it. */
@@ -27,6 +27,5 @@ export const VENDORED_FILES: Record<string, readonly VendoredFile[]> = {
   ],
 };
 
-/** `dist/vendor/<folder>/`: this module is compiled to `dist/server/http/`. */
-export const vendorFolder = (folder: string): string =>
-  fileURLToPath(new URL(`../../vendor/${folder}/`, import.meta.url));
+/** `dist/vendor/<folder>/` of this package. */
+export const vendorFolder = (folder: string): string => packageFile('dist', 'vendor', folder);

@@ -33,6 +33,8 @@ interface AdminPage {
   requests: { line: string; authorization: string | undefined }[];
   /** Each finished request's bytes on the wire (headers and body as sent). */
   sizes: Promise<number>[];
+  /** `STATUS METHOD path` of each answer of the API, in the order they came. */
+  answers: string[];
 }
 
 const transferred = async (admin: AdminPage): Promise<number> =>
@@ -40,7 +42,7 @@ const transferred = async (admin: AdminPage): Promise<number> =>
 
 async function openAdmin(browser: Browser, base: string, hash: string): Promise<AdminPage> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const opened: AdminPage = { page, foreign: [], errors: [], requests: [], sizes: [] };
+  const opened: AdminPage = { page, foreign: [], errors: [], requests: [], sizes: [], answers: [] };
   page.on('requestfinished', (r) =>
     opened.sizes.push(r.sizes().then((s) => s.responseHeadersSize + s.responseBodySize)),
   );
@@ -54,6 +56,11 @@ async function openAdmin(browser: Browser, base: string, hash: string): Promise<
     if (m.type() === 'error') opened.errors.push(m.text());
   });
   page.on('pageerror', (e) => opened.errors.push(String(e)));
+  page.on('response', (r) => {
+    const url = new URL(r.url());
+    if (url.origin === base && !url.pathname.startsWith('/admin'))
+      opened.answers.push(`${r.status()} ${r.request().method()} ${url.pathname}`);
+  });
   page.on('request', (r) => {
     const url = new URL(r.url());
     if (url.origin === base && !url.pathname.startsWith('/admin'))
@@ -89,11 +96,23 @@ const rowCount = (page: Page, n: number) =>
   page.waitForFunction(`document.querySelectorAll("tbody .RaDatagrid-row").length === ${n}`, undefined, {
     timeout: 30_000,
   });
-/** Waits until a form shows the item named `name`. */
-const nameShown = (page: Page, name: string) =>
-  page.waitForFunction(`document.querySelector('input[name="name"]')?.value === ${JSON.stringify(name)}`, undefined, {
-    timeout: 60_000,
-  });
+/**
+ * Waits until a form shows the item named `name`; when it does not, fails with what the field holds and what the
+ * API answered the page (a form left empty on a busy machine says whether a request failed or never came back).
+ */
+const nameShown = async ({ page, answers }: AdminPage, name: string): Promise<void> => {
+  try {
+    await page.waitForFunction(`document.querySelector('input[name="name"]')?.value === ${JSON.stringify(name)}`, {
+      timeout: 60_000,
+    });
+  } catch (e) {
+    const shown = await page
+      .locator('input[name="name"]')
+      .inputValue({ timeout: 1_000 })
+      .catch(() => 'no field');
+    throw new Error(`the form never showed ${name} (field: ${shown}; the API answered: ${answers.join(', ')}): ${e}`);
+  }
+};
 const decodedRequests = (admin: AdminPage): string[] => admin.requests.map((r) => decodeURIComponent(r.line));
 /**
  * Waits until a column of the list reads `values`, row by row: a reference's labels are fetched after the rows, so
@@ -262,7 +281,7 @@ describe('the admin in a browser', function () {
     const admin = await openAdmin(browser!, server!.url, `/products/${encodeURIComponent('/products/2')}`);
     const { page } = admin;
     const price = page.locator('input[name="price"]');
-    await nameShown(page, 'Apple');
+    await nameShown(admin, 'Apple');
     await price.fill('42');
     // A nullable datetime cleared is sent and stored as null.
     await page.locator('input[name="releasedAt"]').fill('');
@@ -279,7 +298,7 @@ describe('the admin in a browser', function () {
     expect(stored.releasedAt ?? null).to.equal(null);
 
     await page.goto(`${server!.url}/admin#/products/${encodeURIComponent('/products/3')}`);
-    await nameShown(page, 'Mango');
+    await nameShown(admin, 'Mango');
     const deleted = page.waitForResponse((r) => r.request().method() === 'DELETE', { timeout: 60_000 });
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
@@ -445,7 +464,7 @@ describe('the admin of an API with row-level scopes in a browser (examples/marke
     const admin = await openAdmin(browser!, server!.url, `/products/${encodeURIComponent('/products/1')}`);
     const { page } = admin;
     await signIn(admin, ann);
-    await nameShown(page, 'Draft lamp');
+    await nameShown(admin, 'Draft lamp');
     await page.locator('input[name="price"]').fill('12');
     const saved = page.waitForResponse((r) => r.request().method() === 'PATCH', { timeout: 60_000 });
     await page.getByRole('button', { name: 'Save' }).click();
@@ -454,7 +473,7 @@ describe('the admin of an API with row-level scopes in a browser (examples/marke
 
     // Bob's published chair: Ann reads it (the read scope) but may not change it (the write scope).
     await page.goto(`${server!.url}/admin#/products/${encodeURIComponent('/products/4')}`);
-    await nameShown(page, 'Chair');
+    await nameShown(admin, 'Chair');
     await page.locator('input[name="price"]').fill('1');
     const refused = page.waitForResponse((r) => r.request().method() === 'PATCH', { timeout: 60_000 });
     await page.getByRole('button', { name: 'Save' }).click();

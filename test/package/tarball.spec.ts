@@ -64,6 +64,9 @@ describe('the npm package', function () {
     for (const path of [
       'package/bin/apidsl.js',
       'package/dist/cli/main.js',
+      // The command as it runs: bundled with the packages it imports (scripts/bundle-cli.mjs).
+      'package/dist/bundle/cli/main.js',
+      'package/dist/bundle/cli/signals.js',
       // GraphiQL's page files, copied by the build from development dependencies (server/http/vendored-files.ts).
       'package/dist/vendor/graphiql/graphiql.min.js',
       // Swagger UI's, for /docs: an installed apidsl does not depend on swagger-ui-dist (and its telemetry script).
