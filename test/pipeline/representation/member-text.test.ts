@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { codePointString } from '../../support/code-points.js';
 import type { PropertyMetadata, ResourceMetadata } from '../../../server/metadata/types.js';
 import { memberText } from '../../../server/pipeline/representation/member-text.js';
 import { normalizeItem, type RelationOutput } from '../../../server/pipeline/representation/normalize.js';
@@ -25,13 +26,13 @@ const expected = (
 ): string =>
   JSON.stringify(normalizeItem(resourceOf(shown), item, jsonld, () => iri, shown, hidden, relation, 'Shelf "A"'));
 
-const name = fc
-  .string({ minLength: 1, maxLength: 6, unit: 'binary' })
-  .filter((n) => !/^\d+$/.test(n) && n !== '__proto__' && !n.startsWith('@'));
+const name = codePointString({ minLength: 1, maxLength: 6 }).filter(
+  (n) => !/^\d+$/.test(n) && n !== '__proto__' && !n.startsWith('@'),
+);
 // Characters JSON escapes, lone surrogates among them (a pair is kept as it is), beside any others.
 const character = fc.oneof(
   fc.constantFrom('"', '\\', '\u0000', '\u001f', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d\ude00', '\u2028'),
-  fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+  codePointString({ minLength: 1, maxLength: 1 }),
 );
 const value = fc.oneof(
   fc.string({ unit: character }),
