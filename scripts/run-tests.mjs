@@ -7,24 +7,23 @@
 // the reporter's form ("N passed, N failed, N skipped"). Exit code 1 when either failed. With
 // APIDSL_TEST_TIMES=FILE the halves write FILE.http and FILE.rest.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const config = JSON.parse(readFileSync(join(root, '.mocharc.json'), 'utf8'));
+const HTTP_SUITE = 'dist/test/http/**';
+/** The HTTP suite with the config's reporter and timeout; everything else is the config's spec without it. */
+const HALVES = {
+  http: ['--no-config', '--reporter', config.reporter, '--timeout', String(config.timeout), `${HTTP_SUITE}/*.test.js`],
+  rest: ['--ignore', HTTP_SUITE],
+};
 
-const testFiles = readdirSync(join(root, 'dist/test'), { recursive: true })
-  .map((f) => join('dist/test', f))
-  .filter((f) => f.endsWith('.test.js'))
-  .sort();
-const isHttp = (f) => f.startsWith(join('dist/test/http/'));
-
-/** Runs mocha on `files` (its output also written to stdout as it comes when `echo`): exit code and output. */
-function runMocha(name, files, echo) {
+/** Runs mocha on a half (its output also written to stdout as it comes when `echo`): exit code and output. */
+function runMocha(name, echo) {
   const times = process.env.APIDSL_TEST_TIMES;
-  const args = ['--no-config', '--reporter', config.reporter, '--timeout', String(config.timeout), ...files];
-  const child = spawn(process.execPath, [join(root, 'node_modules/mocha/bin/mocha.js'), ...args], {
+  const child = spawn(process.execPath, [join(root, 'node_modules/mocha/bin/mocha.js'), ...HALVES[name]], {
     cwd: root,
     env: { ...process.env, ...(times ? { APIDSL_TEST_TIMES: `${times}.${name}` } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,12 +47,8 @@ function counts(output) {
   return last ? last.slice(1, 4).map(Number) : [0, 1, 0];
 }
 
-const others = runMocha(
-  'rest',
-  testFiles.filter((f) => !isHttp(f)),
-  false,
-);
-const http = await runMocha('http', testFiles.filter(isHttp), true);
+const others = runMocha('rest', false);
+const http = await runMocha('http', true);
 const rest = await others;
 process.stdout.write(`\n=== the test files outside the HTTP suite, run beside it ===\n${rest.output}`);
 const [a, b] = [counts(http.output), counts(rest.output)];
