@@ -9,6 +9,7 @@ import type { ResourceMetadata } from '../metadata/types.js';
 import { resolveQuery, type KeyReader } from '../store/references.js';
 import type { Collection, Condition, Id, Item, PageRows, Query } from '../store/types.js';
 import { indexUnavailable, missingIndex, type SearchClient } from './client.js';
+import type { Dialect } from './mapping.js';
 import { QueryTranslator } from './query.js';
 
 /** Items read at once by `stream` (a keyset scan, never a deep `from`). */
@@ -22,7 +23,7 @@ interface Hits {
 }
 
 export class IndexCollection implements Collection {
-  private readonly translator: QueryTranslator;
+  private translator?: QueryTranslator;
 
   constructor(
     private readonly client: SearchClient,
@@ -30,8 +31,24 @@ export class IndexCollection implements Collection {
     private readonly resource: ResourceMetadata,
     /** Reads the keys of related items from the store: a `refers` condition (a scope's path) becomes an `in`. */
     private readonly readKeys: KeyReader,
-  ) {
-    this.translator = new QueryTranslator(resource);
+    /** The engine's dialect, asked of it once (its queries differ: query.ts). */
+    private readonly dialect: () => Promise<Dialect>,
+  ) {}
+
+  /** Whether the engine answers `q` as the store would (store-fallback.ts); `keyset`: a stream's reads too. */
+  async answers(q: Pick<Query, 'where' | 'sort' | 'after'>, keyset = false): Promise<boolean> {
+    return (await this.translation()).answers(q, keyset);
+  }
+
+  /** The translator for the engine's dialect; a 503 while the engine does not say which it speaks. */
+  private async translation(): Promise<QueryTranslator> {
+    this.translator ??= new QueryTranslator(
+      this.resource,
+      await this.dialect().catch(() => {
+        throw indexUnavailable();
+      }),
+    );
+    return this.translator;
   }
 
   async find(q: Query): Promise<Item[]> {
@@ -99,8 +116,9 @@ export class IndexCollection implements Collection {
     const q = await resolveQuery(query, this.readKeys);
     const from = q.offset ?? 0;
     const size = Math.min(q.limit ?? MAX_WINDOW, Math.max(0, MAX_WINDOW - from));
-    const body: Record<string, unknown> = { query: this.translator.query(q), from, size };
-    const sort = this.translator.sort(q.sort);
+    const translator = await this.translation();
+    const body: Record<string, unknown> = { query: translator.query(q), from, size };
+    const sort = translator.sort(q.sort);
     if (sort.length) body.sort = sort;
     if (total) body.track_total_hits = true;
     return this.request(body);

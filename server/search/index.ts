@@ -10,7 +10,7 @@ import { collectionKeys } from '../store/references.js';
 import type { Collection, CollectionSpec, Store } from '../store/types.js';
 import { dialectOf, searchClient, type SearchClient } from './client.js';
 import { IndexCollection } from './index-collection.js';
-import { indexMapping } from './mapping.js';
+import { indexMapping, type Dialect } from './mapping.js';
 import { PendingChanges } from './pending.js';
 import { IndexOrStore } from './store-fallback.js';
 import type { IndexChange } from './index-change.js';
@@ -24,6 +24,7 @@ export class SearchIndex {
   /** By index name: the store's collection of its resource, read again when a pending change is retried. */
   private readonly sources = new Map<string, { collection: Collection; resource: ResourceMetadata }>();
   private made: Promise<boolean> | undefined;
+  private dialectAsked: Promise<Dialect> | undefined;
   /** The store's collection of each resource, by storage name: the index reads related keys there (`refers`). */
   private storeCollectionOf: (target: CollectionSpec) => Collection | undefined = () => undefined;
 
@@ -52,7 +53,7 @@ export class SearchIndex {
     let read = this.reads.get(resource);
     if (!read) {
       const keys = collectionKeys((target) => this.storeCollectionOf(target));
-      const index = new IndexCollection(this.client, this.indexOf(resource), resource, keys);
+      const index = new IndexCollection(this.client, this.indexOf(resource), resource, keys, () => this.dialect());
       read = new IndexOrStore(index, () => this.storeCollectionOf(resource.storage));
       this.reads.set(resource, read);
     }
@@ -122,8 +123,17 @@ export class SearchIndex {
     await this.client.close();
   }
 
+  /** What speaks the engine's API, asked until it answers. */
+  private dialect(): Promise<Dialect> {
+    this.dialectAsked ??= dialectOf(this.client).catch((e: unknown) => {
+      this.dialectAsked = undefined;
+      throw e;
+    });
+    return this.dialectAsked;
+  }
+
   private async createIndexes(): Promise<void> {
-    const dialect = await dialectOf(this.client);
+    const dialect = await this.dialect();
     for (const resource of this.resources) {
       const index = this.indexOf(resource);
       if ((await this.client.indices.exists({ index })).body) continue;

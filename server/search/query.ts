@@ -7,11 +7,13 @@
  * (grammar/catalogue/filters.ts, INDEX_FILTER_KINDS), the sub-resource links (equality), and of a row-level scope
  * (docs/scopes.md) its `and`, `or`, comparisons and paths through relations (`refers`, resolved to `in` first:
  * index-collection.ts) are translated. Its `ne` and `exists` are not (ZincSearch has no `exists` query to keep the
- * store's null rules with): a read holding one is answered by the store (store-fallback.ts).
+ * store's null rules with): a read holding one is answered by the store (store-fallback.ts). Nor, on ZincSearch, is a
+ * bound on a number other than `gt`/`gte` a positive number: its numeric `range` drops a bound at or below 0 and
+ * never matches a value at or below 0 (docs/elasticsearch.md, "ZincSearch's numeric ranges").
  */
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Condition, Query, Sort } from '../store/types.js';
-import { exactField, isDate } from './mapping.js';
+import { exactField, isDate, type Dialect } from './mapping.js';
 
 type Clause = Record<string, unknown>;
 
@@ -33,13 +35,7 @@ export class UntranslatableCondition extends Error {
   override readonly name = 'UntranslatableCondition';
 }
 
-const TRANSLATED = new Set<Condition['op']>(['eq', 'in', 'lt', 'lte', 'gt', 'gte', 'text', 'refers']);
-
-/** Whether the conditions, at any depth, are all of kinds the engine is asked (`refers`: once resolved). */
-export const translatable = (conditions: readonly Condition[] | undefined): boolean =>
-  (conditions ?? []).every((c) =>
-    c.op === 'and' || c.op === 'or' ? translatable(c.conditions) : TRANSLATED.has(c.op),
-  );
+type Bound = 'lt' | 'lte' | 'gt' | 'gte';
 
 /** Whether any condition, at any depth, is full text: only the engine answers it. */
 export const hasFullText = (conditions: readonly Condition[] | undefined): boolean =>
@@ -48,8 +44,64 @@ export const hasFullText = (conditions: readonly Condition[] | undefined): boole
 export class QueryTranslator {
   private readonly props: Map<string, PropertyMetadata>;
 
-  constructor(resource: ResourceMetadata) {
+  constructor(
+    resource: ResourceMetadata,
+    private readonly dialect: Dialect,
+  ) {
     this.props = new Map(resource.properties.map((p) => [p.name, p]));
+  }
+
+  /**
+   * Whether the engine answers the conditions (`refers`: once resolved) and the keyset bound of `q` as the store
+   * would; a read it does not goes to the store. `keyset`: the read walks `q.sort` by keyset bounds of any value
+   * (a stream), so every sort field must take them.
+   */
+  answers(q: Pick<Query, 'where' | 'sort' | 'after'>, keyset = false): boolean {
+    // A stream bounds its sort by values it has not read yet: NaN stands for any (no positive number).
+    const values = keyset ? (q.sort ?? []).map(() => NaN) : (q.after?.values ?? []);
+    const sort = (q.sort ?? []).slice(0, values.length);
+    return (
+      (q.where ?? []).every((c) => this.answered(c)) &&
+      sort.every((s, i) => this.bounds(s.field, s.direction === 'asc' ? 'gt' : 'lt', values[i]))
+    );
+  }
+
+  private answered(c: Condition): boolean {
+    switch (c.op) {
+      case 'and':
+      case 'or':
+        return c.conditions.every((x) => this.answered(x));
+      case 'eq':
+      case 'in':
+      case 'text':
+      case 'refers':
+        return true;
+      case 'lt':
+      case 'lte':
+      case 'gt':
+      case 'gte':
+        return this.bounds(c.field, c.op, c.value);
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * Whether the engine's `range` answers `field op value` exactly. ZincSearch's numeric one (0.4) takes a lower bound
+   * only when positive, no upper one at all that still holds the values at or below 0, which it never matches: only
+   * `gt`/`gte` a positive number is the store's answer (less the values from 2^63 up, its ceiling: narrower, never
+   * wider).
+   */
+  private bounds(field: string, op: Bound, value: unknown): boolean {
+    const type = this.props.get(field)?.type;
+    if (this.dialect !== 'zincsearch' || (type !== 'int' && type !== 'number')) return true;
+    return (op === 'gt' || op === 'gte') && typeof value === 'number' && value > 0;
+  }
+
+  private range(field: string, op: Bound, value: unknown): Clause {
+    if (!this.bounds(field, op, value))
+      throw new UntranslatableCondition(`the search index cannot answer '${op} ${String(value)}' on ${field}`);
+    return { range: { [this.field(field)]: { [op]: value } } };
   }
 
   /** The `query` of the search request. */
@@ -85,7 +137,7 @@ export class QueryTranslator {
       case 'lte':
       case 'gt':
       case 'gte':
-        return { range: { [this.field(c.field)]: { [c.op]: c.value } } };
+        return this.range(c.field, c.op, c.value);
       case 'text':
         return { match: { [c.field]: c.value } };
       case 'and':
@@ -106,9 +158,7 @@ export class QueryTranslator {
     for (let i = 0; i < sort.length; i++) {
       if (values[i] === null || values[i] === undefined) break;
       const ties = sort.slice(0, i).map((s, j) => this.equal(s.field, values[j]));
-      const beyond = {
-        range: { [this.field(sort[i].field)]: { [sort[i].direction === 'asc' ? 'gt' : 'lt']: values[i] } },
-      };
+      const beyond = this.range(sort[i].field, sort[i].direction === 'asc' ? 'gt' : 'lt', values[i]);
       alternatives.push({ bool: { filter: [...ties, beyond] } });
     }
     return anyOf(alternatives);

@@ -319,6 +319,43 @@ describe('HTTP elasticsearch: operations that read the search index', function (
     expect(await engineIds(engine, `${fixture.prefix}book`)).not.to.include(book.json.id);
   });
 
+  it('answers numeric bounds ZincSearch would get wrong (at or below 0, upper bounds) from the store', async () => {
+    // ZincSearch drops a bound at or below 0 and never ranges a value at or below 0 (its `lte: 0` read every book).
+    const free = await request(server.url, 'POST', '/books', { body: { title: 'Free pamphlet', price: 0 } });
+    const refund = await request(server.url, 'POST', '/books', { body: { title: 'Refund slip', price: -2 } });
+    expect([free.status, refund.status]).to.deep.equal([201, 201]);
+    const [zero, negative] = [free.json.id as number, refund.json.id as number];
+    await eventually(
+      () => engineIds(engine, `${fixture.prefix}book`),
+      (x) => x.includes(zero) && x.includes(negative),
+    );
+    try {
+      // Every page of the answer, in price order.
+      const asked = async (query: string): Promise<number[]> => {
+        const found: number[] = [];
+        for (let next: string | undefined = `/books?${query}&order[price]=asc`; next;) {
+          const page = await get(server.url, next, admin);
+          found.push(...ids(page));
+          next = page.json.view?.next;
+        }
+        return found;
+      };
+      expect(await asked('price[lte]=0')).to.deep.equal([negative, zero]);
+      expect(await asked('price[gte]=0')).to.deep.equal([zero, 2, 4, 1, 3, 5]);
+      expect(await asked('price[lt]=6')).to.deep.equal([negative, zero, 2]);
+      expect(await asked('price[gt]=-1')).to.deep.equal([zero, 2, 4, 1, 3, 5]);
+      expect(await asked('price[between]=-5..0')).to.deep.equal([negative, zero]);
+      // A positive lower bound the engine keeps: still its answer, with full text beside it. Full text and a bound it
+      // does not keep: neither can answer alone, and the read fails rather than answer without the bound.
+      expect(await asked('price[gt]=10')).to.deep.equal([1, 3, 5]);
+      expect(ids(await get(server.url, '/books?title=quick&price[gt]=10'))).to.deep.equal([1, 3]);
+      const both = await get(server.url, '/books?title=pamphlet&price[lte]=0');
+      expect([both.status, both.json.member]).to.deep.equal([500, undefined]);
+    } finally {
+      for (const id of [zero, negative]) await request(server.url, 'DELETE', `/books/${id}`, { headers: admin });
+    }
+  });
+
   it("takes a message handler's write into the index named by stateOptions", async () => {
     const sent = await request(server.url, 'POST', '/reviews', { body: { text: 'Great read' } });
     expect(sent.status).to.equal(202);

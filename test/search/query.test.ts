@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { loadApi } from '../../server/load-api.js';
 import { indexMapping } from '../../server/search/mapping.js';
-import { QueryTranslator } from '../../server/search/query.js';
+import { QueryTranslator, UntranslatableCondition } from '../../server/search/query.js';
 import type { Condition } from '../../server/store/types.js';
 import { eventually } from '../support/eventually.js';
 import { fromRoot } from '../support/paths.js';
@@ -21,6 +21,9 @@ const DOCS: Doc[] = [
   { id: 2, owner: 'bob', title: 'two', status: 'hidden', shop: '/shops/2' },
   { id: 3, owner: 'carl', title: 'three', status: null, shop: null },
   { id: 4, owner: 'ann', title: 'four', status: 'hidden', shop: '/shops/2' },
+  // At and below 0: ZincSearch's numeric range never matches such a value.
+  { id: 0, owner: 'dan', title: 'zero', status: 'open', shop: null },
+  { id: -3, owner: 'eve', title: 'minus three', status: null, shop: '/shops/1' },
 ];
 
 const eq = (field: keyof Doc, value: unknown): Condition => ({ op: 'eq', field, value });
@@ -34,8 +37,14 @@ function holds(c: Condition, d: Doc): boolean {
       return d[c.field as keyof Doc] === c.value;
     case 'in':
       return c.values.includes(d[c.field as keyof Doc]);
+    case 'lt':
+      return (d[c.field as keyof Doc] as number) < (c.value as number);
+    case 'lte':
+      return (d[c.field as keyof Doc] as number) <= (c.value as number);
     case 'gt':
       return (d[c.field as keyof Doc] as number) > (c.value as number);
+    case 'gte':
+      return (d[c.field as keyof Doc] as number) >= (c.value as number);
     case 'and':
       return c.conditions.every((x) => holds(x, d));
     case 'or':
@@ -55,6 +64,7 @@ describe('the search index query fails closed on disjunctions (ZincSearch)', fun
   this.timeout(120_000);
   let engine: ZincServer;
   let translator: QueryTranslator;
+  let elasticsearch: QueryTranslator;
   const index = `query_test_${process.pid}`;
   const auth = `Basic ${Buffer.from(`${ZINC_USER}:${ZINC_PASSWORD}`).toString('base64')}`;
   const send = async (method: string, path: string, body: unknown): Promise<any> => {
@@ -67,14 +77,15 @@ describe('the search index query fails closed on disjunctions (ZincSearch)', fun
   };
   const search = async (where: Condition[]): Promise<number[]> => {
     const answer = await send('POST', `/${index}/_search`, { query: translator.query({ where }), size: 100 });
-    return (answer.hits.hits as { _source: Doc }[]).map((h) => h._source.id).sort();
+    return (answer.hits.hits as { _source: Doc }[]).map((h) => h._source.id).sort((a, b) => a - b);
   };
 
   before(async function () {
     engine = await zincOrSkip(this);
     const api = await loadApi(fromRoot('test/fixtures/elasticsearch/scoped-notes.api'));
     const note = api.resource('Note')!;
-    translator = new QueryTranslator(note);
+    translator = new QueryTranslator(note, 'zincsearch');
+    elasticsearch = new QueryTranslator(note, 'elasticsearch');
     await send('PUT', `/${index}`, { mappings: indexMapping(note, 'zincsearch') });
     for (const d of DOCS) await send('PUT', `/${index}/_doc/${d.id}`, d);
     await eventually(
@@ -95,7 +106,7 @@ describe('the search index query fails closed on disjunctions (ZincSearch)', fun
     it(`${name}: no should clause, and the engine answers what the conditions select`, async () => {
       expect(hasShould(translator.query({ where })), JSON.stringify(translator.query({ where }))).to.equal(false);
       const expected = DOCS.filter((d) => where.every((c) => holds(c, d))).map((d) => d.id);
-      expect(await search(where)).to.deep.equal(expected);
+      expect(await search(where)).to.deep.equal(expected.sort((a, b) => a - b));
     });
 
   it('a keyset bound (cursor pages) has no should clause, and pages past the tuple', async () => {
@@ -104,5 +115,33 @@ describe('the search index query fails closed on disjunctions (ZincSearch)', fun
     expect(hasShould(query)).to.equal(false);
     const answer = await send('POST', `/${index}/_search`, { query, size: 100 });
     expect((answer.hits.hits as { _source: Doc }[]).map((h) => h._source.id).sort()).to.deep.equal([3, 4]);
+  });
+
+  it("asks the engine a numeric bound only where its answer is the store's, for every bound and value", async () => {
+    // ZincSearch drops a bound at or below 0 and never ranges a value at or below 0 (`lte: 0` matched 1 to 4).
+    const ops = ['lt', 'lte', 'gt', 'gte'] as const;
+    const asked: string[] = [];
+    for (const op of ops)
+      for (const value of [-5, -3, -0.5, 0, 0.5, 1, 2, 4, 10]) {
+        const where: Condition[] = [{ op, field: 'id', value }];
+        const name = `id ${op} ${value}`;
+        expect(elasticsearch.answers({ where }), name).to.equal(true);
+        if (!translator.answers({ where })) {
+          expect(() => translator.query({ where }), name).to.throw(UntranslatableCondition);
+          continue;
+        }
+        asked.push(name);
+        const expected = DOCS.filter((d) => holds(where[0]!, d)).map((d) => d.id);
+        expect([name, await search(where)]).to.deep.equal([name, expected.sort((a, b) => a - b)]);
+      }
+    // Positive lower bounds are the engine's; every other bound goes to the store.
+    expect(asked).to.deep.equal(['gt', 'gte'].flatMap((op) => [0.5, 1, 2, 4, 10].map((v) => `id ${op} ${v}`)));
+    // A keyset bound the same way: after id 2 ascending is asked, descending or after 0 is not; nor is a stream's.
+    const sort = (direction: 'asc' | 'desc') => [{ field: 'id', direction }];
+    expect(translator.answers({ sort: sort('asc'), after: { values: [2] } })).to.equal(true);
+    expect(translator.answers({ sort: sort('desc'), after: { values: [2] } })).to.equal(false);
+    expect(translator.answers({ sort: sort('asc'), after: { values: [0] } })).to.equal(false);
+    expect(translator.answers({ sort: sort('asc') }, true)).to.equal(false);
+    expect(translator.answers({ sort: [{ field: 'title', direction: 'asc' }] }, true)).to.equal(true);
   });
 });
