@@ -116,7 +116,7 @@ export const DIAGNOSTIC_CODES = {
   },
   'scope-leak': {
     severity: 'warning',
-    doc: 'A resource whose `Get` security reads the item while its `GetCollection` has no scope and no security: the collection lists items that Get refuses.',
+    doc: 'A resource whose `Get` security reads the item, or whose `Get` has a scope of its own, while its `GetCollection` has no scope and no security: the collection lists items that Get refuses.',
   },
   'scope-without-effect': {
     severity: 'warning',

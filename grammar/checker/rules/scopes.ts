@@ -158,6 +158,16 @@ function warnListingLeak(ctx: CheckContext, resource: ModelResource): void {
   const get = resource.operations.find((o) => o.kind === 'Get');
   const list = resource.operations.find((o) => o.kind === 'GetCollection');
   if (!get || !list || scopeOf(resource, list) || securityOf(resource, list)) return;
+  const ownScope = get.options.get('scope')?.value;
+  if (ownScope) {
+    ctx.report(
+      'scope-leak',
+      ownScope.range,
+      `${resource.name}'s Get has a scope of its own, but its GetCollection has no scope and no security: the ` +
+        'collection lists items that Get hides: give it the scope too, or write the scope on the resource (docs/scopes.md)',
+    );
+    return;
+  }
   const security = securityOf(resource, get);
   if (security?.kind !== 'string' || !readsObject(security.value)) return;
   ctx.report(

@@ -95,6 +95,23 @@ resource Product {
     expect(check(scoped).all.map((d) => d.code)).to.not.include('scope-leak');
   });
 
+  it("warns when Get has a scope of its own and the collection lists everything, at Get's scope", () => {
+    const text = `${HEAD}resource Note {
+  properties { id: int { identifier: true }, owner: string }
+  operations { GetCollection, Get { scope: "object.owner == user?.identifier" } }
+}`;
+    const leak = check(text).all.find((d) => d.code === 'scope-leak');
+    expect(leak?.message).to.contain("Note's Get has a scope of its own");
+    expect(text.slice(leak!.range.start, leak!.range.end)).to.equal('"object.owner == user?.identifier"');
+    expect(text.slice(0, leak!.range.start)).to.match(/Get \{ scope: $/);
+    for (const fixed of [
+      text.replace('GetCollection,', 'GetCollection { scope: "object.owner == user?.identifier" },'),
+      text.replace('GetCollection,', 'GetCollection { security: "is_granted(\'ROLE_ADMIN\')" },'),
+      text.replace('operations {', 'scope: "object.owner == user?.identifier"\n  operations {'),
+    ])
+      expect(check(fixed).all.map((d) => d.code)).to.not.include('scope-leak');
+  });
+
   it('warns about a scope a custom provider ignores', () => {
     const text = `${HEAD}resource Note {
   scope: "object.owner == user?.identifier"
