@@ -8,8 +8,8 @@
  * (docs/scopes.md) its `and`, `or`, comparisons and paths through relations (`refers`, resolved to `in` first:
  * index-collection.ts) are translated. Its `ne` and `exists` are not (ZincSearch has no `exists` query to keep the
  * store's null rules with): a read holding one is answered by the store (store-fallback.ts). Nor, on ZincSearch, is a
- * bound on a number other than `gt`/`gte` a positive number: its numeric `range` drops a bound at or below 0 and
- * never matches a value at or below 0 (docs/elasticsearch.md, "ZincSearch's numeric ranges").
+ * bound on a string, or on a number other than `gt`/`gte` a positive number: it ranges no string, and its numeric
+ * `range` drops a bound at or below 0 and never matches a value at or below 0 (docs/elasticsearch.md).
  */
 import type { PropertyMetadata, ResourceMetadata } from '../metadata/types.js';
 import type { Condition, Query, Sort } from '../store/types.js';
@@ -87,14 +87,15 @@ export class QueryTranslator {
   }
 
   /**
-   * Whether the engine's `range` answers `field op value` exactly. ZincSearch's numeric one (0.4) takes a lower bound
-   * only when positive, no upper one at all that still holds the values at or below 0, which it never matches: only
-   * `gt`/`gte` a positive number is the store's answer (less the values from 2^63 up, its ceiling: narrower, never
-   * wider).
+   * Whether the engine's `range` answers `field op value` exactly. ZincSearch (0.4) ranges numbers and times only (it
+   * refuses a string's); its numeric one takes a lower bound only when positive, no upper one at all that still holds
+   * the values at or below 0, which it never matches: only `gt`/`gte` a positive number is the store's answer (less
+   * the values from 2^63 up, its ceiling: narrower, never wider).
    */
   private bounds(field: string, op: Bound, value: unknown): boolean {
     const type = this.props.get(field)?.type;
-    if (this.dialect !== 'zincsearch' || (type !== 'int' && type !== 'number')) return true;
+    if (this.dialect !== 'zincsearch' || isDate(this.props.get(field))) return true;
+    if (type !== 'int' && type !== 'number') return false;
     return (op === 'gt' || op === 'gte') && typeof value === 'number' && value > 0;
   }
 
