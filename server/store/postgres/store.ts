@@ -5,7 +5,7 @@
 import { layoutText } from '../layout.js';
 import { checkName } from '../names.js';
 import { LayoutConflictError, StoreUnavailableError } from '../types.js';
-import type { Collection, CollectionSpec, Item, MessageQueue, Store, StoredCollection } from '../types.js';
+import type { Collection, CollectionSpec, Item, MessageQueue, PlannedFill, Store, StoredCollection } from '../types.js';
 import { notJoinTable, TableClaims } from './claims.js';
 import { PostgresCollection, STREAM_BATCH } from './collection.js';
 import { poolSettings, redactPostgresUrl } from './config.js';
@@ -27,7 +27,8 @@ import {
   type ExistingJoinTable,
   type ExistingTable,
 } from './schema.js';
-import { aggregate, fillListStatement, irisOf, membersOf, type JoinList } from './join-tables.js';
+import { FilledCatalogue } from './filled-catalogue.js';
+import { aggregate, fillListStatement, irisOf, membersOf, writeStatements, type JoinList } from './join-tables.js';
 import { iriOf, keyOf, type Reference } from './references.js';
 import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Column, type Table } from './table.js';
 
@@ -173,14 +174,15 @@ class PostgresStore implements Store {
     }
   }
 
-  async schemaPlan(specs: CollectionSpec[]): Promise<string[]> {
+  async schemaPlan(specs: CollectionSpec[], fills: PlannedFill[] = []): Promise<string[]> {
     const claims = new TableClaims(); // the clash opening them would meet, told before anything runs
     for (const spec of specs) claims.claim(spec);
+    const filled = new FilledCatalogue(fills);
     const out: string[] = [];
     const constraints: string[] = [];
     for (const spec of specs) {
       const table = tableOf(spec);
-      let existing = await this.existing(table);
+      let existing = filled.table(spec, await this.existing(table));
       if (existing && keyTypeChanged(table, existing)) {
         const lists = table.lists.map((l) => `DROP TABLE IF EXISTS ${l.name}`);
         out.push(...lists, `DROP TABLE ${table.name} CASCADE`, ...creation(spec));
@@ -188,7 +190,7 @@ class PostgresStore implements Store {
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
       constraints.push(...foreignKeyStatements(spec, existing));
-      const joins = await this.joinTables(spec);
+      const joins = filled.joins(spec, await this.joinTables(spec));
       constraints.push(...joinTableUpgrade(spec, existing ? joins : new Map(), existing));
     }
     return [...out, ...constraints];
@@ -313,9 +315,7 @@ class PostgresStore implements Store {
     const statement = fillListStatement(tableOf(spec), list, { keys: '$1', field: '$2::text', kept: '$3::jsonb' });
     return this.connection.transaction(async () => {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
-      for (const sql of await this.joinTableMaking(spec, list)) await this.schema(spec, sql);
-      // A restricting relation's member key is checked at commit: here, at the statement, to be told.
-      await this.connection.rows(`SET CONSTRAINTS ${quoteIdent(list.memberForeignKey)} IMMEDIATE`);
+      for (const sql of await this.listFillSteps(spec, list)) await this.schema(spec, sql);
       const refused = (e: unknown): unknown =>
         (e as { code?: string }).code === '23503'
           ? new LayoutConflictError(
@@ -332,17 +332,21 @@ class PostgresStore implements Store {
     });
   }
 
-  /** What makes a list's join table when it is missing: its target's table first, when missing too. */
-  private async joinTableMaking(spec: CollectionSpec, list: JoinList): Promise<string[]> {
+  /**
+   * What runs before a list's fill statement: its join table made when missing (its target's table first, when
+   * missing too), as the fills `filled` leave the catalogue; then its member foreign key checked at the statement
+   * (a restricting relation's is checked at commit), so that a default naming no stored item is told.
+   */
+  private async listFillSteps(spec: CollectionSpec, list: JoinList, filled = new FilledCatalogue()): Promise<string[]> {
     const table = tableOf(spec);
     const target = list.reference.relation.target;
-    const joins = await this.joinTables(spec, [list]);
-    const owner = await this.existing(table);
-    const made = (await this.existing(tableOf(target))) ? [] : creation(target);
-    return [...made, ...listUpgrade(table, list, joins.get(list.rawName), owner)];
+    const joins = filled.joins(spec, await this.joinTables(spec, [list]));
+    const owner = filled.table(spec, await this.existing(table));
+    const made = filled.table(target, await this.existing(tableOf(target))) ? [] : creation(target);
+    return [...made, ...listUpgrade(table, list, joins.get(list.rawName), owner), writeStatements(list).check];
   }
 
-  async fillPlan(spec: CollectionSpec, field: string, value: unknown): Promise<string[]> {
+  async fillPlan(spec: CollectionSpec, field: string, value: unknown, earlier: PlannedFill[] = []): Promise<string[]> {
     checkName(field, 'field');
     const list = tableOf(spec).byList.get(field);
     if (list) {
@@ -352,7 +356,8 @@ class PostgresStore implements Store {
         field: `${sqlValue(field)}::text`,
         kept: exact ? 'NULL::jsonb' : `${sqlValue(JSON.stringify(value))}::jsonb`,
       };
-      return [...(await this.joinTableMaking(spec, list)), fillListStatement(tableOf(spec), list, sql)];
+      const steps = await this.listFillSteps(spec, list, new FilledCatalogue(earlier));
+      return [...steps, fillListStatement(tableOf(spec), list, sql)];
     }
     const { table, column, stored } = scalarFill(spec, field, value);
     return fillStatements(table, column, sqlValue(stored), sqlValue(field));
