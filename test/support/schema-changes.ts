@@ -86,7 +86,7 @@ export async function refusal(opening: Promise<unknown>): Promise<string> {
 }
 
 /** A temporary folder for the suite's .api files (made before it, removed after): `write` gives a file's path. */
-export function apiFiles(prefix: string): (name: string, text: string) => string {
+export function apiFolder(prefix: string): (name: string, text: string) => string {
   let dir: string | undefined;
   before(() => void (dir = mkdtempSync(join(tmpdir(), prefix))));
   after(() => dir && rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { layoutText } from '../layout.js';
 import { checkName } from '../names.js';
 import { LayoutConflictError, StoreUnavailableError } from '../types.js';
 import type { Collection, CollectionSpec, Item, MessageQueue, PlannedFill, Store, StoredCollection } from '../types.js';
-import { notJoinTable, TableClaims } from './claims.js';
+import { notJoinTable, refuseTaken, TableClaims } from './claims.js';
 import { PostgresCollection, STREAM_BATCH } from './collection.js';
 import { poolSettings, redactPostgresUrl } from './config.js';
 import { Connection, type Row } from './connection.js';
@@ -91,6 +91,7 @@ class PostgresStore implements Store {
     const table = tableOf(spec);
     const sequence = await this.connection.transaction(async () => {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      await refuseTaken(this.connection, spec);
       const existing = await this.keptTable(table);
       const statements = existing ? upgradeStatements(spec, existing) : creation(spec);
       for (const statement of statements) await this.schema(spec, statement);
@@ -177,6 +178,7 @@ class PostgresStore implements Store {
   async schemaPlan(specs: CollectionSpec[], fills: PlannedFill[] = []): Promise<string[]> {
     const claims = new TableClaims(); // the clash opening them would meet, told before anything runs
     for (const spec of specs) claims.claim(spec);
+    for (const spec of specs) await refuseTaken(this.connection, spec);
     const filled = new FilledCatalogue(fills);
     const out: string[] = [];
     const constraints: string[] = [];
@@ -251,6 +253,7 @@ class PostgresStore implements Store {
 
   async inspect(spec: CollectionSpec): Promise<StoredCollection | undefined> {
     this.claims.claim(spec); // commands inspect every collection before opening any: a clash refuses sooner
+    await refuseTaken(this.connection, spec);
     const table = tableOf(spec);
     const existing = await this.existing(table);
     if (!existing) return undefined;

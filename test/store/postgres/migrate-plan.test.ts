@@ -6,11 +6,11 @@
  */
 import { expect } from 'chai';
 import { usePostgresStore } from '../../support/postgres.js';
-import { apiFiles, bookApi, migrate, planned, statementsOf } from '../../support/schema-changes.js';
+import { apiFolder, bookApi, migrate, planned, statementsOf } from '../../support/schema-changes.js';
 
 describe('PostgreSQL store: apidsl migrate lists what it runs', function () {
   this.timeout(120_000);
-  const write = apiFiles('apidsl-pg-plan-');
+  const write = apiFolder('apidsl-pg-plan-');
   const db = usePostgresStore('plan');
   it('lists the fills of a new required list and of a new required scalar as they run, then the rest', async () => {
     const before = write('v1.api', bookApi('    id: int { identifier: true }\n    title: string { required: true }'));
