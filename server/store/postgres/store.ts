@@ -28,6 +28,7 @@ import {
   type ExistingTable,
 } from './schema.js';
 import { FilledCatalogue } from './filled-catalogue.js';
+import { keyChangeDrops } from './key-change.js';
 import { aggregate, fillListStatement, irisOf, membersOf, writeStatements, type JoinList } from './join-tables.js';
 import { iriOf, keyOf, type Reference } from './references.js';
 import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Column, type Table } from './table.js';
@@ -186,8 +187,7 @@ class PostgresStore implements Store {
       const table = tableOf(spec);
       let existing = filled.table(spec, await this.existing(table));
       if (existing && keyTypeChanged(table, existing)) {
-        const lists = table.lists.map((l) => `DROP TABLE IF EXISTS ${l.name}`);
-        out.push(...lists, `DROP TABLE ${table.name} CASCADE`, ...creation(spec));
+        out.push(...(await keyChangeDrops(this.connection, table, false)), ...creation(spec));
         existing = undefined;
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
@@ -212,7 +212,8 @@ class PostgresStore implements Store {
 
   /**
    * The stored table of a collection, undefined when there is none. One whose key has the other type (the
-   * identifier's type changed) is dropped when it holds nothing, else refused.
+   * identifier's type changed) is dropped when it holds nothing, with its own join tables (key-change.ts), else
+   * refused.
    */
   private async keptTable(table: Table): Promise<ExistingTable | undefined> {
     const existing = await this.existing(table);
@@ -222,10 +223,8 @@ class PostgresStore implements Store {
       throw new LayoutConflictError(
         `${table.spec.name}: the identifier type changed to ${table.spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`,
       );
-    // CASCADE: the foreign keys naming it go too; each referrer's collection makes its own again when opened. Its
-    // join tables (empty, as it is) go with it: their owner column has the old key's type.
-    for (const list of table.lists) await this.connection.rows(`DROP TABLE IF EXISTS ${list.name}`);
-    await this.connection.rows(`DROP TABLE ${table.name} CASCADE`);
+    // Its join tables (empty, as it is) go with it, when they are its own: key-change.ts.
+    for (const statement of await keyChangeDrops(this.connection, table)) await this.connection.rows(statement);
     return undefined;
   }
 
