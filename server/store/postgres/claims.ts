@@ -21,22 +21,35 @@ interface Claim {
   resource: string;
   /** What the name is, in words: `the table of resource Tag`, `an index of the join table of Book.tags`. */
   what: string;
-  /** The table an index is on (unquoted); undefined for a table. */
+  /** The table an index or a sequence is for (unquoted); undefined for a table. */
   on?: string;
+  /** Named by PostgreSQL (a primary key's index, an identity's sequence), which picks another name when taken. */
+  auto?: boolean;
 }
 
 /** The store's own tables, indexes and sequences are named so (queue.ts, schema.ts, cluster/postgres-updates.ts). */
 const STORE_OWN = /^_apidsl_/i;
 
-/** A collection's own names: its table, its lists' join tables, the indexes the store makes on them. */
+/**
+ * A collection's own names: its table, its lists' join tables, the indexes the store makes on them, and the names
+ * PostgreSQL gives their primary keys' indexes and the integer key's sequence (`book_pkey`, `book_id_seq`: taken
+ * first by a table, they are named otherwise, but a table made after them is refused by the database).
+ */
 function ownNames(spec: CollectionSpec): [string, Claim][] {
   const table = tableOf(spec);
   const resource = spec.name;
   const own = `the table of resource ${spec.name}`;
   const join = (l: JoinList): string => `the join table of ${spec.name}.${l.field}`;
+  const named = (name: string, what: string, on: string): [string, Claim][] =>
+    Buffer.byteLength(name) <= 63 ? [[name, { resource, what, on, auto: true }]] : [];
   return [
     [table.rawName, { resource, what: own }],
     ...table.lists.map((l): [string, Claim] => [l.rawName, { resource, what: join(l) }]),
+    ...named(`${table.rawName}_pkey`, `the primary key's index of ${own}`, table.rawName),
+    ...(table.key.type === 'int'
+      ? named(`${table.rawName}_${table.key.rawName}_seq`, `the key sequence of ${own}`, table.rawName)
+      : []),
+    ...table.lists.flatMap((l) => named(`${l.rawName}_pkey`, `the primary key's index of ${join(l)}`, l.rawName)),
     ...indexDefinitions(spec).map((i): [string, Claim] => [
       i.name,
       { resource, what: `an index of ${own}`, on: table.rawName },
@@ -67,7 +80,7 @@ function clash(name: string, held: Claim, claim: Claim): Refusal {
   if (held.on === undefined && claim.on === undefined)
     return new Refusal(`PostgreSQL cannot keep ${held.what} and ${claim.what} in one table "${name}": ${RENAME}`);
   return new Refusal(
-    `PostgreSQL cannot name both ${held.what} and ${claim.what} "${name}": tables and indexes share one namespace; ${RENAME}`,
+    `PostgreSQL cannot name both ${held.what} and ${claim.what} "${name}": tables, indexes and sequences share one namespace; ${RENAME}`,
   );
 }
 
@@ -110,7 +123,7 @@ const KINDS: Record<string, string> = {
  * index of that table: the store would read an index as a table, or be refused half way.
  */
 export async function refuseTaken(connection: Connection, spec: CollectionSpec): Promise<void> {
-  const wanted = ownNames(spec);
+  const wanted = ownNames(spec).filter(([, claim]) => !claim.auto);
   const rows = await connection.rows(
     `SELECT n.name, c.relkind::text, t.relname FROM unnest($1::text[]) AS n(name) JOIN pg_class c ON c.oid = to_regclass(quote_ident(n.name)) LEFT JOIN pg_index i ON i.indexrelid = c.oid LEFT JOIN pg_class t ON t.oid = i.indrelid`,
     [wanted.map(([name]) => name)],
@@ -122,7 +135,7 @@ export async function refuseTaken(connection: Connection, spec: CollectionSpec):
     const held = `${KINDS[kind] ?? 'a relation'}${on === null ? '' : ` of the table "${on}"`}`;
     const wants = claim.on === undefined ? `keep ${claim.what} in "${name}"` : `name ${claim.what} "${name}"`;
     throw new Refusal(
-      `PostgreSQL cannot ${wants}: the database has ${held} of that name (tables and indexes share one namespace); ${RENAME}`,
+      `PostgreSQL cannot ${wants}: the database has ${held} of that name (tables, indexes and sequences share one namespace); ${RENAME}`,
     );
   }
 }

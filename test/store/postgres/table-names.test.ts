@@ -59,7 +59,7 @@ describe('PostgreSQL store: names tables and indexes share', function () {
     );
     const named = (n: string): CollectionSpec => specs.find((s) => s.name === n)!;
     const clash = (first: string, second: string): string =>
-      `PostgreSQL cannot name both ${first} and ${second} "book_title_idx": tables and indexes share one ` +
+      `PostgreSQL cannot name both ${first} and ${second} "book_title_idx": tables, indexes and sequences share one ` +
       'namespace; rename the property or the resource, or name the resource\'s table (stateOptions: { table: "…" })';
     const [table, index] = ['the table of resource BookTitleIdx', 'an index of the table of resource Book'];
     expect(await refusal(db.store.schemaPlan!(specs))).to.equal(clash(table, index));
@@ -68,6 +68,22 @@ describe('PostgreSQL store: names tables and indexes share', function () {
       .then(() => db.store.inspect(named('Book')))
       .then(() => db.store.inspect(named('BookTitleIdx')));
     expect(await refusal(inspected)).to.equal(clash(index, table));
+    expect(await relations()).to.deep.equal([]);
+  });
+
+  it("refuses a table named as PostgreSQL names a primary key's index or an integer key's sequence", async () => {
+    const clash = async (resource: string, name: string, what: string): Promise<void> => {
+      const extra = `resource ${resource} {\n  properties { code: string { identifier: true } }\n  operations { Get }\n}\n`;
+      const specs = await specsFrom(`${name}.api`, bookApi('    id: int { identifier: true }\n    tags: Tag[]', extra));
+      expect(await refusal(db.store.schemaPlan!(specs))).to.equal(
+        `PostgreSQL cannot name both the table of resource ${resource} and ${what} "${name}": tables, indexes and ` +
+          "sequences share one namespace; rename the property or the resource, or name the resource's table " +
+          '(stateOptions: { table: "…" })',
+      );
+    };
+    await clash('BookPkey', 'book_pkey', "the primary key's index of the table of resource Book");
+    await clash('BookIdSeq', 'book_id_seq', 'the key sequence of the table of resource Book');
+    await clash('BookTagsPkey', 'book_tags_pkey', "the primary key's index of the join table of Book.tags");
     expect(await relations()).to.deep.equal([]);
   });
 
@@ -87,13 +103,13 @@ describe('PostgreSQL store: names tables and indexes share', function () {
     const named = (n: string): CollectionSpec => specs.find((s) => s.name === n)!;
     const shelf =
       'PostgreSQL cannot keep the table of resource Shelf in "shelf": the database has an index of the table ' +
-      '"notes" of that name (tables and indexes share one namespace); rename the property or the resource, or ' +
+      '"notes" of that name (tables, indexes and sequences share one namespace); rename the property or the resource, or ' +
       'name the resource\'s table (stateOptions: { table: "…" })';
     expect(await refusal(db.store.inspect(named('Shelf')))).to.equal(shelf);
     expect(await refusal(db.store.collection(named('Shelf')))).to.equal(shelf);
     const index =
       'PostgreSQL cannot name an index of the table of resource Book "book_title_idx": the database has a table ' +
-      'of that name (tables and indexes share one namespace); rename the property or the resource, or name the ' +
+      'of that name (tables, indexes and sequences share one namespace); rename the property or the resource, or name the ' +
       'resource\'s table (stateOptions: { table: "…" })';
     expect(await refusal(db.store.schemaPlan!(specs.filter((s) => s.name !== 'Shelf')))).to.equal(index);
     expect(await refusal(db.store.collection(named('Book')))).to.equal(index);
