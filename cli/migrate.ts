@@ -8,7 +8,7 @@ import { openCollections } from '../server/pipeline/open-runtime.js';
 import { loadApi } from '../server/load-api.js';
 import { openStore, specsOf } from '../server/storage.js';
 import { describeChange, isSafe, planStore, type Change } from '../server/store/layout.js';
-import type { CollectionSpec, Store } from '../server/store/types.js';
+import type { CollectionSpec, PlannedFill, Store } from '../server/store/types.js';
 import { startFailure } from './start-failure.js';
 import { storageFor } from './store-flags.js';
 
@@ -25,18 +25,21 @@ function status(c: Change): string {
 }
 
 /**
- * The statements a relational store runs to apply the changes, in order (shown too when they are refused): those
- * filling defaults first, then the rest of the schema's (a statement both would run is shown once).
+ * The statements a relational store runs to apply the changes, each as often as it runs (shown too when they are
+ * refused): those filling defaults first, then the rest of the schema's, planned from the tables as the fills leave
+ * them (a column a fill added is made NOT NULL, a join table it made is not made again).
  */
 async function printStatements(store: Store, specs: CollectionSpec[], changes: Change[]): Promise<void> {
   const statements: string[] = [];
+  const fills: PlannedFill[] = [];
   for (const c of changes) {
     if (isSafe(c) || !c.fill) continue;
     const spec = specs.find((s) => s.name === c.resource)!;
-    statements.push(...((await store.fillPlan?.(spec, c.fill.field, c.fill.value)) ?? []));
+    statements.push(...((await store.fillPlan?.(spec, c.fill.field, c.fill.value, fills)) ?? []));
+    fills.push({ spec, field: c.fill.field });
   }
-  statements.push(...((await store.schemaPlan?.(specs)) ?? []));
-  for (const statement of new Set(statements)) process.stdout.write(`sql      ${statement.replace(/\n\s*/g, ' ')};\n`);
+  statements.push(...((await store.schemaPlan?.(specs, fills)) ?? []));
+  for (const statement of statements) process.stdout.write(`sql      ${statement.replace(/\n\s*/g, ' ')};\n`);
 }
 
 export async function runMigrate(file: string, opts: MigrateCliOptions): Promise<number> {

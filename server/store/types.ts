@@ -241,6 +241,12 @@ export type PageRows = ({ items: Item[]; texts?: undefined } | { texts: string[]
   total: number;
 };
 
+/** A default `apidsl migrate` fills (`Store.fill`) before it opens the collections. */
+export interface PlannedFill {
+  spec: CollectionSpec;
+  field: string;
+}
+
 export interface Store {
   /**
    * Creates the collection and its indexes when missing (idempotent), with what keeps its unfiltered count
@@ -260,13 +266,17 @@ export interface Store {
   inspect(spec: CollectionSpec): Promise<StoredCollection | undefined>;
   /**
    * The schema statements that would bring the stored tables to `specs` (what opening their collections runs),
-   * for `apidsl migrate` to show. Only stores with a schema of their own have it (PostgreSQL).
+   * once `fills` ran (`apidsl migrate` fills defaults first), for `apidsl migrate` to show. Only stores with a
+   * schema of their own have it (PostgreSQL).
    */
-  schemaPlan?(specs: CollectionSpec[]): Promise<string[]>;
+  schemaPlan?(specs: CollectionSpec[], fills?: PlannedFill[]): Promise<string[]>;
   /** Sets `field` to `value` in every stored item where it is absent or null; returns how many changed. */
   fill(spec: CollectionSpec, field: string, value: unknown): Promise<number>;
-  /** The schema statements `fill` would run, for `apidsl migrate` to show (PostgreSQL). */
-  fillPlan?(spec: CollectionSpec, field: string, value: unknown): Promise<string[]>;
+  /**
+   * The statements `fill` would run, for `apidsl migrate` to show (PostgreSQL), after the fills `earlier` (which
+   * may have made a table it needs).
+   */
+  fillPlan?(spec: CollectionSpec, field: string, value: unknown, earlier?: PlannedFill[]): Promise<string[]>;
   /**
    * Runs `run`'s writes as one transaction: all of them or none, when the store has transactions (SQLite).
    * Absent: each write applies on its own (MongoDB). `run` must be the only user of the store meanwhile.

@@ -43,6 +43,18 @@ export function createTable(table: Table): string {
   return `CREATE TABLE ${table.name} (\n  ${columns.join(',\n  ')}\n)`;
 }
 
+/** What the catalogue says of a table `creationStatements` just made (for a plan that runs after it). */
+export function madeTable(spec: CollectionSpec): ExistingTable {
+  const table = tableOf(spec);
+  const columns: ExistingTable['columns'] = new Map([
+    [table.key.rawName, { type: table.key.type === 'int' ? 'bigint' : 'text', notNull: true }],
+  ]);
+  for (const c of table.columns)
+    columns.set(rawOf(c), { type: catalogued(columnType(c)), notNull: required(spec, c.field) });
+  columns.set(rawOf({ name: table.extra }), { type: 'json', notNull: false });
+  return { columns, indexes: new Set(indexDefinitions(spec).map((i) => i.name)), foreignKeys: new Map() };
+}
+
 /** A new table and its indexes (its foreign keys come after every table is made: `foreignKeyStatements`). */
 export const creationStatements = (spec: CollectionSpec): string[] => [
   createTable(tableOf(spec)),
@@ -268,8 +280,10 @@ function keysFromIris(table: Table, c: Column, to: string): string {
 
 /** The SQL types the catalogue (format_type) names otherwise. */
 const CATALOGUE_NAMES: Record<string, string> = { timestamptz: 'timestamp with time zone' };
-/** Whether a column the catalogue lists with `catalogued` has the SQL type `type`. */
-const sameType = (catalogued: string, type: string): boolean => catalogued === (CATALOGUE_NAMES[type] ?? type);
+/** The name the catalogue (format_type) gives the SQL type `type`. */
+export const catalogued = (type: string): string => CATALOGUE_NAMES[type] ?? type;
+/** Whether a column the catalogue lists with the type `listed` has the SQL type `type`. */
+const sameType = (listed: string, type: string): boolean => listed === catalogued(type);
 
 /** How a column's values become the new type's: through their text (the layout check vouched that they fit). */
 function conversion(column: string, from: string, to: string): string {

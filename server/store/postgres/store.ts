@@ -5,8 +5,8 @@
 import { layoutText } from '../layout.js';
 import { checkName } from '../names.js';
 import { LayoutConflictError, StoreUnavailableError } from '../types.js';
-import type { Collection, CollectionSpec, Item, MessageQueue, Store, StoredCollection } from '../types.js';
-import { notJoinTable, TableClaims } from './claims.js';
+import type { Collection, CollectionSpec, Item, MessageQueue, PlannedFill, Store, StoredCollection } from '../types.js';
+import { notJoinTable, refuseTaken, TableClaims } from './claims.js';
 import { PostgresCollection, STREAM_BATCH } from './collection.js';
 import { poolSettings, redactPostgresUrl } from './config.js';
 import { Connection, type Row } from './connection.js';
@@ -27,7 +27,9 @@ import {
   type ExistingJoinTable,
   type ExistingTable,
 } from './schema.js';
-import { aggregate, fillListStatement, irisOf, membersOf, type JoinList } from './join-tables.js';
+import { FilledCatalogue } from './filled-catalogue.js';
+import { keyChangeDrops } from './key-change.js';
+import { aggregate, fillListStatement, irisOf, membersOf, writeStatements, type JoinList } from './join-tables.js';
 import { iriOf, keyOf, type Reference } from './references.js';
 import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Column, type Table } from './table.js';
 
@@ -90,6 +92,7 @@ class PostgresStore implements Store {
     const table = tableOf(spec);
     const sequence = await this.connection.transaction(async () => {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      await refuseTaken(this.connection, spec);
       const existing = await this.keptTable(table);
       const statements = existing ? upgradeStatements(spec, existing) : creation(spec);
       for (const statement of statements) await this.schema(spec, statement);
@@ -173,22 +176,23 @@ class PostgresStore implements Store {
     }
   }
 
-  async schemaPlan(specs: CollectionSpec[]): Promise<string[]> {
+  async schemaPlan(specs: CollectionSpec[], fills: PlannedFill[] = []): Promise<string[]> {
     const claims = new TableClaims(); // the clash opening them would meet, told before anything runs
     for (const spec of specs) claims.claim(spec);
+    for (const spec of specs) await refuseTaken(this.connection, spec);
+    const filled = new FilledCatalogue(fills);
     const out: string[] = [];
     const constraints: string[] = [];
     for (const spec of specs) {
       const table = tableOf(spec);
-      let existing = await this.existing(table);
+      let existing = filled.table(spec, await this.existing(table));
       if (existing && keyTypeChanged(table, existing)) {
-        const lists = table.lists.map((l) => `DROP TABLE IF EXISTS ${l.name}`);
-        out.push(...lists, `DROP TABLE ${table.name} CASCADE`, ...creation(spec));
+        out.push(...(await keyChangeDrops(this.connection, table, false)), ...creation(spec));
         existing = undefined;
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
       constraints.push(...foreignKeyStatements(spec, existing));
-      const joins = await this.joinTables(spec);
+      const joins = filled.joins(spec, await this.joinTables(spec));
       constraints.push(...joinTableUpgrade(spec, existing ? joins : new Map(), existing));
     }
     return [...out, ...constraints];
@@ -208,7 +212,8 @@ class PostgresStore implements Store {
 
   /**
    * The stored table of a collection, undefined when there is none. One whose key has the other type (the
-   * identifier's type changed) is dropped when it holds nothing, else refused.
+   * identifier's type changed) is dropped when it holds nothing, with its own join tables (key-change.ts), else
+   * refused.
    */
   private async keptTable(table: Table): Promise<ExistingTable | undefined> {
     const existing = await this.existing(table);
@@ -218,10 +223,8 @@ class PostgresStore implements Store {
       throw new LayoutConflictError(
         `${table.spec.name}: the identifier type changed to ${table.spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`,
       );
-    // CASCADE: the foreign keys naming it go too; each referrer's collection makes its own again when opened. Its
-    // join tables (empty, as it is) go with it: their owner column has the old key's type.
-    for (const list of table.lists) await this.connection.rows(`DROP TABLE IF EXISTS ${list.name}`);
-    await this.connection.rows(`DROP TABLE ${table.name} CASCADE`);
+    // Its join tables (empty, as it is) go with it, when they are its own: key-change.ts.
+    for (const statement of await keyChangeDrops(this.connection, table)) await this.connection.rows(statement);
     return undefined;
   }
 
@@ -249,6 +252,7 @@ class PostgresStore implements Store {
 
   async inspect(spec: CollectionSpec): Promise<StoredCollection | undefined> {
     this.claims.claim(spec); // commands inspect every collection before opening any: a clash refuses sooner
+    await refuseTaken(this.connection, spec);
     const table = tableOf(spec);
     const existing = await this.existing(table);
     if (!existing) return undefined;
@@ -313,9 +317,7 @@ class PostgresStore implements Store {
     const statement = fillListStatement(tableOf(spec), list, { keys: '$1', field: '$2::text', kept: '$3::jsonb' });
     return this.connection.transaction(async () => {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
-      for (const sql of await this.joinTableMaking(spec, list)) await this.schema(spec, sql);
-      // A restricting relation's member key is checked at commit: here, at the statement, to be told.
-      await this.connection.rows(`SET CONSTRAINTS ${quoteIdent(list.memberForeignKey)} IMMEDIATE`);
+      for (const sql of await this.listFillSteps(spec, list)) await this.schema(spec, sql);
       const refused = (e: unknown): unknown =>
         (e as { code?: string }).code === '23503'
           ? new LayoutConflictError(
@@ -332,17 +334,21 @@ class PostgresStore implements Store {
     });
   }
 
-  /** What makes a list's join table when it is missing: its target's table first, when missing too. */
-  private async joinTableMaking(spec: CollectionSpec, list: JoinList): Promise<string[]> {
+  /**
+   * What runs before a list's fill statement: its join table made when missing (its target's table first, when
+   * missing too), as the fills `filled` leave the catalogue; then its member foreign key checked at the statement
+   * (a restricting relation's is checked at commit), so that a default naming no stored item is told.
+   */
+  private async listFillSteps(spec: CollectionSpec, list: JoinList, filled = new FilledCatalogue()): Promise<string[]> {
     const table = tableOf(spec);
     const target = list.reference.relation.target;
-    const joins = await this.joinTables(spec, [list]);
-    const owner = await this.existing(table);
-    const made = (await this.existing(tableOf(target))) ? [] : creation(target);
-    return [...made, ...listUpgrade(table, list, joins.get(list.rawName), owner)];
+    const joins = filled.joins(spec, await this.joinTables(spec, [list]));
+    const owner = filled.table(spec, await this.existing(table));
+    const made = filled.table(target, await this.existing(tableOf(target))) ? [] : creation(target);
+    return [...made, ...listUpgrade(table, list, joins.get(list.rawName), owner), writeStatements(list).check];
   }
 
-  async fillPlan(spec: CollectionSpec, field: string, value: unknown): Promise<string[]> {
+  async fillPlan(spec: CollectionSpec, field: string, value: unknown, earlier: PlannedFill[] = []): Promise<string[]> {
     checkName(field, 'field');
     const list = tableOf(spec).byList.get(field);
     if (list) {
@@ -352,7 +358,8 @@ class PostgresStore implements Store {
         field: `${sqlValue(field)}::text`,
         kept: exact ? 'NULL::jsonb' : `${sqlValue(JSON.stringify(value))}::jsonb`,
       };
-      return [...(await this.joinTableMaking(spec, list)), fillListStatement(tableOf(spec), list, sql)];
+      const steps = await this.listFillSteps(spec, list, new FilledCatalogue(earlier));
+      return [...steps, fillListStatement(tableOf(spec), list, sql)];
     }
     const { table, column, stored } = scalarFill(spec, field, value);
     return fillStatements(table, column, sqlValue(stored), sqlValue(field));
