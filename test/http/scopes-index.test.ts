@@ -69,7 +69,10 @@ describe('row-level scopes on index-backed reads (ZincSearch, fixture elasticsea
     writeFileSync(file, text.replaceAll('INDEX_PREFIX', `s${process.pid}_`));
     Object.assign(process.env, engineEnv(engine));
     server = await startServer(file);
-    for (const who of ['ann', 'bob', 'cat', 'dan']) headers[who] = bearer(await token({ sub: who }));
+    // upTo: how far /notes/early reads (ann's 0 is a bound ZincSearch would drop).
+    const upTo: Record<string, number> = { ann: 0, bob: 3 };
+    for (const who of ['ann', 'bob', 'cat', 'dan'])
+      headers[who] = bearer(await token({ sub: who, claims: who in upTo ? { upTo: upTo[who] } : {} }));
     headers.sam = bearer(await token({ sub: 'sam', roles: ['ROLE_STAFF'] }));
     for (const shop of SHOPS)
       expect((await request(server.url, 'POST', '/shops', { body: shop })).status).to.equal(201);
@@ -125,6 +128,15 @@ describe('row-level scopes on index-backed reads (ZincSearch, fixture elasticsea
     for (const [who, expected] of Object.entries(unreviewed)) {
       const { members, totals } = await walk(who, '/notes/unreviewed');
       expect(members, who).to.deep.equal(expected);
+      expect(new Set(totals), who).to.deep.equal(new Set([expected.length]));
+    }
+  });
+
+  it('answers a scope with an upper bound on a number from the store, never widened by the engine', async () => {
+    const early: Record<string, number[]> = { ann: [], bob: [1, 2, 3], cat: [], anonymous: [], sam: [] };
+    for (const [who, expected] of Object.entries(early)) {
+      const { members, totals } = await walk(who, '/notes/early');
+      expect([who, members]).to.deep.equal([who, expected]);
       expect(new Set(totals), who).to.deep.equal(new Set([expected.length]));
     }
   });
