@@ -29,7 +29,15 @@ import {
 } from './schema.js';
 import { FilledCatalogue } from './filled-catalogue.js';
 import { keyChange } from './key-change.js';
-import { aggregate, fillListStatement, irisOf, membersOf, writeStatements, type JoinList } from './join-tables.js';
+import {
+  aggregate,
+  fillListLiterals,
+  fillListStatement,
+  irisOf,
+  membersOf,
+  writeStatements,
+  type JoinList,
+} from './join-tables.js';
 import { iriOf, keyOf, type Reference } from './references.js';
 import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Column, type Table } from './table.js';
 
@@ -354,14 +362,8 @@ class PostgresStore implements Store {
     checkName(field, 'field');
     const list = tableOf(spec).byList.get(field);
     if (list) {
-      const { keys, exact } = membersOf(list, value);
-      const sql = {
-        keys: `ARRAY[${keys.map(sqlValue).join(', ')}]`,
-        field: `${sqlValue(field)}::text`,
-        kept: exact ? 'NULL::jsonb' : `${sqlValue(JSON.stringify(value))}::jsonb`,
-      };
       const steps = await this.listFillSteps(spec, list, new FilledCatalogue(earlier));
-      return [...steps, fillListStatement(tableOf(spec), list, sql)];
+      return [...steps, fillListLiterals(tableOf(spec), list, value)];
     }
     const { table, column, stored } = scalarFill(spec, field, value);
     return fillStatements(table, column, sqlValue(stored), sqlValue(field));
