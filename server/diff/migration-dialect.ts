@@ -16,8 +16,8 @@ export interface MigrationDialect {
    * stored with (the old file's, renames applied).
    */
   check(spec: CollectionSpec, change: Change, stored: CollectionSpec): string[];
-  /** Sets a field's default where items lack it. */
-  fill(spec: CollectionSpec, field: string, value: unknown): string[];
+  /** Sets a field's default where items lack it (`stored`: as for `check`). */
+  fill(spec: CollectionSpec, field: string, value: unknown, stored: CollectionSpec): string[];
   /**
    * The steps a store needs for the relations of a collection both files have (`before`'s fields renamed by
    * `renames` first): PostgreSQL's relation columns that keep keys and their foreign keys.

@@ -15,7 +15,12 @@ import {
   LAYOUTS_TABLE,
   rawOf,
 } from '../store/postgres/schema.js';
-import { memberActionCode, type JoinList } from '../store/postgres/join-tables.js';
+import {
+  fillListLiterals,
+  joinTableStatements,
+  memberActionCode,
+  type JoinList,
+} from '../store/postgres/join-tables.js';
 import { keyOf, type Reference } from '../store/postgres/references.js';
 import { bound, quoteIdent, tableOf } from '../store/postgres/table.js';
 import type { CollectionSpec, FieldType } from '../store/types.js';
@@ -185,10 +190,31 @@ function renameJoinTable(list: JoinList, next: JoinList): string[] {
   return out;
 }
 
-/** The join tables of the to-many relations `after` adds (or whose member foreign key's action changes). */
+/**
+ * The join tables of the to-many relations `after` adds (or whose member foreign key's action changes), but for
+ * those the fill of a default makes (`listFill`), which comes first.
+ */
 function joinTables(before: CollectionSpec, after: CollectionSpec): string[] {
   const made = new Map(tableOf(before).lists.map((l) => [l.rawName, { memberAction: memberActionCode(l) }]));
+  for (const l of tableOf(after).lists)
+    if (madeByFill(before, after, l.field)) made.set(l.rawName, { memberAction: memberActionCode(l) });
   return joinTableUpgrade(after, made).map(statement);
+}
+
+/** Whether a fill step makes the join table of `field`: a new to-many relation, required with a default. */
+function madeByFill(before: CollectionSpec, after: CollectionSpec, field: string): boolean {
+  const rules = after.rules?.[field];
+  return !tableOf(before).byList.has(field) && rules?.required === true && rules.default !== undefined;
+}
+
+/**
+ * A to-many relation's default filled as `apidsl migrate` fills it (its `--dry-run` lists the same statement): its
+ * join table made first when the relation is new (the `indexes` step, after this one, leaves it out).
+ */
+function listFill(spec: CollectionSpec, list: JoinList, value: unknown, stored: CollectionSpec): string[] {
+  const table = tableOf(spec);
+  const made = madeByFill(stored, spec, list.field) ? joinTableStatements(table, list) : [];
+  return [...made, fillListLiterals(table, list, value)].map(statement);
 }
 
 export const POSTGRES: MigrationDialect = {
@@ -202,11 +228,11 @@ export const POSTGRES: MigrationDialect = {
     ...joinTables(before, after),
   ],
   check,
-  fill(spec, field, value) {
+  fill(spec, field, value, stored) {
     const table = tableOf(spec);
-    const column = table.byField.get(field);
-    // A to-many relation's join table may be made by a later step (indexes): migrate fills it once it is.
-    if (!column) return [`-- ${field}: apidsl migrate fills a row per member of its default for each owner with none`];
+    const list = table.byList.get(field);
+    if (list) return listFill(spec, list, value, stored);
+    const column = table.byField.get(field)!;
     // A relation's column takes the key of the IRI (the store refuses to start on a default of another form).
     const held = column.reference ? keyOf(column.reference, value) : bound(column.type, value);
     if (held === undefined) return [`-- ${field}: its default is no IRI of ${column.reference!.relation.keyPrefix}…`];

@@ -57,7 +57,7 @@ function changeStep(
       resource: spec.name,
       action: 'fills',
       change,
-      commands: [...commands, ...dialect.fill(spec, c.fill.field, c.fill.value)],
+      commands: [...commands, ...dialect.fill(spec, c.fill.field, c.fill.value, stored)],
     };
   return { resource: spec.name, action: 'checks', change, commands };
 }

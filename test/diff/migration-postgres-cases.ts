@@ -164,6 +164,24 @@ export const PLAN_CASES: PlanCase[] = [
     after: { Review: [{ id: 1, body: 'a', product: '/products/1' }] },
   },
   {
+    pair: 'relation-list-added-with-default',
+    // The fill makes the join table (the indexes step leaves it out), then a row per member for each review, the
+    // one holding an explicit null included; nothing is left to the store.
+    rows: {
+      Product: [{ name: 'lamp' }, { name: 'desk' }],
+      Review: [{ body: 'a' }, { body: 'b', product: '/products/2' }, { body: 'c', alsoAbout: null }],
+    },
+    counts: { 'alsoAbout: values must be array': 0, 'alsoAbout: now required': 3 },
+    upgrade: [],
+    after: {
+      Review: [
+        { id: 1, body: 'a', alsoAbout: ['/products/1'] },
+        { id: 2, body: 'b', product: '/products/2', alsoAbout: ['/products/1'] },
+        { id: 3, body: 'c', alsoAbout: ['/products/1'] },
+      ],
+    },
+  },
+  {
     pair: 'relation-made-required-with-default',
     // The count reads the column's keys as the IRIs the reviews hold; the fill writes the default's key.
     rows: {

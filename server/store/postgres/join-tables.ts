@@ -197,3 +197,23 @@ export function fillListStatement(
     `SELECT count(*) FROM lacking`
   );
 }
+
+/** A key or text as a SQL literal. */
+const sqlLiteral = (v: number | string): string => (typeof v === 'number' ? String(v) : literal(v));
+
+/**
+ * `fillListStatement` with the default written in (what a plan shows of the statement `apidsl migrate` runs with
+ * parameters: its `--dry-run`, and `apidsl diff`'s plan).
+ */
+export function fillListLiterals(
+  ownerTable: { name: string; key: { name: string }; extra: string },
+  list: JoinList,
+  value: unknown,
+): string {
+  const { keys, exact } = membersOf(list, value);
+  return fillListStatement(ownerTable, list, {
+    keys: `ARRAY[${keys.map(sqlLiteral).join(', ')}]`,
+    field: `${literal(list.field)}::text`,
+    kept: exact ? 'NULL::jsonb' : `${literal(JSON.stringify(value))}::jsonb`,
+  });
+}

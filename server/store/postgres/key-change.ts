@@ -1,20 +1,30 @@
 // An identifier whose type changed, on an empty table: the table is made again with the new key, and its join
 // tables too (their owner column has the old key's type). Only the owner's own join tables are dropped, each known
 // by its columns and its foreign key to the owner's table, and empty: a table of that name that is another's (a
-// leftover of another owner, a DBA's own) is kept and the change refused, so that no data is ever lost.
+// leftover of another owner, a DBA's own) is kept and the change refused, so that no data is ever lost. The tables
+// referring to it are converted with it (key-referrers.ts).
 import { Refusal } from '../../refusal.js';
 import type { Connection } from './connection.js';
 import type { JoinList } from './join-tables.js';
+import { referrersOf, referrerStatements, refuseHeld } from './key-referrers.js';
 import { rawOf } from './schema.js';
 import type { Table } from './table.js';
 
+/** What a key change runs: `drops` before the table is made again, `remade` after (the referrers converted). */
+export interface KeyChange {
+  drops: string[];
+  remade: string[];
+}
+
 /**
  * The statements that drop the table whose key type changed and its join tables made (none for a list whose join
- * table is missing). Refused when a table of a join table's name is no join table of this list or holds rows
- * (`counted`: the plan leaves rows to the layout check, which refuses a key change over stored items).
+ * table is missing), and those that convert the tables referring to it once it is made again. Refused when a table
+ * of a join table's name is no join table of this list or holds rows (`counted`: the plan leaves rows to the layout
+ * check, which refuses a key change over stored items), or when a referring column holds keys.
  */
-export async function keyChangeDrops(connection: Connection, table: Table, counted = true): Promise<string[]> {
+export async function keyChange(connection: Connection, table: Table, counted = true): Promise<KeyChange> {
   const drops: string[] = [];
+  const dropped: string[] = [];
   for (const list of table.lists) {
     const lacks = await notOwnJoinTable(connection, table, list);
     if (lacks === undefined) continue;
@@ -26,10 +36,17 @@ export async function keyChangeDrops(connection: Connection, table: Table, count
     const rows = counted ? Number((await connection.rows(`SELECT count(*) FROM ${list.name}`))[0]![0]) : 0;
     if (rows > 0) throw refused(table, `the join table "${list.rawName}" of ${where(table, list)} holds ${rows} rows`);
     drops.push(`DROP TABLE ${list.name}`);
+    dropped.push(list.name);
   }
-  // CASCADE: the foreign keys naming it go too; each referrer's collection makes its own again when opened.
-  return [...drops, `DROP TABLE ${table.name} CASCADE`];
+  const referrers = await referrersOf(connection, table, dropped);
+  // Over stored items the layout check refuses the change itself (the plan is read then too): the truer reason.
+  if (!(await holdsRows(connection, table))) await refuseHeld(connection, table, referrers);
+  // CASCADE: the foreign keys naming it go too; the referrers' are added again once it is made.
+  return { drops: [...drops, `DROP TABLE ${table.name} CASCADE`], remade: referrerStatements(table, referrers) };
 }
+
+const holdsRows = async (connection: Connection, table: Table): Promise<boolean> =>
+  (await connection.rows(`SELECT EXISTS (SELECT 1 FROM ${table.name})`))[0]![0] as boolean;
 
 const where = (table: Table, list: JoinList): string => `${table.spec.name}.${list.field}`;
 

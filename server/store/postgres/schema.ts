@@ -220,9 +220,12 @@ export function upgradeStatements(spec: CollectionSpec, existing: ExistingTable)
       statements.push(`ALTER TABLE ${table.name} ADD COLUMN ${columnDefinition(table, c)}`);
       continue;
     }
-    const keyed = foreignKeys(spec).some((fk) => fk.column === c && existing.foreignKeys.has(fk.name));
-    if (c.reference && !keyed && now.type === 'text') statements.push(keysFromIris(table, c, type));
-    else if (!sameType(now.type, type))
+    const fk = existing.foreignKeys.get(foreignKeys(spec).find((f) => f.column === c)?.name ?? '');
+    // A column keyed to its target has the type of the target's key as stored: when that changes, the target's
+    // collection converts the column as it makes its table again (key-referrers.ts), whichever opens first.
+    const followsTarget = fk !== undefined && fk.target === c.reference?.table;
+    if (c.reference && !fk && now.type === 'text') statements.push(keysFromIris(table, c, type));
+    else if (!followsTarget && !sameType(now.type, type))
       statements.push(
         `ALTER TABLE ${table.name} ALTER COLUMN ${c.name} TYPE ${type} USING ${conversion(c.name, now.type, type)}`,
       );

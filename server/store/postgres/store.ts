@@ -28,8 +28,16 @@ import {
   type ExistingTable,
 } from './schema.js';
 import { FilledCatalogue } from './filled-catalogue.js';
-import { keyChangeDrops } from './key-change.js';
-import { aggregate, fillListStatement, irisOf, membersOf, writeStatements, type JoinList } from './join-tables.js';
+import { keyChange } from './key-change.js';
+import {
+  aggregate,
+  fillListLiterals,
+  fillListStatement,
+  irisOf,
+  membersOf,
+  writeStatements,
+  type JoinList,
+} from './join-tables.js';
 import { iriOf, keyOf, type Reference } from './references.js';
 import { bound, EXTRA, fits, quoteIdent, snakeCase, tableOf, type Column, type Table } from './table.js';
 
@@ -93,8 +101,8 @@ class PostgresStore implements Store {
     const sequence = await this.connection.transaction(async () => {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
       await refuseTaken(this.connection, spec);
-      const existing = await this.keptTable(table);
-      const statements = existing ? upgradeStatements(spec, existing) : creation(spec);
+      const { existing, remade } = await this.keptTable(table);
+      const statements = existing ? upgradeStatements(spec, existing) : [...creation(spec), ...remade];
       for (const statement of statements) await this.schema(spec, statement);
       await this.relate(spec, existing);
       await this.connection.rows(
@@ -187,7 +195,8 @@ class PostgresStore implements Store {
       const table = tableOf(spec);
       let existing = filled.table(spec, await this.existing(table));
       if (existing && keyTypeChanged(table, existing)) {
-        out.push(...(await keyChangeDrops(this.connection, table, false)), ...creation(spec));
+        const { drops, remade } = await keyChange(this.connection, table, false);
+        out.push(...drops, ...creation(spec), ...remade);
         existing = undefined;
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
@@ -213,19 +222,20 @@ class PostgresStore implements Store {
   /**
    * The stored table of a collection, undefined when there is none. One whose key has the other type (the
    * identifier's type changed) is dropped when it holds nothing, with its own join tables (key-change.ts), else
-   * refused.
+   * refused; `remade` then runs once it is made again (the tables referring to it converted).
    */
-  private async keptTable(table: Table): Promise<ExistingTable | undefined> {
+  private async keptTable(table: Table): Promise<{ existing?: ExistingTable; remade: string[] }> {
     const existing = await this.existing(table);
-    if (!existing || !keyTypeChanged(table, existing)) return existing;
+    if (!existing || !keyTypeChanged(table, existing)) return { existing, remade: [] };
     const rows = (await this.connection.rows(`SELECT count(*) FROM ${table.name}`))[0]![0] as number;
     if (rows > 0)
       throw new LayoutConflictError(
         `${table.spec.name}: the identifier type changed to ${table.spec.identifier?.type ?? 'int'} and ${rows} stored items have the other type`,
       );
     // Its join tables (empty, as it is) go with it, when they are its own: key-change.ts.
-    for (const statement of await keyChangeDrops(this.connection, table)) await this.connection.rows(statement);
-    return undefined;
+    const { drops, remade } = await keyChange(this.connection, table);
+    for (const statement of drops) await this.connection.rows(statement);
+    return { remade };
   }
 
   /** What the catalogue says of the collection's table, undefined when there is none. */
@@ -352,14 +362,8 @@ class PostgresStore implements Store {
     checkName(field, 'field');
     const list = tableOf(spec).byList.get(field);
     if (list) {
-      const { keys, exact } = membersOf(list, value);
-      const sql = {
-        keys: `ARRAY[${keys.map(sqlValue).join(', ')}]`,
-        field: `${sqlValue(field)}::text`,
-        kept: exact ? 'NULL::jsonb' : `${sqlValue(JSON.stringify(value))}::jsonb`,
-      };
       const steps = await this.listFillSteps(spec, list, new FilledCatalogue(earlier));
-      return [...steps, fillListStatement(tableOf(spec), list, sql)];
+      return [...steps, fillListLiterals(tableOf(spec), list, value)];
     }
     const { table, column, stored } = scalarFill(spec, field, value);
     return fillStatements(table, column, sqlValue(stored), sqlValue(field));
