@@ -15,8 +15,8 @@ import { postgresMessageQueue, QUEUE_SCHEMA } from './queue.js';
 import {
   creationStatements as creation,
   fillStatements,
+  foreignKeyAdditions,
   foreignKeys,
-  foreignKeyStatements,
   indexDefinitions,
   joinTableUpgrade,
   LAYOUTS_TABLE,
@@ -102,6 +102,7 @@ class PostgresStore implements Store {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
       await refuseTaken(this.connection, spec);
       const { existing, remade } = await this.keptTable(table);
+      await this.refuseRetargeted(spec, existing);
       const statements = existing ? upgradeStatements(spec, existing) : [...creation(spec), ...remade];
       for (const statement of statements) await this.schema(spec, statement);
       await this.relate(spec, existing);
@@ -137,8 +138,7 @@ class PostgresStore implements Store {
     for (const target of targets)
       if (!(await this.existing(tableOf(target))))
         for (const statement of creation(target)) await this.schema(target, statement);
-    await this.refuseRetargeted(spec, existing);
-    for (const statement of foreignKeyStatements(spec, existing)) await this.schema(spec, statement);
+    for (const statement of foreignKeyAdditions(spec, existing)) await this.schema(spec, statement);
     const joins = await this.joinTables(spec);
     for (const statement of joinTableUpgrade(spec, joins, existing)) await this.schema(spec, statement);
   }
@@ -165,8 +165,9 @@ class PostgresStore implements Store {
   /**
    * A relation column whose foreign key names another table than the file's relation now does (the relation pointed
    * at another resource) holds keys of the old target: made a key of the new one, each would name another item, or
-   * none. Refused while a row holds one (the transaction undoes the rest); `apidsl diff` gives the step that turns
-   * them back into IRIs, which a person then points at the new target (docs/postgresql.md).
+   * none. Refused while a row holds one, before anything runs (while none does, the old foreign key is dropped
+   * before the column is converted: schema.ts `upgradeStatements`); `apidsl diff` gives the step that turns them
+   * back into IRIs, which a person then points at the new target (docs/postgresql.md).
    */
   private async refuseRetargeted(spec: CollectionSpec, existing: ExistingTable | undefined): Promise<void> {
     const table = tableOf(spec);
@@ -200,7 +201,7 @@ class PostgresStore implements Store {
         existing = undefined;
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
-      constraints.push(...foreignKeyStatements(spec, existing));
+      constraints.push(...foreignKeyAdditions(spec, existing));
       const joins = filled.joins(spec, await this.joinTables(spec));
       constraints.push(...joinTableUpgrade(spec, existing ? joins : new Map(), existing));
     }
