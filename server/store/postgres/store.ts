@@ -127,17 +127,19 @@ class PostgresStore implements Store {
 
   /**
    * Gives the collection's table the foreign keys of its relations (references.ts). A target's table not made yet
-   * is made first (its collection, opened later, finds it), so the order resources open in, self-references and
-   * cycles between resources do not matter.
+   * is made first (its collection, opened later, finds it), and so is one whose key's type changed (key-change.ts:
+   * a foreign key cannot name its old key), so the order resources open in, self-references and cycles between
+   * resources do not matter.
    */
   private async relate(spec: CollectionSpec, existing: ExistingTable | undefined): Promise<void> {
     const targets = [
       ...foreignKeys(spec).map((fk) => fk.column.reference.relation.target),
       ...tableOf(spec).lists.map((l) => l.reference.relation.target),
     ];
-    for (const target of targets)
-      if (!(await this.existing(tableOf(target))))
-        for (const statement of creation(target)) await this.schema(target, statement);
+    for (const target of targets) {
+      const { existing: made, remade } = await this.keptTable(tableOf(target));
+      if (!made) for (const statement of [...creation(target), ...remade]) await this.schema(target, statement);
+    }
     for (const statement of foreignKeyAdditions(spec, existing)) await this.schema(spec, statement);
     const joins = await this.joinTables(spec);
     for (const statement of joinTableUpgrade(spec, joins, existing)) await this.schema(spec, statement);
@@ -192,12 +194,14 @@ class PostgresStore implements Store {
     const filled = new FilledCatalogue(fills);
     const out: string[] = [];
     const constraints: string[] = [];
+    const gone: string[] = []; // the tables dropped so far: their foreign keys name no table remade after
     for (const spec of specs) {
       const table = tableOf(spec);
       let existing = filled.table(spec, await this.existing(table));
       if (existing && keyTypeChanged(table, existing)) {
-        const { drops, remade } = await keyChange(this.connection, table, false);
+        const { drops, remade, dropped } = await keyChange(this.connection, table, false, gone);
         out.push(...drops, ...creation(spec), ...remade);
+        gone.push(...dropped);
         existing = undefined;
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
