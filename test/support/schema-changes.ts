@@ -1,7 +1,7 @@
 /**
  * What the tests of the PostgreSQL store's schema changes share (test/store/postgres/migrate-plan, table-names,
- * key-change): a Book and Tag API, `apidsl migrate` run in this process with what it prints, the statements a run
- * sends to PostgreSQL, and a refusal's message.
+ * key-change, key-referrers, retargeted): a Book and Tag API, `apidsl migrate` run in this process with what it
+ * prints, the statements a run sends to PostgreSQL, and a refusal's message.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

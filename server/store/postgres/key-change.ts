@@ -10,19 +10,29 @@ import { referrersOf, referrerStatements, refuseHeld } from './key-referrers.js'
 import { rawOf } from './schema.js';
 import type { Table } from './table.js';
 
-/** What a key change runs: `drops` before the table is made again, `remade` after (the referrers converted). */
+/**
+ * What a key change runs: `drops` before the table is made again, `remade` after (the referrers converted);
+ * `dropped`: the tables `drops` drops, as SQL.
+ */
 export interface KeyChange {
   drops: string[];
   remade: string[];
+  dropped: string[];
 }
 
 /**
  * The statements that drop the table whose key type changed and its join tables made (none for a list whose join
  * table is missing), and those that convert the tables referring to it once it is made again. Refused when a table
  * of a join table's name is no join table of this list or holds rows (`counted`: the plan leaves rows to the layout
- * check, which refuses a key change over stored items), or when a referring column holds keys.
+ * check, which refuses a key change over stored items), or when a referring column holds keys. `gone`: the tables
+ * a plan dropped before this (their foreign keys go with them, so they refer to nothing then).
  */
-export async function keyChange(connection: Connection, table: Table, counted = true): Promise<KeyChange> {
+export async function keyChange(
+  connection: Connection,
+  table: Table,
+  counted = true,
+  gone: string[] = [],
+): Promise<KeyChange> {
   const drops: string[] = [];
   const dropped: string[] = [];
   for (const list of table.lists) {
@@ -38,11 +48,15 @@ export async function keyChange(connection: Connection, table: Table, counted = 
     drops.push(`DROP TABLE ${list.name}`);
     dropped.push(list.name);
   }
-  const referrers = await referrersOf(connection, table, dropped);
+  const referrers = await referrersOf(connection, table, [...dropped, ...gone]);
   // Over stored items the layout check refuses the change itself (the plan is read then too): the truer reason.
   if (!(await holdsRows(connection, table))) await refuseHeld(connection, table, referrers);
   // CASCADE: the foreign keys naming it go too; the referrers' are added again once it is made.
-  return { drops: [...drops, `DROP TABLE ${table.name} CASCADE`], remade: referrerStatements(table, referrers) };
+  return {
+    drops: [...drops, `DROP TABLE ${table.name} CASCADE`],
+    remade: referrerStatements(table, referrers),
+    dropped: [...dropped, table.name],
+  };
 }
 
 const holdsRows = async (connection: Connection, table: Table): Promise<boolean> =>

@@ -81,30 +81,41 @@ export function foreignKeys(spec: CollectionSpec): ForeignKey[] {
 }
 
 /**
- * The statements that give a table the foreign keys of its spec: those missing added, ours (`<table>_…_fkey`) no
- * longer wanted or with another target or action dropped; a DBA's own are left alone. Run once the tables they
- * reference exist.
+ * The statements that give a table the foreign keys of its spec: ours (`<table>_…_fkey`) no longer wanted or with
+ * another target or action dropped (`foreignKeyDrops`), those missing added (`foreignKeyAdditions`); a DBA's own are
+ * left alone. Run once the tables they reference exist.
  */
-export function foreignKeyStatements(spec: CollectionSpec, existing?: ExistingTable): string[] {
-  const table = tableOf(spec);
-  const wanted = foreignKeys(spec);
-  const kept = (name: string): boolean => {
-    const now = existing?.foreignKeys.get(name);
-    const fk = wanted.find((w) => w.name === name);
-    return (
-      !!now &&
-      !!fk &&
-      now.target === fk.column.reference.table &&
-      now.action === ACTION_CODES[fk.column.reference.relation.onDelete]
-    );
-  };
-  const statements: string[] = [];
-  for (const name of existing?.foreignKeys.keys() ?? [])
-    if (name.startsWith(`${table.rawName}_`) && name.endsWith('_fkey') && !kept(name))
-      statements.push(`ALTER TABLE ${table.name} DROP CONSTRAINT ${quoteIdent(name)}`);
-  for (const fk of wanted) if (!kept(fk.name)) statements.push(fk.create);
-  return statements;
+export const foreignKeyStatements = (spec: CollectionSpec, existing?: ExistingTable): string[] => [
+  ...foreignKeyDrops(spec, existing),
+  ...foreignKeyAdditions(spec, existing),
+];
+
+/** Whether the foreign key `name` the table has (`existing`) is the one the spec wants, as it is. */
+function keptForeignKey(spec: CollectionSpec, existing: ExistingTable | undefined, name: string): boolean {
+  const now = existing?.foreignKeys.get(name);
+  const fk = foreignKeys(spec).find((w) => w.name === name);
+  return (
+    !!now &&
+    !!fk &&
+    now.target === fk.column.reference.table &&
+    now.action === ACTION_CODES[fk.column.reference.relation.onDelete]
+  );
 }
+
+/** Ours that go: `upgradeStatements` runs them first, as a column they are on may be converted after them. */
+export function foreignKeyDrops(spec: CollectionSpec, existing?: ExistingTable): string[] {
+  const table = tableOf(spec);
+  return [...(existing?.foreignKeys.keys() ?? [])]
+    .filter((name) => name.startsWith(`${table.rawName}_`) && name.endsWith('_fkey'))
+    .filter((name) => !keptForeignKey(spec, existing, name))
+    .map((name) => `ALTER TABLE ${table.name} DROP CONSTRAINT ${quoteIdent(name)}`);
+}
+
+/** The spec's foreign keys the table lacks (`existing`: as it was before `foreignKeyDrops`). */
+export const foreignKeyAdditions = (spec: CollectionSpec, existing?: ExistingTable): string[] =>
+  foreignKeys(spec)
+    .filter((fk) => !keptForeignKey(spec, existing, fk.name))
+    .map((fk) => fk.create);
 
 /** What the catalogue says of a join table: its member foreign key's ON DELETE, undefined without one. */
 export interface ExistingJoinTable {
@@ -208,10 +219,15 @@ export interface ExistingTable {
   foreignKeys: Map<string, { target: string; action: string }>;
 }
 
-/** The statements that bring an existing table to the spec's layout (none when it already has it). */
+/**
+ * The statements that bring an existing table to the spec's layout (none when it already has it), but for the
+ * foreign keys it lacks: `foreignKeyAdditions`, run once the tables they name exist.
+ */
 export function upgradeStatements(spec: CollectionSpec, existing: ExistingTable): string[] {
   const table = tableOf(spec);
-  const statements: string[] = [];
+  // First: a relation pointed at a resource with another key type converts its column, which the foreign key to
+  // the old target's key would refuse ("cannot be implemented").
+  const statements: string[] = foreignKeyDrops(spec, existing);
   for (const c of table.columns) {
     const raw = rawOf(c);
     const now = existing.columns.get(raw);

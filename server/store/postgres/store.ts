@@ -15,8 +15,8 @@ import { postgresMessageQueue, QUEUE_SCHEMA } from './queue.js';
 import {
   creationStatements as creation,
   fillStatements,
+  foreignKeyAdditions,
   foreignKeys,
-  foreignKeyStatements,
   indexDefinitions,
   joinTableUpgrade,
   LAYOUTS_TABLE,
@@ -102,6 +102,7 @@ class PostgresStore implements Store {
       await this.connection.rows(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
       await refuseTaken(this.connection, spec);
       const { existing, remade } = await this.keptTable(table);
+      await this.refuseRetargeted(spec, existing);
       const statements = existing ? upgradeStatements(spec, existing) : [...creation(spec), ...remade];
       for (const statement of statements) await this.schema(spec, statement);
       await this.relate(spec, existing);
@@ -126,19 +127,20 @@ class PostgresStore implements Store {
 
   /**
    * Gives the collection's table the foreign keys of its relations (references.ts). A target's table not made yet
-   * is made first (its collection, opened later, finds it), so the order resources open in, self-references and
-   * cycles between resources do not matter.
+   * is made first (its collection, opened later, finds it), and so is one whose key's type changed (key-change.ts:
+   * a foreign key cannot name its old key), so the order resources open in, self-references and cycles between
+   * resources do not matter.
    */
   private async relate(spec: CollectionSpec, existing: ExistingTable | undefined): Promise<void> {
     const targets = [
       ...foreignKeys(spec).map((fk) => fk.column.reference.relation.target),
       ...tableOf(spec).lists.map((l) => l.reference.relation.target),
     ];
-    for (const target of targets)
-      if (!(await this.existing(tableOf(target))))
-        for (const statement of creation(target)) await this.schema(target, statement);
-    await this.refuseRetargeted(spec, existing);
-    for (const statement of foreignKeyStatements(spec, existing)) await this.schema(spec, statement);
+    for (const target of targets) {
+      const { existing: made, remade } = await this.keptTable(tableOf(target));
+      if (!made) for (const statement of [...creation(target), ...remade]) await this.schema(target, statement);
+    }
+    for (const statement of foreignKeyAdditions(spec, existing)) await this.schema(spec, statement);
     const joins = await this.joinTables(spec);
     for (const statement of joinTableUpgrade(spec, joins, existing)) await this.schema(spec, statement);
   }
@@ -165,8 +167,9 @@ class PostgresStore implements Store {
   /**
    * A relation column whose foreign key names another table than the file's relation now does (the relation pointed
    * at another resource) holds keys of the old target: made a key of the new one, each would name another item, or
-   * none. Refused while a row holds one (the transaction undoes the rest); `apidsl diff` gives the step that turns
-   * them back into IRIs, which a person then points at the new target (docs/postgresql.md).
+   * none. Refused while a row holds one, before anything runs (while none does, the old foreign key is dropped
+   * before the column is converted: schema.ts `upgradeStatements`); `apidsl diff` gives the step that turns them
+   * back into IRIs, which a person then points at the new target (docs/postgresql.md).
    */
   private async refuseRetargeted(spec: CollectionSpec, existing: ExistingTable | undefined): Promise<void> {
     const table = tableOf(spec);
@@ -191,16 +194,18 @@ class PostgresStore implements Store {
     const filled = new FilledCatalogue(fills);
     const out: string[] = [];
     const constraints: string[] = [];
+    const gone: string[] = []; // the tables dropped so far: their foreign keys name no table remade after
     for (const spec of specs) {
       const table = tableOf(spec);
       let existing = filled.table(spec, await this.existing(table));
       if (existing && keyTypeChanged(table, existing)) {
-        const { drops, remade } = await keyChange(this.connection, table, false);
+        const { drops, remade, dropped } = await keyChange(this.connection, table, false, gone);
         out.push(...drops, ...creation(spec), ...remade);
+        gone.push(...dropped);
         existing = undefined;
       } else out.push(...(existing ? upgradeStatements(spec, existing) : creation(spec)));
       // After every table: a foreign key may name a table made further down.
-      constraints.push(...foreignKeyStatements(spec, existing));
+      constraints.push(...foreignKeyAdditions(spec, existing));
       const joins = filled.joins(spec, await this.joinTables(spec));
       constraints.push(...joinTableUpgrade(spec, existing ? joins : new Map(), existing));
     }

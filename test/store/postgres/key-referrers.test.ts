@@ -7,16 +7,24 @@
  */
 import { expect } from 'chai';
 import { loadApi } from '../../../server/load-api.js';
+import { openCollections } from '../../../server/pipeline/open-runtime.js';
+import { refuseUnsafeChanges } from '../../../server/store/layout.js';
 import { specsOf } from '../../../server/storage.js';
 import type { CollectionSpec } from '../../../server/store/types.js';
 import { usePostgresStore } from '../../support/postgres.js';
 import { apiFolder, migrate, planned, refusal, statementsOf } from '../../support/schema-changes.js';
 
-/** A Tag keyed by `code` of the type `key`, and a Book referring to it by a to-one and a to-many relation. */
-const api = (key: string): string =>
-  `resource Tag {\n  properties { code: ${key} { identifier: true } }\n  operations { Post, Get }\n}\n` +
-  'resource Book {\n  properties {\n    id: int { identifier: true }\n    title: string\n' +
-  '    tag: Tag { onDelete: setNull }\n    tags: Tag[]\n  }\n  operations { GetCollection, Post, Get }\n}\n';
+/**
+ * A Tag keyed by `code` of the type `key`, and a Book (keyed by an int, or `bookKey`) referring to it by a to-one and
+ * a to-many relation; Book declared first with `bookFirst` (resources open in the file's order).
+ */
+const api = (key: string, bookKey = 'int', bookFirst = false): string => {
+  const tag = `resource Tag {\n  properties { code: ${key} { identifier: true } }\n  operations { Post, Get }\n}\n`;
+  const book =
+    `resource Book {\n  properties {\n    id: ${bookKey} { identifier: true }\n    title: string\n` +
+    '    tag: Tag { onDelete: setNull }\n    tags: Tag[]\n  }\n  operations { GetCollection, Post, Get }\n}\n';
+  return bookFirst ? book + tag : tag + book;
+};
 
 describe("PostgreSQL store: the tables referring to a table whose identifier's type changed", function () {
   this.timeout(120_000);
@@ -32,6 +40,15 @@ describe("PostgreSQL store: the tables referring to a table whose identifier's t
     for (const s of stringKeyed) await db.store.collection(s);
     await db.sql.query(`INSERT INTO book (title) VALUES ('Dune')`); // no tag: Tag's table is empty
   });
+
+  /** The referring columns converted to Tag's int key, and their foreign keys added again. */
+  const CONVERTED = {
+    types: ['book.tag bigint', 'book_tags.tag_code bigint', 'tag.code bigint'],
+    keys: [
+      'book_tag_fkey FOREIGN KEY (tag) REFERENCES tag(code) ON DELETE SET NULL',
+      'book_tags_tag_code_fkey FOREIGN KEY (tag_code) REFERENCES tag(code) DEFERRABLE INITIALLY DEFERRED',
+    ],
+  };
 
   /** The type of a column, and the foreign keys naming the tag table. */
   async function referrers(): Promise<{ types: string[]; keys: string[] }> {
@@ -54,13 +71,7 @@ describe("PostgreSQL store: the tables referring to a table whose identifier's t
         for (const name of order) await db.store.collection(named(intKeyed, name));
       });
       expect([...plan].map((s) => s.replace(/\n\s*/g, ' ')).sort()).to.deep.equal([...ran].sort());
-      expect(await referrers()).to.deep.equal({
-        types: ['book.tag bigint', 'book_tags.tag_code bigint', 'tag.code bigint'],
-        keys: [
-          'book_tag_fkey FOREIGN KEY (tag) REFERENCES tag(code) ON DELETE SET NULL',
-          'book_tags_tag_code_fkey FOREIGN KEY (tag_code) REFERENCES tag(code) DEFERRABLE INITIALLY DEFERRED',
-        ],
-      });
+      expect(await referrers()).to.deep.equal(CONVERTED);
       const tags = await db.store.collection(named(intKeyed, 'Tag'));
       const books = await db.store.collection(named(intKeyed, 'Book'));
       await tags.insert({ code: 7 });
@@ -79,11 +90,7 @@ describe("PostgreSQL store: the tables referring to a table whose identifier's t
     );
     const ran = await statementsOf(async () => expect((await migrate(file, db.url)).code).to.equal(0));
     expect([...plan].sort()).to.deep.equal([...ran].sort());
-    expect((await referrers()).types).to.deep.equal([
-      'book.tag bigint',
-      'book_tags.tag_code bigint',
-      'tag.code bigint',
-    ]);
+    expect((await referrers()).types).to.deep.equal(CONVERTED.types);
   });
 
   it('refuses before anything runs when a referring column holds keys of the old type', async () => {
@@ -100,5 +107,32 @@ describe("PostgreSQL store: the tables referring to a table whose identifier's t
     expect(run.code).to.equal(1);
     expect(run.err).to.include(expected);
     expect((await referrers()).types).to.deep.equal(['book.tag text', 'book_tags.tag_code text', 'tag.code text']);
+  });
+
+  for (const bookFirst of [false, true])
+    it(`makes both tables again when Tag's and Book's keys change together (${bookFirst ? 'Book' : 'Tag'} opened first)`, async () => {
+      await db.sql.query(`DELETE FROM book`);
+      const both = await loadApi(write('both.api', api('int', 'string', bookFirst)));
+      const plan = await db.store.schemaPlan!(specsOf(both));
+      const ran = await statementsOf(async () => {
+        await refuseUnsafeChanges(db.store, specsOf(both)); // as serve opens the store
+        await openCollections(both, db.store);
+      });
+      expect([...plan].map((s) => s.replace(/\n\s*/g, ' ')).sort()).to.deep.equal([...ran].sort());
+      expect(await referrers()).to.deep.equal(CONVERTED);
+      const collections = await openCollections(both, db.store);
+      await collections.get('Tag')!.insert({ code: 7 });
+      await collections.get('Book')!.insert({ id: 'emma', title: 'Emma', tag: '/tags/7', tags: ['/tags/7'] });
+      expect(await collections.get('Book')!.get('emma')).to.deep.include({ tag: '/tags/7', tags: ['/tags/7'] });
+    });
+
+  it("apidsl migrate lists what it runs when Tag's and Book's keys change together, Book opened first", async () => {
+    await db.sql.query(`DELETE FROM book`);
+    const file = write('both.api', api('int', 'string', true));
+    const dry = await migrate(file, db.url, true);
+    expect(dry.code, dry.err).to.equal(0);
+    const ran = await statementsOf(async () => expect((await migrate(file, db.url)).code).to.equal(0));
+    expect([...planned(dry.out)].sort()).to.deep.equal([...ran].sort());
+    expect((await referrers()).types).to.deep.equal(CONVERTED.types);
   });
 });
