@@ -10,7 +10,7 @@ import { resolveQuery, type KeyReader } from '../store/references.js';
 import type { Collection, Condition, Id, Item, PageRows, Query } from '../store/types.js';
 import { indexUnavailable, missingIndex, type SearchClient } from './client.js';
 import type { Dialect } from './mapping.js';
-import { QueryTranslator } from './query.js';
+import { askable, QueryTranslator } from './query.js';
 
 /** Items read at once by `stream` (a keyset scan, never a deep `from`). */
 const STREAM_BATCH = 500;
@@ -37,7 +37,7 @@ export class IndexCollection implements Collection {
 
   /** Whether the engine answers `q` as the store would (store-fallback.ts); `keyset`: a stream's reads too. */
   async answers(q: Pick<Query, 'where' | 'sort' | 'after'>, keyset = false): Promise<boolean> {
-    return (await this.translation()).answers(q, keyset);
+    return askable(q.where) && (await this.translation()).answers(q, keyset);
   }
 
   /** The translator for the engine's dialect; a 503 while the engine does not say which it speaks. */

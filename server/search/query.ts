@@ -37,6 +37,15 @@ export class UntranslatableCondition extends Error {
 
 type Bound = 'lt' | 'lte' | 'gt' | 'gte';
 
+const ASKED = new Set<Condition['op']>(['eq', 'in', 'lt', 'lte', 'gt', 'gte', 'text', 'refers']);
+
+/**
+ * Whether some engine may be asked the conditions, at any depth (`refers`: once resolved): what none is asked
+ * (`ne`, `exists`) goes to the store without asking which engine answers (so also while it is away).
+ */
+export const askable = (conditions: readonly Condition[] | undefined): boolean =>
+  (conditions ?? []).every((c) => (c.op === 'and' || c.op === 'or' ? askable(c.conditions) : ASKED.has(c.op)));
+
 /** Whether any condition, at any depth, is full text: only the engine answers it. */
 export const hasFullText = (conditions: readonly Condition[] | undefined): boolean =>
   (conditions ?? []).some((c) => (c.op === 'and' || c.op === 'or' ? hasFullText(c.conditions) : c.op === 'text'));

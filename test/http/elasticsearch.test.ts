@@ -8,17 +8,19 @@
  */
 import { expect } from 'chai';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/cli.js';
 import { fromRoot } from '../support/paths.js';
 import {
   engineEnv,
+  engineInFile,
   ownZincOrSkip,
-  zincOrSkip,
+  silentEngine,
+  type SilentEngine,
   ZINC_PASSWORD,
   ZINC_USER,
+  zincOrSkip,
   type ZincServer,
 } from '../support/zincsearch.js';
 import { get, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
@@ -460,29 +462,20 @@ describe('HTTP elasticsearch: import, an engine outage and apidsl reindex', func
 
 describe('HTTP elasticsearch: hosts and timeout written in the file, an engine that never answers', function () {
   this.timeout(120_000);
-  const held: Socket[] = [];
-  let blackHole: NetServer;
+  let away: SilentEngine;
   let server: RunningServer;
 
   before(async () => {
-    // Takes every connection and never answers: only `timeout` ends a request to it.
-    blackHole = createNetServer((socket) => void held.push(socket));
-    await new Promise<void>((listening) => blackHole.listen(0, '127.0.0.1', listening));
-    const { port } = blackHole.address() as AddressInfo;
+    // Only `timeout` ends a request to it.
+    away = await silentEngine();
     const fixture = indexedFixture();
-    const text = readFileSync(fixture.file, 'utf8').replace(
-      'elasticsearch {',
-      `elasticsearch {\n    hosts: ["http://127.0.0.1:${port}"]\n    timeout: 100`,
-    );
-    writeFileSync(fixture.file, text);
-    delete process.env.APIDSL_ELASTICSEARCH_URL; // the file's hosts, not the environment's
+    writeFileSync(fixture.file, engineInFile(readFileSync(fixture.file, 'utf8'), away.url));
     server = await startServer(fixture.file);
   });
 
   after(async () => {
     await server?.stop();
-    for (const socket of held) socket.destroy();
-    await new Promise((closed) => blackHole?.close(closed));
+    await away?.close();
   });
 
   it('reaches the engine the hosts setting names, and gives up after timeout: writes succeed, reads answer 503', async () => {
@@ -493,7 +486,7 @@ describe('HTTP elasticsearch: hosts and timeout written in the file, an engine t
       expect(created.status, created.text).to.equal(201);
     }
     expect(Date.now() - started, 'ten writes waited the 1 s default, not timeout: 100').to.be.below(8_000);
-    expect(held.length, 'connections the black hole took').to.be.greaterThan(0);
+    expect(away.connections(), 'connections the silent engine took').to.be.greaterThan(0);
     const read = await get(server.url, '/books');
     expect(read.status).to.equal(503);
     expect(read.headers.get('retry-after')).to.not.equal(null);

@@ -11,7 +11,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromRoot } from '../support/paths.js';
-import { engineEnv, zincOrSkip, type ZincServer } from '../support/zincsearch.js';
+import {
+  engineEnv,
+  engineInFile,
+  silentEngine,
+  zincOrSkip,
+  type SilentEngine,
+  type ZincServer,
+} from '../support/zincsearch.js';
 import { get, request, startServer, type HttpResponse, type RunningServer } from './harness.js';
 import { bearer, token } from './security-helpers.js';
 import { eventually } from '../support/eventually.js';
@@ -169,5 +176,39 @@ describe('row-level scopes on index-backed reads (ZincSearch, fixture elasticsea
     expect(new Set(anns.totals)).to.deep.equal(new Set([3]));
     expect((await get(server.url, '/notes/1', headers.ann)).status).to.equal(404);
     expect((await walk('ann', '/notes?title=alpha')).members).to.deep.equal([]);
+  });
+});
+
+describe('row-level scopes on index-backed reads, with an engine that never answered', function () {
+  this.timeout(120_000);
+  let away: SilentEngine;
+  let server: RunningServer;
+
+  before(async () => {
+    // Which engine it is stays unknown.
+    away = await silentEngine();
+    const dir = mkdtempSync(join(tmpdir(), 'apidsl-scoped-index-away-'));
+    const file = join(dir, 'scoped-notes.api');
+    const text = readFileSync(fromRoot('test/fixtures/elasticsearch/scoped-notes.api'), 'utf8');
+    writeFileSync(file, engineInFile(text.replaceAll('INDEX_PREFIX', `away${process.pid}_`), away.url));
+    server = await startServer(file);
+  });
+
+  after(async () => {
+    await server?.stop();
+    await away?.close();
+  });
+
+  it('answers a scope no engine is asked (`!=`, `== null`) from the store; a read the engine answers is a 503', async () => {
+    const sam = bearer(await token({ sub: 'sam', roles: ['ROLE_STAFF'] }));
+    const ann = bearer(await token({ sub: 'ann' }));
+    for (const note of NOTES.slice(0, 4)) {
+      const r = await request(server.url, 'POST', '/notes', { body: { ...note, shop: undefined }, headers: sam });
+      expect(r.status, r.text).to.equal(201);
+    }
+    const unreviewed = await get(server.url, '/notes/unreviewed', ann);
+    expect([unreviewed.status, ids(unreviewed)]).to.deep.equal([200, [1]]);
+    const read = await get(server.url, '/notes', ann);
+    expect(read.status).to.equal(503);
   });
 });

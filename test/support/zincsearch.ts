@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, goBinDirs } from './mongodb.js';
@@ -149,3 +150,35 @@ export const engineEnv = (engine: ZincServer): Record<string, string> => ({
   APIDSL_TEST_SEARCH_USER: ZINC_USER,
   APIDSL_TEST_SEARCH_PASSWORD: ZINC_PASSWORD,
 });
+
+/** An engine that is away: a TCP server that takes every connection and never answers. */
+export interface SilentEngine {
+  url: string;
+  /** The connections it took. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+export async function silentEngine(): Promise<SilentEngine> {
+  const held: Socket[] = [];
+  const server = createNetServer((socket) => void held.push(socket));
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: () => held.length,
+    close: async () => {
+      for (const socket of held) socket.destroy();
+      await new Promise((closed) => server.close(closed));
+    },
+  };
+}
+
+/**
+ * A file's `elasticsearch` block pointed at `url` with a `timeout` of 100 ms, and the environment's URL, which would
+ * take the place of the file's hosts, removed.
+ */
+export function engineInFile(text: string, url: string): string {
+  delete process.env.APIDSL_ELASTICSEARCH_URL;
+  return text.replace('elasticsearch {', `elasticsearch {\n    hosts: ["${url}"]\n    timeout: 100`);
+}
