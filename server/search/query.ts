@@ -76,23 +76,9 @@ export class QueryTranslator {
   }
 
   private answered(c: Condition): boolean {
-    switch (c.op) {
-      case 'and':
-      case 'or':
-        return c.conditions.every((x) => this.answered(x));
-      case 'eq':
-      case 'in':
-      case 'text':
-      case 'refers':
-        return true;
-      case 'lt':
-      case 'lte':
-      case 'gt':
-      case 'gte':
-        return this.bounds(c.field, c.op, c.value);
-      default:
-        return false;
-    }
+    if (c.op === 'and' || c.op === 'or') return c.conditions.every((x) => this.answered(x));
+    if (c.op === 'lt' || c.op === 'lte' || c.op === 'gt' || c.op === 'gte') return this.bounds(c.field, c.op, c.value);
+    return ASKED.has(c.op);
   }
 
   /**
@@ -102,9 +88,9 @@ export class QueryTranslator {
    * the values from 2^63 up, its ceiling: narrower, never wider).
    */
   private bounds(field: string, op: Bound, value: unknown): boolean {
-    const type = this.props.get(field)?.type;
-    if (this.dialect !== 'zincsearch' || isDate(this.props.get(field))) return true;
-    if (type !== 'int' && type !== 'number') return false;
+    const property = this.props.get(field);
+    if (this.dialect !== 'zincsearch' || isDate(property)) return true;
+    if (property?.type !== 'int' && property?.type !== 'number') return false;
     return (op === 'gt' || op === 'gte') && typeof value === 'number' && value > 0;
   }
 

@@ -1,8 +1,9 @@
 /**
  * The collection an index-backed operation reads (docs/elasticsearch.md, docs/scopes.md): the search index, except
  * for a read whose conditions the engine is not asked (a row-level scope's `!=` or `== null`; on ZincSearch, a bound
- * on a number it would not keep: query.ts), which the store answers with the same conditions, so that a scope is never widened. A read that also holds a full-text
- * condition has nowhere to go: it fails (UntranslatableCondition), it never answers without the scope.
+ * it would not keep: query.ts), which the store answers with the same conditions, so that a scope is never widened.
+ * A read that also holds a full-text condition has nowhere to go: it fails (UntranslatableCondition), it never
+ * answers without the scope.
  */
 import { ForwardingCollection } from '../store/forwarding-collection.js';
 import type { Collection, Condition, Item, PageRows, Query } from '../store/types.js';

@@ -20,7 +20,7 @@ export class FilledCatalogue {
   table(spec: CollectionSpec, now: ExistingTable | undefined): ExistingTable | undefined {
     const table = tableOf(spec);
     if (!now) {
-      // A list's fill makes its target's table when it is missing (store.ts `joinTableMaking`).
+      // A list's fill makes its target's table when it is missing (store.ts `listFillSteps`).
       const target = (f: PlannedFill): string | undefined => tableOf(f.spec).byList.get(f.field)?.reference.table;
       return this.fills.some((f) => target(f) === table.rawName) ? madeTable(spec) : undefined;
     }

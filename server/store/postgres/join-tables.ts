@@ -9,6 +9,10 @@
 import type { CollectionSpec } from '../types.js';
 import { iriOf, keyOf, type Reference } from './references.js';
 
+/** A value as a SQL literal (what a plan shows of a statement run with parameters: `apidsl migrate`, `apidsl diff`). */
+export const sqlLiteral = (v: unknown): string =>
+  typeof v === 'number' || typeof v === 'boolean' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
+
 export interface JoinList {
   field: string;
   reference: Reference;
@@ -66,7 +70,6 @@ export function joinListOf(
 }
 
 const sqlType = (type: 'int' | 'string'): string => (type === 'int' ? 'bigint' : 'text');
-const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /**
  * The member side's ON DELETE: a restricting relation refuses (checked at commit: the pipeline deletes an owner's
@@ -110,10 +113,10 @@ export function convertStatements(
   list: JoinList,
 ): string[] {
   const column = `o."${list.legacyColumn.replace(/"/g, '""')}"`;
-  const prefix = literal(list.reference.relation.keyPrefix);
+  const prefix = sqlLiteral(list.reference.relation.keyPrefix);
   const key = `CASE WHEN starts_with(e.iri, ${prefix}) THEN substr(e.iri, char_length(${prefix}) + 1) ELSE e.iri END`;
   const extra = `coalesce(${ownerTable.extra}::jsonb, '{}')`;
-  const field = literal(list.field);
+  const field = sqlLiteral(list.field);
   return [
     `INSERT INTO ${list.name} (${list.owner}, ${list.position}, ${list.member}) SELECT o.${ownerTable.key.name}, e.ord, (${key})::${sqlType(list.reference.keyType)} FROM ${ownerTable.name} AS o, jsonb_array_elements_text(CASE jsonb_typeof(${column}) WHEN 'array' THEN ${column} END) WITH ORDINALITY AS e(iri, ord)`,
     `UPDATE ${ownerTable.name} AS o SET ${ownerTable.extra} = (${extra} || jsonb_build_object(${field}, '[]'::jsonb))::json WHERE ${column} = '[]'::jsonb AND NOT ${extra} ? ${field}`,
@@ -198,9 +201,6 @@ export function fillListStatement(
   );
 }
 
-/** A key or text as a SQL literal. */
-const sqlLiteral = (v: number | string): string => (typeof v === 'number' ? String(v) : literal(v));
-
 /**
  * `fillListStatement` with the default written in (what a plan shows of the statement `apidsl migrate` runs with
  * parameters: its `--dry-run`, and `apidsl diff`'s plan).
@@ -213,7 +213,7 @@ export function fillListLiterals(
   const { keys, exact } = membersOf(list, value);
   return fillListStatement(ownerTable, list, {
     keys: `ARRAY[${keys.map(sqlLiteral).join(', ')}]`,
-    field: `${literal(list.field)}::text`,
-    kept: exact ? 'NULL::jsonb' : `${literal(JSON.stringify(value))}::jsonb`,
+    field: `${sqlLiteral(list.field)}::text`,
+    kept: exact ? 'NULL::jsonb' : `${sqlLiteral(JSON.stringify(value))}::jsonb`,
   });
 }

@@ -23,8 +23,9 @@ export interface KeyChange {
 /**
  * The statements that drop the table whose key type changed and its join tables made (none for a list whose join
  * table is missing), and those that convert the tables referring to it once it is made again. Refused when a table
- * of a join table's name is no join table of this list or holds rows (`counted`: the plan leaves rows to the layout
- * check, which refuses a key change over stored items), or when a referring column holds keys. `gone`: the tables
+ * of a join table's name is no join table of this list or holds rows, or when a referring column holds keys.
+ * `counted`: the caller found the table empty (the store, which runs it); a plan (false) leaves rows to the layout
+ * check, which refuses a key change over stored items. `gone`: the tables
  * a plan dropped before this (their foreign keys go with them, so they refer to nothing then).
  */
 export async function keyChange(
@@ -49,8 +50,9 @@ export async function keyChange(
     dropped.push(list.name);
   }
   const referrers = await referrersOf(connection, table, [...dropped, ...gone]);
-  // Over stored items the layout check refuses the change itself (the plan is read then too): the truer reason.
-  if (!(await holdsRows(connection, table))) await refuseHeld(connection, table, referrers);
+  // Counted, the table is empty (store.ts keptTable refused it otherwise). A plan may read one over stored items, which
+  // the layout check refuses itself: the truer reason, so the referrers are not looked at then.
+  if (counted || !(await holdsRows(connection, table))) await refuseHeld(connection, table, referrers);
   // CASCADE: the foreign keys naming it go too; the referrers' are added again once it is made.
   return {
     drops: [...drops, `DROP TABLE ${table.name} CASCADE`],

@@ -35,6 +35,7 @@ import {
   fillListStatement,
   irisOf,
   membersOf,
+  sqlLiteral,
   writeStatements,
   type JoinList,
 } from './join-tables.js';
@@ -371,7 +372,7 @@ class PostgresStore implements Store {
       return [...steps, fillListLiterals(tableOf(spec), list, value)];
     }
     const { table, column, stored } = scalarFill(spec, field, value);
-    return fillStatements(table, column, sqlValue(stored), sqlValue(field));
+    return fillStatements(table, column, sqlLiteral(stored), sqlLiteral(field));
   }
 
   /** Each transaction holds a pooled connection of its own (connection.ts): they need no queue. */
@@ -399,10 +400,6 @@ function scalarFill(
     throw new TypeError(`${spec.name}.${field}: its default cannot be filled into the column`);
   return { table, column, stored: column.reference ? key : bound(column.type, value) };
 }
-
-/** A value as a SQL literal (what `apidsl migrate` shows of a statement it runs with parameters). */
-const sqlValue = (v: unknown): string =>
-  typeof v === 'number' || typeof v === 'boolean' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
 
 /** The item with the lists its join tables hold (`keys`, in `lists` order), unless it keeps one as written. */
 function withLists(item: Item, lists: JoinList[], keys: unknown[], extra: unknown): Item {
