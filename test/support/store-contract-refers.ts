@@ -112,5 +112,49 @@ export function describeRefersContract(store: () => Store): void {
       expect(page.items!.map((i) => i.id)).to.deep.equal([1]);
       expect(page.total).to.equal(2);
     });
+
+    it('answers the same through a declared relation (PostgreSQL keeps it as a foreign key), a string key too', async () => {
+      const desk: CollectionSpec = {
+        name: 'Desk',
+        identifier: { field: 'code', type: 'string' },
+        fields: { code: 'string', owner: 'string' },
+        indexes: [],
+      };
+      const relation = { target: desk, keyPrefix: '/desks/', many: false, onDelete: 'restrict' } as const;
+      const lamp: CollectionSpec = {
+        name: 'Lamp',
+        identifier: { field: 'id', type: 'int' },
+        fields: { id: 'int', desk: 'string' },
+        indexes: [['desk']],
+        relations: { desk: relation },
+      };
+      const desks = await store().collection(desk);
+      const lamps = await store().collection(lamp);
+      for (const [code, owner] of [
+        ['d-1', 'alice'],
+        ['d-2', 'bob'],
+        ["o'3", 'alice'],
+      ])
+        await desks.insert({ code, owner });
+      for (const [id, code] of [
+        [1, 'd-1'],
+        [2, 'd-2'],
+        [3, "o'3"],
+        [4, undefined],
+      ] as const)
+        await lamps.insert({ id, ...(code ? { desk: `/desks/${code}` } : {}) });
+      const at = (owner: string): Condition => ({
+        op: 'refers',
+        field: 'desk',
+        target: desk,
+        keyPrefix: '/desks/',
+        where: [{ op: 'eq', field: 'owner', value: owner }],
+      });
+      expect(await ids(lamps, [at('alice')])).to.deep.equal([1, 3]);
+      expect(await lamps.count([at('alice')])).to.equal(2);
+      expect(await ids(lamps, [at('carol')])).to.deep.equal([]);
+      const page = await lamps.findPage({ where: [at('bob')], sort: [{ field: 'id', direction: 'asc' }], limit: 5 });
+      expect([page.items!.map((i) => i.id), page.total]).to.deep.equal([[2], 1]);
+    });
   });
 }
