@@ -25,13 +25,15 @@ const ORDER: CollectionSpec = {
   indexes: [['product']],
 };
 
-const ownedBy = (owner: string): Condition => ({
+/** The items whose `field` names an item of `target` (`keyPrefix` then its key) that `owner` owns. */
+const ownedThrough = (field: string, target: CollectionSpec, keyPrefix: string, owner: string): Condition => ({
   op: 'refers',
-  field: 'shop',
-  target: SHOP,
-  keyPrefix: '/shops/',
+  field,
+  target,
+  keyPrefix,
   where: [{ op: 'eq', field: 'owner', value: owner }],
 });
+const ownedBy = (owner: string): Condition => ownedThrough('shop', SHOP, '/shops/', owner);
 
 /** The `refers` conditions, under the store contract's `describe` (`store()` is the fresh store of each test). */
 export function describeRefersContract(store: () => Store): void {
@@ -143,13 +145,7 @@ export function describeRefersContract(store: () => Store): void {
         [4, undefined],
       ] as const)
         await lamps.insert({ id, ...(code ? { desk: `/desks/${code}` } : {}) });
-      const at = (owner: string): Condition => ({
-        op: 'refers',
-        field: 'desk',
-        target: desk,
-        keyPrefix: '/desks/',
-        where: [{ op: 'eq', field: 'owner', value: owner }],
-      });
+      const at = (owner: string): Condition => ownedThrough('desk', desk, '/desks/', owner);
       expect(await ids(lamps, [at('alice')])).to.deep.equal([1, 3]);
       expect(await lamps.count([at('alice')])).to.equal(2);
       expect(await ids(lamps, [at('carol')])).to.deep.equal([]);
